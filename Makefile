@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: Apache-2.0
+# Non-recursive build. Objects under $(B)/ (build/ by default; the sanitizer
+# build uses build-asan/).
+#   make            build/rdma-qos and build/rdma-qos-sim
+#   make test       every test level this machine can run (see README.md)
+#   make unit       Check unit suites only
+#   make asan-test  unit suites under ASan+UBSan
+#   make bench      benchmark (not part of test)
+
+B        ?= build
+CC       ?= gcc
+PREFIX   ?= /opt/cni/bin
+DESTDIR  ?=
+VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+PKGS     := libnl-3.0 libnl-route-3.0 libcjson libibverbs
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+
+WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wvla -Wstrict-prototypes -Wmissing-prototypes \
+            -Wpointer-arith -Wundef -Wno-unused-parameter
+ifeq ($(WERROR),1)
+WARN     += -Werror
+endif
+OPT      ?= -O2 -g
+SAN      ?=
+CFLAGS   += -std=gnu11 $(OPT) $(WARN) $(SAN) -fno-strict-aliasing -D_GNU_SOURCE \
+            -DRQ_VERSION=\"$(VERSION)\" -I. $(PKG_CFLAGS)
+LDFLAGS  += $(SAN)
+
+CORE_SRC := $(sort $(wildcard pkg/*/*.c netconf/*.c))
+PLUG_SRC := $(filter-out plugin/env_prod.c plugin/env_sim.c,$(sort $(wildcard plugin/*.c)))
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+
+CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
+PLUG_OBJ := $(PLUG_SRC:%.c=$(B)/%.o)
+UNIT_OBJ := $(UNIT_SRC:%.c=$(B)/%.o)
+DEPS     := $(CORE_OBJ:.o=.d) $(PLUG_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/plugin/env_prod.d $(B)/plugin/env_sim.d
+
+.PHONY: all test unit sim-test vm-test clients-test asan-test install clean format format-check bench tidy fuzz
+all: $(B)/rdma-qos $(B)/rdma-qos-sim
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(B)/librq.a: $(CORE_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/rdma-qos: $(PLUG_OBJ) $(B)/plugin/env_prod.o $(B)/librq.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+$(B)/rdma-qos-sim: $(PLUG_OBJ) $(B)/plugin/env_sim.o $(B)/librq.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+
+# Suites are discovered: every "Suite *suite_xxx(void)" definition in tests/unit.
+$(B)/tests/unit/suites.h: $(UNIT_SRC)
+	@mkdir -p $(dir $@)
+	@grep -ho '^Suite \*suite_[a-z0-9_]*(void)$$' $(filter-out tests/unit/main.c,$(UNIT_SRC)) | \
+		sed 's/^Suite \*\(suite_[a-z0-9_]*\)(void)$$/X(\1)/' > $@.tmp && mv $@.tmp $@
+
+$(B)/tests/unit/main.o: $(B)/tests/unit/suites.h
+$(B)/tests/unit/main.o: CFLAGS += -I$(B)/tests/unit
+
+$(B)/unit-tests: $(UNIT_OBJ) $(B)/librq.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS)
+
+unit: $(B)/unit-tests all
+	RQ_BUILD=$(abspath $(B)) RQ_SRC=$(CURDIR) $(B)/unit-tests
+
+sim-test: all
+	RQ_BUILD=$(abspath $(B)) bash tests/sim/run.sh
+
+vm-test: all
+	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh
+
+clients-test: all
+	RQ_BUILD=$(abspath $(B)) bash tests/clients/run.sh
+
+test: unit sim-test clients-test vm-test
+
+asan-test:
+	$(MAKE) B=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+		SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" unit
+
+bench: all
+	RQ_BUILD=$(abspath $(B)) bash tests/bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)
+	install -m 0755 $(B)/rdma-qos $(DESTDIR)$(PREFIX)/rdma-qos
+
+format:
+	clang-format -i $(CORE_SRC) $(PLUG_SRC) plugin/env_*.c $(wildcard pkg/*/*.h netconf/*.h plugin/*.h)
+
+format-check:
+	clang-format --dry-run --Werror $(CORE_SRC) $(PLUG_SRC) plugin/env_*.c $(wildcard pkg/*/*.h netconf/*.h plugin/*.h)
+
+tidy:
+	clang-tidy --quiet $(CORE_SRC) $(PLUG_SRC) -- $(CFLAGS)
+
+clean:
+	rm -rf build build-asan
+
+-include $(DEPS)
+
+# Test areas may add their own build rules (helpers, fixtures) here.
+-include $(sort $(wildcard tests/*/rules.mk))

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The plugin's entry in a conflist, the node catalog, and profile resolution
+ * (DESIGN.md "Network configuration" and "Profiles"). No I/O: the caller
+ * reads the bytes.
+ */
+#ifndef RQ_NETCONF_H
+#define RQ_NETCONF_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "netconf/profile.h"
+#include "pkg/cni/error.h"
+#include "pkg/log/log.h"
+
+enum rq_pf_mode { RQ_PF_IGNORE = 0, RQ_PF_VERIFY = 1, RQ_PF_ENSURE = 2 };
+enum rq_numa_mode { RQ_NUMA_OFF = 0, RQ_NUMA_WARN = 1, RQ_NUMA_STRICT = 2 };
+
+#define RQ_PCI_ADDR_MAX 16 /* "dddd:bb:dd.f" + NUL */
+#define RQ_LOG_DIR "/var/log/rdma-qos"
+
+struct rq_netconf {
+	cJSON *root;		 /* owned; everything below borrows from it */
+	const char *cni_version; /* required */
+	const char *name;	 /* required */
+	const char *type;
+	const char *profile;	 /* NULL: none named */
+	const char *args_profile; /* Multus per-pod args.cni.profile; wins over profile */
+	const cJSON *qos;	 /* inline profile object or NULL */
+	bool pf_set;
+	enum rq_pf_mode pf;	 /* default RQ_PF_ENSURE */
+	enum rq_numa_mode numa;	 /* default RQ_NUMA_WARN */
+	char device_id[RQ_PCI_ADDR_MAX]; /* "" if none; runtimeConfig.deviceID wins over deviceID */
+	enum rq_log_level log_level;	 /* default info */
+	const char *log_file;		 /* NULL or a bare file name inside RQ_LOG_DIR */
+	const cJSON *prev_result;	 /* NULL if absent */
+	const cJSON *valid_attachments;	 /* GC: cni.dev/valid-attachments array or NULL */
+};
+
+/*
+ * Parse stdin bytes. Decode errors -> RQ_ERR_DECODE; type/range/enum errors ->
+ * RQ_ERR_CONFIG naming the JSON path; duplicate keys rejected. Returns 0 or
+ * negative errno with @e set.
+ */
+int netconf_parse(const char *buf, size_t len, struct rq_netconf **ret, struct rq_error *e);
+void netconf_free(struct rq_netconf *nc);
+
+/* Validate "dddd:bb:dd.f", lowercase hex. */
+bool netconf_pci_addr_valid(const char *s);
+
+/* Whether @v is one of the versions this plugin speaks ("0.3.0".."1.1.0"). */
+bool netconf_version_supported(const char *v);
+/* strcmp-like semver compare of "a.b.c" */
+int netconf_version_cmp(const char *a, const char *b);
+
+struct rq_ns_policy {
+	char ns[256];		/* namespace or "*" */
+	char def[RQ_PROFILE_NAME_MAX]; /* default profile, "" = none */
+	char (*allow)[RQ_PROFILE_NAME_MAX];
+	size_t n_allow;
+	bool inline_ok;
+};
+
+struct rq_catalog {
+	cJSON *root; /* owned */
+	struct rq_profile *profiles;
+	size_t n_profiles;
+	struct rq_ns_policy *ns;
+	size_t n_ns;
+	/* node policy: the most a NAD may ask for */
+	enum rq_pf_mode pf_max; /* default RQ_PF_ENSURE */
+};
+
+/* Parse and validate the node catalog (profiles.json). */
+int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct rq_error *e);
+void catalog_free(struct rq_catalog *c);
+
+/*
+ * Resolution per DESIGN.md: the name from args.cni.profile, else the NAD's
+ * "profile", else the namespace default; it must be allowed for @ns. Inline
+ * "qos" only where the namespace's policy says inline: true. No catalog
+ * (@cat NULL): the built-in roce-lossless (or inline qos) is used. Not
+ * allowed -> RQ_ERR_NOT_ALLOWED; unknown name -> RQ_ERR_CONFIG.
+ * Also clamps/validates nc->pf against cat->pf_max (-> RQ_ERR_NOT_ALLOWED).
+ */
+int netconf_resolve_profile(const struct rq_netconf *nc, const struct rq_catalog *cat,
+			    const char *ns, struct rq_profile *ret, enum rq_pf_mode *ret_pf,
+			    struct rq_error *e);
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * A QoS profile: what the PF and the VF must look like for lossless RoCE.
+ * Pure data: parsing/validation lives in profile.c, no I/O.
+ */
+#ifndef RQ_PROFILE_H
+#define RQ_PROFILE_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pkg/cni/error.h"
+
+#define RQ_NPRIO 8
+#define RQ_NDSCP 64
+#define RQ_PROFILE_NAME_MAX 64
+#define RQ_BUILTIN_PROFILE "roce-lossless"
+
+enum rq_trust { RQ_TRUST_PCP = 0, RQ_TRUST_DSCP = 1 };
+
+/* IEEE 802.1Qaz TSA values as in linux/dcbnl.h */
+struct rq_ets {
+	bool present;
+	uint8_t tc_bw[RQ_NPRIO];   /* percent, sum 100 unless all strict */
+	uint8_t tsa[RQ_NPRIO];	   /* 0 strict, 1 cb shaper, 2 ets, 255 vendor */
+	uint8_t prio_tc[RQ_NPRIO]; /* priority -> traffic class 0-7 */
+};
+
+struct rq_profile {
+	char name[RQ_PROFILE_NAME_MAX]; /* catalog name, "roce-lossless", or "inline" */
+	enum rq_trust trust;
+	uint8_t dscp_prio[RQ_NDSCP];	/* full map: dscp>>3 unless overridden */
+	uint64_t dscp_override;		/* bit d set: dscp2prio named d explicitly */
+	uint8_t pfc;			/* bitmap of priorities with PFC on */
+	uint8_t ecn;			/* bitmap of priorities with ECN NP+RP on */
+	bool ecn_required;
+	struct rq_ets ets;
+	int traffic_class;		/* 0..255 */
+};
+
+/* The built-in roce-lossless profile of DESIGN.md. */
+void profile_builtin(struct rq_profile *ret);
+
+/*
+ * Parse and validate a profile object. Missing keys take the built-in
+ * roce-lossless defaults. @path is the JSON path of @obj for messages
+ * ("qos", "profiles.gold"); errors name the full path, e.g.
+ * "qos.ets.tcBw: percentages sum to 90, expected 100". Returns 0 or -EINVAL
+ * with @e set (RQ_ERR_CONFIG).
+ */
+int profile_from_json(const cJSON *obj, const char *path, const char *name, struct rq_profile *ret,
+		      struct rq_error *e);
+
+/* Serialise (for the attachment record / show); NULL on ENOMEM. */
+cJSON *profile_to_json(const struct rq_profile *p);
+
+/* True when the two profiles agree on every PF-wide setting (trust, DSCP map, PFC, ECN, ETS). */
+bool profile_pf_equal(const struct rq_profile *a, const struct rq_profile *b);
+
+#endif

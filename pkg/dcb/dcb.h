@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * PF-wide QoS through dcbnl. A backend (struct dcb_ops) reads and writes one
+ * port; the diff/apply logic above it is backend-agnostic, so the same code
+ * drives the kernel (dcb_nl.c, libnl) and the simulated node (dcb_fake.c).
+ */
+#ifndef RQ_DCB_H
+#define RQ_DCB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "netconf/profile.h"
+#include "pkg/cni/error.h"
+#include "pkg/sysfs/sysfs.h"
+
+#ifndef IEEE_8021QAZ_APP_SEL_DSCP
+#define IEEE_8021QAZ_APP_SEL_DSCP 5
+#endif
+#define RQ_DCB_APP_MAX 256
+#define RQ_DCB_TRUST_MAX 8
+
+struct dcb_app_entry {
+	uint8_t selector;
+	uint16_t protocol;
+	uint8_t priority;
+};
+
+/* What a port reports (IEEE_GET). has_* false: the driver did not report it. */
+struct dcb_port_state {
+	bool has_pfc;
+	uint8_t pfc_en;	 /* bitmap */
+	uint8_t pfc_cap; /* 0 = unknown */
+	bool has_ets;
+	uint8_t ets_willing;
+	uint8_t ets_cap;
+	uint8_t tc_tx_bw[8];
+	uint8_t tc_tsa[8];
+	uint8_t prio_tc[8];
+	size_t n_app;
+	struct dcb_app_entry app[RQ_DCB_APP_MAX];
+	bool has_trust; /* driver supports apptrust */
+	size_t n_trust;
+	uint8_t trust[RQ_DCB_TRUST_MAX]; /* selectors in order */
+	bool has_dcbx;
+	uint8_t dcbx; /* DCB_CAP_DCBX_* bits */
+};
+
+struct dcb_ops {
+	const char *name;
+	/* -EOPNOTSUPP: no dcbnl on this netdev; -ENODEV: no such netdev */
+	int (*get)(void *ctx, const char *ifname, struct dcb_port_state *ret);
+	/* full ieee_pfc with pfc_en = @pfc_en, other fields from @cur */
+	int (*set_pfc)(void *ctx, const char *ifname, const struct dcb_port_state *cur, uint8_t pfc_en);
+	int (*set_ets)(void *ctx, const char *ifname, const struct dcb_port_state *cur,
+		       const struct rq_ets *ets);
+	int (*app_add)(void *ctx, const char *ifname, const struct dcb_app_entry *apps, size_t n);
+	int (*app_del)(void *ctx, const char *ifname, const struct dcb_app_entry *apps, size_t n);
+	int (*set_trust)(void *ctx, const char *ifname, const uint8_t *sel, size_t n);
+	void (*free)(void *ctx);
+};
+
+/*
+ * Backends. The netlink one opens its socket in the caller's current netns
+ * (call before entering the pod netns). The fake keeps ports as
+ * <root>/dcb/<ifname>.json (DESIGN.md "Simulated node").
+ */
+int dcb_nl_new(const struct dcb_ops **ret_ops, void **ret_ctx);
+int dcb_fake_new(const struct rq_root *root, const struct dcb_ops **ret_ops, void **ret_ctx);
+
+/* What the profile needs the port to be; computed diff against a port. */
+struct dcb_plan {
+	bool set_pfc;
+	uint8_t pfc_en;
+	bool set_ets;
+	struct rq_ets ets;
+	size_t n_add;
+	struct dcb_app_entry add[RQ_DCB_APP_MAX];
+	size_t n_del;
+	struct dcb_app_entry del[RQ_DCB_APP_MAX];
+	bool set_trust;
+	size_t n_trust;
+	uint8_t trust[RQ_DCB_TRUST_MAX];
+};
+
+/* Diff: empty plan (dcb_plan_empty) when the port already matches. */
+void dcb_plan_from(const struct dcb_port_state *cur, const struct rq_profile *p,
+		   struct dcb_plan *ret);
+bool dcb_plan_empty(const struct dcb_plan *plan);
+/*
+ * Human-readable "configured X, current Y" lines for every difference, one
+ * per line, into @buf. Returns the number of differences.
+ */
+int dcb_plan_describe(const struct dcb_port_state *cur, const struct rq_profile *p, char *buf,
+		      size_t len);
+
+/*
+ * Apply @plan in the safe order (documented in dcb.c). On a failure half-way
+ * the steps already applied are rolled back in reverse, best effort, and the
+ * first error is returned with @e set (RQ_ERR_NO_DCB, RQ_ERR_DCBX_LOCKED,
+ * RQ_ERR_IO ...). Logs one line per change.
+ */
+int dcb_apply(const struct dcb_ops *ops, void *ctx, const char *ifname,
+	      const struct dcb_port_state *cur, const struct dcb_plan *plan, struct rq_error *e);
+
+/*
+ * ECN per priority through /sys/class/net/<pf>/ecn/roce_{np,rp}/enable/<prio>.
+ * ecn_probe: *ret_available true when the files exist for every priority in
+ * @mask. ecn_get: bitmap of priorities with both NP and RP enabled.
+ */
+int ecn_probe(const struct rq_root *r, const char *pf, uint8_t mask, bool *ret_available);
+int ecn_get(const struct rq_root *r, const char *pf, uint8_t mask, uint8_t *ret_on);
+/* Enable NP+RP for priorities in @mask that are not on yet; *ret_changed = bitmap written. */
+int ecn_enable(const struct rq_root *r, const char *pf, uint8_t mask, uint8_t *ret_changed);
+
+#endif

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* NUMA placement of a VF against where kubelet placed the pod. */
+#ifndef RQ_NUMA_H
+#define RQ_NUMA_H
+
+#include <stdint.h>
+
+#include "pkg/sysfs/sysfs.h"
+
+enum rq_numa_verdict { RQ_NUMA_UNKNOWN = 0, RQ_NUMA_ALIGNED, RQ_NUMA_MISALIGNED };
+
+struct rq_numa_result {
+	enum rq_numa_verdict verdict;
+	int vf_node;	    /* -1 unknown */
+	uint64_t pod_nodes; /* NUMA nodes the pod's CPUs/devices/memory are on */
+	char evidence[1024]; /* e.g. "VF 0000:81:10.0 is on NUMA node 1; pod CPUs 0-3 are on node 0; ..." */
+};
+
+/* numa_node of a PCI device; -1 when unknown. */
+int numa_pci_node(const struct rq_root *r, const char *pci, int *ret);
+
+/*
+ * Verdict for @pod_uid (may be NULL/empty -> unknown) using kubelet state under
+ * @kubelet_dir (host path, e.g. "/var/lib/kubelet"). Never fails for missing or
+ * malformed kubelet data: that is an unknown verdict with the reason in evidence.
+ */
+int numa_evaluate(const struct rq_root *r, const char *kubelet_dir, const char *pod_uid,
+		  const char *vf_pci, struct rq_numa_result *ret);
+
+#endif

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The VF's RDMA device and its traffic-class / default RoCE ToS interface. */
+#ifndef RQ_RDMA_H
+#define RQ_RDMA_H
+
+#include <stddef.h>
+
+#include "pkg/cni/error.h"
+#include "pkg/sysfs/sysfs.h"
+
+enum rq_tos_kind { RQ_TOS_NONE = 0, RQ_TOS_MOFED, RQ_TOS_CONFIGFS };
+
+struct rq_rdma_dev {
+	char name[64]; /* "" when not found */
+	int port;      /* 1-based */
+	enum rq_tos_kind tos_kind;
+	char tos_path[512]; /* absolute host path (under the root) */
+};
+
+/* /sys/bus/pci/devices/<pci>/infiniband/<dev>; -ENOENT when the VF has none. */
+int rdma_find_by_pci(const struct rq_root *r, const char *pci, struct rq_rdma_dev *ret);
+/* RDMA netlink port dump in the current netns, matching RDMA_NLDEV_ATTR_NDEV_INDEX. */
+int rdma_find_by_ifindex(int ifindex, struct rq_rdma_dev *ret);
+
+/*
+ * Which ToS interface the device offers: MOFED tc/<port>/traffic_class, else
+ * configfs rdma_cm (mkdir <dev>). Fills tos_kind/tos_path. Errors with @e:
+ * RQ_ERR_NO_TOS and a message saying configfs is not mounted or rdma_cm is not loaded.
+ */
+int rdma_tos_locate(const struct rq_root *r, struct rq_rdma_dev *dev, struct rq_error *e);
+int rdma_tos_read(const struct rq_root *r, const struct rq_rdma_dev *dev, int *ret);
+int rdma_tos_write(const struct rq_root *r, const struct rq_rdma_dev *dev, int val);
+
+#endif

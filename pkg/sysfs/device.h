@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* VF -> PF(s) resolution through sysfs (physfn, net/, bonding). */
+#ifndef RQ_DEVICE_H
+#define RQ_DEVICE_H
+
+#include <net/if.h>
+#include <stdbool.h>
+
+#include "pkg/cni/error.h"
+#include "pkg/sysfs/sysfs.h"
+
+#define RQ_MAX_PFS 4
+
+struct rq_pf {
+	char pci[16];
+	char ifname[IF_NAMESIZE];
+	char driver[64];
+};
+
+struct rq_vf_info {
+	char pci[16];
+	bool has_pf; /* false: no physfn (plain NIC via host-device) */
+	size_t n_pf; /* >1 when the PF is in a bond: every slave PF */
+	struct rq_pf pf[RQ_MAX_PFS];
+	char bond[IF_NAMESIZE];	   /* "" unless bonded */
+	char rdma_bond[64];	   /* "mlx5_bond_N" when recognised, else "" */
+	char ifname[IF_NAMESIZE];  /* VF netdev in the host netns, "" when moved */
+	int numa_node;		   /* -1 unknown */
+};
+
+/* -> RQ_ERR_NO_DEVICE when /sys/bus/pci/devices/<pci> does not exist. */
+int device_resolve_vf(const struct rq_root *r, const char *vf_pci, struct rq_vf_info *ret,
+		      struct rq_error *e);
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Host filesystem access relative to a root directory: "/" for rdma-qos,
+ * RDMA_QOS_SIM_ROOT for rdma-qos-sim. Every absolute host path the plugin
+ * reads or writes goes through here. Paths are absolute strings ("/sys/...");
+ * they resolve with openat2(RESOLVE_IN_ROOT) so relative sysfs symlinks work
+ * inside a simulated tree and nothing resolves outside the root; a path with
+ * a ".." component is refused outright (-EPERM).
+ *
+ * All functions return 0 / a count, or a negative errno.
+ */
+#ifndef RQ_SYSFS_H
+#define RQ_SYSFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct rq_root {
+	int fd;		  /* O_PATH|O_DIRECTORY of the root */
+	char path[4096];  /* for messages only */
+};
+
+int root_open(const char *path, struct rq_root *ret);
+void root_close(struct rq_root *r);
+
+/* openat2 under the root; @path absolute. Returns an fd (O_CLOEXEC added) or -errno. */
+int root_openat(const struct rq_root *r, const char *path, int flags, mode_t mode);
+
+/* Read a whole small file (at most @max bytes; more -> -EFBIG) into a malloc'd NUL-terminated buffer. */
+int sysfs_read_file(const struct rq_root *r, const char *path, size_t max, char **ret, size_t *ret_len);
+/* Read the first line (trailing newline stripped) into buf. */
+int sysfs_read_str(const struct rq_root *r, const char *path, char *buf, size_t len);
+int sysfs_read_int(const struct rq_root *r, const char *path, long *ret);
+/* Write a string (no O_CREAT: sysfs attributes exist or not). */
+int sysfs_write_str(const struct rq_root *r, const char *path, const char *val);
+/* readlink; @buf gets the raw link text. */
+int sysfs_readlink(const struct rq_root *r, const char *path, char *buf, size_t len);
+/* basename of the link target ("../../0000:81:00.0" -> "0000:81:00.0"). */
+int sysfs_readlink_base(const struct rq_root *r, const char *path, char *buf, size_t len);
+bool sysfs_exists(const struct rq_root *r, const char *path);
+int sysfs_mkdir(const struct rq_root *r, const char *path, mode_t mode);
+/* mkdir -p */
+int sysfs_mkdir_p(const struct rq_root *r, const char *path, mode_t mode);
+
+/*
+ * List directory entries (excluding "." and ".."), sorted. *ret is a malloc'd
+ * array of malloc'd names; free with sysfs_list_free.
+ */
+int sysfs_list(const struct rq_root *r, const char *path, char ***ret, size_t *ret_n);
+void sysfs_list_free(char **names, size_t n);
+
+/*
+ * Atomically replace a regular file: write tmp in the same dir, fsync,
+ * rename, fsync the dir. Creates parent directories (0700).
+ */
+int sysfs_write_atomic(const struct rq_root *r, const char *path, const char *data, size_t len);
+int sysfs_unlink(const struct rq_root *r, const char *path);
+
+#endif

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The two seams that differ between rdma-qos and rdma-qos-sim: the host root
+ * (real "/" vs RDMA_QOS_SIM_ROOT) and the DCB backend (netlink vs file-backed
+ * fake). env_prod.c and env_sim.c each define env_init(); everything else in
+ * plugin/ is shared command code.
+ */
+#ifndef RQ_PLUGIN_ENV_H
+#define RQ_PLUGIN_ENV_H
+
+#include <stdbool.h>
+
+#include "pkg/cni/error.h"
+#include "pkg/dcb/dcb.h"
+#include "pkg/sysfs/sysfs.h"
+
+struct rq_env {
+	struct rq_root root;
+	bool sim;
+	const char *binary; /* "rdma-qos" or "rdma-qos-sim" */
+	/* opens the DCB backend; called in the host netns */
+	int (*dcb_open)(const struct rq_env *env, const struct dcb_ops **ret_ops, void **ret_ctx);
+};
+
+int env_init(struct rq_env *env, struct rq_error *e);
+void env_fini(struct rq_env *env);
+
+#endif

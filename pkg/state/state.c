@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "pkg/state/state.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#define RQ_RECORD_MAX (256 * 1024)
+
+static int enc_append(char *buf, size_t len, size_t *pos, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			     (c >= '0' && c <= '9') || c == '.' || c == '-';
+
+		if (*pos + (plain ? 1 : 3) >= len)
+			return -ENAMETOOLONG;
+		if (plain) {
+			buf[(*pos)++] = (char)c;
+			continue;
+		}
+		buf[(*pos)++] = '%';
+		buf[(*pos)++] = hex[c >> 4];
+		buf[(*pos)++] = hex[c & 15];
+	}
+	return 0;
+}
+
+int state_key(const char *net, const char *cid, const char *ifname, char *buf, size_t len)
+{
+	const char *parts[3] = { net, cid, ifname };
+	size_t pos = 0;
+
+	/* A file name is at most 255 bytes: leave room for ".json" and ".tmp". */
+	if (len > 240)
+		len = 240;
+	for (int i = 0; i < 3; i++) {
+		int r;
+
+		if (!parts[i] || !*parts[i])
+			return -EINVAL;
+		if (i > 0) {
+			if (pos + 1 >= len)
+				return -ENAMETOOLONG;
+			buf[pos++] = '_';
+		}
+		r = enc_append(buf, len, &pos, parts[i]);
+		if (r < 0)
+			return r;
+	}
+	buf[pos] = '\0';
+	return 0;
+}
+
+static int key_path(char *path, size_t len, const char *sub, const char *key)
+{
+	int n = snprintf(path, len, RQ_STATE_DIR "/%s%s.json", sub, key);
+
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int json_write(const struct rq_root *r, const char *path, const cJSON *o)
+{
+	char *s = cJSON_Print(o);
+	int ret;
+
+	if (!s)
+		return -ENOMEM;
+	ret = sysfs_write_atomic(r, path, s, strlen(s));
+	free(s);
+	return ret;
+}
+
+static int json_read(const struct rq_root *r, const char *path, cJSON **ret)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	cJSON *o;
+	int rr;
+
+	rr = sysfs_read_file(r, path, RQ_RECORD_MAX, &buf, &len);
+	if (rr < 0)
+		return rr;
+	o = cJSON_ParseWithLength(buf, len);
+	free(buf);
+	if (!o || !cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		return -EBADMSG;
+	}
+	*ret = o;
+	return 0;
+}
+
+int state_record_write(const struct rq_root *r, const char *key, const cJSON *rec)
+{
+	char path[1400];
+	int ret = key_path(path, sizeof(path), "", key);
+
+	return ret < 0 ? ret : json_write(r, path, rec);
+}
+
+int state_record_read(const struct rq_root *r, const char *key, cJSON **ret)
+{
+	char path[1400];
+	int rr = key_path(path, sizeof(path), "", key);
+
+	return rr < 0 ? rr : json_read(r, path, ret);
+}
+
+int state_record_remove(const struct rq_root *r, const char *key)
+{
+	char path[1400];
+	int rr = key_path(path, sizeof(path), "", key);
+
+	if (rr < 0)
+		return rr;
+	rr = sysfs_unlink(r, path);
+	return rr == -ENOENT ? 0 : rr;
+}
+
+int state_record_list(const struct rq_root *r, char ***ret, size_t *ret_n)
+{
+	char **names = NULL;
+	size_t n = 0, k = 0;
+	int rr;
+
+	rr = sysfs_list(r, RQ_STATE_DIR, &names, &n);
+	if (rr == -ENOENT) {
+		*ret = NULL;
+		*ret_n = 0;
+		return 0;
+	}
+	if (rr < 0)
+		return rr;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(names[i]);
+
+		if (l > 5 && !strcmp(names[i] + l - 5, ".json") && names[i][0] != '.') {
+			names[i][l - 5] = '\0';
+			names[k++] = names[i];
+		} else {
+			free(names[i]);
+		}
+	}
+	*ret = names;
+	*ret_n = k;
+	return 0;
+}
+
+static int pf_path(char *path, size_t len, const char *pci)
+{
+	int n = snprintf(path, len, RQ_STATE_DIR "/pf/%s.json", pci);
+
+	/* PCI addresses are validated upstream; refuse anything path-like anyway. */
+	if (strchr(pci, '/') || pci[0] == '.' || n < 0 || (size_t)n >= len)
+		return -EINVAL;
+	return 0;
+}
+
+int state_pf_read(const struct rq_root *r, const char *pf_pci, cJSON **ret)
+{
+	char path[512];
+	int rr = pf_path(path, sizeof(path), pf_pci);
+
+	return rr < 0 ? rr : json_read(r, path, ret);
+}
+
+int state_pf_write(const struct rq_root *r, const char *pf_pci, const cJSON *idx)
+{
+	char path[512];
+	int rr = pf_path(path, sizeof(path), pf_pci);
+
+	return rr < 0 ? rr : json_write(r, path, idx);
+}
+
+int state_pf_remove(const struct rq_root *r, const char *pf_pci)
+{
+	char path[512];
+	int rr = pf_path(path, sizeof(path), pf_pci);
+
+	if (rr < 0)
+		return rr;
+	rr = sysfs_unlink(r, path);
+	return rr == -ENOENT ? 0 : rr;
+}
+
+int state_pf_detach(const struct rq_root *r, const char *pf_pci, const char *key)
+{
+	cJSON *idx = NULL, *att, *it;
+	int rr, i = 0;
+
+	rr = state_pf_read(r, pf_pci, &idx);
+	if (rr == -ENOENT)
+		return 0;
+	if (rr < 0)
+		return rr;
+	att = cJSON_GetObjectItemCaseSensitive(idx, "attachments");
+	cJSON_ArrayForEach(it, att) {
+		const cJSON *k = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "key") : it;
+
+		if (cJSON_IsString(k) && !strcmp(k->valuestring, key)) {
+			cJSON_DeleteItemFromArray(att, i);
+			break;
+		}
+		i++;
+	}
+	if (!cJSON_IsArray(att) || cJSON_GetArraySize(att) == 0)
+		rr = state_pf_remove(r, pf_pci);
+	else
+		rr = state_pf_write(r, pf_pci, idx);
+	cJSON_Delete(idx);
+	return rr;
+}
+
+int state_dir_check(const struct rq_root *r)
+{
+	int rr = sysfs_mkdir_p(r, RQ_STATE_DIR "/pf", 0700);
+	int fd;
+
+	if (rr < 0 && rr != -EEXIST)
+		return rr;
+	fd = root_openat(r, RQ_STATE_DIR, O_RDONLY | O_DIRECTORY, 0);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}

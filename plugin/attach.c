@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Steps shared by ADD, CHECK, DEL and GC: profile, devices, locks, release. */
+#include "plugin/plugin.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pkg/lock/lock.h"
+#include "pkg/log/log.h"
+#include "pkg/netns/netns.h"
+
+const char *pf_mode_name(enum rq_pf_mode m)
+{
+	return m == RQ_PF_ENSURE ? "ensure" : m == RQ_PF_VERIFY ? "verify" : "ignore";
+}
+
+const char *numa_mode_name(enum rq_numa_mode m)
+{
+	return m == RQ_NUMA_STRICT ? "strict" : m == RQ_NUMA_WARN ? "warn" : "off";
+}
+
+const char *tos_kind_name(enum rq_tos_kind k)
+{
+	return k == RQ_TOS_MOFED ? "mofed" : k == RQ_TOS_CONFIGFS ? "configfs" : "none";
+}
+
+const char *json_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int json_int(const cJSON *o, const char *key, int def)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) ? v->valueint : def;
+}
+
+int attach_load_profile(struct rq_ctx *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	r = sysfs_read_file(&c->env.root, RQ_CATALOG_PATH, 4 * 1024 * 1024, &buf, &len);
+	if (r == -ENOENT) {
+		log_debug("no catalog at %s: built-in profiles only", RQ_CATALOG_PATH);
+	} else if (r < 0) {
+		return rq_err(&c->err, RQ_ERR_IO, r, "catalog %s: %s", RQ_CATALOG_PATH,
+			      strerror(-r));
+	} else {
+		r = catalog_parse(buf, len, &c->cat, &c->err);
+		free(buf);
+		if (r < 0) {
+			/* the message names the JSON path; say which file it is in */
+			char msg[RQ_ERR_MSG_MAX + 64];
+
+			snprintf(msg, sizeof(msg), "catalog %s: %s", RQ_CATALOG_PATH, c->err.msg);
+			snprintf(c->err.msg, sizeof(c->err.msg), "%s", msg);
+			return r;
+		}
+	}
+	return netconf_resolve_profile(c->nc, c->cat, c->args.pod_namespace, &c->profile,
+				       &c->pf_mode, &c->err);
+}
+
+/* The VF's PCI address from the pod netns interface, and its ifindex there. */
+static int vf_from_netns(struct rq_ctx *c, char *pci, size_t len, int *ret_ifindex)
+{
+	int nsfd = -1, saved = -1, r, ifindex;
+
+	r = netns_open(c->args.netns, &nsfd);
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_ENV, r, "CNI_NETNS %s: %s", c->args.netns,
+			      strerror(-r));
+	r = netns_enter(nsfd, &saved);
+	close(nsfd);
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_ENV, r, "cannot enter %s: %s", c->args.netns,
+			      strerror(-r));
+	ifindex = netns_link_ifindex(c->args.ifname);
+	r = pci ? netns_link_pci(c->args.ifname, pci, len) : 0;
+	netns_return(saved);
+	if (ifindex >= 0 && ret_ifindex)
+		*ret_ifindex = ifindex;
+	return r;
+}
+
+static int rdma_from_netlink(struct rq_ctx *c, int ifindex, struct rq_rdma_dev *ret)
+{
+	int nsfd = -1, saved = -1, r;
+
+	if (ifindex <= 0)
+		return -ENOENT;
+	/* shared RDMA netns mode: the device is visible from the host */
+	r = rdma_find_by_ifindex(ifindex, ret);
+	if (r == 0 || !c->args.netns)
+		return r;
+	/* exclusive mode: only the pod netns sees it */
+	if (netns_open(c->args.netns, &nsfd) < 0)
+		return r;
+	if (netns_enter(nsfd, &saved) == 0) {
+		r = rdma_find_by_ifindex(ifindex, ret);
+		netns_return(saved);
+	}
+	close(nsfd);
+	return r;
+}
+
+int attach_resolve_target(struct rq_ctx *c, struct rq_target *t)
+{
+	char pci[RQ_PCI_ADDR_MAX] = "";
+	int ifindex = -1, r;
+
+	memset(t, 0, sizeof(*t));
+	if (c->nc->device_id[0]) {
+		snprintf(pci, sizeof(pci), "%s", c->nc->device_id);
+		if (c->args.netns)
+			(void)vf_from_netns(c, NULL, 0, &ifindex);
+	} else {
+		if (!c->args.netns)
+			return rq_err(&c->err, RQ_ERR_NO_DEVICE, -ENODEV,
+				      "deviceID: not set and no CNI_NETNS to find the VF in");
+		r = vf_from_netns(c, pci, sizeof(pci), &ifindex);
+		if (r < 0)
+			return rq_err(&c->err, RQ_ERR_NO_DEVICE, r,
+				      "deviceID: not set, and interface %s in %s has no PCI "
+				      "device (%s); set deviceID or runtimeConfig.deviceID",
+				      c->args.ifname, c->args.netns, strerror(-r));
+	}
+	r = device_resolve_vf(&c->env.root, pci, &t->vf, &c->err);
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_NO_DEVICE, r, "VF %s: %s", pci, strerror(-r));
+	r = rdma_find_by_pci(&c->env.root, pci, &t->rdma);
+	if (r < 0)
+		r = rdma_from_netlink(c, ifindex, &t->rdma);
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_NO_DEVICE, r,
+			      "VF %s has no RDMA device (no %s/infiniband and none over RDMA "
+			      "netlink for ifindex %d)",
+			      pci, pci, ifindex);
+	t->have_rdma = true;
+	return 0;
+}
+
+/* Lock every PF of the VF in PCI order (sorted: no lock-order inversion). */
+int attach_lock_pfs(struct rq_ctx *c, const struct rq_vf_info *vf, int *fds)
+{
+	size_t order[RQ_MAX_PFS];
+
+	for (size_t i = 0; i < RQ_MAX_PFS; i++)
+		fds[i] = -1;
+	for (size_t i = 0; i < vf->n_pf; i++)
+		order[i] = i;
+	for (size_t i = 1; i < vf->n_pf; i++)
+		for (size_t j = i; j > 0 && strcmp(vf->pf[order[j - 1]].pci, vf->pf[order[j]].pci) > 0;
+		     j--) {
+			size_t tmp = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = tmp;
+		}
+	for (size_t i = 0; i < vf->n_pf; i++) {
+		size_t k = order[i];
+		int fd = lock_pf(&c->env.root, vf->pf[k].pci, c->lock_timeout_ms);
+
+		if (fd < 0) {
+			attach_unlock_pfs(vf, fds);
+			if (fd == -EAGAIN)
+				return rq_err(&c->err, RQ_ERR_TRY_AGAIN, fd,
+					      "PF %s is locked by another attachment for more than "
+					      "%d ms; try again later",
+					      vf->pf[k].pci, c->lock_timeout_ms);
+			return rq_err(&c->err, RQ_ERR_IO, fd, "lock for PF %s: %s", vf->pf[k].pci,
+				      strerror(-fd));
+		}
+		fds[k] = fd;
+	}
+	return 0;
+}
+
+void attach_unlock_pfs(const struct rq_vf_info *vf, int *fds)
+{
+	for (size_t i = 0; i < RQ_MAX_PFS; i++) {
+		lock_release(fds[i]);
+		fds[i] = -1;
+	}
+}
+
+/* Restore the VF's ToS from a record when it still holds what we wrote. */
+static void release_tos(struct rq_ctx *c, const cJSON *rec)
+{
+	const cJSON *rd = cJSON_GetObjectItemCaseSensitive(rec, "rdma");
+	struct rq_rdma_dev dev;
+	const char *path = json_str(rd, "tosPath");
+	const char *name = json_str(rd, "device");
+	int prev = json_int(rd, "tosPrevious", -1), set = json_int(rd, "tosSet", -1), cur, r;
+
+	if (!rd || !path || !name || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rd, "tosChanged")))
+		return;
+	memset(&dev, 0, sizeof(dev));
+	snprintf(dev.name, sizeof(dev.name), "%s", name);
+	snprintf(dev.tos_path, sizeof(dev.tos_path), "%s", path);
+	dev.port = json_int(rd, "port", 1);
+	dev.tos_kind = strcmp(json_str(rd, "tosKind") ?: "", "mofed") ? RQ_TOS_CONFIGFS : RQ_TOS_MOFED;
+	r = rdma_tos_read(&c->env.root, &dev, &cur);
+	if (r < 0) {
+		log_info("%s: RDMA device %s is gone (%s): nothing to restore", c->key, name,
+			 strerror(-r));
+		return;
+	}
+	if (cur != set) {
+		log_warn("%s: %s traffic class is %d, not the %d this attachment set: left alone",
+			 c->key, name, cur, set);
+		return;
+	}
+	if (prev < 0)
+		prev = 0;
+	r = rdma_tos_write(&c->env.root, &dev, prev);
+	if (r < 0)
+		log_warn("%s: restoring %s traffic class to %d: %s", c->key, name, prev,
+			 strerror(-r));
+	else
+		log_info("%s: %s traffic class %d -> %d (restored)", c->key, name, cur, prev);
+}
+
+/*
+ * Undo what belongs to one attachment record: its ToS (when asked) and its
+ * place in the PF indexes. PF-wide settings are never reverted: other
+ * attachments, or the operator, rely on them.
+ */
+int attach_release(struct rq_ctx *c, const cJSON *rec, bool restore_tos)
+{
+	const cJSON *pfs = cJSON_GetObjectItemCaseSensitive(rec, "pfs"), *pf;
+	struct rq_vf_info vf;
+	int fds[RQ_MAX_PFS], r;
+
+	if (restore_tos)
+		release_tos(c, rec);
+	memset(&vf, 0, sizeof(vf));
+	cJSON_ArrayForEach(pf, pfs) {
+		const char *pci = json_str(pf, "pci");
+
+		if (pci && vf.n_pf < RQ_MAX_PFS && netconf_pci_addr_valid(pci))
+			snprintf(vf.pf[vf.n_pf++].pci, sizeof(vf.pf[0].pci), "%s", pci);
+	}
+	r = attach_lock_pfs(c, &vf, fds);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < vf.n_pf; i++) {
+		int rr = state_pf_detach(&c->env.root, vf.pf[i].pci, c->key);
+
+		if (rr < 0)
+			log_warn("%s: PF %s index: %s", c->key, vf.pf[i].pci, strerror(-rr));
+	}
+	r = state_record_remove(&c->env.root, c->key);
+	attach_unlock_pfs(&vf, fds);
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_IO, r, "removing record %s: %s", c->key,
+			      strerror(-r));
+	return 0;
+}

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * ADD: profile -> devices -> NUMA verdict -> PF QoS (under the PF locks) ->
+ * VF traffic class -> PF indexes -> record -> result. Every change records
+ * its undo; a failure undoes in reverse order and reports the first error.
+ * The record is written last.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/log/log.h"
+#include "plugin/pfqos.h"
+#include "plugin/plugin.h"
+
+struct add_tx {
+	struct rq_target t;
+	const struct dcb_ops *ops;
+	void *dcb;
+	int fds[RQ_MAX_PFS];
+	struct pf_undo *pf;	 /* [t.vf.n_pf] */
+	size_t n_pf_done;
+	cJSON *idx[RQ_MAX_PFS];	 /* PF indexes read under the lock */
+	bool idx_written[RQ_MAX_PFS];
+	bool tos_written;   /* this ADD wrote the ToS: rollback restores it */
+	bool tos_inherited; /* a previous ADD of this attachment did */
+	int tos_prev;
+	struct rq_numa_result numa;
+};
+
+static int numa_step(struct rq_ctx *c, struct add_tx *tx)
+{
+	struct rq_numa_result *n = &tx->numa;
+	int r;
+
+	if (c->nc->numa == RQ_NUMA_OFF)
+		return 0;
+	r = numa_evaluate(&c->env.root, RQ_KUBELET_DIR, c->args.pod_uid, tx->t.vf.pci, n);
+	if (r < 0) {
+		log_warn("%s: NUMA placement unknown: %s", c->key, strerror(-r));
+		n->verdict = RQ_NUMA_UNKNOWN;
+		return 0;
+	}
+	if (n->verdict == RQ_NUMA_ALIGNED) {
+		log_debug("%s: NUMA aligned: %s", c->key, n->evidence);
+		return 0;
+	}
+	if (n->verdict == RQ_NUMA_UNKNOWN) {
+		log_info("%s: NUMA placement unknown: %s", c->key, n->evidence);
+		return 0;
+	}
+	if (c->nc->numa == RQ_NUMA_STRICT)
+		return rq_err(&c->err, RQ_ERR_NUMA, -EXDEV, "NUMA misaligned (numa: strict): %s",
+			      n->evidence);
+	log_warn("%s: NUMA misaligned (numa: warn, continuing): %s", c->key, n->evidence);
+	return 0;
+}
+
+static int pf_step(struct rq_ctx *c, struct add_tx *tx)
+{
+	const struct rq_vf_info *vf = &tx->t.vf;
+	int r;
+
+	if (!vf->has_pf) {
+		log_warn("%s: %s has no physfn (not an SR-IOV VF): the profile's PF part is skipped",
+			 c->key, vf->pci);
+		return 0;
+	}
+	r = attach_lock_pfs(c, vf, tx->fds);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < vf->n_pf; i++) {
+		r = pfqos_conflict_check(c, &vf->pf[i], &tx->idx[i]);
+		if (r < 0)
+			return r;
+	}
+	if (c->pf_mode == RQ_PF_IGNORE)
+		return 0;
+	r = c->env.dcb_open(&c->env, &tx->ops, &tx->dcb);
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_IO, r, "opening the DCB backend: %s", strerror(-r));
+	tx->pf = calloc(vf->n_pf, sizeof(*tx->pf));
+	if (!tx->pf)
+		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < vf->n_pf; i++) {
+		r = pfqos_ensure(c, tx->ops, tx->dcb, &vf->pf[i], &tx->pf[i]);
+		tx->n_pf_done = i + 1;
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* A repeated ADD of the same attachment keeps the ToS found before the first. */
+static void keep_first_tos(struct rq_ctx *c, struct add_tx *tx)
+{
+	cJSON *old = NULL;
+	const cJSON *rd;
+
+	if (state_record_read(&c->env.root, c->key, &old) < 0)
+		return;
+	rd = cJSON_GetObjectItemCaseSensitive(old, "rdma");
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rd, "tosChanged")) &&
+	    tx->tos_prev == json_int(rd, "tosSet", -2)) {
+		tx->tos_prev = json_int(rd, "tosPrevious", -1);
+		tx->tos_inherited = true;
+	}
+	cJSON_Delete(old);
+}
+
+static int tos_step(struct rq_ctx *c, struct add_tx *tx)
+{
+	struct rq_rdma_dev *d = &tx->t.rdma;
+	int want = c->profile.traffic_class, cur = -1, r;
+
+	r = rdma_tos_locate(&c->env.root, d, &c->err);
+	if (r < 0)
+		return r;
+	r = rdma_tos_read(&c->env.root, d, &cur);
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_IO, r, "reading traffic class of %s (%s): %s",
+			      d->name, d->tos_path, strerror(-r));
+	tx->tos_prev = cur;
+	if (cur == want) {
+		keep_first_tos(c, tx);
+		return 0;
+	}
+	r = rdma_tos_write(&c->env.root, d, want);
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_IO, r, "writing traffic class %d to %s: %s", want,
+			      d->tos_path, strerror(-r));
+	tx->tos_written = true;
+	log_info("%s: %s port %d traffic class %d -> %d (%s)", c->key, d->name, d->port, cur, want,
+		 d->tos_path);
+	return 0;
+}
+
+static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx)
+{
+	cJSON *rec = cJSON_CreateObject(), *pfs, *rd;
+	const struct rq_vf_info *vf = &tx->t.vf;
+	static const char *const verdicts[] = { "unknown", "aligned", "misaligned" };
+
+	if (!rec)
+		return NULL;
+	cJSON_AddNumberToObject(rec, "version", 1);
+	cJSON_AddStringToObject(rec, "network", c->nc->name);
+	cJSON_AddStringToObject(rec, "containerID", c->args.containerid);
+	cJSON_AddStringToObject(rec, "ifname", c->args.ifname);
+	cJSON_AddStringToObject(rec, "netns", c->args.netns ?: "");
+	cJSON_AddStringToObject(rec, "podNamespace", c->args.pod_namespace);
+	cJSON_AddStringToObject(rec, "podName", c->args.pod_name);
+	cJSON_AddStringToObject(rec, "podUID", c->args.pod_uid);
+	cJSON_AddStringToObject(rec, "vf", vf->pci);
+	pfs = cJSON_AddArrayToObject(rec, "pfs");
+	for (size_t i = 0; vf->has_pf && pfs && i < vf->n_pf; i++) {
+		cJSON *p = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(p, "pci", vf->pf[i].pci);
+		cJSON_AddStringToObject(p, "ifname", vf->pf[i].ifname);
+		cJSON_AddItemToArray(pfs, p);
+	}
+	rd = cJSON_AddObjectToObject(rec, "rdma");
+	cJSON_AddStringToObject(rd, "device", tx->t.rdma.name);
+	cJSON_AddNumberToObject(rd, "port", tx->t.rdma.port);
+	cJSON_AddStringToObject(rd, "tosKind", tos_kind_name(tx->t.rdma.tos_kind));
+	cJSON_AddStringToObject(rd, "tosPath", tx->t.rdma.tos_path);
+	cJSON_AddNumberToObject(rd, "tosPrevious", tx->tos_prev);
+	cJSON_AddNumberToObject(rd, "tosSet", c->profile.traffic_class);
+	cJSON_AddBoolToObject(rd, "tosChanged", tx->tos_written || tx->tos_inherited);
+	cJSON_AddStringToObject(rec, "pf", pf_mode_name(c->pf_mode));
+	cJSON_AddStringToObject(rec, "numa", numa_mode_name(c->nc->numa));
+	cJSON_AddStringToObject(rec, "numaVerdict", verdicts[tx->numa.verdict]);
+	cJSON_AddNumberToObject(rec, "numaNode", tx->numa.vf_node);
+	cJSON_AddStringToObject(rec, "profileName", c->profile.name);
+	cJSON_AddItemToObject(rec, "profile", profile_to_json(&c->profile));
+	return rec;
+}
+
+static int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i)
+{
+	const struct rq_pf *pf = &tx->t.vf.pf[i];
+	char pod[600];
+	cJSON *idx = tx->idx[i], *att, *it, *e;
+	int r;
+
+	if (!idx) {
+		idx = tx->idx[i] = cJSON_CreateObject();
+		if (!idx)
+			return -ENOMEM;
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(idx, "profileName");
+	cJSON_DeleteItemFromObjectCaseSensitive(idx, "profile");
+	cJSON_AddStringToObject(idx, "profileName", c->profile.name);
+	cJSON_AddItemToObject(idx, "profile", profile_to_json(&c->profile));
+	att = cJSON_GetObjectItemCaseSensitive(idx, "attachments");
+	if (!cJSON_IsArray(att)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(idx, "attachments");
+		att = cJSON_AddArrayToObject(idx, "attachments");
+	}
+	cJSON_ArrayForEach(it, att) {
+		const char *k = json_str(it, "key");
+
+		if (k && !strcmp(k, c->key))
+			goto write;
+	}
+	snprintf(pod, sizeof(pod), "%s/%s (container %.12s, %s)", c->args.pod_namespace,
+		 c->args.pod_name, c->args.containerid, c->args.ifname);
+	e = cJSON_CreateObject();
+	cJSON_AddStringToObject(e, "key", c->key);
+	cJSON_AddStringToObject(e, "pod", pod);
+	cJSON_AddItemToArray(att, e);
+write:
+	r = state_pf_write(&c->env.root, pf->pci, idx);
+	if (r == 0)
+		tx->idx_written[i] = true;
+	return r;
+}
+
+static int commit_step(struct rq_ctx *c, struct add_tx *tx)
+{
+	cJSON *rec;
+	int r = 0;
+
+	for (size_t i = 0; tx->t.vf.has_pf && i < tx->t.vf.n_pf && r == 0; i++)
+		r = index_add(c, tx, i);
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_IO, r, "writing PF index: %s", strerror(-r));
+	rec = record_build(c, tx);
+	if (!rec)
+		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
+	r = state_record_write(&c->env.root, c->key, rec);
+	cJSON_Delete(rec);
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_IO, r, "writing attachment record %s: %s", c->key,
+			      strerror(-r));
+	return 0;
+}
+
+static void rollback(struct rq_ctx *c, struct add_tx *tx)
+{
+	for (size_t i = 0; i < RQ_MAX_PFS; i++)
+		if (tx->idx_written[i])
+			(void)state_pf_detach(&c->env.root, tx->t.vf.pf[i].pci, c->key);
+	if (tx->tos_written && tx->tos_prev >= 0 &&
+	    rdma_tos_write(&c->env.root, &tx->t.rdma, tx->tos_prev) == 0)
+		log_info("%s: %s traffic class restored to %d (ADD failed)", c->key,
+			 tx->t.rdma.name, tx->tos_prev);
+	for (size_t i = tx->n_pf_done; i > 0; i--) {
+		cJSON *idx = tx->idx[i - 1];
+		const cJSON *att = cJSON_GetObjectItemCaseSensitive(idx, "attachments");
+
+		/* a PF setting other live attachments rely on is never undone */
+		if (cJSON_GetArraySize(att) > 0)
+			continue;
+		pfqos_undo(c, tx->ops, tx->dcb, &tx->t.vf.pf[i - 1], &tx->pf[i - 1]);
+	}
+}
+
+static int print_result(struct rq_ctx *c, const struct add_tx *tx)
+{
+	cJSON *res = cni_result_convert(c->nc->prev_result, c->nc->cni_version), *ifs, *it;
+	char *s;
+
+	if (!res)
+		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
+	ifs = cJSON_GetObjectItemCaseSensitive(res, "interfaces");
+	if (netconf_version_cmp(c->nc->cni_version, "1.1.0") >= 0)
+		cJSON_ArrayForEach(it, ifs) {
+			const char *name = json_str(it, "name");
+
+			if (name && !strcmp(name, c->args.ifname) && json_str(it, "sandbox") &&
+			    !json_str(it, "pciID"))
+				cJSON_AddStringToObject(it, "pciID", tx->t.vf.pci);
+		}
+	s = cJSON_Print(res);
+	cJSON_Delete(res);
+	if (!s)
+		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
+	fputs(s, stdout);
+	fputc('\n', stdout);
+	free(s);
+	return 0;
+}
+
+int cmd_add(struct rq_ctx *c)
+{
+	struct add_tx tx;
+	int r;
+
+	memset(&tx, 0, sizeof(tx));
+	for (size_t i = 0; i < RQ_MAX_PFS; i++)
+		tx.fds[i] = -1;
+	if (!c->nc->prev_result)
+		return rq_err(&c->err, RQ_ERR_CONFIG, -EINVAL,
+			      "prevResult: required: rdma-qos is a chained plugin and must follow "
+			      "the sriov or host-device plugin in a conflist");
+	r = attach_load_profile(c);
+	if (r < 0)
+		return r;
+	r = attach_resolve_target(c, &tx.t);
+	if (r < 0)
+		return r;
+	r = numa_step(c, &tx);
+	if (r == 0)
+		r = pf_step(c, &tx);
+	if (r == 0)
+		r = tos_step(c, &tx);
+	if (r == 0)
+		r = commit_step(c, &tx);
+	if (r < 0)
+		rollback(c, &tx);
+	attach_unlock_pfs(&tx.t.vf, tx.fds);
+	for (size_t i = 0; i < RQ_MAX_PFS; i++)
+		cJSON_Delete(tx.idx[i]);
+	free(tx.pf);
+	if (tx.ops && tx.ops->free)
+		tx.ops->free(tx.dcb);
+	if (r < 0)
+		return r;
+	log_info("%s: ADD done: VF %s, RDMA %s, profile \"%s\", pf %s", c->key, tx.t.vf.pci,
+		 tx.t.rdma.name, c->profile.name, pf_mode_name(c->pf_mode));
+	return print_result(c, &tx);
+}

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * rdma-qos-sim: the same command code on a simulated node. Host paths
+ * resolve under RDMA_QOS_SIM_ROOT and DCB is the file-backed fake. Tests and
+ * the demo only; never installed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin/env.h"
+
+static int sim_dcb_open(const struct rq_env *env, const struct dcb_ops **ret_ops, void **ret_ctx)
+{
+	return dcb_fake_new(&env->root, ret_ops, ret_ctx);
+}
+
+int env_init(struct rq_env *env, struct rq_error *e)
+{
+	const char *root = getenv("RDMA_QOS_SIM_ROOT");
+	int r;
+
+	memset(env, 0, sizeof(*env));
+	env->root.fd = -1;
+	if (!root || root[0] != '/')
+		return rq_err(e, RQ_ERR_ENV, -EINVAL,
+			      "RDMA_QOS_SIM_ROOT must name the simulated node's root directory "
+			      "(an absolute path)");
+	r = root_open(root, &env->root);
+	if (r < 0)
+		return rq_err(e, RQ_ERR_ENV, r, "RDMA_QOS_SIM_ROOT %s: %s", root, strerror(-r));
+	env->sim = true;
+	env->binary = "rdma-qos-sim";
+	env->dcb_open = sim_dcb_open;
+	return 0;
+}
+
+void env_fini(struct rq_env *env)
+{
+	if (env->root.fd >= 0)
+		root_close(&env->root);
+	env->root.fd = -1;
+}

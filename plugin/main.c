@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * CNI dispatch: the only code that prints or exits. Reads stdin (bounded)
+ * and the CNI environment, parses the network configuration, installs the
+ * log sink and hands over to the command.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pkg/log/log.h"
+#include "plugin/plugin.h"
+
+static const struct {
+	enum rq_cni_cmd cmd;
+	int (*fn)(struct rq_ctx *c);
+} dispatch[] = {
+	{ RQ_CMD_ADD, cmd_add },	 { RQ_CMD_DEL, cmd_del }, { RQ_CMD_CHECK, cmd_check },
+	{ RQ_CMD_STATUS, cmd_status }, { RQ_CMD_GC, cmd_gc },
+};
+
+static int log_fd = STDERR_FILENO;
+
+static void log_sink(void *userdata, enum rq_log_level lvl, const char *msg)
+{
+	char line[1400];
+	struct timespec ts;
+	struct tm tm;
+	int n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = snprintf(line, sizeof(line), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s[%d] %s: %s\n",
+		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		     ts.tv_nsec / 1000000, (const char *)userdata, (int)getpid(),
+		     rq_log_level_name(lvl), msg);
+	if (n > 0)
+		(void)!write(log_fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
+static void usage(const char *binary)
+{
+	fprintf(stderr,
+		"%s %s: chained CNI plugin giving SR-IOV VFs a lossless RoCE path.\n"
+		"It is run by a container runtime with CNI_COMMAND set (ADD, DEL, CHECK,\n"
+		"VERSION, STATUS, GC) and the network configuration on stdin.\n\n"
+		"usage: %s --version\n"
+		"       %s show [--json]     per PF and VF QoS state and attachments\n",
+		binary, RQ_VERSION, binary, binary);
+}
+
+static void print_error(const char *version, const struct rq_error *e)
+{
+	char *s = cni_error_json(version, e);
+
+	if (s) {
+		fputs(s, stdout);
+		fputc('\n', stdout);
+		free(s);
+	}
+	if (e->msg[0])
+		log_error("%s", e->msg);
+}
+
+/* The cniVersion for error objects: the config's, when it has a usable one. */
+static void stdin_version(const char *buf, size_t len, char *ret, size_t rlen)
+{
+	cJSON *o = cJSON_ParseWithLength(buf, len);
+	const char *v = json_str(o, "cniVersion");
+
+	snprintf(ret, rlen, "%s", v && netconf_version_supported(v) ? v : "1.0.0");
+	cJSON_Delete(o);
+}
+
+/* DEL must work even on a config that no longer validates: name is enough. */
+static int del_fallback_conf(const char *buf, size_t len, struct rq_netconf **ret)
+{
+	struct rq_netconf *nc = calloc(1, sizeof(*nc));
+
+	if (!nc)
+		return -ENOMEM;
+	nc->root = cJSON_ParseWithLength(buf, len);
+	nc->name = json_str(nc->root, "name");
+	nc->cni_version = json_str(nc->root, "cniVersion");
+	if (!nc->name || !nc->cni_version) {
+		netconf_free(nc);
+		return -EINVAL;
+	}
+	*ret = nc;
+	return 0;
+}
+
+static void log_open_file(const struct rq_env *env, const char *name)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), RQ_LOG_DIR "/%s", name);
+	if (sysfs_mkdir_p(&env->root, RQ_LOG_DIR, 0750) < 0 && !sysfs_exists(&env->root, RQ_LOG_DIR))
+		return;
+	fd = root_openat(&env->root, path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0640);
+	if (fd >= 0)
+		log_fd = fd;
+	else
+		log_warn("logFile %s: %s; logging to stderr", path, strerror(-fd));
+}
+
+static int run(struct rq_ctx *c, const char *buf, size_t len)
+{
+	int r;
+
+	r = netconf_parse(buf, len, &c->nc, &c->err);
+	if (r < 0 && c->args.cmd == RQ_CMD_DEL && c->err.code != RQ_ERR_VERSION &&
+	    del_fallback_conf(buf, len, &c->nc) == 0) {
+		log_warn("DEL with an invalid configuration (%s): cleaning up by name", c->err.msg);
+		rq_err_clear(&c->err);
+		r = 0;
+	}
+	if (r < 0)
+		return r;
+	if (c->nc->log_level)
+		rq_log_set_level(c->nc->log_level);
+	r = env_init(&c->env, &c->err);
+	if (r < 0)
+		return r;
+	if (c->nc->log_file)
+		log_open_file(&c->env, c->nc->log_file);
+	if (c->args.containerid && c->args.ifname) {
+		r = state_key(c->nc->name, c->args.containerid, c->args.ifname, c->key,
+			      sizeof(c->key));
+		if (r < 0)
+			return rq_err(&c->err, RQ_ERR_CONFIG, r,
+				      "name: network name, container ID and ifname too long for a "
+				      "record name");
+	}
+	for (size_t i = 0; i < sizeof(dispatch) / sizeof(dispatch[0]); i++)
+		if (dispatch[i].cmd == c->args.cmd)
+			return dispatch[i].fn(c);
+	return rq_err(&c->err, RQ_ERR_ENV, -EINVAL, "CNI_COMMAND %s is not handled",
+		      c->args.command);
+}
+
+static int main_show(int argc, char **argv, const char *binary)
+{
+	struct rq_env env;
+	struct rq_error e;
+	bool json = argc > 2 && !strcmp(argv[2], "--json");
+	int r;
+
+	rq_err_clear(&e);
+	rq_log_set_level(RQ_LOG_WARN);
+	if (env_init(&env, &e) < 0) {
+		fprintf(stderr, "%s: %s\n", binary, e.msg);
+		return 1;
+	}
+	r = cmd_show(&env, json);
+	env_fini(&env);
+	if (r < 0)
+		fprintf(stderr, "%s show: %s\n", binary, strerror(-r));
+	return r < 0 ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct rq_ctx ctx;
+	const char *binary = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	char version[16];
+	char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	rq_log_set_sink(log_sink, (void *)binary);
+	if (argc > 1 && !strcmp(argv[1], "--version")) {
+		printf("%s %s\n", binary, RQ_VERSION);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "show"))
+		return main_show(argc, argv, binary);
+	if (argc > 1 || !getenv("CNI_COMMAND") || !*getenv("CNI_COMMAND")) {
+		usage(binary);
+		return 1;
+	}
+	ctx.env.root.fd = -1;
+	ctx.lock_timeout_ms = RQ_LOCK_TIMEOUT_MS;
+	r = cni_read_stdin(STDIN_FILENO, &buf, &len, &ctx.err);
+	stdin_version(buf ? buf : "", len, version, sizeof(version));
+	if (r == 0)
+		r = cni_args_from_env(&ctx.args, &ctx.err);
+	if (r == 0 && ctx.args.cmd == RQ_CMD_VERSION) {
+		char *s = cni_version_json(version);
+
+		puts(s ? s : "{}");
+		free(s);
+		free(buf);
+		return 0;
+	}
+	if (r == 0)
+		r = run(&ctx, buf, len);
+	if (r < 0 && !rq_err_isset(&ctx.err))
+		rq_err(&ctx.err, RQ_ERR_IO, r, "%s", strerror(-r));
+	if (r < 0)
+		print_error(ctx.nc && ctx.nc->cni_version ? ctx.nc->cni_version : version, &ctx.err);
+	netconf_free(ctx.nc);
+	catalog_free(ctx.cat);
+	env_fini(&ctx.env);
+	free(buf);
+	fflush(stdout);
+	return r < 0 ? 1 : 0;
+}

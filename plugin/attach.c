@@ -60,7 +60,8 @@ int attach_load_profile(struct rq_ctx *c)
 			char msg[RQ_ERR_MSG_MAX + 64];
 
 			snprintf(msg, sizeof(msg), "catalog %s: %s", RQ_CATALOG_PATH, c->err.msg);
-			snprintf(c->err.msg, sizeof(c->err.msg), "%s", msg);
+			msg[sizeof(c->err.msg) - 1] = '\0';
+			memcpy(c->err.msg, msg, sizeof(c->err.msg));
 			return r;
 		}
 	}

@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Install what building and testing rdma-qos needs on Debian 12 (run as root).
+# The build's packages are listed here; each test area lists its own in
+# tests/<area>/packages.txt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive
+pkgs=(build-essential pkg-config clang libcjson-dev libnl-3-dev libnl-route-3-dev libibverbs-dev
+	check containernetworking-plugins iproute2 jq strace)
+for f in tests/*/packages.txt; do
+	[ -f "$f" ] || continue
+	while read -r p _; do
+		case "$p" in ''|'#'*) ;; *) pkgs+=("$p") ;; esac
+	done < "$f"
+done
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	if [ -z "${RQ_SETUP_NO_UPDATE:-}" ]; then apt-get -o DPkg::Lock::Timeout=600 update -q; fi
+	apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}"
+fi
+echo "setup: all packages present (${#pkgs[@]} checked)"

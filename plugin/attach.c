@@ -167,7 +167,7 @@ int attach_lock_pfs(struct rq_ctx *c, const struct rq_vf_info *vf, int *fds)
 		}
 	for (size_t i = 0; i < vf->n_pf; i++) {
 		size_t k = order[i];
-		int fd = lock_pf(&c->env.root, vf->pf[k].pci, c->lock_timeout_ms);
+		int fd = lock_pf(&c->env.root, vf->pf[k].pci, c->env.lock_timeout_ms);
 
 		if (fd < 0) {
 			attach_unlock_pfs(vf, fds);
@@ -175,7 +175,7 @@ int attach_lock_pfs(struct rq_ctx *c, const struct rq_vf_info *vf, int *fds)
 				return rq_err(&c->err, RQ_ERR_TRY_AGAIN, fd,
 					      "PF %s is locked by another attachment for more than "
 					      "%d ms; try again later",
-					      vf->pf[k].pci, c->lock_timeout_ms);
+					      vf->pf[k].pci, c->env.lock_timeout_ms);
 			return rq_err(&c->err, RQ_ERR_IO, fd, "lock for PF %s: %s", vf->pf[k].pci,
 				      strerror(-fd));
 		}

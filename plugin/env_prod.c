@@ -20,6 +20,7 @@ int env_init(struct rq_env *env, struct rq_error *e)
 	if (r < 0)
 		return rq_err(e, RQ_ERR_IO, r, "opening /: %s", strerror(-r));
 	env->binary = "rdma-qos";
+	env->lock_timeout_ms = 10000;
 	env->dcb_open = prod_dcb_open;
 	return 0;
 }

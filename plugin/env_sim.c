@@ -30,6 +30,10 @@ int env_init(struct rq_env *env, struct rq_error *e)
 	if (r < 0)
 		return rq_err(e, RQ_ERR_ENV, r, "RDMA_QOS_SIM_ROOT %s: %s", root, strerror(-r));
 	env->sim = true;
+	/* tests shorten the lock wait to see error 11 quickly */
+	env->lock_timeout_ms = 10000;
+	if (getenv("RDMA_QOS_SIM_LOCK_TIMEOUT_MS"))
+		env->lock_timeout_ms = atoi(getenv("RDMA_QOS_SIM_LOCK_TIMEOUT_MS"));
 	env->binary = "rdma-qos-sim";
 	env->dcb_open = sim_dcb_open;
 	return 0;

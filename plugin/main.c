@@ -185,7 +185,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	ctx.env.root.fd = -1;
-	ctx.lock_timeout_ms = RQ_LOCK_TIMEOUT_MS;
 	r = cni_read_stdin(STDIN_FILENO, &buf, &len, &ctx.err);
 	stdin_version(buf ? buf : "", len, version, sizeof(version));
 	if (r == 0)

@@ -18,7 +18,6 @@
 
 #define RQ_CATALOG_PATH "/etc/cni/rdma-qos/profiles.json"
 #define RQ_KUBELET_DIR "/var/lib/kubelet"
-#define RQ_LOCK_TIMEOUT_MS 10000
 
 struct rq_ctx {
 	struct rq_env env;
@@ -29,7 +28,6 @@ struct rq_ctx {
 	enum rq_pf_mode pf_mode;
 	char key[RQ_STATE_KEY_MAX];
 	struct rq_error err;
-	int lock_timeout_ms;
 };
 
 /* The resolved devices of one attachment. */

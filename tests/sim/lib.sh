@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: Apache-2.0
+# Shared helpers for the simulated-node tests and the demo: build a node,
+# make veth "VFs", and run a conflist [host-device, rdma-qos-sim] exactly as
+# a runtime does (ADD in order with prevResult, DEL in reverse).
+: "${RQ_BUILD:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build}"
+RQ_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+MKNODE="$RQ_SRC/tests/simnode/mknode"
+SIM="$RQ_BUILD/rdma-qos-sim"
+HOSTDEV=${HOSTDEV:-/usr/lib/cni/host-device}
+CNI_BIN_DIR=${CNI_BIN_DIR:-/usr/lib/cni}
+
+PASS=0 FAIL=0
+pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
+check() { local d="$1"; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
+summary() { echo "$PASS passed, $FAIL failed"; [ "$FAIL" -eq 0 ]; }
+
+# sim_need_root: print a reason and return 1 when this machine cannot run these tests
+sim_can_run() {
+	if [ "$(id -u)" != 0 ]; then echo "needs root (network namespaces)"; return 1; fi
+	if ! ip netns add rqprobe$$ 2>/dev/null; then echo "cannot create network namespaces"; return 1; fi
+	ip netns del rqprobe$$
+	[ -x "$HOSTDEV" ] || { echo "no $HOSTDEV (apt-get install containernetworking-plugins)"; return 1; }
+	command -v jq >/dev/null || { echo "no jq"; return 1; }
+	[ -x "$SIM" ] || { echo "no $SIM (make)"; return 1; }
+	return 0
+}
+
+# Veth "VFs": for every VF netdev the sim node names, a veth pair in the host
+# netns (<vf> and <vf>p), as host-device expects to find a real link.
+sim_make_vfs() {
+	local root=$1 vf
+	for vf in $(sim_vf_names "$root"); do
+		ip link add "$vf" type veth peer name "${vf}p" 2>/dev/null || true
+	done
+}
+
+sim_del_vfs() {
+	local root=$1 vf
+	for vf in $(sim_vf_names "$root"); do ip link del "$vf" 2>/dev/null || ip link del "${vf}p" 2>/dev/null || true; done
+}
+
+# The node as "pf vf-pci vf-ifname" lines, read from the simulated sysfs.
+sim_vfs() {
+	local root=$1 pf l
+	for pf in "$root"/sys/class/net/*; do
+		[ -e "$pf/device/sriov_numvfs" ] || continue
+		for l in "$pf"/device/virtfn*; do
+			[ -e "$l" ] || continue
+			echo "${pf##*/} $(basename "$(readlink -f "$l")") $(ls "$l/net" 2>/dev/null | head -1)"
+		done
+	done
+}
+sim_vf_names() { sim_vfs "$1" | awk '$3 != "" {print $3}'; }
+sim_vf_pci() { sim_vfs "$1" | awk -v n="$2" '$3 == n {print $2}'; }
+sim_pf_of() { sim_vfs "$1" | awk -v n="$2" '$3 == n {print $1}'; }
+
+# run_plugin BIN CMD CONTAINERID NETNS IFNAME ARGS < conf  -> stdout; rc
+run_plugin() {
+	local bin=$1 cmd=$2 cid=$3 ns=$4 ifn=$5 args=$6
+	CNI_COMMAND=$cmd CNI_CONTAINERID=$cid CNI_NETNS=$ns CNI_IFNAME=$ifn \
+		CNI_PATH=$CNI_BIN_DIR CNI_ARGS=$args "$bin"
+}
+
+# conf_for NAME VERSION PLUGIN_JSON PREV_RESULT_JSON -> the plugin's stdin
+conf_for() {
+	jq -c --arg name "$1" --arg v "$2" --argjson prev "${4:-null}" \
+		'. + {name: $name, cniVersion: $v} + (if $prev == null then {} else {prevResult: $prev} end)' <<< "$3"
+}
+
+# chain_add ROOT NAME CID NETNS IFNAME VFDEV RQCONF ARGS [VERSION]
+#   host-device then rdma-qos-sim; prints the final result; rc of the failing step
+chain_add() {
+	local root=$1 name=$2 cid=$3 ns=$4 ifn=$5 dev=$6 rq=$7 args=$8 v=${9:-1.0.0} out rc
+	out=$(conf_for "$name" "$v" "{\"type\":\"host-device\",\"device\":\"$dev\"}" | \
+		run_plugin "$HOSTDEV" ADD "$cid" "$ns" "$ifn" "$args") || { echo "$out"; return 1; }
+	out=$(conf_for "$name" "$v" "$rq" "$out" | RDMA_QOS_SIM_ROOT=$root run_plugin "$SIM" ADD "$cid" "$ns" "$ifn" "$args")
+	rc=$?
+	echo "$out"
+	if [ $rc -ne 0 ]; then
+		# a runtime DELs the whole chain after a failed ADD
+		chain_del "$root" "$name" "$cid" "$ns" "$ifn" "$dev" "$rq" "$args" "$v" >/dev/null 2>&1
+	fi
+	return $rc
+}
+
+chain_check() {
+	local root=$1 name=$2 cid=$3 ns=$4 ifn=$5 dev=$6 rq=$7 args=$8 prev=$9 v=${10:-1.0.0}
+	conf_for "$name" "$v" "$rq" "$prev" | RDMA_QOS_SIM_ROOT=$root run_plugin "$SIM" CHECK "$cid" "$ns" "$ifn" "$args"
+}
+
+chain_del() {
+	local root=$1 name=$2 cid=$3 ns=$4 ifn=$5 dev=$6 rq=$7 args=$8 v=${9:-1.0.0} rc=0
+	conf_for "$name" "$v" "$rq" | RDMA_QOS_SIM_ROOT=$root run_plugin "$SIM" DEL "$cid" "$ns" "$ifn" "$args" || rc=1
+	conf_for "$name" "$v" "{\"type\":\"host-device\",\"device\":\"$dev\"}" | \
+		run_plugin "$HOSTDEV" DEL "$cid" "$ns" "$ifn" "$args" || rc=1
+	return $rc
+}
+
+dcb_json() { cat "$1/dcb/$2.json"; }
+dcb_writes() { jq -r '.writes // 0' "$1/dcb/$2.json"; }

@@ -1,0 +1,254 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Simulated-node tests: real netns, veth "VFs", Debian's host-device plugin,
+# then rdma-qos-sim, run as a runtime runs a conflist. Every scenario of the
+# attach flow; one PASS/FAIL line per assertion and a closing summary.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+if ! why=$(sim_can_run); then
+	if [ -n "${CI:-}" ]; then echo "FAIL: simulated-node tests cannot run under CI: $why"; exit 1; fi
+	echo "SKIP: simulated-node tests: $why"
+	echo "0 passed, 0 failed, 1 skipped"
+	exit 0
+fi
+
+T=$(mktemp -d /tmp/rq-sim.XXXXXX)
+ROOT=$T/node
+NSS=()
+cleanup() {
+	for n in "${NSS[@]}"; do ip netns del "$n" 2>/dev/null; done
+	sim_del_vfs "$ROOT" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+newns() { local n="rqsim$$_$1"; ip netns add "$n"; NSS+=("$n"); echo "/run/netns/$n"; }
+
+"$MKNODE" --root "$ROOT" --pfs 2 --vfs 4 --numa-nodes 2 --cpus-per-node 4 --rdma configfs \
+	--ecn yes --dcb yes --pf-prefix sp$$ > "$T/node.txt" || { echo "FAIL: mknode"; exit 1; }
+"$MKNODE" --root "$ROOT" pod --uid pod-aligned --cpus 0-1 > /dev/null
+"$MKNODE" --root "$ROOT" pod --uid pod-far --cpus 4-5 > /dev/null
+sim_make_vfs "$ROOT"
+mapfile -t VFS < <(sim_vfs "$ROOT")
+# VFS[i] = "pf vfpci vfdev"; PF0's VFs first
+read -r PF0 VF0PCI VF0 <<< "${VFS[0]}"
+read -r _ VF1PCI VF1 <<< "${VFS[1]}"
+read -r _ VF2PCI VF2 <<< "${VFS[2]}"
+read -r _ VF3PCI VF3 <<< "${VFS[3]}"
+read -r PF1 VF4PCI VF4 <<< "${VFS[4]}"
+PF0PCI=$(basename "$(readlink -f "$ROOT/sys/class/net/$PF0/device")")
+tos_of() { local dev; dev=$(ls "$ROOT/sys/bus/pci/devices/$1/infiniband" | head -1); cat "$ROOT/sys/kernel/config/rdma_cm/$dev/ports/1/default_roce_tos"; }
+rdma_of() { ls "$ROOT/sys/bus/pci/devices/$1/infiniband" | head -1; }
+recs() { ls "$ROOT/var/lib/cni/rdma-qos/" 2>/dev/null | grep -c '\.json$'; }
+ARGS_OK="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p-ok;K8S_POD_UID=pod-aligned"
+ARGS_FAR="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p-far;K8S_POD_UID=pod-far"
+rq() { echo "{\"type\":\"rdma-qos\",\"deviceID\":\"$1\"${2:+,$2}}"; }
+
+echo "== ADD / CHECK / DEL on a fresh PF"
+NS=$(newns a)
+out=$(chain_add "$ROOT" roce c1 "$NS" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK")
+check "ADD succeeds" [ $? -eq 0 ]
+check "ADD prints prevResult with net1" [ "$(jq -r '.interfaces[] | select(.sandbox != null) | .name' <<< "$out")" = net1 ]
+check "result cniVersion is the config's" [ "$(jq -r .cniVersion <<< "$out")" = 1.0.0 ]
+check "PF pfc is [3]" [ "$(jq -c .pfc "$ROOT/dcb/$PF0.json")" = "[3]" ]
+check "PF has 64 DSCP app entries" [ "$(jq '[.app[] | select(.selector == 5)] | length' "$ROOT/dcb/$PF0.json")" = 64 ]
+check "DSCP 26 -> prio 3" [ "$(jq '.app[] | select(.selector == 5 and .protocol == 26) | .priority' "$ROOT/dcb/$PF0.json")" = 3 ]
+check "DSCP 48 -> prio 6" [ "$(jq '.app[] | select(.selector == 5 and .protocol == 48) | .priority' "$ROOT/dcb/$PF0.json")" = 6 ]
+check "DSCP 10 -> prio 1 (dscp>>3)" [ "$(jq '.app[] | select(.selector == 5 and .protocol == 10) | .priority' "$ROOT/dcb/$PF0.json")" = 1 ]
+check "ECN NP prio 3 on" [ "$(cat "$ROOT/sys/class/net/$PF0/ecn/roce_np/enable/3")" = 1 ]
+check "ECN RP prio 3 on" [ "$(cat "$ROOT/sys/class/net/$PF0/ecn/roce_rp/enable/3")" = 1 ]
+check "VF ToS is 106" [ "$(tos_of "$VF0PCI")" = 106 ]
+check "one record" [ "$(recs)" = 1 ]
+W1=$(dcb_writes "$ROOT" "$PF0")
+check "PF writes counted ($W1)" [ "$W1" -gt 0 ]
+chain_check "$ROOT" roce c1 "$NS" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK" "$out" > "$T/check.out"
+check "CHECK succeeds and prints nothing" [ $? -eq 0 -a ! -s "$T/check.out" ]
+
+echo "== a repeated ADD writes nothing"
+conf_for roce 1.0.0 "$(rq "$VF0PCI")" "$out" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD c1 "$NS" net1 "$ARGS_OK" > /dev/null
+check "repeated ADD succeeds" [ $? -eq 0 ]
+check "writes unchanged ($W1)" [ "$(dcb_writes "$ROOT" "$PF0")" = "$W1" ]
+NSB=$(newns b)
+outb=$(chain_add "$ROOT" roce c2 "$NSB" net1 "$VF1" "$(rq "$VF1PCI")" "$ARGS_OK")
+check "ADD of a second VF on the same PF succeeds" [ $? -eq 0 ]
+check "second VF on a right PF: zero PF writes" [ "$(dcb_writes "$ROOT" "$PF0")" = "$W1" ]
+
+echo "== CHECK catches drift"
+jq '.pfc = [3,4]' "$ROOT/dcb/$PF0.json" > "$T/d" && cp "$T/d" "$ROOT/dcb/$PF0.json"
+msg=$(chain_check "$ROOT" roce c1 "$NS" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK" "$out")
+check "CHECK fails on drifted PFC" [ $? -ne 0 ]
+check "CHECK error code 109" [ "$(jq .code <<< "$msg")" = 109 ]
+check "CHECK names pfc configured/current" grep -q 'pfc.*configured.*current' <<< "$(jq -r .msg <<< "$msg")"
+jq '.pfc = [3]' "$ROOT/dcb/$PF0.json" > "$T/d" && cp "$T/d" "$ROOT/dcb/$PF0.json"
+echo 64 > "$ROOT/sys/kernel/config/rdma_cm/$(rdma_of "$VF0PCI")/ports/1/default_roce_tos"
+msg=$(chain_check "$ROOT" roce c1 "$NS" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK" "$out")
+check "CHECK fails on drifted traffic class" grep -q 'traffic class: configured 106, current 64' <<< "$(jq -r .msg <<< "$msg")"
+echo 106 > "$ROOT/sys/kernel/config/rdma_cm/$(rdma_of "$VF0PCI")/ports/1/default_roce_tos"
+
+echo "== DEL"
+echo 0 > "$T/prev"
+chain_del "$ROOT" roce c2 "$NSB" net1 "$VF1" "$(rq "$VF1PCI")" "$ARGS_OK"
+check "DEL succeeds" [ $? -eq 0 ]
+check "DEL restores the ToS (0)" [ "$(tos_of "$VF1PCI")" = 0 ]
+check "DEL keeps PF settings" [ "$(jq -c .pfc "$ROOT/dcb/$PF0.json")" = "[3]" ]
+conf_for roce 1.0.0 "$(rq "$VF1PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL c2 "$NSB" net1 "$ARGS_OK"
+check "DEL twice succeeds" [ $? -eq 0 ]
+conf_for roce 1.0.0 "$(rq "$VF1PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL never "" net1 ""
+check "DEL without ADD and with empty CNI_NETNS succeeds" [ $? -eq 0 ]
+ip netns del "${NS##*/}"
+conf_for roce 1.0.0 "$(rq "$VF0PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL c1 "" net1 "$ARGS_OK"
+check "DEL after the netns is gone (empty CNI_NETNS)" [ $? -eq 0 ]
+check "records all gone" [ "$(recs)" = 0 ]
+check "ToS restored after DEL without netns" [ "$(tos_of "$VF0PCI")" = 0 ]
+
+echo "== NUMA policies on the misaligned pod (VF on node 0, pod CPUs on node 1)"
+NSN=$(newns n)
+msg=$(chain_add "$ROOT" roce c3 "$NSN" net1 "$VF2" "$(rq "$VF2PCI" '"numa":"strict"')" "$ARGS_FAR")
+check "numa strict: ADD fails" [ $? -ne 0 ]
+check "numa strict: code 103" [ "$(jq .code <<< "$msg")" = 103 ]
+check "numa strict: evidence names the VF node" grep -q "NUMA node 0" <<< "$(jq -r .msg <<< "$msg")"
+check "numa strict: no record left" [ "$(recs)" = 0 ]
+check "numa strict: VF ToS untouched" [ "$(tos_of "$VF2PCI")" = 0 ]
+out=$(chain_add "$ROOT" roce c3 "$NSN" net1 "$VF2" "$(rq "$VF2PCI" '"numa":"warn","logLevel":"info"')" "$ARGS_FAR" 2> "$T/warn.log")
+check "numa warn: ADD succeeds" [ $? -eq 0 ]
+check "numa warn: logs the misalignment" grep -q "NUMA misaligned" "$T/warn.log"
+chain_del "$ROOT" roce c3 "$NSN" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_FAR"
+out=$(chain_add "$ROOT" roce c3 "$NSN" net1 "$VF2" "$(rq "$VF2PCI" '"numa":"off"')" "$ARGS_FAR" 2> "$T/off.log")
+check "numa off: ADD succeeds" [ $? -eq 0 ]
+check "numa off: no NUMA log" bash -c "! grep -q NUMA '$T/off.log'"
+chain_del "$ROOT" roce c3 "$NSN" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_FAR"
+
+echo "== conflicting profile on the same PF"
+mkdir -p "$ROOT/etc/cni/rdma-qos"
+cat > "$ROOT/etc/cni/rdma-qos/profiles.json" <<'JSON'
+{"profiles": {"roce-lossless": {}, "pfc4": {"pfc": [4], "ecn": [4], "dscp2prio": {"34": 4}}},
+ "namespaces": {"ai": {"default": "roce-lossless", "allow": ["roce-lossless", "pfc4"]},
+                "*": {"default": "roce-lossless", "allow": ["roce-lossless"]}}}
+JSON
+NSC=$(newns c); NSD=$(newns d)
+out=$(chain_add "$ROOT" roce c4 "$NSC" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK")
+check "first attachment with roce-lossless" [ $? -eq 0 ]
+msg=$(chain_add "$ROOT" roce c5 "$NSD" net1 "$VF1" "$(rq "$VF1PCI" '"profile":"pfc4"')" "$ARGS_OK")
+check "conflicting profile fails" [ $? -ne 0 ]
+check "conflict code 102" [ "$(jq .code <<< "$msg")" = 102 ]
+check "conflict message names both profiles" grep -q 'pfc4.*roce-lossless' <<< "$(jq -r .msg <<< "$msg")"
+check "PF untouched by the refused ADD" [ "$(jq -c .pfc "$ROOT/dcb/$PF0.json")" = "[3]" ]
+msg=$(chain_add "$ROOT" roce c5 "$NSD" net1 "$VF1" "$(rq "$VF1PCI" '"profile":"pfc4"')" "IgnoreUnknown=1;K8S_POD_NAMESPACE=other")
+check "profile not allowed in namespace: code 101" [ "$(jq .code <<< "$msg")" = 101 ]
+chain_del "$ROOT" roce c4 "$NSC" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK"
+rm -f "$ROOT/etc/cni/rdma-qos/profiles.json"
+
+echo "== ADD failing half-way leaves nothing behind"
+TOSF="$ROOT/sys/kernel/config/rdma_cm/$(rdma_of "$VF3PCI")/ports/1/default_roce_tos"
+# A fresh PF state so the failed ADD is the one that would configure it.
+echo '{"writes": 0}' > "$ROOT/dcb/$PF0.json"
+chmod 0444 "$TOSF"; chattr +i "$TOSF" 2>/dev/null
+mv "$TOSF" "$TOSF.real"; mkdir "$TOSF"   # a directory: the write fails on every kernel
+NSE=$(newns e)
+msg=$(chain_add "$ROOT" roce c6 "$NSE" net1 "$VF3" "$(rq "$VF3PCI")" "$ARGS_OK")
+check "ADD fails when the ToS cannot be written" [ $? -ne 0 ]
+check "error names the traffic class" grep -qi 'traffic class' <<< "$(jq -r .msg <<< "$msg")"
+check "no record left" [ "$(recs)" = 0 ]
+check "PF rolled back: pfc empty again" [ "$(jq -c '.pfc // []' "$ROOT/dcb/$PF0.json")" = "[]" ]
+check "PF rolled back: no DSCP entries" [ "$(jq '[(.app // [])[] | select(.selector == 5)] | length' "$ROOT/dcb/$PF0.json")" = 0 ]
+check "ECN rolled back" [ "$(cat "$ROOT/sys/class/net/$PF0/ecn/roce_np/enable/3")" = 0 ]
+rmdir "$TOSF"; mv "$TOSF.real" "$TOSF"; chmod 0644 "$TOSF"
+
+echo "== 32 parallel ADDs for 32 VFs of one PF"
+ROOT2=$T/node32
+"$MKNODE" --root "$ROOT2" --pfs 1 --vfs 32 --numa-nodes 1 --rdma configfs --ecn yes --dcb yes \
+	--pf-prefix pp$$ > /dev/null
+mapfile -t PVFS < <(sim_vfs "$ROOT2" | awk '{print $2}')
+PPF=$(sim_vfs "$ROOT2" | awk 'NR==1 {print $1}')
+PPFPCI=$(basename "$(readlink -f "$ROOT2/sys/class/net/$PPF/device")")
+mkdir -p "$T/par"
+for i in $(seq 0 31); do
+	(conf_for roce 1.0.0 "$(rq "${PVFS[$i]}")" '{"cniVersion":"1.0.0","interfaces":[{"name":"net1","sandbox":"/x"}]}' | \
+		RDMA_QOS_SIM_ROOT=$ROOT2 run_plugin "$SIM" ADD "par$i" /proc/self/ns/net net1 "$ARGS_OK" > "$T/par/$i.out" 2>&1; echo $? > "$T/par/$i.rc") &
+done
+wait
+okc=$(cat "$T"/par/*.rc | grep -c '^0$')
+check "32 parallel ADDs all succeed ($okc/32)" [ "$okc" = 32 ]
+check "PF configured: pfc [3]" [ "$(jq -c .pfc "$ROOT2/dcb/$PPF.json")" = "[3]" ]
+W=$(dcb_writes "$ROOT2" "$PPF")
+check "PF configured once: writes $W = one ADD's worth (<= 5 SETs)" [ "$W" -ge 1 -a "$W" -le 5 ]
+check "32 records" [ "$(ls "$ROOT2/var/lib/cni/rdma-qos/" | grep -c '\.json$')" = 32 ]
+check "PF index lists 32 attachments" [ "$(jq '.attachments | length' "$ROOT2/var/lib/cni/rdma-qos/pf/$PPFPCI.json")" = 32 ]
+for i in $(seq 0 31); do
+	conf_for roce 1.0.0 "$(rq "${PVFS[$i]}")" | RDMA_QOS_SIM_ROOT=$ROOT2 run_plugin "$SIM" DEL "par$i" "" net1 "$ARGS_OK" || true
+done
+check "all parallel attachments deleted" [ "$(ls "$ROOT2/var/lib/cni/rdma-qos/" | grep -c '\.json$')" = 0 ]
+check "PF index removed with the last attachment" [ ! -e "$ROOT2/var/lib/cni/rdma-qos/pf/$PPFPCI.json" ]
+
+echo "== lock timeout gives error 11"
+mkdir -p "$ROOT/run/rdma-qos/locks"
+exec 9> "$ROOT/run/rdma-qos/locks/$PF0PCI.lock"
+flock 9
+msg=$(conf_for roce 1.0.0 "$(rq "$VF0PCI")" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$ROOT RDMA_QOS_SIM_LOCK_TIMEOUT_MS=300 run_plugin "$SIM" ADD lk /proc/self/ns/net net1 "$ARGS_OK")
+check "locked PF: code 11" [ "$(jq .code <<< "$msg")" = 11 ]
+exec 9>&-
+
+echo "== error codes"
+err_code() { jq -r .code 2>/dev/null <<< "$1"; }
+msg=$(echo '{"cniVersion":"1.0.0","name":"x","type":"rdma-qos",' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD e1 /proc/self/ns/net net1 "")
+check "malformed JSON: code 6" [ "$(err_code "$msg")" = 6 ]
+msg=$(echo '{"cniVersion":"9.9.9","name":"x","type":"rdma-qos"}' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD e1 /proc/self/ns/net net1 "")
+check "unsupported version: code 1" [ "$(err_code "$msg")" = 1 ]
+msg=$(conf_for x 1.0.0 '{"type":"rdma-qos","qos":{"pfc":[9]}}' '{}' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD e1 /proc/self/ns/net net1 "")
+check "out-of-range priority: code 7 naming qos.pfc[0]" [ "$(err_code "$msg")" = 7 ] && grep -q 'qos.pfc\[0\]' <<< "$msg"
+msg=$(conf_for x 1.0.0 '{"type":"rdma-qos","numa":7}' '{}' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD e1 /proc/self/ns/net net1 "")
+check "wrong type: code 7 naming numa" [ "$(err_code "$msg")" = 7 ] && grep -q '"msg".*numa' <<< "$msg"
+msg=$(conf_for x 1.0.0 "$(rq "$VF0PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD e1 /proc/self/ns/net net1 "")
+check "ADD without prevResult: code 7 naming prevResult" [ "$(err_code "$msg")" = 7 ] && grep -q prevResult <<< "$msg"
+msg=$(conf_for x 1.0.0 "$(rq "$VF0PCI" '"profile":"nope"')" '{}' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD e1 /proc/self/ns/net net1 "")
+check "unknown profile: code 7 naming profile" [ "$(err_code "$msg")" = 7 ] && grep -q 'nope' <<< "$msg"
+msg=$(conf_for x 1.0.0 "$(rq 0000:ee:00.1)" '{}' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD e1 /proc/self/ns/net net1 "")
+check "VF not found: code 104" [ "$(err_code "$msg")" = 104 ]
+msg=$(conf_for x 1.0.0 "$(rq "$VF0PCI")" '{}' | CNI_COMMAND=ADD CNI_CONTAINERID=e1 CNI_IFNAME=net1 CNI_PATH=/x RDMA_QOS_SIM_ROOT=$ROOT "$SIM")
+check "missing CNI_NETNS: code 4" [ "$(err_code "$msg")" = 4 ]
+rm "$ROOT/dcb/$PF1.json"
+msg=$(conf_for x 1.0.0 "$(rq "$VF4PCI")" '{}' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD e1 /proc/self/ns/net net1 "")
+check "no DCB on PF: code 100 naming the PF" [ "$(err_code "$msg")" = 100 ] && grep -q "no DCB on PF $PF1" <<< "$msg"
+echo '{"writes":0}' > "$ROOT/dcb/$PF1.json"
+msg=$(conf_for x 1.0.0 "$(rq "$VF4PCI" '"pf":"verify"')" '{}' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD e1 /proc/self/ns/net net1 "")
+check "pf verify on an unconfigured PF: code 105" [ "$(err_code "$msg")" = 105 ]
+check "pf verify wrote nothing" [ "$(dcb_writes "$ROOT" "$PF1")" = 0 ]
+mkdir -p "$ROOT/etc/cni/rdma-qos"
+echo '{"profiles":{},"namespaces":{"*":{"default":"roce-lossless","allow":["roce-lossless"]}},"node":{"pf":"verify"}}' > "$ROOT/etc/cni/rdma-qos/profiles.json"
+msg=$(conf_for x 1.0.0 "$(rq "$VF4PCI" '"pf":"ensure"')" '{}' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD e1 /proc/self/ns/net net1 "")
+check "pf ensure beyond node policy: code 101" [ "$(err_code "$msg")" = 101 ]
+msg=$(conf_for x 1.0.0 "$(rq "$VF4PCI" '"qos":{"pfc":[3]}')" '{}' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD e1 /proc/self/ns/net net1 "")
+check "inline qos not allowed: code 101" [ "$(err_code "$msg")" = 101 ]
+rm -f "$ROOT/etc/cni/rdma-qos/profiles.json"
+check "no records left by failed ADDs" [ "$(recs)" = 0 ]
+
+echo "== STATUS, GC, VERSION"
+printf '{"cniVersion":"1.1.0","name":"roce","type":"rdma-qos"}' | CNI_COMMAND=STATUS RDMA_QOS_SIM_ROOT=$ROOT "$SIM"
+check "STATUS ready" [ $? -eq 0 ]
+mkdir -p "$ROOT/etc/cni/rdma-qos"; echo '{broken' > "$ROOT/etc/cni/rdma-qos/profiles.json"
+msg=$(printf '{"cniVersion":"1.1.0","name":"roce","type":"rdma-qos"}' | CNI_COMMAND=STATUS RDMA_QOS_SIM_ROOT=$ROOT "$SIM")
+check "STATUS with a broken catalog: code 50" [ "$(err_code "$msg")" = 50 ]
+rm -f "$ROOT/etc/cni/rdma-qos/profiles.json"
+NSG=$(newns g)
+chain_add "$ROOT" roce g1 "$NSG" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK" 1.1.0 > "$T/g1.out"
+check "1.1.0 ADD fills interfaces[].pciID" [ "$(jq -r '.interfaces[] | select(.name == "net1") | .pciID' "$T/g1.out")" = "$VF0PCI" ]
+conf_for roce 1.1.0 "$(rq "$VF1PCI")" '{"cniVersion":"1.1.0","interfaces":[]}' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD g2 /proc/self/ns/net net1 "$ARGS_OK" > /dev/null
+check "two records before GC" [ "$(recs)" = 2 ]
+printf '{"cniVersion":"1.1.0","name":"roce","type":"rdma-qos","cni.dev/valid-attachments":[{"containerID":"g1","ifname":"net1"}]}' | \
+	CNI_COMMAND=GC CNI_PATH=/x RDMA_QOS_SIM_ROOT=$ROOT "$SIM"
+check "GC succeeds" [ $? -eq 0 ]
+check "GC kept the valid attachment only" [ "$(recs)" = 1 ] && [ -f "$ROOT/var/lib/cni/rdma-qos/roce_g1_net1.json" ]
+chain_del "$ROOT" roce g1 "$NSG" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK" 1.1.0
+v=$(echo '{"cniVersion":"1.0.0"}' | CNI_COMMAND=VERSION "$SIM")
+check "VERSION lists five versions" [ "$(jq -c .supportedVersions <<< "$v")" = '["0.3.0","0.3.1","0.4.0","1.0.0","1.1.0"]' ]
+
+echo "== show"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --json > "$T/show.json"
+check "show --json lists 2 PFs" [ "$(jq '.pfs | length' "$T/show.json")" = 2 ]
+check "show reports PF0 pfc [3]" [ "$(jq -c --arg p "$PF0" '.pfs[] | select(.name == $p) | .pfc' "$T/show.json")" = "[3]" ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show | grep -q "PF $PF0"
+check "show (text) names the PF" [ $? -eq 0 ]
+
+summary

@@ -38,7 +38,7 @@ PLUG_OBJ := $(PLUG_SRC:%.c=$(B)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(B)/%.o)
 DEPS     := $(CORE_OBJ:.o=.d) $(PLUG_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/plugin/env_prod.d $(B)/plugin/env_sim.d
 
-.PHONY: all test unit sim-test vm-test clients-test asan-test install clean format format-check bench tidy fuzz
+.PHONY: demo all test unit sim-test vm-test clients-test asan-test install clean format format-check bench tidy fuzz
 all: $(B)/rdma-qos $(B)/rdma-qos-sim
 
 $(B)/%.o: %.c
@@ -79,7 +79,10 @@ vm-test: all
 clients-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/clients/run.sh
 
-test: unit sim-test clients-test vm-test
+test: unit asan-test sim-test clients-test vm-test
+
+demo: all
+	RQ_BUILD=$(abspath $(B)) bash tests/demo.sh
 
 asan-test:
 	$(MAKE) B=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \

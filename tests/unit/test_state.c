@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+/* pkg/state and pkg/lock over a temporary root. */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pkg/lock/lock.h"
+#include "pkg/state/state.h"
+
+static char tmpl[64];
+static struct rq_root root;
+
+static void setup(void)
+{
+	snprintf(tmpl, sizeof(tmpl), "/tmp/rq-state.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	ck_assert_int_eq(root_open(tmpl, &root), 0);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	root_close(&root);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpl);
+	(void)!system(cmd);
+}
+
+START_TEST(record_roundtrip)
+{
+	cJSON *rec = cJSON_Parse("{\"vf\":\"0000:81:00.1\",\"rdma\":{\"tosPrevious\":0}}"), *back = NULL;
+	char **keys = NULL;
+	size_t n = 0;
+
+	ck_assert_int_eq(state_record_read(&root, "net_c1_net1", &back), -ENOENT);
+	ck_assert_int_eq(state_record_write(&root, "net_c1_net1", rec), 0);
+	ck_assert_int_eq(state_record_write(&root, "net_c2_net1", rec), 0);
+	ck_assert_int_eq(state_record_read(&root, "net_c1_net1", &back), 0);
+	ck_assert_str_eq(cJSON_GetObjectItem(back, "vf")->valuestring, "0000:81:00.1");
+	ck_assert_int_eq(state_record_list(&root, &keys, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(keys[0], "net_c1_net1");
+	ck_assert_str_eq(keys[1], "net_c2_net1");
+	for (size_t i = 0; i < n; i++)
+		free(keys[i]);
+	free(keys);
+	ck_assert_int_eq(state_record_remove(&root, "net_c1_net1"), 0);
+	ck_assert_int_eq(state_record_remove(&root, "net_c1_net1"), 0); /* already gone: fine */
+	cJSON_Delete(back);
+	back = NULL;
+	ck_assert_int_eq(state_record_read(&root, "net_c1_net1", &back), -ENOENT);
+	cJSON_Delete(rec);
+}
+END_TEST
+
+START_TEST(record_corrupt)
+{
+	char path[256];
+	FILE *f;
+	cJSON *back = NULL;
+
+	ck_assert_int_eq(state_dir_check(&root), 0);
+	snprintf(path, sizeof(path), "%s" RQ_STATE_DIR "/bad.json", tmpl);
+	f = fopen(path, "w");
+	fputs("{\"trunc", f);
+	fclose(f);
+	ck_assert_int_eq(state_record_read(&root, "bad", &back), -EBADMSG);
+}
+END_TEST
+
+START_TEST(pf_index_detach)
+{
+	cJSON *idx = cJSON_Parse("{\"attachments\":[{\"key\":\"a\"},{\"key\":\"b\"}]}"), *back = NULL;
+
+	ck_assert_int_eq(state_pf_write(&root, "0000:81:00.0", idx), 0);
+	ck_assert_int_eq(state_pf_detach(&root, "0000:81:00.0", "a"), 0);
+	ck_assert_int_eq(state_pf_read(&root, "0000:81:00.0", &back), 0);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(back, "attachments")), 1);
+	cJSON_Delete(back);
+	ck_assert_int_eq(state_pf_detach(&root, "0000:81:00.0", "zzz"), 0);
+	ck_assert_int_eq(state_pf_detach(&root, "0000:81:00.0", "b"), 0);
+	ck_assert_int_eq(state_pf_read(&root, "0000:81:00.0", &back), -ENOENT);
+	ck_assert_int_eq(state_pf_detach(&root, "0000:81:00.0", "b"), 0);
+	ck_assert_int_eq(state_pf_write(&root, "../x", idx), -EINVAL);
+	cJSON_Delete(idx);
+}
+END_TEST
+
+START_TEST(lock_bounded_wait)
+{
+	int fd = lock_pf(&root, "0000:81:00.0", 100), st;
+	pid_t pid;
+
+	ck_assert_int_ge(fd, 0);
+	pid = fork();
+	if (pid == 0) {
+		int r = lock_pf(&root, "0000:81:00.0", 150);
+
+		_exit(r == -EAGAIN ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "second locker did not time out");
+	lock_release(fd);
+	fd = lock_pf(&root, "0000:81:00.0", 100);
+	ck_assert_int_ge(fd, 0);
+	lock_release(fd);
+	ck_assert_int_eq(lock_pf(&root, "../../etc/x", 100), -EINVAL);
+}
+END_TEST
+
+Suite *suite_state(void)
+{
+	Suite *s = suite_create("state");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, record_roundtrip);
+	tcase_add_test(tc, record_corrupt);
+	tcase_add_test(tc, pf_index_detach);
+	tcase_add_test(tc, lock_bounded_wait);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -55,15 +55,16 @@ int pfqos_conflict_check(struct rq_ctx *c, const struct rq_pf *pf, cJSON **ret_i
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_IO, r, "PF %s index: %s", pf->pci, strerror(-r));
 	*ret_idx = idx;
-	if (index_live(c, idx, &pod) == 0)
-		return 0;
 	rq_err_clear(&perr);
 	oname = json_str(idx, "profileName") ?: "?";
 	if (profile_from_json(cJSON_GetObjectItemCaseSensitive(idx, "profile"), "profile", oname,
 			      &other, &perr) < 0)
 		return rq_err(&c->err, RQ_ERR_IO, -EBADMSG, "PF %s index is corrupt: %s", pf->pci,
 			      perr.msg);
+	/* Agreement is the common case: it needs no look at the records. */
 	if (profile_pf_equal(&other, &c->profile))
+		return 0;
+	if (index_live(c, idx, &pod) == 0)
 		return 0;
 	return rq_err(&c->err, RQ_ERR_PF_CONFLICT, -EBUSY,
 		      "PF %s (%s) QoS conflict: profile \"%s\" of this attachment disagrees on "

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Host paths under a root fd. openat2(RESOLVE_IN_ROOT) makes absolute and
+ * ".." symlink targets resolve inside the root, as relative sysfs links must
+ * in a simulated tree; callers' paths with ".." are refused outright.
+ */
+#include "pkg/sysfs/sysfs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static int path_check(const char *path)
+{
+	const char *p = path;
+
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	while (*p) {
+		const char *end;
+		size_t n;
+
+		while (*p == '/')
+			p++;
+		end = strchr(p, '/');
+		n = end ? (size_t)(end - p) : strlen(p);
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return -EPERM;
+		p += n;
+	}
+	return 0;
+}
+
+/* The path relative to the root: "." for "/" itself. */
+static const char *rel(const char *path)
+{
+	while (*path == '/')
+		path++;
+	return *path ? path : ".";
+}
+
+int root_open(const char *path, struct rq_root *ret)
+{
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	ret->fd = fd;
+	snprintf(ret->path, sizeof(ret->path), "%s", path);
+	return 0;
+}
+
+void root_close(struct rq_root *r)
+{
+	if (r && r->fd >= 0)
+		close(r->fd);
+	if (r)
+		r->fd = -1;
+}
+
+int root_openat(const struct rq_root *r, const char *path, int flags, mode_t mode)
+{
+	struct open_how how;
+	long fd;
+	int rr = path_check(path);
+
+	if (rr < 0)
+		return rr;
+	memset(&how, 0, sizeof(how));
+	how.flags = (unsigned long long)(flags | O_CLOEXEC);
+	how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
+	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+	do
+		fd = syscall(SYS_openat2, r->fd, rel(path), &how, sizeof(how));
+	while (fd < 0 && errno == EAGAIN);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* Open the parent directory of @path; *ret_name points at the last component. */
+static int open_parent(const struct rq_root *r, const char *path, char *buf, size_t len,
+		       const char **ret_name)
+{
+	char *slash;
+	int fd;
+
+	if (snprintf(buf, len, "%s", path) >= (int)len)
+		return -ENAMETOOLONG;
+	while (strlen(buf) > 1 && buf[strlen(buf) - 1] == '/')
+		buf[strlen(buf) - 1] = '\0';
+	slash = strrchr(buf, '/');
+	if (!slash || !slash[1])
+		return -EINVAL;
+	*slash = '\0';
+	fd = root_openat(r, buf[0] ? buf : "/", O_PATH | O_DIRECTORY, 0);
+	if (fd < 0)
+		return fd;
+	*ret_name = slash + 1;
+	return fd;
+}
+
+int sysfs_read_file(const struct rq_root *r, const char *path, size_t max, char **ret,
+		    size_t *ret_len)
+{
+	size_t cap = 256, len = 0;
+	char *buf;
+	int fd = root_openat(r, path, O_RDONLY, 0), rr = 0;
+
+	if (fd < 0)
+		return fd;
+	buf = malloc(cap + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			char *nb;
+
+			if (cap > max) {
+				rr = -EFBIG;
+				break;
+			}
+			cap *= 2;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				rr = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			rr = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (rr == 0 && len > max)
+		rr = -EFBIG;
+	if (rr < 0) {
+		free(buf);
+		return rr;
+	}
+	buf[len] = '\0';
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}
+
+int sysfs_read_str(const struct rq_root *r, const char *path, char *buf, size_t len)
+{
+	char *data = NULL;
+	size_t n = 0;
+	int rr = sysfs_read_file(r, path, 64 * 1024, &data, &n);
+
+	if (rr < 0)
+		return rr;
+	n = strcspn(data, "\n");
+	if (n >= len) {
+		free(data);
+		return -ENAMETOOLONG;
+	}
+	memcpy(buf, data, n);
+	buf[n] = '\0';
+	free(data);
+	return 0;
+}
+
+int sysfs_read_int(const struct rq_root *r, const char *path, long *ret)
+{
+	char buf[64], *end;
+	long v;
+	int rr = sysfs_read_str(r, path, buf, sizeof(buf));
+
+	if (rr < 0)
+		return rr;
+	errno = 0;
+	v = strtol(buf, &end, 0);
+	if (errno || end == buf || (*end && *end != ' '))
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int sysfs_write_str(const struct rq_root *r, const char *path, const char *val)
+{
+	size_t len = strlen(val);
+	ssize_t n;
+	int fd = root_openat(r, path, O_WRONLY | O_TRUNC, 0), rr = 0;
+
+	if (fd < 0)
+		return fd;
+	n = write(fd, val, len);
+	if (n < 0)
+		rr = -errno;
+	else if ((size_t)n != len)
+		rr = -EIO;
+	if (close(fd) < 0 && rr == 0)
+		rr = -errno;
+	return rr;
+}
+
+int sysfs_readlink(const struct rq_root *r, const char *path, char *buf, size_t len)
+{
+	char tmp[4096];
+	const char *name;
+	ssize_t n;
+	int dfd = open_parent(r, path, tmp, sizeof(tmp), &name);
+
+	if (dfd < 0)
+		return dfd;
+	n = readlinkat(dfd, name, buf, len);
+	close(dfd);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= len)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	return 0;
+}
+
+int sysfs_readlink_base(const struct rq_root *r, const char *path, char *buf, size_t len)
+{
+	char link[4096];
+	const char *base;
+	int rr = sysfs_readlink(r, path, link, sizeof(link));
+
+	if (rr < 0)
+		return rr;
+	base = strrchr(link, '/');
+	base = base ? base + 1 : link;
+	if (!*base || strlen(base) >= len)
+		return -EINVAL;
+	memcpy(buf, base, strlen(base) + 1);
+	return 0;
+}
+
+bool sysfs_exists(const struct rq_root *r, const char *path)
+{
+	int fd = root_openat(r, path, O_PATH, 0);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+int sysfs_mkdir(const struct rq_root *r, const char *path, mode_t mode)
+{
+	char tmp[4096];
+	const char *name;
+	int dfd = open_parent(r, path, tmp, sizeof(tmp), &name), rr = 0;
+
+	if (dfd < 0)
+		return dfd;
+	if (mkdirat(dfd, name, mode) < 0)
+		rr = -errno;
+	close(dfd);
+	return rr;
+}
+
+int sysfs_mkdir_p(const struct rq_root *r, const char *path, mode_t mode)
+{
+	char buf[4096];
+	int rr = path_check(path);
+
+	if (rr < 0)
+		return rr;
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (char *p = buf + 1; ; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+
+			*p = '\0';
+			rr = sysfs_mkdir(r, buf, mode);
+			if (rr < 0 && rr != -EEXIST)
+				return rr;
+			*p = c;
+			if (!c)
+				break;
+		}
+	}
+	return 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void sysfs_list_free(char **names, size_t n)
+{
+	for (size_t i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int sysfs_list(const struct rq_root *r, const char *path, char ***ret, size_t *ret_n)
+{
+	int fd = root_openat(r, path, O_RDONLY | O_DIRECTORY, 0);
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0)
+		return fd;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (n == cap) {
+			char **nn = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*names));
+
+			if (!nn)
+				goto nomem;
+			names = nn;
+		}
+		names[n] = strdup(de->d_name);
+		if (!names[n])
+			goto nomem;
+		n++;
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_names);
+	*ret = names;
+	*ret_n = n;
+	return 0;
+nomem:
+	closedir(d);
+	sysfs_list_free(names, n);
+	return -ENOMEM;
+}
+
+int sysfs_write_atomic(const struct rq_root *r, const char *path, const char *data, size_t len)
+{
+	char tmp[4096], dir[4096], tmpname[300];
+	const char *name;
+	int dfd, fd, rr = 0;
+	size_t off = 0;
+
+	dfd = open_parent(r, path, dir, sizeof(dir), &name);
+	if (dfd == -ENOENT) {
+		snprintf(tmp, sizeof(tmp), "%s", path);
+		*strrchr(tmp, '/') = '\0';
+		rr = sysfs_mkdir_p(r, tmp, 0700);
+		if (rr < 0)
+			return rr;
+		dfd = open_parent(r, path, dir, sizeof(dir), &name);
+	}
+	if (dfd < 0)
+		return dfd;
+	/* O_PATH cannot be used for *at writes on all kernels: reopen it readable. */
+	fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	close(dfd);
+	if (fd < 0)
+		return -errno;
+	dfd = fd;
+	if (snprintf(tmpname, sizeof(tmpname), ".%s.%d.tmp", name, (int)getpid()) >=
+	    (int)sizeof(tmpname)) {
+		close(dfd);
+		return -ENAMETOOLONG;
+	}
+	fd = openat(dfd, tmpname, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rr = -errno;
+		close(dfd);
+		return rr;
+	}
+	while (off < len && rr == 0) {
+		ssize_t n = write(fd, data + off, len - off);
+
+		if (n < 0 && errno != EINTR)
+			rr = -errno;
+		else if (n > 0)
+			off += (size_t)n;
+	}
+	if (rr == 0 && fsync(fd) < 0)
+		rr = -errno;
+	if (close(fd) < 0 && rr == 0)
+		rr = -errno;
+	if (rr == 0 && renameat(dfd, tmpname, dfd, name) < 0)
+		rr = -errno;
+	if (rr < 0)
+		(void)unlinkat(dfd, tmpname, 0);
+	else
+		(void)fsync(dfd);
+	close(dfd);
+	return rr;
+}
+
+int sysfs_unlink(const struct rq_root *r, const char *path)
+{
+	char tmp[4096];
+	const char *name;
+	int dfd = open_parent(r, path, tmp, sizeof(tmp), &name), rr = 0;
+
+	if (dfd < 0)
+		return dfd;
+	if (unlinkat(dfd, name, 0) < 0)
+		rr = -errno;
+	close(dfd);
+	return rr;
+}

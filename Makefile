@@ -19,7 +19,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wvla -Wstrict-prototypes -Wmissing-prototypes \
-            -Wpointer-arith -Wundef -Wno-unused-parameter
+            -Wpointer-arith -Wundef -Wno-unused-parameter -Wno-format-truncation
 ifeq ($(WERROR),1)
 WARN     += -Werror
 endif

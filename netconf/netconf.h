@@ -47,6 +47,8 @@ struct rq_netconf {
 int netconf_parse(const char *buf, size_t len, struct rq_netconf **ret, struct rq_error *e);
 void netconf_free(struct rq_netconf *nc);
 
+/* A profile name: [A-Za-z0-9._-]{1,63}. */
+bool netconf_name_valid(const char *s);
 /* Validate "dddd:bb:dd.f", lowercase hex. */
 bool netconf_pci_addr_valid(const char *s);
 

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The node catalog (profiles + namespace policy) and profile resolution. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "netconf/jsonpath.h"
+#include "netconf/netconf.h"
+
+#define RQ_CATALOG_MAX_PROFILES 256
+#define RQ_CATALOG_MAX_NS 4096
+
+static const struct rq_profile *catalog_find(const struct rq_catalog *c, const char *name)
+{
+	for (size_t i = 0; c && i < c->n_profiles; i++)
+		if (!strcmp(c->profiles[i].name, name))
+			return &c->profiles[i];
+	return NULL;
+}
+
+/* A catalog may name the built-in profile without defining it. */
+static bool profile_known(const struct rq_catalog *c, const char *name)
+{
+	return catalog_find(c, name) || !strcmp(name, RQ_BUILTIN_PROFILE);
+}
+
+static int parse_profiles(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
+{
+	const cJSON *it;
+	int n = cJSON_GetArraySize(o);
+
+	if (!cJSON_IsObject(o))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "profiles: expected an object");
+	if (n > RQ_CATALOG_MAX_PROFILES)
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "profiles: %d profiles, at most %d", n,
+			      RQ_CATALOG_MAX_PROFILES);
+	c->profiles = calloc((size_t)n + 1, sizeof(*c->profiles));
+	if (!c->profiles)
+		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
+	cJSON_ArrayForEach(it, o) {
+		char path[128];
+		int r;
+
+		if (!netconf_name_valid(it->string))
+			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				      "profiles.%.64s: not a profile name ([A-Za-z0-9._-], 1-63)",
+				      it->string);
+		snprintf(path, sizeof(path), "profiles.%s", it->string);
+		r = profile_from_json(it, path, it->string, &c->profiles[c->n_profiles], e);
+		if (r < 0)
+			return r;
+		c->n_profiles++;
+	}
+	return 0;
+}
+
+static int parse_allow(struct rq_catalog *c, struct rq_ns_policy *p, const cJSON *a,
+		       const char *path, struct rq_error *e)
+{
+	const cJSON *it;
+	int i = 0;
+
+	if (!cJSON_IsArray(a))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.allow: expected an array of names",
+			      path);
+	p->allow = calloc((size_t)cJSON_GetArraySize(a) + 1, sizeof(*p->allow));
+	if (!p->allow)
+		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
+	cJSON_ArrayForEach(it, a) {
+		if (!cJSON_IsString(it) || !profile_known(c, it->valuestring))
+			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.allow[%d]: %s%.64s%s", path, i,
+				      cJSON_IsString(it) ? "unknown profile \"" : "expected a name",
+				      cJSON_IsString(it) ? it->valuestring : "",
+				      cJSON_IsString(it) ? "\"" : "");
+		snprintf(p->allow[p->n_allow++], RQ_PROFILE_NAME_MAX, "%s", it->valuestring);
+		i++;
+	}
+	return 0;
+}
+
+static int parse_ns(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
+{
+	static const char *const keys[] = { "default", "allow", "inline", NULL };
+	const cJSON *it;
+	int n = cJSON_GetArraySize(o);
+
+	if (!cJSON_IsObject(o))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "namespaces: expected an object");
+	if (n > RQ_CATALOG_MAX_NS)
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "namespaces: more than %d entries",
+			      RQ_CATALOG_MAX_NS);
+	c->ns = calloc((size_t)n + 1, sizeof(*c->ns));
+	if (!c->ns)
+		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
+	cJSON_ArrayForEach(it, o) {
+		struct rq_ns_policy *p = &c->ns[c->n_ns++];
+		const cJSON *v;
+		char path[320];
+		int r;
+
+		snprintf(path, sizeof(path), "namespaces.%s", it->string);
+		if (!cJSON_IsObject(it))
+			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an object", path);
+		if ((r = json_only_keys(it, path, keys, e)) < 0)
+			return r;
+		snprintf(p->ns, sizeof(p->ns), "%s", it->string);
+		if ((v = cJSON_GetObjectItemCaseSensitive(it, "allow")) &&
+		    (r = parse_allow(c, p, v, path, e)) < 0)
+			return r;
+		if ((v = cJSON_GetObjectItemCaseSensitive(it, "inline"))) {
+			if (!cJSON_IsBool(v))
+				return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+					      "%s.inline: expected a boolean", path);
+			p->inline_ok = cJSON_IsTrue(v);
+		}
+		if ((v = cJSON_GetObjectItemCaseSensitive(it, "default"))) {
+			if (!cJSON_IsString(v) || !profile_known(c, v->valuestring))
+				return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+					      "%s.default: %s", path,
+					      cJSON_IsString(v) ? "unknown profile" : "expected a name");
+			snprintf(p->def, sizeof(p->def), "%s", v->valuestring);
+		}
+	}
+	return 0;
+}
+
+static int parse_node(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
+{
+	static const char *const keys[] = { "pf", NULL };
+	static const char *const pf_names[] = { "ignore", "verify", "ensure" };
+	const cJSON *v;
+	int r;
+
+	if (!cJSON_IsObject(o))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "node: expected an object");
+	if ((r = json_only_keys(o, "node", keys, e)) < 0)
+		return r;
+	v = cJSON_GetObjectItemCaseSensitive(o, "pf");
+	if (!v)
+		return 0;
+	for (int i = 0; i < 3; i++)
+		if (cJSON_IsString(v) && !strcmp(v->valuestring, pf_names[i])) {
+			c->pf_max = (enum rq_pf_mode)i;
+			return 0;
+		}
+	return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+		      "node.pf: expected one of \"ensure\", \"verify\", \"ignore\"");
+}
+
+int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct rq_error *e)
+{
+	static const char *const keys[] = { "profiles", "namespaces", "node", NULL };
+	struct rq_catalog *c = calloc(1, sizeof(*c));
+	const char *end = NULL;
+	const cJSON *v;
+	int r;
+
+	if (!c)
+		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
+	c->pf_max = RQ_PF_ENSURE;
+	c->root = cJSON_ParseWithLengthOpts(buf, len, &end, false);
+	if (!c->root || !cJSON_IsObject(c->root)) {
+		r = rq_err(e, RQ_ERR_DECODE, -EBADMSG, "not a JSON object (error near byte %zu)",
+			   end && end >= buf ? (size_t)(end - buf) : 0);
+		goto fail;
+	}
+	if ((r = json_no_duplicates(c->root, "", 0, e)) < 0 ||
+	    (r = json_only_keys(c->root, "catalog", keys, e)) < 0)
+		goto fail;
+	v = cJSON_GetObjectItemCaseSensitive(c->root, "profiles");
+	if (v && (r = parse_profiles(c, v, e)) < 0)
+		goto fail;
+	v = cJSON_GetObjectItemCaseSensitive(c->root, "namespaces");
+	if (v && (r = parse_ns(c, v, e)) < 0)
+		goto fail;
+	v = cJSON_GetObjectItemCaseSensitive(c->root, "node");
+	if (v && (r = parse_node(c, v, e)) < 0)
+		goto fail;
+	*ret = c;
+	return 0;
+fail:
+	catalog_free(c);
+	return r;
+}
+
+void catalog_free(struct rq_catalog *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; c->ns && i < c->n_ns; i++)
+		free(c->ns[i].allow);
+	free(c->ns);
+	free(c->profiles);
+	cJSON_Delete(c->root);
+	free(c);
+}
+
+static const struct rq_ns_policy *policy_for(const struct rq_catalog *c, const char *ns)
+{
+	const struct rq_ns_policy *star = NULL;
+
+	for (size_t i = 0; i < c->n_ns; i++) {
+		if (ns && ns[0] && !strcmp(c->ns[i].ns, ns))
+			return &c->ns[i];
+		if (!strcmp(c->ns[i].ns, "*"))
+			star = &c->ns[i];
+	}
+	return star;
+}
+
+static void allow_list(const struct rq_ns_policy *p, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; p && i < p->n_allow; i++)
+		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? ", " : "", p->allow[i]);
+	if (!buf[0])
+		snprintf(buf, len, "none");
+}
+
+static int resolve_pf(const struct rq_netconf *nc, const struct rq_catalog *cat,
+		      enum rq_pf_mode *ret, struct rq_error *e)
+{
+	static const char *const names[] = { "ignore", "verify", "ensure" };
+	enum rq_pf_mode max = cat ? cat->pf_max : RQ_PF_ENSURE;
+
+	if (!nc->pf_set) {
+		*ret = max;
+		return 0;
+	}
+	if (nc->pf > max)
+		return rq_err(e, RQ_ERR_NOT_ALLOWED, -EPERM, "pf: \"%s\" exceeds node policy \"%s\"",
+			      names[nc->pf], names[max]);
+	*ret = nc->pf;
+	return 0;
+}
+
+static int resolve_named(const struct rq_catalog *cat, const struct rq_ns_policy *pol,
+			 const char *name, const char *ns, struct rq_profile *ret,
+			 struct rq_error *e)
+{
+	const struct rq_profile *p;
+	char allowed[1024];
+	bool ok = false;
+
+	if (!profile_known(cat, name))
+		return rq_err(e, RQ_ERR_CONFIG, -ENOENT, "profile: unknown profile \"%s\"", name);
+	for (size_t i = 0; pol && i < pol->n_allow && !ok; i++)
+		ok = !strcmp(pol->allow[i], name);
+	if (!ok) {
+		allow_list(pol, allowed, sizeof(allowed));
+		return rq_err(e, RQ_ERR_NOT_ALLOWED, -EPERM,
+			      "profile \"%s\" is not allowed in namespace \"%s\" (allowed: %s)", name,
+			      ns && ns[0] ? ns : "(none)", allowed);
+	}
+	p = catalog_find(cat, name);
+	if (p)
+		*ret = *p;
+	else
+		profile_builtin(ret);
+	return 0;
+}
+
+int netconf_resolve_profile(const struct rq_netconf *nc, const struct rq_catalog *cat,
+			    const char *ns, struct rq_profile *ret, enum rq_pf_mode *ret_pf,
+			    struct rq_error *e)
+{
+	const char *name = nc->args_profile ? nc->args_profile : nc->profile;
+	const struct rq_ns_policy *pol;
+	struct rq_profile p;
+	int r;
+
+	r = resolve_pf(nc, cat, ret_pf, e);
+	if (r < 0)
+		return r;
+	if (!cat) {
+		/* No catalog: zero node setup works, but inline QoS needs an admin's yes. */
+		if (nc->qos)
+			return rq_err(e, RQ_ERR_NOT_ALLOWED, -EPERM,
+				      "qos: inline profiles need a node catalog whose namespace "
+				      "policy says \"inline\": true");
+		if (name && strcmp(name, RQ_BUILTIN_PROFILE))
+			return rq_err(e, RQ_ERR_CONFIG, -ENOENT,
+				      "profile: unknown profile \"%s\" (no catalog on this node; "
+				      "only \"%s\")", name, RQ_BUILTIN_PROFILE);
+		profile_builtin(ret);
+		return 0;
+	}
+	pol = policy_for(cat, ns);
+	if (nc->qos) {
+		if (!pol || !pol->inline_ok)
+			return rq_err(e, RQ_ERR_NOT_ALLOWED, -EPERM,
+				      "qos: inline profiles are not allowed in namespace \"%s\"",
+				      ns && ns[0] ? ns : "(none)");
+		r = profile_from_json(nc->qos, "qos", "inline", &p, e);
+		if (r < 0)
+			return r;
+		*ret = p;
+		return 0;
+	}
+	if (!name)
+		name = pol && pol->def[0] ? pol->def : NULL;
+	if (!name)
+		return rq_err(e, RQ_ERR_NOT_ALLOWED, -EPERM,
+			      "profile: none named and namespace \"%s\" has no default profile",
+			      ns && ns[0] ? ns : "(none)");
+	return resolve_named(cat, pol, name, ns, ret, e);
+}

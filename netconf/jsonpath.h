@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Small JSON validation helpers that name the JSON path in every message. */
+#ifndef RQ_JSONPATH_H
+#define RQ_JSONPATH_H
+
+#include <cjson/cJSON.h>
+
+#include "pkg/cni/error.h"
+
+/* An integral number in [lo, hi]; @idx >= 0 appends "[idx]" to @path. */
+int json_int_in(const cJSON *v, const char *path, int idx, long lo, long hi, long *ret,
+		struct rq_error *e);
+/* Reject keys of @o not in the NULL-terminated @allowed list. */
+int json_only_keys(const cJSON *o, const char *path, const char *const *allowed,
+		   struct rq_error *e);
+/* Reject duplicate keys anywhere below @o (cJSON keeps them as siblings). */
+int json_no_duplicates(const cJSON *o, const char *path, int depth, struct rq_error *e);
+/* A string value or NULL; wrong type -> error naming @path. */
+int json_get_str(const cJSON *o, const char *key, const char *path, const char **ret,
+		 struct rq_error *e);
+
+#endif

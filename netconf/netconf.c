@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The plugin's entry in a conflist: parse and validate. */
+#include "netconf/netconf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "netconf/jsonpath.h"
+
+static const char *const versions[] = { "0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0" };
+
+bool netconf_version_supported(const char *v)
+{
+	for (size_t i = 0; v && i < sizeof(versions) / sizeof(versions[0]); i++)
+		if (!strcmp(v, versions[i]))
+			return true;
+	return false;
+}
+
+int netconf_version_cmp(const char *a, const char *b)
+{
+	unsigned long x[3] = { 0 }, y[3] = { 0 };
+
+	sscanf(a ? a : "", "%lu.%lu.%lu", &x[0], &x[1], &x[2]);
+	sscanf(b ? b : "", "%lu.%lu.%lu", &y[0], &y[1], &y[2]);
+	for (int i = 0; i < 3; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+static bool hexl(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+bool netconf_pci_addr_valid(const char *s)
+{
+	/* dddd:bb:dd.f */
+	static const char shape[] = "xxxx:xx:xx.x";
+
+	if (!s || strlen(s) != sizeof(shape) - 1)
+		return false;
+	for (size_t i = 0; shape[i]; i++) {
+		if (shape[i] == 'x' ? !hexl(s[i]) : s[i] != shape[i])
+			return false;
+	}
+	/* device 0-1f, function 0-7 */
+	return strtol(s + 8, NULL, 16) <= 0x1f && s[11] <= '7';
+}
+
+bool netconf_name_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= RQ_PROFILE_NAME_MAX)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
+			return false;
+	return true;
+}
+
+static int enum_parse(const cJSON *o, const char *key, const char *const *names, int n, int *ret,
+		      bool *ret_set, struct rq_error *e)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	char list[128] = "";
+
+	if (!v)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		if (cJSON_IsString(v) && !strcmp(v->valuestring, names[i])) {
+			*ret = i;
+			if (ret_set)
+				*ret_set = true;
+			return 0;
+		}
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s\"%s\"",
+			 i ? ", " : "", names[i]);
+	}
+	return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected one of %s", key, list);
+}
+
+static int device_id(const cJSON *o, const char *path, char *ret, struct rq_error *e)
+{
+	const char *s;
+	int r = json_get_str(o, "deviceID", path, &s, e);
+
+	if (r < 0 || !s)
+		return r;
+	if (!netconf_pci_addr_valid(s))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			      "%s: \"%.32s\" is not a PCI address dddd:bb:dd.f (lowercase hex)", path,
+			      s);
+	snprintf(ret, RQ_PCI_ADDR_MAX, "%s", s);
+	return 0;
+}
+
+static int log_file(struct rq_netconf *nc, struct rq_error *e)
+{
+	const char *s;
+	int r = json_get_str(nc->root, "logFile", "logFile", &s, e);
+
+	if (r < 0 || !s)
+		return r;
+	/* A bare name only: the directory is fixed (RQ_LOG_DIR), so a NAD cannot aim it. */
+	if (!s[0] || s[0] == '.' || strlen(s) > 64 || strspn(s, "abcdefghijklmnopqrstuvwxyz"
+							    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(s))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			      "logFile: must be a bare file name ([A-Za-z0-9._-], at most 64, not "
+			      "starting with '.'); it is always placed in " RQ_LOG_DIR);
+	nc->log_file = s;
+	return 0;
+}
+
+static int parse_profile_names(struct rq_netconf *nc, struct rq_error *e)
+{
+	const cJSON *args, *cni;
+	int r;
+
+	r = json_get_str(nc->root, "profile", "profile", &nc->profile, e);
+	if (r < 0)
+		return r;
+	if (nc->profile && !netconf_name_valid(nc->profile))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			      "profile: \"%.64s\" is not a profile name ([A-Za-z0-9._-], 1-63)",
+			      nc->profile);
+	args = cJSON_GetObjectItemCaseSensitive(nc->root, "args");
+	if (args && !cJSON_IsObject(args))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "args: expected an object");
+	cni = cJSON_GetObjectItemCaseSensitive(args, "cni");
+	if (cni && !cJSON_IsObject(cni))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "args.cni: expected an object");
+	r = json_get_str(cni, "profile", "args.cni.profile", &nc->args_profile, e);
+	if (r < 0)
+		return r;
+	if (nc->args_profile && !netconf_name_valid(nc->args_profile))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			      "args.cni.profile: \"%.64s\" is not a profile name",
+			      nc->args_profile);
+	return 0;
+}
+
+static int parse_fields(struct rq_netconf *nc, struct rq_error *e)
+{
+	static const char *const pf_names[] = { "ignore", "verify", "ensure" };
+	static const char *const numa_names[] = { "off", "warn", "strict" };
+	static const char *const lvl_names[] = { "error", "warn", "info", "debug" };
+	const cJSON *o = nc->root, *rc, *v;
+	int pf = RQ_PF_ENSURE, numa = RQ_NUMA_WARN, lvl = RQ_LOG_INFO, r;
+
+	if ((r = json_get_str(o, "type", "type", &nc->type, e)) < 0 ||
+	    (r = parse_profile_names(nc, e)) < 0 ||
+	    (r = enum_parse(o, "pf", pf_names, 3, &pf, &nc->pf_set, e)) < 0 ||
+	    (r = enum_parse(o, "numa", numa_names, 3, &numa, NULL, e)) < 0 ||
+	    (r = enum_parse(o, "logLevel", lvl_names, 4, &lvl, NULL, e)) < 0 ||
+	    (r = log_file(nc, e)) < 0 || (r = device_id(o, "deviceID", nc->device_id, e)) < 0)
+		return r;
+	nc->pf = (enum rq_pf_mode)pf;
+	nc->numa = (enum rq_numa_mode)numa;
+	nc->log_level = (enum rq_log_level)lvl;
+	rc = cJSON_GetObjectItemCaseSensitive(o, "runtimeConfig");
+	if (rc && !cJSON_IsObject(rc))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "runtimeConfig: expected an object");
+	if (rc && (r = device_id(rc, "runtimeConfig.deviceID", nc->device_id, e)) < 0)
+		return r;
+	v = cJSON_GetObjectItemCaseSensitive(o, "qos");
+	if (v && !cJSON_IsObject(v))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "qos: expected an object");
+	nc->qos = v;
+	if (nc->qos && (nc->profile || nc->args_profile))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			      "qos: an inline profile and a profile name cannot both be given");
+	v = cJSON_GetObjectItemCaseSensitive(o, "capabilities");
+	if (v && !cJSON_IsObject(v))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "capabilities: expected an object");
+	v = cJSON_GetObjectItemCaseSensitive(o, "prevResult");
+	if (v && !cJSON_IsObject(v))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "prevResult: expected an object");
+	nc->prev_result = v;
+	v = cJSON_GetObjectItemCaseSensitive(o, "cni.dev/valid-attachments");
+	if (v && !cJSON_IsArray(v))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			      "cni.dev/valid-attachments: expected an array");
+	nc->valid_attachments = v;
+	return 0;
+}
+
+int netconf_parse(const char *buf, size_t len, struct rq_netconf **ret, struct rq_error *e)
+{
+	struct rq_netconf *nc;
+	const char *end = NULL;
+	struct rq_profile scratch;
+	int r;
+
+	nc = calloc(1, sizeof(*nc));
+	if (!nc)
+		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
+	nc->root = cJSON_ParseWithLengthOpts(buf, len, &end, false);
+	if (!nc->root) {
+		size_t off = end && end >= buf ? (size_t)(end - buf) : 0;
+
+		r = rq_err(e, RQ_ERR_DECODE, -EBADMSG,
+			   "network configuration is not valid JSON (error near byte %zu)", off);
+		goto fail;
+	}
+	if (!cJSON_IsObject(nc->root)) {
+		r = rq_err(e, RQ_ERR_DECODE, -EBADMSG, "network configuration: expected an object");
+		goto fail;
+	}
+	r = json_no_duplicates(nc->root, "", 0, e);
+	if (r < 0)
+		goto fail;
+	r = json_get_str(nc->root, "cniVersion", "cniVersion", &nc->cni_version, e);
+	if (r < 0)
+		goto fail;
+	if (!nc->cni_version) {
+		r = rq_err(e, RQ_ERR_CONFIG, -EINVAL, "cniVersion: required");
+		goto fail;
+	}
+	if (!netconf_version_supported(nc->cni_version)) {
+		r = rq_err(e, RQ_ERR_VERSION, -EINVAL,
+			   "cniVersion: \"%.32s\" is not supported (supported: 0.3.0, 0.3.1, 0.4.0, "
+			   "1.0.0, 1.1.0)",
+			   nc->cni_version);
+		goto fail;
+	}
+	r = json_get_str(nc->root, "name", "name", &nc->name, e);
+	if (r < 0)
+		goto fail;
+	if (!nc->name || !nc->name[0]) {
+		r = rq_err(e, RQ_ERR_CONFIG, -EINVAL, "name: required");
+		goto fail;
+	}
+	r = parse_fields(nc, e);
+	if (r < 0)
+		goto fail;
+	/* validate an inline profile now, so a bad one fails before anything else */
+	if (nc->qos && (r = profile_from_json(nc->qos, "qos", "inline", &scratch, e)) < 0)
+		goto fail;
+	*ret = nc;
+	return 0;
+fail:
+	netconf_free(nc);
+	return r;
+}
+
+void netconf_free(struct rq_netconf *nc)
+{
+	if (!nc)
+		return;
+	cJSON_Delete(nc->root);
+	free(nc);
+}

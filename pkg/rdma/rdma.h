@@ -28,6 +28,12 @@ int rdma_find_by_ifindex(int ifindex, struct rq_rdma_dev *ret);
  * RQ_ERR_NO_TOS and a message saying configfs is not mounted or rdma_cm is not loaded.
  */
 int rdma_tos_locate(const struct rq_root *r, struct rq_rdma_dev *dev, struct rq_error *e);
+/* Parse a ToS file's text: a number, or MOFED's "Global tclass=<n>"; empty -> -1 (unset). */
+int rdma_tos_parse(const char *s, int *ret);
+struct nlmsghdr;
+/* One PORT_GET reply: 1 (match, *ret filled), 0 (other port), -EBADMSG. */
+int rdma_nl_parse_port(const struct nlmsghdr *nlh, size_t len, int ifindex,
+		       struct rq_rdma_dev *ret);
 int rdma_tos_read(const struct rq_root *r, const struct rq_rdma_dev *dev, int *ret);
 int rdma_tos_write(const struct rq_root *r, const struct rq_rdma_dev *dev, int val);
 

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Inside a pod netns, the PCI device behind an interface: /sys of the host
+ * does not show the moved netdev, so ask the kernel: rtnetlink's
+ * IFLA_PARENT_DEV_NAME (kernels >= 5.16), else ethtool's bus-info.
+ */
+#include "pkg/netns/netns.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <linux/ethtool.h>
+#include <linux/if_link.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/route/link.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#ifndef IFLA_PARENT_DEV_NAME
+#define IFLA_PARENT_DEV_NAME 56
+#define IFLA_PARENT_DEV_BUS_NAME 57
+#endif
+
+static bool looks_pci(const char *s)
+{
+	unsigned d, b, dev, f;
+	char tail;
+
+	return sscanf(s, "%4x:%2x:%2x.%1x%c", &d, &b, &dev, &f, &tail) == 4 && strlen(s) == 12;
+}
+
+int netns_link_ifindex(const char *ifname)
+{
+	unsigned idx = if_nametoindex(ifname);
+
+	return idx ? (int)idx : -ENODEV;
+}
+
+struct parent_ctx {
+	char name[64];
+	char bus[16];
+};
+
+static int parent_cb(struct nl_msg *msg, void *arg)
+{
+	struct parent_ctx *p = arg;
+	struct nlattr *tb[IFLA_PARENT_DEV_BUS_NAME + 1];
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+
+	if (nlmsg_parse(h, sizeof(struct ifinfomsg), tb, IFLA_PARENT_DEV_BUS_NAME, NULL) < 0)
+		return NL_SKIP;
+	if (tb[IFLA_PARENT_DEV_NAME])
+		nla_strlcpy(p->name, tb[IFLA_PARENT_DEV_NAME], sizeof(p->name));
+	if (tb[IFLA_PARENT_DEV_BUS_NAME])
+		nla_strlcpy(p->bus, tb[IFLA_PARENT_DEV_BUS_NAME], sizeof(p->bus));
+	return NL_OK;
+}
+
+static int parent_rtnl(int ifindex, struct parent_ctx *p)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
+	int r = -ENOMEM;
+
+	if (!sk)
+		return r;
+	if (nl_connect(sk, NETLINK_ROUTE) < 0) {
+		r = -ECONNREFUSED;
+		goto out;
+	}
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, parent_cb, p);
+	if (nl_send_simple(sk, RTM_GETLINK, 0, &ifi, sizeof(ifi)) < 0 ||
+	    nl_recvmsgs_default(sk) < 0) {
+		r = -EIO;
+		goto out;
+	}
+	r = 0;
+out:
+	nl_socket_free(sk);
+	return r;
+}
+
+static int bus_info_ethtool(const char *ifname, char *buf, size_t len)
+{
+	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r = 0;
+
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (void *)&info;
+	if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+		r = -errno;
+	close(fd);
+	if (r < 0)
+		return r;
+	if (!looks_pci(info.bus_info))
+		return -ENOENT;
+	snprintf(buf, len, "%s", info.bus_info);
+	return 0;
+}
+
+int netns_link_pci(const char *ifname, char *buf, size_t len)
+{
+	struct parent_ctx p;
+	int ifindex = netns_link_ifindex(ifname);
+
+	if (ifindex < 0)
+		return ifindex;
+	memset(&p, 0, sizeof(p));
+	if (parent_rtnl(ifindex, &p) == 0 && !strcmp(p.bus, "pci") && looks_pci(p.name)) {
+		snprintf(buf, len, "%s", p.name);
+		return 0;
+	}
+	return bus_info_ethtool(ifname, buf, len);
+}

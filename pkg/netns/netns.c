@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Network namespaces: open and check a CNI_NETNS, enter and return. */
+#include "pkg/netns/netns.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/nsfs.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#ifndef NSFS_MAGIC
+#define NSFS_MAGIC 0x6e736673
+#endif
+
+int netns_open(const char *path, int *ret_fd)
+{
+	struct statfs sfs;
+	int fd, type;
+
+	if (!path || !*path)
+		return -ENOENT;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? -ENOENT : -errno;
+	if (fstatfs(fd, &sfs) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	/* a bind-mounted nsfs file, or /proc/<pid>/ns/net */
+	if ((unsigned long)sfs.f_type != NSFS_MAGIC && (unsigned long)sfs.f_type != PROC_SUPER_MAGIC) {
+		close(fd);
+		return -EINVAL;
+	}
+	type = ioctl(fd, NS_GET_NSTYPE);
+	if (type >= 0 && type != CLONE_NEWNET) {
+		close(fd);
+		return -EINVAL;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+int netns_enter(int fd, int *ret_saved)
+{
+	int saved = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+
+	if (saved < 0)
+		return -errno;
+	if (setns(fd, CLONE_NEWNET) < 0) {
+		int r = -errno;
+
+		close(saved);
+		return r;
+	}
+	*ret_saved = saved;
+	return 0;
+}
+
+int netns_return(int saved)
+{
+	int r = 0;
+
+	if (saved < 0)
+		return -EBADF;
+	if (setns(saved, CLONE_NEWNET) < 0)
+		r = -errno;
+	close(saved);
+	return r;
+}

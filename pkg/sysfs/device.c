@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: Apache-2.0
+/* VF -> PF(s): physfn, the PF's netdev, its driver, and bond slaves. */
+#include "pkg/sysfs/device.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The first netdev under <pci>/net/, "" when it has none. */
+static int pci_netdev(const struct rq_root *r, const char *pci, char *buf, size_t len)
+{
+	char path[256];
+	char **names = NULL;
+	size_t n = 0;
+	int rr;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/net", pci);
+	rr = sysfs_list(r, path, &names, &n);
+	if (rr < 0)
+		return rr;
+	if (n == 0 || strlen(names[0]) >= len) {
+		sysfs_list_free(names, n);
+		return -ENOENT;
+	}
+	snprintf(buf, len, "%s", names[0]);
+	sysfs_list_free(names, n);
+	return 0;
+}
+
+static void pf_fill(const struct rq_root *r, struct rq_pf *pf)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", pf->pci);
+	if (sysfs_readlink_base(r, path, pf->driver, sizeof(pf->driver)) < 0)
+		pf->driver[0] = '\0';
+	if (pci_netdev(r, pf->pci, pf->ifname, sizeof(pf->ifname)) < 0)
+		pf->ifname[0] = '\0';
+}
+
+/* Every slave of the PF's bond that is a PCI netdev becomes a target PF. */
+static void bond_slaves(const struct rq_root *r, struct rq_vf_info *vf)
+{
+	char path[256], slaves[1024], *save = NULL, *tok;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/master", vf->pf[0].ifname);
+	if (sysfs_readlink_base(r, path, vf->bond, sizeof(vf->bond)) < 0) {
+		vf->bond[0] = '\0';
+		return;
+	}
+	snprintf(path, sizeof(path), "/sys/class/net/%s/bonding/slaves", vf->bond);
+	if (sysfs_read_str(r, path, slaves, sizeof(slaves)) < 0) {
+		vf->bond[0] = '\0'; /* a master that is not a bond (a bridge, a VRF) */
+		return;
+	}
+	for (tok = strtok_r(slaves, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		char pci[64];
+		bool dup = false;
+
+		snprintf(path, sizeof(path), "/sys/class/net/%s/device", tok);
+		if (sysfs_readlink_base(r, path, pci, sizeof(pci)) < 0 || strlen(pci) >= 16)
+			continue;
+		for (size_t i = 0; i < vf->n_pf; i++)
+			dup |= !strcmp(vf->pf[i].pci, pci);
+		if (dup || vf->n_pf >= RQ_MAX_PFS)
+			continue;
+		snprintf(vf->pf[vf->n_pf].pci, sizeof(vf->pf[0].pci), "%s", pci);
+		pf_fill(r, &vf->pf[vf->n_pf]);
+		vf->n_pf++;
+	}
+}
+
+/* mlx5 names the RDMA device of a bond mlx5_bond_<n>; its device link is the first PF. */
+static void rdma_bond(const struct rq_root *r, struct rq_vf_info *vf)
+{
+	char **names = NULL;
+	size_t n = 0;
+
+	if (sysfs_list(r, "/sys/class/infiniband", &names, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		char path[300], pci[64];
+
+		if (strncmp(names[i], "mlx5_bond_", 10))
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device", names[i]);
+		if (sysfs_readlink_base(r, path, pci, sizeof(pci)) < 0)
+			continue;
+		for (size_t k = 0; k < vf->n_pf; k++)
+			if (!strcmp(pci, vf->pf[k].pci))
+				snprintf(vf->rdma_bond, sizeof(vf->rdma_bond), "%s", names[i]);
+	}
+	sysfs_list_free(names, n);
+}
+
+int device_resolve_vf(const struct rq_root *r, const char *vf_pci, struct rq_vf_info *ret,
+		      struct rq_error *e)
+{
+	struct rq_vf_info vf;
+	char path[256];
+	long node = -1;
+	int rr;
+
+	memset(&vf, 0, sizeof(vf));
+	snprintf(vf.pci, sizeof(vf.pci), "%s", vf_pci);
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", vf_pci);
+	if (!sysfs_exists(r, path))
+		return rq_err(e, RQ_ERR_NO_DEVICE, -ENODEV, "VF %s: no such PCI device", vf_pci);
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", vf_pci);
+	vf.numa_node = sysfs_read_int(r, path, &node) == 0 ? (int)node : -1;
+	if (pci_netdev(r, vf_pci, vf.ifname, sizeof(vf.ifname)) < 0)
+		vf.ifname[0] = '\0';
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/physfn", vf_pci);
+	rr = sysfs_readlink_base(r, path, vf.pf[0].pci, sizeof(vf.pf[0].pci));
+	if (rr == -ENOENT) {
+		*ret = vf; /* has_pf false: a plain NIC */
+		return 0;
+	}
+	if (rr < 0)
+		return rq_err(e, RQ_ERR_NO_DEVICE, rr, "VF %s: physfn: %s", vf_pci, strerror(-rr));
+	vf.has_pf = true;
+	vf.n_pf = 1;
+	pf_fill(r, &vf.pf[0]);
+	if (!vf.pf[0].ifname[0])
+		return rq_err(e, RQ_ERR_NO_DEVICE, -ENODEV, "PF %s of VF %s has no netdev",
+			      vf.pf[0].pci, vf_pci);
+	bond_slaves(r, &vf);
+	rdma_bond(r, &vf);
+	*ret = vf;
+	return 0;
+}

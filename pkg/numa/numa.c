@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * NUMA verdict: the VF's numa_node against the nodes of the pod's exclusive
+ * CPUs, its topology-aware devices and its pinned memory, from kubelet's
+ * checkpoints. Missing or malformed kubelet data is "unknown", never a
+ * failure: the verdict's evidence says why.
+ */
+#include "pkg/numa/numa.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/kubelet/kubelet.h"
+
+#define RQ_MAX_NODES 64
+
+int numa_pci_node(const struct rq_root *r, const char *pci, int *ret)
+{
+	char path[256];
+	long v;
+	int rr;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", pci);
+	rr = sysfs_read_int(r, path, &v);
+	if (rr < 0)
+		return rr;
+	*ret = (v < 0 || v >= RQ_MAX_NODES) ? -1 : (int)v;
+	return 0;
+}
+
+/* Bitmap of the nodes whose cpulist intersects @cpus. */
+static uint64_t nodes_of_cpus(const struct rq_root *r, const uint64_t *cpus)
+{
+	uint64_t nodes = 0, bits[RQ_CPU_WORDS];
+
+	for (int n = 0; n < RQ_MAX_NODES; n++) {
+		char path[128], buf[1024];
+
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", n);
+		if (sysfs_read_str(r, path, buf, sizeof(buf)) < 0)
+			continue;
+		if (kubelet_cpuset_parse(buf, bits) < 0)
+			continue;
+		for (int w = 0; w < RQ_CPU_WORDS; w++)
+			if (bits[w] & cpus[w]) {
+				nodes |= 1ULL << n;
+				break;
+			}
+	}
+	return nodes;
+}
+
+static void cpus_text(const uint64_t *cpus, char *buf, size_t len)
+{
+	size_t off = 0;
+	int c = 0;
+
+	buf[0] = '\0';
+	while (c < RQ_MAX_CPUS && off < len) {
+		int start;
+
+		if (!(cpus[c / 64] & (1ULL << (c % 64)))) {
+			c++;
+			continue;
+		}
+		start = c;
+		while (c + 1 < RQ_MAX_CPUS && (cpus[(c + 1) / 64] & (1ULL << ((c + 1) % 64))))
+			c++;
+		off += (size_t)snprintf(buf + off, len - off, start == c ? "%s%d" : "%s%d-%d",
+					off ? "," : "", start, c);
+		c++;
+	}
+}
+
+static void nodes_text(uint64_t nodes, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int n = 0; n < RQ_MAX_NODES && off < len; n++)
+		if (nodes & (1ULL << n))
+			off += (size_t)snprintf(buf + off, len - off, "%s%d", off ? "," : "", n);
+}
+
+static void ev_add(struct rq_numa_result *res, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void ev_add(struct rq_numa_result *res, const char *fmt, ...)
+{
+	size_t n = strlen(res->evidence);
+	va_list ap;
+
+	if (n + 3 >= sizeof(res->evidence))
+		return;
+	if (n)
+		n += (size_t)snprintf(res->evidence + n, sizeof(res->evidence) - n, "; ");
+	va_start(ap, fmt);
+	vsnprintf(res->evidence + n, sizeof(res->evidence) - n, fmt, ap);
+	va_end(ap);
+}
+
+static int read_kubelet(const struct rq_root *r, const char *dir, const char *file, char **buf,
+			size_t *len)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	return sysfs_read_file(r, path, RQ_KUBELET_FILE_MAX, buf, len);
+}
+
+static bool pod_cpus(const struct rq_root *r, const char *dir, const char *uid,
+		     struct rq_numa_result *res)
+{
+	uint64_t cpus[RQ_CPU_WORDS], nodes;
+	char *buf = NULL, text[256], ntext[128];
+	size_t len = 0;
+	int rr = read_kubelet(r, dir, "cpu_manager_state", &buf, &len);
+
+	if (rr == 0)
+		rr = kubelet_cpu_manager(buf, len, uid, cpus);
+	free(buf);
+	if (rr == -EBADMSG || rr == -EFBIG)
+		ev_add(res, "cpu_manager_state is unreadable (%s)", strerror(-rr));
+	if (rr < 0)
+		return false;
+	nodes = nodes_of_cpus(r, cpus);
+	cpus_text(cpus, text, sizeof(text));
+	if (!nodes) {
+		ev_add(res, "pod CPUs %s are on no known NUMA node", text);
+		return false;
+	}
+	nodes_text(nodes, ntext, sizeof(ntext));
+	ev_add(res, "pod CPUs %s are on node %s", text, ntext);
+	res->pod_nodes |= nodes;
+	return true;
+}
+
+static bool pod_devices(const struct rq_root *r, const char *dir, const char *uid,
+			struct rq_numa_result *res)
+{
+	struct rq_kubelet_dev devs[RQ_KUBELET_MAX_DEVS];
+	char *buf = NULL;
+	size_t len = 0, n = 0;
+	bool any = false;
+	int rr = read_kubelet(r, dir, "device-plugins/kubelet_internal_checkpoint", &buf, &len);
+
+	if (rr == 0)
+		rr = kubelet_devices(buf, len, uid, devs, RQ_KUBELET_MAX_DEVS, &n);
+	free(buf);
+	if (rr == -EBADMSG || rr == -EFBIG)
+		ev_add(res, "kubelet_internal_checkpoint is unreadable (%s)", strerror(-rr));
+	for (size_t i = 0; rr == 0 && i < n; i++) {
+		if (devs[i].node < 0)
+			continue; /* no topology: says nothing about placement */
+		ev_add(res, "%s %s is on node %d", devs[i].resource, devs[i].id, devs[i].node);
+		res->pod_nodes |= 1ULL << devs[i].node;
+		any = true;
+	}
+	return any;
+}
+
+static bool pod_memory(const struct rq_root *r, const char *dir, const char *uid,
+		       struct rq_numa_result *res)
+{
+	char *buf = NULL, ntext[128];
+	uint64_t nodes = 0;
+	size_t len = 0;
+	int rr = read_kubelet(r, dir, "memory_manager_state", &buf, &len);
+
+	if (rr == 0)
+		rr = kubelet_memory(buf, len, uid, &nodes);
+	free(buf);
+	if (rr < 0)
+		return false;
+	nodes_text(nodes, ntext, sizeof(ntext));
+	ev_add(res, "pod memory is on node %s", ntext);
+	res->pod_nodes |= nodes;
+	return true;
+}
+
+int numa_evaluate(const struct rq_root *r, const char *kubelet_dir, const char *pod_uid,
+		  const char *vf_pci, struct rq_numa_result *ret)
+{
+	struct rq_numa_result res;
+	bool known;
+
+	memset(&res, 0, sizeof(res));
+	res.verdict = RQ_NUMA_UNKNOWN;
+	if (numa_pci_node(r, vf_pci, &res.vf_node) < 0)
+		res.vf_node = -1;
+	if (res.vf_node < 0)
+		ev_add(&res, "VF %s has no NUMA node (numa_node -1)", vf_pci);
+	else
+		ev_add(&res, "VF %s is on NUMA node %d", vf_pci, res.vf_node);
+	if (!pod_uid || !pod_uid[0]) {
+		ev_add(&res, "no K8S_POD_UID in CNI_ARGS");
+		*ret = res;
+		return 0;
+	}
+	known = pod_cpus(r, kubelet_dir, pod_uid, &res);
+	known |= pod_devices(r, kubelet_dir, pod_uid, &res);
+	known |= pod_memory(r, kubelet_dir, pod_uid, &res);
+	if (!known)
+		ev_add(&res, "kubelet has no CPU, device or memory placement for pod %s", pod_uid);
+	else if (res.vf_node >= 0)
+		res.verdict = res.pod_nodes == (1ULL << res.vf_node) ? RQ_NUMA_ALIGNED
+								      : RQ_NUMA_MISALIGNED;
+	*ret = res;
+	return 0;
+}

@@ -7,6 +7,7 @@
 #ifndef RQ_DCB_H
 #define RQ_DCB_H
 
+#include <linux/dcbnl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +19,16 @@
 #ifndef IEEE_8021QAZ_APP_SEL_DSCP
 #define IEEE_8021QAZ_APP_SEL_DSCP 5
 #endif
+/*
+ * Kernel >= 6.2 uapi that Debian 12's 6.1 headers lack. They are enumerators
+ * upstream (an #ifndef cannot see them), so they carry our prefix.
+ */
+#define RQ_DCB_ATTR_APP_TRUST_TABLE 11 /* enum ieee_attrs: DCB_ATTR_DCB_APP_TRUST_TABLE */
+#define RQ_DCB_ATTR_DCB_APP 2	       /* enum ieee_attrs_app: DCB_ATTR_DCB_APP */
+#ifndef DCB_APP_SEL_PCP
+#define DCB_APP_SEL_PCP 255
+#endif
+#define RQ_DCB_APP_SEL_PCP DCB_APP_SEL_PCP
 #define RQ_DCB_APP_MAX 256
 #define RQ_DCB_TRUST_MAX 8
 
@@ -45,6 +56,9 @@ struct dcb_port_state {
 	uint8_t trust[RQ_DCB_TRUST_MAX]; /* selectors in order */
 	bool has_dcbx;
 	uint8_t dcbx; /* DCB_CAP_DCBX_* bits */
+	/* the structs as the kernel reported them: a SET changes only our fields */
+	struct ieee_pfc raw_pfc;
+	struct ieee_ets raw_ets;
 };
 
 struct dcb_ops {

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The simulated node's DCB: <root>/dcb/<ifname>.json stands for a port with
+ * dcbnl ops (absent file: -EOPNOTSUPP, as a real port without them). Keys:
+ *   "pfc": [prios on], "app": [{"selector","protocol","priority"}],
+ *   "ets": {"tcBw": [8], "tsa": [8 ints], "prioTc": [8]},
+ *   "trust": ["dscp", "pcp"] (apptrust order), "dcbx": u8,
+ *   "writes": N (every applied SET call counts one).
+ * A missing key is the port's default (no PFC, no APP entries, trust pcp,
+ * ETS unreported). Unknown keys are kept. Test hook: "fail": {"<op>": -errno}
+ * makes that op (set_pfc, set_ets, app_add, app_del, set_trust) fail.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/dcb/dcb.h"
+
+#define FAKE_FILE_MAX (1024 * 1024)
+
+struct fake {
+	struct rq_root root;
+};
+
+static int fake_path(const char *ifname, char *buf, size_t len)
+{
+	if (!ifname[0] || strchr(ifname, '/') || ifname[0] == '.')
+		return -ENODEV;
+	snprintf(buf, len, "/dcb/%s.json", ifname);
+	return 0;
+}
+
+static int fake_load(struct fake *f, const char *ifname, cJSON **ret)
+{
+	char path[128], *buf = NULL;
+	size_t len = 0;
+	cJSON *o;
+	int r = fake_path(ifname, path, sizeof(path));
+
+	if (r < 0)
+		return r;
+	r = sysfs_read_file(&f->root, path, FAKE_FILE_MAX, &buf, &len);
+	if (r == -ENOENT)
+		return -EOPNOTSUPP;
+	if (r < 0)
+		return r;
+	o = cJSON_ParseWithLength(buf, len);
+	free(buf);
+	if (!cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		return -EBADMSG;
+	}
+	*ret = o;
+	return 0;
+}
+
+static int fake_store(struct fake *f, const char *ifname, cJSON *o)
+{
+	char path[128], *s;
+	cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "writes");
+	int r;
+
+	if (cJSON_IsNumber(w))
+		cJSON_SetNumberValue(w, w->valuedouble + 1);
+	else {
+		cJSON_DeleteItemFromObjectCaseSensitive(o, "writes");
+		cJSON_AddNumberToObject(o, "writes", 1);
+	}
+	r = fake_path(ifname, path, sizeof(path));
+	if (r < 0)
+		return r;
+	s = cJSON_Print(o);
+	if (!s)
+		return -ENOMEM;
+	r = sysfs_write_atomic(&f->root, path, s, strlen(s));
+	free(s);
+	return r;
+}
+
+static int fake_hook(const cJSON *o, const char *op)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "fail"),
+							  op);
+
+	return cJSON_IsNumber(v) && v->valueint < 0 ? v->valueint : 0;
+}
+
+static void int8_from(const cJSON *a, uint8_t *out)
+{
+	const cJSON *it;
+	int i = 0;
+
+	cJSON_ArrayForEach(it, a)
+		if (i < 8 && cJSON_IsNumber(it))
+			out[i++] = (uint8_t)it->valueint;
+}
+
+static int fake_get(void *ctx, const char *ifname, struct dcb_port_state *ret)
+{
+	struct fake *f = ctx;
+	const cJSON *v, *it;
+	cJSON *o = NULL;
+	int r = fake_load(f, ifname, &o);
+
+	if (r < 0)
+		return r;
+	memset(ret, 0, sizeof(*ret));
+	ret->has_pfc = true;
+	ret->pfc_cap = 8;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "pfc"))
+		if (cJSON_IsNumber(it) && it->valueint >= 0 && it->valueint < 8)
+			ret->pfc_en |= (uint8_t)(1u << it->valueint);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "app")) {
+		if (ret->n_app >= RQ_DCB_APP_MAX)
+			break;
+		ret->app[ret->n_app].selector =
+			(uint8_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "selector"));
+		ret->app[ret->n_app].protocol =
+			(uint16_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "protocol"));
+		ret->app[ret->n_app].priority =
+			(uint8_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "priority"));
+		ret->n_app++;
+	}
+	if ((v = cJSON_GetObjectItemCaseSensitive(o, "ets"))) {
+		ret->has_ets = true;
+		int8_from(cJSON_GetObjectItemCaseSensitive(v, "tcBw"), ret->tc_tx_bw);
+		int8_from(cJSON_GetObjectItemCaseSensitive(v, "tsa"), ret->tc_tsa);
+		int8_from(cJSON_GetObjectItemCaseSensitive(v, "prioTc"), ret->prio_tc);
+	}
+	ret->has_trust = true;
+	v = cJSON_GetObjectItemCaseSensitive(o, "trust");
+	if (!v)
+		ret->trust[ret->n_trust++] = RQ_DCB_APP_SEL_PCP;
+	cJSON_ArrayForEach(it, v)
+		if (cJSON_IsString(it) && ret->n_trust < RQ_DCB_TRUST_MAX)
+			ret->trust[ret->n_trust++] = !strcmp(it->valuestring, "dscp")
+							     ? IEEE_8021QAZ_APP_SEL_DSCP
+							     : RQ_DCB_APP_SEL_PCP;
+	if ((v = cJSON_GetObjectItemCaseSensitive(o, "dcbx")) && cJSON_IsNumber(v)) {
+		ret->has_dcbx = true;
+		ret->dcbx = (uint8_t)v->valueint;
+	}
+	cJSON_Delete(o);
+	return 0;
+}
+
+/* Load, check the failure hook, let @fn edit, store (writes + 1). */
+static int fake_edit(struct fake *f, const char *ifname, const char *op,
+		     int (*fn)(cJSON *o, const void *arg), const void *arg)
+{
+	cJSON *o = NULL;
+	int r = fake_load(f, ifname, &o);
+
+	if (r < 0)
+		return r;
+	r = fake_hook(o, op);
+	if (r == 0)
+		r = fn(o, arg);
+	if (r == 0)
+		r = fake_store(f, ifname, o);
+	cJSON_Delete(o);
+	return r;
+}
+
+static cJSON *prio_array(uint8_t mask)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (int i = 0; a && i < 8; i++)
+		if (mask & (1u << i))
+			cJSON_AddItemToArray(a, cJSON_CreateNumber(i));
+	return a;
+}
+
+static int edit_pfc(cJSON *o, const void *arg)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(o, "pfc");
+	cJSON_AddItemToObject(o, "pfc", prio_array(*(const uint8_t *)arg));
+	return 0;
+}
+
+static int fake_set_pfc(void *ctx, const char *ifname, const struct dcb_port_state *cur,
+			uint8_t pfc_en)
+{
+	return fake_edit(ctx, ifname, "set_pfc", edit_pfc, &pfc_en);
+}
+
+static int edit_ets(cJSON *o, const void *arg)
+{
+	const struct rq_ets *ets = arg;
+	cJSON *e;
+	int bw[8], tsa[8], ptc[8];
+
+	for (int i = 0; i < 8; i++) {
+		bw[i] = ets->tc_bw[i];
+		tsa[i] = ets->tsa[i];
+		ptc[i] = ets->prio_tc[i];
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(o, "ets");
+	e = cJSON_AddObjectToObject(o, "ets");
+	cJSON_AddItemToObject(e, "tcBw", cJSON_CreateIntArray(bw, 8));
+	cJSON_AddItemToObject(e, "tsa", cJSON_CreateIntArray(tsa, 8));
+	cJSON_AddItemToObject(e, "prioTc", cJSON_CreateIntArray(ptc, 8));
+	return 0;
+}
+
+static int fake_set_ets(void *ctx, const char *ifname, const struct dcb_port_state *cur,
+			const struct rq_ets *ets)
+{
+	return fake_edit(ctx, ifname, "set_ets", edit_ets, ets);
+}
+
+struct app_arg {
+	const struct dcb_app_entry *apps;
+	size_t n;
+};
+
+static int app_index(const cJSON *arr, const struct dcb_app_entry *a)
+{
+	const cJSON *it;
+	int i = 0;
+
+	cJSON_ArrayForEach(it, arr) {
+		if (cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "selector")) ==
+			    a->selector &&
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "protocol")) ==
+			    a->protocol &&
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "priority")) ==
+			    a->priority)
+			return i;
+		i++;
+	}
+	return -1;
+}
+
+static cJSON *app_array(cJSON *o)
+{
+	cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "app");
+
+	if (!cJSON_IsArray(arr)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(o, "app");
+		arr = cJSON_AddArrayToObject(o, "app");
+	}
+	return arr;
+}
+
+static int edit_app_add(cJSON *o, const void *arg)
+{
+	const struct app_arg *a = arg;
+	cJSON *arr = app_array(o);
+
+	/* the generic kernel path: adding an entry that exists is -EEXIST */
+	for (size_t i = 0; i < a->n; i++)
+		if (app_index(arr, &a->apps[i]) >= 0)
+			return -EEXIST;
+	for (size_t i = 0; i < a->n; i++) {
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(e, "selector", a->apps[i].selector);
+		cJSON_AddNumberToObject(e, "protocol", a->apps[i].protocol);
+		cJSON_AddNumberToObject(e, "priority", a->apps[i].priority);
+		cJSON_AddItemToArray(arr, e);
+	}
+	return 0;
+}
+
+static int edit_app_del(cJSON *o, const void *arg)
+{
+	const struct app_arg *a = arg;
+	cJSON *arr = app_array(o);
+
+	for (size_t i = 0; i < a->n; i++)
+		if (app_index(arr, &a->apps[i]) < 0)
+			return -ENOENT;
+	for (size_t i = 0; i < a->n; i++)
+		cJSON_DeleteItemFromArray(arr, app_index(arr, &a->apps[i]));
+	return 0;
+}
+
+static int fake_app_add(void *ctx, const char *ifname, const struct dcb_app_entry *apps, size_t n)
+{
+	struct app_arg a = { apps, n };
+
+	return fake_edit(ctx, ifname, "app_add", edit_app_add, &a);
+}
+
+static int fake_app_del(void *ctx, const char *ifname, const struct dcb_app_entry *apps, size_t n)
+{
+	struct app_arg a = { apps, n };
+
+	return fake_edit(ctx, ifname, "app_del", edit_app_del, &a);
+}
+
+struct trust_arg {
+	const uint8_t *sel;
+	size_t n;
+};
+
+static int edit_trust(cJSON *o, const void *arg)
+{
+	const struct trust_arg *t = arg;
+	cJSON *a;
+
+	cJSON_DeleteItemFromObjectCaseSensitive(o, "trust");
+	a = cJSON_AddArrayToObject(o, "trust");
+	for (size_t i = 0; i < t->n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(t->sel[i] == IEEE_8021QAZ_APP_SEL_DSCP
+								   ? "dscp"
+								   : "pcp"));
+	return 0;
+}
+
+static int fake_set_trust(void *ctx, const char *ifname, const uint8_t *sel, size_t n)
+{
+	struct trust_arg t = { sel, n };
+
+	return fake_edit(ctx, ifname, "set_trust", edit_trust, &t);
+}
+
+static void fake_free(void *ctx)
+{
+	struct fake *f = ctx;
+
+	if (!f)
+		return;
+	root_close(&f->root);
+	free(f);
+}
+
+static const struct dcb_ops fake_ops = {
+	.name = "fake",
+	.get = fake_get,
+	.set_pfc = fake_set_pfc,
+	.set_ets = fake_set_ets,
+	.app_add = fake_app_add,
+	.app_del = fake_app_del,
+	.set_trust = fake_set_trust,
+	.free = fake_free,
+};
+
+int dcb_fake_new(const struct rq_root *root, const struct dcb_ops **ret_ops, void **ret_ctx)
+{
+	struct fake *f = calloc(1, sizeof(*f));
+	int fd;
+
+	if (!f)
+		return -ENOMEM;
+	/* own a duplicate of the root so the backend outlives nothing it borrows */
+	fd = fcntl(root->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0) {
+		free(f);
+		return -errno;
+	}
+	f->root = *root;
+	f->root.fd = fd;
+	*ret_ops = &fake_ops;
+	*ret_ctx = f;
+	return 0;
+}

@@ -15,11 +15,15 @@ VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
 PKGS     := libnl-3.0 libnl-route-3.0 libcjson libibverbs
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS)) -lm
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
 WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wvla -Wstrict-prototypes -Wmissing-prototypes \
-            -Wpointer-arith -Wundef -Wno-unused-parameter -Wno-format-truncation
+            -Wpointer-arith -Wundef -Wno-unused-parameter
+# gcc's truncation warning fires on every bounded message buffer: truncation is intended there
+ifneq ($(findstring clang,$(CC)),clang)
+WARN     += -Wno-format-truncation
+endif
 ifeq ($(WERROR),1)
 WARN     += -Werror
 endif

@@ -115,13 +115,7 @@ int cmd_check(struct rq_ctx *c)
 	if (r < 0)
 		return r;
 	if (drift[0]) {
-		size_t n = strlen(drift);
-
-		if (drift[n - 1] == '\n')
-			drift[n - 1] = '\0';
-		for (char *p = drift; *p; p++)
-			if (*p == '\n')
-				*p = ';';
+		join_lines(drift, sizeof(drift));
 		return rq_err(&c->err, RQ_ERR_DRIFT, -EINVAL, "attachment %s drifted: %s", c->key,
 			      drift);
 	}

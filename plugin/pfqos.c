@@ -11,6 +11,26 @@
 
 #include "pkg/log/log.h"
 
+/* "a\nb\n" -> "a; b": one CNI message line, within @cap bytes */
+void join_lines(char *s, size_t cap)
+{
+	char tmp[4096];
+	size_t o = 0;
+
+	for (const char *p = s; *p && o + 3 < sizeof(tmp); p++) {
+		if (*p != '\n') {
+			tmp[o++] = *p;
+			continue;
+		}
+		if (p[1]) {
+			tmp[o++] = ';';
+			tmp[o++] = ' ';
+		}
+	}
+	tmp[o] = '\0';
+	snprintf(s, cap, "%s", tmp);
+}
+
 /* Drop index entries whose record is gone (a lost DEL); returns live count. */
 static int index_live(struct rq_ctx *c, cJSON *idx, const char **ret_pod)
 {
@@ -138,6 +158,7 @@ int pfqos_ensure(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const s
 	if (!dcb_plan_empty(&u->plan)) {
 		if (c->pf_mode == RQ_PF_VERIFY) {
 			dcb_plan_describe(&u->before, &c->profile, diff, sizeof(diff));
+			join_lines(diff, sizeof(diff));
 			return rq_err(&c->err, RQ_ERR_PF_MISMATCH, -EINVAL,
 				      "PF %s is not as profile \"%s\" says and pf is \"verify\": %s",
 				      pf->ifname, c->profile.name, diff);

@@ -23,4 +23,7 @@ void pfqos_undo(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const st
 int pfqos_check(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,
 		char *drift, size_t len);
 
+/* "a\nb\n" -> "a; b" in place */
+void join_lines(char *s, size_t cap);
+
 #endif

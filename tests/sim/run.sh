@@ -96,7 +96,8 @@ conf_for roce 1.0.0 "$(rq "$VF1PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM
 check "DEL twice succeeds" [ $? -eq 0 ]
 conf_for roce 1.0.0 "$(rq "$VF1PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL never "" net1 ""
 check "DEL without ADD and with empty CNI_NETNS succeeds" [ $? -eq 0 ]
-ip netns del "${NS##*/}"
+ip netns del "${NS##*/}"   # destroys the veth "VF" inside it; a real VF would return to the host
+ip link add "$VF0" type veth peer name "${VF0}p"
 conf_for roce 1.0.0 "$(rq "$VF0PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL c1 "" net1 "$ARGS_OK"
 check "DEL after the netns is gone (empty CNI_NETNS)" [ $? -eq 0 ]
 check "records all gone" [ "$(recs)" = 0 ]
@@ -143,7 +144,8 @@ echo "== ADD failing half-way leaves nothing behind"
 TOSF="$ROOT/sys/kernel/config/rdma_cm/$(rdma_of "$VF3PCI")/ports/1/default_roce_tos"
 # A fresh PF state so the failed ADD is the one that would configure it.
 echo '{"writes": 0}' > "$ROOT/dcb/$PF0.json"
-chmod 0444 "$TOSF"; chattr +i "$TOSF" 2>/dev/null
+for f in "$ROOT"/sys/class/net/"$PF0"/ecn/roce_*/enable/*; do echo 0 > "$f"; done
+chmod 0444 "$TOSF"
 mv "$TOSF" "$TOSF.real"; mkdir "$TOSF"   # a directory: the write fails on every kernel
 NSE=$(newns e)
 msg=$(chain_add "$ROOT" roce c6 "$NSE" net1 "$VF3" "$(rq "$VF3PCI")" "$ARGS_OK")
@@ -231,8 +233,9 @@ mkdir -p "$ROOT/etc/cni/rdma-qos"; echo '{broken' > "$ROOT/etc/cni/rdma-qos/prof
 msg=$(printf '{"cniVersion":"1.1.0","name":"roce","type":"rdma-qos"}' | CNI_COMMAND=STATUS RDMA_QOS_SIM_ROOT=$ROOT "$SIM")
 check "STATUS with a broken catalog: code 50" [ "$(err_code "$msg")" = 50 ]
 rm -f "$ROOT/etc/cni/rdma-qos/profiles.json"
-NSG=$(newns g)
-chain_add "$ROOT" roce g1 "$NSG" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK" 1.1.0 > "$T/g1.out"
+# Debian's host-device (1.1.1) speaks up to 1.0.0: drive ours alone at 1.1.0
+conf_for roce 1.1.0 "$(rq "$VF0PCI")" '{"cniVersion":"1.1.0","interfaces":[{"name":"net1","sandbox":"/run/netns/x"}]}' | \
+	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD g1 /proc/self/ns/net net1 "$ARGS_OK" > "$T/g1.out"
 check "1.1.0 ADD fills interfaces[].pciID" [ "$(jq -r '.interfaces[] | select(.name == "net1") | .pciID' "$T/g1.out")" = "$VF0PCI" ]
 conf_for roce 1.1.0 "$(rq "$VF1PCI")" '{"cniVersion":"1.1.0","interfaces":[]}' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD g2 /proc/self/ns/net net1 "$ARGS_OK" > /dev/null
 check "two records before GC" [ "$(recs)" = 2 ]
@@ -240,7 +243,8 @@ printf '{"cniVersion":"1.1.0","name":"roce","type":"rdma-qos","cni.dev/valid-att
 	CNI_COMMAND=GC CNI_PATH=/x RDMA_QOS_SIM_ROOT=$ROOT "$SIM"
 check "GC succeeds" [ $? -eq 0 ]
 check "GC kept the valid attachment only" [ "$(recs)" = 1 ] && [ -f "$ROOT/var/lib/cni/rdma-qos/roce_g1_net1.json" ]
-chain_del "$ROOT" roce g1 "$NSG" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK" 1.1.0
+conf_for roce 1.1.0 "$(rq "$VF0PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL g1 "" net1 "$ARGS_OK"
+check "records empty after GC + DEL" [ "$(recs)" = 0 ]
 v=$(echo '{"cniVersion":"1.0.0"}' | CNI_COMMAND=VERSION "$SIM")
 check "VERSION lists five versions" [ "$(jq -c .supportedVersions <<< "$v")" = '["0.3.0","0.3.1","0.4.0","1.0.0","1.1.0"]' ]
 

@@ -114,4 +114,4 @@ clean:
 -include $(DEPS)
 
 # Test areas may add their own build rules (helpers, fixtures) here.
--include $(sort $(wildcard tests/*/rules.mk))
+-include $(sort $(wildcard tests/*/*.mk))

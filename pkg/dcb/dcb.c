@@ -79,7 +79,8 @@ void dcb_plan_from(const struct dcb_port_state *cur, const struct rq_profile *p,
 			memcpy(ret->trust, tsel, tn);
 		}
 	}
-	if (!cur->has_pfc || cur->pfc_en != p->pfc) {
+	/* a driver without ieee_getpfc reports nothing: only a wanted PFC is a difference */
+	if (cur->has_pfc ? cur->pfc_en != p->pfc : p->pfc != 0) {
 		ret->set_pfc = true;
 		ret->pfc_en = p->pfc;
 	}
@@ -123,50 +124,126 @@ static size_t line(char *buf, size_t len, size_t off, const char *fmt, ...)
 	return n < 0 ? off : off + (size_t)n;
 }
 
+static const char *trust_name(const struct dcb_port_state *cur)
+{
+	if (cur->has_trust)
+		return cur->n_trust && cur->trust[0] == IEEE_8021QAZ_APP_SEL_DSCP ? "dscp" : "pcp";
+	/* mlx5 has no trust knob: it trusts DSCP while a DSCP APP entry exists */
+	for (size_t i = 0; i < cur->n_app; i++)
+		if (cur->app[i].selector == IEEE_8021QAZ_APP_SEL_DSCP)
+			return "dscp";
+	return "pcp";
+}
+
+static void trust_text(const uint8_t *sel, size_t n, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? "," : "",
+					sel[i] == IEEE_8021QAZ_APP_SEL_DSCP ? "dscp"
+					: sel[i] == RQ_DCB_APP_SEL_PCP	    ? "pcp"
+									    : "other");
+	if (!buf[0])
+		snprintf(buf, len, "none");
+}
+
+/* Priorities the port maps @dscp to (several when entries were added but not replaced). */
+static void dscp_current(const struct dcb_port_state *cur, unsigned dscp, char *buf, size_t len)
+{
+	uint8_t mask = 0;
+
+	for (size_t i = 0; i < cur->n_app; i++)
+		if (cur->app[i].selector == IEEE_8021QAZ_APP_SEL_DSCP &&
+		    cur->app[i].protocol == dscp && cur->app[i].priority < 8)
+			mask |= (uint8_t)(1u << cur->app[i].priority);
+	prio_text(mask, buf, len);
+}
+
+#define DESCRIBE_DSCP_MAX 8 /* DSCP lines before the rest is summarised */
+
+static size_t describe_dscp(const struct dcb_port_state *cur, const struct rq_profile *p,
+			    const struct dcb_plan *plan, char *buf, size_t len, size_t off, int *n)
+{
+	uint64_t diff = 0;
+	int shown = 0, total;
+	char b[32];
+
+	for (size_t i = 0; i < plan->n_add; i++)
+		if (plan->add[i].protocol < RQ_NDSCP)
+			diff |= 1ull << plan->add[i].protocol;
+	for (size_t i = 0; i < plan->n_del; i++)
+		if (plan->del[i].protocol < RQ_NDSCP)
+			diff |= 1ull << plan->del[i].protocol;
+	total = __builtin_popcountll(diff);
+	for (unsigned d = 0; d < RQ_NDSCP && shown < DESCRIBE_DSCP_MAX; d++) {
+		if (!(diff & (1ull << d)))
+			continue;
+		dscp_current(cur, d, b, sizeof(b));
+		if (p->trust == RQ_TRUST_DSCP)
+			off = line(buf, len, off, "dscp %u: configured prio %u, current prio %s\n", d,
+				   p->dscp_prio[d], b);
+		else
+			off = line(buf, len, off,
+				   "dscp %u: configured no entry (trust pcp), current prio %s\n", d, b);
+		shown++;
+		(*n)++;
+	}
+	if (total > shown) {
+		off = line(buf, len, off, "dscp map: %d more DSCP entries differ\n", total - shown);
+		(*n)++;
+	}
+	return off;
+}
+
+static void ets_text(const uint8_t *bw, const uint8_t *tsa, const uint8_t *ptc, char *buf,
+		     size_t len)
+{
+	snprintf(buf, len,
+		 "tcBw %u/%u/%u/%u/%u/%u/%u/%u tsa %u/%u/%u/%u/%u/%u/%u/%u prioTc "
+		 "%u/%u/%u/%u/%u/%u/%u/%u",
+		 bw[0], bw[1], bw[2], bw[3], bw[4], bw[5], bw[6], bw[7], tsa[0], tsa[1], tsa[2],
+		 tsa[3], tsa[4], tsa[5], tsa[6], tsa[7], ptc[0], ptc[1], ptc[2], ptc[3], ptc[4],
+		 ptc[5], ptc[6], ptc[7]);
+}
+
 int dcb_plan_describe(const struct dcb_port_state *cur, const struct rq_profile *p, char *buf,
 		      size_t len)
 {
 	struct dcb_plan plan;
-	char a[32], b[32];
+	const char *want = p->trust == RQ_TRUST_DSCP ? "dscp" : "pcp";
+	char a[160], b[160];
 	size_t off = 0;
 	int n = 0;
 
 	dcb_plan_from(cur, p, &plan);
-	buf[0] = '\0';
-	if (plan.set_pfc) {
-		prio_text(p->pfc, a, sizeof(a));
-		prio_text(cur->pfc_en, b, sizeof(b));
-		off = line(buf, len, off, "pfc: configured prio %s, current prio %s\n", a, b);
-		n++;
-	}
-	if (plan.n_add || plan.n_del) {
-		if (p->trust == RQ_TRUST_DSCP && plan.n_add)
-			off = line(buf, len, off,
-				   "trust/dscp map: configured dscp (64 DSCP entries), current %zu "
-				   "missing, %zu extra (e.g. dscp %u -> prio %u missing)\n",
-				   plan.n_add, plan.n_del, plan.add[0].protocol, plan.add[0].priority);
-		else
-			off = line(buf, len, off,
-				   "trust/dscp map: configured %s, current %zu DSCP entries to remove\n",
-				   p->trust == RQ_TRUST_DSCP ? "dscp" : "pcp", plan.n_del);
+	if (len)
+		buf[0] = '\0';
+	if (strcmp(want, trust_name(cur))) {
+		off = line(buf, len, off, "trust: configured %s, current %s\n", want,
+			   trust_name(cur));
 		n++;
 	}
 	if (plan.set_trust) {
-		off = line(buf, len, off, "apptrust: configured %s, current %zu selector(s)%s\n",
-			   p->trust == RQ_TRUST_DSCP ? "dscp pcp" : "pcp", cur->n_trust,
-			   cur->n_trust && cur->trust[0] == IEEE_8021QAZ_APP_SEL_DSCP ? " (dscp first)"
-										 : "");
+		trust_text(plan.trust, plan.n_trust, a, sizeof(a));
+		trust_text(cur->trust, cur->n_trust, b, sizeof(b));
+		off = line(buf, len, off, "apptrust: configured %s, current %s\n", a, b);
+		n++;
+	}
+	off = describe_dscp(cur, p, &plan, buf, len, off, &n);
+	if (plan.set_pfc) {
+		prio_text(p->pfc, a, sizeof(a));
+		prio_text(cur->pfc_en, b, sizeof(b));
+		off = line(buf, len, off, "pfc: configured prio %s, current %s%s\n", a,
+			   cur->has_pfc ? "prio " : "", cur->has_pfc ? b : "not reported");
 		n++;
 	}
 	if (plan.set_ets) {
-		off = line(buf, len, off,
-			   "ets: configured tcBw %u/%u/%u/%u/%u/%u/%u/%u, current %s%u/%u/%u/%u/%u/%u/"
-			   "%u/%u\n",
-			   p->ets.tc_bw[0], p->ets.tc_bw[1], p->ets.tc_bw[2], p->ets.tc_bw[3],
-			   p->ets.tc_bw[4], p->ets.tc_bw[5], p->ets.tc_bw[6], p->ets.tc_bw[7],
-			   cur->has_ets ? "" : "(unreported) ", cur->tc_tx_bw[0], cur->tc_tx_bw[1],
-			   cur->tc_tx_bw[2], cur->tc_tx_bw[3], cur->tc_tx_bw[4], cur->tc_tx_bw[5],
-			   cur->tc_tx_bw[6], cur->tc_tx_bw[7]);
+		ets_text(p->ets.tc_bw, p->ets.tsa, p->ets.prio_tc, a, sizeof(a));
+		ets_text(cur->tc_tx_bw, cur->tc_tsa, cur->prio_tc, b, sizeof(b));
+		off = line(buf, len, off, "ets: configured %s, current %s\n", a,
+			   cur->has_ets ? b : "not reported");
 		n++;
 	}
 	(void)off;
@@ -194,111 +271,138 @@ static int step_do(const struct dcb_ops *ops, void *ctx, const char *ifname,
 	}
 }
 
-/* Undo one applied step, best effort. */
+/* Undo one applied step, best effort: a failure is logged, the first error stays the one reported. */
 static void step_undo(const struct dcb_ops *ops, void *ctx, const char *ifname,
 		      const struct dcb_port_state *cur, const struct dcb_plan *plan, enum step s)
 {
 	struct rq_ets ets;
+	int r = 0;
 
 	switch (s) {
 	case STEP_ADD:
-		(void)ops->app_del(ctx, ifname, plan->add, plan->n_add);
+		r = ops->app_del(ctx, ifname, plan->add, plan->n_add);
 		break;
 	case STEP_DEL:
-		(void)ops->app_add(ctx, ifname, plan->del, plan->n_del);
+		r = ops->app_add(ctx, ifname, plan->del, plan->n_del);
 		break;
 	case STEP_TRUST:
-		(void)ops->set_trust(ctx, ifname, cur->trust, cur->n_trust);
+		r = ops->set_trust(ctx, ifname, cur->trust, cur->n_trust);
 		break;
 	case STEP_ETS:
-		if (!cur->has_ets)
+		if (!cur->has_ets) {
+			log_warn("PF %s rollback: ETS was not reported before, left as set", ifname);
 			break;
+		}
 		memcpy(ets.tc_bw, cur->tc_tx_bw, 8);
 		memcpy(ets.tsa, cur->tc_tsa, 8);
 		memcpy(ets.prio_tc, cur->prio_tc, 8);
 		ets.present = true;
-		(void)ops->set_ets(ctx, ifname, cur, &ets);
+		r = ops->set_ets(ctx, ifname, cur, &ets);
 		break;
 	case STEP_PFC:
-		(void)ops->set_pfc(ctx, ifname, cur, cur->pfc_en);
+		r = ops->set_pfc(ctx, ifname, cur, cur->pfc_en);
 		break;
 	default:
 		break;
 	}
+	if (r < 0)
+		log_warn("PF %s rollback of step %d failed: %s", ifname, (int)s, strerror(-r));
 }
 
 static void step_log(const char *ifname, const struct dcb_port_state *cur,
 		     const struct dcb_plan *plan, enum step s)
 {
-	char a[32], b[32];
+	char a[160], b[160];
 
 	switch (s) {
 	case STEP_ADD:
-		if (plan->n_add)
-			log_info("PF %s dscp map: added %zu DSCP APP entries (e.g. %u -> prio %u)",
-				 ifname, plan->n_add, plan->add[0].protocol, plan->add[0].priority);
+		log_info("PF %s dscp map: added %zu DSCP APP entries (first: dscp %u -> prio %u)",
+			 ifname, plan->n_add, plan->add[0].protocol, plan->add[0].priority);
 		break;
 	case STEP_DEL:
-		if (plan->n_del)
-			log_info("PF %s dscp map: removed %zu replaced DSCP APP entries", ifname,
-				 plan->n_del);
+		log_info("PF %s dscp map: removed %zu DSCP APP entries (first: dscp %u -> prio %u)",
+			 ifname, plan->n_del, plan->del[0].protocol, plan->del[0].priority);
 		break;
 	case STEP_TRUST:
-		if (plan->set_trust)
-			log_info("PF %s apptrust: %zu selector(s) -> %s", ifname, cur->n_trust,
-				 plan->n_trust == 2 ? "dscp pcp" : "pcp");
+		trust_text(cur->trust, cur->n_trust, a, sizeof(a));
+		trust_text(plan->trust, plan->n_trust, b, sizeof(b));
+		log_info("PF %s apptrust: %s -> %s", ifname, a, b);
 		break;
 	case STEP_ETS:
-		if (plan->set_ets)
-			log_info("PF %s ets: tcBw %u/%u/%u/%u/%u/%u/%u/%u", ifname,
-				 plan->ets.tc_bw[0], plan->ets.tc_bw[1], plan->ets.tc_bw[2],
-				 plan->ets.tc_bw[3], plan->ets.tc_bw[4], plan->ets.tc_bw[5],
-				 plan->ets.tc_bw[6], plan->ets.tc_bw[7]);
+		ets_text(cur->tc_tx_bw, cur->tc_tsa, cur->prio_tc, a, sizeof(a));
+		ets_text(plan->ets.tc_bw, plan->ets.tsa, plan->ets.prio_tc, b, sizeof(b));
+		log_info("PF %s ets: %s -> %s", ifname, cur->has_ets ? a : "unreported", b);
 		break;
 	case STEP_PFC:
-		if (plan->set_pfc) {
-			prio_text(cur->pfc_en, a, sizeof(a));
-			prio_text(plan->pfc_en, b, sizeof(b));
-			log_info("PF %s pfc: prio %s -> prio %s", ifname, a, b);
-		}
+		prio_text(cur->pfc_en, a, sizeof(a));
+		prio_text(plan->pfc_en, b, sizeof(b));
+		log_info("PF %s pfc: prio %s -> prio %s", ifname, a, b);
 		break;
 	default:
 		break;
 	}
 }
 
-static int map_error(const char *ifname, int r, struct rq_error *e)
+static const char *const step_names[STEP_MAX] = { "DSCP APP add", "DSCP APP delete", "apptrust",
+						  "ETS", "PFC" };
+
+static int map_error(const char *ifname, const char *driver, enum step s, int r,
+		     struct rq_error *e)
 {
 	if (r == -EOPNOTSUPP)
-		return rq_err(e, RQ_ERR_NO_DCB, r, "no DCB on PF %s", ifname);
+		return rq_err(e, RQ_ERR_NO_DCB, r, "no DCB on PF %s (driver %s)", ifname,
+			      driver && driver[0] ? driver : "unknown");
 	if (r == -EPERM || r == -EBUSY)
 		return rq_err(e, RQ_ERR_DCBX_LOCKED, r,
-			      "PF %s refused the DCB change (%s): DCBX is likely managed by "
-			      "firmware or an LLDP agent; use pf: verify",
-			      ifname, strerror(-r));
-	return rq_err(e, RQ_ERR_IO, r, "DCB write on PF %s: %s", ifname, strerror(-r));
+			      "PF %s refused the %s change (%s): DCBX is likely managed by "
+			      "firmware or an LLDP agent; configure QoS there and use pf: verify",
+			      ifname, step_names[s], strerror(-r));
+	return rq_err(e, RQ_ERR_IO, r, "PF %s: DCB %s write failed: %s", ifname, step_names[s],
+		      strerror(-r));
 }
 
-int dcb_apply(const struct dcb_ops *ops, void *ctx, const char *ifname,
-	      const struct dcb_port_state *cur, const struct dcb_plan *plan, struct rq_error *e)
+static bool step_wanted(const struct dcb_plan *plan, enum step s)
+{
+	switch (s) {
+	case STEP_ADD:
+		return plan->n_add > 0;
+	case STEP_DEL:
+		return plan->n_del > 0;
+	case STEP_TRUST:
+		return plan->set_trust;
+	case STEP_ETS:
+		return plan->set_ets;
+	case STEP_PFC:
+		return plan->set_pfc;
+	default:
+		return false;
+	}
+}
+
+int dcb_apply_ex(const struct dcb_ops *ops, void *ctx, const char *ifname, const char *driver,
+		 const struct dcb_port_state *cur, const struct dcb_plan *plan, struct rq_error *e)
 {
 	enum step order[STEP_MAX] = { STEP_ADD, STEP_DEL, STEP_TRUST, STEP_ETS, STEP_PFC };
+	/* no new lossless priority: PFC first (see the top of this file) */
 	bool pfc_only_off = plan->set_pfc && !(plan->pfc_en & ~cur->pfc_en);
-	int done = 0, r = 0;
+	int done, r = 0;
 
 	if (dcb_plan_empty(plan))
 		return 0;
+	/* Firmware/LLDP-agent-owned DCBX: refuse before the first write, not half-way. */
 	if (cur->has_dcbx && (cur->dcbx & DCB_CAP_DCBX_LLD_MANAGED) &&
 	    !(cur->dcbx & DCB_CAP_DCBX_HOST))
 		return rq_err(e, RQ_ERR_DCBX_LOCKED, -EPERM,
-			      "PF %s: DCBX is managed by firmware or an LLDP agent (dcbx 0x%02x); "
-			      "the host cannot set DCB: use pf: verify",
+			      "PF %s: DCBX is managed by firmware or an LLDP agent (dcbx 0x%02x), "
+			      "the host cannot set DCB; configure QoS there and use pf: verify",
 			      ifname, cur->dcbx);
 	if (pfc_only_off) {
 		memmove(order + 1, order, sizeof(order[0]) * (STEP_MAX - 1));
 		order[0] = STEP_PFC;
 	}
 	for (done = 0; done < STEP_MAX; done++) {
+		if (!step_wanted(plan, order[done]))
+			continue;
 		r = step_do(ops, ctx, ifname, cur, plan, order[done]);
 		if (r < 0)
 			break;
@@ -306,8 +410,17 @@ int dcb_apply(const struct dcb_ops *ops, void *ctx, const char *ifname,
 	}
 	if (r == 0)
 		return 0;
-	map_error(ifname, r, e);
+	map_error(ifname, driver, order[done], r, e);
+	log_warn("PF %s: DCB %s failed (%s), rolling back", ifname, step_names[order[done]],
+		 strerror(-r));
 	while (done-- > 0)
-		step_undo(ops, ctx, ifname, cur, plan, order[done]);
+		if (step_wanted(plan, order[done]))
+			step_undo(ops, ctx, ifname, cur, plan, order[done]);
 	return r;
+}
+
+int dcb_apply(const struct dcb_ops *ops, void *ctx, const char *ifname,
+	      const struct dcb_port_state *cur, const struct dcb_plan *plan, struct rq_error *e)
+{
+	return dcb_apply_ex(ops, ctx, ifname, NULL, cur, plan, e);
 }

@@ -79,6 +79,23 @@ struct dcb_ops {
  * Backends. The netlink one opens its socket in the caller's current netns
  * (call before entering the pod netns). The fake keeps ports as
  * <root>/dcb/<ifname>.json (DESIGN.md "Simulated node").
+ *
+ * Fake file keys: "pfc": [prios on]; "app": [{"selector","protocol",
+ * "priority"}]; "ets": {"tcBw","tsa","prioTc"} (8 numbers each; missing =
+ * the driver reported no ETS); "trust": ["dscp","pcp",...] (names as
+ * iproute2's apptrust: ethtype, stream-port, dgram-port, port, dscp, pcp;
+ * missing = the port default, ["pcp"]; the fake always supports apptrust); "dcbx":
+ * DCB_CAP_DCBX_* bits (missing = not reported); "writes": SET calls applied
+ * (set_pfc, set_ets, app_add, app_del, set_trust: one each per successful
+ * call). Unknown keys are kept. No file -> -EOPNOTSUPP. app_add of an entry
+ * that exists exactly -> -EEXIST, app_del of a missing one -> -ENOENT;
+ * unlike the kernel, a failing batch changes nothing.
+ * Test hooks (the fake only):
+ *   "fail": {"set_pfc": -5, ...}  that op fails with that errno (a positive
+ *                                 number is negated), nothing written;
+ *   "dcbxLocked": true            every SET fails -EPERM and, unless "dcbx"
+ *                                 is given, get reports dcbx = LLD_MANAGED |
+ *                                 VER_IEEE (firmware-owned DCBX).
  */
 int dcb_nl_new(const struct dcb_ops **ret_ops, void **ret_ctx);
 int dcb_fake_new(const struct rq_root *root, const struct dcb_ops **ret_ops, void **ret_ctx);
@@ -117,6 +134,9 @@ int dcb_plan_describe(const struct dcb_port_state *cur, const struct rq_profile 
  */
 int dcb_apply(const struct dcb_ops *ops, void *ctx, const char *ifname,
 	      const struct dcb_port_state *cur, const struct dcb_plan *plan, struct rq_error *e);
+/* Same, naming the PF's driver in messages (RQ_ERR_NO_DCB); @driver may be NULL. */
+int dcb_apply_ex(const struct dcb_ops *ops, void *ctx, const char *ifname, const char *driver,
+		 const struct dcb_port_state *cur, const struct dcb_plan *plan, struct rq_error *e);
 
 /*
  * ECN per priority through /sys/class/net/<pf>/ecn/roce_{np,rp}/enable/<prio>.

@@ -7,8 +7,11 @@
  *   "trust": ["dscp", "pcp"] (apptrust order), "dcbx": u8,
  *   "writes": N (every applied SET call counts one).
  * A missing key is the port's default (no PFC, no APP entries, trust pcp,
- * ETS unreported). Unknown keys are kept. Test hook: "fail": {"<op>": -errno}
- * makes that op (set_pfc, set_ets, app_add, app_del, set_trust) fail.
+ * ETS unreported). Unknown keys are kept. A value out of range makes get
+ * fail -EBADMSG (a corrupt port file is a test bug, not a port state).
+ * Test hooks (documented in dcb.h): "fail": {"<op>": errno} makes that op
+ * (set_pfc, set_ets, app_add, app_del, set_trust) fail; "dcbxLocked": true
+ * makes every SET fail -EPERM and reports firmware-owned DCBX.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +29,8 @@ struct fake {
 
 static int fake_path(const char *ifname, char *buf, size_t len)
 {
-	if (!ifname[0] || strchr(ifname, '/') || ifname[0] == '.')
+	/* a netdev name: at most 15 bytes, no '/', and never "." or ".." */
+	if (!ifname[0] || strnlen(ifname, 16) >= 16 || strchr(ifname, '/') || ifname[0] == '.')
 		return -ENODEV;
 	snprintf(buf, len, "/dcb/%s.json", ifname);
 	return 0;
@@ -84,66 +88,171 @@ static int fake_hook(const cJSON *o, const char *op)
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "fail"),
 							  op);
 
-	return cJSON_IsNumber(v) && v->valueint < 0 ? v->valueint : 0;
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "dcbxLocked")))
+		return -EPERM;
+	if (!cJSON_IsNumber(v) || v->valueint == 0 || v->valueint < -4095 || v->valueint > 4095)
+		return 0;
+	return v->valueint < 0 ? v->valueint : -v->valueint;
 }
 
-static void int8_from(const cJSON *a, uint8_t *out)
+static const struct {
+	const char *name;
+	uint8_t sel;
+} trust_names[] = {
+	{ "ethtype", 1 }, { "stream-port", 2 }, { "dgram-port", 3 },
+	{ "port", 4 },	  { "dscp", IEEE_8021QAZ_APP_SEL_DSCP }, { "pcp", RQ_DCB_APP_SEL_PCP },
+};
+
+static int trust_sel(const char *name)
+{
+	for (size_t i = 0; i < sizeof(trust_names) / sizeof(trust_names[0]); i++)
+		if (!strcmp(name, trust_names[i].name))
+			return trust_names[i].sel;
+	return -EBADMSG;
+}
+
+static const char *trust_str(uint8_t sel)
+{
+	for (size_t i = 0; i < sizeof(trust_names) / sizeof(trust_names[0]); i++)
+		if (sel == trust_names[i].sel)
+			return trust_names[i].name;
+	return "unknown";
+}
+
+/* A number in [lo, hi] or -EBADMSG. */
+static int num_in(const cJSON *v, int lo, int hi)
+{
+	if (!cJSON_IsNumber(v) || v->valuedouble < lo || v->valuedouble > hi)
+		return -EBADMSG;
+	return (int)v->valuedouble;
+}
+
+static int u8_array(const cJSON *a, int hi, uint8_t *out)
 {
 	const cJSON *it;
 	int i = 0;
 
-	cJSON_ArrayForEach(it, a)
-		if (i < 8 && cJSON_IsNumber(it))
-			out[i++] = (uint8_t)it->valueint;
+	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != 8)
+		return -EBADMSG;
+	cJSON_ArrayForEach(it, a) {
+		int v = num_in(it, 0, hi);
+
+		if (v < 0)
+			return v;
+		out[i++] = (uint8_t)v;
+	}
+	return 0;
+}
+
+static int get_apps(const cJSON *o, struct dcb_port_state *st)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "app")) {
+		int sel = num_in(cJSON_GetObjectItemCaseSensitive(it, "selector"), 0, 255);
+		int proto = num_in(cJSON_GetObjectItemCaseSensitive(it, "protocol"), 0, 65535);
+		int prio = num_in(cJSON_GetObjectItemCaseSensitive(it, "priority"), 0, 7);
+
+		if (sel < 0 || proto < 0 || prio < 0)
+			return -EBADMSG;
+		if (st->n_app >= RQ_DCB_APP_MAX)
+			return -E2BIG;
+		st->app[st->n_app++] =
+			(struct dcb_app_entry){ (uint8_t)sel, (uint16_t)proto, (uint8_t)prio };
+	}
+	return 0;
+}
+
+static int get_ets(const cJSON *v, struct dcb_port_state *st)
+{
+	int r;
+
+	if (!v)
+		return 0;
+	r = u8_array(cJSON_GetObjectItemCaseSensitive(v, "tcBw"), 100, st->tc_tx_bw);
+	if (r == 0)
+		r = u8_array(cJSON_GetObjectItemCaseSensitive(v, "tsa"), 255, st->tc_tsa);
+	if (r == 0)
+		r = u8_array(cJSON_GetObjectItemCaseSensitive(v, "prioTc"), 7, st->prio_tc);
+	st->has_ets = r == 0;
+	return r;
+}
+
+static int get_trust(const cJSON *o, struct dcb_port_state *st)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "trust"), *it;
+
+	st->has_trust = true;
+	if (!v) {
+		st->trust[st->n_trust++] = RQ_DCB_APP_SEL_PCP;
+		return 0;
+	}
+	cJSON_ArrayForEach(it, v) {
+		int sel = cJSON_IsString(it) ? trust_sel(it->valuestring) : -EBADMSG;
+
+		if (sel < 0)
+			return sel;
+		if (st->n_trust >= RQ_DCB_TRUST_MAX)
+			return -E2BIG;
+		st->trust[st->n_trust++] = (uint8_t)sel;
+	}
+	return 0;
+}
+
+static int get_fill(const cJSON *o, struct dcb_port_state *st)
+{
+	const cJSON *v, *it;
+	int r;
+
+	st->has_pfc = true;
+	st->pfc_cap = 8;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "pfc")) {
+		int p = num_in(it, 0, 7);
+
+		if (p < 0)
+			return p;
+		st->pfc_en |= (uint8_t)(1u << p);
+	}
+	r = get_apps(o, st);
+	if (r == 0)
+		r = get_ets(cJSON_GetObjectItemCaseSensitive(o, "ets"), st);
+	if (r == 0)
+		r = get_trust(o, st);
+	if (r < 0)
+		return r;
+	if ((v = cJSON_GetObjectItemCaseSensitive(o, "dcbx"))) {
+		int d = num_in(v, 0, 255);
+
+		if (d < 0)
+			return d;
+		st->has_dcbx = true;
+		st->dcbx = (uint8_t)d;
+	} else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "dcbxLocked"))) {
+		st->has_dcbx = true;
+		st->dcbx = DCB_CAP_DCBX_LLD_MANAGED | DCB_CAP_DCBX_VER_IEEE;
+	}
+	return 0;
 }
 
 static int fake_get(void *ctx, const char *ifname, struct dcb_port_state *ret)
 {
-	struct fake *f = ctx;
-	const cJSON *v, *it;
+	struct dcb_port_state *st;
 	cJSON *o = NULL;
-	int r = fake_load(f, ifname, &o);
+	int r = fake_load(ctx, ifname, &o);
 
 	if (r < 0)
 		return r;
-	memset(ret, 0, sizeof(*ret));
-	ret->has_pfc = true;
-	ret->pfc_cap = 8;
-	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "pfc"))
-		if (cJSON_IsNumber(it) && it->valueint >= 0 && it->valueint < 8)
-			ret->pfc_en |= (uint8_t)(1u << it->valueint);
-	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "app")) {
-		if (ret->n_app >= RQ_DCB_APP_MAX)
-			break;
-		ret->app[ret->n_app].selector =
-			(uint8_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "selector"));
-		ret->app[ret->n_app].protocol =
-			(uint16_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "protocol"));
-		ret->app[ret->n_app].priority =
-			(uint8_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "priority"));
-		ret->n_app++;
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		cJSON_Delete(o);
+		return -ENOMEM;
 	}
-	if ((v = cJSON_GetObjectItemCaseSensitive(o, "ets"))) {
-		ret->has_ets = true;
-		int8_from(cJSON_GetObjectItemCaseSensitive(v, "tcBw"), ret->tc_tx_bw);
-		int8_from(cJSON_GetObjectItemCaseSensitive(v, "tsa"), ret->tc_tsa);
-		int8_from(cJSON_GetObjectItemCaseSensitive(v, "prioTc"), ret->prio_tc);
-	}
-	ret->has_trust = true;
-	v = cJSON_GetObjectItemCaseSensitive(o, "trust");
-	if (!v)
-		ret->trust[ret->n_trust++] = RQ_DCB_APP_SEL_PCP;
-	cJSON_ArrayForEach(it, v)
-		if (cJSON_IsString(it) && ret->n_trust < RQ_DCB_TRUST_MAX)
-			ret->trust[ret->n_trust++] = !strcmp(it->valuestring, "dscp")
-							     ? IEEE_8021QAZ_APP_SEL_DSCP
-							     : RQ_DCB_APP_SEL_PCP;
-	if ((v = cJSON_GetObjectItemCaseSensitive(o, "dcbx")) && cJSON_IsNumber(v)) {
-		ret->has_dcbx = true;
-		ret->dcbx = (uint8_t)v->valueint;
-	}
+	r = get_fill(o, st);
+	if (r == 0)
+		*ret = *st;
+	free(st);
 	cJSON_Delete(o);
-	return 0;
+	return r;
 }
 
 /* Load, check the failure hook, let @fn edit, store (writes + 1). */
@@ -306,9 +415,7 @@ static int edit_trust(cJSON *o, const void *arg)
 	cJSON_DeleteItemFromObjectCaseSensitive(o, "trust");
 	a = cJSON_AddArrayToObject(o, "trust");
 	for (size_t i = 0; i < t->n; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(t->sel[i] == IEEE_8021QAZ_APP_SEL_DSCP
-								   ? "dscp"
-								   : "pcp"));
+		cJSON_AddItemToArray(a, cJSON_CreateString(trust_str(t->sel[i])));
 	return 0;
 }
 

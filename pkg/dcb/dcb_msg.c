@@ -1,11 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
+/*
+ * dcbnl messages. The decoder never trusts a length from the buffer: every
+ * attribute header is checked against what is left of its parent, and every
+ * payload against the size its type needs, before a byte of it is read.
+ */
 #include "pkg/dcb/dcb_msg.h"
 
 #include <errno.h>
 #include <linux/rtnetlink.h>
+#include <net/if.h>
 #include <netlink/attr.h>
 #include <string.h>
 #include <sys/socket.h>
+
+bool dcb_msg_ifname_ok(const char *ifname)
+{
+	size_t n = ifname ? strnlen(ifname, IFNAMSIZ) : 0;
+
+	return n > 0 && n < IFNAMSIZ;
+}
 
 static struct nl_msg *msg_new(int type, int cmd, const char *ifname)
 {
@@ -27,12 +40,16 @@ struct nl_msg *dcb_msg_ieee_get(const char *ifname)
 	return msg_new(RTM_GETDCB, DCB_CMD_IEEE_GET, ifname);
 }
 
-/* nla_nest_start without NLA_F_NESTED: what dcbnl and iproute2's dcb use. */
+/*
+ * Our own nest: NLA_F_NESTED set, as iproute2's dcb (libmnl) sends it, so the
+ * two produce the same bytes; dcbnl's parser masks the flag either way. The
+ * nl_msg buffer never moves (libnl does not reallocate), so @start stays valid.
+ */
 static struct nlattr *nest_start(struct nl_msg *m, int type)
 {
 	struct nlattr *start = (struct nlattr *)((char *)nlmsg_hdr(m) + nlmsg_hdr(m)->nlmsg_len);
 
-	if (nla_put(m, type, 0, NULL) < 0)
+	if (nla_put(m, NLA_F_NESTED | type, 0, NULL) < 0)
 		return NULL;
 	return start;
 }
@@ -78,6 +95,12 @@ struct nl_msg *dcb_msg_set_ets(const char *ifname, const struct dcb_port_state *
 	return ieee_set_one(ifname, DCB_ATTR_IEEE_ETS, &e, sizeof(e));
 }
 
+/* dcbnl wants IEEE selectors as DCB_ATTR_IEEE_APP and the DCB-only PCP one as DCB_ATTR_DCB_APP. */
+static int app_attr_type(uint8_t selector)
+{
+	return selector == RQ_DCB_APP_SEL_PCP ? RQ_DCB_ATTR_DCB_APP : DCB_ATTR_IEEE_APP;
+}
+
 struct nl_msg *dcb_msg_app(const char *ifname, int cmd, const struct dcb_app_entry *apps,
 			   size_t n)
 {
@@ -95,7 +118,7 @@ struct nl_msg *dcb_msg_app(const char *ifname, int cmd, const struct dcb_app_ent
 				     .priority = apps[i].priority,
 				     .protocol = apps[i].protocol };
 
-		if (nla_put(m, DCB_ATTR_IEEE_APP, sizeof(a), &a) < 0)
+		if (nla_put(m, app_attr_type(a.selector), sizeof(a), &a) < 0)
 			goto fail;
 	}
 	nest_end(m, table);
@@ -117,11 +140,8 @@ struct nl_msg *dcb_msg_trust(const char *ifname, const uint8_t *sel, size_t n)
 	table = ieee ? nest_start(m, RQ_DCB_ATTR_APP_TRUST_TABLE) : NULL;
 	if (!table)
 		goto fail;
-	/* IEEE selectors travel as DCB_ATTR_IEEE_APP, the DCB-only PCP one as DCB_ATTR_DCB_APP */
 	for (size_t i = 0; i < n; i++)
-		if (nla_put_u8(m, sel[i] == RQ_DCB_APP_SEL_PCP ? RQ_DCB_ATTR_DCB_APP
-							       : DCB_ATTR_IEEE_APP,
-			       sel[i]) < 0)
+		if (nla_put_u8(m, app_attr_type(sel[i]), sel[i]) < 0)
 			goto fail;
 	nest_end(m, table);
 	nest_end(m, ieee);
@@ -131,15 +151,27 @@ fail:
 	return NULL;
 }
 
-/* Walk attributes in [p, p+len): calls @fn for each; -EBADMSG on a malformed one. */
-static int attrs_walk(const char *p, size_t len, int (*fn)(int type, const char *data, size_t n,
-							   void *arg),
-		      void *arg)
+struct nl_msg *dcb_msg_sdcbx(const char *ifname, uint8_t mode)
+{
+	struct nl_msg *m = msg_new(RTM_SETDCB, DCB_CMD_SDCBX, ifname);
+
+	if (m && nla_put_u8(m, DCB_ATTR_DCBX, mode) < 0) {
+		nlmsg_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+typedef int (*attr_fn)(int type, const char *data, size_t n, void *arg);
+
+/* Walk the attributes in [p, p+len); -EBADMSG on a header that does not fit. */
+static int attrs_walk(const char *p, size_t len, attr_fn fn, void *arg)
 {
 	size_t off = 0;
 
-	while (off + NLA_HDRLEN <= len) {
+	while (len - off >= NLA_HDRLEN) {
 		struct nlattr a;
+		size_t step;
 		int r;
 
 		memcpy(&a, p + off, sizeof(a));
@@ -149,7 +181,9 @@ static int attrs_walk(const char *p, size_t len, int (*fn)(int type, const char 
 		       arg);
 		if (r < 0)
 			return r;
-		off += NLA_ALIGN(a.nla_len);
+		/* the last attribute may lack its padding */
+		step = (size_t)NLA_ALIGN(a.nla_len);
+		off += step < len - off ? step : len - off;
 	}
 	return 0;
 }
@@ -159,13 +193,14 @@ static int app_cb(int type, const char *data, size_t n, void *arg)
 	struct dcb_port_state *st = arg;
 	struct dcb_app a;
 
-	if (type != DCB_ATTR_IEEE_APP)
+	if (type != DCB_ATTR_IEEE_APP && type != RQ_DCB_ATTR_DCB_APP)
 		return 0;
 	if (n < sizeof(a))
 		return -EBADMSG;
+	if (st->n_app >= RQ_DCB_APP_MAX)
+		return -E2BIG; /* a silently cut table would make the diff re-add entries */
 	memcpy(&a, data, sizeof(a));
-	if (st->n_app < RQ_DCB_APP_MAX)
-		st->app[st->n_app++] = (struct dcb_app_entry){ a.selector, a.protocol, a.priority };
+	st->app[st->n_app++] = (struct dcb_app_entry){ a.selector, a.protocol, a.priority };
 	return 0;
 }
 
@@ -177,9 +212,20 @@ static int trust_cb(int type, const char *data, size_t n, void *arg)
 		return 0;
 	if (n < 1)
 		return -EBADMSG;
-	if (st->n_trust < RQ_DCB_TRUST_MAX)
-		st->trust[st->n_trust++] = (uint8_t)data[0];
+	if (st->n_trust >= RQ_DCB_TRUST_MAX)
+		return -E2BIG;
+	st->trust[st->n_trust++] = (uint8_t)data[0];
 	return 0;
+}
+
+static void ets_from_raw(struct dcb_port_state *st)
+{
+	st->has_ets = true;
+	st->ets_willing = st->raw_ets.willing;
+	st->ets_cap = st->raw_ets.ets_cap;
+	memcpy(st->tc_tx_bw, st->raw_ets.tc_tx_bw, 8);
+	memcpy(st->tc_tsa, st->raw_ets.tc_tsa, 8);
+	memcpy(st->prio_tc, st->raw_ets.prio_tc, 8);
 }
 
 static int ieee_cb(int type, const char *data, size_t n, void *arg)
@@ -199,22 +245,18 @@ static int ieee_cb(int type, const char *data, size_t n, void *arg)
 		if (n < sizeof(st->raw_ets))
 			return -EBADMSG;
 		memcpy(&st->raw_ets, data, sizeof(st->raw_ets));
-		st->has_ets = true;
-		st->ets_willing = st->raw_ets.willing;
-		st->ets_cap = st->raw_ets.ets_cap;
-		memcpy(st->tc_tx_bw, st->raw_ets.tc_tx_bw, 8);
-		memcpy(st->tc_tsa, st->raw_ets.tc_tsa, 8);
-		memcpy(st->prio_tc, st->raw_ets.prio_tc, 8);
+		ets_from_raw(st);
 		return 0;
 	case DCB_ATTR_IEEE_APP_TABLE:
-		st->n_app = 0; /* a repeated table replaces the earlier one */
+		st->n_app = 0;
 		return attrs_walk(data, n, app_cb, st);
 	case RQ_DCB_ATTR_APP_TRUST_TABLE:
+		/* only drivers with dcbnl_getapptrust (kernel >= 6.2) send it */
 		st->has_trust = true;
 		st->n_trust = 0;
 		return attrs_walk(data, n, trust_cb, st);
 	default:
-		return 0;
+		return 0; /* peer tables, maxrate, buffer, rewrite: not ours */
 	}
 }
 
@@ -233,54 +275,82 @@ static int top_cb(int type, const char *data, size_t n, void *arg)
 	return 0;
 }
 
-static int payload(const void *msg, size_t len, const char **ret, size_t *ret_len)
+/* The attributes after nlmsghdr + dcbmsg, and the dcbmsg's cmd. */
+static int payload(const void *msg, size_t len, const char **ret, size_t *ret_len, int *ret_cmd)
 {
-	struct nlmsghdr h;
 	size_t hdr = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct dcbmsg));
+	struct nlmsghdr h;
+	struct dcbmsg d;
 
-	if (len < NLMSG_HDRLEN)
+	if (!msg || len < hdr)
 		return -EBADMSG;
 	memcpy(&h, msg, sizeof(h));
 	if (h.nlmsg_len < hdr || h.nlmsg_len > len)
 		return -EBADMSG;
+	memcpy(&d, (const char *)msg + NLMSG_HDRLEN, sizeof(d));
 	*ret = (const char *)msg + hdr;
 	*ret_len = h.nlmsg_len - hdr;
+	*ret_cmd = d.cmd;
 	return 0;
 }
 
 int dcb_msg_parse_get(const void *msg, size_t len, struct dcb_port_state *ret)
 {
-	struct dcb_port_state *st = ret;
+	struct dcb_port_state st;
 	const char *p;
 	size_t n;
-	int r = payload(msg, len, &p, &n);
+	int cmd, r = payload(msg, len, &p, &n, &cmd);
 
 	if (r < 0)
 		return r;
-	memset(st, 0, sizeof(*st));
-	return attrs_walk(p, n, top_cb, st);
+	if (cmd != DCB_CMD_IEEE_GET)
+		return -EBADMSG;
+	memset(&st, 0, sizeof(st));
+	r = attrs_walk(p, n, top_cb, &st);
+	if (r < 0)
+		return r;
+	*ret = st;
+	return 0;
 }
+
+struct status {
+	int attr;
+	bool found;
+	int value;
+};
 
 static int status_cb(int type, const char *data, size_t n, void *arg)
 {
-	int *status = arg;
+	struct status *s = arg;
 
-	if (type != DCB_ATTR_IEEE && type != DCB_ATTR_DCBX)
+	if (type != s->attr)
 		return 0;
 	if (n < 1)
 		return -EBADMSG;
-	*status = (int8_t)data[0];
+	s->found = true;
+	s->value = (int8_t)data[0];
 	return 0;
 }
 
 int dcb_msg_parse_status(const void *msg, size_t len)
 {
+	struct status s = { 0 };
 	const char *p;
 	size_t n;
-	int status = 0, r = payload(msg, len, &p, &n);
+	int cmd, r = payload(msg, len, &p, &n, &cmd);
 
 	if (r < 0)
 		return r;
-	r = attrs_walk(p, n, status_cb, &status);
-	return r < 0 ? r : status;
+	if (cmd == DCB_CMD_IEEE_SET || cmd == DCB_CMD_IEEE_DEL)
+		s.attr = DCB_ATTR_IEEE;
+	else if (cmd == DCB_CMD_SDCBX)
+		s.attr = DCB_ATTR_DCBX;
+	else
+		return -EBADMSG;
+	r = attrs_walk(p, n, status_cb, &s);
+	if (r < 0)
+		return r;
+	if (!s.found)
+		return -EBADMSG;
+	return s.value > 0 ? -EIO : s.value;
 }

@@ -3,7 +3,15 @@
  * The kernel backend: dcbnl over NETLINK_ROUTE with libnl-3 core messages
  * (libnl-route has no DCB objects). The socket is opened by dcb_nl_new in
  * the caller's netns: VFs have no dcbnl, all traffic goes to the PF in the
- * host netns. libnl's NLE_* codes stay in this file; callers see -errno.
+ * host netns. libnl's NLE_* codes stay in this file; callers see -errno:
+ * the kernel's own errno from its error message (-EOPNOTSUPP: the netdev has
+ * no dcbnl ops, -ENODEV: no such netdev), and for a SET the status byte of
+ * the dcbnl reply, which carries the driver's error while netlink itself
+ * reports success.
+ *
+ * No NLM_F_ACK: dcbnl answers every request with a reply message of its own
+ * (or an error message), so one request is one message back and nothing is
+ * left queued for the next request.
  */
 #include <errno.h>
 #include <netlink/msg.h>
@@ -100,12 +108,16 @@ static int transact(struct nlctx *c, struct nl_msg *msg, struct reply *r)
 
 static int nl_get(void *ctx, const char *ifname, struct dcb_port_state *ret)
 {
-	struct dcb_port_state *st = calloc(1, sizeof(*st));
-	struct reply r = { .state = st };
+	struct dcb_port_state *st;
+	struct reply r = { 0 };
 	int e;
 
+	if (!dcb_msg_ifname_ok(ifname))
+		return -EINVAL;
+	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
+	r.state = st;
 	e = transact(ctx, dcb_msg_ieee_get(ifname), &r);
 	if (e == 0)
 		*ret = *st;
@@ -113,38 +125,42 @@ static int nl_get(void *ctx, const char *ifname, struct dcb_port_state *ret)
 	return e;
 }
 
-static int nl_set(void *ctx, struct nl_msg *msg)
+static int nl_set(void *ctx, const char *ifname, struct nl_msg *msg)
 {
 	struct reply r = { 0 };
 
+	if (!dcb_msg_ifname_ok(ifname)) {
+		nlmsg_free(msg);
+		return -EINVAL;
+	}
 	return transact(ctx, msg, &r);
 }
 
 static int nl_set_pfc(void *ctx, const char *ifname, const struct dcb_port_state *cur,
 		      uint8_t pfc_en)
 {
-	return nl_set(ctx, dcb_msg_set_pfc(ifname, cur, pfc_en));
+	return nl_set(ctx, ifname, dcb_msg_set_pfc(ifname, cur, pfc_en));
 }
 
 static int nl_set_ets(void *ctx, const char *ifname, const struct dcb_port_state *cur,
 		      const struct rq_ets *ets)
 {
-	return nl_set(ctx, dcb_msg_set_ets(ifname, cur, ets));
+	return nl_set(ctx, ifname, dcb_msg_set_ets(ifname, cur, ets));
 }
 
 static int nl_app_add(void *ctx, const char *ifname, const struct dcb_app_entry *apps, size_t n)
 {
-	return nl_set(ctx, dcb_msg_app(ifname, DCB_CMD_IEEE_SET, apps, n));
+	return nl_set(ctx, ifname, dcb_msg_app(ifname, DCB_CMD_IEEE_SET, apps, n));
 }
 
 static int nl_app_del(void *ctx, const char *ifname, const struct dcb_app_entry *apps, size_t n)
 {
-	return nl_set(ctx, dcb_msg_app(ifname, DCB_CMD_IEEE_DEL, apps, n));
+	return nl_set(ctx, ifname, dcb_msg_app(ifname, DCB_CMD_IEEE_DEL, apps, n));
 }
 
 static int nl_set_trust(void *ctx, const char *ifname, const uint8_t *sel, size_t n)
 {
-	return nl_set(ctx, dcb_msg_trust(ifname, sel, n));
+	return nl_set(ctx, ifname, dcb_msg_trust(ifname, sel, n));
 }
 
 static void nl_free(void *ctx)
@@ -182,6 +198,8 @@ int dcb_nl_new(const struct dcb_ops **ret_ops, void **ret_ctx)
 	}
 	/* dcbnl answers every request with a message of its own; no ACK needed */
 	nl_socket_disable_auto_ack(c->sk);
+	/* a GET reply with a full APP table can exceed a page: let libnl size the read */
+	nl_socket_enable_msg_peek(c->sk);
 	e = nl_connect(c->sk, NETLINK_ROUTE);
 	if (e < 0) {
 		nl_free(c);

@@ -9,6 +9,11 @@
 
 #include "pkg/dcb/dcb.h"
 
+/*
+ * Output parameters are written only on success; ecn_enable puts back what
+ * it wrote when it fails half-way, so a failed call changed nothing.
+ */
+
 static const char *const sides[] = { "roce_np", "roce_rp" };
 
 static void ecn_path(char *buf, size_t len, const char *pf, int side, int prio)
@@ -62,9 +67,23 @@ int ecn_get(const struct rq_root *r, const char *pf, uint8_t mask, uint8_t *ret_
 	return 0;
 }
 
+/* Put back what this call wrote (@written: bit 2*prio+side), best effort. */
+static void ecn_revert(const struct rq_root *r, const char *pf, uint16_t written)
+{
+	char path[256];
+
+	for (int i = 0; i < 16; i++) {
+		if (!(written & (1u << i)))
+			continue;
+		ecn_path(path, sizeof(path), pf, i % 2, i / 2);
+		(void)sysfs_write_str(r, path, "0");
+	}
+}
+
 int ecn_enable(const struct rq_root *r, const char *pf, uint8_t mask, uint8_t *ret_changed)
 {
 	char path[256];
+	uint16_t written = 0;
 	uint8_t changed = 0;
 
 	for (int p = 0; p < 8; p++) {
@@ -76,17 +95,16 @@ int ecn_enable(const struct rq_root *r, const char *pf, uint8_t mask, uint8_t *r
 
 			ecn_path(path, sizeof(path), pf, s, p);
 			rr = sysfs_read_int(r, path, &v);
-			if (rr < 0) {
-				*ret_changed = changed;
-				return rr;
-			}
-			if (v == 1)
+			if (rr == 0 && v != 1)
+				rr = sysfs_write_str(r, path, "1");
+			else if (rr == 0)
 				continue;
-			rr = sysfs_write_str(r, path, "1");
 			if (rr < 0) {
-				*ret_changed = changed; /* what was written, for the undo */
+				/* all or nothing: the caller never learns a half-enabled state */
+				ecn_revert(r, pf, written);
 				return rr;
 			}
+			written |= (uint16_t)(1u << (2 * p + s));
 			changed |= (uint8_t)(1u << p);
 		}
 	}

@@ -1,0 +1,724 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * pkg/dcb diff and apply over the file-backed fake (exact writes read back
+ * from the port file), the order of SETs through a recording ops table,
+ * rollback, error mapping, ECN over a fake sysfs tree, and the netlink
+ * backend against the running kernel in a private netns.
+ */
+#include <check.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pkg/dcb/dcb.h"
+
+static char tmpl[64];
+static struct rq_root root;
+static const struct dcb_ops *fops;
+static void *fctx;
+
+static void setup(void)
+{
+	char d[128];
+
+	snprintf(tmpl, sizeof(tmpl), "/tmp/rq-dcb.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	snprintf(d, sizeof(d), "%s/dcb", tmpl);
+	ck_assert_int_eq(mkdir(d, 0700), 0);
+	ck_assert_int_eq(root_open(tmpl, &root), 0);
+	ck_assert_int_eq(dcb_fake_new(&root, &fops, &fctx), 0);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	fops->free(fctx);
+	root_close(&root);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpl);
+	(void)!system(cmd);
+}
+
+static void port_write(const char *ifname, const char *json)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/dcb/%s.json", tmpl, ifname);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(json, f);
+	fclose(f);
+}
+
+static cJSON *port_read(const char *ifname)
+{
+	char path[256], buf[65536];
+	size_t n;
+	FILE *f;
+	cJSON *o;
+
+	snprintf(path, sizeof(path), "%s/dcb/%s.json", tmpl, ifname);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	o = cJSON_Parse(buf);
+	ck_assert_ptr_nonnull(o);
+	return o;
+}
+
+static int port_writes(const char *ifname)
+{
+	cJSON *o = port_read(ifname);
+	int w = cJSON_GetObjectItem(o, "writes")->valueint;
+
+	cJSON_Delete(o);
+	return w;
+}
+
+/* "key" of the port file as compact JSON, e.g. "[3]"; "null" when missing. */
+static char *port_key(const char *ifname, const char *key)
+{
+	cJSON *o = port_read(ifname);
+	cJSON *v = cJSON_GetObjectItem(o, key);
+	char *s = v ? cJSON_PrintUnformatted(v) : strdup("null");
+
+	cJSON_Delete(o);
+	return s;
+}
+
+static void assert_key(const char *ifname, const char *key, const char *want)
+{
+	char *s = port_key(ifname, key);
+
+	ck_assert_str_eq(s, want);
+	free(s);
+}
+
+/* Number of APP entries with @sel, and the priority of (sel, proto) or -1. */
+static int app_count(const char *ifname, int sel)
+{
+	cJSON *o = port_read(ifname), *it;
+	int n = 0;
+
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(o, "app"))
+		n += cJSON_GetObjectItem(it, "selector")->valueint == sel;
+	cJSON_Delete(o);
+	return n;
+}
+
+static int app_prio(const char *ifname, int sel, int proto)
+{
+	cJSON *o = port_read(ifname), *it;
+	int p = -1;
+
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(o, "app"))
+		if (cJSON_GetObjectItem(it, "selector")->valueint == sel &&
+		    cJSON_GetObjectItem(it, "protocol")->valueint == proto)
+			p = cJSON_GetObjectItem(it, "priority")->valueint;
+	cJSON_Delete(o);
+	return p;
+}
+
+/* A port file with the full default DSCP map of the built-in profile. */
+static void port_write_right(const char *ifname, const char *extra)
+{
+	struct rq_profile p;
+	char buf[8192];
+	size_t off;
+
+	profile_builtin(&p);
+	off = (size_t)snprintf(buf, sizeof(buf), "{%s\"app\":[", extra);
+	for (int d = 0; d < RQ_NDSCP; d++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+					"%s{\"selector\":5,\"protocol\":%d,\"priority\":%d}",
+					d ? "," : "", d, p.dscp_prio[d]);
+	snprintf(buf + off, sizeof(buf) - off, "]}");
+	port_write(ifname, buf);
+}
+
+static int get_plan_apply(const char *ifname, const struct rq_profile *p, struct dcb_plan *plan,
+			  struct rq_error *e)
+{
+	struct dcb_port_state *st = calloc(1, sizeof(*st));
+	int r;
+
+	ck_assert_ptr_nonnull(st);
+	r = fops->get(fctx, ifname, st);
+	if (r == 0) {
+		dcb_plan_from(st, p, plan);
+		r = dcb_apply_ex(fops, fctx, ifname, "mlx5_core", st, plan, e);
+	}
+	free(st);
+	return r;
+}
+
+START_TEST(fresh_port)
+{
+	struct rq_profile p;
+	struct dcb_plan plan;
+	struct dcb_port_state st;
+	struct rq_error e = { 0 };
+
+	profile_builtin(&p);
+	port_write("p0", "{\"writes\":0}");
+	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
+	ck_assert(st.has_pfc && st.has_trust && !st.has_ets && !st.has_dcbx);
+	ck_assert_uint_eq(st.n_trust, 1);
+	ck_assert_uint_eq(st.trust[0], RQ_DCB_APP_SEL_PCP);
+	dcb_plan_from(&st, &p, &plan);
+	ck_assert_uint_eq(plan.n_add, 64);
+	ck_assert_uint_eq(plan.n_del, 0);
+	ck_assert(plan.set_trust && plan.set_pfc && !plan.set_ets);
+	ck_assert_uint_eq(plan.pfc_en, 0x08);
+	ck_assert_int_eq(dcb_apply(fops, fctx, "p0", &st, &plan, &e), 0);
+	ck_assert_int_eq(e.code, 0);
+	/* exactly: one batched APP add, apptrust, PFC */
+	ck_assert_int_eq(port_writes("p0"), 3);
+	assert_key("p0", "pfc", "[3]");
+	assert_key("p0", "trust", "[\"dscp\",\"pcp\"]");
+	ck_assert_int_eq(app_count("p0", 5), 64);
+	ck_assert_int_eq(app_prio("p0", 5, 26), 3);
+	ck_assert_int_eq(app_prio("p0", 5, 48), 6);
+	ck_assert_int_eq(app_prio("p0", 5, 10), 1);
+	ck_assert_int_eq(app_prio("p0", 5, 63), 7);
+	/* and a second pass finds nothing to do */
+	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
+	dcb_plan_from(&st, &p, &plan);
+	ck_assert(dcb_plan_empty(&plan));
+	ck_assert_int_eq(dcb_plan_describe(&st, &p, e.msg, sizeof(e.msg)), 0);
+	ck_assert_str_eq(e.msg, "");
+}
+END_TEST
+
+START_TEST(already_right_zero_writes)
+{
+	struct rq_profile p;
+	struct dcb_plan plan;
+	struct rq_error e = { 0 };
+
+	profile_builtin(&p);
+	port_write_right("p0", "\"writes\":0,\"pfc\":[3],\"trust\":[\"dscp\",\"pcp\"],");
+	ck_assert_int_eq(get_plan_apply("p0", &p, &plan, &e), 0);
+	ck_assert(dcb_plan_empty(&plan));
+	ck_assert_int_eq(port_writes("p0"), 0);
+}
+END_TEST
+
+/* PCP trusted, a few DSCP entries (one replaced, one right), a non-DSCP entry kept. */
+START_TEST(pcp_trusted_with_entries)
+{
+	struct rq_profile p;
+	struct dcb_plan plan;
+	struct rq_error e = { 0 };
+
+	profile_builtin(&p);
+	port_write("p0", "{\"writes\":0,\"trust\":[\"pcp\"],\"vendor\":{\"keep\":true},\"app\":["
+			 "{\"selector\":5,\"protocol\":26,\"priority\":1},"
+			 "{\"selector\":5,\"protocol\":10,\"priority\":1},"
+			 "{\"selector\":1,\"protocol\":35093,\"priority\":4}]}");
+	ck_assert_int_eq(get_plan_apply("p0", &p, &plan, &e), 0);
+	ck_assert_uint_eq(plan.n_add, 63);
+	ck_assert_uint_eq(plan.n_del, 1);
+	ck_assert_uint_eq(plan.del[0].protocol, 26);
+	ck_assert_uint_eq(plan.del[0].priority, 1);
+	ck_assert_int_eq(port_writes("p0"), 4); /* add, del, trust, pfc */
+	ck_assert_int_eq(app_count("p0", 5), 64);
+	ck_assert_int_eq(app_prio("p0", 5, 26), 3);
+	ck_assert_int_eq(app_prio("p0", 1, 35093), 4);
+	assert_key("p0", "vendor", "{\"keep\":true}");
+	assert_key("p0", "trust", "[\"dscp\",\"pcp\"]");
+}
+END_TEST
+
+START_TEST(trust_pcp_profile_removes_dscp)
+{
+	struct rq_profile p;
+	struct dcb_plan plan;
+	struct rq_error e = { 0 };
+
+	profile_builtin(&p);
+	p.trust = RQ_TRUST_PCP;
+	port_write_right("p0", "\"writes\":0,\"pfc\":[3],\"trust\":[\"dscp\",\"pcp\"],");
+	ck_assert_int_eq(get_plan_apply("p0", &p, &plan, &e), 0);
+	ck_assert_uint_eq(plan.n_add, 0);
+	ck_assert_uint_eq(plan.n_del, 64);
+	ck_assert_int_eq(port_writes("p0"), 2); /* del, trust */
+	ck_assert_int_eq(app_count("p0", 5), 0);
+	assert_key("p0", "trust", "[\"pcp\"]");
+	assert_key("p0", "pfc", "[3]");
+}
+END_TEST
+
+START_TEST(pfc_on_other_prios)
+{
+	struct rq_profile p;
+	struct dcb_plan plan;
+	struct dcb_port_state st;
+	struct rq_error e = { 0 };
+	char buf[512];
+
+	profile_builtin(&p);
+	port_write_right("p0", "\"writes\":5,\"pfc\":[3,4],\"trust\":[\"dscp\",\"pcp\"],");
+	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
+	ck_assert_int_eq(dcb_plan_describe(&st, &p, buf, sizeof(buf)), 1);
+	ck_assert_str_eq(buf, "pfc: configured prio 3, current prio 3,4\n");
+	ck_assert_int_eq(get_plan_apply("p0", &p, &plan, &e), 0);
+	ck_assert(plan.set_pfc && !plan.n_add && !plan.n_del && !plan.set_trust);
+	ck_assert_int_eq(port_writes("p0"), 6);
+	assert_key("p0", "pfc", "[3]");
+}
+END_TEST
+
+START_TEST(ets_present_and_absent)
+{
+	struct rq_profile p;
+	struct dcb_plan plan;
+	struct rq_error e = { 0 };
+	const struct rq_ets ets = { .present = true,
+				    .tc_bw = { 50, 50, 0, 0, 0, 0, 0, 0 },
+				    .tsa = { 2, 2, 0, 0, 0, 0, 0, 0 },
+				    .prio_tc = { 0, 0, 0, 1, 0, 0, 0, 0 } };
+
+	profile_builtin(&p);
+	/* absent from the profile: left alone whatever the port has */
+	port_write_right("p0", "\"writes\":0,\"pfc\":[3],\"trust\":[\"dscp\",\"pcp\"],\"ets\":{"
+			       "\"tcBw\":[100,0,0,0,0,0,0,0],\"tsa\":[2,0,0,0,0,0,0,0],"
+			       "\"prioTc\":[0,0,0,0,0,0,0,0]},");
+	ck_assert_int_eq(get_plan_apply("p0", &p, &plan, &e), 0);
+	ck_assert(!plan.set_ets);
+	ck_assert_int_eq(port_writes("p0"), 0);
+	/* present: written once, then equal */
+	p.ets = ets;
+	ck_assert_int_eq(get_plan_apply("p0", &p, &plan, &e), 0);
+	ck_assert(plan.set_ets);
+	ck_assert_int_eq(port_writes("p0"), 1);
+	assert_key("p0", "ets",
+		   "{\"tcBw\":[50,50,0,0,0,0,0,0],\"tsa\":[2,2,0,0,0,0,0,0],"
+		   "\"prioTc\":[0,0,0,1,0,0,0,0]}");
+	ck_assert_int_eq(get_plan_apply("p0", &p, &plan, &e), 0);
+	ck_assert(dcb_plan_empty(&plan));
+	ck_assert_int_eq(port_writes("p0"), 1);
+}
+END_TEST
+
+/* ---- order, through an ops table recording each call before passing it on ---- */
+
+static char calls[512];
+
+static void rec(const char *op)
+{
+	size_t n = strlen(calls);
+
+	snprintf(calls + n, sizeof(calls) - n, "%s%s", n ? "," : "", op);
+}
+
+static int rec_get(void *c, const char *i, struct dcb_port_state *r)
+{
+	return fops->get(c, i, r);
+}
+
+static int rec_pfc(void *c, const char *i, const struct dcb_port_state *cur, uint8_t en)
+{
+	rec("pfc");
+	return fops->set_pfc(c, i, cur, en);
+}
+
+static int rec_ets(void *c, const char *i, const struct dcb_port_state *cur,
+		   const struct rq_ets *e)
+{
+	rec("ets");
+	return fops->set_ets(c, i, cur, e);
+}
+
+static int rec_add(void *c, const char *i, const struct dcb_app_entry *a, size_t n)
+{
+	rec("add");
+	return fops->app_add(c, i, a, n);
+}
+
+static int rec_del(void *c, const char *i, const struct dcb_app_entry *a, size_t n)
+{
+	rec("del");
+	return fops->app_del(c, i, a, n);
+}
+
+static int rec_trust(void *c, const char *i, const uint8_t *s, size_t n)
+{
+	rec("trust");
+	return fops->set_trust(c, i, s, n);
+}
+
+static const struct dcb_ops rec_ops = {
+	.name = "rec",
+	.get = rec_get,
+	.set_pfc = rec_pfc,
+	.set_ets = rec_ets,
+	.app_add = rec_add,
+	.app_del = rec_del,
+	.set_trust = rec_trust,
+};
+
+static int rec_apply(const char *ifname, const struct rq_profile *p, struct rq_error *e)
+{
+	struct dcb_port_state st;
+	struct dcb_plan plan;
+	int r;
+
+	calls[0] = '\0';
+	ck_assert_int_eq(fops->get(fctx, ifname, &st), 0);
+	dcb_plan_from(&st, p, &plan);
+	r = dcb_apply_ex(&rec_ops, fctx, ifname, "mlx5_core", &st, &plan, e);
+	return r;
+}
+
+START_TEST(order_pfc_last_when_turning_on)
+{
+	struct rq_profile p;
+	struct rq_error e = { 0 };
+
+	profile_builtin(&p);
+	p.ets = (struct rq_ets){ .present = true, .tc_bw = { 100 }, .tsa = { 2 } };
+	port_write("p0", "{\"writes\":0,\"app\":[{\"selector\":5,\"protocol\":26,\"priority\":1}]}");
+	ck_assert_int_eq(rec_apply("p0", &p, &e), 0);
+	ck_assert_str_eq(calls, "add,del,trust,ets,pfc");
+}
+END_TEST
+
+START_TEST(order_pfc_first_when_only_turning_off)
+{
+	struct rq_profile p;
+	struct rq_error e = { 0 };
+
+	profile_builtin(&p);
+	port_write("p0", "{\"writes\":0,\"pfc\":[3,4]}");
+	ck_assert_int_eq(rec_apply("p0", &p, &e), 0);
+	ck_assert_str_eq(calls, "pfc,add,trust");
+	assert_key("p0", "pfc", "[3]");
+}
+END_TEST
+
+/* PFC (last) fails: everything before is undone in reverse, the first error reported. */
+START_TEST(rollback_when_pfc_fails)
+{
+	struct rq_profile p;
+	struct rq_error e = { 0 };
+
+	profile_builtin(&p);
+	port_write("p0", "{\"writes\":0,\"fail\":{\"set_pfc\":-5},\"app\":["
+			 "{\"selector\":5,\"protocol\":26,\"priority\":1}]}");
+	ck_assert_int_eq(rec_apply("p0", &p, &e), -EIO);
+	ck_assert_str_eq(calls, "add,del,trust,pfc,trust,add,del");
+	ck_assert_int_eq(e.code, RQ_ERR_IO);
+	ck_assert_str_eq(e.msg, "PF p0: DCB PFC write failed: Input/output error");
+	/* back to what it was: 3 SETs and 3 undos applied */
+	ck_assert_int_eq(port_writes("p0"), 6);
+	ck_assert_int_eq(app_count("p0", 5), 1);
+	ck_assert_int_eq(app_prio("p0", 5, 26), 1);
+	assert_key("p0", "trust", "[\"pcp\"]");
+	assert_key("p0", "pfc", "null");
+}
+END_TEST
+
+/* Half-way: apptrust fails after the APP add and delete went in; both are undone. */
+START_TEST(rollback_when_trust_fails)
+{
+	struct rq_profile p;
+	struct rq_error e = { 0 };
+
+	profile_builtin(&p);
+	port_write("p0", "{\"writes\":0,\"fail\":{\"set_trust\":-16},\"app\":["
+			 "{\"selector\":5,\"protocol\":26,\"priority\":1}]}");
+	ck_assert_int_eq(rec_apply("p0", &p, &e), -EBUSY);
+	ck_assert_str_eq(calls, "add,del,trust,add,del");
+	ck_assert_int_eq(e.code, RQ_ERR_DCBX_LOCKED);
+	ck_assert_int_eq(port_writes("p0"), 4);
+	ck_assert_int_eq(app_count("p0", 5), 1);
+	ck_assert_int_eq(app_prio("p0", 5, 26), 1);
+}
+END_TEST
+
+/* Best effort: when the undo itself fails, what went in stays, and the first error is kept. */
+START_TEST(rollback_when_del_fails)
+{
+	struct rq_profile p;
+	struct rq_error e = { 0 };
+
+	profile_builtin(&p);
+	port_write("p0", "{\"writes\":0,\"fail\":{\"app_del\":5},\"app\":["
+			 "{\"selector\":5,\"protocol\":26,\"priority\":1}]}");
+	ck_assert_int_eq(rec_apply("p0", &p, &e), -EIO);
+	ck_assert_str_eq(calls, "add,del,del");
+	ck_assert_str_eq(e.msg, "PF p0: DCB DSCP APP delete write failed: Input/output error");
+	ck_assert_int_eq(port_writes("p0"), 1);
+	ck_assert_int_eq(app_count("p0", 5), 65);
+}
+END_TEST
+
+START_TEST(rollback_pfc_first)
+{
+	struct rq_profile p;
+	struct rq_error e = { 0 };
+
+	profile_builtin(&p);
+	port_write("p0", "{\"writes\":0,\"pfc\":[3,4],\"fail\":{\"app_add\":-28}}");
+	ck_assert_int_eq(rec_apply("p0", &p, &e), -ENOSPC);
+	ck_assert_str_eq(calls, "pfc,add,pfc");
+	assert_key("p0", "pfc", "[3,4]");
+	ck_assert_int_eq(port_writes("p0"), 2);
+}
+END_TEST
+
+START_TEST(no_dcb_maps_to_code)
+{
+	struct rq_profile p;
+	struct dcb_port_state st;
+	struct dcb_plan plan;
+	struct rq_error e = { 0 };
+
+	profile_builtin(&p);
+	ck_assert_int_eq(fops->get(fctx, "p9", &st), -EOPNOTSUPP);
+	/* the port loses its dcbnl ops between the read and the write */
+	memset(&st, 0, sizeof(st));
+	dcb_plan_from(&st, &p, &plan);
+	ck_assert_int_eq(dcb_apply_ex(fops, fctx, "p9", "ice", &st, &plan, &e), -EOPNOTSUPP);
+	ck_assert_int_eq(e.code, RQ_ERR_NO_DCB);
+	ck_assert_str_eq(e.msg, "no DCB on PF p9 (driver ice)");
+	rq_err_clear(&e);
+	ck_assert_int_eq(dcb_apply(fops, fctx, "p9", &st, &plan, &e), -EOPNOTSUPP);
+	ck_assert_str_eq(e.msg, "no DCB on PF p9 (driver unknown)");
+}
+END_TEST
+
+START_TEST(dcbx_locked_before_any_write)
+{
+	struct rq_profile p;
+	struct rq_error e = { 0 };
+	struct dcb_port_state st;
+
+	profile_builtin(&p);
+	port_write("p0", "{\"writes\":0,\"dcbxLocked\":true}");
+	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
+	ck_assert(st.has_dcbx);
+	ck_assert_uint_eq(st.dcbx, DCB_CAP_DCBX_LLD_MANAGED | DCB_CAP_DCBX_VER_IEEE);
+	ck_assert_int_eq(rec_apply("p0", &p, &e), -EPERM);
+	ck_assert_int_eq(e.code, RQ_ERR_DCBX_LOCKED);
+	ck_assert_str_eq(calls, "");
+	ck_assert_int_eq(port_writes("p0"), 0);
+	ck_assert_ptr_nonnull(strstr(e.msg, "use pf: verify"));
+	/* host-managed DCBX is fine */
+	port_write("p0", "{\"writes\":0,\"dcbx\":9}");
+	rq_err_clear(&e);
+	ck_assert_int_eq(rec_apply("p0", &p, &e), 0);
+	ck_assert_int_eq(port_writes("p0"), 3);
+}
+END_TEST
+
+START_TEST(eperm_on_set_maps_to_locked)
+{
+	struct rq_profile p;
+	struct rq_error e = { 0 };
+
+	profile_builtin(&p);
+	port_write("p0", "{\"writes\":0,\"fail\":{\"app_add\":1}}");
+	ck_assert_int_eq(rec_apply("p0", &p, &e), -EPERM);
+	ck_assert_int_eq(e.code, RQ_ERR_DCBX_LOCKED);
+	ck_assert_int_eq(port_writes("p0"), 0);
+}
+END_TEST
+
+START_TEST(fake_app_semantics)
+{
+	struct dcb_app_entry a = { 5, 26, 3 }, b = { 5, 26, 1 };
+
+	port_write("p0", "{\"writes\":0}");
+	ck_assert_int_eq(fops->app_add(fctx, "p0", &a, 1), 0);
+	ck_assert_int_eq(fops->app_add(fctx, "p0", &a, 1), -EEXIST);
+	/* same DSCP, another priority: a second entry, as on the kernel's IEEE path */
+	ck_assert_int_eq(fops->app_add(fctx, "p0", &b, 1), 0);
+	ck_assert_int_eq(app_count("p0", 5), 2);
+	ck_assert_int_eq(fops->app_del(fctx, "p0", &a, 1), 0);
+	ck_assert_int_eq(fops->app_del(fctx, "p0", &a, 1), -ENOENT);
+	ck_assert_int_eq(port_writes("p0"), 3);
+	ck_assert_int_eq(fops->set_trust(fctx, "p0", (const uint8_t[]){ 5, 255, 1 }, 3), 0);
+	assert_key("p0", "trust", "[\"dscp\",\"pcp\",\"ethtype\"]");
+	ck_assert_int_eq(fops->app_add(fctx, "../p0", &a, 1), -ENODEV);
+}
+END_TEST
+
+START_TEST(fake_corrupt_file)
+{
+	struct dcb_port_state st;
+
+	port_write("p0", "{\"pfc\":[9]}");
+	ck_assert_int_eq(fops->get(fctx, "p0", &st), -EBADMSG);
+	port_write("p0", "{\"trust\":[\"bogus\"]}");
+	ck_assert_int_eq(fops->get(fctx, "p0", &st), -EBADMSG);
+	port_write("p0", "{\"app\":[{\"selector\":5,\"protocol\":1,\"priority\":8}]}");
+	ck_assert_int_eq(fops->get(fctx, "p0", &st), -EBADMSG);
+	port_write("p0", "[1,2");
+	ck_assert_int_eq(fops->get(fctx, "p0", &st), -EBADMSG);
+}
+END_TEST
+
+START_TEST(describe_lines)
+{
+	struct rq_profile p;
+	struct dcb_port_state st;
+	char buf[2048];
+
+	profile_builtin(&p);
+	p.pfc = 0x08;
+	port_write("p0", "{\"pfc\":[4],\"trust\":[\"pcp\"],\"app\":["
+			 "{\"selector\":5,\"protocol\":26,\"priority\":1}]}");
+	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
+	/* trust, apptrust, 8 DSCP lines + a summary of the other 56, pfc */
+	ck_assert_int_eq(dcb_plan_describe(&st, &p, buf, sizeof(buf)), 12);
+	ck_assert_ptr_nonnull(strstr(buf, "apptrust: configured dscp,pcp, current pcp\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "dscp 0: configured prio 0, current prio none\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "dscp map: 56 more DSCP entries differ\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "pfc: configured prio 3, current prio 4\n"));
+	ck_assert(!strncmp(buf, "trust: configured dscp, current pcp\n", 36));
+	/* a small buffer is cut, never overrun */
+	ck_assert_int_eq(dcb_plan_describe(&st, &p, buf, 10), 12);
+	ck_assert_uint_eq(strlen(buf), 9);
+}
+END_TEST
+
+/* ---- ECN over a fake sysfs tree ---- */
+
+static void ecn_file(const char *side, int prio, const char *val)
+{
+	char path[256], cmd[512];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/sys/class/net/p0/ecn/%s/enable", tmpl, side);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/sys/class/net/p0/ecn/%s/enable/%d", tmpl, side, prio);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(val, f);
+	fclose(f);
+}
+
+static int ecn_read(const char *side, int prio)
+{
+	char path[256];
+	int v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/sys/class/net/p0/ecn/%s/enable/%d", tmpl, side, prio);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%d", &v), 1);
+	fclose(f);
+	return v;
+}
+
+START_TEST(ecn_probe_get_enable)
+{
+	bool avail = true;
+	uint8_t on = 0xff, changed = 0xff;
+
+	ck_assert_int_eq(ecn_probe(&root, "p0", 0x08, &avail), 0);
+	ck_assert(!avail);
+	for (int p = 0; p < 8; p++) {
+		ecn_file("roce_np", p, p == 5 ? "1\n" : "0\n");
+		ecn_file("roce_rp", p, p == 5 ? "1\n" : "0\n");
+	}
+	ecn_file("roce_np", 3, "1\n"); /* NP alone is not "on" */
+	ck_assert_int_eq(ecn_probe(&root, "p0", 0x28, &avail), 0);
+	ck_assert(avail);
+	ck_assert_int_eq(ecn_get(&root, "p0", 0xff, &on), 0);
+	ck_assert_uint_eq(on, 0x20);
+	ck_assert_int_eq(ecn_enable(&root, "p0", 0x28, &changed), 0);
+	ck_assert_uint_eq(changed, 0x08);
+	ck_assert_int_eq(ecn_read("roce_rp", 3), 1);
+	ck_assert_int_eq(ecn_get(&root, "p0", 0xff, &on), 0);
+	ck_assert_uint_eq(on, 0x28);
+	ck_assert_int_eq(ecn_enable(&root, "p0", 0x28, &changed), 0);
+	ck_assert_uint_eq(changed, 0);
+}
+END_TEST
+
+START_TEST(ecn_enable_all_or_nothing)
+{
+	uint8_t changed = 0xaa;
+
+	ecn_file("roce_np", 3, "0\n");
+	ecn_file("roce_rp", 3, "0\n");
+	ecn_file("roce_np", 4, "0\n"); /* roce_rp/enable/4 missing */
+	ck_assert_int_lt(ecn_enable(&root, "p0", 0x18, &changed), 0);
+	ck_assert_uint_eq(changed, 0xaa); /* untouched */
+	ck_assert_int_eq(ecn_read("roce_np", 3), 0);
+	ck_assert_int_eq(ecn_read("roce_rp", 3), 0);
+	ck_assert_int_eq(ecn_read("roce_np", 4), 0);
+}
+END_TEST
+
+/* ---- the kernel backend, in a private netns (root only) ---- */
+
+START_TEST(netlink_errnos)
+{
+	const struct dcb_ops *ops;
+	struct dcb_port_state st;
+	void *ctx;
+
+	if (unshare(CLONE_NEWNET) < 0) {
+		fprintf(stderr, "netlink_errnos: skipped, unshare(CLONE_NEWNET): %s\n",
+			strerror(errno));
+		return;
+	}
+	ck_assert_int_eq(dcb_nl_new(&ops, &ctx), 0);
+	/* lo has no dcbnl ops; the kernel's own errno must come through */
+	ck_assert_int_eq(ops->get(ctx, "lo", &st), -EOPNOTSUPP);
+	ck_assert_int_eq(ops->get(ctx, "rqnosuch0", &st), -ENODEV);
+	ck_assert_int_eq(ops->set_pfc(ctx, "lo", &st, 0x08), -EOPNOTSUPP);
+	ck_assert_int_eq(ops->app_add(ctx, "rqnosuch0", &(struct dcb_app_entry){ 5, 26, 3 }, 1),
+			 -ENODEV);
+	ck_assert_int_eq(ops->get(ctx, "a-name-longer-than-15", &st), -EINVAL);
+	/* the socket is still in step after errors */
+	ck_assert_int_eq(ops->get(ctx, "lo", &st), -EOPNOTSUPP);
+	ops->free(ctx);
+}
+END_TEST
+
+Suite *suite_dcb(void);
+Suite *suite_dcb(void)
+{
+	Suite *s = suite_create("dcb");
+	TCase *tc = tcase_create("fake");
+	TCase *tn = tcase_create("netlink");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, fresh_port);
+	tcase_add_test(tc, already_right_zero_writes);
+	tcase_add_test(tc, pcp_trusted_with_entries);
+	tcase_add_test(tc, trust_pcp_profile_removes_dscp);
+	tcase_add_test(tc, pfc_on_other_prios);
+	tcase_add_test(tc, ets_present_and_absent);
+	tcase_add_test(tc, order_pfc_last_when_turning_on);
+	tcase_add_test(tc, order_pfc_first_when_only_turning_off);
+	tcase_add_test(tc, rollback_when_pfc_fails);
+	tcase_add_test(tc, rollback_when_trust_fails);
+	tcase_add_test(tc, rollback_when_del_fails);
+	tcase_add_test(tc, rollback_pfc_first);
+	tcase_add_test(tc, no_dcb_maps_to_code);
+	tcase_add_test(tc, dcbx_locked_before_any_write);
+	tcase_add_test(tc, eperm_on_set_maps_to_locked);
+	tcase_add_test(tc, fake_app_semantics);
+	tcase_add_test(tc, fake_corrupt_file);
+	tcase_add_test(tc, describe_lines);
+	tcase_add_test(tc, ecn_probe_get_enable);
+	tcase_add_test(tc, ecn_enable_all_or_nothing);
+	suite_add_tcase(s, tc);
+	tcase_add_test(tn, netlink_errnos);
+	suite_add_tcase(s, tn);
+	return s;
+}

@@ -60,8 +60,7 @@ void dcb_plan_from(const struct dcb_port_state *cur, const struct rq_profile *p,
 	for (int d = 0; p->trust == RQ_TRUST_DSCP && d < RQ_NDSCP; d++)
 		if (!app_has(cur, IEEE_8021QAZ_APP_SEL_DSCP, (uint16_t)d, p->dscp_prio[d]))
 			ret->add[ret->n_add++] = (struct dcb_app_entry){
-				IEEE_8021QAZ_APP_SEL_DSCP, (uint16_t)d, p->dscp_prio[d]
-			};
+			    IEEE_8021QAZ_APP_SEL_DSCP, (uint16_t)d, p->dscp_prio[d]};
 	for (size_t i = 0; i < cur->n_app && ret->n_del < RQ_DCB_APP_MAX; i++) {
 		const struct dcb_app_entry *a = &cur->app[i];
 
@@ -92,8 +91,7 @@ void dcb_plan_from(const struct dcb_port_state *cur, const struct rq_profile *p,
 
 bool dcb_plan_empty(const struct dcb_plan *plan)
 {
-	return !plan->set_pfc && !plan->set_ets && !plan->set_trust && !plan->n_add &&
-	       !plan->n_del;
+	return !plan->set_pfc && !plan->set_ets && !plan->set_trust && !plan->n_add && !plan->n_del;
 }
 
 static void prio_text(uint8_t mask, char *buf, size_t len)
@@ -109,7 +107,7 @@ static void prio_text(uint8_t mask, char *buf, size_t len)
 }
 
 static size_t line(char *buf, size_t len, size_t off, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static size_t line(char *buf, size_t len, size_t off, const char *fmt, ...)
 {
@@ -182,11 +180,12 @@ static size_t describe_dscp(const struct dcb_port_state *cur, const struct rq_pr
 			continue;
 		dscp_current(cur, d, b, sizeof(b));
 		if (p->trust == RQ_TRUST_DSCP)
-			off = line(buf, len, off, "dscp %u: configured prio %u, current prio %s\n", d,
-				   p->dscp_prio[d], b);
+			off = line(buf, len, off, "dscp %u: configured prio %u, current prio %s\n",
+				   d, p->dscp_prio[d], b);
 		else
 			off = line(buf, len, off,
-				   "dscp %u: configured no entry (trust pcp), current prio %s\n", d, b);
+				   "dscp %u: configured no entry (trust pcp), current prio %s\n", d,
+				   b);
 		shown++;
 		(*n)++;
 	}
@@ -261,7 +260,8 @@ static int step_do(const struct dcb_ops *ops, void *ctx, const char *ifname,
 	case STEP_DEL:
 		return plan->n_del ? ops->app_del(ctx, ifname, plan->del, plan->n_del) : 0;
 	case STEP_TRUST:
-		return plan->set_trust ? ops->set_trust(ctx, ifname, plan->trust, plan->n_trust) : 0;
+		return plan->set_trust ? ops->set_trust(ctx, ifname, plan->trust, plan->n_trust)
+				       : 0;
 	case STEP_ETS:
 		return plan->set_ets ? ops->set_ets(ctx, ifname, cur, &plan->ets) : 0;
 	case STEP_PFC:
@@ -271,7 +271,8 @@ static int step_do(const struct dcb_ops *ops, void *ctx, const char *ifname,
 	}
 }
 
-/* Undo one applied step, best effort: a failure is logged, the first error stays the one reported. */
+/* Undo one applied step, best effort: a failure is logged, the first error stays the one reported.
+ */
 static void step_undo(const struct dcb_ops *ops, void *ctx, const char *ifname,
 		      const struct dcb_port_state *cur, const struct dcb_plan *plan, enum step s)
 {
@@ -290,7 +291,8 @@ static void step_undo(const struct dcb_ops *ops, void *ctx, const char *ifname,
 		break;
 	case STEP_ETS:
 		if (!cur->has_ets) {
-			log_warn("PF %s rollback: ETS was not reported before, left as set", ifname);
+			log_warn("PF %s rollback: ETS was not reported before, left as set",
+				 ifname);
 			break;
 		}
 		memcpy(ets.tc_bw, cur->tc_tx_bw, 8);
@@ -343,11 +345,10 @@ static void step_log(const char *ifname, const struct dcb_port_state *cur,
 	}
 }
 
-static const char *const step_names[STEP_MAX] = { "DSCP APP add", "DSCP APP delete", "apptrust",
-						  "ETS", "PFC" };
+static const char *const step_names[STEP_MAX] = {"DSCP APP add", "DSCP APP delete", "apptrust",
+						 "ETS", "PFC"};
 
-static int map_error(const char *ifname, const char *driver, enum step s, int r,
-		     struct rq_error *e)
+static int map_error(const char *ifname, const char *driver, enum step s, int r, struct rq_error *e)
 {
 	if (r == -EOPNOTSUPP)
 		return rq_err(e, RQ_ERR_NO_DCB, r, "no DCB on PF %s (driver %s)", ifname,
@@ -382,7 +383,7 @@ static bool step_wanted(const struct dcb_plan *plan, enum step s)
 int dcb_apply_ex(const struct dcb_ops *ops, void *ctx, const char *ifname, const char *driver,
 		 const struct dcb_port_state *cur, const struct dcb_plan *plan, struct rq_error *e)
 {
-	enum step order[STEP_MAX] = { STEP_ADD, STEP_DEL, STEP_TRUST, STEP_ETS, STEP_PFC };
+	enum step order[STEP_MAX] = {STEP_ADD, STEP_DEL, STEP_TRUST, STEP_ETS, STEP_PFC};
 	/* no new lossless priority: PFC first (see the top of this file) */
 	bool pfc_only_off = plan->set_pfc && !(plan->pfc_en & ~cur->pfc_en);
 	int done, r = 0;

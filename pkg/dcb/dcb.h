@@ -24,13 +24,13 @@
  * upstream (an #ifndef cannot see them), so they carry our prefix.
  */
 #define RQ_DCB_ATTR_APP_TRUST_TABLE 11 /* enum ieee_attrs: DCB_ATTR_DCB_APP_TRUST_TABLE */
-#define RQ_DCB_ATTR_DCB_APP 2	       /* enum ieee_attrs_app: DCB_ATTR_DCB_APP */
+#define RQ_DCB_ATTR_DCB_APP	    2  /* enum ieee_attrs_app: DCB_ATTR_DCB_APP */
 #ifndef DCB_APP_SEL_PCP
 #define DCB_APP_SEL_PCP 255
 #endif
 #define RQ_DCB_APP_SEL_PCP DCB_APP_SEL_PCP
-#define RQ_DCB_APP_MAX 256
-#define RQ_DCB_TRUST_MAX 8
+#define RQ_DCB_APP_MAX	   256
+#define RQ_DCB_TRUST_MAX   8
 
 struct dcb_app_entry {
 	uint8_t selector;
@@ -66,7 +66,8 @@ struct dcb_ops {
 	/* -EOPNOTSUPP: no dcbnl on this netdev; -ENODEV: no such netdev */
 	int (*get)(void *ctx, const char *ifname, struct dcb_port_state *ret);
 	/* full ieee_pfc with pfc_en = @pfc_en, other fields from @cur */
-	int (*set_pfc)(void *ctx, const char *ifname, const struct dcb_port_state *cur, uint8_t pfc_en);
+	int (*set_pfc)(void *ctx, const char *ifname, const struct dcb_port_state *cur,
+		       uint8_t pfc_en);
 	int (*set_ets)(void *ctx, const char *ifname, const struct dcb_port_state *cur,
 		       const struct rq_ets *ets);
 	int (*app_add)(void *ctx, const char *ifname, const struct dcb_app_entry *apps, size_t n);

@@ -85,8 +85,8 @@ static int fake_store(struct fake *f, const char *ifname, cJSON *o)
 
 static int fake_hook(const cJSON *o, const char *op)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "fail"),
-							  op);
+	const cJSON *v =
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "fail"), op);
 
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "dcbxLocked")))
 		return -EPERM;
@@ -99,8 +99,12 @@ static const struct {
 	const char *name;
 	uint8_t sel;
 } trust_names[] = {
-	{ "ethtype", 1 }, { "stream-port", 2 }, { "dgram-port", 3 },
-	{ "port", 4 },	  { "dscp", IEEE_8021QAZ_APP_SEL_DSCP }, { "pcp", RQ_DCB_APP_SEL_PCP },
+    {"ethtype", 1},
+    {"stream-port", 2},
+    {"dgram-port", 3},
+    {"port", 4},
+    {"dscp", IEEE_8021QAZ_APP_SEL_DSCP},
+    {"pcp", RQ_DCB_APP_SEL_PCP},
 };
 
 static int trust_sel(const char *name)
@@ -134,7 +138,8 @@ static int u8_array(const cJSON *a, int hi, uint8_t *out)
 
 	if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != 8)
 		return -EBADMSG;
-	cJSON_ArrayForEach(it, a) {
+	cJSON_ArrayForEach(it, a)
+	{
 		int v = num_in(it, 0, hi);
 
 		if (v < 0)
@@ -148,7 +153,8 @@ static int get_apps(const cJSON *o, struct dcb_port_state *st)
 {
 	const cJSON *it;
 
-	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "app")) {
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "app"))
+	{
 		int sel = num_in(cJSON_GetObjectItemCaseSensitive(it, "selector"), 0, 255);
 		int proto = num_in(cJSON_GetObjectItemCaseSensitive(it, "protocol"), 0, 65535);
 		int prio = num_in(cJSON_GetObjectItemCaseSensitive(it, "priority"), 0, 7);
@@ -158,7 +164,7 @@ static int get_apps(const cJSON *o, struct dcb_port_state *st)
 		if (st->n_app >= RQ_DCB_APP_MAX)
 			return -E2BIG;
 		st->app[st->n_app++] =
-			(struct dcb_app_entry){ (uint8_t)sel, (uint16_t)proto, (uint8_t)prio };
+		    (struct dcb_app_entry){(uint8_t)sel, (uint16_t)proto, (uint8_t)prio};
 	}
 	return 0;
 }
@@ -187,7 +193,8 @@ static int get_trust(const cJSON *o, struct dcb_port_state *st)
 		st->trust[st->n_trust++] = RQ_DCB_APP_SEL_PCP;
 		return 0;
 	}
-	cJSON_ArrayForEach(it, v) {
+	cJSON_ArrayForEach(it, v)
+	{
 		int sel = cJSON_IsString(it) ? trust_sel(it->valuestring) : -EBADMSG;
 
 		if (sel < 0)
@@ -206,7 +213,8 @@ static int get_fill(const cJSON *o, struct dcb_port_state *st)
 
 	st->has_pfc = true;
 	st->pfc_cap = 8;
-	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "pfc")) {
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "pfc"))
+	{
 		int p = num_in(it, 0, 7);
 
 		if (p < 0)
@@ -331,13 +339,14 @@ static int app_index(const cJSON *arr, const struct dcb_app_entry *a)
 	const cJSON *it;
 	int i = 0;
 
-	cJSON_ArrayForEach(it, arr) {
+	cJSON_ArrayForEach(it, arr)
+	{
 		if (cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "selector")) ==
-			    a->selector &&
+			a->selector &&
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "protocol")) ==
-			    a->protocol &&
+			a->protocol &&
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "priority")) ==
-			    a->priority)
+			a->priority)
 			return i;
 		i++;
 	}
@@ -390,14 +399,14 @@ static int edit_app_del(cJSON *o, const void *arg)
 
 static int fake_app_add(void *ctx, const char *ifname, const struct dcb_app_entry *apps, size_t n)
 {
-	struct app_arg a = { apps, n };
+	struct app_arg a = {apps, n};
 
 	return fake_edit(ctx, ifname, "app_add", edit_app_add, &a);
 }
 
 static int fake_app_del(void *ctx, const char *ifname, const struct dcb_app_entry *apps, size_t n)
 {
-	struct app_arg a = { apps, n };
+	struct app_arg a = {apps, n};
 
 	return fake_edit(ctx, ifname, "app_del", edit_app_del, &a);
 }
@@ -421,7 +430,7 @@ static int edit_trust(cJSON *o, const void *arg)
 
 static int fake_set_trust(void *ctx, const char *ifname, const uint8_t *sel, size_t n)
 {
-	struct trust_arg t = { sel, n };
+	struct trust_arg t = {sel, n};
 
 	return fake_edit(ctx, ifname, "set_trust", edit_trust, &t);
 }
@@ -437,14 +446,14 @@ static void fake_free(void *ctx)
 }
 
 static const struct dcb_ops fake_ops = {
-	.name = "fake",
-	.get = fake_get,
-	.set_pfc = fake_set_pfc,
-	.set_ets = fake_set_ets,
-	.app_add = fake_app_add,
-	.app_del = fake_app_del,
-	.set_trust = fake_set_trust,
-	.free = fake_free,
+    .name = "fake",
+    .get = fake_get,
+    .set_pfc = fake_set_pfc,
+    .set_ets = fake_set_ets,
+    .app_add = fake_app_add,
+    .app_del = fake_app_del,
+    .set_trust = fake_set_trust,
+    .free = fake_free,
 };
 
 int dcb_fake_new(const struct rq_root *root, const struct dcb_ops **ret_ops, void **ret_ctx)

@@ -22,7 +22,7 @@ bool dcb_msg_ifname_ok(const char *ifname)
 
 static struct nl_msg *msg_new(int type, int cmd, const char *ifname)
 {
-	struct dcbmsg d = { .dcb_family = AF_UNSPEC, .cmd = (__u8)cmd };
+	struct dcbmsg d = {.dcb_family = AF_UNSPEC, .cmd = (__u8)cmd};
 	struct nl_msg *m = nlmsg_alloc_simple(type, 0);
 
 	if (!m)
@@ -75,8 +75,7 @@ static struct nl_msg *ieee_set_one(const char *ifname, int attr, const void *dat
 	return m;
 }
 
-struct nl_msg *dcb_msg_set_pfc(const char *ifname, const struct dcb_port_state *cur,
-			       uint8_t pfc_en)
+struct nl_msg *dcb_msg_set_pfc(const char *ifname, const struct dcb_port_state *cur, uint8_t pfc_en)
 {
 	struct ieee_pfc pfc = cur->raw_pfc;
 
@@ -101,8 +100,7 @@ static int app_attr_type(uint8_t selector)
 	return selector == RQ_DCB_APP_SEL_PCP ? RQ_DCB_ATTR_DCB_APP : DCB_ATTR_IEEE_APP;
 }
 
-struct nl_msg *dcb_msg_app(const char *ifname, int cmd, const struct dcb_app_entry *apps,
-			   size_t n)
+struct nl_msg *dcb_msg_app(const char *ifname, int cmd, const struct dcb_app_entry *apps, size_t n)
 {
 	struct nl_msg *m = msg_new(RTM_SETDCB, cmd, ifname);
 	struct nlattr *ieee, *table;
@@ -114,9 +112,9 @@ struct nl_msg *dcb_msg_app(const char *ifname, int cmd, const struct dcb_app_ent
 	if (!table)
 		goto fail;
 	for (size_t i = 0; i < n; i++) {
-		struct dcb_app a = { .selector = apps[i].selector,
-				     .priority = apps[i].priority,
-				     .protocol = apps[i].protocol };
+		struct dcb_app a = {.selector = apps[i].selector,
+				    .priority = apps[i].priority,
+				    .protocol = apps[i].protocol};
 
 		if (nla_put(m, app_attr_type(a.selector), sizeof(a), &a) < 0)
 			goto fail;
@@ -200,7 +198,7 @@ static int app_cb(int type, const char *data, size_t n, void *arg)
 	if (st->n_app >= RQ_DCB_APP_MAX)
 		return -E2BIG; /* a silently cut table would make the diff re-add entries */
 	memcpy(&a, data, sizeof(a));
-	st->app[st->n_app++] = (struct dcb_app_entry){ a.selector, a.protocol, a.priority };
+	st->app[st->n_app++] = (struct dcb_app_entry){a.selector, a.protocol, a.priority};
 	return 0;
 }
 
@@ -334,7 +332,7 @@ static int status_cb(int type, const char *data, size_t n, void *arg)
 
 int dcb_msg_parse_status(const void *msg, size_t len)
 {
-	struct status s = { 0 };
+	struct status s = {0};
 	const char *p;
 	size_t n;
 	int cmd, r = payload(msg, len, &p, &n, &cmd);

@@ -27,8 +27,7 @@ struct nl_msg *dcb_msg_set_pfc(const char *ifname, const struct dcb_port_state *
 struct nl_msg *dcb_msg_set_ets(const char *ifname, const struct dcb_port_state *cur,
 			       const struct rq_ets *ets);
 /* @cmd DCB_CMD_IEEE_SET (add) or DCB_CMD_IEEE_DEL; all entries in one message. */
-struct nl_msg *dcb_msg_app(const char *ifname, int cmd, const struct dcb_app_entry *apps,
-			   size_t n);
+struct nl_msg *dcb_msg_app(const char *ifname, int cmd, const struct dcb_app_entry *apps, size_t n);
 /* IEEE_SET with the apptrust table (kernel >= 6.2), selectors in order. */
 struct nl_msg *dcb_msg_trust(const char *ifname, const uint8_t *sel, size_t n);
 /* RTM_SETDCB DCB_CMD_SDCBX: DCB_ATTR_DCBX = @mode (DCB_CAP_DCBX_* bits). */

@@ -109,7 +109,7 @@ static int transact(struct nlctx *c, struct nl_msg *msg, struct reply *r)
 static int nl_get(void *ctx, const char *ifname, struct dcb_port_state *ret)
 {
 	struct dcb_port_state *st;
-	struct reply r = { 0 };
+	struct reply r = {0};
 	int e;
 
 	if (!dcb_msg_ifname_ok(ifname))
@@ -127,7 +127,7 @@ static int nl_get(void *ctx, const char *ifname, struct dcb_port_state *ret)
 
 static int nl_set(void *ctx, const char *ifname, struct nl_msg *msg)
 {
-	struct reply r = { 0 };
+	struct reply r = {0};
 
 	if (!dcb_msg_ifname_ok(ifname)) {
 		nlmsg_free(msg);
@@ -174,14 +174,14 @@ static void nl_free(void *ctx)
 }
 
 static const struct dcb_ops nl_ops = {
-	.name = "netlink",
-	.get = nl_get,
-	.set_pfc = nl_set_pfc,
-	.set_ets = nl_set_ets,
-	.app_add = nl_app_add,
-	.app_del = nl_app_del,
-	.set_trust = nl_set_trust,
-	.free = nl_free,
+    .name = "netlink",
+    .get = nl_get,
+    .set_pfc = nl_set_pfc,
+    .set_ets = nl_set_ets,
+    .app_add = nl_app_add,
+    .app_del = nl_app_del,
+    .set_trust = nl_set_trust,
+    .free = nl_free,
 };
 
 int dcb_nl_new(const struct dcb_ops **ret_ops, void **ret_ctx)

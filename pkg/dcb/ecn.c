@@ -14,7 +14,7 @@
  * it wrote when it fails half-way, so a failed call changed nothing.
  */
 
-static const char *const sides[] = { "roce_np", "roce_rp" };
+static const char *const sides[] = {"roce_np", "roce_rp"};
 
 static void ecn_path(char *buf, size_t len, const char *pf, int side, int prio)
 {

@@ -47,7 +47,7 @@ static int parse_apps(int argc, char **argv, struct dcb_app_entry *apps, size_t 
 			fprintf(stderr, "dcb-encode: bad APP entry `%s'\n", argv[i]);
 			return -EINVAL;
 		}
-		apps[(*n)++] = (struct dcb_app_entry){ (uint8_t)sel, (uint16_t)proto, (uint8_t)prio };
+		apps[(*n)++] = (struct dcb_app_entry){(uint8_t)sel, (uint16_t)proto, (uint8_t)prio};
 	}
 	return 0;
 }
@@ -83,12 +83,13 @@ static int read_port(const char *ifname, struct dcb_port_state *st)
 static int cmd_port(const char *cmd, const char *ifname, int argc, char **argv)
 {
 	static struct dcb_port_state st;
-	struct rq_ets ets = { .present = true };
+	struct rq_ets ets = {.present = true};
 
 	if (read_port(ifname, &st) < 0)
 		return 2;
 	if (!strcmp(cmd, "pfc") && argc == 1)
-		return print_payload(dcb_msg_set_pfc(ifname, &st, (uint8_t)strtoul(argv[0], NULL, 0)));
+		return print_payload(
+		    dcb_msg_set_pfc(ifname, &st, (uint8_t)strtoul(argv[0], NULL, 0)));
 	if (!strcmp(cmd, "ets") && argc == 3 && !parse8(argv[0], ets.tc_bw) &&
 	    !parse8(argv[1], ets.tsa) && !parse8(argv[2], ets.prio_tc))
 		return print_payload(dcb_msg_set_ets(ifname, &st, &ets));
@@ -103,16 +104,15 @@ int main(int argc, char **argv)
 	size_t n = 0;
 
 	if (argc < 3 || !dcb_msg_ifname_ok(argv[2])) {
-		fprintf(stderr, "usage: dcb-encode app-add|app-del|trust|sdcbx|pfc|ets IFNAME ...\n");
+		fprintf(stderr,
+			"usage: dcb-encode app-add|app-del|trust|sdcbx|pfc|ets IFNAME ...\n");
 		return 1;
 	}
 	if (!strcmp(argv[1], "app-add") || !strcmp(argv[1], "app-del")) {
 		if (parse_apps(argc - 3, argv + 3, apps, &n) < 0)
 			return 1;
-		return print_payload(dcb_msg_app(argv[2],
-						 argv[1][4] == 'a' ? DCB_CMD_IEEE_SET
-								   : DCB_CMD_IEEE_DEL,
-						 apps, n));
+		return print_payload(dcb_msg_app(
+		    argv[2], argv[1][4] == 'a' ? DCB_CMD_IEEE_SET : DCB_CMD_IEEE_DEL, apps, n));
 	}
 	if (!strcmp(argv[1], "trust")) {
 		for (int i = 3; i < argc && n < RQ_DCB_TRUST_MAX; i++)

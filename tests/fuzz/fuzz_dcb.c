@@ -39,8 +39,8 @@ static void run(const uint8_t *msg, size_t len)
 static void run_wrapped(const uint8_t *attrs, size_t n, uint8_t cmd)
 {
 	size_t hdr = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct dcbmsg));
-	struct nlmsghdr h = { .nlmsg_type = RTM_GETDCB };
-	struct dcbmsg d = { .cmd = cmd };
+	struct nlmsghdr h = {.nlmsg_type = RTM_GETDCB};
+	struct dcbmsg d = {.cmd = cmd};
 	uint8_t *msg;
 
 	if (n > 65536)
@@ -58,8 +58,8 @@ static void run_wrapped(const uint8_t *attrs, size_t n, uint8_t cmd)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const uint8_t cmds[] = { DCB_CMD_IEEE_GET, DCB_CMD_IEEE_SET, DCB_CMD_IEEE_DEL,
-					DCB_CMD_SDCBX };
+	static const uint8_t cmds[] = {DCB_CMD_IEEE_GET, DCB_CMD_IEEE_SET, DCB_CMD_IEEE_DEL,
+				       DCB_CMD_SDCBX};
 
 	if (size < 1)
 		return 0;

@@ -107,8 +107,8 @@ static int app_count(const char *ifname, int sel)
 	cJSON *o = port_read(ifname), *it;
 	int n = 0;
 
-	cJSON_ArrayForEach(it, cJSON_GetObjectItem(o, "app"))
-		n += cJSON_GetObjectItem(it, "selector")->valueint == sel;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItem(o, "app")) n +=
+	    cJSON_GetObjectItem(it, "selector")->valueint == sel;
 	cJSON_Delete(o);
 	return n;
 }
@@ -118,10 +118,11 @@ static int app_prio(const char *ifname, int sel, int proto)
 	cJSON *o = port_read(ifname), *it;
 	int p = -1;
 
-	cJSON_ArrayForEach(it, cJSON_GetObjectItem(o, "app"))
-		if (cJSON_GetObjectItem(it, "selector")->valueint == sel &&
-		    cJSON_GetObjectItem(it, "protocol")->valueint == proto)
-			p = cJSON_GetObjectItem(it, "priority")->valueint;
+	cJSON_ArrayForEach(
+	    it, cJSON_GetObjectItem(
+		    o, "app")) if (cJSON_GetObjectItem(it, "selector")->valueint == sel &&
+				   cJSON_GetObjectItem(it, "protocol")->valueint == proto) p =
+	    cJSON_GetObjectItem(it, "priority")->valueint;
 	cJSON_Delete(o);
 	return p;
 }
@@ -164,7 +165,7 @@ START_TEST(fresh_port)
 	struct rq_profile p;
 	struct dcb_plan plan;
 	struct dcb_port_state st;
-	struct rq_error e = { 0 };
+	struct rq_error e = {0};
 
 	profile_builtin(&p);
 	port_write("p0", "{\"writes\":0}");
@@ -201,7 +202,7 @@ START_TEST(already_right_zero_writes)
 {
 	struct rq_profile p;
 	struct dcb_plan plan;
-	struct rq_error e = { 0 };
+	struct rq_error e = {0};
 
 	profile_builtin(&p);
 	port_write_right("p0", "\"writes\":0,\"pfc\":[3],\"trust\":[\"dscp\",\"pcp\"],");
@@ -216,7 +217,7 @@ START_TEST(pcp_trusted_with_entries)
 {
 	struct rq_profile p;
 	struct dcb_plan plan;
-	struct rq_error e = { 0 };
+	struct rq_error e = {0};
 
 	profile_builtin(&p);
 	port_write("p0", "{\"writes\":0,\"trust\":[\"pcp\"],\"vendor\":{\"keep\":true},\"app\":["
@@ -241,7 +242,7 @@ START_TEST(trust_pcp_profile_removes_dscp)
 {
 	struct rq_profile p;
 	struct dcb_plan plan;
-	struct rq_error e = { 0 };
+	struct rq_error e = {0};
 
 	profile_builtin(&p);
 	p.trust = RQ_TRUST_PCP;
@@ -261,7 +262,7 @@ START_TEST(pfc_on_other_prios)
 	struct rq_profile p;
 	struct dcb_plan plan;
 	struct dcb_port_state st;
-	struct rq_error e = { 0 };
+	struct rq_error e = {0};
 	char buf[512];
 
 	profile_builtin(&p);
@@ -280,11 +281,11 @@ START_TEST(ets_present_and_absent)
 {
 	struct rq_profile p;
 	struct dcb_plan plan;
-	struct rq_error e = { 0 };
-	const struct rq_ets ets = { .present = true,
-				    .tc_bw = { 50, 50, 0, 0, 0, 0, 0, 0 },
-				    .tsa = { 2, 2, 0, 0, 0, 0, 0, 0 },
-				    .prio_tc = { 0, 0, 0, 1, 0, 0, 0, 0 } };
+	struct rq_error e = {0};
+	const struct rq_ets ets = {.present = true,
+				   .tc_bw = {50, 50, 0, 0, 0, 0, 0, 0},
+				   .tsa = {2, 2, 0, 0, 0, 0, 0, 0},
+				   .prio_tc = {0, 0, 0, 1, 0, 0, 0, 0}};
 
 	profile_builtin(&p);
 	/* absent from the profile: left alone whatever the port has */
@@ -330,8 +331,7 @@ static int rec_pfc(void *c, const char *i, const struct dcb_port_state *cur, uin
 	return fops->set_pfc(c, i, cur, en);
 }
 
-static int rec_ets(void *c, const char *i, const struct dcb_port_state *cur,
-		   const struct rq_ets *e)
+static int rec_ets(void *c, const char *i, const struct dcb_port_state *cur, const struct rq_ets *e)
 {
 	rec("ets");
 	return fops->set_ets(c, i, cur, e);
@@ -356,13 +356,13 @@ static int rec_trust(void *c, const char *i, const uint8_t *s, size_t n)
 }
 
 static const struct dcb_ops rec_ops = {
-	.name = "rec",
-	.get = rec_get,
-	.set_pfc = rec_pfc,
-	.set_ets = rec_ets,
-	.app_add = rec_add,
-	.app_del = rec_del,
-	.set_trust = rec_trust,
+    .name = "rec",
+    .get = rec_get,
+    .set_pfc = rec_pfc,
+    .set_ets = rec_ets,
+    .app_add = rec_add,
+    .app_del = rec_del,
+    .set_trust = rec_trust,
 };
 
 static int rec_apply(const char *ifname, const struct rq_profile *p, struct rq_error *e)
@@ -381,11 +381,12 @@ static int rec_apply(const char *ifname, const struct rq_profile *p, struct rq_e
 START_TEST(order_pfc_last_when_turning_on)
 {
 	struct rq_profile p;
-	struct rq_error e = { 0 };
+	struct rq_error e = {0};
 
 	profile_builtin(&p);
-	p.ets = (struct rq_ets){ .present = true, .tc_bw = { 100 }, .tsa = { 2 } };
-	port_write("p0", "{\"writes\":0,\"app\":[{\"selector\":5,\"protocol\":26,\"priority\":1}]}");
+	p.ets = (struct rq_ets){.present = true, .tc_bw = {100}, .tsa = {2}};
+	port_write("p0",
+		   "{\"writes\":0,\"app\":[{\"selector\":5,\"protocol\":26,\"priority\":1}]}");
 	ck_assert_int_eq(rec_apply("p0", &p, &e), 0);
 	ck_assert_str_eq(calls, "add,del,trust,ets,pfc");
 }
@@ -394,7 +395,7 @@ END_TEST
 START_TEST(order_pfc_first_when_only_turning_off)
 {
 	struct rq_profile p;
-	struct rq_error e = { 0 };
+	struct rq_error e = {0};
 
 	profile_builtin(&p);
 	port_write("p0", "{\"writes\":0,\"pfc\":[3,4]}");
@@ -408,7 +409,7 @@ END_TEST
 START_TEST(rollback_when_pfc_fails)
 {
 	struct rq_profile p;
-	struct rq_error e = { 0 };
+	struct rq_error e = {0};
 
 	profile_builtin(&p);
 	port_write("p0", "{\"writes\":0,\"fail\":{\"set_pfc\":-5},\"app\":["
@@ -430,7 +431,7 @@ END_TEST
 START_TEST(rollback_when_trust_fails)
 {
 	struct rq_profile p;
-	struct rq_error e = { 0 };
+	struct rq_error e = {0};
 
 	profile_builtin(&p);
 	port_write("p0", "{\"writes\":0,\"fail\":{\"set_trust\":-16},\"app\":["
@@ -448,7 +449,7 @@ END_TEST
 START_TEST(rollback_when_del_fails)
 {
 	struct rq_profile p;
-	struct rq_error e = { 0 };
+	struct rq_error e = {0};
 
 	profile_builtin(&p);
 	port_write("p0", "{\"writes\":0,\"fail\":{\"app_del\":5},\"app\":["
@@ -464,7 +465,7 @@ END_TEST
 START_TEST(rollback_pfc_first)
 {
 	struct rq_profile p;
-	struct rq_error e = { 0 };
+	struct rq_error e = {0};
 
 	profile_builtin(&p);
 	port_write("p0", "{\"writes\":0,\"pfc\":[3,4],\"fail\":{\"app_add\":-28}}");
@@ -480,7 +481,7 @@ START_TEST(no_dcb_maps_to_code)
 	struct rq_profile p;
 	struct dcb_port_state st;
 	struct dcb_plan plan;
-	struct rq_error e = { 0 };
+	struct rq_error e = {0};
 
 	profile_builtin(&p);
 	ck_assert_int_eq(fops->get(fctx, "p9", &st), -EOPNOTSUPP);
@@ -499,7 +500,7 @@ END_TEST
 START_TEST(dcbx_locked_before_any_write)
 {
 	struct rq_profile p;
-	struct rq_error e = { 0 };
+	struct rq_error e = {0};
 	struct dcb_port_state st;
 
 	profile_builtin(&p);
@@ -523,7 +524,7 @@ END_TEST
 START_TEST(eperm_on_set_maps_to_locked)
 {
 	struct rq_profile p;
-	struct rq_error e = { 0 };
+	struct rq_error e = {0};
 
 	profile_builtin(&p);
 	port_write("p0", "{\"writes\":0,\"fail\":{\"app_add\":1}}");
@@ -535,7 +536,7 @@ END_TEST
 
 START_TEST(fake_app_semantics)
 {
-	struct dcb_app_entry a = { 5, 26, 3 }, b = { 5, 26, 1 };
+	struct dcb_app_entry a = {5, 26, 3}, b = {5, 26, 1};
 
 	port_write("p0", "{\"writes\":0}");
 	ck_assert_int_eq(fops->app_add(fctx, "p0", &a, 1), 0);
@@ -546,7 +547,7 @@ START_TEST(fake_app_semantics)
 	ck_assert_int_eq(fops->app_del(fctx, "p0", &a, 1), 0);
 	ck_assert_int_eq(fops->app_del(fctx, "p0", &a, 1), -ENOENT);
 	ck_assert_int_eq(port_writes("p0"), 3);
-	ck_assert_int_eq(fops->set_trust(fctx, "p0", (const uint8_t[]){ 5, 255, 1 }, 3), 0);
+	ck_assert_int_eq(fops->set_trust(fctx, "p0", (const uint8_t[]){5, 255, 1}, 3), 0);
 	assert_key("p0", "trust", "[\"dscp\",\"pcp\",\"ethtype\"]");
 	ck_assert_int_eq(fops->app_add(fctx, "../p0", &a, 1), -ENODEV);
 }
@@ -680,7 +681,7 @@ START_TEST(netlink_errnos)
 	ck_assert_int_eq(ops->get(ctx, "lo", &st), -EOPNOTSUPP);
 	ck_assert_int_eq(ops->get(ctx, "rqnosuch0", &st), -ENODEV);
 	ck_assert_int_eq(ops->set_pfc(ctx, "lo", &st, 0x08), -EOPNOTSUPP);
-	ck_assert_int_eq(ops->app_add(ctx, "rqnosuch0", &(struct dcb_app_entry){ 5, 26, 3 }, 1),
+	ck_assert_int_eq(ops->app_add(ctx, "rqnosuch0", &(struct dcb_app_entry){5, 26, 3}, 1),
 			 -ENODEV);
 	ck_assert_int_eq(ops->get(ctx, "a-name-longer-than-15", &st), -EINVAL);
 	/* the socket is still in step after errors */

@@ -32,11 +32,10 @@ static void assert_payload(struct nl_msg *m, const unsigned char *want, size_t n
 START_TEST(golden_app_add)
 {
 	static const unsigned char want[] = {
-		0x00, 0x14, 0x00, 0x00, 0x07, 0x00, 0x01, 0x00, 0x64, 0x30, 0x00, 0x00,
-		0x10, 0x00, 0x0d, 0x80, 0x0c, 0x00, 0x03, 0x80, 0x08, 0x00, 0x01, 0x00,
-		0x05, 0x03, 0x1a, 0x00,
+	    0x00, 0x14, 0x00, 0x00, 0x07, 0x00, 0x01, 0x00, 0x64, 0x30, 0x00, 0x00, 0x10, 0x00,
+	    0x0d, 0x80, 0x0c, 0x00, 0x03, 0x80, 0x08, 0x00, 0x01, 0x00, 0x05, 0x03, 0x1a, 0x00,
 	};
-	struct dcb_app_entry a = { 5, 26, 3 };
+	struct dcb_app_entry a = {5, 26, 3};
 
 	assert_payload(dcb_msg_app("d0", DCB_CMD_IEEE_SET, &a, 1), want, sizeof(want));
 }
@@ -46,11 +45,11 @@ END_TEST
 START_TEST(golden_app_del)
 {
 	static const unsigned char want[] = {
-		0x00, 0x1b, 0x00, 0x00, 0x07, 0x00, 0x01, 0x00, 0x64, 0x30, 0x00, 0x00,
-		0x18, 0x00, 0x0d, 0x80, 0x14, 0x00, 0x03, 0x80, 0x08, 0x00, 0x01, 0x00,
-		0x05, 0x03, 0x1a, 0x00, 0x08, 0x00, 0x01, 0x00, 0x05, 0x01, 0x0a, 0x00,
+	    0x00, 0x1b, 0x00, 0x00, 0x07, 0x00, 0x01, 0x00, 0x64, 0x30, 0x00, 0x00,
+	    0x18, 0x00, 0x0d, 0x80, 0x14, 0x00, 0x03, 0x80, 0x08, 0x00, 0x01, 0x00,
+	    0x05, 0x03, 0x1a, 0x00, 0x08, 0x00, 0x01, 0x00, 0x05, 0x01, 0x0a, 0x00,
 	};
-	struct dcb_app_entry a[] = { { 5, 26, 3 }, { 5, 10, 1 } };
+	struct dcb_app_entry a[] = {{5, 26, 3}, {5, 10, 1}};
 
 	assert_payload(dcb_msg_app("d0", DCB_CMD_IEEE_DEL, a, 2), want, sizeof(want));
 }
@@ -60,15 +59,15 @@ START_TEST(encode_trust_and_sdcbx)
 {
 	/* apptrust order dscp pcp: DSCP is an IEEE selector (type 1), PCP is not (type 2) */
 	static const unsigned char trust[] = {
-		0x00, 0x14, 0x00, 0x00, 0x07, 0x00, 0x01, 0x00, 0x70, 0x30, 0x00, 0x00,
-		0x18, 0x00, 0x0d, 0x80, 0x14, 0x00, 0x0b, 0x80, 0x05, 0x00, 0x01, 0x00,
-		0x05, 0x00, 0x00, 0x00, 0x05, 0x00, 0x02, 0x00, 0xff, 0x00, 0x00, 0x00,
+	    0x00, 0x14, 0x00, 0x00, 0x07, 0x00, 0x01, 0x00, 0x70, 0x30, 0x00, 0x00,
+	    0x18, 0x00, 0x0d, 0x80, 0x14, 0x00, 0x0b, 0x80, 0x05, 0x00, 0x01, 0x00,
+	    0x05, 0x00, 0x00, 0x00, 0x05, 0x00, 0x02, 0x00, 0xff, 0x00, 0x00, 0x00,
 	};
 	static const unsigned char sdcbx[] = {
-		0x00, DCB_CMD_SDCBX, 0x00, 0x00, 0x07, 0x00, 0x01, 0x00, 0x70, 0x30, 0x00, 0x00,
-		0x05, 0x00, DCB_ATTR_DCBX, 0x00, 0x09, 0x00, 0x00, 0x00,
+	    0x00, DCB_CMD_SDCBX, 0x00, 0x00, 0x07,	    0x00, 0x01, 0x00, 0x70, 0x30,
+	    0x00, 0x00,		 0x05, 0x00, DCB_ATTR_DCBX, 0x00, 0x09, 0x00, 0x00, 0x00,
 	};
-	const uint8_t sel[] = { IEEE_8021QAZ_APP_SEL_DSCP, RQ_DCB_APP_SEL_PCP };
+	const uint8_t sel[] = {IEEE_8021QAZ_APP_SEL_DSCP, RQ_DCB_APP_SEL_PCP};
 
 	assert_payload(dcb_msg_trust("p0", sel, 2), trust, sizeof(trust));
 	assert_payload(dcb_msg_sdcbx("p0", DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE), sdcbx,
@@ -79,8 +78,10 @@ END_TEST
 START_TEST(encode_pfc_ets_keep_driver_fields)
 {
 	struct dcb_port_state cur;
-	struct rq_ets ets = { .present = true, .tc_bw = { 50, 50 }, .tsa = { 2, 2, 0, 0, 0, 0, 0, 0 },
-			      .prio_tc = { 0, 0, 0, 1, 0, 0, 0, 0 } };
+	struct rq_ets ets = {.present = true,
+			     .tc_bw = {50, 50},
+			     .tsa = {2, 2, 0, 0, 0, 0, 0, 0},
+			     .prio_tc = {0, 0, 0, 1, 0, 0, 0, 0}};
 	struct nl_msg *m;
 	struct nlattr *ieee, *a;
 	struct ieee_pfc pfc;
@@ -130,7 +131,7 @@ END_TEST
 
 static struct nl_msg *reply_new(int cmd)
 {
-	struct dcbmsg d = { .dcb_family = AF_UNSPEC, .cmd = (__u8)cmd };
+	struct dcbmsg d = {.dcb_family = AF_UNSPEC, .cmd = (__u8)cmd};
 	struct nl_msg *m = nlmsg_alloc_simple(RTM_GETDCB, 0);
 
 	ck_assert_ptr_nonnull(m);
@@ -167,7 +168,7 @@ static int parse(struct nl_msg *m, struct dcb_port_state *st)
 
 static void put_app(struct nl_msg *m, int type, uint8_t sel, uint16_t proto, uint8_t prio)
 {
-	struct dcb_app a = { .selector = sel, .priority = prio, .protocol = proto };
+	struct dcb_app a = {.selector = sel, .priority = prio, .protocol = proto};
 
 	ck_assert_int_eq(nla_put(m, type, sizeof(a), &a), 0);
 }
@@ -205,7 +206,8 @@ static struct nl_msg *full_reply(void)
 	nla_put_u8(m, RQ_DCB_ATTR_DCB_APP, RQ_DCB_APP_SEL_PCP);
 	nla_nest_end(m, t);
 	nla_nest_end(m, ieee);
-	ck_assert_int_eq(nla_put_u8(m, DCB_ATTR_DCBX, DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE), 0);
+	ck_assert_int_eq(nla_put_u8(m, DCB_ATTR_DCBX, DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE),
+			 0);
 	return m;
 }
 
@@ -314,9 +316,9 @@ static int parse_ieee_attr(int type, const void *data, int len)
 
 START_TEST(decode_short_attributes)
 {
-	unsigned char zeros[512] = { 0 };
-	unsigned char app3[8] = { 3, 0, 1, 0, 5, 3, 26 }; /* nested APP with 3 payload bytes */
-	unsigned char trust0[4] = { 4, 0, 1, 0 };	   /* trust entry without its byte */
+	unsigned char zeros[512] = {0};
+	unsigned char app3[8] = {3, 0, 1, 0, 5, 3, 26}; /* nested APP with 3 payload bytes */
+	unsigned char trust0[4] = {4, 0, 1, 0};		/* trust entry without its byte */
 
 	ck_assert_int_eq(parse_ieee_attr(DCB_ATTR_IEEE_ETS, zeros, sizeof(struct ieee_ets) - 1),
 			 -EBADMSG);
@@ -379,7 +381,7 @@ END_TEST
 START_TEST(decode_too_many_apps_untouched_output)
 {
 	struct nl_msg *m = nlmsg_alloc_size(8192);
-	struct dcbmsg d = { .cmd = DCB_CMD_IEEE_GET };
+	struct dcbmsg d = {.cmd = DCB_CMD_IEEE_GET};
 	struct nlattr *ieee, *t;
 	struct dcb_port_state st;
 

@@ -72,7 +72,7 @@ void dcb_plan_from(const struct dcb_port_state *cur, const struct rq_profile *p,
 	}
 	if (cur->has_trust) {
 		trust_want(p, tsel, &tn);
-		if (cur->n_trust != tn || memcmp(cur->trust, tsel, tn)) {
+		if (cur->n_trust != tn || memcmp(cur->trust, tsel, tn) != 0) {
 			ret->set_trust = true;
 			ret->n_trust = tn;
 			memcpy(ret->trust, tsel, tn);
@@ -219,7 +219,7 @@ int dcb_plan_describe(const struct dcb_port_state *cur, const struct rq_profile 
 	dcb_plan_from(cur, p, &plan);
 	if (len)
 		buf[0] = '\0';
-	if (strcmp(want, trust_name(cur))) {
+	if (strcmp(want, trust_name(cur)) != 0) {
 		off = line(buf, len, off, "trust: configured %s, current %s\n", want,
 			   trust_name(cur));
 		n++;

@@ -21,7 +21,7 @@
 
 #include "pkg/dcb/dcb.h"
 
-#define FAKE_FILE_MAX (1024 * 1024)
+#define FAKE_FILE_MAX ((size_t)1024 * 1024)
 
 struct fake {
 	struct rq_root root;
@@ -66,9 +66,9 @@ static int fake_store(struct fake *f, const char *ifname, cJSON *o)
 	cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "writes");
 	int r;
 
-	if (cJSON_IsNumber(w))
+	if (w && cJSON_IsNumber(w)) {
 		cJSON_SetNumberValue(w, w->valuedouble + 1);
-	else {
+	} else {
 		cJSON_DeleteItemFromObjectCaseSensitive(o, "writes");
 		cJSON_AddNumberToObject(o, "writes", 1);
 	}

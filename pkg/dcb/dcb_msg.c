@@ -326,7 +326,8 @@ static int status_cb(int type, const char *data, size_t n, void *arg)
 	if (n < 1)
 		return -EBADMSG;
 	s->found = true;
-	s->value = (int8_t)data[0];
+	/* the kernel stores a negative errno in this u8: read it back as a signed byte */
+	s->value = (uint8_t)data[0] > 127 ? (int)(uint8_t)data[0] - 256 : (int)(uint8_t)data[0];
 	return 0;
 }
 

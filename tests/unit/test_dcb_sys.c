@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * pkg/dcb against "the system": ECN over a fake sysfs tree, and the netlink
+ * backend against the running kernel in a private netns.
+ */
+#include <check.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pkg/dcb/dcb.h"
+
+static char tmpl[64];
+static struct rq_root root;
+
+static void setup(void)
+{
+	snprintf(tmpl, sizeof(tmpl), "/tmp/rq-dcbsys.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpl));
+	ck_assert_int_eq(root_open(tmpl, &root), 0);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	root_close(&root);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpl);
+	(void)!system(cmd);
+}
+
+/* ---- ECN over a fake sysfs tree ---- */
+
+static void ecn_file(const char *side, int prio, const char *val)
+{
+	char path[256], cmd[512];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/sys/class/net/p0/ecn/%s/enable", tmpl, side);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/sys/class/net/p0/ecn/%s/enable/%d", tmpl, side, prio);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(val, f);
+	fclose(f);
+}
+
+static int ecn_read(const char *side, int prio)
+{
+	char path[256];
+	int v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/sys/class/net/p0/ecn/%s/enable/%d", tmpl, side, prio);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%d", &v), 1);
+	fclose(f);
+	return v;
+}
+
+START_TEST(ecn_probe_get_enable)
+{
+	bool avail = true;
+	uint8_t on = 0xff, changed = 0xff;
+
+	ck_assert_int_eq(ecn_probe(&root, "p0", 0x08, &avail), 0);
+	ck_assert(!avail);
+	for (int p = 0; p < 8; p++) {
+		ecn_file("roce_np", p, p == 5 ? "1\n" : "0\n");
+		ecn_file("roce_rp", p, p == 5 ? "1\n" : "0\n");
+	}
+	ecn_file("roce_np", 3, "1\n"); /* NP alone is not "on" */
+	ck_assert_int_eq(ecn_probe(&root, "p0", 0x28, &avail), 0);
+	ck_assert(avail);
+	ck_assert_int_eq(ecn_get(&root, "p0", 0xff, &on), 0);
+	ck_assert_uint_eq(on, 0x20);
+	ck_assert_int_eq(ecn_enable(&root, "p0", 0x28, &changed), 0);
+	ck_assert_uint_eq(changed, 0x08);
+	ck_assert_int_eq(ecn_read("roce_rp", 3), 1);
+	ck_assert_int_eq(ecn_get(&root, "p0", 0xff, &on), 0);
+	ck_assert_uint_eq(on, 0x28);
+	ck_assert_int_eq(ecn_enable(&root, "p0", 0x28, &changed), 0);
+	ck_assert_uint_eq(changed, 0);
+}
+END_TEST
+
+START_TEST(ecn_enable_all_or_nothing)
+{
+	uint8_t changed = 0xaa;
+
+	ecn_file("roce_np", 3, "0\n");
+	ecn_file("roce_rp", 3, "0\n");
+	ecn_file("roce_np", 4, "0\n"); /* roce_rp/enable/4 missing */
+	ck_assert_int_lt(ecn_enable(&root, "p0", 0x18, &changed), 0);
+	ck_assert_uint_eq(changed, 0xaa); /* untouched */
+	ck_assert_int_eq(ecn_read("roce_np", 3), 0);
+	ck_assert_int_eq(ecn_read("roce_rp", 3), 0);
+	ck_assert_int_eq(ecn_read("roce_np", 4), 0);
+}
+END_TEST
+
+/* ---- the kernel backend, in a private netns (root only) ---- */
+
+START_TEST(netlink_errnos)
+{
+	const struct dcb_ops *ops;
+	struct dcb_port_state st;
+	void *ctx;
+
+	if (unshare(CLONE_NEWNET) < 0) {
+		fprintf(stderr, "netlink_errnos: skipped, unshare(CLONE_NEWNET): %s\n",
+			strerror(errno));
+		return;
+	}
+	ck_assert_int_eq(dcb_nl_new(&ops, &ctx), 0);
+	/* lo has no dcbnl ops; the kernel's own errno must come through */
+	ck_assert_int_eq(ops->get(ctx, "lo", &st), -EOPNOTSUPP);
+	ck_assert_int_eq(ops->get(ctx, "rqnosuch0", &st), -ENODEV);
+	ck_assert_int_eq(ops->set_pfc(ctx, "lo", &st, 0x08), -EOPNOTSUPP);
+	ck_assert_int_eq(ops->app_add(ctx, "rqnosuch0", &(struct dcb_app_entry){5, 26, 3}, 1),
+			 -ENODEV);
+	ck_assert_int_eq(ops->get(ctx, "a-name-longer-than-15", &st), -EINVAL);
+	/* the socket is still in step after errors */
+	ck_assert_int_eq(ops->get(ctx, "lo", &st), -EOPNOTSUPP);
+	ops->free(ctx);
+}
+END_TEST
+
+Suite *suite_dcb_sys(void);
+Suite *suite_dcb_sys(void)
+{
+	Suite *s = suite_create("dcb_sys");
+	TCase *te = tcase_create("ecn");
+	TCase *tn = tcase_create("netlink");
+
+	tcase_add_checked_fixture(te, setup, teardown);
+	tcase_add_test(te, ecn_probe_get_enable);
+	tcase_add_test(te, ecn_enable_all_or_nothing);
+	suite_add_tcase(s, te);
+	tcase_add_test(tn, netlink_errnos);
+	suite_add_tcase(s, tn);
+	return s;
+}

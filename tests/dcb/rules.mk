@@ -9,8 +9,5 @@ $(B)/tests/dcb/dcb-encode: $(B)/tests/dcb/dcb_encode.o $(B)/pkg/dcb/dcb_msg.o $(
 dcb-test: $(B)/tests/dcb/dcb-encode
 	RQ_BUILD=$(abspath $(B)) bash tests/dcb/run.sh
 
-# The libFuzzer target lives with the other fuzzers; included once, from here.
--include tests/fuzz/dcb.mk
-
 # make test runs this comparison too (it skips, saying why, without root/dcb/strace).
 test: dcb-test

@@ -91,11 +91,58 @@ int rdma_nl_parse_port(const struct nlmsghdr *nlh, size_t len, int ifindex,
 	return 1;
 }
 
-static int rdma_nl_dump(int fd, int ifindex, struct rq_rdma_dev *ret)
+/* Device indices from one RDMA_NLDEV_CMD_GET reply message. */
+static void collect_dev_index(const struct nlmsghdr *h, uint32_t *idx, size_t max, size_t *n)
 {
-	char buf[16384];
-	int found = -ENOENT;
+	size_t off = NLMSG_HDRLEN;
 
+	while (off + NLA_HDRLEN <= h->nlmsg_len) {
+		const struct nlattr *a = (const struct nlattr *)((const char *)h + off);
+
+		if (a->nla_len < NLA_HDRLEN || off + a->nla_len > h->nlmsg_len)
+			return;
+		if ((a->nla_type & NLA_TYPE_MASK) == RDMA_NLDEV_ATTR_DEV_INDEX &&
+		    a->nla_len >= NLA_HDRLEN + 4 && *n < max) {
+			memcpy(&idx[*n], (const char *)a + NLA_HDRLEN, 4);
+			(*n)++;
+			return;
+		}
+		off += NLA_ALIGN(a->nla_len);
+	}
+}
+
+struct dump_ctx {
+	int ifindex;
+	struct rq_rdma_dev *dev; /* port dump: the match */
+	uint32_t *idx;		 /* device dump: indices */
+	size_t max, n;
+	int found;
+};
+
+static int nl_dump(int fd, uint16_t cmd, int dev_index, struct dump_ctx *d)
+{
+	struct {
+		struct nlmsghdr h;
+		struct nlattr a;
+		uint32_t v;
+	} req;
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	char buf[16384];
+
+	memset(&req, 0, sizeof(req));
+	req.h.nlmsg_len = NLMSG_LENGTH(0);
+	req.h.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd);
+	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.h.nlmsg_seq = (uint32_t)cmd;
+	if (dev_index >= 0) {
+		/* the kernel's port dump wants the device it is about */
+		req.a.nla_type = RDMA_NLDEV_ATTR_DEV_INDEX;
+		req.a.nla_len = NLA_HDRLEN + 4;
+		req.v = (uint32_t)dev_index;
+		req.h.nlmsg_len = NLMSG_LENGTH(NLA_HDRLEN + 4);
+	}
+	if (sendto(fd, &req, req.h.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
 	for (;;) {
 		ssize_t n = recv(fd, buf, sizeof(buf), 0);
 		struct nlmsghdr *h;
@@ -103,34 +150,30 @@ static int rdma_nl_dump(int fd, int ifindex, struct rq_rdma_dev *ret)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
-			return -errno;
+		if (n <= 0)
+			return n < 0 ? -errno : 0;
 		left = (size_t)n;
 		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
 			if (h->nlmsg_type == NLMSG_DONE)
-				return found;
+				return 0;
 			if (h->nlmsg_type == NLMSG_ERROR) {
 				const struct nlmsgerr *err = NLMSG_DATA(h);
 
-				return h->nlmsg_len >= NLMSG_LENGTH(sizeof(*err)) && err->error
-					       ? err->error
-					       : found;
+				return h->nlmsg_len >= NLMSG_LENGTH(sizeof(*err)) ? err->error : -EIO;
 			}
-			if (found == -ENOENT && rdma_nl_parse_port(h, h->nlmsg_len, ifindex, ret) == 1)
-				found = 0;
+			if (d->idx)
+				collect_dev_index(h, d->idx, d->max, &d->n);
+			else if (!d->found && rdma_nl_parse_port(h, h->nlmsg_len, d->ifindex, d->dev) == 1)
+				d->found = 1;
 		}
-		if (n == 0)
-			return found;
 	}
 }
 
 int rdma_find_by_ifindex(int ifindex, struct rq_rdma_dev *ret)
 {
-	struct {
-		struct nlmsghdr h;
-	} req;
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	uint32_t idx[64];
 	struct rq_rdma_dev dev;
+	struct dump_ctx devs = { .idx = idx, .max = 64 };
 	int fd, rr;
 
 	if (ifindex <= 0)
@@ -138,21 +181,19 @@ int rdma_find_by_ifindex(int ifindex, struct rq_rdma_dev *ret)
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
 	if (fd < 0)
 		return -errno;
-	memset(&req, 0, sizeof(req));
-	req.h.nlmsg_len = NLMSG_LENGTH(0);
-	req.h.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_PORT_GET);
-	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	req.h.nlmsg_seq = 1;
-	if (sendto(fd, &req, req.h.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		rr = -errno;
-		close(fd);
-		return rr;
+	rr = nl_dump(fd, RDMA_NLDEV_CMD_GET, -1, &devs);
+	for (size_t i = 0; rr == 0 && i < devs.n; i++) {
+		struct dump_ctx ports = { .ifindex = ifindex, .dev = &dev };
+
+		rr = nl_dump(fd, RDMA_NLDEV_CMD_PORT_GET, (int)idx[i], &ports);
+		if (rr == 0 && ports.found) {
+			close(fd);
+			*ret = dev;
+			return 0;
+		}
 	}
-	rr = rdma_nl_dump(fd, ifindex, &dev);
 	close(fd);
-	if (rr == 0)
-		*ret = dev;
-	return rr;
+	return rr < 0 ? rr : -ENOENT;
 }
 
 int rdma_tos_locate(const struct rq_root *r, struct rq_rdma_dev *dev, struct rq_error *e)

@@ -164,7 +164,7 @@ int pfqos_ensure(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const s
 				      pf->ifname, c->profile.name, diff);
 		}
 		log_info("PF %s: applying profile \"%s\"", pf->ifname, c->profile.name);
-		r = dcb_apply(ops, ctx, pf->ifname, &u->before, &u->plan, &c->err);
+		r = dcb_apply_ex(ops, ctx, pf->ifname, pf->driver, &u->before, &u->plan, &c->err);
 		if (r < 0)
 			return r;
 		u->dcb_applied = true;

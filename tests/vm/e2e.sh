@@ -101,5 +101,15 @@ check "no DCB: code 100" [ "$(jq .code <<< "$msg")" = 100 ]
 check "no DCB: message names the PF and driver" grep -q "no DCB on PF $OTHER (driver igb)" <<< "$(jq -r .msg <<< "$msg")"
 check "no DCB: ToS of rxe2 untouched" [ "$(cat /sys/kernel/config/rdma_cm/rxe2/ports/1/default_roce_tos 2>/dev/null || echo 0)" = 0 ]
 
+echo "== byte-exact PFC/ETS requests against iproute2's dcb on a real dcbnl port"
+if [ -x "$SRC/build/tests/dcb/dcb-encode" ]; then
+	RQ_DCB_DEV=$PF RQ_BUILD=$SRC/build bash "$SRC/tests/dcb/run.sh" > /tmp/dcbbytes.log 2>&1
+	grep -E '^(PASS|FAIL|SKIP)' /tmp/dcbbytes.log
+	p=$(grep -c '^PASS' /tmp/dcbbytes.log); f=$(grep -c '^FAIL' /tmp/dcbbytes.log)
+	PASS=$((PASS + p)); FAIL=$((FAIL + f))
+else
+	fail "no $SRC/build/tests/dcb/dcb-encode (vm/run.sh builds it)"
+fi
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

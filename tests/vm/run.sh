@@ -11,5 +11,6 @@ skip() {
 [ "$(id -u)" = 0 ] || skip "needs root (apt, 9p with security_model=none)"
 [ -x "$RQ_BUILD/rdma-qos" ] || skip "no $RQ_BUILD/rdma-qos (make)"
 if [ "$RQ_BUILD" != "$PWD/build" ]; then skip "the guest runs $PWD/build/rdma-qos; build there"; fi
+make -s build/tests/dcb/dcb-encode >/dev/null || skip "cannot build the dcb encoder driver"
 bash tests/vm/guest.sh setup || skip "the QEMU guest could not be prepared (see above)"
 bash tests/vm/guest.sh tests/vm/e2e.sh

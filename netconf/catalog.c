@@ -55,6 +55,26 @@ static int parse_profiles(struct rq_catalog *c, const cJSON *o, struct rq_error 
 	return 0;
 }
 
+/* A Kubernetes namespace is a DNS-1123 label; "*" is the catch-all entry. */
+static bool ns_name_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!strcmp(s, "*"))
+		return true;
+	if (n == 0 || n > 63 || s[0] == '-' || s[n - 1] == '-')
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-") == n;
+}
+
+static bool policy_allows(const struct rq_ns_policy *p, const char *name)
+{
+	for (size_t i = 0; p && i < p->n_allow; i++)
+		if (!strcmp(p->allow[i], name))
+			return true;
+	return false;
+}
+
 static int parse_allow(struct rq_catalog *c, struct rq_ns_policy *p, const cJSON *a,
 		       const char *path, struct rq_error *e)
 {
@@ -79,6 +99,38 @@ static int parse_allow(struct rq_catalog *c, struct rq_ns_policy *p, const cJSON
 	return 0;
 }
 
+static int parse_ns_entry(struct rq_catalog *c, struct rq_ns_policy *p, const cJSON *it,
+			  const char *path, struct rq_error *e)
+{
+	const cJSON *v;
+	int r;
+
+	if ((v = cJSON_GetObjectItemCaseSensitive(it, "allow")) &&
+	    (r = parse_allow(c, p, v, path, e)) < 0)
+		return r;
+	if ((v = cJSON_GetObjectItemCaseSensitive(it, "inline"))) {
+		if (!cJSON_IsBool(v))
+			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.inline: expected a boolean",
+				      path);
+		p->inline_ok = cJSON_IsTrue(v);
+	}
+	v = cJSON_GetObjectItemCaseSensitive(it, "default");
+	if (!v)
+		return 0;
+	if (!cJSON_IsString(v))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.default: expected a string", path);
+	if (!profile_known(c, v->valuestring))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.default: unknown profile \"%.64s\"",
+			      path, v->valuestring);
+	/* A default the namespace may not use would fail every ADD: refuse it here. */
+	if (!policy_allows(p, v->valuestring))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			      "%s.default: \"%s\" is not in %s.allow", path, v->valuestring,
+			      path);
+	snprintf(p->def, sizeof(p->def), "%s", v->valuestring);
+	return 0;
+}
+
 static int parse_ns(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 {
 	static const char *const keys[] = { "default", "allow", "inline", NULL };
@@ -95,32 +147,23 @@ static int parse_ns(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
 	cJSON_ArrayForEach(it, o) {
 		struct rq_ns_policy *p = &c->ns[c->n_ns++];
-		const cJSON *v;
 		char path[320];
 		int r;
 
+		if (!ns_name_valid(it->string))
+			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				      "namespaces.%.64s: not a namespace name (a DNS label "
+				      "[a-z0-9-], 1-63) or \"*\"",
+				      it->string);
 		snprintf(path, sizeof(path), "namespaces.%s", it->string);
 		if (!cJSON_IsObject(it))
 			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an object", path);
 		if ((r = json_only_keys(it, path, keys, e)) < 0)
 			return r;
 		snprintf(p->ns, sizeof(p->ns), "%s", it->string);
-		if ((v = cJSON_GetObjectItemCaseSensitive(it, "allow")) &&
-		    (r = parse_allow(c, p, v, path, e)) < 0)
+		r = parse_ns_entry(c, p, it, path, e);
+		if (r < 0)
 			return r;
-		if ((v = cJSON_GetObjectItemCaseSensitive(it, "inline"))) {
-			if (!cJSON_IsBool(v))
-				return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-					      "%s.inline: expected a boolean", path);
-			p->inline_ok = cJSON_IsTrue(v);
-		}
-		if ((v = cJSON_GetObjectItemCaseSensitive(it, "default"))) {
-			if (!cJSON_IsString(v) || !profile_known(c, v->valuestring))
-				return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-					      "%s.default: %s", path,
-					      cJSON_IsString(v) ? "unknown profile" : "expected a name");
-			snprintf(p->def, sizeof(p->def), "%s", v->valuestring);
-		}
 	}
 	return 0;
 }
@@ -152,21 +195,17 @@ int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct r
 {
 	static const char *const keys[] = { "profiles", "namespaces", "node", NULL };
 	struct rq_catalog *c = calloc(1, sizeof(*c));
-	const char *end = NULL;
 	const cJSON *v;
 	int r;
 
 	if (!c)
 		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
 	c->pf_max = RQ_PF_ENSURE;
-	c->root = cJSON_ParseWithLengthOpts(buf, len, &end, false);
-	if (!c->root || !cJSON_IsObject(c->root)) {
-		r = rq_err(e, RQ_ERR_DECODE, -EBADMSG, "not a JSON object (error near byte %zu)",
-			   end && end >= buf ? (size_t)(end - buf) : 0);
+	r = json_parse_object(buf, len, "profile catalog", &c->root, e);
+	if (r < 0)
 		goto fail;
-	}
-	if ((r = json_no_duplicates(c->root, "", 0, e)) < 0 ||
-	    (r = json_only_keys(c->root, "catalog", keys, e)) < 0)
+	r = json_only_keys(c->root, "", keys, e);
+	if (r < 0)
 		goto fail;
 	v = cJSON_GetObjectItemCaseSensitive(c->root, "profiles");
 	if (v && (r = parse_profiles(c, v, e)) < 0)
@@ -224,6 +263,7 @@ static int resolve_pf(const struct rq_netconf *nc, const struct rq_catalog *cat,
 	static const char *const names[] = { "ignore", "verify", "ensure" };
 	enum rq_pf_mode max = cat ? cat->pf_max : RQ_PF_ENSURE;
 
+	/* A NAD may ask for less than the node allows (ignore < verify < ensure), never more. */
 	if (!nc->pf_set) {
 		*ret = max;
 		return 0;
@@ -235,23 +275,25 @@ static int resolve_pf(const struct rq_netconf *nc, const struct rq_catalog *cat,
 	return 0;
 }
 
+static const char *ns_text(const char *ns)
+{
+	return ns && ns[0] ? ns : "(none)";
+}
+
 static int resolve_named(const struct rq_catalog *cat, const struct rq_ns_policy *pol,
-			 const char *name, const char *ns, struct rq_profile *ret,
+			 const char *key, const char *name, const char *ns, struct rq_profile *ret,
 			 struct rq_error *e)
 {
 	const struct rq_profile *p;
 	char allowed[1024];
-	bool ok = false;
 
 	if (!profile_known(cat, name))
-		return rq_err(e, RQ_ERR_CONFIG, -ENOENT, "profile: unknown profile \"%s\"", name);
-	for (size_t i = 0; pol && i < pol->n_allow && !ok; i++)
-		ok = !strcmp(pol->allow[i], name);
-	if (!ok) {
+		return rq_err(e, RQ_ERR_CONFIG, -ENOENT, "%s: unknown profile \"%s\"", key, name);
+	if (!policy_allows(pol, name)) {
 		allow_list(pol, allowed, sizeof(allowed));
 		return rq_err(e, RQ_ERR_NOT_ALLOWED, -EPERM,
 			      "profile \"%s\" is not allowed in namespace \"%s\" (allowed: %s)", name,
-			      ns && ns[0] ? ns : "(none)", allowed);
+			      ns_text(ns), allowed);
 	}
 	p = catalog_find(cat, name);
 	if (p)
@@ -261,48 +303,68 @@ static int resolve_named(const struct rq_catalog *cat, const struct rq_ns_policy
 	return 0;
 }
 
+/*
+ * No catalog: the plugin works with zero node setup, with the built-in
+ * roce-lossless only. Inline qos is refused here: nobody with authority over
+ * the node said that namespace users may program the NIC, and the NAD is
+ * written by namespace users (secure default; a catalog entry with
+ * "inline": true opts in).
+ */
+static int resolve_no_catalog(const struct rq_netconf *nc, const char *key, const char *name,
+			      struct rq_profile *ret, struct rq_error *e)
+{
+	if (nc->qos)
+		return rq_err(e, RQ_ERR_NOT_ALLOWED, -EPERM,
+			      "qos: inline profiles need a node catalog whose namespace policy "
+			      "says \"inline\": true (no catalog on this node)");
+	if (name && strcmp(name, RQ_BUILTIN_PROFILE))
+		return rq_err(e, RQ_ERR_CONFIG, -ENOENT,
+			      "%s: unknown profile %s (no catalog on this node; only \"%s\")", key,
+			      name, RQ_BUILTIN_PROFILE);
+	profile_builtin(ret);
+	return 0;
+}
+
 int netconf_resolve_profile(const struct rq_netconf *nc, const struct rq_catalog *cat,
 			    const char *ns, struct rq_profile *ret, enum rq_pf_mode *ret_pf,
 			    struct rq_error *e)
 {
+	const char *key = nc->args_profile ? "args.cni.profile" : "profile";
 	const char *name = nc->args_profile ? nc->args_profile : nc->profile;
 	const struct rq_ns_policy *pol;
+	enum rq_pf_mode pf = RQ_PF_ENSURE;
 	struct rq_profile p;
 	int r;
 
-	r = resolve_pf(nc, cat, ret_pf, e);
+	if (nc->qos && name)
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			      "qos: an inline profile and a profile name cannot both be given");
+	r = resolve_pf(nc, cat, &pf, e);
 	if (r < 0)
 		return r;
 	if (!cat) {
-		/* No catalog: zero node setup works, but inline QoS needs an admin's yes. */
-		if (nc->qos)
-			return rq_err(e, RQ_ERR_NOT_ALLOWED, -EPERM,
-				      "qos: inline profiles need a node catalog whose namespace "
-				      "policy says \"inline\": true");
-		if (name && strcmp(name, RQ_BUILTIN_PROFILE))
-			return rq_err(e, RQ_ERR_CONFIG, -ENOENT,
-				      "profile: unknown profile \"%s\" (no catalog on this node; "
-				      "only \"%s\")", name, RQ_BUILTIN_PROFILE);
-		profile_builtin(ret);
-		return 0;
+		r = resolve_no_catalog(nc, key, name, &p, e);
+	} else {
+		/* the namespace's entry, else "*", else nothing is allowed */
+		pol = policy_for(cat, ns);
+		if (nc->qos && (!pol || !pol->inline_ok))
+			r = rq_err(e, RQ_ERR_NOT_ALLOWED, -EPERM,
+				   "qos: inline profiles are not allowed in namespace \"%s\"",
+				   ns_text(ns));
+		else if (nc->qos)
+			r = profile_from_json(nc->qos, "qos", "inline", &p, e);
+		else if (!name && !(pol && pol->def[0]))
+			r = rq_err(e, RQ_ERR_NOT_ALLOWED, -EPERM,
+				   "profile: none named and namespace \"%s\" has no default "
+				   "profile (%s)",
+				   ns_text(ns), pol ? "its entry names none" : "no entry and no \"*\"");
+		else
+			r = resolve_named(cat, pol, name ? key : "default", name ? name : pol->def,
+					  ns, &p, e);
 	}
-	pol = policy_for(cat, ns);
-	if (nc->qos) {
-		if (!pol || !pol->inline_ok)
-			return rq_err(e, RQ_ERR_NOT_ALLOWED, -EPERM,
-				      "qos: inline profiles are not allowed in namespace \"%s\"",
-				      ns && ns[0] ? ns : "(none)");
-		r = profile_from_json(nc->qos, "qos", "inline", &p, e);
-		if (r < 0)
-			return r;
-		*ret = p;
-		return 0;
-	}
-	if (!name)
-		name = pol && pol->def[0] ? pol->def : NULL;
-	if (!name)
-		return rq_err(e, RQ_ERR_NOT_ALLOWED, -EPERM,
-			      "profile: none named and namespace \"%s\" has no default profile",
-			      ns && ns[0] ? ns : "(none)");
-	return resolve_named(cat, pol, name, ns, ret, e);
+	if (r < 0)
+		return r;
+	*ret = p;
+	*ret_pf = pf;
+	return 0;
 }

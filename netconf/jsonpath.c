@@ -5,9 +5,46 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#define RQ_JSON_MAX_DEPTH 64
+int json_parse_object(const char *buf, size_t len, const char *what, cJSON **ret,
+		      struct rq_error *e)
+{
+	const char *end = NULL;
+	cJSON *root;
+	size_t off;
+	int r;
+
+	/* not null-terminated mode: stdin bytes carry no NUL; trailing bytes are checked below */
+	root = buf ? cJSON_ParseWithLengthOpts(buf, len, &end, false) : NULL;
+	if (!root) {
+		off = end && end >= buf ? (size_t)(end - buf) : 0;
+		return rq_err(e, RQ_ERR_DECODE, -EBADMSG,
+			      "%s is not valid JSON (error near byte %zu)", what, off);
+	}
+	off = (size_t)(end - buf);
+	while (off < len && buf[off] && strchr(" \t\r\n", buf[off]))
+		off++;
+	if (off < len) {
+		r = rq_err(e, RQ_ERR_DECODE, -EBADMSG,
+			   "%s is not valid JSON (unexpected data after the value at byte %zu)", what,
+			   off);
+		goto fail;
+	}
+	if (!cJSON_IsObject(root)) {
+		r = rq_err(e, RQ_ERR_DECODE, -EBADMSG, "%s: expected a JSON object", what);
+		goto fail;
+	}
+	r = json_no_duplicates(root, "", 0, e);
+	if (r < 0)
+		goto fail;
+	*ret = root;
+	return 0;
+fail:
+	cJSON_Delete(root);
+	return r;
+}
 
 int json_int_in(const cJSON *v, const char *path, int idx, long lo, long hi, long *ret,
 		struct rq_error *e)
@@ -25,7 +62,7 @@ int json_int_in(const cJSON *v, const char *path, int idx, long lo, long hi, lon
 	if (!isfinite(d) || d != floor(d))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: %g is not an integer", p, d);
 	if (d < (double)lo || d > (double)hi)
-		return rq_err(e, RQ_ERR_CONFIG, -ERANGE, "%s: %.0f out of range %ld-%ld", p, d, lo,
+		return rq_err(e, RQ_ERR_CONFIG, -ERANGE, "%s: %.6g out of range %ld-%ld", p, d, lo,
 			      hi);
 	*ret = (long)d;
 	return 0;
@@ -42,36 +79,82 @@ int json_only_keys(const cJSON *o, const char *path, const char *const *allowed,
 		for (const char *const *k = allowed; *k && !ok; k++)
 			ok = !strcmp(*k, it->string);
 		if (!ok)
-			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.%s: unknown key", path,
-				      it->string);
+			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s%s%.128s: unknown key", path,
+				      path[0] ? "." : "", it->string);
 	}
 	return 0;
 }
 
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);
+}
+
+/*
+ * The first key of @o that occurs twice, or NULL. Large objects are sorted
+ * (n log n) so that a hostile document cannot make this quadratic.
+ */
+static const cJSON *first_duplicate(const cJSON *o, int *ret_err)
+{
+	const cJSON *it, *jt, *dup = NULL;
+	const cJSON **v;
+	size_t n = 0, i = 0;
+
+	*ret_err = 0;
+	cJSON_ArrayForEach(it, o)
+		n++;
+	if (n <= 32) {
+		cJSON_ArrayForEach(it, o)
+			for (jt = it->next; jt; jt = jt->next)
+				if (!strcmp(it->string, jt->string))
+					return jt;
+		return NULL;
+	}
+	v = calloc(n, sizeof(*v));
+	if (!v) {
+		*ret_err = -ENOMEM;
+		return NULL;
+	}
+	cJSON_ArrayForEach(it, o)
+		v[i++] = it;
+	qsort(v, n, sizeof(*v), key_cmp);
+	for (i = 1; i < n && !dup; i++)
+		if (!strcmp(v[i - 1]->string, v[i]->string))
+			dup = v[i];
+	free(v);
+	return dup;
+}
+
 int json_no_duplicates(const cJSON *o, const char *path, int depth, struct rq_error *e)
 {
-	const cJSON *it, *jt;
-	int i = 0;
+	const cJSON *it, *dup;
+	int i = 0, r;
 
-	if (depth > RQ_JSON_MAX_DEPTH)
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: nested deeper than %d levels", path,
-			      RQ_JSON_MAX_DEPTH);
+	if (depth >= RQ_JSON_MAX_DEPTH)
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: nested deeper than %d levels",
+			      path[0] ? path : "(root)", RQ_JSON_MAX_DEPTH);
+	if (cJSON_IsObject(o)) {
+		dup = first_duplicate(o, &r);
+		if (r < 0)
+			return rq_err(e, RQ_ERR_IO, r, "out of memory");
+		if (dup)
+			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s%s%.128s: duplicate key", path,
+				      path[0] ? "." : "", dup->string);
+	}
 	cJSON_ArrayForEach(it, o) {
 		char sub[512];
 
-		if (cJSON_IsObject(o)) {
-			for (jt = it->next; jt; jt = jt->next)
-				if (!strcmp(it->string, jt->string))
-					return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-						      "%s%s%s: duplicate key", path,
-						      path[0] ? "." : "", it->string);
-			snprintf(sub, sizeof(sub), "%s%s%s", path, path[0] ? "." : "", it->string);
-		} else {
-			snprintf(sub, sizeof(sub), "%s[%d]", path, i);
+		if (!cJSON_IsObject(it) && !cJSON_IsArray(it)) {
+			i++;
+			continue;
 		}
-		if ((cJSON_IsObject(it) || cJSON_IsArray(it)) &&
-		    json_no_duplicates(it, sub, depth + 1, e) < 0)
-			return -EINVAL;
+		if (cJSON_IsObject(o))
+			snprintf(sub, sizeof(sub), "%s%s%s", path, path[0] ? "." : "", it->string);
+		else
+			snprintf(sub, sizeof(sub), "%s[%d]", path, i);
+		r = json_no_duplicates(it, sub, depth + 1, e);
+		if (r < 0)
+			return r;
 		i++;
 	}
 	return 0;
@@ -82,9 +165,10 @@ int json_get_str(const cJSON *o, const char *key, const char *path, const char *
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
-	*ret = NULL;
-	if (!v)
+	if (!v) {
+		*ret = NULL;
 		return 0;
+	}
 	if (!cJSON_IsString(v))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected a string", path);
 	*ret = v->valuestring;

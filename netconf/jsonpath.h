@@ -4,13 +4,24 @@
 #define RQ_JSONPATH_H
 
 #include <cjson/cJSON.h>
+#include <stddef.h>
 
 #include "pkg/cni/error.h"
 
+/* Deeper documents are refused (the walks below recurse once per level). */
+#define RQ_JSON_MAX_DEPTH 64
+
+/*
+ * Parse @len bytes that must hold exactly one JSON object (trailing white
+ * space allowed). Malformed -> RQ_ERR_DECODE naming the byte offset; @what
+ * names the document in messages. Duplicate keys anywhere -> RQ_ERR_CONFIG.
+ */
+int json_parse_object(const char *buf, size_t len, const char *what, cJSON **ret,
+		      struct rq_error *e);
 /* An integral number in [lo, hi]; @idx >= 0 appends "[idx]" to @path. */
 int json_int_in(const cJSON *v, const char *path, int idx, long lo, long hi, long *ret,
 		struct rq_error *e);
-/* Reject keys of @o not in the NULL-terminated @allowed list. */
+/* Reject keys of @o not in the NULL-terminated @allowed list ("" = the root). */
 int json_only_keys(const cJSON *o, const char *path, const char *const *allowed,
 		   struct rq_error *e);
 /* Reject duplicate keys anywhere below @o (cJSON keeps them as siblings). */

@@ -145,6 +145,36 @@ static int parse_profile_names(struct rq_netconf *nc, struct rq_error *e)
 	return 0;
 }
 
+/* GC's list of attachments the runtime still knows: [{containerID, ifname}, ...]. */
+static int valid_attachments(struct rq_netconf *nc, struct rq_error *e)
+{
+	static const char key[] = "cni.dev/valid-attachments";
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(nc->root, key), *it;
+	int i = 0;
+
+	if (!a)
+		return 0;
+	if (!cJSON_IsArray(a))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an array", key);
+	cJSON_ArrayForEach(it, a) {
+		static const char *const fields[] = { "containerID", "ifname" };
+
+		if (!cJSON_IsObject(it))
+			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s[%d]: expected an object", key,
+				      i);
+		for (int k = 0; k < 2; k++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(it, fields[k]);
+
+			if (!cJSON_IsString(v))
+				return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s[%d].%s: %s", key, i,
+					      fields[k], v ? "expected a string" : "required");
+		}
+		i++;
+	}
+	nc->valid_attachments = a;
+	return 0;
+}
+
 static int parse_fields(struct rq_netconf *nc, struct rq_error *e)
 {
 	static const char *const pf_names[] = { "ignore", "verify", "ensure" };
@@ -182,37 +212,19 @@ static int parse_fields(struct rq_netconf *nc, struct rq_error *e)
 	if (v && !cJSON_IsObject(v))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "prevResult: expected an object");
 	nc->prev_result = v;
-	v = cJSON_GetObjectItemCaseSensitive(o, "cni.dev/valid-attachments");
-	if (v && !cJSON_IsArray(v))
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-			      "cni.dev/valid-attachments: expected an array");
-	nc->valid_attachments = v;
-	return 0;
+	return valid_attachments(nc, e);
 }
 
 int netconf_parse(const char *buf, size_t len, struct rq_netconf **ret, struct rq_error *e)
 {
 	struct rq_netconf *nc;
-	const char *end = NULL;
 	struct rq_profile scratch;
 	int r;
 
 	nc = calloc(1, sizeof(*nc));
 	if (!nc)
 		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
-	nc->root = cJSON_ParseWithLengthOpts(buf, len, &end, false);
-	if (!nc->root) {
-		size_t off = end && end >= buf ? (size_t)(end - buf) : 0;
-
-		r = rq_err(e, RQ_ERR_DECODE, -EBADMSG,
-			   "network configuration is not valid JSON (error near byte %zu)", off);
-		goto fail;
-	}
-	if (!cJSON_IsObject(nc->root)) {
-		r = rq_err(e, RQ_ERR_DECODE, -EBADMSG, "network configuration: expected an object");
-		goto fail;
-	}
-	r = json_no_duplicates(nc->root, "", 0, e);
+	r = json_parse_object(buf, len, "network configuration", &nc->root, e);
 	if (r < 0)
 		goto fail;
 	r = json_get_str(nc->root, "cniVersion", "cniVersion", &nc->cni_version, e);

@@ -75,17 +75,28 @@ struct rq_catalog {
 	enum rq_pf_mode pf_max; /* default RQ_PF_ENSURE */
 };
 
-/* Parse and validate the node catalog (profiles.json). */
+/*
+ * Parse and validate the node catalog (profiles.json):
+ * {"profiles": {name: profile}, "namespaces": {ns: {"default", "allow",
+ * "inline"}}, "node": {"pf"}}. Every default/allow name must be a catalog
+ * profile or the built-in roce-lossless (a catalog entry of that name
+ * overrides the built-in); a default must also be in its allow list;
+ * namespace keys are DNS labels or "*". Unknown keys are errors.
+ */
 int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct rq_error *e);
 void catalog_free(struct rq_catalog *c);
 
 /*
  * Resolution per DESIGN.md: the name from args.cni.profile, else the NAD's
- * "profile", else the namespace default; it must be allowed for @ns. Inline
- * "qos" only where the namespace's policy says inline: true. No catalog
- * (@cat NULL): the built-in roce-lossless (or inline qos) is used. Not
- * allowed -> RQ_ERR_NOT_ALLOWED; unknown name -> RQ_ERR_CONFIG.
- * Also clamps/validates nc->pf against cat->pf_max (-> RQ_ERR_NOT_ALLOWED).
+ * "profile", else the namespace default. The policy is @ns's entry, else
+ * "*", else (catalog present, no entry) nothing is allowed. A name must be
+ * in the policy's allow list; inline "qos" needs "inline": true and yields
+ * a profile named "inline"; a name and qos together -> RQ_ERR_CONFIG.
+ * No catalog (@cat NULL): only the built-in roce-lossless; another name ->
+ * RQ_ERR_CONFIG, inline qos -> RQ_ERR_NOT_ALLOWED (secure default).
+ * pf: nc->pf if set, else cat->pf_max (ensure without a catalog); a pf above
+ * pf_max -> RQ_ERR_NOT_ALLOWED. Not allowed -> RQ_ERR_NOT_ALLOWED; unknown
+ * name -> RQ_ERR_CONFIG. @ret and @ret_pf are written only on success.
  */
 int netconf_resolve_profile(const struct rq_netconf *nc, const struct rq_catalog *cat,
 			    const char *ns, struct rq_profile *ret, enum rq_pf_mode *ret_pf,

@@ -25,27 +25,29 @@ void profile_builtin(struct rq_profile *ret)
 	ret->traffic_class = 106;
 }
 
-static const char *const tsa_names[] = { "strict", "cbs", "ets" };
-
+/*
+ * TSA is spelt as a name, never a number: "strict" (0), "ets" (2) and
+ * "vendor" (255) are what RoCE NICs implement; the credit-based shaper (1)
+ * has no use on a RoCE port and is refused like any other value.
+ */
 static int tsa_parse(const cJSON *v, uint8_t *ret)
 {
 	if (!cJSON_IsString(v))
 		return -EINVAL;
-	for (size_t i = 0; i < sizeof(tsa_names) / sizeof(tsa_names[0]); i++)
-		if (!strcmp(v->valuestring, tsa_names[i])) {
-			*ret = (uint8_t)i;
-			return 0;
-		}
-	if (!strcmp(v->valuestring, "vendor")) {
+	if (!strcmp(v->valuestring, "strict"))
+		*ret = 0;
+	else if (!strcmp(v->valuestring, "ets"))
+		*ret = 2;
+	else if (!strcmp(v->valuestring, "vendor"))
 		*ret = 255;
-		return 0;
-	}
-	return -EINVAL;
+	else
+		return -EINVAL;
+	return 0;
 }
 
 static const char *tsa_name(uint8_t t)
 {
-	return t < 3 ? tsa_names[t] : "vendor";
+	return t == 0 ? "strict" : t == 2 ? "ets" : "vendor";
 }
 
 /* An array of exactly 8 integers within [lo, hi]. */
@@ -99,12 +101,12 @@ static int parse_ets(const cJSON *o, const char *path, struct rq_ets *ets, struc
 	o = cJSON_GetObjectItemCaseSensitive(o, "tsa");
 	if (!cJSON_IsArray(o) || cJSON_GetArraySize(o) != 8)
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an array of 8 of "
-			      "\"strict\", \"cbs\", \"ets\", \"vendor\"", p);
+			      "\"strict\", \"ets\", \"vendor\"", p);
 	cJSON_ArrayForEach(it, o) {
 		if (tsa_parse(it, &ets->tsa[i]) < 0)
 			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-				      "%s[%d]: expected one of \"strict\", \"cbs\", \"ets\", "
-				      "\"vendor\"", p, i);
+				      "%s[%d]: expected one of \"strict\", \"ets\", \"vendor\"",
+				      p, i);
 		all_strict &= ets->tsa[i] == 0;
 		sum += ets->tc_bw[i];
 		i++;
@@ -227,59 +229,101 @@ int profile_from_json(const cJSON *obj, const char *path, const char *name, stru
 		p.traffic_class = (int)tc;
 	}
 #undef SUB
-	if (p.trust == RQ_TRUST_PCP && cJSON_GetObjectItemCaseSensitive(obj, "dscp2prio"))
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-			      "%s.dscp2prio: only meaningful with trust \"dscp\"", path);
+	if (p.trust == RQ_TRUST_PCP) {
+		if (cJSON_GetObjectItemCaseSensitive(obj, "dscp2prio"))
+			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				      "%s.dscp2prio: only meaningful with trust \"dscp\"", path);
+		/* no DSCP entries are installed under pcp: keep the map neutral */
+		for (int d = 0; d < RQ_NDSCP; d++)
+			p.dscp_prio[d] = (uint8_t)(d >> 3);
+		p.dscp_override = 0;
+	}
 	*ret = p;
 	return 0;
 }
 
 static cJSON *prio_list_json(uint8_t mask)
 {
-	cJSON *a = cJSON_CreateArray();
+	int v[RQ_NPRIO], n = 0;
 
-	for (int i = 0; a && i < RQ_NPRIO; i++)
+	for (int i = 0; i < RQ_NPRIO; i++)
 		if (mask & (1u << i))
-			cJSON_AddItemToArray(a, cJSON_CreateNumber(i));
-	return a;
+			v[n++] = i;
+	return cJSON_CreateIntArray(v, n);
+}
+
+/* Adds @item to @o; false (and @item freed) when either is missing. */
+static bool add(cJSON *o, const char *key, cJSON *item)
+{
+	if (!item)
+		return false;
+	if (!cJSON_AddItemToObject(o, key, item)) {
+		cJSON_Delete(item);
+		return false;
+	}
+	return true;
+}
+
+static cJSON *ets_json(const struct rq_ets *ets)
+{
+	cJSON *o = cJSON_CreateObject(), *tsa = cJSON_CreateArray();
+	int bw[RQ_NPRIO], ptc[RQ_NPRIO];
+	bool ok = o && tsa;
+
+	for (int i = 0; ok && i < RQ_NPRIO; i++) {
+		cJSON *s = cJSON_CreateString(tsa_name(ets->tsa[i]));
+
+		bw[i] = ets->tc_bw[i];
+		ptc[i] = ets->prio_tc[i];
+		ok = s && cJSON_AddItemToArray(tsa, s);
+		if (!ok)
+			cJSON_Delete(s);
+	}
+	if (ok && add(o, "tcBw", cJSON_CreateIntArray(bw, RQ_NPRIO)) && add(o, "tsa", tsa) &&
+	    add(o, "prioTc", cJSON_CreateIntArray(ptc, RQ_NPRIO)))
+		return o;
+	if (!cJSON_GetObjectItemCaseSensitive(o, "tsa"))
+		cJSON_Delete(tsa);
+	cJSON_Delete(o);
+	return NULL;
+}
+
+static cJSON *dscp_json(const struct rq_profile *p)
+{
+	cJSON *m = cJSON_CreateObject();
+
+	for (int d = 0; m && d < RQ_NDSCP; d++) {
+		char k[4];
+
+		if (!(p->dscp_override & (1ULL << d)))
+			continue;
+		snprintf(k, sizeof(k), "%d", d);
+		if (!add(m, k, cJSON_CreateNumber(p->dscp_prio[d]))) {
+			cJSON_Delete(m);
+			return NULL;
+		}
+	}
+	return m;
 }
 
 cJSON *profile_to_json(const struct rq_profile *p)
 {
-	cJSON *o = cJSON_CreateObject(), *m;
+	cJSON *o = cJSON_CreateObject();
+	bool ok = o != NULL;
 
-	if (!o)
+	ok = ok && add(o, "trust", cJSON_CreateString(p->trust == RQ_TRUST_DSCP ? "dscp" : "pcp"));
+	if (p->trust == RQ_TRUST_DSCP)
+		ok = ok && add(o, "dscp2prio", dscp_json(p));
+	ok = ok && add(o, "pfc", prio_list_json(p->pfc));
+	ok = ok && add(o, "ecn", prio_list_json(p->ecn));
+	ok = ok && add(o, "ecnRequired", cJSON_CreateBool(p->ecn_required));
+	if (p->ets.present)
+		ok = ok && add(o, "ets", ets_json(&p->ets));
+	ok = ok && add(o, "trafficClass", cJSON_CreateNumber(p->traffic_class));
+	if (!ok) {
+		cJSON_Delete(o);
 		return NULL;
-	cJSON_AddStringToObject(o, "trust", p->trust == RQ_TRUST_DSCP ? "dscp" : "pcp");
-	if (p->trust == RQ_TRUST_DSCP) {
-		m = cJSON_AddObjectToObject(o, "dscp2prio");
-		for (int d = 0; m && d < RQ_NDSCP; d++) {
-			char k[4];
-
-			if (!(p->dscp_override & (1ULL << d)))
-				continue;
-			snprintf(k, sizeof(k), "%d", d);
-			cJSON_AddNumberToObject(m, k, p->dscp_prio[d]);
-		}
 	}
-	cJSON_AddItemToObject(o, "pfc", prio_list_json(p->pfc));
-	cJSON_AddItemToObject(o, "ecn", prio_list_json(p->ecn));
-	cJSON_AddBoolToObject(o, "ecnRequired", p->ecn_required);
-	if (p->ets.present) {
-		cJSON *ets = cJSON_AddObjectToObject(o, "ets"), *tsa;
-		int bw[8], ptc[8];
-
-		tsa = cJSON_CreateArray();
-		for (int i = 0; i < 8; i++) {
-			bw[i] = p->ets.tc_bw[i];
-			ptc[i] = p->ets.prio_tc[i];
-			cJSON_AddItemToArray(tsa, cJSON_CreateString(tsa_name(p->ets.tsa[i])));
-		}
-		cJSON_AddItemToObject(ets, "tcBw", cJSON_CreateIntArray(bw, 8));
-		cJSON_AddItemToObject(ets, "tsa", tsa);
-		cJSON_AddItemToObject(ets, "prioTc", cJSON_CreateIntArray(ptc, 8));
-	}
-	cJSON_AddNumberToObject(o, "trafficClass", p->traffic_class);
 	return o;
 }
 

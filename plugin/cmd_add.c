@@ -183,6 +183,7 @@ static int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i)
 	const struct rq_pf *pf = &tx->t.vf.pf[i];
 	char pod[600];
 	cJSON *idx = tx->idx[i], *att, *it, *e;
+	bool profile_changed;
 	int r;
 
 	if (!idx) {
@@ -190,6 +191,7 @@ static int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i)
 		if (!idx)
 			return -ENOMEM;
 	}
+	profile_changed = strcmp(json_str(idx, "profileName") ?: "", c->profile.name) != 0;
 	cJSON_DeleteItemFromObjectCaseSensitive(idx, "profileName");
 	cJSON_DeleteItemFromObjectCaseSensitive(idx, "profile");
 	cJSON_AddStringToObject(idx, "profileName", c->profile.name);
@@ -202,8 +204,12 @@ static int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i)
 	cJSON_ArrayForEach(it, att) {
 		const char *k = json_str(it, "key");
 
-		if (k && !strcmp(k, c->key))
+		/* a repeated ADD of a listed attachment with the same profile changes nothing */
+		if (k && !strcmp(k, c->key)) {
+			if (!profile_changed)
+				return 0;
 			goto write;
+		}
 	}
 	snprintf(pod, sizeof(pod), "%s/%s (container %.12s, %s)", c->args.pod_namespace,
 		 c->args.pod_name, c->args.containerid, c->args.ifname);
@@ -220,7 +226,7 @@ write:
 
 static int commit_step(struct rq_ctx *c, struct add_tx *tx)
 {
-	cJSON *rec;
+	cJSON *rec, *old = NULL;
 	int r = 0;
 
 	for (size_t i = 0; tx->t.vf.has_pf && i < tx->t.vf.n_pf && r == 0; i++)
@@ -230,7 +236,12 @@ static int commit_step(struct rq_ctx *c, struct add_tx *tx)
 	rec = record_build(c, tx);
 	if (!rec)
 		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
-	r = state_record_write(&c->env.root, c->key, rec);
+	/* a repeated ADD that changes nothing writes nothing */
+	if (state_record_read(&c->env.root, c->key, &old) == 0 && cJSON_Compare(old, rec, true))
+		r = 0;
+	else
+		r = state_record_write(&c->env.root, c->key, rec);
+	cJSON_Delete(old);
 	cJSON_Delete(rec);
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_IO, r, "writing attachment record %s: %s", c->key,

@@ -125,7 +125,7 @@ links=$("${P[@]}" exec "$cid" ip link 2>/dev/null)
 check "the container sees the moved VF as eth0" grep -q 'eth0' <<< "$links"
 check "effect: VF ToS 106" [ "$(tos_of "$VF1PCI")" = 106 ]
 check "effect: record for the podman container" [ "$(recs)" = 1 ]
-"${P[@]}" rm -f "$cid" >/dev/null
+"${P[@]}" rm -f -t 0 "$cid" >/dev/null
 check "podman rm succeeds" [ $? -eq 0 ]
 check "podman's DEL removed the record" [ "$(recs)" = 0 ]
 check "podman's DEL restored the ToS" [ "$(tos_of "$VF1PCI")" = 0 ]

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Every file in examples/ is parsed by the real parsers, as the runtime would
+ * hand it to the plugin. RQ_SRC (set by the Makefile) is the source tree; a
+ * new example without a test here fails the suite.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "netconf/netconf.h"
+
+static const char *const covered[] = { "conflist-host-device.json", "nad-sriov.yaml",
+				       "profiles.json" };
+
+static void example_path(const char *name, char *buf, size_t len)
+{
+	const char *src = getenv("RQ_SRC");
+
+	snprintf(buf, len, "%s/examples/%s", src && src[0] ? src : ".", name);
+}
+
+static char *slurp(const char *name, size_t *ret_len)
+{
+	char path[4096];
+	size_t cap = 4096, n = 0;
+	char *b = malloc(cap);
+	int fd;
+	ssize_t k;
+
+	example_path(name, path, sizeof(path));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ck_assert_msg(fd >= 0, "%s: %s (set RQ_SRC to the source tree)", path, strerror(errno));
+	ck_assert_ptr_nonnull(b);
+	while ((k = read(fd, b + n, cap - n - 1)) > 0) {
+		n += (size_t)k;
+		if (cap - n < 2) {
+			cap *= 2;
+			b = realloc(b, cap);
+			ck_assert_ptr_nonnull(b);
+		}
+	}
+	ck_assert_int_eq(k, 0);
+	close(fd);
+	b[n] = '\0';
+	*ret_len = n;
+	return b;
+}
+
+static struct rq_catalog *example_catalog(void)
+{
+	struct rq_catalog *c = NULL;
+	struct rq_error e;
+	size_t len;
+	char *b = slurp("profiles.json", &len);
+
+	rq_err_clear(&e);
+	ck_assert_msg(catalog_parse(b, len, &c, &e) == 0, "profiles.json: %s", e.msg);
+	free(b);
+	return c;
+}
+
+/*
+ * What libcni does with a conflist: each plugin gets the list's name and
+ * cniVersion injected into its own config. Returns the rdma-qos entry.
+ */
+static struct rq_netconf *conflist_entry(const char *conflist, const char *runtime_device)
+{
+	cJSON *list = cJSON_Parse(conflist), *plugins, *it, *mine = NULL;
+	struct rq_netconf *nc = NULL;
+	struct rq_error e;
+	char *s;
+
+	ck_assert_ptr_nonnull(list);
+	plugins = cJSON_GetObjectItemCaseSensitive(list, "plugins");
+	ck_assert(cJSON_IsArray(plugins));
+	cJSON_ArrayForEach(it, plugins) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(it, "type");
+
+		if (cJSON_IsString(t) && !strcmp(t->valuestring, "rdma-qos"))
+			mine = it;
+	}
+	ck_assert_msg(mine != NULL, "no rdma-qos entry in the conflist");
+	/* chained: rdma-qos runs after the plugin that moved the VF */
+	ck_assert_ptr_eq(mine, cJSON_GetArrayItem(plugins, cJSON_GetArraySize(plugins) - 1));
+	cJSON_AddItemToObject(mine, "name",
+			      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(list, "name"), 1));
+	cJSON_AddItemToObject(
+		mine, "cniVersion",
+		cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(list, "cniVersion"), 1));
+	if (runtime_device) {
+		cJSON *rc = cJSON_AddObjectToObject(mine, "runtimeConfig");
+
+		cJSON_AddStringToObject(rc, "deviceID", runtime_device);
+	}
+	s = cJSON_PrintUnformatted(mine);
+	rq_err_clear(&e);
+	ck_assert_msg(netconf_parse(s, strlen(s), &nc, &e) == 0, "%s: %s", s, e.msg);
+	free(s);
+	cJSON_Delete(list);
+	return nc;
+}
+
+static const char *first_type(const char *conflist)
+{
+	static char t[64];
+	cJSON *list = cJSON_Parse(conflist);
+	const cJSON *p = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(list, "plugins"), 0);
+
+	snprintf(t, sizeof(t), "%s",
+		 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "type")) ?: "");
+	cJSON_Delete(list);
+	return t;
+}
+
+START_TEST(test_examples_all_covered)
+{
+	char path[4096];
+	struct dirent *d;
+	DIR *dir;
+	size_t seen = 0;
+
+	example_path("", path, sizeof(path));
+	dir = opendir(path);
+	ck_assert_msg(dir != NULL, "%s: %s (set RQ_SRC to the source tree)", path,
+		      strerror(errno));
+	while ((d = readdir(dir))) {
+		bool ok = false;
+
+		if (d->d_name[0] == '.')
+			continue;
+		for (size_t i = 0; i < sizeof(covered) / sizeof(covered[0]); i++)
+			ok |= !strcmp(d->d_name, covered[i]);
+		ck_assert_msg(ok, "examples/%s is not exercised by tests/unit/test_examples.c",
+			      d->d_name);
+		seen++;
+	}
+	closedir(dir);
+	ck_assert_uint_eq(seen, sizeof(covered) / sizeof(covered[0]));
+}
+END_TEST
+
+START_TEST(test_examples_conflist_host_device)
+{
+	struct rq_catalog *cat = example_catalog();
+	struct rq_netconf *nc;
+	struct rq_profile p;
+	enum rq_pf_mode pf;
+	struct rq_error e;
+	size_t len;
+	char *b = slurp("conflist-host-device.json", &len);
+
+	ck_assert_str_eq(first_type(b), "host-device");
+	nc = conflist_entry(b, NULL);
+	ck_assert_str_eq(nc->cni_version, "1.0.0");
+	ck_assert_str_eq(nc->name, "roce");
+	ck_assert_str_eq(nc->profile, "roce-lossless");
+	ck_assert(nc->pf_set);
+	ck_assert_int_eq(nc->pf, RQ_PF_ENSURE);
+	ck_assert_int_eq(nc->numa, RQ_NUMA_WARN);
+	ck_assert_str_eq(nc->device_id, "");
+	/* works with zero node setup and with the example catalog */
+	rq_err_clear(&e);
+	ck_assert_int_eq(netconf_resolve_profile(nc, NULL, "default", &p, &pf, &e), 0);
+	ck_assert_str_eq(p.name, "roce-lossless");
+	ck_assert_int_eq(pf, RQ_PF_ENSURE);
+	ck_assert_int_eq(netconf_resolve_profile(nc, cat, "ai-training", &p, &pf, &e), 0);
+	ck_assert_str_eq(p.name, "roce-lossless");
+	ck_assert_uint_eq(p.pfc, 0x08);
+	ck_assert_int_eq(p.traffic_class, 106);
+	netconf_free(nc);
+	catalog_free(cat);
+	free(b);
+}
+END_TEST
+
+/* spec.config of a NAD: the YAML literal block under "config: |", dedented. */
+static char *nad_config(const char *yaml)
+{
+	const char *l = yaml, *key = NULL;
+	size_t cap = strlen(yaml) + 1, n = 0, indent = 0, key_indent = 0;
+	char *out = malloc(cap);
+
+	ck_assert_ptr_nonnull(out);
+	for (; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+		size_t sp = strspn(l, " "), ll = strcspn(l, "\n");
+
+		if (!key) {
+			if (!strncmp(l + sp, "config: |", 9)) {
+				key = l;
+				key_indent = sp;
+			}
+			continue;
+		}
+		if (sp == ll) { /* blank line inside the block */
+			out[n++] = '\n';
+			continue;
+		}
+		if (sp <= key_indent)
+			break;
+		if (!indent)
+			indent = sp;
+		ck_assert_uint_ge(sp, indent);
+		memcpy(out + n, l + indent, ll - indent);
+		n += ll - indent;
+		out[n++] = '\n';
+	}
+	ck_assert_msg(key != NULL, "no \"config: |\" block in the NAD");
+	out[n] = '\0';
+	return out;
+}
+
+START_TEST(test_examples_nad_sriov)
+{
+	struct rq_catalog *cat = example_catalog();
+	struct rq_netconf *nc;
+	struct rq_profile p;
+	enum rq_pf_mode pf;
+	struct rq_error e;
+	size_t len;
+	char *b = slurp("nad-sriov.yaml", &len), *conf;
+
+	ck_assert_msg(strstr(b, "\napiVersion: k8s.cni.cncf.io/v1\n"), "apiVersion");
+	ck_assert_msg(strstr(b, "\nkind: NetworkAttachmentDefinition\n"), "kind");
+	ck_assert_msg(strstr(b, "    k8s.v1.cni.cncf.io/resourceName: "), "resourceName annotation");
+	ck_assert_msg(strstr(b, "  namespace: ai-training\n"), "namespace");
+	conf = nad_config(b);
+	ck_assert_str_eq(first_type(conf), "sriov");
+	/* Multus passes the device plugin's VF as runtimeConfig.deviceID */
+	nc = conflist_entry(conf, "0000:81:10.2");
+	ck_assert_str_eq(nc->name, "roce-lossless");
+	ck_assert_str_eq(nc->profile, "roce-lossless");
+	ck_assert_int_eq(nc->numa, RQ_NUMA_STRICT);
+	ck_assert_int_eq(nc->pf, RQ_PF_ENSURE);
+	ck_assert_str_eq(nc->device_id, "0000:81:10.2");
+	rq_err_clear(&e);
+	ck_assert_int_eq(netconf_resolve_profile(nc, cat, "ai-training", &p, &pf, &e), 0);
+	ck_assert_str_eq(p.name, "roce-lossless");
+	/* the same NAD in a namespace the catalog does not grant roce-lossless */
+	ck_assert_int_eq(netconf_resolve_profile(nc, cat, "web", &p, &pf, &e), -EPERM);
+	ck_assert_int_eq(e.code, RQ_ERR_NOT_ALLOWED);
+	ck_assert_str_eq(e.msg, "profile \"roce-lossless\" is not allowed in namespace \"web\" "
+				"(allowed: best-effort)");
+	netconf_free(nc);
+	catalog_free(cat);
+	free(conf);
+	free(b);
+}
+END_TEST
+
+START_TEST(test_examples_profiles)
+{
+	struct rq_catalog *c = example_catalog();
+	const struct rq_profile *be = NULL, *gold = NULL, *rl = NULL;
+	struct rq_netconf *nc = NULL;
+	struct rq_profile p, builtin;
+	enum rq_pf_mode pf;
+	struct rq_error e;
+	static const char nad[] = "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"profile\":\"gold\"}";
+
+	ck_assert_uint_eq(c->n_profiles, 3);
+	for (size_t i = 0; i < c->n_profiles; i++) {
+		if (!strcmp(c->profiles[i].name, "best-effort"))
+			be = &c->profiles[i];
+		if (!strcmp(c->profiles[i].name, "gold"))
+			gold = &c->profiles[i];
+		if (!strcmp(c->profiles[i].name, "roce-lossless"))
+			rl = &c->profiles[i];
+	}
+	ck_assert_ptr_nonnull(be);
+	ck_assert_ptr_nonnull(gold);
+	ck_assert_ptr_nonnull(rl);
+	/* the catalog's roce-lossless spells out the built-in */
+	profile_builtin(&builtin);
+	ck_assert(profile_pf_equal(rl, &builtin));
+	ck_assert_int_eq(rl->traffic_class, 106);
+	ck_assert_int_eq(be->trust, RQ_TRUST_PCP);
+	ck_assert_uint_eq(be->pfc, 0);
+	ck_assert_uint_eq(be->ecn, 0);
+	ck_assert_int_eq(be->traffic_class, 0);
+	ck_assert(gold->ets.present);
+	ck_assert_int_eq(gold->ets.tc_bw[0] + gold->ets.tc_bw[3] + gold->ets.tc_bw[6], 100);
+	ck_assert_uint_eq(c->n_ns, 2);
+	ck_assert_str_eq(c->ns[0].ns, "ai-training");
+	ck_assert_str_eq(c->ns[0].def, "roce-lossless");
+	ck_assert_uint_eq(c->ns[0].n_allow, 2);
+	ck_assert_str_eq(c->ns[0].allow[0], "roce-lossless");
+	ck_assert_str_eq(c->ns[0].allow[1], "best-effort");
+	ck_assert(!c->ns[0].inline_ok);
+	ck_assert_str_eq(c->ns[1].ns, "*");
+	ck_assert_str_eq(c->ns[1].def, "best-effort");
+	ck_assert_uint_eq(c->ns[1].n_allow, 1);
+	ck_assert_int_eq(c->pf_max, RQ_PF_ENSURE);
+	/* gold is defined but granted to no namespace */
+	rq_err_clear(&e);
+	ck_assert_int_eq(netconf_parse(nad, strlen(nad), &nc, &e), 0);
+	ck_assert_int_eq(netconf_resolve_profile(nc, c, "ai-training", &p, &pf, &e), -EPERM);
+	ck_assert_str_eq(e.msg, "profile \"gold\" is not allowed in namespace \"ai-training\" "
+				"(allowed: roce-lossless, best-effort)");
+	netconf_free(nc);
+	catalog_free(c);
+}
+END_TEST
+
+Suite *suite_examples(void);
+
+Suite *suite_examples(void)
+{
+	Suite *s = suite_create("examples");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, test_examples_all_covered);
+	tcase_add_test(tc, test_examples_conflist_host_device);
+	tcase_add_test(tc, test_examples_nad_sriov);
+	tcase_add_test(tc, test_examples_profiles);
+	suite_add_tcase(s, tc);
+	return s;
+}

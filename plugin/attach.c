@@ -120,8 +120,6 @@ int attach_resolve_target(struct rq_ctx *c, struct rq_target *t)
 	memset(t, 0, sizeof(*t));
 	if (c->nc->device_id[0]) {
 		snprintf(pci, sizeof(pci), "%s", c->nc->device_id);
-		if (c->args.netns)
-			(void)vf_from_netns(c, NULL, 0, &ifindex);
 	} else {
 		if (!c->args.netns)
 			return rq_err(&c->err, RQ_ERR_NO_DEVICE, -ENODEV,
@@ -137,6 +135,8 @@ int attach_resolve_target(struct rq_ctx *c, struct rq_target *t)
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_NO_DEVICE, r, "VF %s: %s", pci, strerror(-r));
 	r = rdma_find_by_pci(&c->env.root, pci, &t->rdma);
+	if (r < 0 && ifindex < 0 && c->args.netns)
+		(void)vf_from_netns(c, NULL, 0, &ifindex); /* only now: entering a netns costs */
 	if (r < 0)
 		r = rdma_from_netlink(c, ifindex, &t->rdma);
 	if (r < 0)

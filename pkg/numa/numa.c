@@ -35,14 +35,22 @@ int numa_pci_node(const struct rq_root *r, const char *pci, int *ret)
 static uint64_t nodes_of_cpus(const struct rq_root *r, const uint64_t *cpus)
 {
 	uint64_t nodes = 0, bits[RQ_CPU_WORDS];
+	char **names = NULL;
+	size_t nn = 0;
 
-	for (int n = 0; n < RQ_MAX_NODES; n++) {
-		char path[128], buf[1024];
+	if (sysfs_list(r, "/sys/devices/system/node", &names, &nn) < 0)
+		return 0;
+	for (size_t k = 0; k < nn; k++) {
+		char path[128], buf[1024], *end;
+		long n;
 
-		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", n);
-		if (sysfs_read_str(r, path, buf, sizeof(buf)) < 0)
+		if (strncmp(names[k], "node", 4))
 			continue;
-		if (kubelet_cpuset_parse(buf, bits) < 0)
+		n = strtol(names[k] + 4, &end, 10);
+		if (*end || end == names[k] + 4 || n < 0 || n >= RQ_MAX_NODES)
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/node/%s/cpulist", names[k]);
+		if (sysfs_read_str(r, path, buf, sizeof(buf)) < 0 || kubelet_cpuset_parse(buf, bits) < 0)
 			continue;
 		for (int w = 0; w < RQ_CPU_WORDS; w++)
 			if (bits[w] & cpus[w]) {
@@ -50,6 +58,7 @@ static uint64_t nodes_of_cpus(const struct rq_root *r, const uint64_t *cpus)
 				break;
 			}
 	}
+	sysfs_list_free(names, nn);
 	return nodes;
 }
 

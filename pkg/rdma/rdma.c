@@ -221,7 +221,7 @@ int rdma_tos_locate(const struct rq_root *r, struct rq_rdma_dev *dev, struct rq_
 	}
 	snprintf(path, sizeof(path), "/sys/kernel/config/rdma_cm/%s", dev->name);
 	/* configfs creates ports/<n>/default_roce_tos when the directory is made */
-	rr = sysfs_mkdir(r, path, 0755);
+	rr = sysfs_exists(r, path) ? 0 : sysfs_mkdir(r, path, 0755);
 	if (rr < 0 && rr != -EEXIST)
 		return rq_err(e, RQ_ERR_NO_TOS, rr, "mkdir %s: %s", path, strerror(-rr));
 	snprintf(path, sizeof(path), "/sys/kernel/config/rdma_cm/%s/ports/%d/default_roce_tos",

@@ -47,26 +47,37 @@ run_once() {  # envfile stdin bin
 }
 
 echo "== setting up (N=$N per command, interleaved)"
+# separate nodes, so that no peer disturbs another's steady state:
+# R for steady ADD, CHECK, VERSION; RF for "first on a PF"; RD for DEL
 R=$T/node; VF=$(node "$R" 4)
+RF=$T/first; VFF=$(node "$RF" 4)
+RD=$T/del; VFD=$(node "$RD" 4)
 ours_conf "$VF" > "$T/ours.json"
+ours_conf "$VFF" > "$T/ours-first.json"
+ours_conf "$VFD" > "$T/ours-del.json"
 conf_for bench 1.0.0 '{"type":"tuning","mtu":1400}' "$PREV" > "$T/tuning.json"
 echo '{"cniVersion":"1.0.0"}' > "$T/version.json"
 for c in ADD CHECK DEL VERSION; do envfile "$T/env.$c" "$c" "$R"; done
-envfile "$T/env.ADD.first" ADD "$R" first
+envfile "$T/env.ADD.first" ADD "$RF" first
+envfile "$T/env.ADD.del" ADD "$RD" del
+envfile "$T/env.DEL.del" DEL "$RD" del
+envfile "$T/env.ADD.tdel" ADD "$R" tdel
+envfile "$T/env.DEL.tdel" DEL "$R" tdel
 run_once "$T/env.ADD" "$T/ours.json" "$RQ_BUILD/rdma-qos-sim"     # PF now right: steady state
 run_once "$T/env.ADD" "$T/tuning.json" "$TUNING"
 PF=$(sim_vfs "$R" | awk 'NR == 1 { print $1 }')
 cat > "$T/reset-pf.sh" <<SH
 #!/bin/sh
 # a fresh PF for "ADD first on a PF" (outside the timing)
-echo '{"writes": 0}' > $R/dcb/$PF.json
-rm -f $R/var/lib/cni/rdma-qos/bench_first_net1.json $R/var/lib/cni/rdma-qos/pf/*.json
-for f in $R/sys/class/net/$PF/ecn/roce_*/enable/*; do echo 0 > \$f; done
+echo '{"writes": 0}' > $RF/dcb/$PF.json
+rm -f $RF/var/lib/cni/rdma-qos/bench_first_net1.json $RF/var/lib/cni/rdma-qos/pf/*.json
+for f in $RF/sys/class/net/$PF/ecn/roce_*/enable/*; do echo 0 > \$f; done
+for f in $RF/sys/kernel/config/rdma_cm/*/ports/1/default_roce_tos; do echo 0 > \$f; done
 SH
 cat > "$T/prep-del.sh" <<SH
 #!/bin/sh
-env -i \$(cat $T/env.ADD) $RQ_BUILD/rdma-qos-sim < $T/ours.json > /dev/null 2>&1
-env -i \$(cat $T/env.ADD) $TUNING < $T/tuning.json > /dev/null 2>&1
+env -i \$(cat $T/env.ADD.del) $RQ_BUILD/rdma-qos-sim < $T/ours-del.json > /dev/null 2>&1
+env -i \$(cat $T/env.ADD.tdel) $TUNING < $T/tuning.json > /dev/null 2>&1
 exit 0
 SH
 chmod +x "$T/reset-pf.sh" "$T/prep-del.sh"
@@ -75,11 +86,11 @@ cat > "$T/plan.main" <<PLAN
 floor ADD${P}-${P}$T/ours.json${P}$T/env.ADD${P}$FLOOR
 tuning ADD${P}-${P}$T/tuning.json${P}$T/env.ADD${P}$TUNING
 rdma-qos ADD steady${P}-${P}$T/ours.json${P}$T/env.ADD${P}$RQ_BUILD/rdma-qos-sim
-rdma-qos ADD first on PF${P}$T/reset-pf.sh${P}$T/ours.json${P}$T/env.ADD.first${P}$RQ_BUILD/rdma-qos-sim
+rdma-qos ADD first on PF${P}$T/reset-pf.sh${P}$T/ours-first.json${P}$T/env.ADD.first${P}$RQ_BUILD/rdma-qos-sim
 tuning CHECK${P}-${P}$T/tuning.json${P}$T/env.CHECK${P}$TUNING
 rdma-qos CHECK${P}-${P}$T/ours.json${P}$T/env.CHECK${P}$RQ_BUILD/rdma-qos-sim
-tuning DEL${P}$T/prep-del.sh${P}$T/tuning.json${P}$T/env.DEL${P}$TUNING
-rdma-qos DEL${P}$T/prep-del.sh${P}$T/ours.json${P}$T/env.DEL${P}$RQ_BUILD/rdma-qos-sim
+tuning DEL${P}$T/prep-del.sh${P}$T/tuning.json${P}$T/env.DEL.tdel${P}$TUNING
+rdma-qos DEL${P}$T/prep-del.sh${P}$T/ours-del.json${P}$T/env.DEL.del${P}$RQ_BUILD/rdma-qos-sim
 rdma-qos VERSION${P}-${P}$T/version.json${P}$T/env.VERSION${P}$RQ_BUILD/rdma-qos-sim
 PLAN
 echo "== latency and peak RSS, peers interleaved"

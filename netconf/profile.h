@@ -19,11 +19,15 @@
 
 enum rq_trust { RQ_TRUST_PCP = 0, RQ_TRUST_DSCP = 1 };
 
-/* IEEE 802.1Qaz TSA values as in linux/dcbnl.h */
+/*
+ * IEEE 802.1Qaz TSA values as in linux/dcbnl.h. In JSON, "tsa" is spelt with
+ * names only: "strict" (0), "ets" (2), "vendor" (255); numbers and the
+ * credit-based shaper are refused.
+ */
 struct rq_ets {
 	bool present;
 	uint8_t tc_bw[RQ_NPRIO];   /* percent, sum 100 unless all strict */
-	uint8_t tsa[RQ_NPRIO];	   /* 0 strict, 1 cb shaper, 2 ets, 255 vendor */
+	uint8_t tsa[RQ_NPRIO];	   /* 0 strict, 2 ets, 255 vendor */
 	uint8_t prio_tc[RQ_NPRIO]; /* priority -> traffic class 0-7 */
 };
 

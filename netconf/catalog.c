@@ -9,7 +9,7 @@
 #include "netconf/netconf.h"
 
 #define RQ_CATALOG_MAX_PROFILES 256
-#define RQ_CATALOG_MAX_NS 4096
+#define RQ_CATALOG_MAX_NS	4096
 
 static const struct rq_profile *catalog_find(const struct rq_catalog *c, const char *name)
 {
@@ -38,7 +38,8 @@ static int parse_profiles(struct rq_catalog *c, const cJSON *o, struct rq_error 
 	c->profiles = calloc((size_t)n + 1, sizeof(*c->profiles));
 	if (!c->profiles)
 		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
-	cJSON_ArrayForEach(it, o) {
+	cJSON_ArrayForEach(it, o)
+	{
 		char path[128];
 		int r;
 
@@ -87,7 +88,8 @@ static int parse_allow(struct rq_catalog *c, struct rq_ns_policy *p, const cJSON
 	p->allow = calloc((size_t)cJSON_GetArraySize(a) + 1, sizeof(*p->allow));
 	if (!p->allow)
 		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
-	cJSON_ArrayForEach(it, a) {
+	cJSON_ArrayForEach(it, a)
+	{
 		if (!cJSON_IsString(it) || !profile_known(c, it->valuestring))
 			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.allow[%d]: %s%.64s%s", path, i,
 				      cJSON_IsString(it) ? "unknown profile \"" : "expected a name",
@@ -124,16 +126,15 @@ static int parse_ns_entry(struct rq_catalog *c, struct rq_ns_policy *p, const cJ
 			      path, v->valuestring);
 	/* A default the namespace may not use would fail every ADD: refuse it here. */
 	if (!policy_allows(p, v->valuestring))
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-			      "%s.default: \"%s\" is not in %s.allow", path, v->valuestring,
-			      path);
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.default: \"%s\" is not in %s.allow",
+			      path, v->valuestring, path);
 	snprintf(p->def, sizeof(p->def), "%s", v->valuestring);
 	return 0;
 }
 
 static int parse_ns(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 {
-	static const char *const keys[] = { "default", "allow", "inline", NULL };
+	static const char *const keys[] = {"default", "allow", "inline", NULL};
 	const cJSON *it;
 	int n = cJSON_GetArraySize(o);
 
@@ -145,7 +146,8 @@ static int parse_ns(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 	c->ns = calloc((size_t)n + 1, sizeof(*c->ns));
 	if (!c->ns)
 		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
-	cJSON_ArrayForEach(it, o) {
+	cJSON_ArrayForEach(it, o)
+	{
 		struct rq_ns_policy *p = &c->ns[c->n_ns++];
 		char path[320];
 		int r;
@@ -170,8 +172,8 @@ static int parse_ns(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 
 static int parse_node(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 {
-	static const char *const keys[] = { "pf", NULL };
-	static const char *const pf_names[] = { "ignore", "verify", "ensure" };
+	static const char *const keys[] = {"pf", NULL};
+	static const char *const pf_names[] = {"ignore", "verify", "ensure"};
 	const cJSON *v;
 	int r;
 
@@ -193,7 +195,7 @@ static int parse_node(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 
 int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct rq_error *e)
 {
-	static const char *const keys[] = { "profiles", "namespaces", "node", NULL };
+	static const char *const keys[] = {"profiles", "namespaces", "node", NULL};
 	struct rq_catalog *c = calloc(1, sizeof(*c));
 	const cJSON *v;
 	int r;
@@ -260,7 +262,7 @@ static void allow_list(const struct rq_ns_policy *p, char *buf, size_t len)
 static int resolve_pf(const struct rq_netconf *nc, const struct rq_catalog *cat,
 		      enum rq_pf_mode *ret, struct rq_error *e)
 {
-	static const char *const names[] = { "ignore", "verify", "ensure" };
+	static const char *const names[] = {"ignore", "verify", "ensure"};
 	enum rq_pf_mode max = cat ? cat->pf_max : RQ_PF_ENSURE;
 
 	/* A NAD may ask for less than the node allows (ignore < verify < ensure), never more. */
@@ -269,8 +271,8 @@ static int resolve_pf(const struct rq_netconf *nc, const struct rq_catalog *cat,
 		return 0;
 	}
 	if (nc->pf > max)
-		return rq_err(e, RQ_ERR_NOT_ALLOWED, -EPERM, "pf: \"%s\" exceeds node policy \"%s\"",
-			      names[nc->pf], names[max]);
+		return rq_err(e, RQ_ERR_NOT_ALLOWED, -EPERM,
+			      "pf: \"%s\" exceeds node policy \"%s\"", names[nc->pf], names[max]);
 	*ret = nc->pf;
 	return 0;
 }
@@ -292,8 +294,8 @@ static int resolve_named(const struct rq_catalog *cat, const struct rq_ns_policy
 	if (!policy_allows(pol, name)) {
 		allow_list(pol, allowed, sizeof(allowed));
 		return rq_err(e, RQ_ERR_NOT_ALLOWED, -EPERM,
-			      "profile \"%s\" is not allowed in namespace \"%s\" (allowed: %s)", name,
-			      ns_text(ns), allowed);
+			      "profile \"%s\" is not allowed in namespace \"%s\" (allowed: %s)",
+			      name, ns_text(ns), allowed);
 	}
 	p = catalog_find(cat, name);
 	if (p)
@@ -357,7 +359,8 @@ int netconf_resolve_profile(const struct rq_netconf *nc, const struct rq_catalog
 			r = rq_err(e, RQ_ERR_NOT_ALLOWED, -EPERM,
 				   "profile: none named and namespace \"%s\" has no default "
 				   "profile (%s)",
-				   ns_text(ns), pol ? "its entry names none" : "no entry and no \"*\"");
+				   ns_text(ns),
+				   pol ? "its entry names none" : "no entry and no \"*\"");
 		else
 			r = resolve_named(cat, pol, name ? key : "default", name ? name : pol->def,
 					  ns, &p, e);

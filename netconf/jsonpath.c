@@ -28,8 +28,8 @@ int json_parse_object(const char *buf, size_t len, const char *what, cJSON **ret
 		off++;
 	if (off < len) {
 		r = rq_err(e, RQ_ERR_DECODE, -EBADMSG,
-			   "%s is not valid JSON (unexpected data after the value at byte %zu)", what,
-			   off);
+			   "%s is not valid JSON (unexpected data after the value at byte %zu)",
+			   what, off);
 		goto fail;
 	}
 	if (!cJSON_IsObject(root)) {
@@ -57,7 +57,8 @@ int json_int_in(const cJSON *v, const char *path, int idx, long lo, long hi, lon
 	else
 		snprintf(p, sizeof(p), "%s", path);
 	if (!cJSON_IsNumber(v))
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an integer %ld-%ld", p, lo, hi);
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an integer %ld-%ld", p, lo,
+			      hi);
 	d = v->valuedouble;
 	if (!isfinite(d) || d != floor(d))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: %g is not an integer", p, d);
@@ -68,12 +69,12 @@ int json_int_in(const cJSON *v, const char *path, int idx, long lo, long hi, lon
 	return 0;
 }
 
-int json_only_keys(const cJSON *o, const char *path, const char *const *allowed,
-		   struct rq_error *e)
+int json_only_keys(const cJSON *o, const char *path, const char *const *allowed, struct rq_error *e)
 {
 	const cJSON *it;
 
-	cJSON_ArrayForEach(it, o) {
+	cJSON_ArrayForEach(it, o)
+	{
 		bool ok = false;
 
 		for (const char *const *k = allowed; *k && !ok; k++)
@@ -101,13 +102,11 @@ static const cJSON *first_duplicate(const cJSON *o, int *ret_err)
 	size_t n = 0, i = 0;
 
 	*ret_err = 0;
-	cJSON_ArrayForEach(it, o)
-		n++;
+	cJSON_ArrayForEach(it, o) n++;
 	if (n <= 32) {
-		cJSON_ArrayForEach(it, o)
-			for (jt = it->next; jt; jt = jt->next)
-				if (!strcmp(it->string, jt->string))
-					return jt;
+		cJSON_ArrayForEach(
+		    it, o) for (jt = it->next; jt;
+				jt = jt->next) if (!strcmp(it->string, jt->string)) return jt;
 		return NULL;
 	}
 	v = calloc(n, sizeof(*v));
@@ -115,8 +114,7 @@ static const cJSON *first_duplicate(const cJSON *o, int *ret_err)
 		*ret_err = -ENOMEM;
 		return NULL;
 	}
-	cJSON_ArrayForEach(it, o)
-		v[i++] = it;
+	cJSON_ArrayForEach(it, o) v[i++] = it;
 	qsort(v, n, sizeof(*v), key_cmp);
 	for (i = 1; i < n && !dup; i++)
 		if (!strcmp(v[i - 1]->string, v[i]->string))
@@ -141,7 +139,8 @@ int json_no_duplicates(const cJSON *o, const char *path, int depth, struct rq_er
 			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s%s%.128s: duplicate key", path,
 				      path[0] ? "." : "", dup->string);
 	}
-	cJSON_ArrayForEach(it, o) {
+	cJSON_ArrayForEach(it, o)
+	{
 		char sub[512];
 
 		if (!cJSON_IsObject(it) && !cJSON_IsArray(it)) {

@@ -9,7 +9,7 @@
 
 #include "netconf/jsonpath.h"
 
-static const char *const versions[] = { "0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0" };
+static const char *const versions[] = {"0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0"};
 
 bool netconf_version_supported(const char *v)
 {
@@ -21,7 +21,7 @@ bool netconf_version_supported(const char *v)
 
 int netconf_version_cmp(const char *a, const char *b)
 {
-	unsigned long x[3] = { 0 }, y[3] = { 0 };
+	unsigned long x[3] = {0}, y[3] = {0};
 
 	sscanf(a ? a : "", "%lu.%lu.%lu", &x[0], &x[1], &x[2]);
 	sscanf(b ? b : "", "%lu.%lu.%lu", &y[0], &y[1], &y[2]);
@@ -94,8 +94,8 @@ static int device_id(const cJSON *o, const char *path, char *ret, struct rq_erro
 		return r;
 	if (!netconf_pci_addr_valid(s))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-			      "%s: \"%.32s\" is not a PCI address dddd:bb:dd.f (lowercase hex)", path,
-			      s);
+			      "%s: \"%.32s\" is not a PCI address dddd:bb:dd.f (lowercase hex)",
+			      path, s);
 	snprintf(ret, RQ_PCI_ADDR_MAX, "%s", s);
 	return 0;
 }
@@ -108,8 +108,9 @@ static int log_file(struct rq_netconf *nc, struct rq_error *e)
 	if (r < 0 || !s)
 		return r;
 	/* A bare name only: the directory is fixed (RQ_LOG_DIR), so a NAD cannot aim it. */
-	if (!s[0] || s[0] == '.' || strlen(s) > 64 || strspn(s, "abcdefghijklmnopqrstuvwxyz"
-							    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(s))
+	if (!s[0] || s[0] == '.' || strlen(s) > 64 ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyz"
+		      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != strlen(s))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
 			      "logFile: must be a bare file name ([A-Za-z0-9._-], at most 64, not "
 			      "starting with '.'); it is always placed in " RQ_LOG_DIR);
@@ -156,8 +157,9 @@ static int valid_attachments(struct rq_netconf *nc, struct rq_error *e)
 		return 0;
 	if (!cJSON_IsArray(a))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an array", key);
-	cJSON_ArrayForEach(it, a) {
-		static const char *const fields[] = { "containerID", "ifname" };
+	cJSON_ArrayForEach(it, a)
+	{
+		static const char *const fields[] = {"containerID", "ifname"};
 
 		if (!cJSON_IsObject(it))
 			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s[%d]: expected an object", key,
@@ -177,9 +179,9 @@ static int valid_attachments(struct rq_netconf *nc, struct rq_error *e)
 
 static int parse_fields(struct rq_netconf *nc, struct rq_error *e)
 {
-	static const char *const pf_names[] = { "ignore", "verify", "ensure" };
-	static const char *const numa_names[] = { "off", "warn", "strict" };
-	static const char *const lvl_names[] = { "error", "warn", "info", "debug" };
+	static const char *const pf_names[] = {"ignore", "verify", "ensure"};
+	static const char *const numa_names[] = {"off", "warn", "strict"};
+	static const char *const lvl_names[] = {"error", "warn", "info", "debug"};
 	const cJSON *o = nc->root, *rc, *v;
 	int pf = RQ_PF_ENSURE, numa = RQ_NUMA_WARN, lvl = RQ_LOG_INFO, r;
 
@@ -235,10 +237,11 @@ int netconf_parse(const char *buf, size_t len, struct rq_netconf **ret, struct r
 		goto fail;
 	}
 	if (!netconf_version_supported(nc->cni_version)) {
-		r = rq_err(e, RQ_ERR_VERSION, -EINVAL,
-			   "cniVersion: \"%.32s\" is not supported (supported: 0.3.0, 0.3.1, 0.4.0, "
-			   "1.0.0, 1.1.0)",
-			   nc->cni_version);
+		r = rq_err(
+		    e, RQ_ERR_VERSION, -EINVAL,
+		    "cniVersion: \"%.32s\" is not supported (supported: 0.3.0, 0.3.1, 0.4.0, "
+		    "1.0.0, 1.1.0)",
+		    nc->cni_version);
 		goto fail;
 	}
 	r = json_get_str(nc->root, "name", "name", &nc->name, e);

@@ -19,19 +19,19 @@ enum rq_pf_mode { RQ_PF_IGNORE = 0, RQ_PF_VERIFY = 1, RQ_PF_ENSURE = 2 };
 enum rq_numa_mode { RQ_NUMA_OFF = 0, RQ_NUMA_WARN = 1, RQ_NUMA_STRICT = 2 };
 
 #define RQ_PCI_ADDR_MAX 16 /* "dddd:bb:dd.f" + NUL */
-#define RQ_LOG_DIR "/var/log/rdma-qos"
+#define RQ_LOG_DIR	"/var/log/rdma-qos"
 
 struct rq_netconf {
 	cJSON *root;		 /* owned; everything below borrows from it */
 	const char *cni_version; /* required */
 	const char *name;	 /* required */
 	const char *type;
-	const char *profile;	 /* NULL: none named */
+	const char *profile;	  /* NULL: none named */
 	const char *args_profile; /* Multus per-pod args.cni.profile; wins over profile */
-	const cJSON *qos;	 /* inline profile object or NULL */
+	const cJSON *qos;	  /* inline profile object or NULL */
 	bool pf_set;
-	enum rq_pf_mode pf;	 /* default RQ_PF_ENSURE */
-	enum rq_numa_mode numa;	 /* default RQ_NUMA_WARN */
+	enum rq_pf_mode pf;		 /* default RQ_PF_ENSURE */
+	enum rq_numa_mode numa;		 /* default RQ_NUMA_WARN */
 	char device_id[RQ_PCI_ADDR_MAX]; /* "" if none; runtimeConfig.deviceID wins over deviceID */
 	enum rq_log_level log_level;	 /* default info */
 	const char *log_file;		 /* NULL or a bare file name inside RQ_LOG_DIR */
@@ -58,7 +58,7 @@ bool netconf_version_supported(const char *v);
 int netconf_version_cmp(const char *a, const char *b);
 
 struct rq_ns_policy {
-	char ns[256];		/* namespace or "*" */
+	char ns[256];		       /* namespace or "*" */
 	char def[RQ_PROFILE_NAME_MAX]; /* default profile, "" = none */
 	char (*allow)[RQ_PROFILE_NAME_MAX];
 	size_t n_allow;

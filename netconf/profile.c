@@ -58,11 +58,13 @@ static int int8_array(const cJSON *a, const char *path, int lo, int hi, uint8_t 
 	int i = 0;
 
 	if (!cJSON_IsArray(a))
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an array of 8 integers", path);
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an array of 8 integers",
+			      path);
 	if (cJSON_GetArraySize(a) != 8)
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: has %d entries, expected 8", path,
 			      cJSON_GetArraySize(a));
-	cJSON_ArrayForEach(it, a) {
+	cJSON_ArrayForEach(it, a)
+	{
 		long v;
 		int r = json_int_in(it, path, i, lo, hi, &v, e);
 
@@ -75,7 +77,7 @@ static int int8_array(const cJSON *a, const char *path, int lo, int hi, uint8_t 
 
 static int parse_ets(const cJSON *o, const char *path, struct rq_ets *ets, struct rq_error *e)
 {
-	static const char *const keys[] = { "tcBw", "tsa", "prioTc", NULL };
+	static const char *const keys[] = {"tcBw", "tsa", "prioTc", NULL};
 	char p[256];
 	const cJSON *it;
 	int r, sum = 0, i = 0;
@@ -100,13 +102,16 @@ static int parse_ets(const cJSON *o, const char *path, struct rq_ets *ets, struc
 	snprintf(p, sizeof(p), "%s.tsa", path);
 	o = cJSON_GetObjectItemCaseSensitive(o, "tsa");
 	if (!cJSON_IsArray(o) || cJSON_GetArraySize(o) != 8)
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an array of 8 of "
-			      "\"strict\", \"ets\", \"vendor\"", p);
-	cJSON_ArrayForEach(it, o) {
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			      "%s: expected an array of 8 of "
+			      "\"strict\", \"ets\", \"vendor\"",
+			      p);
+	cJSON_ArrayForEach(it, o)
+	{
 		if (tsa_parse(it, &ets->tsa[i]) < 0)
 			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-				      "%s[%d]: expected one of \"strict\", \"ets\", \"vendor\"",
-				      p, i);
+				      "%s[%d]: expected one of \"strict\", \"ets\", \"vendor\"", p,
+				      i);
 		all_strict &= ets->tsa[i] == 0;
 		sum += ets->tc_bw[i];
 		i++;
@@ -127,15 +132,16 @@ static int parse_prio_list(const cJSON *a, const char *path, uint8_t *ret, struc
 	if (!cJSON_IsArray(a))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an array of priorities 0-7",
 			      path);
-	cJSON_ArrayForEach(it, a) {
+	cJSON_ArrayForEach(it, a)
+	{
 		long v;
 		int r = json_int_in(it, path, i, 0, 7, &v, e);
 
 		if (r < 0)
 			return r;
 		if (mask & (1u << v))
-			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s[%d]: priority %ld listed twice",
-				      path, i, v);
+			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				      "%s[%d]: priority %ld listed twice", path, i, v);
 		mask |= (uint8_t)(1u << v);
 		i++;
 	}
@@ -155,7 +161,8 @@ static int parse_dscp2prio(const cJSON *o, const char *path, struct rq_profile *
 	for (int d = 0; d < RQ_NDSCP; d++)
 		p->dscp_prio[d] = (uint8_t)(d >> 3);
 	p->dscp_override = 0;
-	cJSON_ArrayForEach(it, o) {
+	cJSON_ArrayForEach(it, o)
+	{
 		char sub[300];
 		const char *k = it->string;
 		long d = 0, v;
@@ -179,8 +186,8 @@ static int parse_dscp2prio(const cJSON *o, const char *path, struct rq_profile *
 int profile_from_json(const cJSON *obj, const char *path, const char *name, struct rq_profile *ret,
 		      struct rq_error *e)
 {
-	static const char *const keys[] = { "trust", "dscp2prio", "pfc", "ecn", "ecnRequired",
-					    "ets", "trafficClass", NULL };
+	static const char *const keys[] = {"trust",	  "dscp2prio", "pfc",	       "ecn",
+					   "ecnRequired", "ets",       "trafficClass", NULL};
 	struct rq_profile p;
 	const cJSON *v;
 	char sub[300];
@@ -215,8 +222,8 @@ int profile_from_json(const cJSON *obj, const char *path, const char *name, stru
 		return r;
 	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "ecnRequired"))) {
 		if (!cJSON_IsBool(v))
-			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.ecnRequired: expected a boolean",
-				      path);
+			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				      "%s.ecnRequired: expected a boolean", path);
 		p.ecn_required = cJSON_IsTrue(v);
 	}
 	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "ets")) &&
@@ -335,9 +342,9 @@ bool profile_pf_equal(const struct rq_profile *a, const struct rq_profile *b)
 		return false;
 	if (a->ets.present != b->ets.present)
 		return false;
-	if (a->ets.present && (memcmp(a->ets.tc_bw, b->ets.tc_bw, 8) ||
-			       memcmp(a->ets.tsa, b->ets.tsa, 8) ||
-			       memcmp(a->ets.prio_tc, b->ets.prio_tc, 8)))
+	if (a->ets.present &&
+	    (memcmp(a->ets.tc_bw, b->ets.tc_bw, 8) || memcmp(a->ets.tsa, b->ets.tsa, 8) ||
+	     memcmp(a->ets.prio_tc, b->ets.prio_tc, 8)))
 		return false;
 	return true;
 }

@@ -12,10 +12,10 @@
 
 #include "pkg/cni/error.h"
 
-#define RQ_NPRIO 8
-#define RQ_NDSCP 64
+#define RQ_NPRIO	    8
+#define RQ_NDSCP	    64
 #define RQ_PROFILE_NAME_MAX 64
-#define RQ_BUILTIN_PROFILE "roce-lossless"
+#define RQ_BUILTIN_PROFILE  "roce-lossless"
 
 enum rq_trust { RQ_TRUST_PCP = 0, RQ_TRUST_DSCP = 1 };
 
@@ -34,13 +34,13 @@ struct rq_ets {
 struct rq_profile {
 	char name[RQ_PROFILE_NAME_MAX]; /* catalog name, "roce-lossless", or "inline" */
 	enum rq_trust trust;
-	uint8_t dscp_prio[RQ_NDSCP];	/* full map: dscp>>3 unless overridden */
-	uint64_t dscp_override;		/* bit d set: dscp2prio named d explicitly */
-	uint8_t pfc;			/* bitmap of priorities with PFC on */
-	uint8_t ecn;			/* bitmap of priorities with ECN NP+RP on */
+	uint8_t dscp_prio[RQ_NDSCP]; /* full map: dscp>>3 unless overridden */
+	uint64_t dscp_override;	     /* bit d set: dscp2prio named d explicitly */
+	uint8_t pfc;		     /* bitmap of priorities with PFC on */
+	uint8_t ecn;		     /* bitmap of priorities with ECN NP+RP on */
 	bool ecn_required;
 	struct rq_ets ets;
-	int traffic_class;		/* 0..255 */
+	int traffic_class; /* 0..255 */
 };
 
 /* The built-in roce-lossless profile of DESIGN.md. */

@@ -47,7 +47,7 @@ static int parse_profiles(struct rq_catalog *c, const cJSON *o, struct rq_error 
 			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
 				      "profiles.%.64s: not a profile name ([A-Za-z0-9._-], 1-63)",
 				      it->string);
-		snprintf(path, sizeof(path), "profiles.%s", it->string);
+		(void)snprintf(path, sizeof(path), "profiles.%s", it->string);
 		r = profile_from_json(it, path, it->string, &c->profiles[c->n_profiles], e);
 		if (r < 0)
 			return r;
@@ -95,7 +95,7 @@ static int parse_allow(struct rq_catalog *c, struct rq_ns_policy *p, const cJSON
 				      cJSON_IsString(it) ? "unknown profile \"" : "expected a name",
 				      cJSON_IsString(it) ? it->valuestring : "",
 				      cJSON_IsString(it) ? "\"" : "");
-		snprintf(p->allow[p->n_allow++], RQ_PROFILE_NAME_MAX, "%s", it->valuestring);
+		(void)snprintf(p->allow[p->n_allow++], RQ_PROFILE_NAME_MAX, "%s", it->valuestring);
 		i++;
 	}
 	return 0;
@@ -128,7 +128,7 @@ static int parse_ns_entry(struct rq_catalog *c, struct rq_ns_policy *p, const cJ
 	if (!policy_allows(p, v->valuestring))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.default: \"%s\" is not in %s.allow",
 			      path, v->valuestring, path);
-	snprintf(p->def, sizeof(p->def), "%s", v->valuestring);
+	(void)snprintf(p->def, sizeof(p->def), "%s", v->valuestring);
 	return 0;
 }
 
@@ -157,12 +157,12 @@ static int parse_ns(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 				      "namespaces.%.64s: not a namespace name (a DNS label "
 				      "[a-z0-9-], 1-63) or \"*\"",
 				      it->string);
-		snprintf(path, sizeof(path), "namespaces.%s", it->string);
+		(void)snprintf(path, sizeof(path), "namespaces.%s", it->string);
 		if (!cJSON_IsObject(it))
 			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an object", path);
 		if ((r = json_only_keys(it, path, keys, e)) < 0)
 			return r;
-		snprintf(p->ns, sizeof(p->ns), "%s", it->string);
+		(void)snprintf(p->ns, sizeof(p->ns), "%s", it->string);
 		r = parse_ns_entry(c, p, it, path, e);
 		if (r < 0)
 			return r;
@@ -254,9 +254,10 @@ static void allow_list(const struct rq_ns_policy *p, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	for (size_t i = 0; p && i < p->n_allow; i++)
-		snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? ", " : "", p->allow[i]);
+		(void)snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", i ? ", " : "",
+			       p->allow[i]);
 	if (!buf[0])
-		snprintf(buf, len, "none");
+		(void)snprintf(buf, len, "none");
 }
 
 static int resolve_pf(const struct rq_netconf *nc, const struct rq_catalog *cat,
@@ -319,7 +320,7 @@ static int resolve_no_catalog(const struct rq_netconf *nc, const char *key, cons
 		return rq_err(e, RQ_ERR_NOT_ALLOWED, -EPERM,
 			      "qos: inline profiles need a node catalog whose namespace policy "
 			      "says \"inline\": true (no catalog on this node)");
-	if (name && strcmp(name, RQ_BUILTIN_PROFILE))
+	if (name && strcmp(name, RQ_BUILTIN_PROFILE) != 0)
 		return rq_err(e, RQ_ERR_CONFIG, -ENOENT,
 			      "%s: unknown profile %s (no catalog on this node; only \"%s\")", key,
 			      name, RQ_BUILTIN_PROFILE);

@@ -53,9 +53,9 @@ int json_int_in(const cJSON *v, const char *path, int idx, long lo, long hi, lon
 	double d;
 
 	if (idx >= 0)
-		snprintf(p, sizeof(p), "%s[%d]", path, idx);
+		(void)snprintf(p, sizeof(p), "%s[%d]", path, idx);
 	else
-		snprintf(p, sizeof(p), "%s", path);
+		(void)snprintf(p, sizeof(p), "%s", path);
 	if (!cJSON_IsNumber(v))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an integer %ld-%ld", p, lo,
 			      hi);
@@ -102,22 +102,31 @@ static const cJSON *first_duplicate(const cJSON *o, int *ret_err)
 	size_t n = 0, i = 0;
 
 	*ret_err = 0;
-	cJSON_ArrayForEach(it, o) n++;
+	cJSON_ArrayForEach(it, o)
+	{
+		n++;
+	}
 	if (n <= 32) {
-		cJSON_ArrayForEach(
-		    it, o) for (jt = it->next; jt;
-				jt = jt->next) if (!strcmp(it->string, jt->string)) return jt;
+		cJSON_ArrayForEach(it, o)
+		{
+			for (jt = it->next; jt; jt = jt->next)
+				if (strcmp(it->string, jt->string) == 0)
+					return jt;
+		}
 		return NULL;
 	}
-	v = calloc(n, sizeof(*v));
+	v = calloc(n, sizeof(const cJSON *));
 	if (!v) {
 		*ret_err = -ENOMEM;
 		return NULL;
 	}
-	cJSON_ArrayForEach(it, o) v[i++] = it;
-	qsort(v, n, sizeof(*v), key_cmp);
+	cJSON_ArrayForEach(it, o)
+	{
+		v[i++] = it;
+	}
+	qsort(v, n, sizeof(const cJSON *), key_cmp);
 	for (i = 1; i < n && !dup; i++)
-		if (!strcmp(v[i - 1]->string, v[i]->string))
+		if (strcmp(v[i - 1]->string, v[i]->string) == 0)
 			dup = v[i];
 	free(v);
 	return dup;
@@ -148,9 +157,10 @@ int json_no_duplicates(const cJSON *o, const char *path, int depth, struct rq_er
 			continue;
 		}
 		if (cJSON_IsObject(o))
-			snprintf(sub, sizeof(sub), "%s%s%s", path, path[0] ? "." : "", it->string);
+			(void)snprintf(sub, sizeof(sub), "%s%s%s", path, path[0] ? "." : "",
+				       it->string);
 		else
-			snprintf(sub, sizeof(sub), "%s[%d]", path, i);
+			(void)snprintf(sub, sizeof(sub), "%s[%d]", path, i);
 		r = json_no_duplicates(it, sub, depth + 1, e);
 		if (r < 0)
 			return r;

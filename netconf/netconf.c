@@ -19,12 +19,23 @@ bool netconf_version_supported(const char *v)
 	return false;
 }
 
+/* "a.b.c" -> three numbers; missing or malformed parts count as 0. */
+static void version_parts(const char *v, unsigned long *ret)
+{
+	for (int i = 0; i < 3; i++) {
+		char *end = NULL;
+
+		ret[i] = v ? strtoul(v, &end, 10) : 0;
+		v = end && end != v && *end == '.' ? end + 1 : NULL;
+	}
+}
+
 int netconf_version_cmp(const char *a, const char *b)
 {
-	unsigned long x[3] = {0}, y[3] = {0};
+	unsigned long x[3], y[3];
 
-	sscanf(a ? a : "", "%lu.%lu.%lu", &x[0], &x[1], &x[2]);
-	sscanf(b ? b : "", "%lu.%lu.%lu", &y[0], &y[1], &y[2]);
+	version_parts(a, x);
+	version_parts(b, y);
 	for (int i = 0; i < 3; i++)
 		if (x[i] != y[i])
 			return x[i] < y[i] ? -1 : 1;
@@ -79,8 +90,8 @@ static int enum_parse(const cJSON *o, const char *key, const char *const *names,
 				*ret_set = true;
 			return 0;
 		}
-		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s\"%s\"",
-			 i ? ", " : "", names[i]);
+		(void)snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s\"%s\"",
+			       i ? ", " : "", names[i]);
 	}
 	return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected one of %s", key, list);
 }
@@ -96,7 +107,7 @@ static int device_id(const cJSON *o, const char *path, char *ret, struct rq_erro
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
 			      "%s: \"%.32s\" is not a PCI address dddd:bb:dd.f (lowercase hex)",
 			      path, s);
-	snprintf(ret, RQ_PCI_ADDR_MAX, "%s", s);
+	(void)snprintf(ret, RQ_PCI_ADDR_MAX, "%s", s);
 	return 0;
 }
 

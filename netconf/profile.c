@@ -12,7 +12,7 @@
 void profile_builtin(struct rq_profile *ret)
 {
 	memset(ret, 0, sizeof(*ret));
-	snprintf(ret->name, sizeof(ret->name), "%s", RQ_BUILTIN_PROFILE);
+	(void)snprintf(ret->name, sizeof(ret->name), "%s", RQ_BUILTIN_PROFILE);
 	ret->trust = RQ_TRUST_DSCP;
 	for (int d = 0; d < RQ_NDSCP; d++)
 		ret->dscp_prio[d] = (uint8_t)(d >> 3);
@@ -91,15 +91,15 @@ static int parse_ets(const cJSON *o, const char *path, struct rq_ets *ets, struc
 	for (int k = 0; k < 3; k++)
 		if (!cJSON_GetObjectItemCaseSensitive(o, keys[k]))
 			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.%s: required", path, keys[k]);
-	snprintf(p, sizeof(p), "%s.tcBw", path);
+	(void)snprintf(p, sizeof(p), "%s.tcBw", path);
 	r = int8_array(cJSON_GetObjectItemCaseSensitive(o, "tcBw"), p, 0, 100, ets->tc_bw, e);
 	if (r < 0)
 		return r;
-	snprintf(p, sizeof(p), "%s.prioTc", path);
+	(void)snprintf(p, sizeof(p), "%s.prioTc", path);
 	r = int8_array(cJSON_GetObjectItemCaseSensitive(o, "prioTc"), p, 0, 7, ets->prio_tc, e);
 	if (r < 0)
 		return r;
-	snprintf(p, sizeof(p), "%s.tsa", path);
+	(void)snprintf(p, sizeof(p), "%s.tsa", path);
 	o = cJSON_GetObjectItemCaseSensitive(o, "tsa");
 	if (!cJSON_IsArray(o) || cJSON_GetArraySize(o) != 8)
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
@@ -173,7 +173,7 @@ static int parse_dscp2prio(const cJSON *o, const char *path, struct rq_profile *
 		if (!k[0] || (k[0] == '0' && k[1]) || d > 63)
 			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
 				      "%s: key \"%s\" is not a DSCP value 0-63", path, k);
-		snprintf(sub, sizeof(sub), "%s.%s", path, k);
+		(void)snprintf(sub, sizeof(sub), "%s.%s", path, k);
 		r = json_int_in(it, sub, -1, 0, 7, &v, e);
 		if (r < 0)
 			return r;
@@ -195,7 +195,7 @@ int profile_from_json(const cJSON *obj, const char *path, const char *name, stru
 	int r;
 
 	profile_builtin(&p);
-	snprintf(p.name, sizeof(p.name), "%s", name ? name : "inline");
+	(void)snprintf(p.name, sizeof(p.name), "%s", name ? name : "inline");
 	if (!cJSON_IsObject(obj))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an object", path);
 	r = json_only_keys(obj, path, keys, e);
@@ -304,7 +304,7 @@ static cJSON *dscp_json(const struct rq_profile *p)
 
 		if (!(p->dscp_override & (1ULL << d)))
 			continue;
-		snprintf(k, sizeof(k), "%d", d);
+		(void)snprintf(k, sizeof(k), "%d", d);
 		if (!add(m, k, cJSON_CreateNumber(p->dscp_prio[d]))) {
 			cJSON_Delete(m);
 			return NULL;
@@ -338,13 +338,14 @@ bool profile_pf_equal(const struct rq_profile *a, const struct rq_profile *b)
 {
 	if (a->trust != b->trust || a->pfc != b->pfc || a->ecn != b->ecn)
 		return false;
-	if (a->trust == RQ_TRUST_DSCP && memcmp(a->dscp_prio, b->dscp_prio, sizeof(a->dscp_prio)))
+	if (a->trust == RQ_TRUST_DSCP &&
+	    memcmp(a->dscp_prio, b->dscp_prio, sizeof(a->dscp_prio)) != 0)
 		return false;
 	if (a->ets.present != b->ets.present)
 		return false;
 	if (a->ets.present &&
-	    (memcmp(a->ets.tc_bw, b->ets.tc_bw, 8) || memcmp(a->ets.tsa, b->ets.tsa, 8) ||
-	     memcmp(a->ets.prio_tc, b->ets.prio_tc, 8)))
+	    (memcmp(a->ets.tc_bw, b->ets.tc_bw, 8) != 0 || memcmp(a->ets.tsa, b->ets.tsa, 8) != 0 ||
+	     memcmp(a->ets.prio_tc, b->ets.prio_tc, 8) != 0))
 		return false;
 	return true;
 }

@@ -168,9 +168,10 @@ set terminal png size 1000,420
 set output "$OUT/scale.png"
 set multiplot layout 1,2 title "rdma-qos steady-state ADD (median, p10-p90) as the node grows"
 set logscale x 2
-set xlabel "VFs on the node"; set ylabel "microseconds"; set yrange [0:*]
+set xlabel "VFs on the node"; set ylabel "microseconds"; set yrange [0:*]; set xrange [0.7:370]
 plot "$T/vfs.dat" using 1:2:3:4 with yerrorlines title "ADD"
 set logscale x 10
+set xrange [0.7:1500]
 set xlabel "attachment records on the node"
 plot "$T/rec.dat" using 1:2:3:4 with yerrorlines title "ADD"
 unset multiplot

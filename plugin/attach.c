@@ -158,8 +158,8 @@ int attach_lock_pfs(struct rq_ctx *c, const struct rq_vf_info *vf, int *fds)
 	for (size_t i = 0; i < vf->n_pf; i++)
 		order[i] = i;
 	for (size_t i = 1; i < vf->n_pf; i++)
-		for (size_t j = i; j > 0 && strcmp(vf->pf[order[j - 1]].pci, vf->pf[order[j]].pci) > 0;
-		     j--) {
+		for (size_t j = i;
+		     j > 0 && strcmp(vf->pf[order[j - 1]].pci, vf->pf[order[j]].pci) > 0; j--) {
 			size_t tmp = order[j];
 
 			order[j] = order[j - 1];
@@ -201,13 +201,15 @@ static void release_tos(struct rq_ctx *c, const cJSON *rec)
 	const char *name = json_str(rd, "device");
 	int prev = json_int(rd, "tosPrevious", -1), set = json_int(rd, "tosSet", -1), cur, r;
 
-	if (!rd || !path || !name || !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rd, "tosChanged")))
+	if (!rd || !path || !name ||
+	    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rd, "tosChanged")))
 		return;
 	memset(&dev, 0, sizeof(dev));
 	snprintf(dev.name, sizeof(dev.name), "%s", name);
 	snprintf(dev.tos_path, sizeof(dev.tos_path), "%s", path);
 	dev.port = json_int(rd, "port", 1);
-	dev.tos_kind = strcmp(json_str(rd, "tosKind") ?: "", "mofed") ? RQ_TOS_CONFIGFS : RQ_TOS_MOFED;
+	dev.tos_kind =
+	    strcmp(json_str(rd, "tosKind") ?: "", "mofed") ? RQ_TOS_CONFIGFS : RQ_TOS_MOFED;
 	r = rdma_tos_read(&c->env.root, &dev, &cur);
 	if (r < 0) {
 		log_info("%s: RDMA device %s is gone (%s): nothing to restore", c->key, name,
@@ -243,7 +245,8 @@ int attach_release(struct rq_ctx *c, const cJSON *rec, bool restore_tos)
 	if (restore_tos)
 		release_tos(c, rec);
 	memset(&vf, 0, sizeof(vf));
-	cJSON_ArrayForEach(pf, pfs) {
+	cJSON_ArrayForEach(pf, pfs)
+	{
 		const char *pci = json_str(pf, "pci");
 
 		if (pci && vf.n_pf < RQ_MAX_PFS && netconf_pci_addr_valid(pci))

@@ -19,9 +19,9 @@ struct add_tx {
 	const struct dcb_ops *ops;
 	void *dcb;
 	int fds[RQ_MAX_PFS];
-	struct pf_undo *pf;	 /* [t.vf.n_pf] */
+	struct pf_undo *pf; /* [t.vf.n_pf] */
 	size_t n_pf_done;
-	cJSON *idx[RQ_MAX_PFS];	 /* PF indexes read under the lock */
+	cJSON *idx[RQ_MAX_PFS]; /* PF indexes read under the lock */
 	bool idx_written[RQ_MAX_PFS];
 	bool tos_written;   /* this ADD wrote the ToS: rollback restores it */
 	bool tos_inherited; /* a previous ADD of this attachment did */
@@ -63,8 +63,9 @@ static int pf_step(struct rq_ctx *c, struct add_tx *tx)
 	int r;
 
 	if (!vf->has_pf) {
-		log_warn("%s: %s has no physfn (not an SR-IOV VF): the profile's PF part is skipped",
-			 c->key, vf->pci);
+		log_warn(
+		    "%s: %s has no physfn (not an SR-IOV VF): the profile's PF part is skipped",
+		    c->key, vf->pci);
 		return 0;
 	}
 	r = attach_lock_pfs(c, vf, tx->fds);
@@ -140,7 +141,7 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx)
 {
 	cJSON *rec = cJSON_CreateObject(), *pfs, *rd;
 	const struct rq_vf_info *vf = &tx->t.vf;
-	static const char *const verdicts[] = { "unknown", "aligned", "misaligned" };
+	static const char *const verdicts[] = {"unknown", "aligned", "misaligned"};
 
 	if (!rec)
 		return NULL;
@@ -201,7 +202,8 @@ static int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i)
 		cJSON_DeleteItemFromObjectCaseSensitive(idx, "attachments");
 		att = cJSON_AddArrayToObject(idx, "attachments");
 	}
-	cJSON_ArrayForEach(it, att) {
+	cJSON_ArrayForEach(it, att)
+	{
 		const char *k = json_str(it, "key");
 
 		/* a repeated ADD of a listed attachment with the same profile changes nothing */
@@ -278,7 +280,8 @@ static int print_result(struct rq_ctx *c, const struct add_tx *tx)
 		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
 	ifs = cJSON_GetObjectItemCaseSensitive(res, "interfaces");
 	if (netconf_version_cmp(c->nc->cni_version, "1.1.0") >= 0)
-		cJSON_ArrayForEach(it, ifs) {
+		cJSON_ArrayForEach(it, ifs)
+		{
 			const char *name = json_str(it, "name");
 
 			if (name && !strcmp(name, c->args.ifname) && json_str(it, "sandbox") &&

@@ -13,7 +13,7 @@
 #include "plugin/plugin.h"
 
 static void drift_add(char *buf, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static void drift_add(char *buf, size_t len, const char *fmt, ...)
 {

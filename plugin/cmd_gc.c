@@ -12,7 +12,8 @@ static bool attachment_valid(const cJSON *valid, const char *cid, const char *if
 {
 	const cJSON *it;
 
-	cJSON_ArrayForEach(it, valid) {
+	cJSON_ArrayForEach(it, valid)
+	{
 		const char *vc = json_str(it, "containerID"), *vi = json_str(it, "ifname");
 
 		if (vc && vi && !strcmp(vc, cid) && !strcmp(vi, ifname))

@@ -119,7 +119,8 @@ static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *re
 	rq_err_clear(&e);
 	if (rdma_find_by_pci(&env->root, pci, &d) == 0) {
 		cJSON_AddStringToObject(v, "rdma", d.name);
-		if (rdma_tos_locate(&env->root, &d, &e) == 0 && rdma_tos_read(&env->root, &d, &tos) == 0)
+		if (rdma_tos_locate(&env->root, &d, &e) == 0 &&
+		    rdma_tos_read(&env->root, &d, &tos) == 0)
 			cJSON_AddNumberToObject(v, "trafficClass", tos);
 	}
 	if (rec) {
@@ -168,7 +169,8 @@ static void print_text(const cJSON *pfs)
 {
 	const cJSON *pf, *vf;
 
-	cJSON_ArrayForEach(pf, pfs) {
+	cJSON_ArrayForEach(pf, pfs)
+	{
 		char *pfc = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(pf, "pfc"));
 		char *ecn = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(pf, "ecn"));
 		const cJSON *map = cJSON_GetObjectItemCaseSensitive(pf, "dscp2prio");
@@ -181,7 +183,8 @@ static void print_text(const cJSON *pfs)
 		       cJSON_GetObjectItemCaseSensitive(pf, "ets") ? ", ets set" : "");
 		free(pfc);
 		free(ecn);
-		cJSON_ArrayForEach(vf, cJSON_GetObjectItemCaseSensitive(pf, "vfs")) {
+		cJSON_ArrayForEach(vf, cJSON_GetObjectItemCaseSensitive(pf, "vfs"))
+		{
 			const cJSON *a = cJSON_GetObjectItemCaseSensitive(vf, "attachment");
 
 			printf("  VF %s  numa %d  rdma %-10s tc %-4d %s%s%s%s%s\n",

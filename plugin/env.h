@@ -17,7 +17,7 @@
 struct rq_env {
 	struct rq_root root;
 	bool sim;
-	const char *binary; /* "rdma-qos" or "rdma-qos-sim" */
+	const char *binary;  /* "rdma-qos" or "rdma-qos-sim" */
 	int lock_timeout_ms; /* bounded wait for a PF lock */
 	/* opens the DCB backend; called in the host netns */
 	int (*dcb_open)(const struct rq_env *env, const struct dcb_ops **ret_ops, void **ret_ctx);

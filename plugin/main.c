@@ -19,8 +19,8 @@ static const struct {
 	enum rq_cni_cmd cmd;
 	int (*fn)(struct rq_ctx *c);
 } dispatch[] = {
-	{ RQ_CMD_ADD, cmd_add },	 { RQ_CMD_DEL, cmd_del }, { RQ_CMD_CHECK, cmd_check },
-	{ RQ_CMD_STATUS, cmd_status }, { RQ_CMD_GC, cmd_gc },
+    {RQ_CMD_ADD, cmd_add},	 {RQ_CMD_DEL, cmd_del}, {RQ_CMD_CHECK, cmd_check},
+    {RQ_CMD_STATUS, cmd_status}, {RQ_CMD_GC, cmd_gc},
 };
 
 static int log_fd = STDERR_FILENO;
@@ -100,7 +100,8 @@ static void log_open_file(const struct rq_env *env, const char *name)
 	int fd;
 
 	snprintf(path, sizeof(path), RQ_LOG_DIR "/%s", name);
-	if (sysfs_mkdir_p(&env->root, RQ_LOG_DIR, 0750) < 0 && !sysfs_exists(&env->root, RQ_LOG_DIR))
+	if (sysfs_mkdir_p(&env->root, RQ_LOG_DIR, 0750) < 0 &&
+	    !sysfs_exists(&env->root, RQ_LOG_DIR))
 		return;
 	fd = root_openat(&env->root, path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0640);
 	if (fd >= 0)
@@ -202,7 +203,8 @@ int main(int argc, char **argv)
 	if (r < 0 && !rq_err_isset(&ctx.err))
 		rq_err(&ctx.err, RQ_ERR_IO, r, "%s", strerror(-r));
 	if (r < 0)
-		print_error(ctx.nc && ctx.nc->cni_version ? ctx.nc->cni_version : version, &ctx.err);
+		print_error(ctx.nc && ctx.nc->cni_version ? ctx.nc->cni_version : version,
+			    &ctx.err);
 	netconf_free(ctx.nc);
 	catalog_free(ctx.cat);
 	env_fini(&ctx.env);

@@ -159,9 +159,10 @@ int pfqos_ensure(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const s
 		if (c->pf_mode == RQ_PF_VERIFY) {
 			dcb_plan_describe(&u->before, &c->profile, diff, sizeof(diff));
 			join_lines(diff, sizeof(diff));
-			return rq_err(&c->err, RQ_ERR_PF_MISMATCH, -EINVAL,
-				      "PF %s is not as profile \"%s\" says and pf is \"verify\": %s",
-				      pf->ifname, c->profile.name, diff);
+			return rq_err(
+			    &c->err, RQ_ERR_PF_MISMATCH, -EINVAL,
+			    "PF %s is not as profile \"%s\" says and pf is \"verify\": %s",
+			    pf->ifname, c->profile.name, diff);
 		}
 		log_info("PF %s: applying profile \"%s\"", pf->ifname, c->profile.name);
 		r = dcb_apply_ex(ops, ctx, pf->ifname, pf->driver, &u->before, &u->plan, &c->err);
@@ -177,7 +178,7 @@ int pfqos_ensure(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const s
 
 static void undo_ecn(struct rq_ctx *c, const struct rq_pf *pf, uint8_t changed)
 {
-	static const char *const sides[] = { "roce_np", "roce_rp" };
+	static const char *const sides[] = {"roce_np", "roce_rp"};
 
 	for (int p = 0; p < RQ_NPRIO; p++) {
 		if (!(changed & (1u << p)))
@@ -245,8 +246,9 @@ int pfqos_check(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const st
 	    avail && ecn_get(&c->env.root, pf->ifname, c->profile.ecn, &on) == 0 &&
 	    (on & c->profile.ecn) != c->profile.ecn) {
 		n = strlen(drift);
-		snprintf(drift + n, len - n, "PF %s ecn: configured priorities 0x%02x, current 0x%02x\n",
-			 pf->ifname, c->profile.ecn, on & c->profile.ecn);
+		snprintf(drift + n, len - n,
+			 "PF %s ecn: configured priorities 0x%02x, current 0x%02x\n", pf->ifname,
+			 c->profile.ecn, on & c->profile.ecn);
 	}
 	return 0;
 }

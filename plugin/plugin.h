@@ -17,7 +17,7 @@
 #include "plugin/env.h"
 
 #define RQ_CATALOG_PATH "/etc/cni/rdma-qos/profiles.json"
-#define RQ_KUBELET_DIR "/var/lib/kubelet"
+#define RQ_KUBELET_DIR	"/var/lib/kubelet"
 
 struct rq_ctx {
 	struct rq_env env;

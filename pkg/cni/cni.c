@@ -7,16 +7,16 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *const cni_supported_versions[] = { "0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0" };
+const char *const cni_supported_versions[] = {"0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0"};
 const size_t cni_n_supported_versions =
-	sizeof(cni_supported_versions) / sizeof(cni_supported_versions[0]);
+    sizeof(cni_supported_versions) / sizeof(cni_supported_versions[0]);
 
 static const struct {
 	const char *name;
 	enum rq_cni_cmd cmd;
 } commands[] = {
-	{ "ADD", RQ_CMD_ADD },	     { "DEL", RQ_CMD_DEL },	  { "CHECK", RQ_CMD_CHECK },
-	{ "VERSION", RQ_CMD_VERSION }, { "STATUS", RQ_CMD_STATUS }, { "GC", RQ_CMD_GC },
+    {"ADD", RQ_CMD_ADD},	 {"DEL", RQ_CMD_DEL},	    {"CHECK", RQ_CMD_CHECK},
+    {"VERSION", RQ_CMD_VERSION}, {"STATUS", RQ_CMD_STATUS}, {"GC", RQ_CMD_GC},
 };
 
 static const char *env_nonempty(const char *name)
@@ -57,16 +57,17 @@ int cni_args_parse(const char *s, struct rq_cni_args *a, struct rq_error *e)
 		}
 		if (!eq)
 			return rq_err(e, RQ_ERR_ENV, -EINVAL,
-				      "CNI_ARGS: invalid pair \"%.*s\" (expected KEY=VALUE)", (int)n, p);
+				      "CNI_ARGS: invalid pair \"%.*s\" (expected KEY=VALUE)",
+				      (int)n, p);
 		klen = (size_t)(eq - p);
 		v = eq + 1;
 		vlen = n - klen - 1;
 		if (klen == 13 && !strncmp(p, "IgnoreUnknown", klen))
-			ignore_unknown = (vlen == 1 && v[0] == '1') ||
-					 (vlen == 4 && !strncmp(v, "true", 4));
+			ignore_unknown =
+			    (vlen == 1 && v[0] == '1') || (vlen == 4 && !strncmp(v, "true", 4));
 		else if (klen == 17 && !strncmp(p, "K8S_POD_NAMESPACE", klen))
-			r = copy_arg(a->pod_namespace, sizeof(a->pod_namespace), "K8S_POD_NAMESPACE",
-				     v, vlen, e);
+			r = copy_arg(a->pod_namespace, sizeof(a->pod_namespace),
+				     "K8S_POD_NAMESPACE", v, vlen, e);
 		else if (klen == 12 && !strncmp(p, "K8S_POD_NAME", klen))
 			r = copy_arg(a->pod_name, sizeof(a->pod_name), "K8S_POD_NAME", v, vlen, e);
 		else if (klen == 11 && !strncmp(p, "K8S_POD_UID", klen))
@@ -82,7 +83,8 @@ int cni_args_parse(const char *s, struct rq_cni_args *a, struct rq_error *e)
 	}
 	if (unknown[0] && !ignore_unknown)
 		return rq_err(e, RQ_ERR_ENV, -EINVAL,
-			      "CNI_ARGS: unknown key \"%s\" (set IgnoreUnknown=1 to ignore)", unknown);
+			      "CNI_ARGS: unknown key \"%s\" (set IgnoreUnknown=1 to ignore)",
+			      unknown);
 	return 0;
 }
 
@@ -110,7 +112,8 @@ int cni_validate_ids(const struct rq_cni_args *a, struct rq_error *e)
 
 		if (n == 0 || n > 15 || !strcmp(a->ifname, ".") || !strcmp(a->ifname, ".."))
 			return rq_err(e, RQ_ERR_ENV, -EINVAL,
-				      "CNI_IFNAME: \"%s\" is not a valid interface name", a->ifname);
+				      "CNI_IFNAME: \"%s\" is not a valid interface name",
+				      a->ifname);
 		for (s = a->ifname; *s; s++)
 			if (*s == '/' || *s == ':' || *s == ' ' || *s == '\t' || *s == '\n')
 				return rq_err(e, RQ_ERR_ENV, -EINVAL,
@@ -204,8 +207,8 @@ int cni_read_stdin(int fd, char **ret, size_t *ret_len, struct rq_error *e)
 		len += (size_t)n;
 	}
 	if (len > RQ_CNI_STDIN_MAX) {
-		r = rq_err(e, RQ_ERR_IO, -EFBIG, "stdin: network configuration larger than %d bytes",
-			   RQ_CNI_STDIN_MAX);
+		r = rq_err(e, RQ_ERR_IO, -EFBIG,
+			   "stdin: network configuration larger than %d bytes", RQ_CNI_STDIN_MAX);
 		goto fail;
 	}
 	buf[len] = '\0';
@@ -226,7 +229,8 @@ static void ips_set_version(cJSON *ips, bool add)
 {
 	cJSON *ip;
 
-	cJSON_ArrayForEach(ip, ips) {
+	cJSON_ArrayForEach(ip, ips)
+	{
 		const cJSON *addr = cJSON_GetObjectItemCaseSensitive(ip, "address");
 
 		if (!cJSON_IsObject(ip))
@@ -237,8 +241,7 @@ static void ips_set_version(cJSON *ips, bool add)
 		}
 		if (cJSON_GetObjectItemCaseSensitive(ip, "version") || !cJSON_IsString(addr))
 			continue;
-		cJSON_AddStringToObject(ip, "version",
-					strchr(addr->valuestring, ':') ? "6" : "4");
+		cJSON_AddStringToObject(ip, "version", strchr(addr->valuestring, ':') ? "6" : "4");
 	}
 }
 

@@ -23,11 +23,11 @@ enum rq_cni_cmd {
 
 struct rq_cni_args {
 	enum rq_cni_cmd cmd;
-	const char *command;	  /* raw CNI_COMMAND */
+	const char *command;	 /* raw CNI_COMMAND */
 	const char *containerid; /* CNI_CONTAINERID */
-	const char *netns;	  /* CNI_NETNS, NULL when unset or empty */
-	const char *ifname;	  /* CNI_IFNAME */
-	const char *path;	  /* CNI_PATH */
+	const char *netns;	 /* CNI_NETNS, NULL when unset or empty */
+	const char *ifname;	 /* CNI_IFNAME */
+	const char *path;	 /* CNI_PATH */
 	/* CNI_ARGS, parsed ("K=V;K=V"); NULL when absent */
 	char pod_namespace[256];
 	char pod_name[256];

@@ -19,26 +19,26 @@ enum rq_cni_code {
 	RQ_ERR_VERSION = 1,	      /* incompatible CNI version */
 	RQ_ERR_UNSUPPORTED_FIELD = 2, /* unsupported field in network configuration */
 	RQ_ERR_UNKNOWN_CONTAINER = 3,
-	RQ_ERR_ENV = 4,		      /* invalid necessary environment variables */
+	RQ_ERR_ENV = 4, /* invalid necessary environment variables */
 	RQ_ERR_IO = 5,
-	RQ_ERR_DECODE = 6,	      /* failed to decode content */
-	RQ_ERR_CONFIG = 7,	      /* invalid network config */
+	RQ_ERR_DECODE = 6, /* failed to decode content */
+	RQ_ERR_CONFIG = 7, /* invalid network config */
 	RQ_ERR_TRY_AGAIN = 11,
-	RQ_ERR_NOT_READY = 50,	      /* STATUS: plugin not available */
+	RQ_ERR_NOT_READY = 50, /* STATUS: plugin not available */
 	/* 100+ : rdma-qos's own, documented in README.md */
-	RQ_ERR_NO_DCB = 100,	      /* PF has no dcbnl ops */
-	RQ_ERR_NOT_ALLOWED = 101,     /* profile / inline qos / pf mode not allowed for namespace */
-	RQ_ERR_PF_CONFLICT = 102,     /* PF-wide settings conflict with a live attachment */
-	RQ_ERR_NUMA = 103,	      /* NUMA misaligned under numa: strict */
-	RQ_ERR_NO_DEVICE = 104,	      /* VF, PF or RDMA device not found */
-	RQ_ERR_PF_MISMATCH = 105,     /* pf: verify and the PF is not as the profile says */
-	RQ_ERR_DCBX_LOCKED = 106,     /* DCBX owned by firmware / LLDP agent */
-	RQ_ERR_NO_ECN = 107,	      /* ecnRequired and no ECN control */
-	RQ_ERR_NO_TOS = 108,	      /* no traffic-class interface for the RDMA device */
-	RQ_ERR_DRIFT = 109,	      /* CHECK: state drifted from the record/profile */
+	RQ_ERR_NO_DCB = 100,	  /* PF has no dcbnl ops */
+	RQ_ERR_NOT_ALLOWED = 101, /* profile / inline qos / pf mode not allowed for namespace */
+	RQ_ERR_PF_CONFLICT = 102, /* PF-wide settings conflict with a live attachment */
+	RQ_ERR_NUMA = 103,	  /* NUMA misaligned under numa: strict */
+	RQ_ERR_NO_DEVICE = 104,	  /* VF, PF or RDMA device not found */
+	RQ_ERR_PF_MISMATCH = 105, /* pf: verify and the PF is not as the profile says */
+	RQ_ERR_DCBX_LOCKED = 106, /* DCBX owned by firmware / LLDP agent */
+	RQ_ERR_NO_ECN = 107,	  /* ecnRequired and no ECN control */
+	RQ_ERR_NO_TOS = 108,	  /* no traffic-class interface for the RDMA device */
+	RQ_ERR_DRIFT = 109,	  /* CHECK: state drifted from the record/profile */
 };
 
-#define RQ_ERR_MSG_MAX 1024
+#define RQ_ERR_MSG_MAX	   1024
 #define RQ_ERR_DETAILS_MAX 2048
 
 struct rq_error {
@@ -52,7 +52,7 @@ struct rq_error {
  * `return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "pfc[2]: %d out of range 0-7", v);`
  */
 int rq_err(struct rq_error *e, int code, int r, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 int rq_err_details(struct rq_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void rq_err_clear(struct rq_error *e);
 static inline int rq_err_isset(const struct rq_error *e)

@@ -79,7 +79,8 @@ int kubelet_cpu_manager(const char *buf, size_t len, const char *pod_uid, uint64
 	memset(bits, 0, RQ_CPU_WORDS * sizeof(*bits));
 	pod = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "entries"),
 					       pod_uid);
-	cJSON_ArrayForEach(c, (cJSON_IsObject(pod) ? pod : NULL)) {
+	cJSON_ArrayForEach(c, (cJSON_IsObject(pod) ? pod : NULL))
+	{
 		if (!cJSON_IsString(c))
 			continue;
 		if (kubelet_cpuset_parse(c->valuestring, one) < 0) {
@@ -114,8 +115,8 @@ static void dev_add(struct rq_kubelet_dev *devs, size_t max, size_t *n, const cJ
 	(*n)++;
 }
 
-int kubelet_devices(const char *buf, size_t len, const char *pod_uid,
-		    struct rq_kubelet_dev *devs, size_t max, size_t *ret_n)
+int kubelet_devices(const char *buf, size_t len, const char *pod_uid, struct rq_kubelet_dev *devs,
+		    size_t max, size_t *ret_n)
 {
 	cJSON *o = parse(buf, len);
 	const cJSON *entries, *e;
@@ -125,7 +126,8 @@ int kubelet_devices(const char *buf, size_t len, const char *pod_uid,
 		return -EBADMSG;
 	entries = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "Data"),
 						   "PodDeviceEntries");
-	cJSON_ArrayForEach(e, (cJSON_IsArray(entries) ? entries : NULL)) {
+	cJSON_ArrayForEach(e, (cJSON_IsArray(entries) ? entries : NULL))
+	{
 		const cJSON *uid = cJSON_GetObjectItemCaseSensitive(e, "PodUID");
 		const cJSON *res = cJSON_GetObjectItemCaseSensitive(e, "ResourceName");
 		const cJSON *ids = cJSON_GetObjectItemCaseSensitive(e, "DeviceIDs"), *k, *id;
@@ -133,19 +135,19 @@ int kubelet_devices(const char *buf, size_t len, const char *pod_uid,
 		if (!cJSON_IsString(uid) || strcmp(uid->valuestring, pod_uid))
 			continue;
 		if (cJSON_IsArray(ids)) { /* pre-1.20: no topology */
-			cJSON_ArrayForEach(id, ids)
-				if (cJSON_IsString(id))
-					dev_add(devs, max, &n, res, id->valuestring, -1);
+			cJSON_ArrayForEach(id, ids) if (cJSON_IsString(id))
+			    dev_add(devs, max, &n, res, id->valuestring, -1);
 			continue;
 		}
-		cJSON_ArrayForEach(k, (cJSON_IsObject(ids) ? ids : NULL)) {
+		cJSON_ArrayForEach(k, (cJSON_IsObject(ids) ? ids : NULL))
+		{
 			int node = node_of(k->string);
 
 			if (node == -2)
 				continue;
-			cJSON_ArrayForEach(id, (cJSON_IsArray(k) ? k : NULL))
-				if (cJSON_IsString(id))
-					dev_add(devs, max, &n, res, id->valuestring, node);
+			cJSON_ArrayForEach(id,
+					   (cJSON_IsArray(k) ? k : NULL)) if (cJSON_IsString(id))
+			    dev_add(devs, max, &n, res, id->valuestring, node);
 		}
 	}
 	cJSON_Delete(o);
@@ -164,11 +166,12 @@ int kubelet_memory(const char *buf, size_t len, const char *pod_uid, uint64_t *r
 	pod = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "entries"),
 					       pod_uid);
 	cJSON_ArrayForEach(c, (cJSON_IsObject(pod) ? pod : NULL))
-		cJSON_ArrayForEach(blk, (cJSON_IsArray(c) ? c : NULL))
-			cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(blk, "numaAffinity"))
-				if (cJSON_IsNumber(n) && n->valuedouble >= 0 && n->valuedouble < 64 &&
-				    n->valuedouble == floor(n->valuedouble))
-					nodes |= 1ULL << (int)n->valuedouble;
+	    cJSON_ArrayForEach(blk, (cJSON_IsArray(c) ? c : NULL)) cJSON_ArrayForEach(
+		n, cJSON_GetObjectItemCaseSensitive(
+		       blk, "numaAffinity")) if (cJSON_IsNumber(n) && n->valuedouble >= 0 &&
+						 n->valuedouble < 64 &&
+						 n->valuedouble == floor(n->valuedouble)) nodes |=
+	    1ULL << (int)n->valuedouble;
 	cJSON_Delete(o);
 	if (!nodes)
 		return -ENOENT;

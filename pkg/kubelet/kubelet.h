@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RQ_MAX_CPUS 4096
-#define RQ_CPU_WORDS (RQ_MAX_CPUS / 64)
+#define RQ_MAX_CPUS	    4096
+#define RQ_CPU_WORDS	    (RQ_MAX_CPUS / 64)
 #define RQ_KUBELET_MAX_DEVS 32
 #define RQ_KUBELET_FILE_MAX (4 * 1024 * 1024)
 
@@ -33,8 +33,8 @@ int kubelet_cpu_manager(const char *buf, size_t len, const char *pod_uid, uint64
  * kubelet_internal_checkpoint: the pod's devices with their NUMA node
  * (DeviceIDs keyed by node since 1.20; the older flat list gives node -1).
  */
-int kubelet_devices(const char *buf, size_t len, const char *pod_uid,
-		    struct rq_kubelet_dev *devs, size_t max, size_t *ret_n);
+int kubelet_devices(const char *buf, size_t len, const char *pod_uid, struct rq_kubelet_dev *devs,
+		    size_t max, size_t *ret_n);
 
 /* memory_manager_state: bitmap of NUMA nodes in the pod's numaAffinity. -ENOENT if none. */
 int kubelet_memory(const char *buf, size_t len, const char *pod_uid, uint64_t *ret_nodes);

@@ -10,7 +10,7 @@ static rq_log_sink_fn log_sink;
 static void *log_userdata;
 static enum rq_log_level log_level = RQ_LOG_INFO;
 
-static const char *const level_names[] = { "error", "warn", "info", "debug" };
+static const char *const level_names[] = {"error", "warn", "info", "debug"};
 
 void rq_log_set_sink(rq_log_sink_fn fn, void *userdata)
 {

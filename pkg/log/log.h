@@ -21,8 +21,8 @@ const char *rq_log_level_name(enum rq_log_level lvl);
 void rq_log(enum rq_log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define log_error(...) rq_log(RQ_LOG_ERROR, __VA_ARGS__)
-#define log_warn(...) rq_log(RQ_LOG_WARN, __VA_ARGS__)
-#define log_info(...) rq_log(RQ_LOG_INFO, __VA_ARGS__)
+#define log_warn(...)  rq_log(RQ_LOG_WARN, __VA_ARGS__)
+#define log_info(...)  rq_log(RQ_LOG_INFO, __VA_ARGS__)
 #define log_debug(...) rq_log(RQ_LOG_DEBUG, __VA_ARGS__)
 
 #endif

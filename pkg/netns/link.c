@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #ifndef IFLA_PARENT_DEV_NAME
-#define IFLA_PARENT_DEV_NAME 56
+#define IFLA_PARENT_DEV_NAME	 56
 #define IFLA_PARENT_DEV_BUS_NAME 57
 #endif
 
@@ -65,7 +65,7 @@ static int parent_cb(struct nl_msg *msg, void *arg)
 static int parent_rtnl(int ifindex, struct parent_ctx *p)
 {
 	struct nl_sock *sk = nl_socket_alloc();
-	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
+	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC, .ifi_index = ifindex};
 	int r = -ENOMEM;
 
 	if (!sk)
@@ -88,7 +88,7 @@ out:
 
 static int bus_info_ethtool(const char *ifname, char *buf, size_t len)
 {
-	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
+	struct ethtool_drvinfo info = {.cmd = ETHTOOL_GDRVINFO};
 	struct ifreq ifr;
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r = 0;
 

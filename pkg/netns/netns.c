@@ -33,7 +33,8 @@ int netns_open(const char *path, int *ret_fd)
 		return r;
 	}
 	/* a bind-mounted nsfs file, or /proc/<pid>/ns/net */
-	if ((unsigned long)sfs.f_type != NSFS_MAGIC && (unsigned long)sfs.f_type != PROC_SUPER_MAGIC) {
+	if ((unsigned long)sfs.f_type != NSFS_MAGIC &&
+	    (unsigned long)sfs.f_type != PROC_SUPER_MAGIC) {
 		close(fd);
 		return -EINVAL;
 	}

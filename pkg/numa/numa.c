@@ -50,7 +50,8 @@ static uint64_t nodes_of_cpus(const struct rq_root *r, const uint64_t *cpus)
 		if (*end || end == names[k] + 4 || n < 0 || n >= RQ_MAX_NODES)
 			continue;
 		snprintf(path, sizeof(path), "/sys/devices/system/node/%s/cpulist", names[k]);
-		if (sysfs_read_str(r, path, buf, sizeof(buf)) < 0 || kubelet_cpuset_parse(buf, bits) < 0)
+		if (sysfs_read_str(r, path, buf, sizeof(buf)) < 0 ||
+		    kubelet_cpuset_parse(buf, bits) < 0)
 			continue;
 		for (int w = 0; w < RQ_CPU_WORDS; w++)
 			if (bits[w] & cpus[w]) {
@@ -95,7 +96,7 @@ static void nodes_text(uint64_t nodes, char *buf, size_t len)
 }
 
 static void ev_add(struct rq_numa_result *res, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static void ev_add(struct rq_numa_result *res, const char *fmt, ...)
 {
@@ -215,8 +216,8 @@ int numa_evaluate(const struct rq_root *r, const char *kubelet_dir, const char *
 	if (!known)
 		ev_add(&res, "kubelet has no CPU, device or memory placement for pod %s", pod_uid);
 	else if (res.vf_node >= 0)
-		res.verdict = res.pod_nodes == (1ULL << res.vf_node) ? RQ_NUMA_ALIGNED
-								      : RQ_NUMA_MISALIGNED;
+		res.verdict =
+		    res.pod_nodes == (1ULL << res.vf_node) ? RQ_NUMA_ALIGNED : RQ_NUMA_MISALIGNED;
 	*ret = res;
 	return 0;
 }

@@ -11,9 +11,10 @@ enum rq_numa_verdict { RQ_NUMA_UNKNOWN = 0, RQ_NUMA_ALIGNED, RQ_NUMA_MISALIGNED 
 
 struct rq_numa_result {
 	enum rq_numa_verdict verdict;
-	int vf_node;	    /* -1 unknown */
-	uint64_t pod_nodes; /* NUMA nodes the pod's CPUs/devices/memory are on */
-	char evidence[1024]; /* e.g. "VF 0000:81:10.0 is on NUMA node 1; pod CPUs 0-3 are on node 0; ..." */
+	int vf_node;	     /* -1 unknown */
+	uint64_t pod_nodes;  /* NUMA nodes the pod's CPUs/devices/memory are on */
+	char evidence[1024]; /* e.g. "VF 0000:81:10.0 is on NUMA node 1; pod CPUs 0-3 are on node 0;
+				..." */
 };
 
 /* numa_node of a PCI device; -1 when unknown. */

@@ -38,8 +38,7 @@ int rdma_find_by_pci(const struct rq_root *r, const char *pci, struct rq_rdma_de
  * netdev index is @ifindex, 0 when it is another port, -EBADMSG when
  * malformed. Pure, so tests feed it hand-built buffers.
  */
-int rdma_nl_parse_port(const struct nlmsghdr *nlh, size_t len, int ifindex,
-		       struct rq_rdma_dev *ret)
+int rdma_nl_parse_port(const struct nlmsghdr *nlh, size_t len, int ifindex, struct rq_rdma_dev *ret)
 {
 	const struct nlattr *a;
 	size_t off = NLMSG_HDRLEN;
@@ -126,7 +125,7 @@ static int nl_dump(int fd, uint16_t cmd, int dev_index, struct dump_ctx *d)
 		struct nlattr a;
 		uint32_t v;
 	} req;
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
 	char buf[16384];
 
 	memset(&req, 0, sizeof(req));
@@ -159,11 +158,13 @@ static int nl_dump(int fd, uint16_t cmd, int dev_index, struct dump_ctx *d)
 			if (h->nlmsg_type == NLMSG_ERROR) {
 				const struct nlmsgerr *err = NLMSG_DATA(h);
 
-				return h->nlmsg_len >= NLMSG_LENGTH(sizeof(*err)) ? err->error : -EIO;
+				return h->nlmsg_len >= NLMSG_LENGTH(sizeof(*err)) ? err->error
+										  : -EIO;
 			}
 			if (d->idx)
 				collect_dev_index(h, d->idx, d->max, &d->n);
-			else if (!d->found && rdma_nl_parse_port(h, h->nlmsg_len, d->ifindex, d->dev) == 1)
+			else if (!d->found &&
+				 rdma_nl_parse_port(h, h->nlmsg_len, d->ifindex, d->dev) == 1)
 				d->found = 1;
 		}
 	}
@@ -173,7 +174,7 @@ int rdma_find_by_ifindex(int ifindex, struct rq_rdma_dev *ret)
 {
 	uint32_t idx[64];
 	struct rq_rdma_dev dev;
-	struct dump_ctx devs = { .idx = idx, .max = 64 };
+	struct dump_ctx devs = {.idx = idx, .max = 64};
 	int fd, rr;
 
 	if (ifindex <= 0)
@@ -183,7 +184,7 @@ int rdma_find_by_ifindex(int ifindex, struct rq_rdma_dev *ret)
 		return -errno;
 	rr = nl_dump(fd, RDMA_NLDEV_CMD_GET, -1, &devs);
 	for (size_t i = 0; rr == 0 && i < devs.n; i++) {
-		struct dump_ctx ports = { .ifindex = ifindex, .dev = &dev };
+		struct dump_ctx ports = {.ifindex = ifindex, .dev = &dev};
 
 		rr = nl_dump(fd, RDMA_NLDEV_CMD_PORT_GET, (int)idx[i], &ports);
 		if (rr == 0 && ports.found) {

@@ -35,7 +35,7 @@ static int enc_append(char *buf, size_t len, size_t *pos, const char *s)
 
 int state_key(const char *net, const char *cid, const char *ifname, char *buf, size_t len)
 {
-	const char *parts[3] = { net, cid, ifname };
+	const char *parts[3] = {net, cid, ifname};
 	size_t pos = 0;
 
 	/* A file name is at most 255 bytes: leave room for ".json" and ".tmp". */
@@ -204,8 +204,10 @@ int state_pf_detach(const struct rq_root *r, const char *pf_pci, const char *key
 	if (rr < 0)
 		return rr;
 	att = cJSON_GetObjectItemCaseSensitive(idx, "attachments");
-	cJSON_ArrayForEach(it, att) {
-		const cJSON *k = cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "key") : it;
+	cJSON_ArrayForEach(it, att)
+	{
+		const cJSON *k =
+		    cJSON_IsObject(it) ? cJSON_GetObjectItemCaseSensitive(it, "key") : it;
 
 		if (cJSON_IsString(k) && !strcmp(k->valuestring, key)) {
 			cJSON_DeleteItemFromArray(att, i);

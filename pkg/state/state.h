@@ -14,7 +14,7 @@
 
 #include "pkg/sysfs/sysfs.h"
 
-#define RQ_STATE_DIR "/var/lib/cni/rdma-qos"
+#define RQ_STATE_DIR	 "/var/lib/cni/rdma-qos"
 #define RQ_STATE_KEY_MAX 1024
 
 /* "<enc(net)>_<enc(cid)>_<enc(ifname)>"; -ENAMETOOLONG if it does not fit. */

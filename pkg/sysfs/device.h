@@ -22,10 +22,10 @@ struct rq_vf_info {
 	bool has_pf; /* false: no physfn (plain NIC via host-device) */
 	size_t n_pf; /* >1 when the PF is in a bond: every slave PF */
 	struct rq_pf pf[RQ_MAX_PFS];
-	char bond[IF_NAMESIZE];	   /* "" unless bonded */
-	char rdma_bond[64];	   /* "mlx5_bond_N" when recognised, else "" */
-	char ifname[IF_NAMESIZE];  /* VF netdev in the host netns, "" when moved */
-	int numa_node;		   /* -1 unknown */
+	char bond[IF_NAMESIZE];	  /* "" unless bonded */
+	char rdma_bond[64];	  /* "mlx5_bond_N" when recognised, else "" */
+	char ifname[IF_NAMESIZE]; /* VF netdev in the host netns, "" when moved */
+	int numa_node;		  /* -1 unknown */
 };
 
 /* -> RQ_ERR_NO_DEVICE when /sys/bus/pci/devices/<pci> does not exist. */

@@ -282,7 +282,7 @@ int sysfs_mkdir_p(const struct rq_root *r, const char *path, mode_t mode)
 		return rr;
 	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
 		return -ENAMETOOLONG;
-	for (char *p = buf + 1; ; p++) {
+	for (char *p = buf + 1;; p++) {
 		if (*p == '/' || *p == '\0') {
 			char c = *p;
 

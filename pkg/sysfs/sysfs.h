@@ -18,8 +18,8 @@
 #include <sys/types.h>
 
 struct rq_root {
-	int fd;		  /* O_PATH|O_DIRECTORY of the root */
-	char path[4096];  /* for messages only */
+	int fd;		 /* O_PATH|O_DIRECTORY of the root */
+	char path[4096]; /* for messages only */
 };
 
 int root_open(const char *path, struct rq_root *ret);
@@ -28,8 +28,10 @@ void root_close(struct rq_root *r);
 /* openat2 under the root; @path absolute. Returns an fd (O_CLOEXEC added) or -errno. */
 int root_openat(const struct rq_root *r, const char *path, int flags, mode_t mode);
 
-/* Read a whole small file (at most @max bytes; more -> -EFBIG) into a malloc'd NUL-terminated buffer. */
-int sysfs_read_file(const struct rq_root *r, const char *path, size_t max, char **ret, size_t *ret_len);
+/* Read a whole small file (at most @max bytes; more -> -EFBIG) into a malloc'd NUL-terminated
+ * buffer. */
+int sysfs_read_file(const struct rq_root *r, const char *path, size_t max, char **ret,
+		    size_t *ret_len);
 /* Read the first line (trailing newline stripped) into buf. */
 int sysfs_read_str(const struct rq_root *r, const char *path, char *buf, size_t len);
 int sysfs_read_int(const struct rq_root *r, const char *path, long *ret);

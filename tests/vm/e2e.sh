@@ -72,8 +72,10 @@ check "default_roce_tos 106 for rxe0 (found over RDMA netlink)" [ "$(cat $TOS)" 
 echo "== second VF on the same PF: no SET"
 prev2=$(conf "{\"type\":\"host-device\",\"device\":\"$VF1\"}" | run $HD ADD c2 /run/netns/pod2 net1 "$ARGS")
 ip netns exec pod2 rdma link add rxe1 type rxe netdev net1
-conf "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF1PCI\",\"numa\":\"off\"}" "$prev2" | run $RQ ADD c2 /run/netns/pod2 net1 "$ARGS" > /dev/null 2>&1
-check "second ADD succeeds" [ $? -eq 0 ]
+# no deviceID: the VF is found from net1 inside the pod (IFLA_PARENT_DEV_NAME / ethtool bus-info)
+conf '{"type":"rdma-qos","numa":"off"}' "$prev2" | run $RQ ADD c2 /run/netns/pod2 net1 "$ARGS" > /dev/null 2>&1
+check "second ADD (no deviceID) succeeds" [ $? -eq 0 ]
+check "VF identified from the pod's net1 as $VF1PCI" [ "$(jq -r .vf /var/lib/cni/rdma-qos/roce_c2_net1.json)" = "$VF1PCI" ]
 check "second ADD sent no SET (sets stays $S1)" [ "$(sets)" = "$S1" ]
 
 echo "== CHECK"

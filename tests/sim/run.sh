@@ -226,6 +226,42 @@ check "inline qos not allowed: code 101" [ "$(err_code "$msg")" = 101 ]
 rm -f "$ROOT/etc/cni/rdma-qos/profiles.json"
 check "no records left by failed ADDs" [ "$(recs)" = 0 ]
 
+echo "== bonded PFs: both slaves get the PF settings"
+RB=$T/bond
+"$MKNODE" --root "$RB" --pfs 2 --vfs 2 --numa-nodes 1 --rdma mofed --ecn no --dcb yes --bond --pf-prefix bd$$ > /dev/null
+BVF=$(sim_vfs "$RB" | awk 'NR == 1 { print $2 }')
+out=$(conf_for roce 1.0.0 "$(rq "$BVF" '"numa":"off"')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$RB run_plugin "$SIM" ADD b1 /proc/self/ns/net net1 "$ARGS_OK" 2> "$T/bond.log")
+check "ADD on a bonded PF's VF succeeds" [ $? -eq 0 ]
+check "bond slave 1 has pfc [3]" [ "$(jq -c .pfc "$RB/dcb/bd$$""0.json")" = "[3]" ]
+check "bond slave 2 has pfc [3]" [ "$(jq -c .pfc "$RB/dcb/bd$$""1.json")" = "[3]" ]
+check "record lists both PFs" [ "$(jq '.pfs | length' "$RB/var/lib/cni/rdma-qos/roce_b1_net1.json")" = 2 ]
+check "MOFED traffic_class written" [ "$(cat "$RB/sys/class/infiniband/$(ls "$RB/sys/bus/pci/devices/$BVF/infiniband")/tc/1/traffic_class")" = 106 ]
+check "ECN absent and not required: warned" grep -q 'has no ECN control' "$T/bond.log"
+msg=$(conf_for roce 1.0.0 "$(rq "$BVF" '"numa":"off","qos":{"ecnRequired":true}')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$RB run_plugin "$SIM" ADD b2 /proc/self/ns/net net1 "$ARGS_OK" 2>/dev/null)
+check "inline qos without a catalog is refused (101)" [ "$(jq .code <<< "$msg")" = 101 ]
+mkdir -p "$RB/etc/cni/rdma-qos"
+echo '{"profiles":{"strict-ecn":{"ecnRequired":true}},"namespaces":{"*":{"default":"strict-ecn","allow":["strict-ecn","roce-lossless"]}}}' > "$RB/etc/cni/rdma-qos/profiles.json"
+msg=$(conf_for roce 1.0.0 "$(rq "$(sim_vfs "$RB" | awk 'NR == 2 { print $2 }')" '"numa":"off"')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$RB run_plugin "$SIM" ADD b3 /proc/self/ns/net net1 "$ARGS_OK" 2>/dev/null)
+check "ecnRequired without ECN control: code 107" [ "$(jq .code <<< "$msg")" = 107 ]
+
+echo "== a plain NIC (no physfn): the PF part is skipped with a warning"
+PN=0000:e0:00.0
+mkdir -p "$RB/sys/devices/pci0000:00/$PN/infiniband/mlx5_99" "$RB/sys/class/infiniband"
+ln -s "../../../devices/pci0000:00/$PN" "$RB/sys/bus/pci/devices/$PN"
+ln -s "../../devices/pci0000:00/$PN/infiniband/mlx5_99" "$RB/sys/class/infiniband/mlx5_99"
+mkdir -p "$RB/sys/class/infiniband/mlx5_99/tc/1" && : > "$RB/sys/class/infiniband/mlx5_99/tc/1/traffic_class"
+echo -1 > "$RB/sys/devices/pci0000:00/$PN/numa_node"
+rm -f "$RB/etc/cni/rdma-qos/profiles.json"
+conf_for roce 1.0.0 "$(rq "$PN")" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$RB run_plugin "$SIM" ADD p1 /proc/self/ns/net net1 "$ARGS_OK" > /dev/null 2> "$T/plain.log"
+check "plain NIC: ADD succeeds" [ $? -eq 0 ]
+check "plain NIC: PF part skipped with a warning" grep -q 'has no physfn' "$T/plain.log"
+check "plain NIC: ToS still set" [ "$(cat "$RB/sys/class/infiniband/mlx5_99/tc/1/traffic_class")" = 106 ]
+check "plain NIC: unknown NUMA logged, not failed" grep -q 'NUMA placement unknown' "$T/plain.log"
+
 echo "== STATUS, GC, VERSION"
 printf '{"cniVersion":"1.1.0","name":"roce","type":"rdma-qos"}' | CNI_COMMAND=STATUS RDMA_QOS_SIM_ROOT=$ROOT "$SIM"
 check "STATUS ready" [ $? -eq 0 ]

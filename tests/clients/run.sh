@@ -1,168 +1,188 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# Real CNI clients drive the chain [host-device, rdma-qos] on the simulated
+# Real CNI clients drive the chain [host-device, rdma-qos-sim] on the simulated
 # node: cnitool (built from Debian's golang-github-appc-cni source package:
 # ADD, CHECK, DEL), podman 4.3 with its CNI backend (ADD, DEL) and
 # containerd's ctr run --cni (ADD, DEL with an empty CNI_NETNS). Each client
-# runs the real host-device and a "rdma-qos" that is rdma-qos-sim bound to
-# this test's simulated node.
+# gets its own PF, so each one's PF-wide effect is its own.
+#
+# The plugin on every client's CNI path is a shim that logs the command, the
+# netns and RDMA_QOS_SIM_ROOT it was given and execs rdma-qos-sim. It does not
+# set the root: every client must pass its own environment through, as libcni
+# does (os.Environ() + the CNI_* variables).
 set -u
-. "$(dirname "$0")/../sim/lib.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/../sim/lib.sh"
 CACHE=${RQ_CLIENTS_CACHE:-/var/tmp/rdma-qos-clients}
+SKIP=0
 
-skip_all() {
-	if [ -n "${CI:-}" ]; then echo "FAIL: client tests cannot run under CI: $*"; echo "0 passed, 1 failed"; exit 1; fi
-	echo "SKIP: client tests: $*"; echo "0 passed, 0 failed, 1 skipped"; exit 0
+# Without CI a client this machine cannot run is skipped with the reason;
+# under CI every client must run, so a missing prerequisite is a failure.
+skip() {
+	if [ -n "${CI:-}" ]; then fail "$1 cannot run under CI: $2"; return; fi
+	SKIP=$((SKIP + 1)); echo "SKIP: $1: $2"
 }
-why=$(sim_can_run) || skip_all "$why"
+finish() {
+	if [ "$SKIP" -gt 0 ]; then echo "($SKIP client(s) skipped)"; fi
+	summary
+	exit
+}
 
+ensure_packages() {
+	local p missing=()
+	while read -r p; do
+		case $p in '' | '#'*) continue ;; esac
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+	done < "$HERE/packages.txt"
+	[ ${#missing[@]} -eq 0 ] && return 0
+	[ "$(id -u)" = 0 ] || return 0
+	echo "installing ${missing[*]}"
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q \
+		--no-install-recommends "${missing[@]}" >&2 ||
+		{ apt-get -o DPkg::Lock::Timeout=600 update -q >&2 &&
+			DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q \
+				--no-install-recommends "${missing[@]}" >&2; }
+}
+
+if ! why=$(sim_can_run); then
+	skip "all clients" "$why"
+	finish
+fi
+ensure_packages || echo "apt-get could not install every package in packages.txt"
+
+# golang-github-appc-cni-dev ships libcni and pkg/ but not cnitool/: cnitool
+# comes from the same Debian source package, built in GOPATH mode against
+# /usr/share/gocode (no module download).
 build_cnitool() {
 	[ -x "$CACHE/cnitool" ] && return 0
+	command -v go >/dev/null || { echo "no go (golang-go)"; return 1; }
 	mkdir -p "$CACHE/src" && cd "$CACHE/src" || return 1
 	if ! ls golang-github-appc-cni_*.orig.tar.* >/dev/null 2>&1; then
 		if ! grep -rqs '^deb-src .*bookworm main' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-			echo 'deb-src http://deb.debian.org/debian bookworm main' > /etc/apt/sources.list.d/rq-bookworm-src.list
+			echo 'deb-src http://deb.debian.org/debian bookworm main' \
+				> /etc/apt/sources.list.d/rq-bookworm-src.list
 			apt-get -o DPkg::Lock::Timeout=600 update -q >&2 || return 1
 		fi
 		apt-get source --download-only golang-github-appc-cni >&2 || return 1
 	fi
 	rm -rf golang-github-appc-cni-*/ && tar xf golang-github-appc-cni_*.orig.tar.* || return 1
 	cd golang-github-appc-cni-*/ || return 1
-	# GOPATH mode against Debian's packaged Go sources: no module download
 	GO111MODULE=off GOPATH="$CACHE/gopath:/usr/share/gocode" GOCACHE="$CACHE/gocache" GOFLAGS= \
-		go build -o "$CACHE/cnitool" ./cnitool >&2
+		go build -o "$CACHE/cnitool.tmp" ./cnitool >&2 && mv "$CACHE/cnitool.tmp" "$CACHE/cnitool"
 }
 
 T=$(mktemp -d /tmp/rq-clients.XXXXXX)
 ROOT=$T/node
-NSS=() CTRD_PID=""
+NSS=() CTRD_PID="" MADE_DIRS=()
+P=(env CONTAINERS_CONF="$T/containers.conf" RDMA_QOS_SIM_ROOT="$ROOT"
+	podman --root "$T/pstore" --runroot "$T/prun" --storage-driver vfs)
 cleanup() {
+	local n
 	for n in "${NSS[@]}"; do ip netns del "$n" 2>/dev/null; done
-	[ -z "$CTRD_PID" ] || { kill "$CTRD_PID"; wait "$CTRD_PID"; } 2>/dev/null
-	podman --root "$T/pstore" --runroot "$T/prun" --storage-driver vfs rm -af >/dev/null 2>&1
-	rm -f /etc/cni/net.d/00-rdma-qos-clients.conflist /opt/cni/bin/rdma-qos /opt/cni/bin/host-device.rq-test
-	[ -L /opt/cni/bin/host-device ] && [ "$(readlink /opt/cni/bin/host-device)" = "$HOSTDEV" ] && rm -f /opt/cni/bin/host-device
+	if command -v podman >/dev/null && [ -d "$T/pstore" ]; then "${P[@]}" rm -af -t 0 >/dev/null 2>&1; fi
+	if [ -n "$CTRD_PID" ]; then kill "$CTRD_PID" 2>/dev/null; wait "$CTRD_PID" 2>/dev/null; fi
 	sim_del_vfs "$ROOT" 2>/dev/null
 	umount -R "$T/pstore" "$T/prun" 2>/dev/null
+	for n in "${MADE_DIRS[@]}"; do rmdir "$n" 2>/dev/null; done
 	rm -rf "$T"
 }
 trap cleanup EXIT
 
-"$MKNODE" --root "$ROOT" --pfs 1 --vfs 4 --numa-nodes 1 --rdma configfs --ecn yes --dcb yes --pf-prefix cl$$ >/dev/null
+"$MKNODE" --root "$ROOT" --pfs 3 --vfs 2 --numa-nodes 1 --rdma configfs --ecn yes --dcb yes \
+	--pf-prefix "cl$$" >/dev/null
 sim_make_vfs "$ROOT"
-mapfile -t VFS < <(sim_vfs "$ROOT")
-read -r PF VF0PCI VF0 <<< "${VFS[0]}"
-read -r _ VF1PCI VF1 <<< "${VFS[1]}"
-read -r _ VF2PCI VF2 <<< "${VFS[2]}"
-# the plugin binary the clients find on their CNI path: rdma-qos-sim on this node
+# one PF per client: v0 of PF 0, 1, 2
+mapfile -t VFS < <(sim_vfs "$ROOT" | awk '$3 ~ /v0$/')
 mkdir -p "$T/bin"
-printf '#!/bin/sh\nRDMA_QOS_SIM_ROOT=%s exec %s "$@"\n' "$ROOT" "$SIM" > "$T/bin/rdma-qos"
-chmod +x "$T/bin/rdma-qos"
-ln -s "$HOSTDEV" "$T/bin/host-device"
-conflist() {   # name vfdev vfpci
+cat > "$T/bin/rdma-qos-sim" <<SHIM
+#!/bin/sh
+echo "\$CNI_COMMAND netns=[\$CNI_NETNS] root=[\$RDMA_QOS_SIM_ROOT]" >> "$T/calls.log"
+exec "$SIM" "\$@"
+SHIM
+chmod +x "$T/bin/rdma-qos-sim"
+
+conflist() { # name vfdev vfpci
 	jq -n --arg n "$1" --arg d "$2" --arg p "$3" '{cniVersion: "1.0.0", name: $n, plugins: [
 		{type: "host-device", device: $d},
-		{type: "rdma-qos", deviceID: $p, numa: "warn", capabilities: {deviceID: true}}]}'
+		{type: "rdma-qos-sim", deviceID: $p, numa: "warn", capabilities: {deviceID: true}}]}'
 }
-recs() { ls "$ROOT/var/lib/cni/rdma-qos/" 2>/dev/null | grep -c '\.json$'; }
-tos_of() { cat "$ROOT/sys/kernel/config/rdma_cm/$(ls "$ROOT/sys/bus/pci/devices/$1/infiniband")/ports/1/default_roce_tos"; }
+recs() { find "$ROOT/var/lib/cni/rdma-qos/" -maxdepth 1 -name '*.json' 2>/dev/null | wc -l; }
+tos_of() {
+	cat "$ROOT/sys/kernel/config/rdma_cm/$(ls "$ROOT/sys/bus/pci/devices/$1/infiniband")/ports/1/default_roce_tos"
+}
+# the full DSCP map the built-in profile installs: 64 entries, dscp -> dscp >> 3 (26 -> 3, 48 -> 6)
+dscp_map_ok() {
+	jq -e '[.app[] | select(.selector == 5)] | (length == 64) and
+		(map(.protocol) | sort == [range(64)]) and all(.priority == (.protocol / 8 | floor)) and
+		(map(select(.protocol == 26 or .protocol == 48) | [.protocol, .priority]) | sort
+			== [[26, 3], [48, 6]])' "$ROOT/dcb/$1.json" >/dev/null
+}
+# check_effect CLIENT PF VFPCI: what ADD must leave on the PF, the VF and the state dir
+check_effect() {
+	check "$1: PF $2 pfc [3]" [ "$(jq -c .pfc "$ROOT/dcb/$2.json")" = "[3]" ]
+	check "$1: PF $2 trusts DSCP with the full DSCP map" dscp_map_ok "$2"
+	check "$1: PF $2 ECN NP+RP on prio 3" [ "$(cat "$ROOT/sys/class/net/$2/ecn/roce_np/enable/3" \
+		"$ROOT/sys/class/net/$2/ecn/roce_rp/enable/3" | tr -d '\n')" = 11 ]
+	check "$1: VF $3 RoCE ToS 106" [ "$(tos_of "$3")" = 106 ]
+	check "$1: one attachment record" [ "$(recs)" = 1 ]
+}
+# check_undone CLIENT VFPCI: what DEL must leave
+check_undone() {
+	check "$1: DEL removed the record" [ "$(recs)" = 0 ]
+	check "$1: DEL restored the VF's ToS" [ "$(tos_of "$2")" = 0 ]
+}
+has_link() { ip ${2:+-n "$2"} link show "$1" >/dev/null 2>&1; } # IFNAME [NETNS]
+calls() { tr '\n' ';' < "$T/calls.log" 2>/dev/null; }
+
+client_cnitool() {
+	local pf vfpci vf ns out rc msg
+	read -r pf vfpci vf <<< "${VFS[0]}"
+	if ! (build_cnitool); then
+		skip cnitool "could not be built from Debian's golang-github-appc-cni source package"
+		return
+	fi
+	mkdir -p "$T/net.d" && conflist roce-cnitool "$vf" "$vfpci" > "$T/net.d/roce.conflist"
+	ns=rqcl$$a
+	ip netns add "$ns" && NSS+=("$ns")
+	: > "$T/calls.log"
+	# host-device from Debian's dir, the plugin from ours; the root only in cnitool's environment
+	local -a ct=(env NETCONFPATH="$T/net.d" CNI_PATH="$CNI_BIN_DIR:$T/bin" CNI_IFNAME=net1
+		RDMA_QOS_SIM_ROOT="$ROOT" "$CACHE/cnitool")
+	out=$(CNI_ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=c" "${ct[@]}" \
+		add roce-cnitool "/run/netns/$ns")
+	rc=$?
+	check "cnitool add succeeds" [ $rc -eq 0 ]
+	check "cnitool add printed the result: net1 in the pod netns, cniVersion 1.0.0" [ "$(jq -r \
+		'[.cniVersion, (.interfaces[] | select(.sandbox == "/run/netns/'"$ns"'") | .name)] | join(" ")' \
+		<<< "$out")" = "1.0.0 net1" ]
+	check "cnitool passed its environment (RDMA_QOS_SIM_ROOT) through to the plugin" \
+		[ "$(calls)" = "ADD netns=[/run/netns/$ns] root=[$ROOT];" ]
+	check "net1 is in the pod netns" has_link net1 "$ns"
+	check_effect cnitool "$pf" "$vfpci"
+
+	"${ct[@]}" check roce-cnitool "/run/netns/$ns"
+	check "cnitool check succeeds" [ $? -eq 0 ]
+	msg=$(env -u RDMA_QOS_SIM_ROOT "${ct[@]:0:4}" "$CACHE/cnitool" check roce-cnitool "/run/netns/$ns" 2>&1)
+	rc=$?
+	check "without RDMA_QOS_SIM_ROOT in cnitool's env the plugin fails (the env is the carrier)" \
+		[ $rc -ne 0 ]
+	check "... and cnitool reports the plugin's CNI error" grep -q 'RDMA_QOS_SIM_ROOT must name' <<< "$msg"
+	jq '.pfc = []' "$ROOT/dcb/$pf.json" > "$T/d" && cp "$T/d" "$ROOT/dcb/$pf.json"
+	msg=$("${ct[@]}" check roce-cnitool "/run/netns/$ns" 2>&1)
+	rc=$?
+	check "cnitool check fails on a drifted PFC (pfc [])" [ $rc -ne 0 ]
+	check "the drift message reaches cnitool" grep -q 'pfc: configured prio 3, current prio none' <<< "$msg"
+	jq '.pfc = [3]' "$ROOT/dcb/$pf.json" > "$T/d" && cp "$T/d" "$ROOT/dcb/$pf.json"
+	"${ct[@]}" check roce-cnitool "/run/netns/$ns"
+	check "cnitool check succeeds again once PFC is back" [ $? -eq 0 ]
+	"${ct[@]}" del roce-cnitool "/run/netns/$ns"
+	check "cnitool del succeeds" [ $? -eq 0 ]
+	check_undone cnitool "$vfpci"
+	check "cnitool sent ADD, CHECK x4, DEL in that order" [ "$(calls | sed 's/ netns=[^;]*//g')" = \
+		"ADD;CHECK;CHECK;CHECK;CHECK;DEL;" ]
+	check "host-device gave the VF back to the host" has_link "$vf"
+}
 
 echo "== cnitool (Debian golang-github-appc-cni source)"
-if (build_cnitool); then
-	mkdir -p "$T/net.d"; conflist roce-cnitool "$VF0" "$VF0PCI" > "$T/net.d/roce.conflist"
-	ip netns add "rqcl$$a"; NSS+=("rqcl$$a")
-	export NETCONFPATH=$T/net.d CNI_PATH=$T/bin
-	out=$(CNI_IFNAME=net1 CNI_ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=c" "$CACHE/cnitool" add roce-cnitool "/run/netns/rqcl$$a")
-	check "cnitool add succeeds" [ $? -eq 0 ]
-	check "cnitool received the result with net1 in the pod" [ "$(jq -r '.interfaces[] | select(.sandbox != null) | .name' <<< "$out")" = net1 ]
-	check "effect: PF pfc [3]" [ "$(jq -c .pfc "$ROOT/dcb/$PF.json")" = "[3]" ]
-	check "effect: 64 DSCP entries" [ "$(jq '[.app[] | select(.selector == 5)] | length' "$ROOT/dcb/$PF.json")" = 64 ]
-	check "effect: VF ToS 106" [ "$(tos_of "$VF0PCI")" = 106 ]
-	check "effect: one record" [ "$(recs)" = 1 ]
-	CNI_IFNAME=net1 "$CACHE/cnitool" check roce-cnitool "/run/netns/rqcl$$a"
-	check "cnitool check succeeds" [ $? -eq 0 ]
-	jq '.pfc = []' "$ROOT/dcb/$PF.json" > "$T/d" && cp "$T/d" "$ROOT/dcb/$PF.json"
-	msg=$(CNI_IFNAME=net1 "$CACHE/cnitool" check roce-cnitool "/run/netns/rqcl$$a" 2>&1)
-	check "cnitool check fails on a drifted PFC" [ $? -ne 0 ]
-	check "the drift message reaches cnitool" grep -q 'pfc: configured prio 3, current prio none' <<< "$msg"
-	jq '.pfc = [3]' "$ROOT/dcb/$PF.json" > "$T/d" && cp "$T/d" "$ROOT/dcb/$PF.json"
-	CNI_IFNAME=net1 "$CACHE/cnitool" del roce-cnitool "/run/netns/rqcl$$a"
-	check "cnitool del succeeds" [ $? -eq 0 ]
-	check "record gone after del" [ "$(recs)" = 0 ]
-	check "ToS restored after del" [ "$(tos_of "$VF0PCI")" = 0 ]
-	check "host-device gave the VF back" ip link show "$VF0"
-	unset NETCONFPATH CNI_PATH
-else
-	fail "cnitool could not be built from Debian's source package"
-fi
-
-echo "== podman 4.3, CNI backend, runc"
-if [ ! -f "$CACHE/busybox.tar" ]; then
-	mkdir -p "$T/rootfs/bin" && cp /bin/busybox "$T/rootfs/bin/" &&
-		for a in sh ip sleep cat ls; do ln -s busybox "$T/rootfs/bin/$a"; done &&
-		tar -C "$T/rootfs" -cf "$CACHE/busybox.tar" .
-fi
-mkdir -p "$T/podman-net.d"; conflist roce-podman "$VF1" "$VF1PCI" > "$T/podman-net.d/roce-podman.conflist"
-cat > "$T/containers.conf" <<CONF
-[network]
-network_backend = "cni"
-cni_plugin_dirs = ["$T/bin"]
-network_config_dir = "$T/podman-net.d"
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-CONF
-P=(env CONTAINERS_CONF="$T/containers.conf" podman --root "$T/pstore" --runroot "$T/prun" --storage-driver vfs)
-"${P[@]}" import "$CACHE/busybox.tar" localhost/rq-busybox:latest >/dev/null
-check "podman imported the local busybox image" [ $? -eq 0 ]
-# the sandbox caps RLIMIT_NOFILE/NPROC below podman's defaults: keep the host's
-cid=$("${P[@]}" run -d --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 --network roce-podman localhost/rq-busybox:latest sleep 120 2> "$T/podman.err")
-rc=$?
-[ $rc -eq 0 ] || cat "$T/podman.err"
-check "podman run --network (CNI ADD) succeeds" [ $rc -eq 0 ]
-links=$("${P[@]}" exec "$cid" ip link 2>/dev/null)
-check "the container sees the moved VF as eth0" grep -q 'eth0' <<< "$links"
-check "effect: VF ToS 106" [ "$(tos_of "$VF1PCI")" = 106 ]
-check "effect: record for the podman container" [ "$(recs)" = 1 ]
-"${P[@]}" rm -f -t 0 "$cid" >/dev/null
-check "podman rm succeeds" [ $? -eq 0 ]
-check "podman's DEL removed the record" [ "$(recs)" = 0 ]
-check "podman's DEL restored the ToS" [ "$(tos_of "$VF1PCI")" = 0 ]
-
-echo "== containerd 1.6: ctr run --cni"
-# ctr uses go-cni's defaults: the first conflist in /etc/cni/net.d, plugins in /opt/cni/bin
-mkdir -p /opt/cni/bin /etc/cni/net.d
-cp "$T/bin/rdma-qos" /opt/cni/bin/rdma-qos
-[ -e /opt/cni/bin/host-device ] || ln -s "$HOSTDEV" /opt/cni/bin/host-device
-conflist roce-ctr "$VF2" "$VF2PCI" > /etc/cni/net.d/00-rdma-qos-clients.conflist
-mkdir -p "$T/ctrd"
-cat > "$T/ctrd/config.toml" <<CONF
-version = 2
-root = "$T/ctrd/root"
-state = "$T/ctrd/state"
-[grpc]
-  address = "$T/ctrd/sock"
-[plugins."io.containerd.grpc.v1.cri"]
-  disable_apparmor = true
-CONF
-containerd --config "$T/ctrd/config.toml" > "$T/ctrd/log" 2>&1 &
-CTRD_PID=$!
-C=(ctr --address "$T/ctrd/sock" --namespace rqtest)
-for i in $(seq 50); do "${C[@]}" version >/dev/null 2>&1 && break; sleep 0.2; done
-[ -f "$CACHE/busybox-oci.tar" ] ||
-	"${P[@]}" save --format oci-archive -o "$CACHE/busybox-oci.tar" localhost/rq-busybox:latest >/dev/null 2>&1
-"${C[@]}" images import --index-name localhost/rq-busybox:latest "$CACHE/busybox-oci.tar" >/dev/null
-check "ctr imported the busybox image" bash -c "${C[*]} images ls -q | grep -qx localhost/rq-busybox:latest"
-"${C[@]}" run --cni --rm localhost/rq-busybox:latest rqctr sh -c 'ip link; sleep 4' > "$T/ctr.out" 2>&1 &
-RUNPID=$!
-for i in $(seq 40); do [ "$(recs)" = 1 ] && break; sleep 0.25; done
-check "ctr run --cni: ADD made the record" [ "$(recs)" = 1 ]
-check "effect: VF ToS 106" [ "$(tos_of "$VF2PCI")" = 106 ]
-wait $RUNPID
-check "ctr run --cni --rm succeeds" [ $? -eq 0 ]
-check "the container saw the moved VF as eth0" grep -q 'eth0' "$T/ctr.out"
-check "ctr's DEL (empty CNI_NETNS) removed the record" [ "$(recs)" = 0 ]
-check "ctr's DEL restored the ToS" [ "$(tos_of "$VF2PCI")" = 0 ]
-
-summary
+client_cnitool
+finish

@@ -115,9 +115,6 @@ static int tos_step(struct rq_ctx *c, struct add_tx *tx)
 	struct rq_rdma_dev *d = &tx->t.rdma;
 	int want = c->profile.traffic_class, cur = -1, r;
 
-	r = rdma_tos_locate(&c->env.root, d, &c->err);
-	if (r < 0)
-		return r;
 	r = rdma_tos_read(&c->env.root, d, &cur);
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_IO, r, "reading traffic class of %s (%s): %s",
@@ -316,7 +313,10 @@ int cmd_add(struct rq_ctx *c)
 	r = attach_resolve_target(c, &tx.t);
 	if (r < 0)
 		return r;
-	r = numa_step(c, &tx);
+	/* everything that can be checked without writing is checked before the PF is touched */
+	r = rdma_tos_locate(&c->env.root, &tx.t.rdma, &c->err);
+	if (r == 0)
+		r = numa_step(c, &tx);
 	if (r == 0)
 		r = pf_step(c, &tx);
 	if (r == 0)

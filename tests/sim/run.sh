@@ -262,6 +262,28 @@ check "plain NIC: PF part skipped with a warning" grep -q 'has no physfn' "$T/pl
 check "plain NIC: ToS still set" [ "$(cat "$RB/sys/class/infiniband/mlx5_99/tc/1/traffic_class")" = 106 ]
 check "plain NIC: unknown NUMA logged, not failed" grep -q 'NUMA placement unknown' "$T/plain.log"
 
+echo "== the remaining documented error codes"
+msg=$(conf_for roce 1.0.0 "$(rq "$VF0PCI")" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" CHECK nobody /proc/self/ns/net net1 "$ARGS_OK" 2>/dev/null)
+check "CHECK without a record: code 3" [ "$(jq .code <<< "$msg")" = 3 ]
+msg=$(head -c 1100000 /dev/zero | tr '\0' ' ' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD big /proc/self/ns/net net1 "" 2>/dev/null)
+check "stdin over 1 MiB: code 5" [ "$(jq .code <<< "$msg")" = 5 ]
+echo '{"writes": 0, "dcbxLocked": true}' > "$ROOT/dcb/$PF1.json"
+msg=$(conf_for roce 1.0.0 "$(rq "$VF4PCI" '"numa":"off"')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD lk1 /proc/self/ns/net net1 "$ARGS_OK" 2>/dev/null)
+check "DCBX owned by firmware: code 106" [ "$(jq .code <<< "$msg")" = 106 ]
+check "DCBX locked message suggests pf: verify" grep -q 'pf: verify' <<< "$(jq -r .msg <<< "$msg")"
+check "DCBX locked: nothing written" [ "$(dcb_writes "$ROOT" "$PF1")" = 0 ]
+echo '{"writes": 0}' > "$ROOT/dcb/$PF1.json"
+mv "$ROOT/sys/kernel/config/rdma_cm" "$ROOT/sys/kernel/config/rdma_cm.off"
+msg=$(conf_for roce 1.0.0 "$(rq "$VF4PCI" '"numa":"off"')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD nt1 /proc/self/ns/net net1 "$ARGS_OK" 2>/dev/null)
+check "rdma_cm not loaded: code 108" [ "$(jq .code <<< "$msg")" = 108 ]
+check "no ToS message says rdma_cm is not loaded" grep -q 'rdma_cm is not loaded' <<< "$(jq -r .msg <<< "$msg")"
+check "no ToS: found before the PF was touched (0 writes)" [ "$(dcb_writes "$ROOT" "$PF1")" = 0 ]
+mv "$ROOT/sys/kernel/config/rdma_cm.off" "$ROOT/sys/kernel/config/rdma_cm"
+check "no records left by these failures" [ "$(recs)" = 0 ]
+
 echo "== STATUS, GC, VERSION"
 printf '{"cniVersion":"1.1.0","name":"roce","type":"rdma-qos"}' | CNI_COMMAND=STATUS RDMA_QOS_SIM_ROOT=$ROOT "$SIM"
 check "STATUS ready" [ $? -eq 0 ]

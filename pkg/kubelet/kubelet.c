@@ -4,10 +4,12 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* A decimal CPU number; -1 no digit, -2 at or beyond RQ_MAX_CPUS (stops before overflow). */
 static long parse_num(const char **p)
 {
 	long v = 0;
@@ -25,14 +27,14 @@ static long parse_num(const char **p)
 
 int kubelet_cpuset_parse(const char *s, uint64_t *bits)
 {
+	uint64_t set[RQ_CPU_WORDS];
 	const char *p = s;
 
-	memset(bits, 0, RQ_CPU_WORDS * sizeof(*bits));
+	memset(set, 0, sizeof(set));
 	while (*p == ' ' || *p == '\n')
 		p++;
-	if (!*p)
-		return 0;
-	for (;;) {
+	/* "" is an empty set; after that every element, even after a last ',', must be there */
+	while (*p) {
 		long a = parse_num(&p), b;
 
 		if (a == -2)
@@ -49,15 +51,20 @@ int kubelet_cpuset_parse(const char *s, uint64_t *bits)
 				return -EINVAL;
 		}
 		for (long c = a; c <= b; c++)
-			bits[c / 64] |= 1ULL << (c % 64);
+			set[c / 64] |= 1ULL << (c % 64);
 		if (*p == ',') {
 			p++;
+			if (!*p)
+				return -EINVAL;
 			continue;
 		}
 		while (*p == ' ' || *p == '\n')
 			p++;
-		return *p ? -EINVAL : 0;
+		if (*p)
+			return -EINVAL;
 	}
+	memcpy(bits, set, sizeof(set));
+	return 0;
 }
 
 static cJSON *parse(const char *buf, size_t len)
@@ -69,29 +76,40 @@ static cJSON *parse(const char *buf, size_t len)
 
 int kubelet_cpu_manager(const char *buf, size_t len, const char *pod_uid, uint64_t *bits)
 {
-	cJSON *o = parse(buf, len);
+	uint64_t one[RQ_CPU_WORDS], all[RQ_CPU_WORDS];
 	const cJSON *pod, *c;
-	uint64_t one[RQ_CPU_WORDS];
 	int r = -ENOENT;
+	cJSON *o;
 
+	if (!pod_uid)
+		return -EINVAL;
+	o = parse(buf, len);
 	if (!o)
 		return -EBADMSG;
-	memset(bits, 0, RQ_CPU_WORDS * sizeof(*bits));
+	memset(all, 0, sizeof(all));
 	pod = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "entries"),
 					       pod_uid);
 	cJSON_ArrayForEach(c, (cJSON_IsObject(pod) ? pod : NULL))
 	{
+		bool any = false;
+
 		if (!cJSON_IsString(c))
 			continue;
 		if (kubelet_cpuset_parse(c->valuestring, one) < 0) {
 			r = -EBADMSG;
 			break;
 		}
-		for (int i = 0; i < RQ_CPU_WORDS; i++)
-			bits[i] |= one[i];
-		r = 0;
+		for (int i = 0; i < RQ_CPU_WORDS; i++) {
+			all[i] |= one[i];
+			any |= one[i] != 0;
+		}
+		/* an empty cpuset is a container in the shared pool: no placement */
+		if (any && r == -ENOENT)
+			r = 0;
 	}
 	cJSON_Delete(o);
+	if (r == 0)
+		memcpy(bits, all, sizeof(all));
 	return r;
 }
 
@@ -118,10 +136,13 @@ static void dev_add(struct rq_kubelet_dev *devs, size_t max, size_t *n, const cJ
 int kubelet_devices(const char *buf, size_t len, const char *pod_uid, struct rq_kubelet_dev *devs,
 		    size_t max, size_t *ret_n)
 {
-	cJSON *o = parse(buf, len);
 	const cJSON *entries, *e;
 	size_t n = 0;
+	cJSON *o;
 
+	if (!pod_uid)
+		return -EINVAL;
+	o = parse(buf, len);
 	if (!o)
 		return -EBADMSG;
 	entries = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "Data"),
@@ -135,8 +156,11 @@ int kubelet_devices(const char *buf, size_t len, const char *pod_uid, struct rq_
 		if (!cJSON_IsString(uid) || strcmp(uid->valuestring, pod_uid))
 			continue;
 		if (cJSON_IsArray(ids)) { /* pre-1.20: no topology */
-			cJSON_ArrayForEach(id, ids) if (cJSON_IsString(id))
-			    dev_add(devs, max, &n, res, id->valuestring, -1);
+			cJSON_ArrayForEach(id, ids)
+			{
+				if (cJSON_IsString(id))
+					dev_add(devs, max, &n, res, id->valuestring, -1);
+			}
 			continue;
 		}
 		cJSON_ArrayForEach(k, (cJSON_IsObject(ids) ? ids : NULL))
@@ -145,9 +169,11 @@ int kubelet_devices(const char *buf, size_t len, const char *pod_uid, struct rq_
 
 			if (node == -2)
 				continue;
-			cJSON_ArrayForEach(id,
-					   (cJSON_IsArray(k) ? k : NULL)) if (cJSON_IsString(id))
-			    dev_add(devs, max, &n, res, id->valuestring, node);
+			cJSON_ArrayForEach(id, (cJSON_IsArray(k) ? k : NULL))
+			{
+				if (cJSON_IsString(id))
+					dev_add(devs, max, &n, res, id->valuestring, node);
+			}
 		}
 	}
 	cJSON_Delete(o);
@@ -155,23 +181,44 @@ int kubelet_devices(const char *buf, size_t len, const char *pod_uid, struct rq_
 	return 0;
 }
 
-int kubelet_memory(const char *buf, size_t len, const char *pod_uid, uint64_t *ret_nodes)
+/* One container's memory blocks: the nodes of every numaAffinity entry that is a node number. */
+static uint64_t memory_nodes(const cJSON *blocks)
 {
-	cJSON *o = parse(buf, len);
-	const cJSON *pod, *c, *blk, *n;
+	const cJSON *blk, *n;
 	uint64_t nodes = 0;
 
+	cJSON_ArrayForEach(blk, (cJSON_IsArray(blocks) ? blocks : NULL))
+	{
+		const cJSON *aff = cJSON_GetObjectItemCaseSensitive(blk, "numaAffinity");
+
+		cJSON_ArrayForEach(n, (cJSON_IsArray(aff) ? aff : NULL))
+		{
+			/* a double from untrusted JSON: range-check before converting */
+			if (cJSON_IsNumber(n) && n->valuedouble >= 0 && n->valuedouble < 64 &&
+			    n->valuedouble == floor(n->valuedouble))
+				nodes |= 1ULL << (int)n->valuedouble;
+		}
+	}
+	return nodes;
+}
+
+int kubelet_memory(const char *buf, size_t len, const char *pod_uid, uint64_t *ret_nodes)
+{
+	const cJSON *pod, *c;
+	uint64_t nodes = 0;
+	cJSON *o;
+
+	if (!pod_uid)
+		return -EINVAL;
+	o = parse(buf, len);
 	if (!o)
 		return -EBADMSG;
 	pod = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "entries"),
 					       pod_uid);
 	cJSON_ArrayForEach(c, (cJSON_IsObject(pod) ? pod : NULL))
-	    cJSON_ArrayForEach(blk, (cJSON_IsArray(c) ? c : NULL)) cJSON_ArrayForEach(
-		n, cJSON_GetObjectItemCaseSensitive(
-		       blk, "numaAffinity")) if (cJSON_IsNumber(n) && n->valuedouble >= 0 &&
-						 n->valuedouble < 64 &&
-						 n->valuedouble == floor(n->valuedouble)) nodes |=
-	    1ULL << (int)n->valuedouble;
+	{
+		nodes |= memory_nodes(c);
+	}
 	cJSON_Delete(o);
 	if (!nodes)
 		return -ENOENT;

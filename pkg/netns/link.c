@@ -5,6 +5,7 @@
  * IFLA_PARENT_DEV_NAME (kernels >= 5.16), else ethtool's bus-info.
  */
 #include "pkg/netns/netns.h"
+#include "pkg/sysfs/sysfs.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -26,14 +27,6 @@
 #define IFLA_PARENT_DEV_NAME	 56
 #define IFLA_PARENT_DEV_BUS_NAME 57
 #endif
-
-static bool looks_pci(const char *s)
-{
-	unsigned d, b, dev, f;
-	char tail;
-
-	return sscanf(s, "%4x:%2x:%2x.%1x%c", &d, &b, &dev, &f, &tail) == 4 && strlen(s) == 12;
-}
 
 int netns_link_ifindex(const char *ifname)
 {
@@ -100,10 +93,17 @@ static int bus_info_ethtool(const char *ifname, char *buf, size_t len)
 	if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
 		r = -errno;
 	close(fd);
+	/* a link without ethtool ops (lo, some virtual ones) has no PCI parent either */
+	if (r == -EOPNOTSUPP || r == -EINVAL)
+		return -ENOENT;
 	if (r < 0)
 		return r;
-	if (!looks_pci(info.bus_info))
+	/* bus_info is a fixed array the driver may fill to the end */
+	info.bus_info[sizeof(info.bus_info) - 1] = '\0';
+	if (!sysfs_pci_valid(info.bus_info))
 		return -ENOENT;
+	if (strlen(info.bus_info) >= len)
+		return -ENAMETOOLONG;
 	snprintf(buf, len, "%s", info.bus_info);
 	return 0;
 }
@@ -116,7 +116,9 @@ int netns_link_pci(const char *ifname, char *buf, size_t len)
 	if (ifindex < 0)
 		return ifindex;
 	memset(&p, 0, sizeof(p));
-	if (parent_rtnl(ifindex, &p) == 0 && !strcmp(p.bus, "pci") && looks_pci(p.name)) {
+	if (parent_rtnl(ifindex, &p) == 0 && !strcmp(p.bus, "pci") && sysfs_pci_valid(p.name)) {
+		if (strlen(p.name) >= len)
+			return -ENAMETOOLONG;
 		snprintf(buf, len, "%s", p.name);
 		return 0;
 	}

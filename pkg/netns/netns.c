@@ -38,8 +38,13 @@ int netns_open(const char *path, int *ret_fd)
 		close(fd);
 		return -EINVAL;
 	}
+	/*
+	 * NS_GET_NSTYPE (4.11+) tells a net ns from a mount or pid ns. Without it
+	 * only an nsfs file is trusted: any /proc file has the proc magic.
+	 */
 	type = ioctl(fd, NS_GET_NSTYPE);
-	if (type >= 0 && type != CLONE_NEWNET) {
+	if ((type >= 0 && type != CLONE_NEWNET) ||
+	    (type < 0 && (unsigned long)sfs.f_type != NSFS_MAGIC)) {
 		close(fd);
 		return -EINVAL;
 	}
@@ -49,8 +54,11 @@ int netns_open(const char *path, int *ret_fd)
 
 int netns_enter(int fd, int *ret_saved)
 {
-	int saved = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	/* setns acts on the calling thread: save that thread's netns, not the leader's */
+	int saved = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 
+	if (saved < 0 && errno == ENOENT)
+		saved = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (saved < 0)
 		return -errno;
 	if (setns(fd, CLONE_NEWNET) < 0) {

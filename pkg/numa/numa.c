@@ -121,6 +121,21 @@ static int read_kubelet(const struct rq_root *r, const char *dir, const char *fi
 	return sysfs_read_file(r, path, RQ_KUBELET_FILE_MAX, buf, len);
 }
 
+/* Why a kubelet file told us nothing, for the evidence; NULL when that is unremarkable. */
+static const char *unreadable(int rr)
+{
+	switch (rr) {
+	case -EFBIG:
+		return "too large (over 4 MiB)";
+	case -EBADMSG:
+		return "not valid JSON or not in kubelet's format";
+	case -ENOENT:
+		return NULL; /* no file, or nothing for this pod: no evidence either way */
+	default:
+		return strerror(-rr);
+	}
+}
+
 static bool pod_cpus(const struct rq_root *r, const char *dir, const char *uid,
 		     struct rq_numa_result *res)
 {
@@ -132,8 +147,8 @@ static bool pod_cpus(const struct rq_root *r, const char *dir, const char *uid,
 	if (rr == 0)
 		rr = kubelet_cpu_manager(buf, len, uid, cpus);
 	free(buf);
-	if (rr == -EBADMSG || rr == -EFBIG)
-		ev_add(res, "cpu_manager_state is unreadable (%s)", strerror(-rr));
+	if (rr < 0 && unreadable(rr))
+		ev_add(res, "cpu_manager_state is unreadable: %s", unreadable(rr));
 	if (rr < 0)
 		return false;
 	nodes = nodes_of_cpus(r, cpus);
@@ -160,8 +175,8 @@ static bool pod_devices(const struct rq_root *r, const char *dir, const char *ui
 	if (rr == 0)
 		rr = kubelet_devices(buf, len, uid, devs, RQ_KUBELET_MAX_DEVS, &n);
 	free(buf);
-	if (rr == -EBADMSG || rr == -EFBIG)
-		ev_add(res, "kubelet_internal_checkpoint is unreadable (%s)", strerror(-rr));
+	if (rr < 0 && unreadable(rr))
+		ev_add(res, "kubelet_internal_checkpoint is unreadable: %s", unreadable(rr));
 	for (size_t i = 0; rr == 0 && i < n; i++) {
 		if (devs[i].node < 0)
 			continue; /* no topology: says nothing about placement */
@@ -183,6 +198,8 @@ static bool pod_memory(const struct rq_root *r, const char *dir, const char *uid
 	if (rr == 0)
 		rr = kubelet_memory(buf, len, uid, &nodes);
 	free(buf);
+	if (rr < 0 && unreadable(rr))
+		ev_add(res, "memory_manager_state is unreadable: %s", unreadable(rr));
 	if (rr < 0)
 		return false;
 	nodes_text(nodes, ntext, sizeof(ntext));

@@ -28,8 +28,13 @@ int rdma_find_by_pci(const struct rq_root *r, const char *pci, struct rq_rdma_de
 	}
 	memset(ret, 0, sizeof(*ret));
 	snprintf(ret->name, sizeof(ret->name), "%s", names[0]);
-	ret->port = 1;
+	ret->port = 1; /* a VF's RDMA device has one port */
 	sysfs_list_free(names, n);
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports", ret->name);
+	if (sysfs_list(r, path, &names, &n) == 0) {
+		ret->n_ports = (int)n;
+		sysfs_list_free(names, n);
+	}
 	return 0;
 }
 
@@ -186,8 +191,8 @@ int rdma_find_by_ifindex(int ifindex, struct rq_rdma_dev *ret)
 	for (size_t i = 0; rr == 0 && i < devs.n; i++) {
 		struct dump_ctx ports = {.ifindex = ifindex, .dev = &dev};
 
-		rr = nl_dump(fd, RDMA_NLDEV_CMD_PORT_GET, (int)idx[i], &ports);
-		if (rr == 0 && ports.found) {
+		/* a device that vanished or cannot dump its ports says nothing about ours */
+		if (nl_dump(fd, RDMA_NLDEV_CMD_PORT_GET, (int)idx[i], &ports) == 0 && ports.found) {
 			close(fd);
 			*ret = dev;
 			return 0;

@@ -15,6 +15,7 @@ struct rq_rdma_dev {
 	int port;      /* 1-based */
 	enum rq_tos_kind tos_kind;
 	char tos_path[512]; /* absolute host path (under the root) */
+	int n_ports;	    /* entries of /sys/class/infiniband/<dev>/ports; 0 unknown */
 };
 
 /* /sys/bus/pci/devices/<pci>/infiniband/<dev>; -ENOENT when the VF has none. */
@@ -28,7 +29,12 @@ int rdma_find_by_ifindex(int ifindex, struct rq_rdma_dev *ret);
  * RQ_ERR_NO_TOS and a message saying configfs is not mounted or rdma_cm is not loaded.
  */
 int rdma_tos_locate(const struct rq_root *r, struct rq_rdma_dev *dev, struct rq_error *e);
-/* Parse a ToS file's text: a number, or MOFED's "Global tclass=<n>"; empty -> -1 (unset). */
+/*
+ * Parse a ToS file's text: a number 0..255, or MOFED's "Global tclass=<n>".
+ * MOFED leaves the file empty until a class is set: that (and "-1") gives
+ * *ret = -1, meaning "unset" (the kernel's default class applies). Anything
+ * else is -EINVAL.
+ */
 int rdma_tos_parse(const char *s, int *ret);
 struct nlmsghdr;
 /* One PORT_GET reply: 1 (match, *ret filled), 0 (other port), -EBADMSG. */

@@ -58,7 +58,11 @@ static void bond_slaves(const struct rq_root *r, struct rq_vf_info *vf)
 		bool dup = false;
 
 		snprintf(path, sizeof(path), "/sys/class/net/%s/device", tok);
-		if (sysfs_readlink_base(r, path, pci, sizeof(pci)) < 0 || strlen(pci) >= 16)
+		if (sysfs_readlink_base(r, path, pci, sizeof(pci)) < 0 || !sysfs_pci_valid(pci))
+			continue;
+		/* a virtual slave (a veth in a test bond) has no PCI function to configure */
+		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", pci);
+		if (!sysfs_exists(r, path))
 			continue;
 		for (size_t i = 0; i < vf->n_pf; i++)
 			dup |= !strcmp(vf->pf[i].pci, pci);
@@ -101,6 +105,10 @@ int device_resolve_vf(const struct rq_root *r, const char *vf_pci, struct rq_vf_
 	long node = -1;
 	int rr;
 
+	if (!sysfs_pci_valid(vf_pci))
+		return rq_err(e, RQ_ERR_NO_DEVICE, -EINVAL,
+			      "VF \"%s\" is not a PCI address (expected e.g. 0000:81:00.2)",
+			      vf_pci ? vf_pci : "");
 	memset(&vf, 0, sizeof(vf));
 	snprintf(vf.pci, sizeof(vf.pci), "%s", vf_pci);
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", vf_pci);
@@ -112,6 +120,8 @@ int device_resolve_vf(const struct rq_root *r, const char *vf_pci, struct rq_vf_
 		vf.ifname[0] = '\0';
 	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/physfn", vf_pci);
 	rr = sysfs_readlink_base(r, path, vf.pf[0].pci, sizeof(vf.pf[0].pci));
+	if (rr == 0 && !sysfs_pci_valid(vf.pf[0].pci))
+		rr = -EINVAL;
 	if (rr == -ENOENT) {
 		*ret = vf; /* has_pf false: a plain NIC */
 		return 0;

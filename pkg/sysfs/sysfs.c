@@ -77,9 +77,12 @@ int root_openat(const struct rq_root *r, const char *path, int flags, mode_t mod
 	how.flags = (unsigned long long)(flags | O_CLOEXEC);
 	how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
 	how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-	do
+	/* RESOLVE_IN_ROOT fails with EAGAIN when a rename raced the walk: retry, but boundedly */
+	for (int tries = 0;; tries++) {
 		fd = syscall(SYS_openat2, r->fd, rel(path), &how, sizeof(how));
-	while (fd < 0 && errno == EAGAIN);
+		if (fd >= 0 || errno != EAGAIN || tries >= 16)
+			break;
+	}
 	return fd < 0 ? -errno : (int)fd;
 }
 
@@ -189,7 +192,8 @@ int sysfs_read_int(const struct rq_root *r, const char *path, long *ret)
 	if (rr < 0)
 		return rr;
 	errno = 0;
-	v = strtol(buf, &end, 0);
+	/* base 10: sysfs numbers are decimal, and "010" must not read as octal 8 */
+	v = strtol(buf, &end, 10);
 	if (errno || end == buf || (*end && *end != ' '))
 		return -EINVAL;
 	*ret = v;
@@ -296,6 +300,37 @@ int sysfs_mkdir_p(const struct rq_root *r, const char *path, mode_t mode)
 		}
 	}
 	return 0;
+}
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+bool sysfs_pci_valid(const char *s)
+{
+	size_t n = s ? strlen(s) : 0, dom;
+
+	/* domain:bus:dev.fn; the domain has 5 digits behind a VMD bridge */
+	if (n != 12 && n != 13)
+		return false;
+	dom = n - 8;
+	for (size_t i = 0; i < n; i++) {
+		bool ok;
+
+		if (i == dom || i == dom + 3)
+			ok = s[i] == ':';
+		else if (i == dom + 6)
+			ok = s[i] == '.';
+		else if (i == n - 1)
+			ok = s[i] >= '0' && s[i] <= '7';
+		else
+			ok = is_hex(s[i]);
+		if (!ok)
+			return false;
+	}
+	/* the device number has 5 bits */
+	return !(s[dom + 4] > '1');
 }
 
 static int cmp_names(const void *a, const void *b)

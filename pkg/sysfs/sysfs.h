@@ -60,4 +60,8 @@ void sysfs_list_free(char **names, size_t n);
 int sysfs_write_atomic(const struct rq_root *r, const char *path, const char *data, size_t len);
 int sysfs_unlink(const struct rq_root *r, const char *path);
 
+/* A canonical PCI address as sysfs spells it: "0000:81:00.1" (lower-case hex; a 5-digit domain
+ * behind VMD). Callers build paths from it, so anything else is refused before any lookup. */
+bool sysfs_pci_valid(const char *s);
+
 #endif

@@ -86,7 +86,7 @@ cleanup() {
 	for n in "${MADE_DIRS[@]}"; do rmdir "$n" 2>/dev/null; done
 	rm -rf "$T"
 }
-trap cleanup EXIT
+trap cleanup EXIT; [ -n "${RQ_KEEP:-}" ] && trap - EXIT
 
 "$MKNODE" --root "$ROOT" --pfs 3 --vfs 2 --numa-nodes 1 --rdma configfs --ecn yes --dcb yes \
 	--pf-prefix "cl$$" >/dev/null
@@ -183,6 +183,69 @@ client_cnitool() {
 	check "host-device gave the VF back to the host" has_link "$vf"
 }
 
+# A rootfs from busybox-static: /bin/busybox and the applets the tests run.
+busybox_tar() {
+	[ -f "$CACHE/busybox.tar" ] && return 0
+	[ -x /bin/busybox ] || return 1
+	rm -rf "$T/rootfs" && mkdir -p "$T/rootfs/bin" "$CACHE" && cp /bin/busybox "$T/rootfs/bin/" || return 1
+	local a
+	for a in sh ip sleep cat ls; do ln -s busybox "$T/rootfs/bin/$a"; done
+	tar -C "$T/rootfs" -cf "$CACHE/busybox.tar.tmp" . && mv "$CACHE/busybox.tar.tmp" "$CACHE/busybox.tar"
+}
+
+client_podman() {
+	local pf vfpci vf cid rc mac
+	read -r pf vfpci vf <<< "${VFS[1]}"
+	command -v podman >/dev/null || { skip podman "not installed"; return; }
+	command -v runc >/dev/null || { skip podman "no runc"; return; }
+	busybox_tar || { skip podman "no /bin/busybox (busybox-static)"; return; }
+	mkdir -p "$T/podman-net.d" && conflist roce-podman "$vf" "$vfpci" > "$T/podman-net.d/roce-podman.conflist"
+	# private network config dir and plugin dirs: nothing under /etc/cni is read or written
+	cat > "$T/containers.conf" <<CONF
+[network]
+network_backend = "cni"
+cni_plugin_dirs = ["$CNI_BIN_DIR", "$T/bin"]
+network_config_dir = "$T/podman-net.d"
+[engine]
+runtime = "runc"
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+CONF
+	"${P[@]}" import -q "$CACHE/busybox.tar" localhost/rq-busybox:latest >/dev/null
+	check "podman imported the busybox image" [ $? -eq 0 ]
+	check "podman sees the network from the private config dir" \
+		[ "$("${P[@]}" network ls --format '{{.Name}} {{.Driver}}' | grep '^roce-podman ')" = \
+			"roce-podman host-device" ]
+	: > "$T/calls.log"
+	mac=$(cat "/sys/class/net/$vf/address")
+	# the sandbox may cap RLIMIT_NOFILE/NPROC below podman's defaults
+	cid=$("${P[@]}" run -d --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 --network roce-podman \
+		localhost/rq-busybox:latest sleep 120 2> "$T/podman.err")
+	rc=$?
+	[ $rc -eq 0 ] || cat "$T/podman.err"
+	check "podman run --network roce-podman (CNI ADD) succeeds" [ $rc -eq 0 ]
+	check "the container sees the VF (MAC $mac) as eth0" \
+		[ "$("${P[@]}" exec "$cid" ip -o link show eth0 | grep -o 'link/ether [0-9a-f:]*')" = "link/ether $mac" ]
+	check "podman received the result: roce-podman attached to the container" \
+		[ "$("${P[@]}" inspect --format '{{range $k, $v := .NetworkSettings.Networks}}{{$k}} {{end}}' \
+			"$cid")" = "roce-podman " ]
+	check "podman passed RDMA_QOS_SIM_ROOT through to the plugin" \
+		[ "$(sed -n 's/^ADD netns=\[\/run\/netns\/[^]]*\] //p' "$T/calls.log")" = "root=[$ROOT]" ]
+	check_effect podman "$pf" "$vfpci"
+	"${P[@]}" rm -f -t 0 "$cid" >/dev/null
+	check "podman rm -f succeeds" [ $? -eq 0 ]
+	check_undone podman "$vfpci"
+	# libcni asks the plugin for VERSION before ADD and before DEL; podman calls DEL with the
+	# container's netns path still present, and never CHECK
+	check "podman sent VERSION, ADD, VERSION, DEL with the ADD's netns, nothing else" [ \
+		"$(calls | sed 's/ root=[^;]*//g; s/VERSION netns=\[dummy\]/VERSION/g')" = \
+		"$(sed -n 's/^ADD\( netns=\[\/run\/netns\/[^]]*\]\).*/VERSION;ADD\1;VERSION;DEL\1;/p' \
+			"$T/calls.log")" ]
+	check "host-device gave the VF back to the host" has_link "$vf"
+}
+
 echo "== cnitool (Debian golang-github-appc-cni source)"
 client_cnitool
+echo "== podman 4.3, CNI backend, runc"
+client_podman
 finish

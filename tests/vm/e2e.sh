@@ -109,6 +109,15 @@ if [ -x "$SRC/build/tests/dcb/dcb-encode" ]; then
 	grep -E '^(PASS|FAIL|SKIP)' /tmp/dcbbytes.log
 	p=$(grep -c '^PASS' /tmp/dcbbytes.log); f=$(grep -c '^FAIL' /tmp/dcbbytes.log)
 	PASS=$((PASS + p)); FAIL=$((FAIL + f))
+	# apptrust needs iproute2 >= 6.2: the bookworm-backports dcb (extracted by guest.sh)
+	BPO=$RQCACHE/iproute2-bpo/sbin
+	if [ -x "$BPO/dcb" ]; then
+		echo "-- with $("$BPO/dcb" -V 2>&1 | head -1)"
+		PATH=$BPO:$PATH RQ_DCB_DEV=$PF RQ_BUILD=$SRC/build bash "$SRC/tests/dcb/run.sh" > /tmp/dcbbpo.log 2>&1
+		grep -E '^(PASS|FAIL|SKIP)' /tmp/dcbbpo.log | grep -i apptrust
+		p=$(grep '^PASS' /tmp/dcbbpo.log | grep -ci apptrust); f=$(grep '^FAIL' /tmp/dcbbpo.log | grep -ci apptrust)
+		PASS=$((PASS + p)); FAIL=$((FAIL + f))
+	fi
 else
 	fail "no $SRC/build/tests/dcb/dcb-encode (vm/run.sh builds it)"
 fi

@@ -60,6 +60,11 @@ setup() {
 		rm -f "$CACHE/depmod-done"
 		echo "$KV" > "$CACHE/kv"
 	fi
+	# iproute2 from bookworm-backports (extracted, not installed): its dcb has apptrust
+	if [ ! -x "$CACHE/iproute2-bpo/sbin/dcb" ]; then
+		(cd "$CACHE/debs" && apt-get download -q -t bookworm-backports iproute2 >&2)
+		dpkg-deb -x "$(ls -t "$CACHE"/debs/iproute2_*bpo*.deb | head -1)" "$CACHE/iproute2-bpo"
+	fi
 	# the test module, built against the downloaded headers (no pahole: no module BTF)
 	if ! cmp -s "$SRC/tests/vm/dcbsim/dcbsim.c" "$CACHE/module/dcbsim.c" || [ ! -f "$CACHE/module/dcbsim.ko" ]; then
 		cp "$SRC/tests/vm/dcbsim/dcbsim.c" "$CACHE/module/"

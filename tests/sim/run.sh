@@ -103,6 +103,21 @@ check "DEL after the netns is gone (empty CNI_NETNS)" [ $? -eq 0 ]
 check "records all gone" [ "$(recs)" = 0 ]
 check "ToS restored after DEL without netns" [ "$(tos_of "$VF0PCI")" = 0 ]
 
+echo "== DEL when the VF and its RDMA device are gone"
+conf_for roce 1.0.0 "$(rq "$VF3PCI")" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD gone /proc/self/ns/net net1 "$ARGS_OK" > /dev/null 2>&1
+check "ADD for the VF that will vanish" [ "$(recs)" = 1 ]
+GDEV=$(rdma_of "$VF3PCI")
+mv "$ROOT/sys/kernel/config/rdma_cm/$GDEV" "$T/gone-cfs"
+mv "$ROOT/sys/devices/pci0000:00/$VF3PCI" "$T/gone-vf"
+conf_for roce 1.0.0 "$(rq "$VF3PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL gone "" net1 "$ARGS_OK" 2> "$T/gone.log"
+check "DEL succeeds with the VF and RDMA device gone" [ $? -eq 0 ]
+check "DEL says the RDMA device is gone" grep -q 'is gone' "$T/gone.log"
+check "record removed" [ "$(recs)" = 0 ]
+mv "$T/gone-vf" "$ROOT/sys/devices/pci0000:00/$VF3PCI"
+mv "$T/gone-cfs" "$ROOT/sys/kernel/config/rdma_cm/$GDEV"
+echo 0 > "$ROOT/sys/kernel/config/rdma_cm/$GDEV/ports/1/default_roce_tos"
+
 echo "== NUMA policies on the misaligned pod (VF on node 0, pod CPUs on node 1)"
 NSN=$(newns n)
 msg=$(chain_add "$ROOT" roce c3 "$NSN" net1 "$VF2" "$(rq "$VF2PCI" '"numa":"strict"')" "$ARGS_FAR")

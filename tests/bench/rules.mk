@@ -1,11 +1,19 @@
 # SPDX-License-Identifier: Apache-2.0
-# make bench helpers: the timing harness and the C floor peer.
+# make bench helpers: the timing harness (static: its forked image bounds every
+# child's ru_maxrss from below, see bench.c), the C floor peer (dynamic, like
+# any plugin) and a static no-op without C start-up that measures exec itself.
+BENCH_CFLAGS = -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wformat=2 -Wvla
+
 $(B)/bench/bench: tests/bench/bench.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -o $@ $<
+	$(CC) $(BENCH_CFLAGS) -static -o $@ $<
 
 $(B)/bench/floor: tests/bench/floor.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -o $@ $<
+	$(CC) $(BENCH_CFLAGS) -o $@ $<
 
-bench: $(B)/bench/bench $(B)/bench/floor
+$(B)/bench/noop: tests/bench/noop.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -static -nostartfiles -o $@ $<
+
+bench: $(B)/bench/bench $(B)/bench/floor $(B)/bench/noop

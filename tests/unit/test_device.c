@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: Apache-2.0
+/* device_resolve_vf over nodes built by tests/simnode/mknode. */
+#include <check.h>
+#include <errno.h>
+#include <string.h>
+
+#include "pkg/sysfs/device.h"
+#include "tests/simnode/simnode.h"
+
+#define DEV "$R/sys/devices/pci0000:00"
+
+static struct simnode node;
+
+static void teardown(void)
+{
+	sim_destroy(&node);
+}
+
+START_TEST(vf_with_pf)
+{
+	struct rq_vf_info vf;
+	struct rq_error e = {0};
+
+	sim_build(&node, "--pfs 2 --vfs 4 --numa-nodes 2");
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:81:00.1", &vf, &e), 0);
+	ck_assert_int_eq(e.code, 0);
+	ck_assert_str_eq(vf.pci, "0000:81:00.1");
+	ck_assert(vf.has_pf);
+	ck_assert_uint_eq(vf.n_pf, 1);
+	ck_assert_str_eq(vf.pf[0].pci, "0000:81:00.0");
+	ck_assert_str_eq(vf.pf[0].ifname, "simpf0");
+	ck_assert_str_eq(vf.pf[0].driver, "mlx5_core");
+	ck_assert_str_eq(vf.bond, "");
+	ck_assert_str_eq(vf.rdma_bond, "");
+	ck_assert_str_eq(vf.ifname, "simpf0v0");
+	ck_assert_int_eq(vf.numa_node, 0);
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:82:00.4", &vf, NULL), 0);
+	ck_assert_str_eq(vf.pf[0].pci, "0000:82:00.0");
+	ck_assert_str_eq(vf.pf[0].ifname, "simpf1");
+	ck_assert_str_eq(vf.ifname, "simpf1v3");
+	ck_assert_int_eq(vf.numa_node, 1);
+}
+END_TEST
+
+START_TEST(vf_missing_or_malformed)
+{
+	struct rq_vf_info vf;
+	struct rq_error e = {0};
+
+	sim_build(&node, "--pfs 1 --vfs 1");
+	memset(&vf, 0x5a, sizeof(vf));
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:81:07.0", &vf, &e), -ENODEV);
+	ck_assert_int_eq(e.code, RQ_ERR_NO_DEVICE);
+	ck_assert_str_eq(e.msg, "VF 0000:81:07.0: no such PCI device");
+	ck_assert_int_eq((unsigned char)vf.pci[0], 0x5a); /* untouched */
+	rq_err_clear(&e);
+	ck_assert_int_eq(device_resolve_vf(&node.root, "../../../../etc", &vf, &e), -EINVAL);
+	ck_assert_int_eq(e.code, RQ_ERR_NO_DEVICE);
+	ck_assert_str_eq(e.msg, "VF \"../../../../etc\" is not a PCI address (expected e.g. "
+				"0000:81:00.2)");
+	rq_err_clear(&e);
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:81:00.1/../../..", &vf, &e), -EINVAL);
+	ck_assert_int_eq(device_resolve_vf(&node.root, "", &vf, NULL), -EINVAL);
+	ck_assert_int_eq(device_resolve_vf(&node.root, NULL, &vf, NULL), -EINVAL);
+}
+END_TEST
+
+/* A NIC without SR-IOV (host-device of a whole function): no physfn. */
+START_TEST(plain_nic)
+{
+	struct rq_vf_info vf;
+
+	sim_build(&node, "--pfs 1 --vfs 1");
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:81:00.0", &vf, NULL), 0);
+	ck_assert(!vf.has_pf);
+	ck_assert_uint_eq(vf.n_pf, 0);
+	ck_assert_str_eq(vf.ifname, "simpf0");
+	ck_assert_int_eq(vf.numa_node, 0);
+	ck_assert_str_eq(vf.pf[0].pci, "");
+}
+END_TEST
+
+START_TEST(vf_moved_and_unknown_numa)
+{
+	struct rq_vf_info vf;
+
+	sim_build(&node, "--pfs 1 --vfs 2");
+	ck_assert_int_eq(sim_sh(&node, "rm -r " DEV "/0000:81:00.1/net " DEV
+				       "/0000:81:00.1/numa_node; echo -1 > " DEV
+				       "/0000:81:00.2/numa_node; rm " DEV "/0000:81:00.0/driver"),
+			 0);
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:81:00.1", &vf, NULL), 0);
+	ck_assert_str_eq(vf.ifname, "");
+	ck_assert_int_eq(vf.numa_node, -1);
+	ck_assert_str_eq(vf.pf[0].driver, "");
+	ck_assert_str_eq(vf.pf[0].ifname, "simpf0");
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:81:00.2", &vf, NULL), 0);
+	ck_assert_int_eq(vf.numa_node, -1);
+}
+END_TEST
+
+START_TEST(pf_without_netdev)
+{
+	struct rq_vf_info vf;
+	struct rq_error e = {0};
+
+	sim_build(&node, "--pfs 1 --vfs 1");
+	ck_assert_int_eq(sim_sh(&node, "rm -r " DEV "/0000:81:00.0/net/simpf0"), 0);
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:81:00.1", &vf, &e), -ENODEV);
+	ck_assert_int_eq(e.code, RQ_ERR_NO_DEVICE);
+	ck_assert_str_eq(e.msg, "PF 0000:81:00.0 of VF 0000:81:00.1 has no netdev");
+}
+END_TEST
+
+/* Several netdevs under the PF (a representor next to the uplink): the first in sorted order. */
+START_TEST(pf_first_netdev_sorted)
+{
+	struct rq_vf_info vf;
+
+	sim_build(&node, "--pfs 1 --vfs 1 --pf-prefix zz");
+	ck_assert_int_eq(sim_sh(&node, "mkdir " DEV "/0000:81:00.0/net/eth9 " DEV
+				       "/0000:81:00.0/net/ens1f0"),
+			 0);
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:81:00.1", &vf, NULL), 0);
+	ck_assert_str_eq(vf.pf[0].ifname, "ens1f0");
+}
+END_TEST
+
+START_TEST(physfn_broken)
+{
+	struct rq_vf_info vf;
+	struct rq_error e = {0};
+
+	sim_build(&node, "--pfs 1 --vfs 2");
+	/* a physfn that is not a link, and one whose target is no PCI address */
+	ck_assert_int_eq(sim_sh(&node, "rm " DEV "/0000:81:00.1/physfn; mkdir " DEV
+				       "/0000:81:00.1/physfn; ln -sfn ../weird " DEV
+				       "/0000:81:00.2/physfn"),
+			 0);
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:81:00.1", &vf, &e), -EINVAL);
+	ck_assert_int_eq(e.code, RQ_ERR_NO_DEVICE);
+	ck_assert_str_eq(e.msg, "VF 0000:81:00.1: physfn: Invalid argument");
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:81:00.2", &vf, NULL), -EINVAL);
+}
+END_TEST
+
+START_TEST(bond_both_slaves)
+{
+	struct rq_vf_info vf;
+
+	sim_build(&node, "--pfs 2 --vfs 2 --numa-nodes 1 --bond --pf-prefix bd");
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:81:00.2", &vf, NULL), 0);
+	ck_assert_uint_eq(vf.n_pf, 2);
+	ck_assert_str_eq(vf.bond, "bond0");
+	ck_assert_str_eq(vf.pf[0].pci, "0000:81:00.0");
+	ck_assert_str_eq(vf.pf[0].ifname, "bd0");
+	ck_assert_str_eq(vf.pf[1].pci, "0000:82:00.0");
+	ck_assert_str_eq(vf.pf[1].ifname, "bd1");
+	ck_assert_str_eq(vf.pf[1].driver, "mlx5_core");
+	ck_assert_str_eq(vf.rdma_bond, "mlx5_bond_0");
+	/* from the second PF's VF: its own PF first, the RDMA bond still found via PF0 */
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:82:00.1", &vf, NULL), 0);
+	ck_assert_uint_eq(vf.n_pf, 2);
+	ck_assert_str_eq(vf.pf[0].pci, "0000:82:00.0");
+	ck_assert_str_eq(vf.pf[1].pci, "0000:81:00.0");
+	ck_assert_str_eq(vf.rdma_bond, "mlx5_bond_0");
+}
+END_TEST
+
+/* A master that is not a bond (bridge, VRF): no bonding/slaves, so no bond. */
+START_TEST(master_not_bond)
+{
+	struct rq_vf_info vf;
+
+	sim_build(&node, "--pfs 2 --vfs 1 --bond");
+	ck_assert_int_eq(sim_sh(&node, "rm -r $R/sys/devices/virtual/net/bond0/bonding"), 0);
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:81:00.1", &vf, NULL), 0);
+	ck_assert_uint_eq(vf.n_pf, 1);
+	ck_assert_str_eq(vf.bond, "");
+}
+END_TEST
+
+/* Slaves without a PCI function, duplicates and more than RQ_MAX_PFS. */
+START_TEST(bond_slave_filtering)
+{
+	struct rq_vf_info vf;
+
+	sim_build(&node, "--pfs 6 --vfs 1 --bond");
+	ck_assert_int_eq(
+	    sim_sh(&node, "mkdir -p $R/sys/devices/virtual/net/veth0 && "
+			  "ln -s ../../devices/virtual/net/veth0 $R/sys/class/net/veth0 && "
+			  "ln -s ../../virtual/net/veth0 $R/sys/devices/virtual/net/veth0/device && "
+			  "echo 'veth0 nosuch simpf0 simpf1 simpf0 simpf2 simpf3 simpf4 simpf5' > "
+			  "$R/sys/devices/virtual/net/bond0/bonding/slaves"),
+	    0);
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:81:00.1", &vf, NULL), 0);
+	ck_assert_uint_eq(vf.n_pf, RQ_MAX_PFS);
+	ck_assert_str_eq(vf.pf[0].pci, "0000:81:00.0");
+	ck_assert_str_eq(vf.pf[1].pci, "0000:82:00.0");
+	ck_assert_str_eq(vf.pf[2].pci, "0000:83:00.0");
+	ck_assert_str_eq(vf.pf[3].pci, "0000:84:00.0");
+	ck_assert_str_eq(vf.pf[3].ifname, "simpf3");
+}
+END_TEST
+
+/* An RDMA bond device on some other PF is not ours. */
+START_TEST(rdma_bond_other_pf)
+{
+	struct rq_vf_info vf;
+
+	sim_build(&node, "--pfs 3 --vfs 1 --bond");
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:83:00.1", &vf, NULL), 0);
+	ck_assert_uint_eq(vf.n_pf, 1);
+	ck_assert_str_eq(vf.bond, "");
+	ck_assert_str_eq(vf.rdma_bond, "");
+}
+END_TEST
+
+START_TEST(physfn_loop)
+{
+	struct rq_vf_info vf;
+	struct rq_error e = {0};
+
+	sim_build(&node, "--pfs 1 --vfs 1");
+	/* the VF's device directory replaced by a link to itself */
+	ck_assert_int_eq(sim_sh(&node, "rm -r " DEV "/0000:81:00.1 && "
+				       "ln -s 0000:81:00.1 " DEV "/0000:81:00.1"),
+			 0);
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:81:00.1", &vf, &e), -ENODEV);
+	ck_assert_int_eq(e.code, RQ_ERR_NO_DEVICE);
+}
+END_TEST
+
+Suite *suite_device(void);
+Suite *suite_device(void)
+{
+	Suite *s = suite_create("device");
+	TCase *tc = tcase_create("resolve");
+
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, vf_with_pf);
+	tcase_add_test(tc, vf_missing_or_malformed);
+	tcase_add_test(tc, plain_nic);
+	tcase_add_test(tc, vf_moved_and_unknown_numa);
+	tcase_add_test(tc, pf_without_netdev);
+	tcase_add_test(tc, pf_first_netdev_sorted);
+	tcase_add_test(tc, physfn_broken);
+	tcase_add_test(tc, bond_both_slaves);
+	tcase_add_test(tc, master_not_bond);
+	tcase_add_test(tc, bond_slave_filtering);
+	tcase_add_test(tc, rdma_bond_other_pf);
+	tcase_add_test(tc, physfn_loop);
+	suite_add_tcase(s, tc);
+	return s;
+}

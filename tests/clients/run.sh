@@ -246,6 +246,99 @@ CONF
 
 echo "== cnitool (Debian golang-github-appc-cni source)"
 client_cnitool
+# An OCI archive of the same busybox rootfs, for ctr images import.
+busybox_oci() {
+	[ -f "$CACHE/busybox-oci.tar" ] && return 0
+	command -v podman >/dev/null && busybox_tar || return 1
+	"${P[@]}" import -q "$CACHE/busybox.tar" localhost/rq-busybox:latest >/dev/null &&
+		"${P[@]}" save -q --format oci-archive -o "$CACHE/busybox-oci.tmp" localhost/rq-busybox:latest &&
+		mv "$CACHE/busybox-oci.tmp" "$CACHE/busybox-oci.tar"
+}
+
+# ctr run --cni has no flags for CNI dirs: go-cni's defaults /etc/cni/net.d (first conflist) and
+# /opt/cni/bin apply. ctr itself (not the daemon) runs the plugins, so a private mount namespace
+# around ctr, with our dirs bound over those two, leaves the host's CNI config untouched.
+ctr_private() {
+	local d
+	for d in /etc/cni/net.d /opt/cni/bin; do
+		[ -d "$d" ] && continue
+		mkdir -p "$d" && MADE_DIRS=("$d" "${MADE_DIRS[@]}")
+		[ -d "$(dirname "$d")" ] && MADE_DIRS+=("$(dirname "$d")")
+	done
+	unshare --mount --propagation private -- sh -c 'mount --bind "$1" /etc/cni/net.d &&
+		mount --bind "$2" /opt/cni/bin && shift 2 && exec "$@"' sh "$T/ctr-net.d" "$T/ctr-bin" \
+		env RDMA_QOS_SIM_ROOT="$ROOT" "${C[@]}" "$@"
+}
+
+start_containerd() {
+	mkdir -p "$T/ctrd"
+	cat > "$T/ctrd/config.toml" <<CONF
+version = 2
+root = "$T/ctrd/root"
+state = "$T/ctrd/state"
+disabled_plugins = ["io.containerd.grpc.v1.cri"]
+[grpc]
+  address = "$T/ctrd/sock"
+CONF
+	containerd --config "$T/ctrd/config.toml" > "$T/ctrd/log" 2>&1 &
+	CTRD_PID=$!
+	local i
+	for i in $(seq 50); do
+		"${C[@]}" version >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	cat "$T/ctrd/log"
+	return 1
+}
+
+client_ctr() {
+	local pf vfpci vf mac i rc
+	read -r pf vfpci vf <<< "${VFS[2]}"
+	command -v containerd >/dev/null && command -v ctr >/dev/null || { skip ctr "no containerd"; return; }
+	command -v runc >/dev/null || { skip ctr "no runc"; return; }
+	busybox_oci || { skip ctr "no busybox OCI archive (needs podman and busybox-static)"; return; }
+	C=(ctr --address "$T/ctrd/sock" --namespace rqtest)
+	start_containerd
+	check "containerd started on a private socket, root and state" kill -0 "$CTRD_PID"
+	# the archive's ref.name annotation names the image
+	"${C[@]}" images import "$CACHE/busybox-oci.tar" >/dev/null
+	rc=$?
+	check "ctr imported the busybox image" \
+		[ "$rc $("${C[@]}" images ls -q)" = "0 localhost/rq-busybox:latest" ]
+	mkdir -p "$T/ctr-net.d" "$T/ctr-bin"
+	conflist roce-ctr "$vf" "$vfpci" > "$T/ctr-net.d/10-roce-ctr.conflist"
+	ln -s "$T/bin/rdma-qos-sim" "$T/ctr-bin/rdma-qos-sim"
+	ln -s "$HOSTDEV" "$T/ctr-bin/host-device"
+	mac=$(cat "/sys/class/net/$vf/address")
+	: > "$T/calls.log"
+	ctr_private run --cni --rm localhost/rq-busybox:latest rqctr sh -c 'ip -o link show eth0; sleep 3' \
+		> "$T/ctr.out" 2>&1 &
+	local run=$!
+	for i in $(seq 40); do [ "$(recs)" = 1 ] && break; sleep 0.25; done
+	check_effect ctr "$pf" "$vfpci"
+	wait $run
+	rc=$?
+	[ $rc -eq 0 ] || cat "$T/ctr.out"
+	check "ctr run --cni --rm succeeds" [ $rc -eq 0 ]
+	check "the container saw the VF (MAC $mac) as eth0" \
+		[ "$(grep -o 'link/ether [0-9a-f:]*' "$T/ctr.out")" = "link/ether $mac" ]
+	check "ctr passed RDMA_QOS_SIM_ROOT through to the plugin" \
+		[ "$(sed -n 's/^ADD netns=\[\/proc\/[0-9]*\/ns\/net\] //p' "$T/calls.log")" = "root=[$ROOT]" ]
+	# the task is gone before ctr removes the network: DEL comes with an empty CNI_NETNS (and,
+	# unlike podman's libcni, go-cni asks for no VERSION)
+	check "ctr sent ADD with the task's /proc netns, then DEL with an empty CNI_NETNS" [ \
+		"$(calls | sed 's/ root=[^;]*//g; s/proc\/[0-9]*/proc\/PID/')" = \
+		"ADD netns=[/proc/PID/ns/net];DEL netns=[];" ]
+	check_undone ctr "$vfpci"
+	check "no rdma-qos-sim conflist was left in the host's /etc/cni/net.d" \
+		[ ! -e /etc/cni/net.d/10-roce-ctr.conflist ]
+	kill "$CTRD_PID" && wait "$CTRD_PID"
+	check "containerd stopped" [ $? -eq 0 ]
+	CTRD_PID=""
+}
+
 echo "== podman 4.3, CNI backend, runc"
 client_podman
+echo "== containerd 1.6: ctr run --cni"
+client_ctr
 finish

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: Apache-2.0
+/* pkg/netns: opening, entering and leaving network namespaces; link lookups inside one. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pkg/netns/netns.h"
+
+static char ns_name[64];
+static char ns_path[128];
+
+static ino_t cur_netns(void)
+{
+	struct stat st;
+
+	ck_assert_int_eq(stat("/proc/thread-self/ns/net", &st), 0);
+	return st.st_ino;
+}
+
+/* An `ip netns add` namespace; false (with the reason printed) when this machine cannot. */
+static bool make_ns(void)
+{
+	char cmd[256];
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "netns: SKIP real-namespace checks: not root\n");
+		return false;
+	}
+	snprintf(ns_name, sizeof(ns_name), "rqunit%d", (int)getpid());
+	snprintf(ns_path, sizeof(ns_path), "/run/netns/%s", ns_name);
+	snprintf(cmd, sizeof(cmd), "ip netns add %s 2>/dev/null", ns_name);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "netns: SKIP real-namespace checks: `ip netns add` failed\n");
+		ns_name[0] = '\0';
+		return false;
+	}
+	return true;
+}
+
+static void teardown(void)
+{
+	char cmd[256];
+
+	if (!ns_name[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "ip netns del %s 2>/dev/null", ns_name);
+	(void)!system(cmd);
+}
+
+START_TEST(open_not_a_netns)
+{
+	int fd = 1234;
+
+	ck_assert_int_eq(netns_open(NULL, &fd), -ENOENT);
+	ck_assert_int_eq(netns_open("", &fd), -ENOENT);
+	ck_assert_int_eq(netns_open("/nonexistent/rq-netns", &fd), -ENOENT);
+	ck_assert_int_eq(netns_open("/run/netns/rq-never-made-this", &fd), -ENOENT);
+	ck_assert_int_eq(netns_open("/etc/hostname/x", &fd), -ENOENT); /* ENOTDIR: gone too */
+	ck_assert_int_eq(netns_open("/etc/hostname", &fd), -EINVAL);
+	ck_assert_int_eq(netns_open("/tmp", &fd), -EINVAL);
+	ck_assert_int_eq(netns_open("/dev/null", &fd), -EINVAL);
+	/* /proc files that are not namespaces, and namespaces that are not net */
+	ck_assert_int_eq(netns_open("/proc/self/status", &fd), -EINVAL);
+	ck_assert_int_eq(netns_open("/proc/self/ns/mnt", &fd), -EINVAL);
+	ck_assert_int_eq(netns_open("/proc/self/ns/uts", &fd), -EINVAL);
+	ck_assert_int_eq(fd, 1234);
+}
+END_TEST
+
+START_TEST(open_proc_net)
+{
+	int fd = -1;
+
+	ck_assert_int_eq(netns_open("/proc/self/ns/net", &fd), 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_ne(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);
+	close(fd);
+}
+END_TEST
+
+START_TEST(enter_return_errors)
+{
+	int saved = 4321;
+
+	ck_assert_int_eq(netns_enter(-1, &saved), -EBADF);
+	ck_assert_int_eq(saved, 4321);
+	ck_assert_int_eq(netns_return(-1), -EBADF);
+	ck_assert_int_eq(netns_link_ifindex("rq-no-such-if"), -ENODEV);
+	{
+		char buf[32] = "keep";
+
+		ck_assert_int_eq(netns_link_pci("rq-no-such-if", buf, sizeof(buf)), -ENODEV);
+		ck_assert_str_eq(buf, "keep");
+	}
+}
+END_TEST
+
+START_TEST(real_netns)
+{
+	int fd = -1, saved = -1;
+	ino_t host = cur_netns(), inside;
+	char buf[32] = "keep", cmd[256];
+
+	if (!make_ns())
+		return;
+	ck_assert_int_eq(netns_open(ns_path, &fd), 0);
+	ck_assert_int_eq(netns_enter(fd, &saved), 0);
+	inside = cur_netns();
+	ck_assert_uint_ne(inside, host);
+	/* a fresh namespace has only lo, with ifindex 1 */
+	ck_assert_int_eq(netns_link_ifindex("lo"), 1);
+	ck_assert_int_eq(netns_link_pci("lo", buf, sizeof(buf)), -ENOENT);
+	ck_assert_str_eq(buf, "keep");
+	/* a veth has no PCI parent either (empty bus-info) */
+	ck_assert_int_eq(system("ip link add rqv0 type veth peer name rqv1"), 0);
+	ck_assert_int_gt(netns_link_ifindex("rqv0"), 1);
+	ck_assert_int_eq(netns_link_pci("rqv0", buf, sizeof(buf)), -ENOENT);
+	ck_assert_str_eq(buf, "keep");
+	ck_assert_int_eq(netns_return(saved), 0);
+	ck_assert_uint_eq(cur_netns(), host);
+	/* the veth stayed in the namespace */
+	ck_assert_int_eq(netns_link_ifindex("rqv0"), -ENODEV);
+	close(fd);
+	/* deleted: the path is gone */
+	snprintf(cmd, sizeof(cmd), "ip netns del %s", ns_name);
+	ck_assert_int_eq(system(cmd), 0);
+	ns_name[0] = '\0';
+	fd = 99;
+	ck_assert_int_eq(netns_open(ns_path, &fd), -ENOENT);
+	ck_assert_int_eq(fd, 99);
+}
+END_TEST
+
+/* A namespace held only by an open fd still works after its name is gone. */
+START_TEST(netns_outlives_name)
+{
+	int fd = -1, saved = -1;
+	char cmd[256];
+
+	if (!make_ns())
+		return;
+	ck_assert_int_eq(netns_open(ns_path, &fd), 0);
+	snprintf(cmd, sizeof(cmd), "ip netns del %s", ns_name);
+	ck_assert_int_eq(system(cmd), 0);
+	ns_name[0] = '\0';
+	ck_assert_int_eq(netns_enter(fd, &saved), 0);
+	ck_assert_int_eq(netns_link_ifindex("lo"), 1);
+	ck_assert_int_eq(netns_return(saved), 0);
+	close(fd);
+}
+END_TEST
+
+Suite *suite_netns(void);
+Suite *suite_netns(void)
+{
+	Suite *s = suite_create("netns");
+	TCase *tc = tcase_create("netns");
+
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, open_not_a_netns);
+	tcase_add_test(tc, open_proc_net);
+	tcase_add_test(tc, enter_return_errors);
+	tcase_add_test(tc, real_netns);
+	tcase_add_test(tc, netns_outlives_name);
+	suite_add_tcase(s, tc);
+	return s;
+}

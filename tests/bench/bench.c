@@ -42,7 +42,7 @@ struct cmd {
 	char *argv[MAX_ARGS];
 	double *us;
 	long *rss;
-	int n, fails;
+	int n, ok, fails; /* timed runs; exited 0; failed runs and prepare steps */
 };
 
 /* What one run needs, made ready before the clock starts. */
@@ -131,7 +131,9 @@ static void account(struct cmd *c, double us, int status, const struct rusage *r
 {
 	c->us[c->n] = us;
 	c->rss[c->n++] = ru->ru_maxrss;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		c->ok++;
+	else
 		c->fails++;
 }
 
@@ -210,7 +212,7 @@ static void report(FILE *js, struct cmd *c, int first, double wall)
 	p90 = pct(c->us, c->n, 0.90);
 	p99 = pct(c->us, c->n, 0.99);
 	printf("%-28s n=%-4d ok=%-4d p10 %8.0f  p50 %8.0f  p90 %8.0f  p99 %8.0f us  rss %5ld KiB",
-	       c->name, c->n, c->n - c->fails, p10, p50, p90, p99, maxrss);
+	       c->name, c->n, c->ok, p10, p50, p90, p99, maxrss);
 	if (wall > 0)
 		printf("  wall %.0f us", wall);
 	putchar('\n');
@@ -219,16 +221,19 @@ static void report(FILE *js, struct cmd *c, int first, double wall)
 			"%s\n  \"%s\": {\"n\": %d, \"ok\": %d, \"fails\": %d, \"p10_us\": %.1f, "
 			"\"p50_us\": %.1f, \"p90_us\": %.1f, \"p99_us\": %.1f, "
 			"\"max_rss_kib\": %ld, \"wall_us\": %.1f}",
-			first ? "" : ",", c->name, c->n, c->n - c->fails, c->fails, p10, p50, p90, p99,
+			first ? "" : ",", c->name, c->n, c->ok, c->fails, p10, p50, p90, p99,
 			maxrss, wall);
 }
 
-static void run_prepare(struct cmd *c)
+/* A failed prepare step is a failure of the line; the run is skipped. */
+static int run_prepare(struct cmd *c)
 {
 	if (strcmp(c->prepare, "-") != 0 && system(c->prepare) != 0) {
 		fprintf(stderr, "bench: %s: prepare failed: %s\n", c->name, c->prepare);
 		c->fails++;
+		return -1;
 	}
+	return 0;
 }
 
 static void run_interleaved(struct cmd *cmds, int nc, int rounds, FILE *js)
@@ -243,7 +248,8 @@ static void run_interleaved(struct cmd *cmds, int nc, int rounds, FILE *js)
 			pid_t pid;
 			int st;
 
-			run_prepare(c);
+			if (run_prepare(c) < 0)
+				continue;
 			prepare(c, round, &l);
 			t0 = now_us();
 			pid = launch(c, &l);
@@ -265,7 +271,10 @@ static void run_parallel(struct cmd *c, int par, FILE *js, int first)
 	static double start[MAX_PAR];
 	double t0;
 
-	run_prepare(c);
+	if (run_prepare(c) < 0) {
+		report(js, c, first, 0);
+		return;
+	}
 	t0 = now_us();
 	for (int i = 0; i < par; i++) {
 		prepare(c, i, &l);

@@ -23,7 +23,7 @@ skip() {
 	SKIP=$((SKIP + 1)); echo "SKIP: $1: $2"
 }
 finish() {
-	if [ "$SKIP" -gt 0 ]; then echo "($SKIP client(s) skipped)"; fi
+	if [ "$SKIP" -gt 0 ]; then echo "($SKIP skipped)"; fi
 	summary
 	exit
 }
@@ -67,7 +67,7 @@ build_cnitool() {
 	fi
 	rm -rf golang-github-appc-cni-*/ && tar xf golang-github-appc-cni_*.orig.tar.* || return 1
 	cd golang-github-appc-cni-*/ || return 1
-	GO111MODULE=off GOPATH="$CACHE/gopath:/usr/share/gocode" GOCACHE="$CACHE/gocache" GOFLAGS= \
+	GO111MODULE=off GOPATH="$CACHE/gopath:/usr/share/gocode" GOCACHE="$CACHE/gocache" GOFLAGS='' \
 		go build -o "$CACHE/cnitool.tmp" ./cnitool >&2 && mv "$CACHE/cnitool.tmp" "$CACHE/cnitool"
 }
 
@@ -93,20 +93,33 @@ trap cleanup EXIT; [ -n "${RQ_KEEP:-}" ] && trap - EXIT
 sim_make_vfs "$ROOT"
 # one PF per client: v0 of PF 0, 1, 2
 mapfile -t VFS < <(sim_vfs "$ROOT" | awk '$3 ~ /v0$/')
-mkdir -p "$T/bin"
-cat > "$T/bin/rdma-qos-sim" <<SHIM
+# mkshim DIR [DEFAULT_ROOT]: the logging shim; with DEFAULT_ROOT it fills in a missing
+# RDMA_QOS_SIM_ROOT after logging what the caller passed
+mkshim() {
+	local fill=""
+	[ -z "${2:-}" ] || fill=": \"\${RDMA_QOS_SIM_ROOT:=$2}\"; export RDMA_QOS_SIM_ROOT"
+	mkdir -p "$1"
+	cat > "$1/rdma-qos-sim" <<SHIM
 #!/bin/sh
 echo "\$CNI_COMMAND netns=[\$CNI_NETNS] root=[\$RDMA_QOS_SIM_ROOT]" >> "$T/calls.log"
-exec "$SIM" "\$@"
+echo "\$CNI_COMMAND from \$(tr '\\0' ' ' < /proc/\$PPID/cmdline)" >> "$T/parents.log"
+$fill
+"$SIM" "\$@" 2>> "$T/plugin.log"
+rc=\$?
+echo "\$CNI_COMMAND rc=\$rc" >> "$T/done.log"
+exit \$rc
 SHIM
-chmod +x "$T/bin/rdma-qos-sim"
+	chmod +x "$1/rdma-qos-sim"
+}
+mkshim "$T/bin"
 
 conflist() { # name vfdev vfpci
 	jq -n --arg n "$1" --arg d "$2" --arg p "$3" '{cniVersion: "1.0.0", name: $n, plugins: [
 		{type: "host-device", device: $d},
 		{type: "rdma-qos-sim", deviceID: $p, numa: "warn", capabilities: {deviceID: true}}]}'
 }
-recs() { find "$ROOT/var/lib/cni/rdma-qos/" -maxdepth 1 -name '*.json' 2>/dev/null | wc -l; }
+# recs [NETWORK]: attachment records (of one network)
+recs() { find "$ROOT/var/lib/cni/rdma-qos/" -maxdepth 1 -name "${1:+$1_}*.json" 2>/dev/null | wc -l; }
 tos_of() {
 	cat "$ROOT/sys/kernel/config/rdma_cm/$(ls "$ROOT/sys/bus/pci/devices/$1/infiniband")/ports/1/default_roce_tos"
 }
@@ -117,18 +130,18 @@ dscp_map_ok() {
 		(map(select(.protocol == 26 or .protocol == 48) | [.protocol, .priority]) | sort
 			== [[26, 3], [48, 6]])' "$ROOT/dcb/$1.json" >/dev/null
 }
-# check_effect CLIENT PF VFPCI: what ADD must leave on the PF, the VF and the state dir
+# check_effect CLIENT PF VFPCI NETWORK: what ADD must leave on the PF, the VF and the state dir
 check_effect() {
 	check "$1: PF $2 pfc [3]" [ "$(jq -c .pfc "$ROOT/dcb/$2.json")" = "[3]" ]
 	check "$1: PF $2 trusts DSCP with the full DSCP map" dscp_map_ok "$2"
 	check "$1: PF $2 ECN NP+RP on prio 3" [ "$(cat "$ROOT/sys/class/net/$2/ecn/roce_np/enable/3" \
 		"$ROOT/sys/class/net/$2/ecn/roce_rp/enable/3" | tr -d '\n')" = 11 ]
 	check "$1: VF $3 RoCE ToS 106" [ "$(tos_of "$3")" = 106 ]
-	check "$1: one attachment record" [ "$(recs)" = 1 ]
+	check "$1: one attachment record of network $4" [ "$(recs "$4")" = 1 ]
 }
-# check_undone CLIENT VFPCI: what DEL must leave
+# check_undone CLIENT VFPCI NETWORK: what DEL must leave
 check_undone() {
-	check "$1: DEL removed the record" [ "$(recs)" = 0 ]
+	check "$1: DEL removed the record" [ "$(recs "$3")" = 0 ]
 	check "$1: DEL restored the VF's ToS" [ "$(tos_of "$2")" = 0 ]
 }
 has_link() { ip ${2:+-n "$2"} link show "$1" >/dev/null 2>&1; } # IFNAME [NETNS]
@@ -158,7 +171,7 @@ client_cnitool() {
 	check "cnitool passed its environment (RDMA_QOS_SIM_ROOT) through to the plugin" \
 		[ "$(calls)" = "ADD netns=[/run/netns/$ns] root=[$ROOT];" ]
 	check "net1 is in the pod netns" has_link net1 "$ns"
-	check_effect cnitool "$pf" "$vfpci"
+	check_effect cnitool "$pf" "$vfpci" roce-cnitool
 
 	"${ct[@]}" check roce-cnitool "/run/netns/$ns"
 	check "cnitool check succeeds" [ $? -eq 0 ]
@@ -177,7 +190,7 @@ client_cnitool() {
 	check "cnitool check succeeds again once PFC is back" [ $? -eq 0 ]
 	"${ct[@]}" del roce-cnitool "/run/netns/$ns"
 	check "cnitool del succeeds" [ $? -eq 0 ]
-	check_undone cnitool "$vfpci"
+	check_undone cnitool "$vfpci" roce-cnitool
 	check "cnitool sent ADD, CHECK x4, DEL in that order" [ "$(calls | sed 's/ netns=[^;]*//g')" = \
 		"ADD;CHECK;CHECK;CHECK;CHECK;DEL;" ]
 	check "host-device gave the VF back to the host" has_link "$vf"
@@ -193,18 +206,18 @@ busybox_tar() {
 	tar -C "$T/rootfs" -cf "$CACHE/busybox.tar.tmp" . && mv "$CACHE/busybox.tar.tmp" "$CACHE/busybox.tar"
 }
 
-client_podman() {
-	local pf vfpci vf cid rc mac
-	read -r pf vfpci vf <<< "${VFS[1]}"
-	command -v podman >/dev/null || { skip podman "not installed"; return; }
-	command -v runc >/dev/null || { skip podman "no runc"; return; }
-	busybox_tar || { skip podman "no /bin/busybox (busybox-static)"; return; }
-	mkdir -p "$T/podman-net.d" && conflist roce-podman "$vf" "$vfpci" > "$T/podman-net.d/roce-podman.conflist"
+podman_setup() {
+	# podman may run DEL from the "podman container cleanup" that conmon starts with its own
+	# environment, not ours: this shim fills in the node's root when the caller did not pass it
+	mkshim "$T/podman-bin" "$ROOT"
+	mkdir -p "$T/podman-net.d"
+	conflist roce-podman "$1" "$2" > "$T/podman-net.d/roce-podman.conflist"
+	conflist roce-podman-exit "$3" "$4" > "$T/podman-net.d/roce-podman-exit.conflist"
 	# private network config dir and plugin dirs: nothing under /etc/cni is read or written
 	cat > "$T/containers.conf" <<CONF
 [network]
 network_backend = "cni"
-cni_plugin_dirs = ["$CNI_BIN_DIR", "$T/bin"]
+cni_plugin_dirs = ["$CNI_BIN_DIR", "$T/podman-bin"]
 network_config_dir = "$T/podman-net.d"
 [engine]
 runtime = "runc"
@@ -213,35 +226,76 @@ events_logger = "file"
 CONF
 	"${P[@]}" import -q "$CACHE/busybox.tar" localhost/rq-busybox:latest >/dev/null
 	check "podman imported the busybox image" [ $? -eq 0 ]
-	check "podman sees the network from the private config dir" \
-		[ "$("${P[@]}" network ls --format '{{.Name}} {{.Driver}}' | grep '^roce-podman ')" = \
-			"roce-podman host-device" ]
+	check "podman sees the networks from the private config dir" \
+		[ "$("${P[@]}" network ls --format '{{.Name}} {{.Driver}}' | grep '^roce-podman' | sort |
+			tr '\n' ';')" = "roce-podman host-device;roce-podman-exit host-device;" ]
+}
+
+# podman_run NETWORK CMD...: the container id; the sandbox may cap RLIMIT_NOFILE/NPROC below
+# podman's defaults
+podman_run() {
+	local net=$1
+	shift
+	"${P[@]}" run -d --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 --network "$net" \
+		localhost/rq-busybox:latest "$@" 2> "$T/podman.err" || { cat "$T/podman.err"; return 1; }
+}
+
+# podman rm -f on a running container: podman itself tears the network down
+podman_rm_case() {
+	local pf=$1 vfpci=$2 vf=$3 cid rc mac
 	: > "$T/calls.log"
 	mac=$(cat "/sys/class/net/$vf/address")
-	# the sandbox may cap RLIMIT_NOFILE/NPROC below podman's defaults
-	cid=$("${P[@]}" run -d --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 --network roce-podman \
-		localhost/rq-busybox:latest sleep 120 2> "$T/podman.err")
-	rc=$?
-	[ $rc -eq 0 ] || cat "$T/podman.err"
-	check "podman run --network roce-podman (CNI ADD) succeeds" [ $rc -eq 0 ]
-	check "the container sees the VF (MAC $mac) as eth0" \
-		[ "$("${P[@]}" exec "$cid" ip -o link show eth0 | grep -o 'link/ether [0-9a-f:]*')" = "link/ether $mac" ]
+	cid=$(podman_run roce-podman sleep 120)
+	check "podman run --network roce-podman (CNI ADD) succeeds" [ $? -eq 0 ]
+	check "the container sees the VF (MAC $mac) as eth0" [ "$("${P[@]}" exec "$cid" \
+		ip -o link show eth0 | grep -o 'link/ether [0-9a-f:]*')" = "link/ether $mac" ]
 	check "podman received the result: roce-podman attached to the container" \
 		[ "$("${P[@]}" inspect --format '{{range $k, $v := .NetworkSettings.Networks}}{{$k}} {{end}}' \
 			"$cid")" = "roce-podman " ]
-	check "podman passed RDMA_QOS_SIM_ROOT through to the plugin" \
+	check "podman run passed RDMA_QOS_SIM_ROOT through to the plugin" \
 		[ "$(sed -n 's/^ADD netns=\[\/run\/netns\/[^]]*\] //p' "$T/calls.log")" = "root=[$ROOT]" ]
-	check_effect podman "$pf" "$vfpci"
+	check_effect podman "$pf" "$vfpci" roce-podman
 	"${P[@]}" rm -f -t 0 "$cid" >/dev/null
 	check "podman rm -f succeeds" [ $? -eq 0 ]
-	check_undone podman "$vfpci"
-	# libcni asks the plugin for VERSION before ADD and before DEL; podman calls DEL with the
-	# container's netns path still present, and never CHECK
-	check "podman sent VERSION, ADD, VERSION, DEL with the ADD's netns, nothing else" [ \
-		"$(calls | sed 's/ root=[^;]*//g; s/VERSION netns=\[dummy\]/VERSION/g')" = \
-		"$(sed -n 's/^ADD\( netns=\[\/run\/netns\/[^]]*\]\).*/VERSION;ADD\1;VERSION;DEL\1;/p' \
-			"$T/calls.log")" ]
+	check_undone podman "$vfpci" roce-podman
+	# besides VERSION probes (their number varies with the networks podman knows), podman calls
+	# ADD, then DEL with the container's netns path still present, and never CHECK
+	check "podman sent ADD, then DEL with the ADD's netns, nothing else" [ \
+		"$(calls | sed 's/ root=[^;]*//g; s/VERSION netns=\[dummy\];//g')" = \
+		"$(sed -n 's/^ADD\( netns=\[\/run\/netns\/[^]]*\]\).*/ADD\1;DEL\1;/p' "$T/calls.log")" ]
 	check "host-device gave the VF back to the host" has_link "$vf"
+}
+
+# a container that exits by itself: conmon's "podman container cleanup" tears the network down
+podman_exit_case() {
+	local pf=$1 vfpci=$2 vf=$3 cid
+	: > "$T/calls.log"
+	: > "$T/parents.log"
+	cid=$(podman_run roce-podman-exit sleep 2)
+	check "podman run --network roce-podman-exit succeeds" [ $? -eq 0 ]
+	check_effect "podman (exit)" "$pf" "$vfpci" roce-podman-exit
+	check "the container exits 0" [ "$("${P[@]}" wait "$cid")" = 0 ]
+	for _ in $(seq 40); do [ "$(recs roce-podman-exit)" = 0 ] && break; sleep 0.25; done
+	check_undone "podman (exit)" "$vfpci" roce-podman-exit
+	check "the DEL came from conmon's podman container cleanup" \
+		[ "$(grep '^DEL from' "$T/parents.log" | grep -c ' container cleanup ')" = 1 ]
+	check "host-device gave the VF back to the host" has_link "$vf"
+	"${P[@]}" rm "$cid" >/dev/null
+	check "podman rm of the exited container succeeds" [ $? -eq 0 ]
+	check "podman rm sent no second DEL for the cleaned-up container: ADD, DEL" [ \
+		"$(calls | sed 's/ netns=[^;]*//g; s/VERSION;//g')" = "ADD;DEL;" ]
+}
+
+client_podman() {
+	local pf vfpci vf vfpci2 vf2
+	read -r pf vfpci vf <<< "${VFS[1]}"
+	read -r _ vfpci2 vf2 <<< "$(sim_vfs "$ROOT" | awk -v p="$pf" '$1 == p && $3 ~ /v1$/')"
+	command -v podman >/dev/null || { skip podman "not installed"; return; }
+	command -v runc >/dev/null || { skip podman "no runc"; return; }
+	busybox_tar || { skip podman "no /bin/busybox (busybox-static)"; return; }
+	podman_setup "$vf" "$vfpci" "$vf2" "$vfpci2"
+	podman_rm_case "$pf" "$vfpci" "$vf"
+	podman_exit_case "$pf" "$vfpci2" "$vf2"
 }
 
 echo "== cnitool (Debian golang-github-appc-cni source)"
@@ -282,8 +336,7 @@ disabled_plugins = ["io.containerd.grpc.v1.cri"]
 CONF
 	containerd --config "$T/ctrd/config.toml" > "$T/ctrd/log" 2>&1 &
 	CTRD_PID=$!
-	local i
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		"${C[@]}" version >/dev/null 2>&1 && return 0
 		sleep 0.2
 	done
@@ -292,7 +345,7 @@ CONF
 }
 
 client_ctr() {
-	local pf vfpci vf mac i rc
+	local pf vfpci vf mac rc
 	read -r pf vfpci vf <<< "${VFS[2]}"
 	command -v containerd >/dev/null && command -v ctr >/dev/null || { skip ctr "no containerd"; return; }
 	command -v runc >/dev/null || { skip ctr "no runc"; return; }
@@ -314,8 +367,8 @@ client_ctr() {
 	ctr_private run --cni --rm localhost/rq-busybox:latest rqctr sh -c 'ip -o link show eth0; sleep 3' \
 		> "$T/ctr.out" 2>&1 &
 	local run=$!
-	for i in $(seq 40); do [ "$(recs)" = 1 ] && break; sleep 0.25; done
-	check_effect ctr "$pf" "$vfpci"
+	for _ in $(seq 40); do [ "$(recs roce-ctr)" = 1 ] && break; sleep 0.25; done
+	check_effect ctr "$pf" "$vfpci" roce-ctr
 	wait $run
 	rc=$?
 	[ $rc -eq 0 ] || cat "$T/ctr.out"
@@ -329,7 +382,7 @@ client_ctr() {
 	check "ctr sent ADD with the task's /proc netns, then DEL with an empty CNI_NETNS" [ \
 		"$(calls | sed 's/ root=[^;]*//g; s/proc\/[0-9]*/proc\/PID/')" = \
 		"ADD netns=[/proc/PID/ns/net];DEL netns=[];" ]
-	check_undone ctr "$vfpci"
+	check_undone ctr "$vfpci" roce-ctr
 	check "no rdma-qos-sim conflist was left in the host's /etc/cni/net.d" \
 		[ ! -e /etc/cni/net.d/10-roce-ctr.conflist ]
 	kill "$CTRD_PID" && wait "$CTRD_PID"

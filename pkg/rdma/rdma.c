@@ -65,7 +65,8 @@ int rdma_nl_parse_port(const struct nlmsghdr *nlh, size_t len, int ifindex, stru
 		plen = alen - NLA_HDRLEN;
 		switch (a->nla_type & NLA_TYPE_MASK) {
 		case RDMA_NLDEV_ATTR_DEV_NAME:
-			if (plen == 0 || memchr(payload, '\0', plen) == NULL)
+			/* a NUL-terminated, non-empty name (found by fuzz-kubelet: "" matched) */
+			if (plen == 0 || memchr(payload, '\0', plen) == NULL || payload[0] == '\0')
 				return -EBADMSG;
 			name = payload;
 			name_len = strlen(payload);

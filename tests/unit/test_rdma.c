@@ -303,6 +303,8 @@ START_TEST(nl_parse_malformed)
 	msg_init(&m);
 	msg_attr(&m, RDMA_NLDEV_ATTR_DEV_NAME, "", 0);
 	ck_assert_int_eq(rdma_nl_parse_port(&m.h, m.len, 7, &d), -EBADMSG);
+	msg_port(&m, "", 1, 7); /* "\0": an empty name, found by fuzz-kubelet */
+	ck_assert_int_eq(rdma_nl_parse_port(&m.h, m.len, 7, &d), -EBADMSG);
 	/* u32 attributes too short */
 	msg_init(&m);
 	msg_attr(&m, RDMA_NLDEV_ATTR_PORT_INDEX, "\1\0", 2);

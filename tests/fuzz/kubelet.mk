@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: Apache-2.0
+# libFuzzer target over the node layer's parsers (kubelet checkpoints, cpusets, ToS text,
+# RDMA netlink port replies):
+#   make fuzz-kubelet                      build build/fuzz/fuzz-kubelet, run KUBELET_FUZZ_SECONDS (60)
+#   make fuzz-kubelet KUBELET_FUZZ_SECONDS=600
+# Needs clang with libFuzzer (Debian: clang). Seeds are written into build/fuzz/corpus-kubelet.
+ifndef RQ_FUZZ_KUBELET_MK
+RQ_FUZZ_KUBELET_MK := 1
+
+KUBELET_FUZZ_SECONDS ?= 60
+KUBELET_FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+                      -fno-sanitize-recover=undefined -D_GNU_SOURCE -I. $(PKG_CFLAGS)
+KUBELET_FUZZ_SRC := tests/fuzz/fuzz_kubelet.c pkg/kubelet/kubelet.c pkg/rdma/rdma.c \
+                    pkg/sysfs/sysfs.c pkg/cni/error.c
+
+.PHONY: fuzz-kubelet
+$(B)/fuzz/fuzz-kubelet: $(KUBELET_FUZZ_SRC) pkg/kubelet/kubelet.h pkg/rdma/rdma.h pkg/sysfs/sysfs.h
+	@mkdir -p $(dir $@)
+	clang $(KUBELET_FUZZ_FLAGS) -o $@ $(KUBELET_FUZZ_SRC) $(PKG_LIBS)
+
+# One seed per parser: the first byte selects it (see fuzz_kubelet.c).
+$(B)/fuzz/corpus-kubelet/.seeded: tests/fuzz/kubelet.mk
+	@mkdir -p $(dir $@)
+	printf '\000%s' '0-3,8,10-11' > $(dir $@)seed-cpuset
+	printf '\001%s' '{"policyName":"static","defaultCpuSet":"0,9","entries":{"pod-a":{"app":"1-2"}},"checksum":1}' > $(dir $@)seed-cpu
+	printf '\002%s' '{"Data":{"PodDeviceEntries":[{"PodUID":"pod-a","ContainerName":"c","ResourceName":"nvidia.com/gpu","DeviceIDs":{"0":["GPU-1"],"-1":["x"]}},{"PodUID":"pod-a","ResourceName":"r","DeviceIDs":["y"]}],"RegisteredDevices":{}},"Checksum":2}' > $(dir $@)seed-dev
+	printf '\003%s' '{"policyName":"Static","entries":{"pod-a":{"app":[{"numaAffinity":[0,1],"type":"memory","size":1}]}},"checksum":3}' > $(dir $@)seed-mem
+	printf '\004%s' 'Global tclass=106' > $(dir $@)seed-tos
+	printf '\005\054\000\000\000\000\000\002\000\000\000\000\000\000\000\000\000\011\000\002\000rxe0\000\000\000\000\010\000\003\000\001\000\000\000\010\000\062\000\007\000\000\000' > $(dir $@)seed-nl
+	@touch $@
+
+fuzz-kubelet: $(B)/fuzz/fuzz-kubelet $(B)/fuzz/corpus-kubelet/.seeded
+	$(B)/fuzz/fuzz-kubelet -max_total_time=$(KUBELET_FUZZ_SECONDS) -max_len=16384 -timeout=5 \
+		-artifact_prefix=$(B)/fuzz/kubelet- $(B)/fuzz/corpus-kubelet
+
+fuzz: fuzz-kubelet
+endif

@@ -6,7 +6,8 @@
 # to configfs for an rxe device, NUMA from real sysfs.
 set -u
 SRC=${RQSRC:?}
-RQ=$SRC/build/rdma-qos
+BUILD=${RQ_BUILD:-$SRC/build}
+RQ=$BUILD/rdma-qos
 HD=/usr/lib/cni/host-device
 PASS=0 FAIL=0
 pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
@@ -49,12 +50,18 @@ echo "== ADD: host-device then rdma-qos (production binary)"
 prev=$(conf "{\"type\":\"host-device\",\"device\":\"$VF0\"}" | run $HD ADD c1 /run/netns/pod1 net1 "$ARGS")
 check "host-device moved $VF0 into pod1" ip netns exec pod1 ip link show net1
 ip netns exec pod1 rdma link add rxe0 type rxe netdev net1
+# a ToS an admin set before the pod: DEL must put back this value, not a default
+TOS=/sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_tos
+mkdir -p /sys/kernel/config/rdma_cm/rxe0 && echo 32 > $TOS
+check "rxe0's default_roce_tos preset to 32" [ "$(cat $TOS)" = 32 ]
+BPO=$RQCACHE/iproute2-bpo/sbin
 S0=$(sets)
 out=$(conf "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF0PCI\",\"numa\":\"strict\"}" "$prev" | run $RQ ADD c1 /run/netns/pod1 net1 "$ARGS" 2>/dev/null)
 echo "strict ADD said: $(jq -c . <<< "$out" 2>/dev/null || echo "$out")"
 check "numa strict: VF on node 1 vs pod CPUs on node 0 fails with 103" [ "$(jq .code <<< "$out")" = 103 ]
 check "numa strict: evidence names node 1 and node 0" grep -q 'NUMA node 1.*node 0' <<< "$(jq -r .msg <<< "$out")"
 check "numa strict failure wrote no DCB" [ "$(sets)" = "$S0" ]
+check "numa strict failure left the ToS at 32" [ "$(cat $TOS)" = 32 ]
 out=$(conf "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF0PCI\",\"numa\":\"warn\"}" "$prev" | run $RQ ADD c1 /run/netns/pod1 net1 "$ARGS" 2> /tmp/add1.log)
 rc=$?
 [ $rc -eq 0 ] || { echo "warn ADD said: $out"; cat /tmp/add1.log; }
@@ -64,9 +71,12 @@ check "ADD passes prevResult through" [ "$(jq -r '.interfaces[0].name' <<< "$out
 check "PFC prio 3 on, read back by iproute2 dcb" grep -q '3:on' <<< "$(dcb pfc show dev "$PF" prio-pfc)"
 check "DSCP 26 -> prio 3 read back by dcb" grep -q '\[26,3\]' <<< "$(dcb -j app show dev "$PF")"
 check "64 DSCP APP entries on the PF" [ "$(dcb -j app show dev "$PF" | jq '.dscp_prio | length')" = 64 ]
+if [ -x "$BPO/dcb" ]; then
+	check "apptrust order dscp pcp, read back by iproute2 6.x dcb" \
+		[ "$("$BPO/dcb" -j apptrust show dev "$PF" | jq -c .order)" = '["dscp","pcp"]' ]
+fi
 S1=$(sets)
 check "DCB SETs went through the kernel ($S0 -> $S1)" [ "$S1" -gt "$S0" ]
-TOS=/sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_tos
 check "default_roce_tos 106 for rxe0 (found over RDMA netlink)" [ "$(cat $TOS)" = 106 ]
 
 echo "== second VF on the same PF: no SET"
@@ -77,19 +87,24 @@ conf '{"type":"rdma-qos","numa":"off"}' "$prev2" | run $RQ ADD c2 /run/netns/pod
 check "second ADD (no deviceID) succeeds" [ $? -eq 0 ]
 check "VF identified from the pod's net1 as $VF1PCI" [ "$(jq -r .vf /var/lib/cni/rdma-qos/roce_c2_net1.json)" = "$VF1PCI" ]
 check "second ADD sent no SET (sets stays $S1)" [ "$(sets)" = "$S1" ]
+check "default_roce_tos 106 for rxe1 (configfs group made by the plugin)" \
+	[ "$(cat /sys/kernel/config/rdma_cm/rxe1/ports/1/default_roce_tos 2>/dev/null)" = 106 ]
 
 echo "== CHECK"
 conf "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF0PCI\",\"numa\":\"warn\"}" "$out" | run $RQ CHECK c1 /run/netns/pod1 net1 "$ARGS" > /tmp/chk 2>/dev/null
 check "CHECK passes on an untouched port" [ $? -eq 0 -a ! -s /tmp/chk ]
 dcb pfc set dev "$PF" prio-pfc 3:off
 msg=$(conf "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF0PCI\",\"numa\":\"warn\"}" "$out" | run $RQ CHECK c1 /run/netns/pod1 net1 "$ARGS" 2>/dev/null)
+rc=$?
+echo "CHECK said: $msg"
+check "CHECK exits non-zero on drift (rc $rc)" [ $rc -ne 0 ]
 check "CHECK catches dcb pfc set behind its back" grep -q 'pfc: configured prio 3, current prio none' <<< "$(jq -r .msg <<< "$msg")"
 dcb pfc set dev "$PF" prio-pfc 3:on
 
 echo "== DEL"
 conf '{"type":"rdma-qos"}' | run $RQ DEL c1 /run/netns/pod1 net1 "$ARGS" 2>/dev/null
 check "DEL succeeds" [ $? -eq 0 ]
-check "DEL restored default_roce_tos to 0" [ "$(cat $TOS)" = 0 ]
+check "DEL restored rxe0's previous default_roce_tos 32" [ "$(cat $TOS)" = 32 ]
 check "DEL kept the PF's PFC" grep -q '3:on' <<< "$(dcb pfc show dev "$PF" prio-pfc)"
 conf '{"type":"rdma-qos"}' | run $RQ DEL c1 "" net1 "$ARGS" 2>/dev/null
 check "DEL again with empty CNI_NETNS succeeds" [ $? -eq 0 ]
@@ -104,22 +119,21 @@ check "no DCB: message names the PF and driver" grep -q "no DCB on PF $OTHER (dr
 check "no DCB: ToS of rxe2 untouched" [ "$(cat /sys/kernel/config/rdma_cm/rxe2/ports/1/default_roce_tos 2>/dev/null || echo 0)" = 0 ]
 
 echo "== byte-exact PFC/ETS requests against iproute2's dcb on a real dcbnl port"
-if [ -x "$SRC/build/tests/dcb/dcb-encode" ]; then
-	RQ_DCB_DEV=$PF RQ_BUILD=$SRC/build bash "$SRC/tests/dcb/run.sh" > /tmp/dcbbytes.log 2>&1
+if [ -x "$BUILD/tests/dcb/dcb-encode" ]; then
+	RQ_DCB_DEV=$PF RQ_BUILD=$BUILD bash "$SRC/tests/dcb/run.sh" > /tmp/dcbbytes.log 2>&1
 	grep -E '^(PASS|FAIL|SKIP)' /tmp/dcbbytes.log
 	p=$(grep -c '^PASS' /tmp/dcbbytes.log); f=$(grep -c '^FAIL' /tmp/dcbbytes.log)
 	PASS=$((PASS + p)); FAIL=$((FAIL + f))
 	# apptrust needs iproute2 >= 6.2: the bookworm-backports dcb (extracted by guest.sh)
-	BPO=$RQCACHE/iproute2-bpo/sbin
 	if [ -x "$BPO/dcb" ]; then
 		echo "-- with $("$BPO/dcb" -V 2>&1 | head -1)"
-		PATH=$BPO:$PATH RQ_DCB_DEV=$PF RQ_BUILD=$SRC/build bash "$SRC/tests/dcb/run.sh" > /tmp/dcbbpo.log 2>&1
+		PATH=$BPO:$PATH RQ_DCB_DEV=$PF RQ_BUILD=$BUILD bash "$SRC/tests/dcb/run.sh" > /tmp/dcbbpo.log 2>&1
 		grep -E '^(PASS|FAIL|SKIP)' /tmp/dcbbpo.log | grep -i apptrust
 		p=$(grep '^PASS' /tmp/dcbbpo.log | grep -ci apptrust); f=$(grep '^FAIL' /tmp/dcbbpo.log | grep -ci apptrust)
 		PASS=$((PASS + p)); FAIL=$((FAIL + f))
 	fi
 else
-	fail "no $SRC/build/tests/dcb/dcb-encode (vm/run.sh builds it)"
+	fail "no $BUILD/tests/dcb/dcb-encode (vm/run.sh builds it)"
 fi
 
 echo "$PASS passed, $FAIL failed"

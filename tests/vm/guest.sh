@@ -11,13 +11,16 @@
 #   guest.sh SCRIPT [ARGS]   boot, run "bash SCRIPT ARGS" as root, power off;
 #                            exit status = the script's
 # env: RQ_VM_CACHE (default /var/tmp/rdma-qos-vm), BOOT_TIMEOUT (120),
-#      JOB_TIMEOUT (600), BOOT_TRIES (2)
+#      JOB_TIMEOUT (600), BOOT_TRIES (2), RQ_BUILD (the build directory, default
+#      <source>/build: shared read-only at its own path when outside the source
+#      tree, and exported to the script)
 set -euo pipefail
 CACHE=${RQ_VM_CACHE:-/var/tmp/rdma-qos-vm}
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-120}
 JOB_TIMEOUT=${JOB_TIMEOUT:-600}
 BOOT_TRIES=${BOOT_TRIES:-2}
+BUILD=$(cd "${RQ_BUILD:-$SRC/build}" 2>/dev/null && pwd || echo "$SRC/build")
 say() { echo "vm: $*" >&2; }
 apt_install() {
 	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q \
@@ -112,6 +115,7 @@ $B mount -t 9p -o $O,ro,cache=loose etc /etc
 $B mkdir -p "$RQCACHE" "$RQSRC"
 $B mount -t 9p -o $O cache "$RQCACHE"
 $B mount -t 9p -o $O,ro src "$RQSRC"
+if [ -n "$RQBUILD" ]; then $B mkdir -p "$RQBUILD"; $B mount -t 9p -o $O,ro build "$RQBUILD"; fi
 $B ln -s usr/bin /bin; $B ln -s usr/sbin /sbin; $B ln -s usr/lib64 /lib64
 for e in /usr/lib/*; do $B ln -s "$e" /lib/ 2>/dev/null; done
 KV=$($B uname -r)
@@ -140,8 +144,17 @@ run_job() {
 	job="$CACHE/run/job.$id.sh"; log="$CACHE/run/console.$id.log"
 	cp "$1" "$CACHE/run/user.$id.sh"
 	{ printf 'cd %q 2>/dev/null || cd /\n' "$PWD"
+	  printf 'export RQ_BUILD=%q\n' "$BUILD"
 	  printf 'exec /usr/bin/bash'; printf ' %q' "$CACHE/run/user.$id.sh" "${@:2}"; printf '\n'; } > "$job"
-	local fs="local,security_model=none"
+	local fs="local,security_model=none" bdev=() bdir=
+	# a build directory outside the source tree gets its own share (the
+	# source share already carries one inside it)
+	case "$BUILD/" in
+	"$SRC"/*) ;;
+	*) bdir=$BUILD
+	   bdev=(-fsdev "$fs,id=fsbuild,path=$BUILD,readonly=on"
+		 -device virtio-9p-pci,fsdev=fsbuild,mount_tag=build,bus=pcie.0) ;;
+	esac
 	for try in $(seq 1 "$BOOT_TRIES"); do
 		rm -f "$job.rc"; : > "$log"
 		qemu-system-x86_64 -accel tcg,thread=multi -cpu max -M q35 \
@@ -152,13 +165,14 @@ run_job() {
 			-fsdev "$fs,id=fsetc,path=/etc,readonly=on" -device virtio-9p-pci,fsdev=fsetc,mount_tag=etc,bus=pcie.0 \
 			-fsdev "$fs,id=fscache,path=$CACHE" -device virtio-9p-pci,fsdev=fscache,mount_tag=cache,bus=pcie.0 \
 			-fsdev "$fs,id=fssrc,path=$SRC,readonly=on" -device virtio-9p-pci,fsdev=fssrc,mount_tag=src,bus=pcie.0 \
+			"${bdev[@]}" \
 			-device pcie-root-port,id=rp0,bus=pcie.0,chassis=1 \
 			-netdev user,id=n0,restrict=on -device igb,bus=rp0,netdev=n0,mac=52:54:00:00:00:10 \
 			-device pxb-pcie,id=pxb1,bus_nr=0x80,numa_node=1,bus=pcie.0 \
 			-device pcie-root-port,id=rp1,bus=pxb1,chassis=2 \
 			-netdev user,id=n1,restrict=on -device igb,bus=rp1,netdev=n1,mac=52:54:00:00:00:11 \
 			-kernel "$CACHE/kroot/boot/vmlinuz-$KV" -initrd "$CACHE/initramfs.cpio" \
-			-append "console=ttyS0 quiet panic=-1 RQCACHE=$CACHE RQSRC=$SRC RQJOB=$job" \
+			-append "console=ttyS0 quiet panic=-1 RQCACHE=$CACHE RQSRC=$SRC RQBUILD=$bdir RQJOB=$job" \
 			-no-reboot -display none -serial "file:$log" -monitor none < /dev/null &
 		qpid=$!; t0=$SECONDS; up=0
 		while kill -0 $qpid 2>/dev/null; do

@@ -118,9 +118,9 @@ START_TEST(pf_first_netdev_sorted)
 	struct rq_vf_info vf;
 
 	sim_build(&node, "--pfs 1 --vfs 1 --pf-prefix zz");
-	ck_assert_int_eq(sim_sh(&node, "mkdir " DEV "/0000:81:00.0/net/eth9 " DEV
-				       "/0000:81:00.0/net/ens1f0"),
-			 0);
+	ck_assert_int_eq(
+	    sim_sh(&node, "mkdir " DEV "/0000:81:00.0/net/eth9 " DEV "/0000:81:00.0/net/ens1f0"),
+	    0);
 	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:81:00.1", &vf, NULL), 0);
 	ck_assert_str_eq(vf.pf[0].ifname, "ens1f0");
 }
@@ -187,11 +187,12 @@ START_TEST(bond_slave_filtering)
 
 	sim_build(&node, "--pfs 6 --vfs 1 --bond");
 	ck_assert_int_eq(
-	    sim_sh(&node, "mkdir -p $R/sys/devices/virtual/net/veth0 && "
-			  "ln -s ../../devices/virtual/net/veth0 $R/sys/class/net/veth0 && "
-			  "ln -s ../../virtual/net/veth0 $R/sys/devices/virtual/net/veth0/device && "
-			  "echo 'veth0 nosuch simpf0 simpf1 simpf0 simpf2 simpf3 simpf4 simpf5' > "
-			  "$R/sys/devices/virtual/net/bond0/bonding/slaves"),
+	    sim_sh(&node,
+		   "mkdir -p $R/sys/devices/virtual/net/veth0 && "
+		   "ln -s ../../devices/virtual/net/veth0 $R/sys/class/net/veth0 && "
+		   "ln -s ../../virtual/net/veth0 $R/sys/devices/virtual/net/veth0/device && "
+		   "echo 'veth0 nosuch simpf0 simpf1 simpf0 simpf2 simpf3 simpf4 simpf5' > "
+		   "$R/sys/devices/virtual/net/bond0/bonding/slaves"),
 	    0);
 	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:81:00.1", &vf, NULL), 0);
 	ck_assert_uint_eq(vf.n_pf, RQ_MAX_PFS);

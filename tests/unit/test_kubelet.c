@@ -50,7 +50,7 @@ END_TEST
 START_TEST(cpuset_bad)
 {
 	uint64_t b[RQ_CPU_WORDS];
-	static const char *const einval[] = {"a",   "1,,2", "1,",  ",1",  "-1", "1-",  "3-1",
+	static const char *const einval[] = {"a",   "1,,2",  "1,",  ",1",  "-1", "1-",	"3-1",
 					     "1 2", "1-2-3", "0x1", "1;2", "+1", "1,\n"};
 
 	memset(b, 0xab, sizeof(b));
@@ -86,8 +86,8 @@ START_TEST(cpu_manager_good)
 	ck_assert_int_eq(cpu_mgr("{\"entries\":{\"p\":{\"c\":\"\"}}}", "p", b), -ENOENT);
 	ck_assert_uint_eq(b[0], 0xababababababababULL);
 	/* the length bounds the parse: trailing bytes are not read */
-	ck_assert_int_eq(kubelet_cpu_manager("{\"entries\":{\"p\":{\"c\":\"3\"}}}GARBAGE", 28, "p", b),
-			 0);
+	ck_assert_int_eq(
+	    kubelet_cpu_manager("{\"entries\":{\"p\":{\"c\":\"3\"}}}GARBAGE", 28, "p", b), 0);
 	ck_assert_uint_eq(b[0], 0x8);
 }
 END_TEST
@@ -147,8 +147,7 @@ START_TEST(deep_nesting)
 }
 END_TEST
 
-static int devs(const char *json, const char *uid, struct rq_kubelet_dev *d, size_t max,
-		size_t *n)
+static int devs(const char *json, const char *uid, struct rq_kubelet_dev *d, size_t max, size_t *n)
 {
 	return kubelet_devices(json, strlen(json), uid, d, max, n);
 }
@@ -216,20 +215,22 @@ START_TEST(devices_flat_and_odd)
 	ck_assert_int_eq(devs("{\"Data\":{\"PodDeviceEntries\":{}}}", "p", d, 4, &n), 0);
 	ck_assert_uint_eq(n, 0);
 	ck_assert_int_eq(devs("{\"Data\":[]}", "p", d, 4, &n), 0);
-	ck_assert_int_eq(devs("{\"Data\":{\"PodDeviceEntries\":[1,null,\"s\",{\"PodUID\":5}]}}", "p",
-			      d, 4, &n),
-			 0);
+	ck_assert_int_eq(
+	    devs("{\"Data\":{\"PodDeviceEntries\":[1,null,\"s\",{\"PodUID\":5}]}}", "p", d, 4, &n),
+	    0);
 	ck_assert_uint_eq(n, 0);
-	ck_assert_int_eq(devs("{\"Data\":{\"PodDeviceEntries\":[{\"PodUID\":\"p\",\"DeviceIDs\":5}]}}",
-			      "p", d, 4, &n),
-			 0);
+	ck_assert_int_eq(
+	    devs("{\"Data\":{\"PodDeviceEntries\":[{\"PodUID\":\"p\",\"DeviceIDs\":5}]}}", "p", d,
+		 4, &n),
+	    0);
 	ck_assert_uint_eq(n, 0);
 	/* an over-long ID is truncated, not overflowed */
 	memset(id, 'i', sizeof(id) - 1);
 	id[sizeof(id) - 1] = '\0';
-	snprintf(j, sizeof(j),
-		 "{\"Data\":{\"PodDeviceEntries\":[{\"PodUID\":\"p\",\"DeviceIDs\":{\"0\":[\"%s\"]}}]}}",
-		 id);
+	snprintf(
+	    j, sizeof(j),
+	    "{\"Data\":{\"PodDeviceEntries\":[{\"PodUID\":\"p\",\"DeviceIDs\":{\"0\":[\"%s\"]}}]}}",
+	    id);
 	ck_assert_int_eq(devs(j, "p", d, 4, &n), 0);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_uint_eq(strlen(d[0].id), sizeof(d[0].id) - 1);
@@ -252,25 +253,27 @@ START_TEST(memory)
 {
 	uint64_t nodes = 77;
 
-	ck_assert_int_eq(mem("{\"policyName\":\"Static\",\"entries\":{\"p\":{\"c\":[{\"numaAffinity\":"
-			     "[1],\"type\":\"memory\",\"size\":1073741824}]}},\"checksum\":1}",
-			     "p", &nodes),
-			 0);
+	ck_assert_int_eq(
+	    mem("{\"policyName\":\"Static\",\"entries\":{\"p\":{\"c\":[{\"numaAffinity\":"
+		"[1],\"type\":\"memory\",\"size\":1073741824}]}},\"checksum\":1}",
+		"p", &nodes),
+	    0);
 	ck_assert_uint_eq(nodes, 0x2);
 	ck_assert_int_eq(mem("{\"entries\":{\"p\":{\"c\":[{\"numaAffinity\":[0,1]}],"
 			     "\"d\":[{\"numaAffinity\":[3],\"type\":\"hugepages-1Gi\"}]}}}",
 			     "p", &nodes),
 			 0);
 	ck_assert_uint_eq(nodes, 0xb);
-	ck_assert_int_eq(mem("{\"entries\":{\"p\":{\"c\":[{\"numaAffinity\":[63]}]}}}", "p", &nodes),
-			 0);
+	ck_assert_int_eq(
+	    mem("{\"entries\":{\"p\":{\"c\":[{\"numaAffinity\":[63]}]}}}", "p", &nodes), 0);
 	ck_assert_uint_eq(nodes, 1ULL << 63);
 	nodes = 77;
 	/* out of range, fractional, huge, strings, wrong shapes: no node */
-	ck_assert_int_eq(mem("{\"entries\":{\"p\":{\"c\":[{\"numaAffinity\":[-1,64,1.5,1e300,\"0\","
-			     "null,[0]]},{\"numaAffinity\":0},5,\"x\"],\"d\":{\"numaAffinity\":[0]}}}}",
-			     "p", &nodes),
-			 -ENOENT);
+	ck_assert_int_eq(
+	    mem("{\"entries\":{\"p\":{\"c\":[{\"numaAffinity\":[-1,64,1.5,1e300,\"0\","
+		"null,[0]]},{\"numaAffinity\":0},5,\"x\"],\"d\":{\"numaAffinity\":[0]}}}}",
+		"p", &nodes),
+	    -ENOENT);
 	ck_assert_int_eq(mem("{\"entries\":{\"q\":{\"c\":[{\"numaAffinity\":[0]}]}}}", "p", &nodes),
 			 -ENOENT);
 	ck_assert_int_eq(mem("{\"entries\":{\"p\":[]}}", "p", &nodes), -ENOENT);

@@ -47,9 +47,10 @@ START_TEST(pci_node)
 	ck_assert_int_eq(n, 0);
 	ck_assert_int_eq(numa_pci_node(&node.root, "0000:82:00.2", &n), 0);
 	ck_assert_int_eq(n, 1);
-	ck_assert_int_eq(sim_sh(&node, "echo -1 > " DEV "/0000:81:00.1/numa_node; echo 64 > " DEV
-				       "/0000:81:00.2/numa_node; echo x > " DEV
-				       "/0000:82:00.1/numa_node; rm " DEV "/0000:82:00.2/numa_node"),
+	ck_assert_int_eq(sim_sh(&node,
+				"echo -1 > " DEV "/0000:81:00.1/numa_node; echo 64 > " DEV
+				"/0000:81:00.2/numa_node; echo x > " DEV
+				"/0000:82:00.1/numa_node; rm " DEV "/0000:82:00.2/numa_node"),
 			 0);
 	ck_assert_int_eq(numa_pci_node(&node.root, "0000:81:00.1", &n), 0);
 	ck_assert_int_eq(n, -1);
@@ -73,7 +74,8 @@ START_TEST(aligned_cpus)
 	ck_assert_int_eq(r.verdict, RQ_NUMA_ALIGNED);
 	ck_assert_int_eq(r.vf_node, 0);
 	ck_assert_uint_eq(r.pod_nodes, 0x1);
-	ck_assert_str_eq(r.evidence, "VF 0000:81:00.1 is on NUMA node 0; pod CPUs 0-1 are on node 0");
+	ck_assert_str_eq(r.evidence,
+			 "VF 0000:81:00.1 is on NUMA node 0; pod CPUs 0-1 are on node 0");
 }
 END_TEST
 
@@ -103,7 +105,8 @@ START_TEST(spanning_cpus)
 	r = eval("pod-wide", "0000:82:00.1");
 	ck_assert_int_eq(r.verdict, RQ_NUMA_MISALIGNED);
 	ck_assert_uint_eq(r.pod_nodes, 0x3);
-	ck_assert_str_eq(r.evidence, "VF 0000:82:00.1 is on NUMA node 1; pod CPUs 2-5 are on node 0,1");
+	ck_assert_str_eq(r.evidence,
+			 "VF 0000:82:00.1 is on NUMA node 1; pod CPUs 2-5 are on node 0,1");
 }
 END_TEST
 
@@ -115,21 +118,22 @@ START_TEST(devices_and_memory)
 	r = eval("pod-g", "0000:82:00.1");
 	ck_assert_int_eq(r.verdict, RQ_NUMA_MISALIGNED);
 	ck_assert_uint_eq(r.pod_nodes, 0x3);
-	ck_assert_str_eq(r.evidence, "VF 0000:82:00.1 is on NUMA node 1; pod CPUs 4-7 are on node 1; "
-				     "nvidia.com/gpu GPU-1 is on node 0");
+	ck_assert_str_eq(r.evidence,
+			 "VF 0000:82:00.1 is on NUMA node 1; pod CPUs 4-7 are on node 1; "
+			 "nvidia.com/gpu GPU-1 is on node 0");
 	/* devices alone, without topology: no evidence either way */
 	pod("--uid pod-flat --device x/y=dev0 --device x/y=dev1@-1");
 	r = eval("pod-flat", "0000:82:00.1");
 	ck_assert_int_eq(r.verdict, RQ_NUMA_UNKNOWN);
-	ck_assert_str_eq(r.evidence, "VF 0000:82:00.1 is on NUMA node 1; kubelet has no CPU, device "
-				     "or memory placement for pod pod-flat");
+	ck_assert_str_eq(r.evidence,
+			 "VF 0000:82:00.1 is on NUMA node 1; kubelet has no CPU, device "
+			 "or memory placement for pod pod-flat");
 	/* memory alone */
 	pod("--uid pod-m --mem-node 1");
 	r = eval("pod-m", "0000:82:00.2");
 	ck_assert_int_eq(r.verdict, RQ_NUMA_ALIGNED);
 	ck_assert_uint_eq(r.pod_nodes, 0x2);
-	ck_assert_str_eq(r.evidence,
-			 "VF 0000:82:00.2 is on NUMA node 1; pod memory is on node 1");
+	ck_assert_str_eq(r.evidence, "VF 0000:82:00.2 is on NUMA node 1; pod memory is on node 1");
 	r = eval("pod-m", "0000:81:00.2");
 	ck_assert_int_eq(r.verdict, RQ_NUMA_MISALIGNED);
 }
@@ -144,19 +148,23 @@ START_TEST(unknown_no_uid_or_no_data)
 	ck_assert_int_eq(r.verdict, RQ_NUMA_UNKNOWN);
 	ck_assert_int_eq(r.vf_node, 0);
 	ck_assert_uint_eq(r.pod_nodes, 0);
-	ck_assert_str_eq(r.evidence, "VF 0000:81:00.1 is on NUMA node 0; no K8S_POD_UID in CNI_ARGS");
+	ck_assert_str_eq(r.evidence,
+			 "VF 0000:81:00.1 is on NUMA node 0; no K8S_POD_UID in CNI_ARGS");
 	r = eval("", "0000:81:00.1");
-	ck_assert_str_eq(r.evidence, "VF 0000:81:00.1 is on NUMA node 0; no K8S_POD_UID in CNI_ARGS");
+	ck_assert_str_eq(r.evidence,
+			 "VF 0000:81:00.1 is on NUMA node 0; no K8S_POD_UID in CNI_ARGS");
 	r = eval("pod-other", "0000:81:00.1");
 	ck_assert_int_eq(r.verdict, RQ_NUMA_UNKNOWN);
-	ck_assert_str_eq(r.evidence, "VF 0000:81:00.1 is on NUMA node 0; kubelet has no CPU, device "
-				     "or memory placement for pod pod-other");
+	ck_assert_str_eq(r.evidence,
+			 "VF 0000:81:00.1 is on NUMA node 0; kubelet has no CPU, device "
+			 "or memory placement for pod pod-other");
 	/* no kubelet files at all */
 	ck_assert_int_eq(sim_sh(&node, "rm -r $R/var/lib/kubelet"), 0);
 	r = eval("pod-a", "0000:81:00.1");
 	ck_assert_int_eq(r.verdict, RQ_NUMA_UNKNOWN);
-	ck_assert_str_eq(r.evidence, "VF 0000:81:00.1 is on NUMA node 0; kubelet has no CPU, device "
-				     "or memory placement for pod pod-a");
+	ck_assert_str_eq(r.evidence,
+			 "VF 0000:81:00.1 is on NUMA node 0; kubelet has no CPU, device "
+			 "or memory placement for pod pod-a");
 }
 END_TEST
 
@@ -170,8 +178,9 @@ START_TEST(unknown_vf_node)
 	ck_assert_int_eq(r.verdict, RQ_NUMA_UNKNOWN);
 	ck_assert_int_eq(r.vf_node, -1);
 	ck_assert_uint_eq(r.pod_nodes, 0x1);
-	ck_assert_str_eq(r.evidence, "VF 0000:81:00.1 has no NUMA node (numa_node -1); pod CPUs 0-1 "
-				     "are on node 0");
+	ck_assert_str_eq(r.evidence,
+			 "VF 0000:81:00.1 has no NUMA node (numa_node -1); pod CPUs 0-1 "
+			 "are on node 0");
 	r = eval("pod-a", "0000:99:00.1"); /* no such device: unknown as well */
 	ck_assert_int_eq(r.verdict, RQ_NUMA_UNKNOWN);
 	ck_assert_int_eq(r.vf_node, -1);
@@ -192,21 +201,24 @@ START_TEST(malformed_files)
 				     "unreadable: not valid JSON or not in kubelet's format; pod "
 				     "memory is on node 0");
 	/* wrong types, empty files */
-	ck_assert_int_eq(sim_sh(&node, "echo '{\"entries\":{\"pod-a\":[1]}}' > " CPUMGR
-				       "; : > $R/var/lib/kubelet/memory_manager_state; echo '[]' > "
-				       "$R/var/lib/kubelet/device-plugins/kubelet_internal_checkpoint"),
+	ck_assert_int_eq(sim_sh(&node,
+				"echo '{\"entries\":{\"pod-a\":[1]}}' > " CPUMGR
+				"; : > $R/var/lib/kubelet/memory_manager_state; echo '[]' > "
+				"$R/var/lib/kubelet/device-plugins/kubelet_internal_checkpoint"),
 			 0);
 	r = eval("pod-a", "0000:81:00.1");
 	ck_assert_int_eq(r.verdict, RQ_NUMA_UNKNOWN);
-	ck_assert_str_eq(r.evidence, "VF 0000:81:00.1 is on NUMA node 0; memory_manager_state is "
-				     "unreadable: not valid JSON or not in kubelet's format; kubelet "
-				     "has no CPU, device or memory placement for pod pod-a");
+	ck_assert_str_eq(r.evidence,
+			 "VF 0000:81:00.1 is on NUMA node 0; memory_manager_state is "
+			 "unreadable: not valid JSON or not in kubelet's format; kubelet "
+			 "has no CPU, device or memory placement for pod pod-a");
 	/* a cpuset with a syntax error */
-	ck_assert_int_eq(sim_sh(&node, "echo '{\"entries\":{\"pod-a\":{\"c\":\"0-3,,4\"}}}' > " CPUMGR),
-			 0);
+	ck_assert_int_eq(
+	    sim_sh(&node, "echo '{\"entries\":{\"pod-a\":{\"c\":\"0-3,,4\"}}}' > " CPUMGR), 0);
 	r = eval("pod-a", "0000:81:00.1");
 	ck_assert_int_eq(r.verdict, RQ_NUMA_UNKNOWN);
-	ck_assert_ptr_nonnull(strstr(r.evidence, "cpu_manager_state is unreadable: not valid JSON"));
+	ck_assert_ptr_nonnull(
+	    strstr(r.evidence, "cpu_manager_state is unreadable: not valid JSON"));
 }
 END_TEST
 
@@ -216,26 +228,30 @@ START_TEST(huge_and_looping_files)
 
 	pod("--uid pod-a --cpus 0-1");
 	/* 5 MiB of valid JSON is still refused by size */
-	ck_assert_int_eq(sim_sh(&node, "{ printf '{\"entries\":{\"pod-a\":{\"app\":\"0-1\"}},\"pad\":\"'; "
-				       "head -c 5242880 /dev/zero | tr '\\0' a; printf '\"}'; } > " CPUMGR),
-			 0);
+	ck_assert_int_eq(
+	    sim_sh(&node, "{ printf '{\"entries\":{\"pod-a\":{\"app\":\"0-1\"}},\"pad\":\"'; "
+			  "head -c 5242880 /dev/zero | tr '\\0' a; printf '\"}'; } > " CPUMGR),
+	    0);
 	r = eval("pod-a", "0000:81:00.1");
 	ck_assert_int_eq(r.verdict, RQ_NUMA_UNKNOWN);
-	ck_assert_str_eq(r.evidence, "VF 0000:81:00.1 is on NUMA node 0; cpu_manager_state is "
-				     "unreadable: too large (over 4 MiB); kubelet has no CPU, device "
-				     "or memory placement for pod pod-a");
+	ck_assert_str_eq(r.evidence,
+			 "VF 0000:81:00.1 is on NUMA node 0; cpu_manager_state is "
+			 "unreadable: too large (over 4 MiB); kubelet has no CPU, device "
+			 "or memory placement for pod pod-a");
 	/* a symlink loop is an error, not a hang */
 	ck_assert_int_eq(sim_sh(&node, "rm " CPUMGR "; ln -s cpu_manager_state " CPUMGR), 0);
 	r = eval("pod-a", "0000:81:00.1");
 	ck_assert_int_eq(r.verdict, RQ_NUMA_UNKNOWN);
-	ck_assert_str_eq(r.evidence, "VF 0000:81:00.1 is on NUMA node 0; cpu_manager_state is "
-				     "unreadable: Too many levels of symbolic links; kubelet has no "
-				     "CPU, device or memory placement for pod pod-a");
+	ck_assert_str_eq(r.evidence,
+			 "VF 0000:81:00.1 is on NUMA node 0; cpu_manager_state is "
+			 "unreadable: Too many levels of symbolic links; kubelet has no "
+			 "CPU, device or memory placement for pod pod-a");
 	/* a link to a host file resolves inside the root, where there is none */
 	ck_assert_int_eq(sim_sh(&node, "rm " CPUMGR "; ln -s /etc/hostname " CPUMGR), 0);
 	r = eval("pod-a", "0000:81:00.1");
-	ck_assert_str_eq(r.evidence, "VF 0000:81:00.1 is on NUMA node 0; kubelet has no CPU, device "
-				     "or memory placement for pod pod-a");
+	ck_assert_str_eq(r.evidence,
+			 "VF 0000:81:00.1 is on NUMA node 0; kubelet has no CPU, device "
+			 "or memory placement for pod pod-a");
 }
 END_TEST
 
@@ -252,9 +268,10 @@ START_TEST(broken_node_cpulists)
 			 0);
 	r = eval("pod-a", "0000:81:00.1");
 	ck_assert_int_eq(r.verdict, RQ_NUMA_UNKNOWN);
-	ck_assert_str_eq(r.evidence, "VF 0000:81:00.1 is on NUMA node 0; pod CPUs 0-1 are on no known "
-				     "NUMA node; kubelet has no CPU, device or memory placement for "
-				     "pod pod-a");
+	ck_assert_str_eq(r.evidence,
+			 "VF 0000:81:00.1 is on NUMA node 0; pod CPUs 0-1 are on no known "
+			 "NUMA node; kubelet has no CPU, device or memory placement for "
+			 "pod pod-a");
 	r = eval("pod-b", "0000:82:00.1");
 	ck_assert_int_eq(r.verdict, RQ_NUMA_ALIGNED);
 	ck_assert_str_eq(r.evidence, "VF 0000:82:00.1 is on NUMA node 1; pod CPUs 4 are on node 1");

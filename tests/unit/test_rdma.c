@@ -106,8 +106,9 @@ START_TEST(locate_configfs)
 	ck_assert_int_eq(rdma_find_by_pci(&node.root, "0000:81:00.2", &d), 0);
 	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, &e), -ENOENT);
 	ck_assert_int_eq(e.code, RQ_ERR_NO_TOS);
-	ck_assert_str_eq(e.msg, "/sys/kernel/config/rdma_cm/mlx5_1/ports/1/default_roce_tos does not "
-				"exist (port 1 of mlx5_1)");
+	ck_assert_str_eq(e.msg,
+			 "/sys/kernel/config/rdma_cm/mlx5_1/ports/1/default_roce_tos does not "
+			 "exist (port 1 of mlx5_1)");
 	ck_assert_int_eq(sim_sh(&node, "test -d $R/sys/kernel/config/rdma_cm/mlx5_1"), 0);
 	/* the directory exists now: a second locate does not trip over EEXIST */
 	ck_assert_int_eq(sim_sh(&node, "mkdir -p $R/sys/kernel/config/rdma_cm/mlx5_1/ports/1 && "
@@ -129,15 +130,17 @@ START_TEST(locate_errors)
 	sim_build(&node, "--pfs 1 --vfs 1 --rdma none");
 	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, &e), -ENOENT);
 	ck_assert_int_eq(e.code, RQ_ERR_NO_TOS);
-	ck_assert_str_eq(e.msg, "RDMA device mlx5_0 has no traffic-class interface: configfs is not "
-				"mounted at /sys/kernel/config");
+	ck_assert_str_eq(e.msg,
+			 "RDMA device mlx5_0 has no traffic-class interface: configfs is not "
+			 "mounted at /sys/kernel/config");
 	ck_assert_int_eq(d.tos_kind, RQ_TOS_NONE);
 	/* an empty mount point is the same as none */
 	ck_assert_int_eq(sim_sh(&node, "mkdir -p $R/sys/kernel/config"), 0);
 	rq_err_clear(&e);
 	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, &e), -ENOENT);
-	ck_assert_str_eq(e.msg, "RDMA device mlx5_0 has no traffic-class interface: configfs is not "
-				"mounted at /sys/kernel/config");
+	ck_assert_str_eq(e.msg,
+			 "RDMA device mlx5_0 has no traffic-class interface: configfs is not "
+			 "mounted at /sys/kernel/config");
 	ck_assert_int_eq(sim_sh(&node, "mkdir -p $R/sys/kernel/config/usb_gadget"), 0);
 	rq_err_clear(&e);
 	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, &e), -ENOENT);
@@ -283,7 +286,8 @@ START_TEST(nl_parse_malformed)
 
 	msg_port(&m, "rxe0", 1, 7);
 	ck_assert_int_eq(rdma_nl_parse_port(&m.h, NLMSG_HDRLEN - 1, 7, &d), -EBADMSG);
-	ck_assert_int_eq(rdma_nl_parse_port(&m.h, m.len - 4, 7, &d), -EBADMSG); /* len < nlmsg_len */
+	ck_assert_int_eq(rdma_nl_parse_port(&m.h, m.len - 4, 7, &d),
+			 -EBADMSG); /* len < nlmsg_len */
 	m.h.nlmsg_len = NLMSG_HDRLEN - 2;
 	ck_assert_int_eq(rdma_nl_parse_port(&m.h, m.len, 7, &d), -EBADMSG);
 	/* an attribute running past the message */

@@ -96,7 +96,7 @@ check "CHECK passes on an untouched port" [ $? -eq 0 -a ! -s /tmp/chk ]
 dcb pfc set dev "$PF" prio-pfc 3:off
 msg=$(conf "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF0PCI\",\"numa\":\"warn\"}" "$out" | run $RQ CHECK c1 /run/netns/pod1 net1 "$ARGS" 2>/dev/null)
 rc=$?
-echo "CHECK said: $msg"
+echo "CHECK said: $(jq -c . <<< "$msg" 2>/dev/null || echo "$msg")"
 check "CHECK exits non-zero on drift (rc $rc)" [ $rc -ne 0 ]
 check "CHECK catches dcb pfc set behind its back" grep -q 'pfc: configured prio 3, current prio none' <<< "$(jq -r .msg <<< "$msg")"
 dcb pfc set dev "$PF" prio-pfc 3:on

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 int rdma_find_by_pci(const struct rq_root *r, const char *pci, struct rq_rdma_dev *ret)
@@ -181,6 +182,7 @@ int rdma_find_by_ifindex(int ifindex, struct rq_rdma_dev *ret)
 	uint32_t idx[64];
 	struct rq_rdma_dev dev;
 	struct dump_ctx devs = {.idx = idx, .max = 64};
+	struct timeval tmo = {.tv_sec = 5};
 	int fd, rr;
 
 	if (ifindex <= 0)
@@ -188,6 +190,12 @@ int rdma_find_by_ifindex(int ifindex, struct rq_rdma_dev *ret)
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
 	if (fd < 0)
 		return -errno;
+	/* a CNI ADD must not hang on a kernel that never finishes a dump: bound every recv */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo)) < 0) {
+		rr = -errno;
+		close(fd);
+		return rr;
+	}
 	rr = nl_dump(fd, RDMA_NLDEV_CMD_GET, -1, &devs);
 	for (size_t i = 0; rr == 0 && i < devs.n; i++) {
 		struct dump_ctx ports = {.ifindex = ifindex, .dev = &dev};

@@ -86,6 +86,7 @@ cleanup() {
 	for n in "${MADE_DIRS[@]}"; do rmdir "$n" 2>/dev/null; done
 	rm -rf "$T"
 }
+trap 'exit 130' INT TERM
 trap cleanup EXIT; [ -n "${RQ_KEEP:-}" ] && trap - EXIT
 
 "$MKNODE" --root "$ROOT" --pfs 3 --vfs 2 --numa-nodes 1 --rdma configfs --ecn yes --dcb yes \
@@ -279,6 +280,8 @@ podman_exit_case() {
 	check_undone "podman (exit)" "$vfpci" roce-podman-exit
 	check "the DEL came from conmon's podman container cleanup" \
 		[ "$(grep '^DEL from' "$T/parents.log" | grep -c ' container cleanup ')" = 1 ]
+	echo "INFO: the cleanup's DEL came with $(sed -n 's/^DEL netns=[^ ]* //p' "$T/calls.log" |
+		sed 's/^root=\[\]$/no RDMA_QOS_SIM_ROOT (the shim filled it in)/')"
 	check "host-device gave the VF back to the host" has_link "$vf"
 	"${P[@]}" rm "$cid" >/dev/null
 	check "podman rm of the exited container succeeds" [ $? -eq 0 ]
@@ -312,13 +315,14 @@ busybox_oci() {
 # ctr run --cni has no flags for CNI dirs: go-cni's defaults /etc/cni/net.d (first conflist) and
 # /opt/cni/bin apply. ctr itself (not the daemon) runs the plugins, so a private mount namespace
 # around ctr, with our dirs bound over those two, leaves the host's CNI config untouched.
-ctr_private() {
+ctr_mountpoints() {
 	local d
-	for d in /etc/cni/net.d /opt/cni/bin; do
-		[ -d "$d" ] && continue
-		mkdir -p "$d" && MADE_DIRS=("$d" "${MADE_DIRS[@]}")
-		[ -d "$(dirname "$d")" ] && MADE_DIRS+=("$(dirname "$d")")
+	# whatever this makes is removed again on exit, deepest first
+	for d in /etc/cni /etc/cni/net.d /opt/cni /opt/cni/bin; do
+		[ -d "$d" ] || { mkdir "$d" && MADE_DIRS=("$d" "${MADE_DIRS[@]}"); }
 	done
+}
+ctr_private() {
 	unshare --mount --propagation private -- sh -c 'mount --bind "$1" /etc/cni/net.d &&
 		mount --bind "$2" /opt/cni/bin && shift 2 && exec "$@"' sh "$T/ctr-net.d" "$T/ctr-bin" \
 		env RDMA_QOS_SIM_ROOT="$ROOT" "${C[@]}" "$@"
@@ -333,6 +337,8 @@ state = "$T/ctrd/state"
 disabled_plugins = ["io.containerd.grpc.v1.cri"]
 [grpc]
   address = "$T/ctrd/sock"
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$T/ctrd/opt"
 CONF
 	containerd --config "$T/ctrd/config.toml" > "$T/ctrd/log" 2>&1 &
 	CTRD_PID=$!
@@ -364,6 +370,7 @@ client_ctr() {
 	ln -s "$HOSTDEV" "$T/ctr-bin/host-device"
 	mac=$(cat "/sys/class/net/$vf/address")
 	: > "$T/calls.log"
+	ctr_mountpoints
 	ctr_private run --cni --rm localhost/rq-busybox:latest rqctr sh -c 'ip -o link show eth0; sleep 3' \
 		> "$T/ctr.out" 2>&1 &
 	local run=$!

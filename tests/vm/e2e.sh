@@ -136,5 +136,9 @@ else
 	fail "no $BUILD/tests/dcb/dcb-encode (vm/run.sh builds it)"
 fi
 
+echo "== harness"
+check "dcbsim unloads (the PF is left without DCB ops)" rmmod dcbsim
+check "no kernel warning during the run" [ -z "$(dmesg | grep -E 'WARNING:|BUG:|Oops|refcount_t')" ]
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

@@ -194,7 +194,7 @@ static struct notifier_block port_nb = { .notifier_call = port_event };
 static int __init dcbsim_init(void)
 {
 	struct net_device *dev;
-	int i;
+	int i, err;
 
 	if (!ifname || !*ifname)
 		return -EINVAL;
@@ -218,8 +218,16 @@ static int __init dcbsim_init(void)
 	port.ntrust = 1;
 	dev->dcbnl_ops = &port_ops;
 	rtnl_unlock();
+	err = register_netdevice_notifier(&port_nb);
+	if (err) {
+		/* a failed load frees this module: its ops must not stay on the netdev */
+		rtnl_lock();
+		port_detach();
+		rtnl_unlock();
+		return err;
+	}
 	pr_info("dcbsim: DCB ops on %s\n", ifname);
-	return register_netdevice_notifier(&port_nb);
+	return 0;
 }
 
 static void __exit dcbsim_exit(void)

@@ -41,8 +41,10 @@ static uint64_t nodes_of_cpus(const struct rq_root *r, const uint64_t *cpus)
 	if (sysfs_list(r, "/sys/devices/system/node", &names, &nn) < 0)
 		return 0;
 	for (size_t k = 0; k < nn; k++) {
-		char path[128], buf[1024], *end;
+		char path[128], *buf = NULL, *end;
+		size_t len = 0;
 		long n;
+		int rr;
 
 		if (strncmp(names[k], "node", 4))
 			continue;
@@ -50,8 +52,12 @@ static uint64_t nodes_of_cpus(const struct rq_root *r, const uint64_t *cpus)
 		if (*end || end == names[k] + 4 || n < 0 || n >= RQ_MAX_NODES)
 			continue;
 		snprintf(path, sizeof(path), "/sys/devices/system/node/%s/cpulist", names[k]);
-		if (sysfs_read_str(r, path, buf, sizeof(buf)) < 0 ||
-		    kubelet_cpuset_parse(buf, bits) < 0)
+		/* a cpulist of scattered CPUs on a big machine outgrows any small buffer */
+		rr = sysfs_read_file(r, path, 64 * 1024, &buf, &len);
+		if (rr == 0)
+			rr = kubelet_cpuset_parse(buf, bits);
+		free(buf);
+		if (rr < 0)
 			continue;
 		for (int w = 0; w < RQ_CPU_WORDS; w++)
 			if (bits[w] & cpus[w]) {

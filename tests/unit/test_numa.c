@@ -278,6 +278,23 @@ START_TEST(broken_node_cpulists)
 }
 END_TEST
 
+/* Every other CPU of 4096 on node 0: a cpulist of about 9 KiB. */
+START_TEST(long_node_cpulist)
+{
+	struct rq_numa_result r;
+
+	pod("--uid pod-a --cpus 4094");
+	ck_assert_int_eq(
+	    sim_sh(&node, "seq -s, 0 2 4094 > $R/sys/devices/system/node/node0/cpulist && "
+			  "test $(wc -c < $R/sys/devices/system/node/node0/cpulist) -gt 9000"),
+	    0);
+	r = eval("pod-a", "0000:81:00.1");
+	ck_assert_int_eq(r.verdict, RQ_NUMA_ALIGNED);
+	ck_assert_str_eq(r.evidence,
+			 "VF 0000:81:00.1 is on NUMA node 0; pod CPUs 4094 are on node 0");
+}
+END_TEST
+
 Suite *suite_numa(void);
 Suite *suite_numa(void)
 {
@@ -296,6 +313,7 @@ Suite *suite_numa(void)
 	tcase_add_test(tc, malformed_files);
 	tcase_add_test(tc, huge_and_looping_files);
 	tcase_add_test(tc, broken_node_cpulists);
+	tcase_add_test(tc, long_node_cpulist);
 	suite_add_tcase(s, tc);
 	return s;
 }

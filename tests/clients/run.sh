@@ -73,16 +73,25 @@ build_cnitool() {
 
 T=$(mktemp -d /tmp/rq-clients.XXXXXX)
 ROOT=$T/node
-NSS=() CTRD_PID="" MADE_DIRS=()
+NSS=() CTRD_PID="" MADE_DIRS=() C=()
 P=(env CONTAINERS_CONF="$T/containers.conf" RDMA_QOS_SIM_ROOT="$ROOT"
 	podman --root "$T/pstore" --runroot "$T/prun" --storage-driver vfs)
 cleanup() {
 	local n
 	for n in "${NSS[@]}"; do ip netns del "$n" 2>/dev/null; done
 	if command -v podman >/dev/null && [ -d "$T/pstore" ]; then "${P[@]}" rm -af -t 0 >/dev/null 2>&1; fi
-	if [ -n "$CTRD_PID" ]; then kill "$CTRD_PID" 2>/dev/null; wait "$CTRD_PID" 2>/dev/null; fi
+	if [ -n "$CTRD_PID" ]; then
+		# an aborted ctr run leaves its task, the shim and the rootfs mount behind
+		"${C[@]}" task kill -s KILL rqctr >/dev/null 2>&1
+		"${C[@]}" task rm -f rqctr >/dev/null 2>&1
+		"${C[@]}" container rm rqctr >/dev/null 2>&1
+		kill "$CTRD_PID" 2>/dev/null
+		wait "$CTRD_PID" 2>/dev/null
+		for n in $(pgrep -f -- "-address $T/ctrd/sock"); do kill "$n"; done
+	fi
+	# anything still mounted under the test dir (podman's, containerd's), deepest first
+	awk -v t="$T/" 'index($2, t) == 1 {print $2}' /proc/self/mounts | sort -r | xargs -r -n1 umount -l
 	sim_del_vfs "$ROOT" 2>/dev/null
-	umount -R "$T/pstore" "$T/prun" 2>/dev/null
 	for n in "${MADE_DIRS[@]}"; do rmdir "$n" 2>/dev/null; done
 	rm -rf "$T"
 }

@@ -30,7 +30,7 @@ OTHER=$(ls /sys/bus/pci/devices/$OTHERPCI/net)
 ip link set "$PF" up; ip link set "$OTHER" up
 echo 2 > /sys/bus/pci/devices/$PFPCI/sriov_numvfs
 echo 1 > /sys/bus/pci/devices/$OTHERPCI/sriov_numvfs
-for i in $(seq 100); do [ -d /sys/bus/pci/devices/$PFPCI/virtfn1/net ] && [ -d /sys/bus/pci/devices/$OTHERPCI/virtfn0/net ] && break; sleep 0.2; done
+for _ in $(seq 100); do [ -d /sys/bus/pci/devices/$PFPCI/virtfn1/net ] && [ -d /sys/bus/pci/devices/$OTHERPCI/virtfn0/net ] && break; sleep 0.2; done
 VF0PCI=$(basename "$(readlink -f /sys/bus/pci/devices/$PFPCI/virtfn0)"); VF0=$(ls /sys/bus/pci/devices/$VF0PCI/net)
 VF1PCI=$(basename "$(readlink -f /sys/bus/pci/devices/$PFPCI/virtfn1)"); VF1=$(ls /sys/bus/pci/devices/$VF1PCI/net)
 VF2PCI=$(basename "$(readlink -f /sys/bus/pci/devices/$OTHERPCI/virtfn0)"); VF2=$(ls /sys/bus/pci/devices/$VF2PCI/net)

@@ -152,6 +152,7 @@ run_job() {
 	case "$BUILD/" in
 	"$SRC"/*) ;;
 	*) bdir=$BUILD
+	   # shellcheck disable=SC2054 # commas belong to the QEMU option
 	   bdev=(-fsdev "$fs,id=fsbuild,path=$BUILD,readonly=on"
 		 -device virtio-9p-pci,fsdev=fsbuild,mount_tag=build,bus=pcie.0) ;;
 	esac

@@ -4,7 +4,7 @@
 # Skips (exit 0, saying why) only without root or when QEMU or the kernel
 # cannot be installed; under CI (CI set) those are failures.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 : "${RQ_BUILD:=$PWD/build}"
 skip() {
 	if [ -n "${CI:-}" ]; then echo "FAIL: vm test cannot run under CI: $*"; echo "0 passed, 1 failed"; exit 1; fi

@@ -169,28 +169,45 @@ for v in 1 16 64 256; do
 	run_once "$d.env" "$d.json" "$SIMB"
 	plan_line "vfs=$v" - "$d.json" "$d.env" "$SIMB" >> "$T/plan.scale"
 done
-for n in 1 100 1000; do
+# other_attachments DIR COUNT SAME: COUNT more attachments as real ADDs leave
+# them (the record in the real format, other container IDs, and an entry in its
+# PF's attachment index); SAME of them on the ADDing PF, the rest 16 per other
+# PF, as on a node whose pods are spread over its ports (an SR-IOV PF holds at
+# most 255 VFs, so no real PF index grows to 1000)
+other_attachments() {
+	local st=$1/var/lib/cni/rdma-qos count=$2 same=$3 own i pf tmpl
+	own=$(basename "$(ls "$st"/pf/*.json)" .json)
+	tmpl=$(jq -c '.attachments[0]' "$st/pf/$own.json")
+	: > "$T/att"
+	for i in $(seq 1 "$count"); do
+		pf=$own
+		[ "$i" -le "$same" ] || pf=$(printf '0000:%02x:00.0' $((0xc0 + (i - same - 1) / 16)))
+		sed -e "s/\"containerID\":[[:space:]]*\"bench\"/\"containerID\":\t\"other$i\"/" \
+			-e "s/\"$own\"/\"$pf\"/" "$st/bench_bench_net1.json" > "$st/bench_other${i}_net1.json"
+		echo "$pf other$i" >> "$T/att"
+	done
+	for pf in $(awk '{ print $1 }' "$T/att" | sort -u); do
+		[ -e "$st/pf/$pf.json" ] || jq '.attachments = []' "$st/pf/$own.json" > "$st/pf/$pf.json"
+		awk -v p="$pf" '$1 == p { print $2 }' "$T/att" > "$T/cids"
+		jq --rawfile cids "$T/cids" --argjson t "$tmpl" '.attachments += [$cids | split("\n")[]
+			| select(. != "") as $c | $t | .key = "bench_\($c)_net1"
+			| .pod |= sub("container bench"; "container \($c)")]' "$st/pf/$pf.json" > "$T/idx"
+		cp "$T/idx" "$st/pf/$pf.json"
+	done
+	[ "$(ls "$st" | grep -c '\.json$')" -eq $((count + 1)) ] || { echo "bench: $st: records" >&2; exit 1; }
+	[ "$(jq '.attachments | length' "$st/pf/$own.json")" -eq $((same + 1)) ] ||
+		{ echo "bench: $st: PF index" >&2; exit 1; }
+}
+for n in 1 100 1000 pf64 pf255; do
 	d=$T/rec$n; node "$d" 4
 	ours_conf "$(vf_pci "$d" 1)" > "$d.json"; envfile "$d.env" ADD "$d"
 	run_once "$d.env" "$d.json" "$SIMB"
-	# n-1 more attachments as real ADDs leave them: the record (real format,
-	# other container IDs) and its entry in the PF's attachment index
-	st=$d/var/lib/cni/rdma-qos
-	idx=$(ls "$st"/pf/*.json)
-	if [ "$n" -gt 1 ]; then
-		for i in $(seq 2 "$n"); do echo "other$i"; done > "$T/cids"
-		while read -r c; do
-			sed "s/\"containerID\":[[:space:]]*\"bench\"/\"containerID\":\t\"$c\"/" \
-				"$st/bench_bench_net1.json" > "$st/bench_${c}_net1.json"
-		done < "$T/cids"
-		jq --rawfile cids "$T/cids" '.attachments as $a | .attachments += [$cids | split("\n")[]
-			| select(. != "") as $c | $a[0] | .key = "bench_\($c)_net1"
-			| .pod |= sub("container bench"; "container \($c)")]' "$idx" > "$T/idx" && cp "$T/idx" "$idx"
-	fi
-	[ "$(ls "$st" | grep -c '\.json$')" -eq "$n" ] || { echo "bench: $st has not $n records" >&2; exit 1; }
-	[ "$(jq '.attachments | length' "$idx")" -eq "$n" ] || { echo "bench: $idx lacks entries" >&2; exit 1; }
+	case $n in
+	pf*) other_attachments "$d" $((${n#pf} - 1)) $((${n#pf} - 1)); name=pf-index=${n#pf} ;;
+	*) other_attachments "$d" $((n - 1)) 0; name=records=$n ;;
+	esac
 	run_once "$d.env" "$d.json" "$SIMB"   # the plugin accepts that state
-	plan_line "records=$n" - "$d.json" "$d.env" "$SIMB" >> "$T/plan.scale"
+	plan_line "$name" - "$d.json" "$d.env" "$SIMB" >> "$T/plan.scale"
 done
 "$BENCH" -n "$NS_N" -j "$OUT/scale.json" "$T/plan.scale"
 
@@ -244,16 +261,22 @@ if command -v gnuplot >/dev/null; then
 	jq -r '.scale | to_entries[] | select(.key | startswith("records=")) |
 		"\(.key | ltrimstr("records=")) \(.value.p50_us / 1000) \(.value.p10_us / 1000) \(.value.p90_us / 1000)"' \
 		"$OUT/results.json" > "$T/rec.dat"
+	{ head -1 "$T/rec.dat"
+	  jq -r '.scale | to_entries[] | select(.key | startswith("pf-index=")) |
+		"\(.key | ltrimstr("pf-index=")) \(.value.p50_us / 1000) \(.value.p10_us / 1000) \(.value.p90_us / 1000)"' \
+		"$OUT/results.json"; } > "$T/pfi.dat"
 	FLOORMS=$(jq '.scale["floor ADD"].p50_us / 1000' "$OUT/results.json")
 	gnuplot <<GP
 set terminal png size 1100,440
 set output "$OUT/scale.png"
-set multiplot layout 1,2 title "rdma-qos-sim steady-state ADD as the node grows (median, p10-p90 bars; dashed: C floor median)"
+set multiplot layout 1,2 title "rdma-qos-sim steady-state ADD as the node grows (median, p10-p90 bars; flat line: C floor median)"
 set ylabel "ms per ADD (fork+exec to exit)"; set yrange [0:*]; set key bottom right
 set logscale x 2; set xrange [0.7:370]; set xlabel "VFs on the node"
-plot "$T/vfs.dat" using 1:2:3:4 with yerrorlines lw 2 title "ADD", $FLOORMS with lines dt 2 title "C floor"
-set logscale x 10; set xrange [0.7:1500]; set xlabel "attachment records on the node"
-plot "$T/rec.dat" using 1:2:3:4 with yerrorlines lw 2 title "ADD", $FLOORMS with lines dt 2 title "C floor"
+plot "$T/vfs.dat" using 1:2:3:4 with yerrorlines lw 2 title "ADD", $FLOORMS with lines lw 2 title "C floor median"
+set logscale x 10; set xrange [0.7:1500]; set xlabel "attachments on the node / in the ADDing PF's index"
+plot "$T/rec.dat" using 1:2:3:4 with yerrorlines lw 2 title "ADD, records on the node (16 per other PF)", \
+	"$T/pfi.dat" using 1:2:3:4 with yerrorlines lw 2 title "ADD, attachments on the same PF", \
+	$FLOORMS with lines lw 2 title "C floor median"
 unset multiplot
 GP
 	echo "scale curves: $OUT/scale.png"

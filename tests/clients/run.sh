@@ -7,9 +7,10 @@
 # gets its own PF, so each one's PF-wide effect is its own.
 #
 # The plugin on every client's CNI path is a shim that logs the command, the
-# netns and RDMA_QOS_SIM_ROOT it was given and execs rdma-qos-sim. It does not
-# set the root: every client must pass its own environment through, as libcni
-# does (os.Environ() + the CNI_* variables).
+# netns and RDMA_QOS_SIM_ROOT it was given, then runs rdma-qos-sim. It does not
+# set the root: a client must pass its own environment through, as libcni does
+# (os.Environ() + the CNI_* variables). The exception is podman's, see
+# podman_setup.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../sim/lib.sh"
@@ -23,6 +24,10 @@ skip() {
 	SKIP=$((SKIP + 1)); echo "SKIP: $1: $2"
 }
 finish() {
+	if [ "$FAIL" -gt 0 ] && [ -s "${T:-}/plugin.log" ]; then
+		echo "--- rdma-qos-sim's stderr"
+		cat "$T/plugin.log"
+	fi
 	if [ "$SKIP" -gt 0 ]; then echo "($SKIP skipped)"; fi
 	summary
 	exit
@@ -32,23 +37,23 @@ ensure_packages() {
 	local p missing=()
 	while read -r p; do
 		case $p in '' | '#'*) continue ;; esac
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing+=("$p")
 	done < "$HERE/packages.txt"
 	[ ${#missing[@]} -eq 0 ] && return 0
 	[ "$(id -u)" = 0 ] || return 0
 	echo "installing ${missing[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q \
-		--no-install-recommends "${missing[@]}" >&2 ||
-		{ apt-get -o DPkg::Lock::Timeout=600 update -q >&2 &&
-			DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q \
-				--no-install-recommends "${missing[@]}" >&2; }
+	local apt=(env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -q)
+	"${apt[@]}" install -y --no-install-recommends "${missing[@]}" >&2 ||
+		{ "${apt[@]}" update >&2 &&
+			"${apt[@]}" install -y --no-install-recommends "${missing[@]}" >&2; }
 }
 
+ensure_packages || echo "apt-get could not install every package in packages.txt"
 if ! why=$(sim_can_run); then
 	skip "all clients" "$why"
 	finish
 fi
-ensure_packages || echo "apt-get could not install every package in packages.txt"
 
 # golang-github-appc-cni-dev ships libcni and pkg/ but not cnitool/: cnitool
 # comes from the same Debian source package, built in GOPATH mode against
@@ -58,7 +63,8 @@ build_cnitool() {
 	command -v go >/dev/null || { echo "no go (golang-go)"; return 1; }
 	mkdir -p "$CACHE/src" && cd "$CACHE/src" || return 1
 	if ! ls golang-github-appc-cni_*.orig.tar.* >/dev/null 2>&1; then
-		if ! grep -rqs '^deb-src .*bookworm main' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+		if ! grep -rqs '^deb-src .*bookworm main' /etc/apt/sources.list \
+			/etc/apt/sources.list.d/; then
 			echo 'deb-src http://deb.debian.org/debian bookworm main' \
 				> /etc/apt/sources.list.d/rq-bookworm-src.list
 			apt-get -o DPkg::Lock::Timeout=600 update -q >&2 || return 1
@@ -67,8 +73,9 @@ build_cnitool() {
 	fi
 	rm -rf golang-github-appc-cni-*/ && tar xf golang-github-appc-cni_*.orig.tar.* || return 1
 	cd golang-github-appc-cni-*/ || return 1
-	GO111MODULE=off GOPATH="$CACHE/gopath:/usr/share/gocode" GOCACHE="$CACHE/gocache" GOFLAGS='' \
-		go build -o "$CACHE/cnitool.tmp" ./cnitool >&2 && mv "$CACHE/cnitool.tmp" "$CACHE/cnitool"
+	GO111MODULE=off GOPATH="$CACHE/gopath:/usr/share/gocode" GOCACHE="$CACHE/gocache" \
+		GOFLAGS='' go build -o "$CACHE/cnitool.tmp" ./cnitool >&2 &&
+		mv "$CACHE/cnitool.tmp" "$CACHE/cnitool"
 }
 
 T=$(mktemp -d /tmp/rq-clients.XXXXXX)
@@ -79,7 +86,9 @@ P=(env CONTAINERS_CONF="$T/containers.conf" RDMA_QOS_SIM_ROOT="$ROOT"
 cleanup() {
 	local n
 	for n in "${NSS[@]}"; do ip netns del "$n" 2>/dev/null; done
-	if command -v podman >/dev/null && [ -d "$T/pstore" ]; then "${P[@]}" rm -af -t 0 >/dev/null 2>&1; fi
+	if command -v podman >/dev/null && [ -d "$T/pstore" ]; then
+		"${P[@]}" rm -af -t 0 >/dev/null 2>&1
+	fi
 	if [ -n "$CTRD_PID" ]; then
 		# an aborted ctr run leaves its task, the shim and the rootfs mount behind
 		"${C[@]}" task kill -s KILL rqctr >/dev/null 2>&1
@@ -90,7 +99,8 @@ cleanup() {
 		for n in $(pgrep -f -- "-address $T/ctrd/sock"); do kill "$n"; done
 	fi
 	# anything still mounted under the test dir (podman's, containerd's), deepest first
-	awk -v t="$T/" 'index($2, t) == 1 {print $2}' /proc/self/mounts | sort -r | xargs -r -n1 umount -l
+	awk -v t="$T/" 'index($2, t) == 1 {print $2}' /proc/self/mounts | sort -r |
+		xargs -r -n1 umount -l
 	sim_del_vfs "$ROOT" 2>/dev/null
 	for n in "${MADE_DIRS[@]}"; do rmdir "$n" 2>/dev/null; done
 	rm -rf "$T"
@@ -126,17 +136,23 @@ mkshim "$T/bin"
 conflist() { # name vfdev vfpci
 	jq -n --arg n "$1" --arg d "$2" --arg p "$3" '{cniVersion: "1.0.0", name: $n, plugins: [
 		{type: "host-device", device: $d},
-		{type: "rdma-qos-sim", deviceID: $p, numa: "warn", capabilities: {deviceID: true}}]}'
+		{type: "rdma-qos-sim", deviceID: $p, numa: "warn",
+		 capabilities: {deviceID: true}}]}'
 }
 # recs [NETWORK]: attachment records (of one network)
-recs() { find "$ROOT/var/lib/cni/rdma-qos/" -maxdepth 1 -name "${1:+$1_}*.json" 2>/dev/null | wc -l; }
-tos_of() {
-	cat "$ROOT/sys/kernel/config/rdma_cm/$(ls "$ROOT/sys/bus/pci/devices/$1/infiniband")/ports/1/default_roce_tos"
+recs() {
+	find "$ROOT/var/lib/cni/rdma-qos/" -maxdepth 1 -name "${1:+$1_}*.json" 2>/dev/null | wc -l
+}
+tos_of() { # VFPCI
+	local dev
+	dev=$(ls "$ROOT/sys/bus/pci/devices/$1/infiniband")
+	cat "$ROOT/sys/kernel/config/rdma_cm/$dev/ports/1/default_roce_tos"
 }
 # the full DSCP map the built-in profile installs: 64 entries, dscp -> dscp >> 3 (26 -> 3, 48 -> 6)
 dscp_map_ok() {
 	jq -e '[.app[] | select(.selector == 5)] | (length == 64) and
-		(map(.protocol) | sort == [range(64)]) and all(.priority == (.protocol / 8 | floor)) and
+		(map(.protocol) | sort == [range(64)]) and
+		all(.priority == (.protocol / 8 | floor)) and
 		(map(select(.protocol == 26 or .protocol == 48) | [.protocol, .priority]) | sort
 			== [[26, 3], [48, 6]])' "$ROOT/dcb/$1.json" >/dev/null
 }
@@ -144,8 +160,9 @@ dscp_map_ok() {
 check_effect() {
 	check "$1: PF $2 pfc [3]" [ "$(jq -c .pfc "$ROOT/dcb/$2.json")" = "[3]" ]
 	check "$1: PF $2 trusts DSCP with the full DSCP map" dscp_map_ok "$2"
-	check "$1: PF $2 ECN NP+RP on prio 3" [ "$(cat "$ROOT/sys/class/net/$2/ecn/roce_np/enable/3" \
-		"$ROOT/sys/class/net/$2/ecn/roce_rp/enable/3" | tr -d '\n')" = 11 ]
+	local ecn=$ROOT/sys/class/net/$2/ecn
+	check "$1: PF $2 ECN NP+RP on prio 3" \
+		[ "$(cat "$ecn/roce_np/enable/3" "$ecn/roce_rp/enable/3" | tr -d '\n')" = 11 ]
 	check "$1: VF $3 RoCE ToS 106" [ "$(tos_of "$3")" = 106 ]
 	check "$1: one attachment record of network $4" [ "$(recs "$4")" = 1 ]
 }
@@ -161,23 +178,24 @@ client_cnitool() {
 	local pf vfpci vf ns out rc msg
 	read -r pf vfpci vf <<< "${VFS[0]}"
 	if ! (build_cnitool); then
-		skip cnitool "could not be built from Debian's golang-github-appc-cni source package"
+		skip cnitool "no build from Debian's golang-github-appc-cni source package"
 		return
 	fi
 	mkdir -p "$T/net.d" && conflist roce-cnitool "$vf" "$vfpci" > "$T/net.d/roce.conflist"
 	ns=rqcl$$a
 	ip netns add "$ns" && NSS+=("$ns")
 	: > "$T/calls.log"
-	# host-device from Debian's dir, the plugin from ours; the root only in cnitool's environment
+	# host-device from Debian's dir, the plugin from ours; the root only in cnitool's env
 	local -a ct=(env NETCONFPATH="$T/net.d" CNI_PATH="$CNI_BIN_DIR:$T/bin" CNI_IFNAME=net1
 		RDMA_QOS_SIM_ROOT="$ROOT" "$CACHE/cnitool")
 	out=$(CNI_ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=c" "${ct[@]}" \
 		add roce-cnitool "/run/netns/$ns")
 	rc=$?
 	check "cnitool add succeeds" [ $rc -eq 0 ]
-	check "cnitool add printed the result: net1 in the pod netns, cniVersion 1.0.0" [ "$(jq -r \
-		'[.cniVersion, (.interfaces[] | select(.sandbox == "/run/netns/'"$ns"'") | .name)] | join(" ")' \
-		<<< "$out")" = "1.0.0 net1" ]
+	check "cnitool add printed the result: net1 in the pod netns, cniVersion 1.0.0" \
+		[ "$(jq -r --arg sb "/run/netns/$ns" '[.cniVersion,
+			(.interfaces[] | select(.sandbox == $sb) | .name)] | join(" ")' \
+			<<< "$out")" = "1.0.0 net1" ]
 	check "cnitool passed its environment (RDMA_QOS_SIM_ROOT) through to the plugin" \
 		[ "$(calls)" = "ADD netns=[/run/netns/$ns] root=[$ROOT];" ]
 	check "net1 is in the pod netns" has_link net1 "$ns"
@@ -185,24 +203,27 @@ client_cnitool() {
 
 	"${ct[@]}" check roce-cnitool "/run/netns/$ns"
 	check "cnitool check succeeds" [ $? -eq 0 ]
-	msg=$(env -u RDMA_QOS_SIM_ROOT "${ct[@]:0:4}" "$CACHE/cnitool" check roce-cnitool "/run/netns/$ns" 2>&1)
+	msg=$(env -u RDMA_QOS_SIM_ROOT "${ct[@]:0:4}" "$CACHE/cnitool" check roce-cnitool \
+		"/run/netns/$ns" 2>&1)
 	rc=$?
-	check "without RDMA_QOS_SIM_ROOT in cnitool's env the plugin fails (the env is the carrier)" \
+	check "without RDMA_QOS_SIM_ROOT in cnitool's env the plugin fails (env is the carrier)" \
 		[ $rc -ne 0 ]
-	check "... and cnitool reports the plugin's CNI error" grep -q 'RDMA_QOS_SIM_ROOT must name' <<< "$msg"
+	check "... and cnitool reports the plugin's CNI error" \
+		grep -q 'RDMA_QOS_SIM_ROOT must name' <<< "$msg"
 	jq '.pfc = []' "$ROOT/dcb/$pf.json" > "$T/d" && cp "$T/d" "$ROOT/dcb/$pf.json"
 	msg=$("${ct[@]}" check roce-cnitool "/run/netns/$ns" 2>&1)
 	rc=$?
 	check "cnitool check fails on a drifted PFC (pfc [])" [ $rc -ne 0 ]
-	check "the drift message reaches cnitool" grep -q 'pfc: configured prio 3, current prio none' <<< "$msg"
+	check "the drift message reaches cnitool" \
+		grep -q 'pfc: configured prio 3, current prio none' <<< "$msg"
 	jq '.pfc = [3]' "$ROOT/dcb/$pf.json" > "$T/d" && cp "$T/d" "$ROOT/dcb/$pf.json"
 	"${ct[@]}" check roce-cnitool "/run/netns/$ns"
 	check "cnitool check succeeds again once PFC is back" [ $? -eq 0 ]
 	"${ct[@]}" del roce-cnitool "/run/netns/$ns"
 	check "cnitool del succeeds" [ $? -eq 0 ]
 	check_undone cnitool "$vfpci" roce-cnitool
-	check "cnitool sent ADD, CHECK x4, DEL in that order" [ "$(calls | sed 's/ netns=[^;]*//g')" = \
-		"ADD;CHECK;CHECK;CHECK;CHECK;DEL;" ]
+	check "cnitool sent ADD, CHECK x4, DEL in that order" \
+		[ "$(calls | sed 's/ netns=[^;]*//g')" = "ADD;CHECK;CHECK;CHECK;CHECK;DEL;" ]
 	check "host-device gave the VF back to the host" has_link "$vf"
 }
 
@@ -210,10 +231,12 @@ client_cnitool() {
 busybox_tar() {
 	[ -f "$CACHE/busybox.tar" ] && return 0
 	[ -x /bin/busybox ] || return 1
-	rm -rf "$T/rootfs" && mkdir -p "$T/rootfs/bin" "$CACHE" && cp /bin/busybox "$T/rootfs/bin/" || return 1
+	rm -rf "$T/rootfs" && mkdir -p "$T/rootfs/bin" "$CACHE" || return 1
+	cp /bin/busybox "$T/rootfs/bin/" || return 1
 	local a
 	for a in sh ip sleep cat ls; do ln -s busybox "$T/rootfs/bin/$a"; done
-	tar -C "$T/rootfs" -cf "$CACHE/busybox.tar.tmp" . && mv "$CACHE/busybox.tar.tmp" "$CACHE/busybox.tar"
+	tar -C "$T/rootfs" -cf "$CACHE/busybox.tar.tmp" . &&
+		mv "$CACHE/busybox.tar.tmp" "$CACHE/busybox.tar"
 }
 
 podman_setup() {
@@ -237,8 +260,9 @@ CONF
 	"${P[@]}" import -q "$CACHE/busybox.tar" localhost/rq-busybox:latest >/dev/null
 	check "podman imported the busybox image" [ $? -eq 0 ]
 	check "podman sees the networks from the private config dir" \
-		[ "$("${P[@]}" network ls --format '{{.Name}} {{.Driver}}' | grep '^roce-podman' | sort |
-			tr '\n' ';')" = "roce-podman host-device;roce-podman-exit host-device;" ]
+		[ "$("${P[@]}" network ls --format '{{.Name}} {{.Driver}}' | grep '^roce-podman' |
+			sort | tr '\n' ';')" = \
+			"roce-podman host-device;roce-podman-exit host-device;" ]
 }
 
 # podman_run NETWORK CMD...: the container id; the sandbox may cap RLIMIT_NOFILE/NPROC below
@@ -247,7 +271,8 @@ podman_run() {
 	local net=$1
 	shift
 	"${P[@]}" run -d --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 --network "$net" \
-		localhost/rq-busybox:latest "$@" 2> "$T/podman.err" || { cat "$T/podman.err"; return 1; }
+		localhost/rq-busybox:latest "$@" 2> "$T/podman.err" ||
+		{ cat "$T/podman.err"; return 1; }
 }
 
 # podman rm -f on a running container: podman itself tears the network down
@@ -260,10 +285,12 @@ podman_rm_case() {
 	check "the container sees the VF (MAC $mac) as eth0" [ "$("${P[@]}" exec "$cid" \
 		ip -o link show eth0 | grep -o 'link/ether [0-9a-f:]*')" = "link/ether $mac" ]
 	check "podman received the result: roce-podman attached to the container" \
-		[ "$("${P[@]}" inspect --format '{{range $k, $v := .NetworkSettings.Networks}}{{$k}} {{end}}' \
-			"$cid")" = "roce-podman " ]
+		[ "$("${P[@]}" inspect --format \
+			'{{range $k, $v := .NetworkSettings.Networks}}{{$k}} {{end}}' "$cid")" = \
+			"roce-podman " ]
 	check "podman run passed RDMA_QOS_SIM_ROOT through to the plugin" \
-		[ "$(sed -n 's/^ADD netns=\[\/run\/netns\/[^]]*\] //p' "$T/calls.log")" = "root=[$ROOT]" ]
+		[ "$(sed -n 's/^ADD netns=\[\/run\/netns\/[^]]*\] //p' "$T/calls.log")" = \
+			"root=[$ROOT]" ]
 	check_effect podman "$pf" "$vfpci" roce-podman
 	"${P[@]}" rm -f -t 0 "$cid" >/dev/null
 	check "podman rm -f succeeds" [ $? -eq 0 ]
@@ -272,7 +299,8 @@ podman_rm_case() {
 	# ADD, then DEL with the container's netns path still present, and never CHECK
 	check "podman sent ADD, then DEL with the ADD's netns, nothing else" [ \
 		"$(calls | sed 's/ root=[^;]*//g; s/VERSION netns=\[dummy\];//g')" = \
-		"$(sed -n 's/^ADD\( netns=\[\/run\/netns\/[^]]*\]\).*/ADD\1;DEL\1;/p' "$T/calls.log")" ]
+		"$(sed -n 's/^ADD\( netns=\[\/run\/netns\/[^]]*\]\).*/ADD\1;DEL\1;/p' \
+			"$T/calls.log")" ]
 	check "host-device gave the VF back to the host" has_link "$vf"
 }
 
@@ -317,7 +345,8 @@ busybox_oci() {
 	[ -f "$CACHE/busybox-oci.tar" ] && return 0
 	command -v podman >/dev/null && busybox_tar || return 1
 	"${P[@]}" import -q "$CACHE/busybox.tar" localhost/rq-busybox:latest >/dev/null &&
-		"${P[@]}" save -q --format oci-archive -o "$CACHE/busybox-oci.tmp" localhost/rq-busybox:latest &&
+		"${P[@]}" save -q --format oci-archive -o "$CACHE/busybox-oci.tmp" \
+			localhost/rq-busybox:latest &&
 		mv "$CACHE/busybox-oci.tmp" "$CACHE/busybox-oci.tar"
 }
 
@@ -333,8 +362,8 @@ ctr_mountpoints() {
 }
 ctr_private() {
 	unshare --mount --propagation private -- sh -c 'mount --bind "$1" /etc/cni/net.d &&
-		mount --bind "$2" /opt/cni/bin && shift 2 && exec "$@"' sh "$T/ctr-net.d" "$T/ctr-bin" \
-		env RDMA_QOS_SIM_ROOT="$ROOT" "${C[@]}" "$@"
+		mount --bind "$2" /opt/cni/bin && shift 2 && exec "$@"' \
+		sh "$T/ctr-net.d" "$T/ctr-bin" env RDMA_QOS_SIM_ROOT="$ROOT" "${C[@]}" "$@"
 }
 
 start_containerd() {
@@ -362,9 +391,12 @@ CONF
 client_ctr() {
 	local pf vfpci vf mac rc
 	read -r pf vfpci vf <<< "${VFS[2]}"
-	command -v containerd >/dev/null && command -v ctr >/dev/null || { skip ctr "no containerd"; return; }
+	if ! command -v containerd >/dev/null || ! command -v ctr >/dev/null; then
+		skip ctr "no containerd"
+		return
+	fi
 	command -v runc >/dev/null || { skip ctr "no runc"; return; }
-	busybox_oci || { skip ctr "no busybox OCI archive (needs podman and busybox-static)"; return; }
+	busybox_oci || { skip ctr "no busybox OCI archive (needs podman, busybox-static)"; return; }
 	C=(ctr --address "$T/ctrd/sock" --namespace rqtest)
 	start_containerd
 	check "containerd started on a private socket, root and state" kill -0 "$CTRD_PID"
@@ -380,7 +412,8 @@ client_ctr() {
 	mac=$(cat "/sys/class/net/$vf/address")
 	: > "$T/calls.log"
 	ctr_mountpoints
-	ctr_private run --cni --rm localhost/rq-busybox:latest rqctr sh -c 'ip -o link show eth0; sleep 3' \
+	ctr_private run --cni --rm localhost/rq-busybox:latest rqctr \
+		sh -c 'ip -o link show eth0; sleep 3' \
 		> "$T/ctr.out" 2>&1 &
 	local run=$!
 	for _ in $(seq 40); do [ "$(recs roce-ctr)" = 1 ] && break; sleep 0.25; done
@@ -392,7 +425,8 @@ client_ctr() {
 	check "the container saw the VF (MAC $mac) as eth0" \
 		[ "$(grep -o 'link/ether [0-9a-f:]*' "$T/ctr.out")" = "link/ether $mac" ]
 	check "ctr passed RDMA_QOS_SIM_ROOT through to the plugin" \
-		[ "$(sed -n 's/^ADD netns=\[\/proc\/[0-9]*\/ns\/net\] //p' "$T/calls.log")" = "root=[$ROOT]" ]
+		[ "$(sed -n 's/^ADD netns=\[\/proc\/[0-9]*\/ns\/net\] //p' "$T/calls.log")" = \
+			"root=[$ROOT]" ]
 	# the task is gone before ctr removes the network: DEL comes with an empty CNI_NETNS (and,
 	# unlike podman's libcni, go-cni asks for no VERSION)
 	check "ctr sent ADD with the task's /proc netns, then DEL with an empty CNI_NETNS" [ \

@@ -67,6 +67,11 @@ int kubelet_cpuset_parse(const char *s, uint64_t *bits)
 	return 0;
 }
 
+/*
+ * Wrong JSON types are "nothing here", never an error. Each walk first sets a
+ * container of the wrong type to NULL (cJSON_ArrayForEach evaluates its
+ * argument twice, so the check is not written inside it).
+ */
 static cJSON *parse(const char *buf, size_t len)
 {
 	if (!buf || len > RQ_KUBELET_FILE_MAX)
@@ -89,7 +94,8 @@ int kubelet_cpu_manager(const char *buf, size_t len, const char *pod_uid, uint64
 	memset(all, 0, sizeof(all));
 	pod = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "entries"),
 					       pod_uid);
-	cJSON_ArrayForEach(c, (cJSON_IsObject(pod) ? pod : NULL))
+	pod = cJSON_IsObject(pod) ? pod : NULL;
+	cJSON_ArrayForEach(c, pod)
 	{
 		bool any = false;
 
@@ -126,11 +132,40 @@ static void dev_add(struct rq_kubelet_dev *devs, size_t max, size_t *n, const cJ
 {
 	if (*n >= max)
 		return;
-	snprintf(devs[*n].resource, sizeof(devs[0].resource), "%s",
-		 cJSON_IsString(res) ? res->valuestring : "?");
-	snprintf(devs[*n].id, sizeof(devs[0].id), "%s", id);
+	(void)snprintf(devs[*n].resource, sizeof(devs[0].resource), "%s",
+		       cJSON_IsString(res) ? res->valuestring : "?");
+	(void)snprintf(devs[*n].id, sizeof(devs[0].id), "%s", id);
 	devs[*n].node = node;
 	(*n)++;
+}
+
+/* One PodDeviceEntries element's DeviceIDs: keyed by NUMA node (>= 1.20) or a flat list. */
+static void entry_devices(const cJSON *res, const cJSON *ids, struct rq_kubelet_dev *devs,
+			  size_t max, size_t *n)
+{
+	const cJSON *k, *id;
+
+	if (cJSON_IsArray(ids)) { /* pre-1.20: no topology */
+		cJSON_ArrayForEach(id, ids)
+		{
+			if (cJSON_IsString(id))
+				dev_add(devs, max, n, res, id->valuestring, -1);
+		}
+		return;
+	}
+	ids = cJSON_IsObject(ids) ? ids : NULL;
+	cJSON_ArrayForEach(k, ids)
+	{
+		int node = node_of(k->string);
+
+		if (node == -2 || !cJSON_IsArray(k))
+			continue;
+		cJSON_ArrayForEach(id, k)
+		{
+			if (cJSON_IsString(id))
+				dev_add(devs, max, n, res, id->valuestring, node);
+		}
+	}
 }
 
 int kubelet_devices(const char *buf, size_t len, const char *pod_uid, struct rq_kubelet_dev *devs,
@@ -147,34 +182,15 @@ int kubelet_devices(const char *buf, size_t len, const char *pod_uid, struct rq_
 		return -EBADMSG;
 	entries = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "Data"),
 						   "PodDeviceEntries");
-	cJSON_ArrayForEach(e, (cJSON_IsArray(entries) ? entries : NULL))
+	entries = cJSON_IsArray(entries) ? entries : NULL;
+	cJSON_ArrayForEach(e, entries)
 	{
 		const cJSON *uid = cJSON_GetObjectItemCaseSensitive(e, "PodUID");
-		const cJSON *res = cJSON_GetObjectItemCaseSensitive(e, "ResourceName");
-		const cJSON *ids = cJSON_GetObjectItemCaseSensitive(e, "DeviceIDs"), *k, *id;
 
-		if (!cJSON_IsString(uid) || strcmp(uid->valuestring, pod_uid))
+		if (!cJSON_IsString(uid) || strcmp(uid->valuestring, pod_uid) != 0)
 			continue;
-		if (cJSON_IsArray(ids)) { /* pre-1.20: no topology */
-			cJSON_ArrayForEach(id, ids)
-			{
-				if (cJSON_IsString(id))
-					dev_add(devs, max, &n, res, id->valuestring, -1);
-			}
-			continue;
-		}
-		cJSON_ArrayForEach(k, (cJSON_IsObject(ids) ? ids : NULL))
-		{
-			int node = node_of(k->string);
-
-			if (node == -2)
-				continue;
-			cJSON_ArrayForEach(id, (cJSON_IsArray(k) ? k : NULL))
-			{
-				if (cJSON_IsString(id))
-					dev_add(devs, max, &n, res, id->valuestring, node);
-			}
-		}
+		entry_devices(cJSON_GetObjectItemCaseSensitive(e, "ResourceName"),
+			      cJSON_GetObjectItemCaseSensitive(e, "DeviceIDs"), devs, max, &n);
 	}
 	cJSON_Delete(o);
 	*ret_n = n;
@@ -187,11 +203,13 @@ static uint64_t memory_nodes(const cJSON *blocks)
 	const cJSON *blk, *n;
 	uint64_t nodes = 0;
 
-	cJSON_ArrayForEach(blk, (cJSON_IsArray(blocks) ? blocks : NULL))
+	blocks = cJSON_IsArray(blocks) ? blocks : NULL;
+	cJSON_ArrayForEach(blk, blocks)
 	{
 		const cJSON *aff = cJSON_GetObjectItemCaseSensitive(blk, "numaAffinity");
 
-		cJSON_ArrayForEach(n, (cJSON_IsArray(aff) ? aff : NULL))
+		aff = cJSON_IsArray(aff) ? aff : NULL;
+		cJSON_ArrayForEach(n, aff)
 		{
 			/* a double from untrusted JSON: range-check before converting */
 			if (cJSON_IsNumber(n) && n->valuedouble >= 0 && n->valuedouble < 64 &&
@@ -215,7 +233,8 @@ int kubelet_memory(const char *buf, size_t len, const char *pod_uid, uint64_t *r
 		return -EBADMSG;
 	pod = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "entries"),
 					       pod_uid);
-	cJSON_ArrayForEach(c, (cJSON_IsObject(pod) ? pod : NULL))
+	pod = cJSON_IsObject(pod) ? pod : NULL;
+	cJSON_ArrayForEach(c, pod)
 	{
 		nodes |= memory_nodes(c);
 	}

@@ -12,7 +12,7 @@
 #define RQ_MAX_CPUS	    4096
 #define RQ_CPU_WORDS	    (RQ_MAX_CPUS / 64)
 #define RQ_KUBELET_MAX_DEVS 32
-#define RQ_KUBELET_FILE_MAX (4 * 1024 * 1024)
+#define RQ_KUBELET_FILE_MAX ((size_t)4 * 1024 * 1024)
 
 struct rq_kubelet_dev {
 	char resource[128];

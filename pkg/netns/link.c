@@ -88,7 +88,7 @@ static int bus_info_ethtool(const char *ifname, char *buf, size_t len)
 	if (fd < 0)
 		return -errno;
 	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	(void)snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
 	ifr.ifr_data = (void *)&info;
 	if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
 		r = -errno;
@@ -104,7 +104,7 @@ static int bus_info_ethtool(const char *ifname, char *buf, size_t len)
 		return -ENOENT;
 	if (strlen(info.bus_info) >= len)
 		return -ENAMETOOLONG;
-	snprintf(buf, len, "%s", info.bus_info);
+	(void)snprintf(buf, len, "%s", info.bus_info);
 	return 0;
 }
 
@@ -119,7 +119,7 @@ int netns_link_pci(const char *ifname, char *buf, size_t len)
 	if (parent_rtnl(ifindex, &p) == 0 && !strcmp(p.bus, "pci") && sysfs_pci_valid(p.name)) {
 		if (strlen(p.name) >= len)
 			return -ENAMETOOLONG;
-		snprintf(buf, len, "%s", p.name);
+		(void)snprintf(buf, len, "%s", p.name);
 		return 0;
 	}
 	return bus_info_ethtool(ifname, buf, len);

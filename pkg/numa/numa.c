@@ -23,7 +23,7 @@ int numa_pci_node(const struct rq_root *r, const char *pci, int *ret)
 	long v;
 	int rr;
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", pci);
+	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", pci);
 	rr = sysfs_read_int(r, path, &v);
 	if (rr < 0)
 		return rr;
@@ -34,7 +34,7 @@ int numa_pci_node(const struct rq_root *r, const char *pci, int *ret)
 /* Bitmap of the nodes whose cpulist intersects @cpus. */
 static uint64_t nodes_of_cpus(const struct rq_root *r, const uint64_t *cpus)
 {
-	uint64_t nodes = 0, bits[RQ_CPU_WORDS];
+	uint64_t nodes = 0, bits[RQ_CPU_WORDS] = {0};
 	char **names = NULL;
 	size_t nn = 0;
 
@@ -46,14 +46,14 @@ static uint64_t nodes_of_cpus(const struct rq_root *r, const uint64_t *cpus)
 		long n;
 		int rr;
 
-		if (strncmp(names[k], "node", 4))
+		if (strncmp(names[k], "node", 4) != 0)
 			continue;
 		n = strtol(names[k] + 4, &end, 10);
 		if (*end || end == names[k] + 4 || n < 0 || n >= RQ_MAX_NODES)
 			continue;
-		snprintf(path, sizeof(path), "/sys/devices/system/node/%s/cpulist", names[k]);
+		(void)snprintf(path, sizeof(path), "/sys/devices/system/node/%s/cpulist", names[k]);
 		/* a cpulist of scattered CPUs on a big machine outgrows any small buffer */
-		rr = sysfs_read_file(r, path, 64 * 1024, &buf, &len);
+		rr = sysfs_read_file(r, path, (size_t)64 * 1024, &buf, &len);
 		if (rr == 0)
 			rr = kubelet_cpuset_parse(buf, bits);
 		free(buf);
@@ -114,7 +114,7 @@ static void ev_add(struct rq_numa_result *res, const char *fmt, ...)
 	if (n)
 		n += (size_t)snprintf(res->evidence + n, sizeof(res->evidence) - n, "; ");
 	va_start(ap, fmt);
-	vsnprintf(res->evidence + n, sizeof(res->evidence) - n, fmt, ap);
+	(void)vsnprintf(res->evidence + n, sizeof(res->evidence) - n, fmt, ap);
 	va_end(ap);
 }
 
@@ -123,7 +123,7 @@ static int read_kubelet(const struct rq_root *r, const char *dir, const char *fi
 {
 	char path[512];
 
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	(void)snprintf(path, sizeof(path), "%s/%s", dir, file);
 	return sysfs_read_file(r, path, RQ_KUBELET_FILE_MAX, buf, len);
 }
 
@@ -145,7 +145,7 @@ static const char *unreadable(int rr)
 static bool pod_cpus(const struct rq_root *r, const char *dir, const char *uid,
 		     struct rq_numa_result *res)
 {
-	uint64_t cpus[RQ_CPU_WORDS], nodes;
+	uint64_t cpus[RQ_CPU_WORDS] = {0}, nodes;
 	char *buf = NULL, text[256], ntext[128];
 	size_t len = 0;
 	int rr = read_kubelet(r, dir, "cpu_manager_state", &buf, &len);

@@ -19,7 +19,7 @@ int rdma_find_by_pci(const struct rq_root *r, const char *pci, struct rq_rdma_de
 	size_t n = 0;
 	int rr;
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/infiniband", pci);
+	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/infiniband", pci);
 	rr = sysfs_list(r, path, &names, &n);
 	if (rr < 0)
 		return rr;
@@ -28,10 +28,10 @@ int rdma_find_by_pci(const struct rq_root *r, const char *pci, struct rq_rdma_de
 		return -ENOENT;
 	}
 	memset(ret, 0, sizeof(*ret));
-	snprintf(ret->name, sizeof(ret->name), "%s", names[0]);
+	(void)snprintf(ret->name, sizeof(ret->name), "%s", names[0]);
 	ret->port = 1; /* a VF's RDMA device has one port */
 	sysfs_list_free(names, n);
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports", ret->name);
+	(void)snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports", ret->name);
 	if (sysfs_list(r, path, &names, &n) == 0) {
 		ret->n_ports = (int)n;
 		sysfs_list_free(names, n);
@@ -216,11 +216,11 @@ int rdma_tos_locate(const struct rq_root *r, struct rq_rdma_dev *dev, struct rq_
 	char path[512];
 	int rr;
 
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/tc/%d/traffic_class", dev->name,
-		 dev->port);
+	(void)snprintf(path, sizeof(path), "/sys/class/infiniband/%s/tc/%d/traffic_class",
+		       dev->name, dev->port);
 	if (sysfs_exists(r, path)) {
 		dev->tos_kind = RQ_TOS_MOFED;
-		snprintf(dev->tos_path, sizeof(dev->tos_path), "%s", path);
+		(void)snprintf(dev->tos_path, sizeof(dev->tos_path), "%s", path);
 		return 0;
 	}
 	if (!sysfs_exists(r, "/sys/kernel/config/rdma_cm")) {
@@ -234,18 +234,19 @@ int rdma_tos_locate(const struct rq_root *r, struct rq_rdma_dev *dev, struct rq_
 			      mounted ? "rdma_cm is not loaded (modprobe rdma_cm)"
 				      : "configfs is not mounted at /sys/kernel/config");
 	}
-	snprintf(path, sizeof(path), "/sys/kernel/config/rdma_cm/%s", dev->name);
+	(void)snprintf(path, sizeof(path), "/sys/kernel/config/rdma_cm/%s", dev->name);
 	/* configfs creates ports/<n>/default_roce_tos when the directory is made */
 	rr = sysfs_exists(r, path) ? 0 : sysfs_mkdir(r, path, 0755);
 	if (rr < 0 && rr != -EEXIST)
 		return rq_err(e, RQ_ERR_NO_TOS, rr, "mkdir %s: %s", path, strerror(-rr));
-	snprintf(path, sizeof(path), "/sys/kernel/config/rdma_cm/%s/ports/%d/default_roce_tos",
-		 dev->name, dev->port);
+	(void)snprintf(path, sizeof(path),
+		       "/sys/kernel/config/rdma_cm/%s/ports/%d/default_roce_tos", dev->name,
+		       dev->port);
 	if (!sysfs_exists(r, path))
 		return rq_err(e, RQ_ERR_NO_TOS, -ENOENT, "%s does not exist (port %d of %s)", path,
 			      dev->port, dev->name);
 	dev->tos_kind = RQ_TOS_CONFIGFS;
-	snprintf(dev->tos_path, sizeof(dev->tos_path), "%s", path);
+	(void)snprintf(dev->tos_path, sizeof(dev->tos_path), "%s", path);
 	return 0;
 }
 
@@ -286,6 +287,6 @@ int rdma_tos_write(const struct rq_root *r, const struct rq_rdma_dev *dev, int v
 
 	if (val < 0 || val > 255)
 		return -ERANGE;
-	snprintf(buf, sizeof(buf), "%d", val);
+	(void)snprintf(buf, sizeof(buf), "%d", val);
 	return sysfs_write_str(r, dev->tos_path, buf);
 }

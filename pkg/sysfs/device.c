@@ -14,7 +14,7 @@ static int pci_netdev(const struct rq_root *r, const char *pci, char *buf, size_
 	size_t n = 0;
 	int rr;
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/net", pci);
+	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/net", pci);
 	rr = sysfs_list(r, path, &names, &n);
 	if (rr < 0)
 		return rr;
@@ -22,7 +22,7 @@ static int pci_netdev(const struct rq_root *r, const char *pci, char *buf, size_
 		sysfs_list_free(names, n);
 		return -ENOENT;
 	}
-	snprintf(buf, len, "%s", names[0]);
+	(void)snprintf(buf, len, "%s", names[0]);
 	sysfs_list_free(names, n);
 	return 0;
 }
@@ -31,7 +31,7 @@ static void pf_fill(const struct rq_root *r, struct rq_pf *pf)
 {
 	char path[256];
 
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", pf->pci);
+	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", pf->pci);
 	if (sysfs_readlink_base(r, path, pf->driver, sizeof(pf->driver)) < 0)
 		pf->driver[0] = '\0';
 	if (pci_netdev(r, pf->pci, pf->ifname, sizeof(pf->ifname)) < 0)
@@ -43,12 +43,12 @@ static void bond_slaves(const struct rq_root *r, struct rq_vf_info *vf)
 {
 	char path[256], slaves[1024], *save = NULL, *tok;
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/master", vf->pf[0].ifname);
+	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/master", vf->pf[0].ifname);
 	if (sysfs_readlink_base(r, path, vf->bond, sizeof(vf->bond)) < 0) {
 		vf->bond[0] = '\0';
 		return;
 	}
-	snprintf(path, sizeof(path), "/sys/class/net/%s/bonding/slaves", vf->bond);
+	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/bonding/slaves", vf->bond);
 	if (sysfs_read_str(r, path, slaves, sizeof(slaves)) < 0) {
 		vf->bond[0] = '\0'; /* a master that is not a bond (a bridge, a VRF) */
 		return;
@@ -57,18 +57,18 @@ static void bond_slaves(const struct rq_root *r, struct rq_vf_info *vf)
 		char pci[64];
 		bool dup = false;
 
-		snprintf(path, sizeof(path), "/sys/class/net/%s/device", tok);
+		(void)snprintf(path, sizeof(path), "/sys/class/net/%s/device", tok);
 		if (sysfs_readlink_base(r, path, pci, sizeof(pci)) < 0 || !sysfs_pci_valid(pci))
 			continue;
 		/* a virtual slave (a veth in a test bond) has no PCI function to configure */
-		snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", pci);
+		(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", pci);
 		if (!sysfs_exists(r, path))
 			continue;
 		for (size_t i = 0; i < vf->n_pf; i++)
 			dup |= !strcmp(vf->pf[i].pci, pci);
 		if (dup || vf->n_pf >= RQ_MAX_PFS)
 			continue;
-		snprintf(vf->pf[vf->n_pf].pci, sizeof(vf->pf[0].pci), "%s", pci);
+		(void)snprintf(vf->pf[vf->n_pf].pci, sizeof(vf->pf[0].pci), "%s", pci);
 		pf_fill(r, &vf->pf[vf->n_pf]);
 		vf->n_pf++;
 	}
@@ -85,14 +85,15 @@ static void rdma_bond(const struct rq_root *r, struct rq_vf_info *vf)
 	for (size_t i = 0; i < n; i++) {
 		char path[300], pci[64];
 
-		if (strncmp(names[i], "mlx5_bond_", 10))
+		if (strncmp(names[i], "mlx5_bond_", 10) != 0)
 			continue;
-		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device", names[i]);
+		(void)snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device", names[i]);
 		if (sysfs_readlink_base(r, path, pci, sizeof(pci)) < 0)
 			continue;
 		for (size_t k = 0; k < vf->n_pf; k++)
 			if (!strcmp(pci, vf->pf[k].pci))
-				snprintf(vf->rdma_bond, sizeof(vf->rdma_bond), "%s", names[i]);
+				(void)snprintf(vf->rdma_bond, sizeof(vf->rdma_bond), "%s",
+					       names[i]);
 	}
 	sysfs_list_free(names, n);
 }
@@ -110,15 +111,15 @@ int device_resolve_vf(const struct rq_root *r, const char *vf_pci, struct rq_vf_
 			      "VF \"%s\" is not a PCI address (expected e.g. 0000:81:00.2)",
 			      vf_pci ? vf_pci : "");
 	memset(&vf, 0, sizeof(vf));
-	snprintf(vf.pci, sizeof(vf.pci), "%s", vf_pci);
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", vf_pci);
+	(void)snprintf(vf.pci, sizeof(vf.pci), "%s", vf_pci);
+	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", vf_pci);
 	if (!sysfs_exists(r, path))
 		return rq_err(e, RQ_ERR_NO_DEVICE, -ENODEV, "VF %s: no such PCI device", vf_pci);
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", vf_pci);
+	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", vf_pci);
 	vf.numa_node = sysfs_read_int(r, path, &node) == 0 ? (int)node : -1;
 	if (pci_netdev(r, vf_pci, vf.ifname, sizeof(vf.ifname)) < 0)
 		vf.ifname[0] = '\0';
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/physfn", vf_pci);
+	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/physfn", vf_pci);
 	rr = sysfs_readlink_base(r, path, vf.pf[0].pci, sizeof(vf.pf[0].pci));
 	if (rr == 0 && !sysfs_pci_valid(vf.pf[0].pci))
 		rr = -EINVAL;

@@ -53,7 +53,7 @@ int root_open(const char *path, struct rq_root *ret)
 	if (fd < 0)
 		return -errno;
 	ret->fd = fd;
-	snprintf(ret->path, sizeof(ret->path), "%s", path);
+	(void)snprintf(ret->path, sizeof(ret->path), "%s", path);
 	return 0;
 }
 
@@ -168,7 +168,7 @@ int sysfs_read_str(const struct rq_root *r, const char *path, char *buf, size_t 
 {
 	char *data = NULL;
 	size_t n = 0;
-	int rr = sysfs_read_file(r, path, 64 * 1024, &data, &n);
+	int rr = sysfs_read_file(r, path, (size_t)64 * 1024, &data, &n);
 
 	if (rr < 0)
 		return rr;
@@ -396,7 +396,7 @@ int sysfs_write_atomic(const struct rq_root *r, const char *path, const char *da
 
 	dfd = open_parent(r, path, dir, sizeof(dir), &name);
 	if (dfd == -ENOENT) {
-		snprintf(tmp, sizeof(tmp), "%s", path);
+		(void)snprintf(tmp, sizeof(tmp), "%s", path);
 		*strrchr(tmp, '/') = '\0';
 		rr = sysfs_mkdir_p(r, tmp, 0700);
 		if (rr < 0)

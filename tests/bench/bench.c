@@ -43,6 +43,7 @@ struct cmd {
 	double *us;
 	long *rss;
 	int n, ok, fails; /* timed runs; exited 0; failed runs and prepare steps */
+	char last_fail[48];
 };
 
 /* What one run needs, made ready before the clock starts. */
@@ -65,10 +66,10 @@ static void subst(char *dst, size_t len, const char *src, int idx)
 	const char *p = strstr(src, "{i}");
 
 	if (!p) {
-		snprintf(dst, len, "%s", src);
+		(void)snprintf(dst, len, "%s", src);
 		return;
 	}
-	snprintf(dst, len, "%.*s%d%s", (int)(p - src), src, idx, p + 3);
+	(void)snprintf(dst, len, "%.*s%d%s", (int)(p - src), src, idx, p + 3);
 }
 
 static int load_env(const char *file, struct launch *l)
@@ -85,7 +86,7 @@ static int load_env(const char *file, struct launch *l)
 			n++;
 		}
 	}
-	fclose(f);
+	(void)fclose(f);
 	l->envp[n] = NULL;
 	return n;
 }
@@ -131,10 +132,18 @@ static void account(struct cmd *c, double us, int status, const struct rusage *r
 {
 	c->us[c->n] = us;
 	c->rss[c->n++] = ru->ru_maxrss;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		c->ok++;
+		return;
+	}
+	c->fails++;
+	/* 126: stdin/stdout setup failed, 127: execve failed (e.g. a binary being relinked) */
+	if (WIFEXITED(status))
+		(void)snprintf(c->last_fail, sizeof(c->last_fail), "run %d: exit %d", c->n,
+			       WEXITSTATUS(status));
 	else
-		c->fails++;
+		(void)snprintf(c->last_fail, sizeof(c->last_fail), "run %d: signal %d", c->n,
+			       WTERMSIG(status));
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -159,10 +168,10 @@ static int parse_line(char *l, struct cmd *c, int max_runs)
 	for (int i = 0; i < 5; i++)
 		if (!(f[i] = strtok_r(i ? NULL : l, "\t", &save)))
 			return -EINVAL;
-	snprintf(c->name, sizeof(c->name), "%s", f[0]);
-	snprintf(c->prepare, sizeof(c->prepare), "%s", f[1]);
-	snprintf(c->in, sizeof(c->in), "%s", f[2]);
-	snprintf(c->envf, sizeof(c->envf), "%s", f[3]);
+	(void)snprintf(c->name, sizeof(c->name), "%s", f[0]);
+	(void)snprintf(c->prepare, sizeof(c->prepare), "%s", f[1]);
+	(void)snprintf(c->in, sizeof(c->in), "%s", f[2]);
+	(void)snprintf(c->envf, sizeof(c->envf), "%s", f[3]);
 	save = NULL;
 	for (char *t = strtok_r(f[4], " ", &save); t && a < MAX_ARGS - 1;
 	     t = strtok_r(NULL, " ", &save))
@@ -188,14 +197,14 @@ static int parse_plan(const char *file, struct cmd *cmds, int max_runs)
 		if (!l[0] || l[0] == '#')
 			continue;
 		if (parse_line(l, &cmds[n], max_runs) < 0) {
-			fprintf(stderr, "bench: %s: line %d: want 5 tab-separated fields\n", file,
-				n + 1);
-			fclose(f);
+			(void)fprintf(stderr, "bench: %s: line %d: want 5 tab-separated fields\n",
+				      file, n + 1);
+			(void)fclose(f);
 			return -EINVAL;
 		}
 		n++;
 	}
-	fclose(f);
+	(void)fclose(f);
 	return n;
 }
 
@@ -211,25 +220,31 @@ static void report(FILE *js, struct cmd *c, int first, double wall)
 	p50 = pct(c->us, c->n, 0.50);
 	p90 = pct(c->us, c->n, 0.90);
 	p99 = pct(c->us, c->n, 0.99);
-	printf("%-28s n=%-4d ok=%-4d p10 %8.0f  p50 %8.0f  p90 %8.0f  p99 %8.0f us  rss %5ld KiB",
-	       c->name, c->n, c->ok, p10, p50, p90, p99, maxrss);
+	(void)printf(
+	    "%-28s n=%-4d ok=%-4d p10 %8.0f  p50 %8.0f  p90 %8.0f  p99 %8.0f us  rss %5ld KiB",
+	    c->name, c->n, c->ok, p10, p50, p90, p99, maxrss);
 	if (wall > 0)
-		printf("  wall %.0f us", wall);
-	putchar('\n');
+		(void)printf("  wall %.0f us", wall);
+	if (c->last_fail[0])
+		(void)printf("  last failure: %s", c->last_fail);
+	(void)putchar('\n');
 	if (js)
-		fprintf(js,
-			"%s\n  \"%s\": {\"n\": %d, \"ok\": %d, \"fails\": %d, \"p10_us\": %.1f, "
-			"\"p50_us\": %.1f, \"p90_us\": %.1f, \"p99_us\": %.1f, "
-			"\"max_rss_kib\": %ld, \"wall_us\": %.1f}",
-			first ? "" : ",", c->name, c->n, c->ok, c->fails, p10, p50, p90, p99,
-			maxrss, wall);
+		(void)fprintf(
+		    js,
+		    "%s\n  \"%s\": {\"n\": %d, \"ok\": %d, \"fails\": %d, \"p10_us\": %.1f, "
+		    "\"p50_us\": %.1f, \"p90_us\": %.1f, \"p99_us\": %.1f, "
+		    "\"max_rss_kib\": %ld, \"wall_us\": %.1f, \"last_fail\": \"%s\"}",
+		    first ? "" : ",", c->name, c->n, c->ok, c->fails, p10, p50, p90, p99, maxrss,
+		    wall, c->last_fail);
 }
 
 /* A failed prepare step is a failure of the line; the run is skipped. */
 static int run_prepare(struct cmd *c)
 {
-	if (strcmp(c->prepare, "-") != 0 && system(c->prepare) != 0) {
-		fprintf(stderr, "bench: %s: prepare failed: %s\n", c->name, c->prepare);
+	/* the prepare step is a shell command by design, and runs outside the timing */
+	if (strcmp(c->prepare, "-") != 0 && system(c->prepare) != 0) { // NOLINT(cert-env33-c)
+		(void)fprintf(stderr, "bench: %s: prepare failed: %s\n", c->name, c->prepare);
+		(void)snprintf(c->last_fail, sizeof(c->last_fail), "prepare before run %d", c->n);
 		c->fails++;
 		return -1;
 	}
@@ -296,6 +311,18 @@ static void run_parallel(struct cmd *c, int par, FILE *js, int first)
 	report(js, c, first, now_us() - t0);
 }
 
+static int parse_count(const char *s)
+{
+	char *end = NULL;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < 0 || v > 1000000)
+		return -1;
+	return (int)v;
+}
+
 int main(int argc, char **argv)
 {
 	static struct cmd cmds[MAX_LINES];
@@ -305,21 +332,22 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "n:p:j:")) != -1) {
 		if (opt == 'n')
-			n = atoi(optarg);
+			n = parse_count(optarg);
 		else if (opt == 'p')
-			par = atoi(optarg);
+			par = parse_count(optarg);
 		else if (opt == 'j')
 			jout = optarg;
 		else
 			optind = argc;
 	}
 	if (optind != argc - 1 || n < 1 || par < 0 || par > MAX_PAR) {
-		fprintf(stderr, "usage: bench [-n N | -p K (<= %d)] [-j out.json] PLAN\n", MAX_PAR);
+		(void)fprintf(stderr, "usage: bench [-n N | -p K (<= %d)] [-j out.json] PLAN\n",
+			      MAX_PAR);
 		return 2;
 	}
 	nc = parse_plan(argv[optind], cmds, par ? par : n);
 	if (nc <= 0) {
-		fprintf(stderr, "bench: no plan in %s\n", argv[optind]);
+		(void)fprintf(stderr, "bench: no plan in %s\n", argv[optind]);
 		return 2;
 	}
 	if (jout && !(js = fopen(jout, "we"))) {
@@ -327,15 +355,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (js)
-		fputs("{", js);
+		(void)fputs("{", js);
 	if (par)
 		for (int k = 0; k < nc; k++)
 			run_parallel(&cmds[k], par, js, k == 0);
 	else
 		run_interleaved(cmds, nc, n, js);
 	if (js) {
-		fputs("\n}\n", js);
-		fclose(js);
+		(void)fputs("\n}\n", js);
+		(void)fclose(js);
 	}
 	return 0;
 }

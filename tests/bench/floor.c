@@ -62,6 +62,5 @@ int main(void)
 	fd = ns ? open(ns, O_RDONLY | O_CLOEXEC) : -1;
 	if (fd < 0 || setns(fd, CLONE_NEWNET) < 0 || getlink(getenv("CNI_IFNAME")) < 0)
 		return 1;
-	fwrite(in, 1, len, stdout);
-	return 0;
+	return fwrite(in, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : 1;
 }

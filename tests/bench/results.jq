@@ -7,11 +7,11 @@ def over($a; $b): if $a == null or $b == null then null else ($a.p50_us / $b.p50
 def peer: if startswith("rdma-qos ADD") then "tuning ADD"
 	elif startswith("rdma-qos CHECK") then "tuning CHECK"
 	elif startswith("rdma-qos DEL") then "tuning DEL" else null end;
-def row($all): . as $e | {name: $e.key, n: $e.value.n, ok: "\($e.value.ok)/\($e.value.n)",
-	p50_ms: ($e.value.p50_us | ms), p10_ms: ($e.value.p10_us | ms), p90_ms: ($e.value.p90_us | ms),
-	p99_ms: ($e.value.p99_us | ms), wall_ms: ($e.value.wall_us | ms), rss_kib: $e.value.max_rss_kib,
-	vs_floor: (over($e.value; $all["floor ADD"]) // "-"),
-	vs_tuning: ((if ($e.key | peer) then over($e.value; $all[$e.key | peer]) else null end) // "-")};
+def row($all): .key as $k | .value as $v | {name: $k, n: $v.n, ok: "\($v.ok)/\($v.n)",
+	p50_ms: ($v.p50_us | ms), p10_ms: ($v.p10_us | ms), p90_ms: ($v.p90_us | ms),
+	p99_ms: ($v.p99_us | ms), wall_ms: ($v.wall_us | ms), rss_kib: $v.max_rss_kib,
+	vs_floor: (over($v; $all["floor ADD"]) // "-"),
+	vs_tuning: ((if ($k | peer) then over($v; $all[$k | peer]) else null end) // "-")};
 
 ($m[0]) as $m | ($s[0]) as $s | ($p[0]) as $p |
 $m["rdma-qos ADD steady"] as $ours | $m["rdma-qos ADD 2nd VF"] as $ours2 |
@@ -44,22 +44,28 @@ $m["rdma-qos ADD steady"] as $ours | $m["rdma-qos ADD 2nd VF"] as $ours2 |
 		 measured: "\(over($ours2; $m["floor ADD"]))x",
 		 met: (over($ours2; $m["floor ADD"]) <= 1.5)},
 		{target: "steady ADD (same attachment again) median <= 0.25x Go tuning ADD",
-		 measured: "\(over($ours; $m["tuning ADD"]))x (C floor: \(over($m["floor ADD"]; $m["tuning ADD"]))x)",
+		 measured: ("\(over($ours; $m["tuning ADD"]))x" +
+			" (C floor: \(over($m["floor ADD"]; $m["tuning ADD"]))x)"),
 		 met: (over($ours; $m["tuning ADD"]) <= 0.25)},
 		{target: "steady ADD (2nd VF of a configured PF) median <= 0.25x Go tuning ADD",
 		 measured: "\(over($ours2; $m["tuning ADD"]))x",
 		 met: (over($ours2; $m["tuning ADD"]) <= 0.25)},
 		{target: "peak RSS < 1.5 MiB (1536 KiB)",
-		 measured: "\($rss) KiB, max over rdma-qos ADD/CHECK/DEL/VERSION (C floor \($m["floor ADD"].max_rss_kib), harness floor \($m["exec no-op (static)"].max_rss_kib))",
+		 measured: ("\($rss) KiB, max over rdma-qos ADD/CHECK/DEL/VERSION" +
+			" (C floor \($m["floor ADD"].max_rss_kib)," +
+			" harness floor \($m["exec no-op (static)"].max_rss_kib))"),
 		 met: ($rss < 1536)},
 		{target: "steady ADD flat within 20% across scale points",
-		 measured: "\($spread * 100 | round)% (min \($lo.value.p50_us | ms) ms at \($lo.key), max \($hi.value.p50_us | ms) ms at \($hi.key))",
+		 measured: ("\($spread * 100 | round)% (min \($lo.value.p50_us | ms) ms at \($lo.key)," +
+			" max \($hi.value.p50_us | ms) ms at \($hi.key))"),
 		 met: ($spread <= 0.20)},
 		{target: "zero PF writes on steady-state ADD",
-		 measured: "\($pfw) (same attachment, traced), \($pfw2) (2nd VF, traced), \($runpfw) during \(2 * $n) timed ADDs",
+		 measured: ("\($pfw) (same attachment, traced), \($pfw2) (2nd VF, traced)," +
+			" \($runpfw) during \(2 * $n) timed ADDs"),
 		 met: ($pfw == 0 and $pfw2 == 0 and $runpfw == 0)},
 		{target: "no failures among 64 parallel ADDs on one PF",
-		 measured: "\($parok)/\($parn) ok over \($p | length) bursts; \($parrec)/64 records, \($paridx)/64 in the PF index",
+		 measured: ("\($parok)/\($parn) ok over \($p | length) bursts;" +
+			" \($parrec)/64 records, \($paridx)/64 in the PF index"),
 		 met: ($parok == $parn and $parrec == 64 and $paridx == 64)}
 	]
 }

@@ -11,12 +11,17 @@ set -euo pipefail
 N=${BENCH_N:-200}
 NS_N=${BENCH_SCALE_N:-150}
 OUT=$RQ_BUILD/bench
-BENCH=$OUT/bench FLOOR=$OUT/floor NOOP=$OUT/noop TUNING=${TUNING:-/usr/lib/cni/tuning}
-why=$(sim_can_run) || { echo "bench: cannot run: $why" >&2; exit 1; }
-[ -x "$TUNING" ] || { echo "bench: no $TUNING (containernetworking-plugins)" >&2; exit 1; }
-for t in "$BENCH" "$FLOOR" "$NOOP"; do [ -x "$t" ] || { echo "bench: no $t (make bench builds it)" >&2; exit 1; }; done
-command -v strace >/dev/null || { echo "bench: no strace" >&2; exit 1; }
+TUNING=${TUNING:-/usr/lib/cni/tuning}
+die() { echo "bench: $*" >&2; exit 1; }
+why=$(sim_can_run) || die "cannot run: $why"
+[ -x "$TUNING" ] || die "no $TUNING (containernetworking-plugins)"
+for t in bench floor noop; do [ -x "$OUT/$t" ] || die "no $OUT/$t (make bench builds it)"; done
+command -v strace >/dev/null || die "no strace"
 T=$(mktemp -d /tmp/rq-bench.XXXXXX)
+# run copies: a concurrent make relinking build/ must not fail or change runs
+mkdir "$T/bin"
+cp "$OUT/bench" "$OUT/floor" "$OUT/noop" "$SIMB" "$T/bin/"
+BENCH=$T/bin/bench FLOOR=$T/bin/floor NOOP=$T/bin/noop SIMB=$T/bin/rdma-qos-sim
 NS=rqbench$$
 cleanup() { ip netns del "$NS" 2>/dev/null || true; rm -rf "$T"; }
 trap cleanup EXIT
@@ -27,7 +32,8 @@ rm -f "$OUT"/*.json "$OUT/scale.png"
 ip netns add "$NS"
 ip link add "rqb$$" type veth peer name "rqb$$p"
 ip link set "rqb$$" netns "$NS" name net1 && ip -n "$NS" link set net1 up
-PREV="{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"net1\",\"sandbox\":\"/run/netns/$NS\"}]}"
+PREV=$(jq -nc --arg ns "/run/netns/$NS" \
+	'{cniVersion: "1.0.0", interfaces: [{name: "net1", sandbox: $ns}]}')
 P=$'\t'
 
 envfile() {   # file cmd root [containerid]
@@ -48,7 +54,9 @@ node() {   # dir vfs-per-pf [pfs]: a simulated node, fails loudly
 	"$MKNODE" --root "$1" pod --uid pod-bench --cpus 0-1 >/dev/null
 }
 vf_pci() { sim_vfs "$1" | awk -v n="$2" 'NR == n { print $2 }'; }   # dir n -> n-th VF of PF 0
-ours_conf() { conf_for bench 1.0.0 "{\"type\":\"rdma-qos\",\"deviceID\":\"$1\",\"numa\":\"warn\"}" "$PREV"; }
+ours_conf() {   # vf-pci -> the plugin's stdin
+	conf_for bench 1.0.0 "{\"type\":\"rdma-qos\",\"deviceID\":\"$1\",\"numa\":\"warn\"}" "$PREV"
+}
 run_once() {  # envfile stdin bin: untimed, must succeed
 	env -i $(cat "$1") "$3" < "$2" > "$T/once.out" 2> "$T/once.err" ||
 		{ echo "bench: $3 failed on $2:" >&2; cat "$T/once.out" "$T/once.err" >&2; return 1; }
@@ -84,8 +92,8 @@ envfile "$T/env.ADD.del" ADD "$RD" del
 envfile "$T/env.DEL.del" DEL "$RD" del
 envfile "$T/env.ADD.tdel" ADD "$R" tdel
 envfile "$T/env.DEL.tdel" DEL "$R" tdel
-run_once "$T/env.ADD" "$T/ours.json" "$RQ_BUILD/rdma-qos-sim"      # PF now right: steady state
-run_once "$T/env.ADD.2a" "$T/ours-2a.json" "$RQ_BUILD/rdma-qos-sim" # R2's PF configured by VF 1
+run_once "$T/env.ADD" "$T/ours.json" "$SIMB"      # PF now right: steady state
+run_once "$T/env.ADD.2a" "$T/ours-2a.json" "$SIMB" # R2's PF configured by VF 1
 run_once "$T/env.ADD" "$T/tuning.json" "$TUNING"
 run_once "$T/env.ADD" "$T/ours.json" "$FLOOR"
 cat > "$T/reset-pf.sh" <<SH
@@ -97,17 +105,17 @@ for f in $RF/sys/class/net/$PF/ecn/roce_*/enable/*; do echo 0 > \$f; done
 for f in $RF/sys/kernel/config/rdma_cm/*/ports/1/default_roce_tos; do echo 0 > \$f; done
 SH
 chmod +x "$T/reset-pf.sh"
-prep_script "$T/prep-2.sh" "$T/env.DEL.2" "$T/ours-2.json" "$RQ_BUILD/rdma-qos-sim"
-prep_script "$T/prep-del.sh" "$T/env.ADD.del" "$T/ours-del.json" "$RQ_BUILD/rdma-qos-sim"
+prep_script "$T/prep-2.sh" "$T/env.DEL.2" "$T/ours-2.json" "$SIMB"
+prep_script "$T/prep-del.sh" "$T/env.ADD.del" "$T/ours-del.json" "$SIMB"
 prep_script "$T/prep-tdel.sh" "$T/env.ADD.tdel" "$T/tuning.json" "$TUNING"
-SIMB=$RQ_BUILD/rdma-qos-sim
 {
 	plan_line "exec no-op (static)" - "$T/version.json" "$T/env.VERSION" "$NOOP"
 	plan_line "floor ADD" - "$T/ours.json" "$T/env.ADD" "$FLOOR"
 	plan_line "tuning ADD" - "$T/tuning.json" "$T/env.ADD" "$TUNING"
 	plan_line "rdma-qos ADD steady" - "$T/ours.json" "$T/env.ADD" "$SIMB"
 	plan_line "rdma-qos ADD 2nd VF" "$T/prep-2.sh" "$T/ours-2.json" "$T/env.ADD.2" "$SIMB"
-	plan_line "rdma-qos ADD first on PF" "$T/reset-pf.sh" "$T/ours-first.json" "$T/env.ADD.first" "$SIMB"
+	plan_line "rdma-qos ADD first on PF" "$T/reset-pf.sh" "$T/ours-first.json" "$T/env.ADD.first" \
+		"$SIMB"
 	plan_line "tuning CHECK" - "$T/tuning.json" "$T/env.CHECK" "$TUNING"
 	plan_line "rdma-qos CHECK" - "$T/ours.json" "$T/env.CHECK" "$SIMB"
 	plan_line "tuning DEL" "$T/prep-tdel.sh" "$T/tuning.json" "$T/env.DEL.tdel" "$TUNING"
@@ -122,7 +130,9 @@ RUNPFW=$(($(dcb_writes "$R" "$PF") - W0 + $(dcb_writes "$R2" "$PF") - W20))
 echo "PF writes (fake DCB counter) during the $((2 * N)) steady and 2nd-VF ADDs above: $RUNPFW"
 
 echo "== writes on a steady-state ADD (strace -f, fake DCB counter)"
-WRITING='execve,write,pwrite64,writev,pwritev,pwritev2,rename,renameat,renameat2,unlink,unlinkat,rmdir,mkdir,mkdirat,ftruncate,truncate,fsync,fdatasync,link,linkat,symlink,symlinkat,open,openat,creat'
+WRITING=execve,write,pwrite64,writev,pwritev,pwritev2,rename,renameat,renameat2,unlink,unlinkat
+WRITING=$WRITING,rmdir,mkdir,mkdirat,ftruncate,truncate,fsync,fdatasync,link,linkat,symlink
+WRITING=$WRITING,symlinkat,open,openat,creat
 # traced: one ADD under strace -f; prints the -c summary and the calls that
 # change a file (writes other than to stdout/stderr, renames, unlinks, mkdirs,
 # truncating or exclusive-create opens; failed calls excluded); sets WSYS to
@@ -132,7 +142,7 @@ traced() {   # label root envfile stdin
 	w0=$(dcb_writes "$2" "$PF")
 	# strace inside env -i: it traces the plugin alone, with the plugin's environment
 	env -i $(cat "$3") "$(command -v strace)" -f -C -o "$T/strace" -e trace="$WRITING" \
-		"$RQ_BUILD/rdma-qos-sim" < "$4" > /dev/null 2>&1
+		"$SIMB" < "$4" > /dev/null 2>&1
 	WPF=$(($(dcb_writes "$2" "$PF") - w0))
 	awk '
 		/execve\("[^"]*rdma-qos-sim"/ { on = 1; next }
@@ -156,7 +166,8 @@ traced() {   # label root envfile stdin
 }
 traced "same attachment ADDed again" "$R" "$T/env.ADD" "$T/ours.json"
 PFW=$WPF WSYS1=$WSYS
-"$T/prep-2.sh"; traced "second VF of a configured PF (first ADD of that VF)" "$R2" "$T/env.ADD.2" "$T/ours-2.json"
+"$T/prep-2.sh"
+traced "second VF of a configured PF (first ADD of that VF)" "$R2" "$T/env.ADD.2" "$T/ours-2.json"
 PFW2=$WPF WSYS2=$WSYS
 
 echo "== scale: steady ADD as the node grows (interleaved, with the floor as a noise reference)"
@@ -164,7 +175,7 @@ plan_line "floor ADD" - "$T/ours.json" "$T/env.ADD" "$FLOOR" > "$T/plan.scale"
 for v in 1 16 64 256; do
 	d=$T/vf$v
 	if [ "$v" -gt 128 ]; then node "$d" $((v / 2)) 2; else node "$d" "$v"; fi
-	[ "$(sim_vfs "$d" | wc -l)" -eq "$v" ] || { echo "bench: node $d has not $v VFs" >&2; exit 1; }
+	[ "$(sim_vfs "$d" | wc -l)" -eq "$v" ] || die "node $d has not $v VFs"
 	ours_conf "$(vf_pci "$d" 1)" > "$d.json"; envfile "$d.env" ADD "$d"
 	run_once "$d.env" "$d.json" "$SIMB"
 	plan_line "vfs=$v" - "$d.json" "$d.env" "$SIMB" >> "$T/plan.scale"
@@ -194,9 +205,8 @@ other_attachments() {
 			| .pod |= sub("container bench"; "container \($c)")]' "$st/pf/$pf.json" > "$T/idx"
 		cp "$T/idx" "$st/pf/$pf.json"
 	done
-	[ "$(ls "$st" | grep -c '\.json$')" -eq $((count + 1)) ] || { echo "bench: $st: records" >&2; exit 1; }
-	[ "$(jq '.attachments | length' "$st/pf/$own.json")" -eq $((same + 1)) ] ||
-		{ echo "bench: $st: PF index" >&2; exit 1; }
+	[ "$(ls "$st" | grep -c '\.json$')" -eq $((count + 1)) ] || die "$st: records"
+	[ "$(jq '.attachments | length' "$st/pf/$own.json")" -eq $((same + 1)) ] || die "$st: PF index"
 }
 for n in 1 100 1000 pf64 pf255; do
 	d=$T/rec$n; node "$d" 4
@@ -217,72 +227,76 @@ i=0
 for vf in $(sim_vfs "$d" | awk '{ print $2 }'); do
 	ours_conf "$vf" > "$d.$i.json"; envfile "$d.env.$i" ADD "$d" "par$i"; i=$((i + 1))
 done
-[ "$i" -eq 64 ] || { echo "bench: $i VFs, not 64" >&2; exit 1; }
+[ "$i" -eq 64 ] || die "$i VFs, not 64"
 plan_line "parallel ADD x64 fresh PF" - "$d.{i}.json" "$d.env.{i}" "$SIMB" > "$T/plan.par"
 plan_line "parallel ADD x64 again" - "$d.{i}.json" "$d.env.{i}" "$SIMB" >> "$T/plan.par"
 "$BENCH" -p 64 -j "$OUT/parallel.json" "$T/plan.par"
 PARREC=$(ls "$d/var/lib/cni/rdma-qos/" | grep -c '\.json$' || true)
 PARIDX=$(jq '.attachments | length' "$d"/var/lib/cni/rdma-qos/pf/*.json)
 PARPFW=$(dcb_writes "$d" "$PF")
-echo "after both bursts: $PARREC/64 records, $PARIDX/64 in the PF index, PF writes $PARPFW (all by the first burst's winner)"
+echo "after both bursts: $PARREC/64 records, $PARIDX/64 in the PF index," \
+	"PF writes $PARPFW (all by the first burst's winner)"
 
-jq -n --slurpfile m "$OUT/main.json" --slurpfile s "$OUT/scale.json" --slurpfile p "$OUT/parallel.json" \
-	--argjson n "$N" --argjson pfw "$PFW" --argjson pfw2 "$PFW2" --argjson runpfw "$RUNPFW" \
+RES=$OUT/results.json
+jq -n --slurpfile m "$OUT/main.json" --slurpfile s "$OUT/scale.json" \
+	--slurpfile p "$OUT/parallel.json" --argjson n "$N" \
+	--argjson pfw "$PFW" --argjson pfw2 "$PFW2" --argjson runpfw "$RUNPFW" \
 	--argjson wsys "$WSYS1" --argjson wsys2 "$WSYS2" --argjson parrec "$PARREC" \
-	--argjson paridx "$PARIDX" --argjson parpfw "$PARPFW" -f "$(dirname "$0")/results.jq" \
-	> "$OUT/results.json"
+	--argjson paridx "$PARIDX" --argjson parpfw "$PARPFW" -f "$(dirname "$0")/results.jq" > "$RES"
 
 echo
 echo "== summary (medians of interleaved runs; ratios against peers measured in the same rounds)"
 jq -r '.table[] | [.name, .p50_ms, .p10_ms, .p90_ms, .vs_floor, .vs_tuning, .rss_kib, .ok] | @tsv' \
-	"$OUT/results.json" |
-	awk -F'\t' 'BEGIN { printf "%-26s %9s %9s %9s %9s %10s %9s %9s\n", "command", "median", "p10",
-		"p90", "vs floor", "vs tuning", "peak RSS", "ok"; }
-		{ printf "%-26s %6.2f ms %6.2f ms %6.2f ms %9s %10s %5s KiB %9s\n", $1, $2, $3, $4, $5, $6, $7, $8 }'
+	"$RES" | awk -F'\t' '
+	BEGIN { printf "%-26s %9s %9s %9s %9s %10s %9s %9s\n", "command", "median", "p10", "p90",
+		"vs floor", "vs tuning", "peak RSS", "ok" }
+	{ printf "%-26s %6.2f ms %6.2f ms %6.2f ms %9s %10s %5s KiB %9s\n",
+		$1, $2, $3, $4, $5, $6, $7, $8 }'
 echo
-jq -r '"RATIOS  steady ADD / C floor ADD    = \(.ratios.ours_over_floor)x",
-	"        steady ADD / Go tuning ADD  = \(.ratios.ours_over_tuning)x",
-	"        2nd-VF ADD / C floor ADD    = \(.ratios.second_vf_over_floor)x",
-	"        2nd-VF ADD / Go tuning ADD  = \(.ratios.second_vf_over_tuning)x",
-	"        C floor / Go tuning         = \(.ratios.floor_over_tuning)x (the lowest ratio any exec-based plugin can reach)"' \
-	"$OUT/results.json"
+jq -r '.ratios | "RATIOS  steady ADD / C floor ADD    = \(.ours_over_floor)x",
+	"        steady ADD / Go tuning ADD  = \(.ours_over_tuning)x",
+	"        2nd-VF ADD / C floor ADD    = \(.second_vf_over_floor)x",
+	"        2nd-VF ADD / Go tuning ADD  = \(.second_vf_over_tuning)x",
+	"        C floor / Go tuning         = \(.floor_over_tuning)x" +
+	" (the lowest ratio any exec-based plugin can reach here)"' "$RES"
 echo
-jq -r '.scale_table[] | "scale   \(.name | (. + "            ")[:12]) median \(.p50_ms) ms (p10 \(.p10_ms), p90 \(.p90_ms))"' "$OUT/results.json"
-jq -r '.parallel_table[] | "burst   \(.name): \(.ok) ok, p50 \(.p50_ms) ms, p99 \(.p99_ms) ms, wall \(.wall_ms) ms"' "$OUT/results.json"
+jq -r '.scale_table[] | "scale   \(.name | (. + "            ")[:12]) median \(.p50_ms) ms" +
+	" (p10 \(.p10_ms), p90 \(.p90_ms))"' "$RES"
+jq -r '.parallel_table[] | "burst   \(.name): \(.ok) ok, p50 \(.p50_ms) ms," +
+	" p99 \(.p99_ms) ms, wall \(.wall_ms) ms"' "$RES"
 echo
 echo "TARGETS"
-jq -r '.targets[] | "  \(if .met then "met    " else "NOT MET" end)  \(.target): \(.measured)"' "$OUT/results.json"
-echo "(full numbers: $OUT/results.json)"
+jq -r '.targets[] | "  \(if .met then "met    " else "NOT MET" end)  \(.target):" +
+	" \(.measured)"' "$RES"
+echo "(full numbers: $RES)"
 
+curve() {   # prefix: "x median p10 p90" lines (ms) of the scale points named prefix=x
+	jq -r --arg p "$1" '.scale | to_entries[] | select(.key | startswith($p)) | .value as $v |
+		"\(.key | ltrimstr($p)) \($v.p50_us / 1000) \($v.p10_us / 1000) \($v.p90_us / 1000)"' "$RES"
+}
 if command -v gnuplot >/dev/null; then
-	jq -r '.scale | to_entries[] | select(.key | startswith("vfs=")) |
-		"\(.key | ltrimstr("vfs=")) \(.value.p50_us / 1000) \(.value.p10_us / 1000) \(.value.p90_us / 1000)"' \
-		"$OUT/results.json" > "$T/vfs.dat"
-	jq -r '.scale | to_entries[] | select(.key | startswith("records=")) |
-		"\(.key | ltrimstr("records=")) \(.value.p50_us / 1000) \(.value.p10_us / 1000) \(.value.p90_us / 1000)"' \
-		"$OUT/results.json" > "$T/rec.dat"
-	{ head -1 "$T/rec.dat"
-	  jq -r '.scale | to_entries[] | select(.key | startswith("pf-index=")) |
-		"\(.key | ltrimstr("pf-index=")) \(.value.p50_us / 1000) \(.value.p10_us / 1000) \(.value.p90_us / 1000)"' \
-		"$OUT/results.json"; } > "$T/pfi.dat"
-	FLOORMS=$(jq '.scale["floor ADD"].p50_us / 1000' "$OUT/results.json")
+	curve vfs= > "$T/vfs.dat"
+	curve records= > "$T/rec.dat"
+	{ head -1 "$T/rec.dat"; curve pf-index=; } > "$T/pfi.dat"   # 1 record = 1 in the index
+	FLOORMS=$(jq '.scale["floor ADD"].p50_us / 1000' "$RES")
 	gnuplot <<GP
 set terminal png size 1100,440
 set output "$OUT/scale.png"
-set multiplot layout 1,2 title "rdma-qos-sim steady-state ADD as the node grows (median, p10-p90 bars; flat line: C floor median)"
+set multiplot layout 1,2 title \
+  "rdma-qos-sim steady-state ADD as the node grows (median, p10-p90; flat line: C floor median)"
 set ylabel "ms per ADD (fork+exec to exit)"; set yrange [0:*]; set key bottom right
 set logscale x 2; set xrange [0.7:370]; set xlabel "VFs on the node"
-plot "$T/vfs.dat" using 1:2:3:4 with yerrorlines lw 2 title "ADD", $FLOORMS with lines lw 2 title "C floor median"
-set logscale x 10; set xrange [0.7:1500]; set xlabel "attachments on the node / in the ADDing PF's index"
-plot "$T/rec.dat" using 1:2:3:4 with yerrorlines lw 2 title "ADD, records on the node (16 per other PF)", \
+plot "$T/vfs.dat" using 1:2:3:4 with yerrorlines lw 2 title "ADD", \
+	$FLOORMS with lines lw 2 title "C floor median"
+set logscale x 10; set xrange [0.7:1500]
+set xlabel "attachments on the node / in the ADDing PF's index"
+plot "$T/rec.dat" using 1:2:3:4 with yerrorlines lw 2 title "ADD, records (16 per other PF)", \
 	"$T/pfi.dat" using 1:2:3:4 with yerrorlines lw 2 title "ADD, attachments on the same PF", \
 	$FLOORMS with lines lw 2 title "C floor median"
 unset multiplot
 GP
 	echo "scale curves: $OUT/scale.png"
 fi
-FAILED=$(jq -r '[.main, .scale, .parallel | to_entries[] | select(.value.fails > 0) | .key] | join(", ")' "$OUT/results.json")
-if [ -n "$FAILED" ]; then
-	echo "bench: FAILED runs in: $FAILED" >&2
-	exit 1
-fi
+FAILED=$(jq -r '[.main, .scale, .parallel | to_entries[] | select(.value.fails > 0)
+	| "\(.key) (\(.value.fails) failed; last: \(.value.last_fail))"] | join(", ")' "$RES")
+[ -z "$FAILED" ] || die "FAILED runs: $FAILED"

@@ -15,15 +15,17 @@ fi
 
 T=$(mktemp -d /tmp/rq-sim.XXXXXX)
 ROOT=$T/node
-NSS=()
 cleanup() {
-	for n in "${NSS[@]}"; do ip netns del "$n" 2>/dev/null; done
+	# newns runs in $(...), so the names are matched, not remembered
+	for n in $(ip netns list | awk -v p="rqsim$$_" 'index($1, p) == 1 { print $1 }'); do
+		ip netns del "$n" 2>/dev/null
+	done
 	sim_del_vfs "$ROOT" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
 
-newns() { local n="rqsim$$_$1"; ip netns add "$n"; NSS+=("$n"); echo "/run/netns/$n"; }
+newns() { local n="rqsim$$_$1"; ip netns add "$n"; echo "/run/netns/$n"; }
 
 "$MKNODE" --root "$ROOT" --pfs 2 --vfs 4 --numa-nodes 2 --cpus-per-node 4 --rdma configfs \
 	--ecn yes --dcb yes --pf-prefix sp$$ > "$T/node.txt" || { echo "FAIL: mknode"; exit 1; }

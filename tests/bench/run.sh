@@ -20,7 +20,7 @@ command -v strace >/dev/null || die "no strace"
 T=$(mktemp -d /tmp/rq-bench.XXXXXX)
 # run copies: a concurrent make relinking build/ must not fail or change runs
 mkdir "$T/bin"
-cp "$OUT/bench" "$OUT/floor" "$OUT/noop" "$SIMB" "$T/bin/"
+cp "$OUT/bench" "$OUT/floor" "$OUT/noop" "$RQ_BUILD/rdma-qos-sim" "$T/bin/"
 BENCH=$T/bin/bench FLOOR=$T/bin/floor NOOP=$T/bin/noop SIMB=$T/bin/rdma-qos-sim
 NS=rqbench$$
 cleanup() { ip netns del "$NS" 2>/dev/null || true; rm -rf "$T"; }
@@ -35,6 +35,12 @@ ip link set "rqb$$" netns "$NS" name net1 && ip -n "$NS" link set net1 up
 PREV=$(jq -nc --arg ns "/run/netns/$NS" \
 	'{cniVersion: "1.0.0", interfaces: [{name: "net1", sandbox: $ns}]}')
 P=$'\t'
+# the peers that enter the pod need it intact; say so when something else on
+# the machine removed it rather than report their failures as slowness
+pod_ok() {
+	ip -n "$NS" link show net1 > /dev/null 2>&1 ||
+		die "the pod netns $NS or its net1 vanished ($1); something else removed it"
+}
 
 envfile() {   # file cmd root [containerid]
 	cat > "$1" <<ENV
@@ -127,6 +133,7 @@ echo "== latency and peak RSS, peers interleaved (wall time per exec, microsecon
 W0=$(dcb_writes "$R" "$PF") W20=$(dcb_writes "$R2" "$PF")
 "$BENCH" -n "$N" -j "$OUT/main.json" "$T/plan.main"
 RUNPFW=$(($(dcb_writes "$R" "$PF") - W0 + $(dcb_writes "$R2" "$PF") - W20))
+pod_ok "after the interleaved runs"
 echo "PF writes (fake DCB counter) during the $((2 * N)) steady and 2nd-VF ADDs above: $RUNPFW"
 
 echo "== writes on a steady-state ADD (strace -f, fake DCB counter)"
@@ -219,7 +226,9 @@ for n in 1 100 1000 pf64 pf255; do
 	run_once "$d.env" "$d.json" "$SIMB"   # the plugin accepts that state
 	plan_line "$name" - "$d.json" "$d.env" "$SIMB" >> "$T/plan.scale"
 done
+pod_ok "before the scale runs"
 "$BENCH" -n "$NS_N" -j "$OUT/scale.json" "$T/plan.scale"
+pod_ok "after the scale runs"
 
 echo "== 64 parallel ADDs on one PF (64 VFs, 64 pods): PF fresh, then the same again"
 d=$T/par; node "$d" 64

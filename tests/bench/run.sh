@@ -25,6 +25,7 @@ BENCH=$T/bin/bench FLOOR=$T/bin/floor NOOP=$T/bin/noop SIMB=$T/bin/rdma-qos-sim
 NS=rqbench$$
 cleanup() { ip netns del "$NS" 2>/dev/null || true; rm -rf "$T"; }
 trap cleanup EXIT
+trap "exit 130" INT TERM   # so that the EXIT trap cleans up
 mkdir -p "$OUT"
 rm -f "$OUT"/*.json "$OUT/scale.png"
 

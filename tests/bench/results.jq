@@ -29,6 +29,7 @@ $m["rdma-qos ADD steady"] as $ours | $m["rdma-qos ADD 2nd VF"] as $ours2 |
 	steady_add: {pf_writes: $pfw, file_changing_syscalls: $wsys,
 		pf_writes_during_timed_runs: $runpfw},
 	second_vf_add: {pf_writes: $pfw2, file_changing_syscalls: $wsys2},
+	first_add_on_pf: {pf_writes: $firstw},
 	parallel_state: {records: $parrec, pf_index_entries: $paridx, pf_writes: $parpfw},
 	ratios: {ours_over_floor: over($ours; $m["floor ADD"]),
 		ours_over_tuning: over($ours; $m["tuning ADD"]),

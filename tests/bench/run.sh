@@ -103,13 +103,11 @@ run_once "$T/env.ADD" "$T/ours.json" "$SIMB"      # PF now right: steady state
 run_once "$T/env.ADD.2a" "$T/ours-2a.json" "$SIMB" # R2's PF configured by VF 1
 run_once "$T/env.ADD" "$T/tuning.json" "$TUNING"
 run_once "$T/env.ADD" "$T/ours.json" "$FLOOR"
+cp -a "$RF" "$RF.pristine"   # before any ADD touched it
 cat > "$T/reset-pf.sh" <<SH
 #!/bin/sh
-# a fresh PF for "ADD first on a PF" (outside the timing)
-echo '{"writes": 0}' > $RF/dcb/$PF.json
-rm -f $RF/var/lib/cni/rdma-qos/*.json $RF/var/lib/cni/rdma-qos/pf/*.json
-for f in $RF/sys/class/net/$PF/ecn/roce_*/enable/*; do echo 0 > \$f; done
-for f in $RF/sys/kernel/config/rdma_cm/*/ports/1/default_roce_tos; do echo 0 > \$f; done
+# a fresh node for "ADD first on a PF": a copy of the untouched one (outside the timing)
+rm -rf $RF && cp -a $RF.pristine $RF
 SH
 chmod +x "$T/reset-pf.sh"
 prep_script "$T/prep-2.sh" "$T/env.DEL.2" "$T/ours-2.json" "$SIMB"
@@ -135,6 +133,9 @@ W0=$(dcb_writes "$R" "$PF") W20=$(dcb_writes "$R2" "$PF")
 "$BENCH" -n "$N" -j "$OUT/main.json" "$T/plan.main"
 RUNPFW=$(($(dcb_writes "$R" "$PF") - W0 + $(dcb_writes "$R2" "$PF") - W20))
 pod_ok "after the interleaved runs"
+FIRSTW=$(dcb_writes "$RF" "$PF")
+[ "$FIRSTW" -gt 0 ] || die "the last 'first on PF' ADD wrote nothing to its PF"
+echo "PF writes of one 'ADD first on PF' (fake DCB counter, last run): $FIRSTW"
 echo "PF writes (fake DCB counter) during the $((2 * N)) steady and 2nd-VF ADDs above: $RUNPFW"
 
 echo "== writes on a steady-state ADD (strace -f, fake DCB counter)"
@@ -252,7 +253,8 @@ jq -n --slurpfile m "$OUT/main.json" --slurpfile s "$OUT/scale.json" \
 	--slurpfile p "$OUT/parallel.json" --argjson n "$N" \
 	--argjson pfw "$PFW" --argjson pfw2 "$PFW2" --argjson runpfw "$RUNPFW" \
 	--argjson wsys "$WSYS1" --argjson wsys2 "$WSYS2" --argjson parrec "$PARREC" \
-	--argjson paridx "$PARIDX" --argjson parpfw "$PARPFW" -f "$(dirname "$0")/results.jq" > "$RES"
+	--argjson paridx "$PARIDX" --argjson parpfw "$PARPFW" --argjson firstw "$FIRSTW" \
+	-f "$(dirname "$0")/results.jq" > "$RES"
 
 echo
 echo "== summary (medians of interleaved runs; ratios against peers measured in the same rounds)"

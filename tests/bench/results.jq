@@ -36,6 +36,8 @@ $m["rdma-qos ADD steady"] as $ours | $m["rdma-qos ADD 2nd VF"] as $ours2 |
 		second_vf_over_floor: over($ours2; $m["floor ADD"]),
 		second_vf_over_tuning: over($ours2; $m["tuning ADD"]),
 		floor_over_tuning: over($m["floor ADD"]; $m["tuning ADD"]),
+		# the scale rounds hold no writing peers (no fsync, no tree copies)
+		scale_ours_over_floor: over($s["records=1"]; $s["floor ADD"]),
 		scale_spread: ($spread | r2)},
 	targets: [
 		{target: "steady ADD (same attachment again) median <= 1.5x the C floor",

@@ -64,8 +64,13 @@ vf_pci() { sim_vfs "$1" | awk -v n="$2" 'NR == n { print $2 }'; }   # dir n -> n
 ours_conf() {   # vf-pci -> the plugin's stdin
 	conf_for bench 1.0.0 "{\"type\":\"rdma-qos\",\"deviceID\":\"$1\",\"numa\":\"warn\"}" "$PREV"
 }
-run_once() {  # envfile stdin bin: untimed, must succeed
-	env -i $(cat "$1") "$3" < "$2" > "$T/once.out" 2> "$T/once.err" ||
+# run_once envfile stdin bin: untimed, must succeed; an ADD must print the
+# result with the pod's net1 (the floor prints its stdin, the prevResult inside)
+run_once() {
+	env -i $(cat "$1") "$3" < "$2" > "$T/once.out" 2> "$T/once.err" &&
+		{ ! grep -q '^CNI_COMMAND=ADD$' "$1" ||
+		  jq -e '(.interfaces // .prevResult.interfaces)[0].name == "net1"' \
+			"$T/once.out" > /dev/null; } ||
 		{ echo "bench: $3 failed on $2:" >&2; cat "$T/once.out" "$T/once.err" >&2; return 1; }
 }
 plan_line() { printf '%s\t%s\t%s\t%s\t%s\n' "$@"; }   # name prepare stdin envfile argv
@@ -270,7 +275,9 @@ jq -r '.ratios | "RATIOS  steady ADD / C floor ADD    = \(.ours_over_floor)x",
 	"        2nd-VF ADD / C floor ADD    = \(.second_vf_over_floor)x",
 	"        2nd-VF ADD / Go tuning ADD  = \(.second_vf_over_tuning)x",
 	"        C floor / Go tuning         = \(.floor_over_tuning)x" +
-	" (the lowest ratio any exec-based plugin can reach here)"' "$RES"
+	" (the lowest ratio any exec-based plugin can reach here)",
+	"        steady ADD / C floor ADD    = \(.scale_ours_over_floor)x in the scale rounds" +
+	" (records=1; no writing peers between runs)"' "$RES"
 echo
 jq -r '.scale_table[] | "scale   \(.name | (. + "            ")[:12]) median \(.p50_ms) ms" +
 	" (p10 \(.p10_ms), p90 \(.p90_ms))"' "$RES"

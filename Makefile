@@ -73,8 +73,8 @@ $(B)/tests/unit/suites.h: $(UNIT_SRC)
 	@grep -ho '^Suite \*suite_[a-z0-9_]*(void)$$' $(filter-out tests/unit/main.c,$(UNIT_SRC)) | \
 		sed 's/^Suite \*\(suite_[a-z0-9_]*\)(void)$$/X(\1)/' > $@.tmp && mv $@.tmp $@
 
-$(B)/tests/unit/main.o: $(B)/tests/unit/suites.h
-$(B)/tests/unit/main.o: CFLAGS += -I$(B)/tests/unit
+$(UNIT_OBJ): $(B)/tests/unit/suites.h
+$(UNIT_OBJ): CFLAGS += -I$(B)/tests/unit -include tests/unit/suites_proto.h
 
 $(B)/unit-tests: $(UNIT_OBJ) $(B)/librq.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS) $(CHECK_LIBS)

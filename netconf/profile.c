@@ -35,11 +35,11 @@ static int tsa_parse(const cJSON *v, uint8_t *ret)
 	if (!cJSON_IsString(v))
 		return -EINVAL;
 	if (!strcmp(v->valuestring, "strict"))
-		*ret = 0;
+		*ret = RQ_TSA_STRICT;
 	else if (!strcmp(v->valuestring, "ets"))
-		*ret = 2;
+		*ret = RQ_TSA_ETS;
 	else if (!strcmp(v->valuestring, "vendor"))
-		*ret = 255;
+		*ret = RQ_TSA_VENDOR;
 	else
 		return -EINVAL;
 	return 0;
@@ -47,7 +47,7 @@ static int tsa_parse(const cJSON *v, uint8_t *ret)
 
 static const char *tsa_name(uint8_t t)
 {
-	return t == 0 ? "strict" : t == 2 ? "ets" : "vendor";
+	return t == RQ_TSA_STRICT ? "strict" : t == RQ_TSA_ETS ? "ets" : "vendor";
 }
 
 /* An array of exactly 8 integers within [lo, hi]. */
@@ -75,13 +75,38 @@ static int int8_array(const cJSON *a, const char *path, int lo, int hi, uint8_t 
 	return 0;
 }
 
+/*
+ * Bandwidth belongs to ETS TCs only: mlx5 refuses a bandwidth on a strict or
+ * vendor TC ("BW for non ETS TC") and sums only ETS TCs, reporting 100 for
+ * the others; a profile that says otherwise could never read back equal.
+ */
+static int ets_check_bw(const struct rq_ets *ets, const char *path, struct rq_error *e)
+{
+	bool any_ets = false;
+	int sum = 0;
+
+	for (int i = 0; i < RQ_NPRIO; i++) {
+		if (ets->tsa[i] == RQ_TSA_ETS) {
+			any_ets = true;
+			sum += ets->tc_bw[i];
+		} else if (ets->tc_bw[i]) {
+			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				      "%s.tcBw[%d]: TC %d is %s, bandwidth must be 0", path, i, i,
+				      tsa_name(ets->tsa[i]));
+		}
+	}
+	if (any_ets && sum != 100)
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			      "%s.tcBw: percentages sum to %d, expected 100", path, sum);
+	return 0;
+}
+
 static int parse_ets(const cJSON *o, const char *path, struct rq_ets *ets, struct rq_error *e)
 {
 	static const char *const keys[] = {"tcBw", "tsa", "prioTc", NULL};
 	char p[256];
 	const cJSON *it;
-	int r, sum = 0, i = 0;
-	bool all_strict = true;
+	int r, i = 0;
 
 	if (!cJSON_IsObject(o))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an object", path);
@@ -112,13 +137,11 @@ static int parse_ets(const cJSON *o, const char *path, struct rq_ets *ets, struc
 			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
 				      "%s[%d]: expected one of \"strict\", \"ets\", \"vendor\"", p,
 				      i);
-		all_strict &= ets->tsa[i] == 0;
-		sum += ets->tc_bw[i];
 		i++;
 	}
-	if (!all_strict && sum != 100)
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-			      "%s.tcBw: percentages sum to %d, expected 100", path, sum);
+	r = ets_check_bw(ets, path, e);
+	if (r < 0)
+		return r;
 	ets->present = true;
 	return 0;
 }

@@ -44,10 +44,29 @@ static void trust_want(const struct rq_profile *p, uint8_t *sel, size_t *n)
 	}
 }
 
+/*
+ * TCs whose bandwidth is compared: ETS TCs of the profile, within the port's
+ * ets_cap. mlx5 reports tc_tx_bw 100 for strict and vendor TCs (profiles
+ * must say 0 there), so comparing those would never find the port equal.
+ */
+static bool ets_bw_compared(const struct dcb_port_state *cur, const struct rq_ets *ets, int tc)
+{
+	return (!cur->ets_cap || tc < cur->ets_cap) && ets->tsa[tc] == RQ_TSA_ETS;
+}
+
 static bool ets_equal(const struct dcb_port_state *cur, const struct rq_ets *ets)
 {
-	return cur->has_ets && !memcmp(cur->tc_tx_bw, ets->tc_bw, 8) &&
-	       !memcmp(cur->tc_tsa, ets->tsa, 8) && !memcmp(cur->prio_tc, ets->prio_tc, 8);
+	if (!cur->has_ets || memcmp(cur->prio_tc, ets->prio_tc, 8) != 0)
+		return false;
+	for (int tc = 0; tc < 8; tc++) {
+		if (cur->ets_cap && tc >= cur->ets_cap)
+			break;
+		if (cur->tc_tsa[tc] != ets->tsa[tc])
+			return false;
+		if (ets_bw_compared(cur, ets, tc) && cur->tc_tx_bw[tc] != ets->tc_bw[tc])
+			return false;
+	}
+	return true;
 }
 
 void dcb_plan_from(const struct dcb_port_state *cur, const struct rq_profile *p,
@@ -196,15 +215,23 @@ static size_t describe_dscp(const struct dcb_port_state *cur, const struct rq_pr
 	return off;
 }
 
-static void ets_text(const uint8_t *bw, const uint8_t *tsa, const uint8_t *ptc, char *buf,
-		     size_t len)
+/* Bandwidths not compared (non-ETS TCs, beyond ets_cap) print as "-", as ets_equal sees them. */
+static void ets_text(const struct dcb_port_state *cur, const struct rq_ets *want, const uint8_t *bw,
+		     const uint8_t *tsa, const uint8_t *ptc, char *buf, size_t len)
 {
+	char b[8][4];
+
+	for (int i = 0; i < 8; i++)
+		if (ets_bw_compared(cur, want, i))
+			snprintf(b[i], sizeof(b[i]), "%u", bw[i]);
+		else
+			snprintf(b[i], sizeof(b[i]), "-");
 	snprintf(buf, len,
-		 "tcBw %u/%u/%u/%u/%u/%u/%u/%u tsa %u/%u/%u/%u/%u/%u/%u/%u prioTc "
+		 "tcBw %s/%s/%s/%s/%s/%s/%s/%s tsa %u/%u/%u/%u/%u/%u/%u/%u prioTc "
 		 "%u/%u/%u/%u/%u/%u/%u/%u",
-		 bw[0], bw[1], bw[2], bw[3], bw[4], bw[5], bw[6], bw[7], tsa[0], tsa[1], tsa[2],
-		 tsa[3], tsa[4], tsa[5], tsa[6], tsa[7], ptc[0], ptc[1], ptc[2], ptc[3], ptc[4],
-		 ptc[5], ptc[6], ptc[7]);
+		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], tsa[0], tsa[1], tsa[2], tsa[3],
+		 tsa[4], tsa[5], tsa[6], tsa[7], ptc[0], ptc[1], ptc[2], ptc[3], ptc[4], ptc[5],
+		 ptc[6], ptc[7]);
 }
 
 int dcb_plan_describe(const struct dcb_port_state *cur, const struct rq_profile *p, char *buf,
@@ -239,8 +266,8 @@ int dcb_plan_describe(const struct dcb_port_state *cur, const struct rq_profile 
 		n++;
 	}
 	if (plan.set_ets) {
-		ets_text(p->ets.tc_bw, p->ets.tsa, p->ets.prio_tc, a, sizeof(a));
-		ets_text(cur->tc_tx_bw, cur->tc_tsa, cur->prio_tc, b, sizeof(b));
+		ets_text(cur, &p->ets, p->ets.tc_bw, p->ets.tsa, p->ets.prio_tc, a, sizeof(a));
+		ets_text(cur, &p->ets, cur->tc_tx_bw, cur->tc_tsa, cur->prio_tc, b, sizeof(b));
 		off = line(buf, len, off, "ets: configured %s, current %s\n", a,
 			   cur->has_ets ? b : "not reported");
 		n++;
@@ -331,8 +358,9 @@ static void step_log(const char *ifname, const struct dcb_port_state *cur,
 		log_info("PF %s apptrust: %s -> %s", ifname, a, b);
 		break;
 	case STEP_ETS:
-		ets_text(cur->tc_tx_bw, cur->tc_tsa, cur->prio_tc, a, sizeof(a));
-		ets_text(plan->ets.tc_bw, plan->ets.tsa, plan->ets.prio_tc, b, sizeof(b));
+		ets_text(cur, &plan->ets, cur->tc_tx_bw, cur->tc_tsa, cur->prio_tc, a, sizeof(a));
+		ets_text(cur, &plan->ets, plan->ets.tc_bw, plan->ets.tsa, plan->ets.prio_tc, b,
+			 sizeof(b));
 		log_info("PF %s ets: %s -> %s", ifname, cur->has_ets ? a : "unreported", b);
 		break;
 	case STEP_PFC:

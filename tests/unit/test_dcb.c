@@ -307,6 +307,65 @@ START_TEST(ets_present_and_absent)
 }
 END_TEST
 
+/*
+ * mlx5 reports tc_tx_bw 100 for strict and vendor TCs: only ETS TCs' bandwidth
+ * is compared, so a port already right sends no SET, and the diff shows "-".
+ */
+START_TEST(ets_strict_bw_not_compared)
+{
+	struct rq_profile p;
+	struct dcb_plan plan;
+	struct dcb_port_state st;
+	struct rq_error e = {0};
+	char buf[512];
+
+	profile_builtin(&p);
+	p.ets = (struct rq_ets){.present = true,
+				.tc_bw = {10, 0, 0, 60, 0, 0, 30, 0},
+				.tsa = {2, 0, 0, 2, 0, 0, 2, 255},
+				.prio_tc = {0, 0, 0, 3, 0, 0, 6, 0}};
+	port_write_right("p0",
+			 "\"writes\":0,\"pfc\":[3],\"trust\":[\"dscp\",\"pcp\"],\"ets\":{"
+			 "\"tcBw\":[10,100,100,60,100,100,30,100],\"tsa\":[2,0,0,2,0,0,2,255],"
+			 "\"prioTc\":[0,0,0,3,0,0,6,0]},");
+	ck_assert_int_eq(get_plan_apply("p0", &p, &plan, &e), 0);
+	ck_assert(dcb_plan_empty(&plan));
+	ck_assert_int_eq(port_writes("p0"), 0);
+	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
+	ck_assert_int_eq(dcb_plan_describe(&st, &p, buf, sizeof(buf)), 0);
+	/* an ETS TC's bandwidth, a TSA and a priority's TC still differ */
+	port_write_right("p0",
+			 "\"writes\":0,\"pfc\":[3],\"trust\":[\"dscp\",\"pcp\"],\"ets\":{"
+			 "\"tcBw\":[20,100,100,50,100,100,30,100],\"tsa\":[2,0,0,2,0,0,2,255],"
+			 "\"prioTc\":[0,0,0,3,0,0,6,0]},");
+	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
+	ck_assert_int_eq(dcb_plan_describe(&st, &p, buf, sizeof(buf)), 1);
+	ck_assert_str_eq(buf,
+			 "ets: configured tcBw 10/-/-/60/-/-/30/- tsa 2/0/0/2/0/0/2/255 prioTc "
+			 "0/0/0/3/0/0/6/0, current tcBw 20/-/-/50/-/-/30/- tsa "
+			 "2/0/0/2/0/0/2/255 prioTc 0/0/0/3/0/0/6/0\n");
+	st.tc_tsa[1] = 2;
+	dcb_plan_from(&st, &p, &plan);
+	ck_assert(plan.set_ets);
+	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
+	st.tc_tx_bw[0] = 10;
+	st.tc_tx_bw[3] = 60;
+	dcb_plan_from(&st, &p, &plan);
+	ck_assert(!plan.set_ets);
+	st.prio_tc[7] = 7;
+	dcb_plan_from(&st, &p, &plan);
+	ck_assert(plan.set_ets);
+	/* TCs beyond the port's ets_cap are not compared */
+	st.prio_tc[7] = 0;
+	st.tc_tsa[7] = 0;
+	dcb_plan_from(&st, &p, &plan);
+	ck_assert(plan.set_ets);
+	st.ets_cap = 7;
+	dcb_plan_from(&st, &p, &plan);
+	ck_assert(!plan.set_ets);
+}
+END_TEST
+
 /* ---- order, through an ops table recording each call before passing it on ---- */
 
 static char calls[512];
@@ -603,6 +662,7 @@ Suite *suite_dcb(void)
 	tcase_add_test(tc, trust_pcp_profile_removes_dscp);
 	tcase_add_test(tc, pfc_on_other_prios);
 	tcase_add_test(tc, ets_present_and_absent);
+	tcase_add_test(tc, ets_strict_bw_not_compared);
 	tcase_add_test(tc, order_pfc_last_when_turning_on);
 	tcase_add_test(tc, order_pfc_first_when_only_turning_off);
 	tcase_add_test(tc, rollback_when_pfc_fails);

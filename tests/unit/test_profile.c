@@ -115,10 +115,27 @@ static const struct bad_case bad[] = {
 	  "qos.ets.tcBw: percentages sum to 90, expected 100" },
 	{ "{\"ets\":{\"tcBw\":[10,10,10,50,10,10,5,5]," ETS_OK "," PTC_OK "}}",
 	  "qos.ets.tcBw: percentages sum to 110, expected 100" },
-	{ "{\"ets\":{\"tcBw\":[0,0,0,0,0,0,0,0]," PTC_OK
+	/* bandwidth is for ETS TCs only (mlx5: "BW for non ETS TC"); ETS TCs alone sum to 100 */
+	{ "{\"ets\":{\"tcBw\":[10,0,5,60,0,0,25,0]," PTC_OK
+	  ",\"tsa\":[\"ets\",\"strict\",\"strict\",\"ets\",\"strict\",\"strict\","
+	  "\"ets\",\"strict\"]}}",
+	  "qos.ets.tcBw[2]: TC 2 is strict, bandwidth must be 0" },
+	{ "{\"ets\":{\"tcBw\":[10,0,0,60,0,0,30,100]," PTC_OK
+	  ",\"tsa\":[\"ets\",\"strict\",\"strict\",\"ets\",\"strict\",\"strict\","
+	  "\"ets\",\"vendor\"]}}",
+	  "qos.ets.tcBw[7]: TC 7 is vendor, bandwidth must be 0" },
+	{ "{\"ets\":{\"tcBw\":[10,0,0,60,0,0,20,0]," PTC_OK
+	  ",\"tsa\":[\"ets\",\"strict\",\"strict\",\"ets\",\"strict\",\"strict\","
+	  "\"ets\",\"strict\"]}}",
+	  "qos.ets.tcBw: percentages sum to 90, expected 100" },
+	{ "{\"ets\":{\"tcBw\":[0,0,0,0,0,0,0,100]," PTC_OK
+	  ",\"tsa\":[\"ets\",\"strict\",\"strict\",\"strict\",\"strict\",\"strict\","
+	  "\"strict\",\"strict\"]}}",
+	  "qos.ets.tcBw[7]: TC 7 is strict, bandwidth must be 0" },
+	{ "{\"ets\":{\"tcBw\":[100,0,0,0,0,0,0,0]," PTC_OK
 	  ",\"tsa\":[\"strict\",\"strict\",\"strict\",\"strict\",\"strict\",\"strict\","
-	  "\"strict\",\"vendor\"]}}",
-	  "qos.ets.tcBw: percentages sum to 0, expected 100" },
+	  "\"strict\",\"strict\"]}}",
+	  "qos.ets.tcBw[0]: TC 0 is strict, bandwidth must be 0" },
 };
 
 START_TEST(test_profile_rejects)
@@ -279,7 +296,7 @@ START_TEST(test_profile_ets)
 	ck_assert_mem_eq(p.ets.tc_bw, bw, 8);
 	ck_assert_mem_eq(p.ets.tsa, tsa, 8);
 	ck_assert_mem_eq(p.ets.prio_tc, ptc, 8);
-	/* every TC strict: bandwidths are not used, any sum is accepted */
+	/* every TC strict: no bandwidth anywhere, nothing to sum */
 	ck_assert_int_eq(prof("{\"ets\":{\"tcBw\":[0,0,0,0,0,0,0,0],\"tsa\":[\"strict\","
 			      "\"strict\",\"strict\",\"strict\",\"strict\",\"strict\",\"strict\","
 			      "\"strict\"],\"prioTc\":[0,1,2,3,4,5,6,7]}}",
@@ -287,6 +304,19 @@ START_TEST(test_profile_ets)
 			 0);
 	ck_assert(p.ets.present);
 	ck_assert_int_eq(p.ets.tsa[7], 0);
+	/* no ETS TC at all (strict and vendor, all 0): nothing to sum */
+	ck_assert_int_eq(prof("{\"ets\":{\"tcBw\":[0,0,0,0,0,0,0,0]," PTC_OK
+			      ",\"tsa\":[\"strict\",\"strict\",\"strict\",\"strict\","
+			      "\"strict\",\"strict\",\"strict\",\"vendor\"]}}",
+			      "qos", &p, &e),
+			 0);
+	ck_assert_int_eq(p.ets.tsa[7], 255);
+	/* one ETS TC takes all the bandwidth */
+	ck_assert_int_eq(prof("{\"ets\":{\"tcBw\":[0,0,0,100,0,0,0,0]," PTC_OK
+			      ",\"tsa\":[\"strict\",\"strict\",\"strict\",\"ets\","
+			      "\"strict\",\"strict\",\"strict\",\"strict\"]}}",
+			      "qos", &p, &e),
+			 0);
 }
 END_TEST
 

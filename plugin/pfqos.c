@@ -106,13 +106,13 @@ static int pf_read(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const
 	return 0;
 }
 
-static int ecn_step(struct rq_ctx *c, const struct rq_pf *pf, bool write, uint8_t *ret_changed)
+static int ecn_step(struct rq_ctx *c, const struct rq_pf *pf, bool write, uint16_t *ret_written)
 {
 	bool avail = false;
 	uint8_t on = 0;
 	int r;
 
-	*ret_changed = 0;
+	*ret_written = 0;
 	if (!c->profile.ecn)
 		return 0;
 	r = ecn_probe(&c->env.root, pf->ifname, c->profile.ecn, &avail);
@@ -136,11 +136,12 @@ static int ecn_step(struct rq_ctx *c, const struct rq_pf *pf, bool write, uint8_
 		return rq_err(&c->err, RQ_ERR_PF_MISMATCH, -EINVAL,
 			      "PF %s ecn: configured priorities 0x%02x, current 0x%02x", pf->ifname,
 			      c->profile.ecn, on);
-	r = ecn_enable(&c->env.root, pf->ifname, c->profile.ecn, ret_changed);
+	r = ecn_enable(&c->env.root, pf->ifname, c->profile.ecn, ret_written);
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_IO, r, "enabling ECN on PF %s: %s", pf->ifname,
 			      strerror(-r));
-	log_info("PF %s ecn: priorities 0x%02x -> 0x%02x", pf->ifname, on, on | *ret_changed);
+	log_info("PF %s ecn: priorities 0x%02x -> 0x%02x", pf->ifname, on,
+		 on | ecn_written_prios(*ret_written));
 	return 0;
 }
 
@@ -173,24 +174,23 @@ int pfqos_ensure(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const s
 		log_debug("PF %s already matches profile \"%s\": no DCB write", pf->ifname,
 			  c->profile.name);
 	}
-	return ecn_step(c, pf, c->pf_mode == RQ_PF_ENSURE, &u->ecn_changed);
+	return ecn_step(c, pf, c->pf_mode == RQ_PF_ENSURE, &u->ecn_written);
 }
 
-static void undo_ecn(struct rq_ctx *c, const struct rq_pf *pf, uint8_t changed)
+/* Exactly the files this ADD wrote: a side the operator had on stays on. */
+static void undo_ecn(struct rq_ctx *c, const struct rq_pf *pf, uint16_t written)
 {
-	static const char *const sides[] = {"roce_np", "roce_rp"};
+	int r;
 
-	for (int p = 0; p < RQ_NPRIO; p++) {
-		if (!(changed & (1u << p)))
-			continue;
-		for (int s = 0; s < 2; s++) {
-			char path[256];
-
-			snprintf(path, sizeof(path), "/sys/class/net/%s/ecn/%s/enable/%d",
-				 pf->ifname, sides[s], p);
-			(void)sysfs_write_str(&c->env.root, path, "0");
-		}
-	}
+	if (!written)
+		return;
+	r = ecn_revert(&c->env.root, pf->ifname, written);
+	if (r < 0)
+		log_warn("PF %s: turning ECN back off (files 0x%04x) failed: %s", pf->ifname,
+			 written, strerror(-r));
+	else
+		log_info("PF %s ecn: priorities 0x%02x turned back off (ADD failed)", pf->ifname,
+			 ecn_written_prios(written));
 }
 
 void pfqos_undo(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,
@@ -199,7 +199,7 @@ void pfqos_undo(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const st
 	struct dcb_plan inv;
 	struct rq_error ignored;
 
-	undo_ecn(c, pf, u->ecn_changed);
+	undo_ecn(c, pf, u->ecn_written);
 	if (!u->dcb_applied)
 		return;
 	/* The inverse of the plan, against the state we found. */

@@ -9,7 +9,7 @@ struct pf_undo {
 	struct dcb_port_state before;
 	struct dcb_plan plan;
 	bool dcb_applied;
-	uint8_t ecn_changed;
+	uint16_t ecn_written; /* ECN files ecn_enable wrote: bit 2 * prio + side */
 };
 
 /* -> RQ_ERR_PF_CONFLICT when live attachments on @pf use PF-wide settings that differ. */

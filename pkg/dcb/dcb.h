@@ -146,7 +146,15 @@ int dcb_apply_ex(const struct dcb_ops *ops, void *ctx, const char *ifname, const
  */
 int ecn_probe(const struct rq_root *r, const char *pf, uint8_t mask, bool *ret_available);
 int ecn_get(const struct rq_root *r, const char *pf, uint8_t mask, uint8_t *ret_on);
-/* Enable NP+RP for priorities in @mask that are not on yet; *ret_changed = bitmap written. */
-int ecn_enable(const struct rq_root *r, const char *pf, uint8_t mask, uint8_t *ret_changed);
+/*
+ * Enable NP+RP for priorities in @mask where not on yet. *ret_written: the
+ * files this call wrote, bit 2 * prio + side (side 0 roce_np, 1 roce_rp), so
+ * an undo turns off exactly those and never a side that was already on.
+ */
+int ecn_enable(const struct rq_root *r, const char *pf, uint8_t mask, uint16_t *ret_written);
+/* Write 0 to each file in @written (bits as ecn_enable's), best effort; the first error. */
+int ecn_revert(const struct rq_root *r, const char *pf, uint16_t written);
+/* The priorities a written bitmap touches. */
+uint8_t ecn_written_prios(uint16_t written);
 
 #endif

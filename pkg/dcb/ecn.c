@@ -67,24 +67,38 @@ int ecn_get(const struct rq_root *r, const char *pf, uint8_t mask, uint8_t *ret_
 	return 0;
 }
 
-/* Put back what this call wrote (@written: bit 2*prio+side), best effort. */
-static void ecn_revert(const struct rq_root *r, const char *pf, uint16_t written)
+int ecn_revert(const struct rq_root *r, const char *pf, uint16_t written)
 {
 	char path[256];
+	int first = 0;
 
 	for (int i = 0; i < 16; i++) {
+		int rr;
+
 		if (!(written & (1u << i)))
 			continue;
 		ecn_path(path, sizeof(path), pf, i % 2, i / 2);
-		(void)sysfs_write_str(r, path, "0");
+		rr = sysfs_write_str(r, path, "0");
+		if (rr < 0 && !first)
+			first = rr;
 	}
+	return first;
 }
 
-int ecn_enable(const struct rq_root *r, const char *pf, uint8_t mask, uint8_t *ret_changed)
+uint8_t ecn_written_prios(uint16_t written)
+{
+	uint8_t prios = 0;
+
+	for (int i = 0; i < 16; i++)
+		if (written & (1u << i))
+			prios |= (uint8_t)(1u << (i / 2));
+	return prios;
+}
+
+int ecn_enable(const struct rq_root *r, const char *pf, uint8_t mask, uint16_t *ret_written)
 {
 	char path[256];
 	uint16_t written = 0;
-	uint8_t changed = 0;
 
 	for (int p = 0; p < 8; p++) {
 		if (!(mask & (1u << p)))
@@ -101,13 +115,12 @@ int ecn_enable(const struct rq_root *r, const char *pf, uint8_t mask, uint8_t *r
 				continue;
 			if (rr < 0) {
 				/* all or nothing: the caller never learns a half-enabled state */
-				ecn_revert(r, pf, written);
+				(void)ecn_revert(r, pf, written);
 				return rr;
 			}
 			written |= (uint16_t)(1u << (2 * p + s));
-			changed |= (uint8_t)(1u << p);
 		}
 	}
-	*ret_changed = changed;
+	*ret_written = written;
 	return 0;
 }

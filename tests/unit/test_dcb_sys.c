@@ -65,7 +65,8 @@ static int ecn_read(const char *side, int prio)
 START_TEST(ecn_probe_get_enable)
 {
 	bool avail = true;
-	uint8_t on = 0xff, changed = 0xff;
+	uint8_t on = 0xff;
+	uint16_t changed = 0xffff;
 
 	ck_assert_int_eq(ecn_probe(&root, "p0", 0x08, &avail), 0);
 	ck_assert(!avail);
@@ -79,7 +80,9 @@ START_TEST(ecn_probe_get_enable)
 	ck_assert_int_eq(ecn_get(&root, "p0", 0xff, &on), 0);
 	ck_assert_uint_eq(on, 0x20);
 	ck_assert_int_eq(ecn_enable(&root, "p0", 0x28, &changed), 0);
-	ck_assert_uint_eq(changed, 0x08);
+	/* only roce_rp of priority 3 was written (bit 2 * 3 + 1) */
+	ck_assert_uint_eq(changed, 0x80);
+	ck_assert_uint_eq(ecn_written_prios(changed), 0x08);
 	ck_assert_int_eq(ecn_read("roce_rp", 3), 1);
 	ck_assert_int_eq(ecn_get(&root, "p0", 0xff, &on), 0);
 	ck_assert_uint_eq(on, 0x28);
@@ -88,9 +91,37 @@ START_TEST(ecn_probe_get_enable)
 }
 END_TEST
 
+/* The undo of a failed ADD turns off what that ADD wrote, never a side the operator had on. */
+START_TEST(ecn_revert_written_sides_only)
+{
+	char path[256];
+	uint16_t written = 0;
+
+	ecn_file("roce_np", 3, "1\n");
+	ecn_file("roce_rp", 3, "0\n");
+	ecn_file("roce_np", 4, "0\n");
+	ecn_file("roce_rp", 4, "0\n");
+	ck_assert_int_eq(ecn_enable(&root, "p0", 0x18, &written), 0);
+	ck_assert_uint_eq(written, (1u << 7) | (1u << 8) | (1u << 9));
+	ck_assert_uint_eq(ecn_written_prios(written), 0x18);
+	ck_assert_int_eq(ecn_revert(&root, "p0", written), 0);
+	ck_assert_int_eq(ecn_read("roce_np", 3), 1);
+	ck_assert_int_eq(ecn_read("roce_rp", 3), 0);
+	ck_assert_int_eq(ecn_read("roce_np", 4), 0);
+	ck_assert_int_eq(ecn_read("roce_rp", 4), 0);
+	/* a file gone since: the error comes back, the other files are still written */
+	ck_assert_int_eq(ecn_enable(&root, "p0", 0x18, &written), 0);
+	snprintf(path, sizeof(path), "%s/sys/class/net/p0/ecn/roce_np/enable/4", tmpl);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_lt(ecn_revert(&root, "p0", written), 0);
+	ck_assert_int_eq(ecn_read("roce_rp", 4), 0);
+	ck_assert_int_eq(ecn_read("roce_rp", 3), 0);
+}
+END_TEST
+
 START_TEST(ecn_enable_all_or_nothing)
 {
-	uint8_t changed = 0xaa;
+	uint16_t changed = 0xaa;
 
 	ecn_file("roce_np", 3, "0\n");
 	ecn_file("roce_rp", 3, "0\n");
@@ -140,6 +171,7 @@ Suite *suite_dcb_sys(void)
 	tcase_add_checked_fixture(te, setup, teardown);
 	tcase_add_test(te, ecn_probe_get_enable);
 	tcase_add_test(te, ecn_enable_all_or_nothing);
+	tcase_add_test(te, ecn_revert_written_sides_only);
 	suite_add_tcase(s, te);
 	tcase_add_test(tn, netlink_errnos);
 	suite_add_tcase(s, tn);

@@ -84,7 +84,7 @@ static int vf_from_netns(struct rq_ctx *c, char *pci, size_t len, int *ret_ifind
 		return rq_err(&c->err, RQ_ERR_ENV, r, "cannot enter %s: %s", c->args.netns,
 			      strerror(-r));
 	ifindex = netns_link_ifindex(c->args.ifname);
-	r = pci ? netns_link_pci(c->args.ifname, pci, len) : 0;
+	r = pci ? c->env.link_pci(&c->env, c->args.ifname, pci, len) : 0;
 	netns_return(saved);
 	if (ifindex >= 0 && ret_ifindex)
 		*ret_ifindex = ifindex;
@@ -112,14 +112,50 @@ static int rdma_from_netlink(struct rq_ctx *c, int ifindex, struct rq_rdma_dev *
 	return r;
 }
 
+/*
+ * deviceID comes from the NAD (or from Multus, which overwrites it only when
+ * the attachment has a device-plugin resource), and a NAD is written by
+ * namespace users: it must be the device the pod's interface sits on. Where
+ * the interface shows its PCI device, the two must agree. Where it shows none
+ * (no netdev in the pod, a virtual link), only an SR-IOV VF is taken on the
+ * NAD's word, and ADD refuses one a live attachment holds (cmd_add.c).
+ */
+static int device_id_verify(struct rq_ctx *c, const char *pci, int *ret_ifindex, bool *ret_seen)
+{
+	char seen[RQ_PCI_ADDR_MAX] = "";
+	int r;
+
+	*ret_seen = false;
+	if (!c->args.netns)
+		return 0;
+	r = vf_from_netns(c, seen, sizeof(seen), ret_ifindex);
+	if (r < 0 && rq_err_isset(&c->err))
+		return r; /* the netns itself is unusable */
+	if (r < 0) {
+		log_debug("%s: interface %s shows no PCI device (%s): deviceID %s unconfirmed",
+			  c->key, c->args.ifname, strerror(-r), pci);
+		return 0;
+	}
+	if (strcmp(seen, pci) != 0)
+		return rq_err(&c->err, RQ_ERR_NOT_OWNER, -EPERM,
+			      "deviceID: %s is not the device of the pod's interface %s (%s)", pci,
+			      c->args.ifname, seen);
+	*ret_seen = true;
+	return 0;
+}
+
 int attach_resolve_target(struct rq_ctx *c, struct rq_target *t)
 {
 	char pci[RQ_PCI_ADDR_MAX] = "";
+	bool confirmed = false;
 	int ifindex = -1, r;
 
 	memset(t, 0, sizeof(*t));
 	if (c->nc->device_id[0]) {
 		snprintf(pci, sizeof(pci), "%s", c->nc->device_id);
+		r = device_id_verify(c, pci, &ifindex, &confirmed);
+		if (r < 0)
+			return r;
 	} else {
 		if (!c->args.netns)
 			return rq_err(&c->err, RQ_ERR_NO_DEVICE, -ENODEV,
@@ -130,10 +166,18 @@ int attach_resolve_target(struct rq_ctx *c, struct rq_target *t)
 				      "deviceID: not set, and interface %s in %s has no PCI "
 				      "device (%s); set deviceID or runtimeConfig.deviceID",
 				      c->args.ifname, c->args.netns, strerror(-r));
+		confirmed = true;
 	}
 	r = device_resolve_vf(&c->env.root, pci, &t->vf, &c->err);
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_NO_DEVICE, r, "VF %s: %s", pci, strerror(-r));
+	/* a whole NIC (a host PF, say) is never taken on the NAD's word alone */
+	if (!t->vf.has_pf && !confirmed)
+		return rq_err(
+		    &c->err, RQ_ERR_NOT_OWNER, -EPERM,
+		    "deviceID: %s is not an SR-IOV VF and the pod's interface %s does not "
+		    "show it as its device",
+		    pci, c->args.ifname);
 	r = rdma_find_by_pci(&c->env.root, pci, &t->rdma);
 	if (r < 0 && ifindex < 0 && c->args.netns)
 		(void)vf_from_netns(c, NULL, 0, &ifindex); /* only now: entering a netns costs */
@@ -192,6 +236,27 @@ void attach_unlock_pfs(const struct rq_vf_info *vf, int *fds)
 	}
 }
 
+/* The record of another attachment in @idx that holds @vf, or NULL. */
+cJSON *attach_vf_holder(struct rq_ctx *c, const cJSON *idx, const char *vf)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(idx, "attachments"))
+	{
+		const char *key = json_str(it, "key"), *ivf = json_str(it, "vf");
+		cJSON *rec = NULL;
+
+		if (!key || !strcmp(key, c->key) || (ivf && strcmp(ivf, vf) != 0))
+			continue;
+		if (state_record_read(&c->env.root, key, &rec) < 0)
+			continue;
+		if (!strcmp(json_str(rec, "vf") ?: "", vf))
+			return rec;
+		cJSON_Delete(rec);
+	}
+	return NULL;
+}
+
 /* Restore the VF's ToS from a record when it still holds what we wrote. */
 static void release_tos(struct rq_ctx *c, const cJSON *rec)
 {
@@ -232,6 +297,33 @@ static void release_tos(struct rq_ctx *c, const cJSON *rec)
 }
 
 /*
+ * After a lost DEL the device plugin hands the VF to another pod, whose ADD
+ * found the ToS already set and so recorded no change of its own: a late DEL
+ * (or GC) of the old attachment must leave that ToS alone.
+ */
+static bool vf_handed_on(struct rq_ctx *c, const cJSON *rec, const struct rq_vf_info *vf)
+{
+	const char *pci = json_str(rec, "vf");
+
+	for (size_t i = 0; pci && i < vf->n_pf; i++) {
+		cJSON *idx = NULL, *holder;
+
+		if (state_pf_read(&c->env.root, vf->pf[i].pci, &idx) < 0)
+			continue;
+		holder = attach_vf_holder(c, idx, pci);
+		cJSON_Delete(idx);
+		if (holder) {
+			log_info("%s: VF %s now belongs to %s/%s: its traffic class is left alone",
+				 c->key, pci, json_str(holder, "podNamespace") ?: "?",
+				 json_str(holder, "podName") ?: "?");
+			cJSON_Delete(holder);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * Undo what belongs to one attachment record: its ToS (when asked) and its
  * place in the PF indexes. PF-wide settings are never reverted: other
  * attachments, or the operator, rely on them.
@@ -242,8 +334,6 @@ int attach_release(struct rq_ctx *c, const cJSON *rec, bool restore_tos)
 	struct rq_vf_info vf;
 	int fds[RQ_MAX_PFS], r;
 
-	if (restore_tos)
-		release_tos(c, rec);
 	memset(&vf, 0, sizeof(vf));
 	cJSON_ArrayForEach(pf, pfs)
 	{
@@ -255,6 +345,8 @@ int attach_release(struct rq_ctx *c, const cJSON *rec, bool restore_tos)
 	r = attach_lock_pfs(c, &vf, fds);
 	if (r < 0)
 		return r;
+	if (restore_tos && !vf_handed_on(c, rec, &vf))
+		release_tos(c, rec);
 	for (size_t i = 0; i < vf.n_pf; i++) {
 		int rr = state_pf_detach(&c->env.root, vf.pf[i].pci, c->key);
 

@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pkg/log/log.h"
+#include "pkg/netns/netns.h"
 #include "plugin/pfqos.h"
 #include "plugin/plugin.h"
 
@@ -21,11 +23,15 @@ struct add_tx {
 	int fds[RQ_MAX_PFS];
 	struct pf_undo *pf; /* [t.vf.n_pf] */
 	size_t n_pf_done;
-	cJSON *idx[RQ_MAX_PFS]; /* PF indexes read under the lock */
+	cJSON *idx[RQ_MAX_PFS];	       /* PF indexes read under the lock */
+	cJSON *idx_before[RQ_MAX_PFS]; /* ... as they were: rollback writes them back */
 	bool idx_written[RQ_MAX_PFS];
 	bool tos_written;   /* this ADD wrote the ToS: rollback restores it */
 	bool tos_inherited; /* a previous ADD of this attachment did */
-	int tos_prev;
+	int tos_found;	    /* the ToS this ADD found: what rollback puts back */
+	int stale_tos_set;  /* a lost DEL's attachment set this ToS on the VF (-1: none)... */
+	int stale_tos_prev; /* ... over this one */
+	int tos_prev;	    /* the ToS before the attachment's first ADD: what DEL puts back */
 	struct rq_numa_result numa;
 };
 
@@ -57,6 +63,43 @@ static int numa_step(struct rq_ctx *c, struct add_tx *tx)
 	return 0;
 }
 
+/*
+ * A VF another live attachment holds is not this one's to configure (a NAD
+ * naming someone else's deviceID). A holder whose pod netns is gone lost its
+ * DEL: the VF was handed on, and this attachment takes it over.
+ */
+static int owner_check(struct rq_ctx *c, struct add_tx *tx, const cJSON *idx, const char *vf)
+{
+	cJSON *rec = attach_vf_holder(c, idx, vf);
+	const char *ns;
+	int fd = -1, r = 0;
+
+	if (!rec)
+		return 0;
+	ns = json_str(rec, "netns");
+	if (ns && *ns && netns_open(ns, &fd) == 0) {
+		close(fd);
+		r = rq_err(&c->err, RQ_ERR_NOT_OWNER, -EBUSY,
+			   "deviceID: VF %s is held by live attachment %s/%s (container %.12s)", vf,
+			   json_str(rec, "podNamespace") ?: "?", json_str(rec, "podName") ?: "?",
+			   json_str(rec, "containerID") ?: "?");
+	} else {
+		const cJSON *rd = cJSON_GetObjectItemCaseSensitive(rec, "rdma");
+
+		/* what it set is ours now, and so is the value to put back at DEL */
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rd, "tosChanged"))) {
+			tx->stale_tos_set = json_int(rd, "tosSet", -1);
+			tx->stale_tos_prev = json_int(rd, "tosPrevious", -1);
+		}
+		log_info("%s: VF %s was held by %s/%s, whose netns is gone (a lost DEL): taking "
+			 "it over",
+			 c->key, vf, json_str(rec, "podNamespace") ?: "?",
+			 json_str(rec, "podName") ?: "?");
+	}
+	cJSON_Delete(rec);
+	return r;
+}
+
 static int pf_step(struct rq_ctx *c, struct add_tx *tx)
 {
 	const struct rq_vf_info *vf = &tx->t.vf;
@@ -73,6 +116,11 @@ static int pf_step(struct rq_ctx *c, struct add_tx *tx)
 		return r;
 	for (size_t i = 0; i < vf->n_pf; i++) {
 		r = pfqos_conflict_check(c, &vf->pf[i], &tx->idx[i]);
+		if (r < 0)
+			return r;
+		if (tx->idx[i] && !(tx->idx_before[i] = cJSON_Duplicate(tx->idx[i], true)))
+			return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
+		r = owner_check(c, tx, tx->idx[i], vf->pci);
 		if (r < 0)
 			return r;
 	}
@@ -99,8 +147,13 @@ static void keep_first_tos(struct rq_ctx *c, struct add_tx *tx)
 	cJSON *old = NULL;
 	const cJSON *rd;
 
-	if (state_record_read(&c->env.root, c->key, &old) < 0)
+	if (state_record_read(&c->env.root, c->key, &old) < 0) {
+		if (tx->stale_tos_set >= 0 && tx->tos_prev == tx->stale_tos_set) {
+			tx->tos_prev = tx->stale_tos_prev;
+			tx->tos_inherited = true;
+		}
 		return;
+	}
 	rd = cJSON_GetObjectItemCaseSensitive(old, "rdma");
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rd, "tosChanged")) &&
 	    tx->tos_prev == json_int(rd, "tosSet", -2)) {
@@ -119,11 +172,10 @@ static int tos_step(struct rq_ctx *c, struct add_tx *tx)
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_IO, r, "reading traffic class of %s (%s): %s",
 			      d->name, d->tos_path, strerror(-r));
-	tx->tos_prev = cur;
-	if (cur == want) {
-		keep_first_tos(c, tx);
+	tx->tos_found = tx->tos_prev = cur;
+	keep_first_tos(c, tx);
+	if (cur == want)
 		return 0;
-	}
 	r = rdma_tos_write(&c->env.root, d, want);
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_IO, r, "writing traffic class %d to %s: %s", want,
@@ -215,6 +267,8 @@ static int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i)
 	e = cJSON_CreateObject();
 	cJSON_AddStringToObject(e, "key", c->key);
 	cJSON_AddStringToObject(e, "pod", pod);
+	cJSON_AddStringToObject(e, "vf", tx->t.vf.pci);
+	cJSON_AddStringToObject(e, "profileName", c->profile.name);
 	cJSON_AddItemToArray(att, e);
 write:
 	r = state_pf_write(&c->env.root, pf->pci, idx);
@@ -248,21 +302,46 @@ static int commit_step(struct rq_ctx *c, struct add_tx *tx)
 	return 0;
 }
 
+/* Another attachment in @idx (as it was before this ADD) still has its record. */
+static bool index_others_live(struct rq_ctx *c, const cJSON *idx)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(idx, "attachments"))
+	{
+		const char *key = json_str(it, "key");
+		cJSON *rec = NULL;
+
+		if (!key || !strcmp(key, c->key) || state_record_read(&c->env.root, key, &rec) < 0)
+			continue;
+		cJSON_Delete(rec);
+		return true;
+	}
+	return false;
+}
+
 static void rollback(struct rq_ctx *c, struct add_tx *tx)
 {
-	for (size_t i = 0; i < RQ_MAX_PFS; i++)
-		if (tx->idx_written[i])
-			(void)state_pf_detach(&c->env.root, tx->t.vf.pf[i].pci, c->key);
-	if (tx->tos_written && tx->tos_prev >= 0 &&
-	    rdma_tos_write(&c->env.root, &tx->t.rdma, tx->tos_prev) == 0)
-		log_info("%s: %s traffic class restored to %d (ADD failed)", c->key,
-			 tx->t.rdma.name, tx->tos_prev);
-	for (size_t i = tx->n_pf_done; i > 0; i--) {
-		cJSON *idx = tx->idx[i - 1];
-		const cJSON *att = cJSON_GetObjectItemCaseSensitive(idx, "attachments");
+	const char *pf;
 
+	/* the PF indexes go back to what this ADD read (a repeated ADD stays listed) */
+	for (size_t i = 0; i < RQ_MAX_PFS; i++) {
+		if (!tx->idx_written[i])
+			continue;
+		pf = tx->t.vf.pf[i].pci;
+		if (tx->idx_before[i])
+			(void)state_pf_write(&c->env.root, pf, tx->idx_before[i]);
+		else
+			(void)state_pf_remove(&c->env.root, pf);
+	}
+	/* MOFED's traffic_class reads empty (-1) until set: 0 is its default, as DEL has it */
+	if (tx->tos_written &&
+	    rdma_tos_write(&c->env.root, &tx->t.rdma, tx->tos_found < 0 ? 0 : tx->tos_found) == 0)
+		log_info("%s: %s traffic class restored to %d (ADD failed)", c->key,
+			 tx->t.rdma.name, tx->tos_found < 0 ? 0 : tx->tos_found);
+	for (size_t i = tx->n_pf_done; i > 0; i--) {
 		/* a PF setting other live attachments rely on is never undone */
-		if (cJSON_GetArraySize(att) > 0)
+		if (index_others_live(c, tx->idx_before[i - 1]))
 			continue;
 		pfqos_undo(c, tx->ops, tx->dcb, &tx->t.vf.pf[i - 1], &tx->pf[i - 1]);
 	}
@@ -301,6 +380,7 @@ int cmd_add(struct rq_ctx *c)
 	int r;
 
 	memset(&tx, 0, sizeof(tx));
+	tx.stale_tos_set = -1;
 	for (size_t i = 0; i < RQ_MAX_PFS; i++)
 		tx.fds[i] = -1;
 	if (!c->nc->prev_result)
@@ -326,8 +406,10 @@ int cmd_add(struct rq_ctx *c)
 	if (r < 0)
 		rollback(c, &tx);
 	attach_unlock_pfs(&tx.t.vf, tx.fds);
-	for (size_t i = 0; i < RQ_MAX_PFS; i++)
+	for (size_t i = 0; i < RQ_MAX_PFS; i++) {
 		cJSON_Delete(tx.idx[i]);
+		cJSON_Delete(tx.idx_before[i]);
+	}
 	free(tx.pf);
 	if (tx.ops && tx.ops->free)
 		tx.ops->free(tx.dcb);

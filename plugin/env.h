@@ -21,6 +21,13 @@ struct rq_env {
 	int lock_timeout_ms; /* bounded wait for a PF lock */
 	/* opens the DCB backend; called in the host netns */
 	int (*dcb_open)(const struct rq_env *env, const struct dcb_ops **ret_ops, void **ret_ctx);
+	/*
+	 * The PCI address of netdev @ifname in the current netns (called inside
+	 * the pod netns): its parent device (prod); the sim's veth "VFs" have
+	 * none, so the sim maps the alias host-device leaves on a moved link (the
+	 * name it had on the host) through the simulated sysfs.
+	 */
+	int (*link_pci)(const struct rq_env *env, const char *ifname, char *buf, size_t len);
 };
 
 int env_init(struct rq_env *env, struct rq_error *e);

@@ -5,9 +5,16 @@
 
 #include "plugin/env.h"
 
+#include "pkg/netns/netns.h"
+
 static int prod_dcb_open(const struct rq_env *env, const struct dcb_ops **ret_ops, void **ret_ctx)
 {
 	return dcb_nl_new(ret_ops, ret_ctx);
+}
+
+static int prod_link_pci(const struct rq_env *env, const char *ifname, char *buf, size_t len)
+{
+	return netns_link_pci(ifname, buf, len);
 }
 
 int env_init(struct rq_env *env, struct rq_error *e)
@@ -22,6 +29,7 @@ int env_init(struct rq_env *env, struct rq_error *e)
 	env->binary = "rdma-qos";
 	env->lock_timeout_ms = 10000;
 	env->dcb_open = prod_dcb_open;
+	env->link_pci = prod_link_pci;
 	return 0;
 }
 

@@ -5,14 +5,39 @@
  * the demo only; never installed.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "plugin/env.h"
 
+#include "netconf/netconf.h"
+#include "pkg/netns/netns.h"
+
 static int sim_dcb_open(const struct rq_env *env, const struct dcb_ops **ret_ops, void **ret_ctx)
 {
 	return dcb_fake_new(&env->root, ret_ops, ret_ctx);
+}
+
+static int sim_link_pci(const struct rq_env *env, const char *ifname, char *buf, size_t len)
+{
+	char alias[64], path[128], dev[RQ_PCI_ADDR_MAX];
+	int r = netns_link_alias(ifname, alias, sizeof(alias));
+
+	if (r < 0)
+		return r;
+	if (!alias[0] || strchr(alias, '/') || !strcmp(alias, ".") || !strcmp(alias, ".."))
+		return -ENODEV;
+	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/device", alias);
+	r = sysfs_readlink_base(&env->root, path, dev, sizeof(dev));
+	if (r < 0)
+		return r;
+	if (!sysfs_pci_valid(dev))
+		return -ENODEV;
+	if (strlen(dev) >= len)
+		return -ENAMETOOLONG;
+	(void)snprintf(buf, len, "%s", dev);
+	return 0;
 }
 
 int env_init(struct rq_env *env, struct rq_error *e)
@@ -36,6 +61,7 @@ int env_init(struct rq_env *env, struct rq_error *e)
 		env->lock_timeout_ms = atoi(getenv("RDMA_QOS_SIM_LOCK_TIMEOUT_MS"));
 	env->binary = "rdma-qos-sim";
 	env->dcb_open = sim_dcb_open;
+	env->link_pci = sim_link_pci;
 	return 0;
 }
 

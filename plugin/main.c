@@ -84,9 +84,10 @@ static int del_fallback_conf(const char *buf, size_t len, struct rq_netconf **re
 	if (!nc)
 		return -ENOMEM;
 	nc->root = cJSON_ParseWithLength(buf, len);
-	nc->name = json_str(nc->root, "name");
-	nc->cni_version = json_str(nc->root, "cniVersion");
-	if (!nc->name || !nc->cni_version) {
+	/* without a name no record can exist: DEL then succeeds (run()) */
+	nc->name = json_str(nc->root, "name") ?: "";
+	nc->cni_version = json_str(nc->root, "cniVersion") ?: "1.0.0";
+	if (!cJSON_IsObject(nc->root)) {
 		netconf_free(nc);
 		return -EINVAL;
 	}
@@ -110,6 +111,24 @@ static void log_open_file(const struct rq_env *env, const char *name)
 		log_warn("logFile %s: %s; logging to stderr", path, strerror(-fd));
 }
 
+/* CHECK exists from CNI 0.4.0, GC and STATUS from 1.1.0 (SPEC.md). */
+static int version_allows(struct rq_ctx *c)
+{
+	const char *need = c->args.cmd == RQ_CMD_CHECK				      ? "0.4.0"
+			   : c->args.cmd == RQ_CMD_GC || c->args.cmd == RQ_CMD_STATUS ? "1.1.0"
+										      : NULL;
+
+	if (need && netconf_version_cmp(c->nc->cni_version, need) < 0)
+		return rq_err(&c->err, RQ_ERR_VERSION, -EINVAL,
+			      "cniVersion: %s does not allow %s (needs %s or later)",
+			      c->nc->cni_version, c->args.command, need);
+	/* GC releases every record it is not told to keep: it must be told */
+	if (c->args.cmd == RQ_CMD_GC && !c->nc->valid_attachments)
+		return rq_err(&c->err, RQ_ERR_CONFIG, -EINVAL,
+			      "cni.dev/valid-attachments: required for GC");
+	return 0;
+}
+
 static int run(struct rq_ctx *c, const char *buf, size_t len)
 {
 	int r;
@@ -130,9 +149,20 @@ static int run(struct rq_ctx *c, const char *buf, size_t len)
 		return r;
 	if (c->nc->log_file)
 		log_open_file(&c->env, c->nc->log_file);
+	r = version_allows(c);
+	if (r < 0)
+		return r;
 	if (c->args.containerid && c->args.ifname) {
 		r = state_key(c->nc->name, c->args.containerid, c->args.ifname, c->key,
 			      sizeof(c->key));
+		/* no ADD can have made a record under a name that cannot exist */
+		if (r < 0 && c->args.cmd == RQ_CMD_DEL) {
+			log_warn("DEL: no record name for network \"%s\" container %s ifname %s "
+				 "(%s): nothing to delete",
+				 c->nc->name ?: "", c->args.containerid, c->args.ifname,
+				 strerror(-r));
+			return 0;
+		}
 		if (r < 0)
 			return rq_err(&c->err, RQ_ERR_CONFIG, r,
 				      "name: network name, container ID and ifname too long for a "
@@ -188,8 +218,11 @@ int main(int argc, char **argv)
 	ctx.env.root.fd = -1;
 	r = cni_read_stdin(STDIN_FILENO, &buf, &len, &ctx.err);
 	stdin_version(buf ? buf : "", len, version, sizeof(version));
-	if (r == 0)
+	/* VERSION needs CNI_COMMAND alone (SPEC.md): nothing else is looked at */
+	if (r == 0 && strcmp(getenv("CNI_COMMAND"), "VERSION") != 0)
 		r = cni_args_from_env(&ctx.args, &ctx.err);
+	else if (r == 0)
+		ctx.args.cmd = RQ_CMD_VERSION;
 	if (r == 0 && ctx.args.cmd == RQ_CMD_VERSION) {
 		char *s = cni_version_json(version);
 

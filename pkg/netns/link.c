@@ -27,6 +27,8 @@
 #define IFLA_PARENT_DEV_NAME	 56
 #define IFLA_PARENT_DEV_BUS_NAME 57
 #endif
+/* parse up to the parent-device attributes even where the headers predate them */
+#define LINK_ATTR_MAX (IFLA_MAX > IFLA_PARENT_DEV_BUS_NAME ? IFLA_MAX : IFLA_PARENT_DEV_BUS_NAME)
 
 int netns_link_ifindex(const char *ifname)
 {
@@ -38,16 +40,19 @@ int netns_link_ifindex(const char *ifname)
 struct parent_ctx {
 	char name[64];
 	char bus[16];
+	char alias[64];
 };
 
 static int parent_cb(struct nl_msg *msg, void *arg)
 {
 	struct parent_ctx *p = arg;
-	struct nlattr *tb[IFLA_PARENT_DEV_BUS_NAME + 1];
+	struct nlattr *tb[LINK_ATTR_MAX + 1];
 	struct nlmsghdr *h = nlmsg_hdr(msg);
 
-	if (nlmsg_parse(h, sizeof(struct ifinfomsg), tb, IFLA_PARENT_DEV_BUS_NAME, NULL) < 0)
+	if (nlmsg_parse(h, sizeof(struct ifinfomsg), tb, LINK_ATTR_MAX, NULL) < 0)
 		return NL_SKIP;
+	if (tb[IFLA_IFALIAS])
+		nla_strlcpy(p->alias, tb[IFLA_IFALIAS], sizeof(p->alias));
 	if (tb[IFLA_PARENT_DEV_NAME])
 		nla_strlcpy(p->name, tb[IFLA_PARENT_DEV_NAME], sizeof(p->name));
 	if (tb[IFLA_PARENT_DEV_BUS_NAME])
@@ -105,6 +110,23 @@ static int bus_info_ethtool(const char *ifname, char *buf, size_t len)
 	if (strlen(info.bus_info) >= len)
 		return -ENAMETOOLONG;
 	(void)snprintf(buf, len, "%s", info.bus_info);
+	return 0;
+}
+
+int netns_link_alias(const char *ifname, char *buf, size_t len)
+{
+	struct parent_ctx p;
+	int ifindex = netns_link_ifindex(ifname), r;
+
+	if (ifindex < 0)
+		return ifindex;
+	memset(&p, 0, sizeof(p));
+	r = parent_rtnl(ifindex, &p);
+	if (r < 0)
+		return r;
+	if (strlen(p.alias) >= len)
+		return -ENAMETOOLONG;
+	(void)snprintf(buf, len, "%s", p.alias);
 	return 0;
 }
 

@@ -21,5 +21,7 @@ int netns_return(int saved);
 int netns_link_pci(const char *ifname, char *buf, size_t len);
 /* ifindex of @ifname in the current netns or -ENODEV */
 int netns_link_ifindex(const char *ifname);
+/* IFLA_IFALIAS of @ifname in the current netns ("" when it has none). */
+int netns_link_alias(const char *ifname, char *buf, size_t len);
 
 #endif

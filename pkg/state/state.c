@@ -38,9 +38,12 @@ int state_key(const char *net, const char *cid, const char *ifname, char *buf, s
 	const char *parts[3] = {net, cid, ifname};
 	size_t pos = 0;
 
-	/* A file name is at most 255 bytes: leave room for ".json" and ".tmp". */
-	if (len > 240)
-		len = 240;
+	/*
+	 * A file name is at most 255 bytes, and the atomic write's temporary is
+	 * ".<key>.json.<pid>.tmp" with a pid of up to 7 digits (pid_max 4194304).
+	 */
+	if (len > 228)
+		len = 228;
 	for (int i = 0; i < 3; i++) {
 		int r;
 

@@ -21,6 +21,7 @@ cleanup() {
 		ip netns del "$n" 2>/dev/null
 	done
 	sim_del_vfs "$ROOT" 2>/dev/null
+	ip link del "rqpn$$" 2>/dev/null
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -272,8 +273,19 @@ ln -s "../../devices/pci0000:00/$PN/infiniband/mlx5_99" "$RB/sys/class/infiniban
 mkdir -p "$RB/sys/class/infiniband/mlx5_99/tc/1" && : > "$RB/sys/class/infiniband/mlx5_99/tc/1/traffic_class"
 echo -1 > "$RB/sys/devices/pci0000:00/$PN/numa_node"
 rm -f "$RB/etc/cni/rdma-qos/profiles.json"
-conf_for roce 1.0.0 "$(rq "$PN")" '{"cniVersion":"1.0.0","interfaces":[]}' | \
-	RDMA_QOS_SIM_ROOT=$RB run_plugin "$SIM" ADD p1 /proc/self/ns/net net1 "$ARGS_OK" > /dev/null 2> "$T/plain.log"
+# its netdev: a veth host-device moves into the pod (the sim maps it back by alias)
+PNDEV=rqpn$$
+ip link add "$PNDEV" type veth peer name "${PNDEV}p"
+mkdir -p "$RB/sys/devices/pci0000:00/$PN/net/$PNDEV"
+ln -s "../../../$PN" "$RB/sys/devices/pci0000:00/$PN/net/$PNDEV/device"
+ln -s "../../devices/pci0000:00/$PN/net/$PNDEV" "$RB/sys/class/net/$PNDEV"
+msg=$(conf_for roce 1.0.0 "$(rq "$PN")" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$RB run_plugin "$SIM" ADD p0 /proc/self/ns/net net1 "$ARGS_OK" 2>/dev/null)
+check "plain NIC named by deviceID alone (not the pod's interface): code 110" \
+	[ "$(jq .code <<< "$msg")" = 110 ]
+check "... and its ToS untouched" [ -z "$(cat "$RB/sys/class/infiniband/mlx5_99/tc/1/traffic_class")" ]
+NSP=$(newns plain)
+chain_add "$RB" roce p1 "$NSP" net1 "$PNDEV" "$(rq "$PN")" "$ARGS_OK" > /dev/null 2> "$T/plain.log"
 check "plain NIC: ADD succeeds" [ $? -eq 0 ]
 check "plain NIC: PF part skipped with a warning" grep -q 'has no physfn' "$T/plain.log"
 check "plain NIC: ToS still set" [ "$(cat "$RB/sys/class/infiniband/mlx5_99/tc/1/traffic_class")" = 106 ]
@@ -322,6 +334,68 @@ conf_for roce 1.1.0 "$(rq "$VF0PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM
 check "records empty after GC + DEL" [ "$(recs)" = 0 ]
 v=$(echo '{"cniVersion":"1.0.0"}' | CNI_COMMAND=VERSION "$SIM")
 check "VERSION lists five versions" [ "$(jq -c .supportedVersions <<< "$v")" = '["0.3.0","0.3.1","0.4.0","1.0.0","1.1.0"]' ]
+
+echo "== deviceID must be the pod's own device"
+NSX=$(newns x)
+msg=$(chain_add "$ROOT" roce x1 "$NSX" net1 "$VF2" "$(rq "$VF3PCI")" "$ARGS_OK")
+check "deviceID of another VF than the pod's interface: code 110" [ "$(jq .code <<< "$msg")" = 110 ]
+check "... the message names both devices" grep -q "$VF3PCI.*$VF2PCI" <<< "$(jq -r .msg <<< "$msg")"
+check "... the named VF's ToS untouched" [ "$(tos_of "$VF3PCI")" = 0 ]
+check "... no record" [ "$(recs)" = 0 ]
+
+echo "== a VF a live attachment holds is not another's; after a lost DEL it is taken over"
+NSH=$(newns h); NSI=$(newns i)
+out=$(chain_add "$ROOT" roce h1 "$NSH" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK")
+check "holder ADD" [ $? -eq 0 ]
+msg=$(conf_for evil 1.0.0 "$(rq "$VF2PCI")" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD e1 "$NSI" net1 "$ARGS_OK" 2>/dev/null)
+check "another network's NAD naming the held VF: code 110" [ "$(jq .code <<< "$msg")" = 110 ]
+check "... the message names the holder" grep -q 'ai/p-ok' <<< "$(jq -r .msg <<< "$msg")"
+check "... one record (the holder's)" [ "$(recs)" = 1 ]
+ip netns del "${NSH#/run/netns/}"   # the pod went away without a DEL (its veth VF with it)
+sim_make_vfs "$ROOT"
+NSJ=$(newns j)
+out=$(chain_add "$ROOT" roce h2 "$NSJ" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK" 2> "$T/over.log")
+check "after a lost DEL the next pod takes the VF over" [ $? -eq 0 ]
+check "... saying so" grep -q 'taking it over' "$T/over.log"
+conf_for roce 1.0.0 "$(rq "$VF2PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL h1 "" net1 "$ARGS_OK" 2> "$T/late.log"
+check "the late DEL of the old attachment succeeds" [ $? -eq 0 ]
+check "... and leaves the new holder's ToS (106)" [ "$(tos_of "$VF2PCI")" = 106 ]
+chain_check "$ROOT" roce h2 "$NSJ" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK" "$out" > /dev/null 2>&1
+check "the new holder's CHECK passes" [ $? -eq 0 ]
+chain_del "$ROOT" roce h2 "$NSJ" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK"
+check "its DEL puts back the ToS from before the lost attachment (0)" [ "$(tos_of "$VF2PCI")" = 0 ]
+check "no records left" [ "$(recs)" = 0 ]
+
+echo "== a failed ADD whose own PF index entry is already written rolls the PF back"
+echo '{"writes": 0}' > "$ROOT/dcb/$PF0.json"
+mkdir "$ROOT/var/lib/cni/rdma-qos/roce_r1_net1.json"   # the record cannot be written
+NSR=$(newns r)
+msg=$(chain_add "$ROOT" roce r1 "$NSR" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK")
+check "record write fails: code 5" [ "$(jq .code <<< "$msg")" = 5 ]
+check "... PF rolled back (pfc empty)" [ "$(jq -c '.pfc // []' "$ROOT/dcb/$PF0.json")" = "[]" ]
+check "... no PF index left" [ ! -e "$ROOT/var/lib/cni/rdma-qos/pf/$PF0PCI.json" ]
+check "... VF ToS back to 0" [ "$(tos_of "$VF2PCI")" = 0 ]
+rmdir "$ROOT/var/lib/cni/rdma-qos/roce_r1_net1.json"
+out=$(chain_add "$ROOT" roce r1 "$NSR" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK")
+check "... and the same ADD succeeds once the record can be written" [ $? -eq 0 ]
+chain_del "$ROOT" roce r1 "$NSR" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK"
+
+echo "== CNI versions and commands"
+msg=$(conf_for roce 0.3.1 "$(rq "$VF0PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" CHECK v1 /proc/self/ns/net net1 "$ARGS_OK")
+check "CHECK at cniVersion 0.3.1: code 1" [ "$(jq .code <<< "$msg")" = 1 ]
+msg=$(printf '{"cniVersion":"1.0.0","name":"roce","type":"rdma-qos"}' | CNI_COMMAND=STATUS RDMA_QOS_SIM_ROOT=$ROOT "$SIM")
+check "STATUS at cniVersion 1.0.0: code 1" [ "$(jq .code <<< "$msg")" = 1 ]
+msg=$(printf '{"cniVersion":"1.1.0","name":"roce","type":"rdma-qos"}' | CNI_COMMAND=GC CNI_PATH=/x RDMA_QOS_SIM_ROOT=$ROOT "$SIM")
+check "GC without cni.dev/valid-attachments: code 7 naming it" \
+	grep -q 'valid-attachments' <<< "$(jq -r 'select(.code == 7) | .msg' <<< "$msg")"
+v=$(echo '{"cniVersion":"1.0.0"}' | CNI_ARGS='garbage' CNI_COMMAND=VERSION "$SIM")
+check "VERSION ignores CNI_ARGS" [ "$(jq -r .cniVersion <<< "$v")" = 1.0.0 ]
+long=$(printf 'n%.0s' $(seq 300))
+conf_for "$long" 1.0.0 "$(rq "$VF0PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL c1 "" net1 "$ARGS_OK" 2>/dev/null
+check "DEL with a name too long for any record succeeds" [ $? -eq 0 ]
+echo '{"cniVersion":"1.0.0","type":"rdma-qos"}' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL c1 "" net1 "$ARGS_OK" 2>/dev/null
+check "DEL without a network name succeeds" [ $? -eq 0 ]
 
 echo "== show"
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --json > "$T/show.json"

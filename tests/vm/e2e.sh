@@ -113,6 +113,10 @@ conf '{"type":"host-device"}' | run $HD DEL c1 /run/netns/pod1 net1 "$ARGS" >/de
 echo "== PF without dcbnl ops"
 prev3=$(conf "{\"type\":\"host-device\",\"device\":\"$VF2\"}" | run $HD ADD c3 /run/netns/pod3 net1 "$ARGS")
 ip netns exec pod3 rdma link add rxe2 type rxe netdev net1
+# a NAD naming another pod's VF: the pod's own net1 (IFLA_PARENT_DEV_NAME) says otherwise
+msg=$(conf "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF1PCI\",\"numa\":\"off\"}" "$prev3" | run $RQ ADD c3 /run/netns/pod3 net1 "$ARGS" 2>/dev/null)
+check "deviceID $VF1PCI (pod2's VF) from pod3, whose net1 is $VF2PCI: code 110" [ "$(jq .code <<< "$msg")" = 110 ]
+check "... rxe1's ToS untouched (106)" [ "$(cat /sys/kernel/config/rdma_cm/rxe1/ports/1/default_roce_tos)" = 106 ]
 msg=$(conf "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF2PCI\",\"numa\":\"off\"}" "$prev3" | run $RQ ADD c3 /run/netns/pod3 net1 "$ARGS" 2>/dev/null)
 check "no DCB: code 100" [ "$(jq .code <<< "$msg")" = 100 ]
 check "no DCB: message names the PF and driver" grep -q "no DCB on PF $OTHER (driver igb)" <<< "$(jq -r .msg <<< "$msg")"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * Desired PF state from a profile, the diff against what the port reports,
- * and the ordered apply with rollback. Backend-agnostic.
+ * the ordered apply, and the restore by state after a failure. Backend-agnostic.
  *
  * Apply order, and why: the port must never have PFC on a priority while the
  * traffic that should land there is not classified by DSCP, or lossless
@@ -9,9 +9,15 @@
  * it is done once, last). So: DSCP APP entries are added first (mlx5 trusts
  * DSCP as soon as one DSCP entry exists), then the replaced entries are
  * deleted ("add missing, then delete replaced": adding an existing entry is
- * -EEXIST on the generic path), then apptrust, then ETS, then PFC. When the
- * plan only turns PFC off, PFC goes first instead: priorities stop being
- * lossless before their classification changes.
+ * -EEXIST on the generic path; mlx5's add replaces the entry of that DSCP
+ * itself, so its delete of the old entry is -ENOENT and is reconciled by
+ * re-reading the port), then apptrust, then ETS, then PFC. When the plan only
+ * turns PFC off, PFC goes first instead: priorities stop being lossless
+ * before their classification changes.
+ *
+ * A failure half-way is undone by state, not by replaying steps backwards:
+ * the kernel applies an APP batch entry by entry and stops at the first
+ * error, so a failed step may be half applied.
  */
 #include "pkg/dcb/dcb.h"
 
@@ -298,46 +304,6 @@ static int step_do(const struct dcb_ops *ops, void *ctx, const char *ifname,
 	}
 }
 
-/* Undo one applied step, best effort: a failure is logged, the first error stays the one reported.
- */
-static void step_undo(const struct dcb_ops *ops, void *ctx, const char *ifname,
-		      const struct dcb_port_state *cur, const struct dcb_plan *plan, enum step s)
-{
-	struct rq_ets ets;
-	int r = 0;
-
-	switch (s) {
-	case STEP_ADD:
-		r = ops->app_del(ctx, ifname, plan->add, plan->n_add);
-		break;
-	case STEP_DEL:
-		r = ops->app_add(ctx, ifname, plan->del, plan->n_del);
-		break;
-	case STEP_TRUST:
-		r = ops->set_trust(ctx, ifname, cur->trust, cur->n_trust);
-		break;
-	case STEP_ETS:
-		if (!cur->has_ets) {
-			log_warn("PF %s rollback: ETS was not reported before, left as set",
-				 ifname);
-			break;
-		}
-		memcpy(ets.tc_bw, cur->tc_tx_bw, 8);
-		memcpy(ets.tsa, cur->tc_tsa, 8);
-		memcpy(ets.prio_tc, cur->prio_tc, 8);
-		ets.present = true;
-		r = ops->set_ets(ctx, ifname, cur, &ets);
-		break;
-	case STEP_PFC:
-		r = ops->set_pfc(ctx, ifname, cur, cur->pfc_en);
-		break;
-	default:
-		break;
-	}
-	if (r < 0)
-		log_warn("PF %s rollback of step %d failed: %s", ifname, (int)s, strerror(-r));
-}
-
 static void step_log(const char *ifname, const struct dcb_port_state *cur,
 		     const struct dcb_plan *plan, enum step s)
 {
@@ -408,6 +374,181 @@ static bool step_wanted(const struct dcb_plan *plan, enum step s)
 	}
 }
 
+static bool app_in(const struct dcb_app_entry *v, size_t n, const struct dcb_app_entry *a)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].selector == a->selector && v[i].protocol == a->protocol &&
+		    v[i].priority == a->priority)
+			return true;
+	return false;
+}
+
+/* DSCP entries of @a that @b lacks, into @ret; returns how many. */
+static size_t dscp_missing(const struct dcb_port_state *a, const struct dcb_port_state *b,
+			   struct dcb_app_entry *ret)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_app; i++)
+		if (a->app[i].selector == IEEE_8021QAZ_APP_SEL_DSCP &&
+		    !app_in(b->app, b->n_app, &a->app[i]))
+			ret[n++] = a->app[i];
+	return n;
+}
+
+/*
+ * Add or delete @v, tolerating what is already so (-EEXIST on add, -ENOENT on
+ * delete). The kernel applies a batch entry by entry and stops at the first
+ * error, leaving the ones before it applied: after a failed batch, go one
+ * entry at a time, past errors. Returns the first other error.
+ */
+static int app_each(const struct dcb_ops *ops, void *ctx, const char *ifname, bool add,
+		    const struct dcb_app_entry *v, size_t n)
+{
+	int (*fn)(void *, const char *, const struct dcb_app_entry *, size_t) =
+	    add ? ops->app_add : ops->app_del;
+	int ok = add ? -EEXIST : -ENOENT, first = 0, failed = 0;
+
+	if (!n || fn(ctx, ifname, v, n) == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		int r = fn(ctx, ifname, &v[i], 1);
+
+		if (r < 0 && r != ok) {
+			failed++;
+			if (!first)
+				first = r;
+		}
+	}
+	if (failed)
+		log_warn("PF %s: %s %d of %zu DSCP APP entries failed: %s", ifname,
+			 add ? "adding" : "deleting", failed, n, strerror(-first));
+	return first;
+}
+
+/*
+ * The delete step got -ENOENT. mlx5's setapp for a DSCP entry replaces the
+ * entry of that DSCP itself, and its delapp refuses (-ENOENT) an entry whose
+ * priority is not the DSCP's current one: after "add 26:5" the "delete 26:3"
+ * fails though 26:3 is gone. Re-read the port, delete only what is still
+ * there, and succeed if the port ends as the plan wants.
+ */
+static int del_converge(const struct dcb_ops *ops, void *ctx, const char *ifname,
+			const struct dcb_plan *plan)
+{
+	struct dcb_port_state now;
+	struct dcb_app_entry still[RQ_DCB_APP_MAX];
+	size_t n = 0;
+	int r = ops->get(ctx, ifname, &now);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < plan->n_del; i++)
+		if (app_in(now.app, now.n_app, &plan->del[i]))
+			still[n++] = plan->del[i];
+	r = app_each(ops, ctx, ifname, false, still, n);
+	if (r < 0)
+		return r;
+	r = ops->get(ctx, ifname, &now);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < plan->n_del; i++)
+		if (app_in(now.app, now.n_app, &plan->del[i]))
+			return -ENOENT;
+	for (size_t i = 0; i < plan->n_add; i++)
+		if (!app_in(now.app, now.n_app, &plan->add[i]))
+			return -ENOENT;
+	log_info("PF %s dscp map: %zu replaced entries already gone (the driver's add replaced "
+		 "them), %zu deleted",
+		 ifname, plan->n_del - n, n);
+	return 0;
+}
+
+static int restore_pfc(const struct dcb_ops *ops, void *ctx, const char *ifname,
+		       const struct dcb_port_state *before, const struct dcb_port_state *now)
+{
+	char a[32], b[32];
+	int r;
+
+	if (!before->has_pfc || !now->has_pfc || now->pfc_en == before->pfc_en)
+		return 0;
+	prio_text(now->pfc_en, a, sizeof(a));
+	prio_text(before->pfc_en, b, sizeof(b));
+	r = ops->set_pfc(ctx, ifname, before, before->pfc_en);
+	if (r < 0)
+		log_warn("PF %s restore: pfc prio %s -> prio %s failed: %s", ifname, a, b,
+			 strerror(-r));
+	else
+		log_info("PF %s restore: pfc prio %s -> prio %s", ifname, a, b);
+	return r;
+}
+
+static int restore_trust_ets(const struct dcb_ops *ops, void *ctx, const char *ifname,
+			     const struct dcb_port_state *before, const struct dcb_port_state *now)
+{
+	struct rq_ets ets = {.present = true};
+	int r, first = 0;
+
+	if (before->has_trust && now->has_trust &&
+	    (now->n_trust != before->n_trust || memcmp(now->trust, before->trust, now->n_trust))) {
+		r = ops->set_trust(ctx, ifname, before->trust, before->n_trust);
+		if (r < 0)
+			log_warn("PF %s restore: apptrust failed: %s", ifname, strerror(-r));
+		first = r;
+	}
+	if (!before->has_ets) {
+		if (now->has_ets)
+			log_warn("PF %s restore: ETS was not reported before, left as set", ifname);
+		return first;
+	}
+	/* bandwidth of the ETS TCs only: mlx5 reports 100 for the others and refuses it */
+	for (int i = 0; i < 8; i++)
+		ets.tc_bw[i] = before->tc_tsa[i] == RQ_TSA_ETS ? before->tc_tx_bw[i] : 0;
+	memcpy(ets.tsa, before->tc_tsa, 8);
+	memcpy(ets.prio_tc, before->prio_tc, 8);
+	if (ets_equal(now, &ets))
+		return first;
+	r = ops->set_ets(ctx, ifname, before, &ets);
+	if (r < 0)
+		log_warn("PF %s restore: ETS failed: %s", ifname, strerror(-r));
+	return first ?: r;
+}
+
+int dcb_restore(const struct dcb_ops *ops, void *ctx, const char *ifname,
+		const struct dcb_port_state *before)
+{
+	struct dcb_port_state now;
+	struct dcb_app_entry v[RQ_DCB_APP_MAX];
+	bool pfc_first;
+	size_t n;
+	int r, first;
+
+	first = ops->get(ctx, ifname, &now);
+	if (first < 0) {
+		log_error("PF %s restore: cannot read the port (%s), left as it is", ifname,
+			  strerror(-first));
+		return first;
+	}
+	/* as in apply: priorities stop being lossless before their classification changes */
+	pfc_first = !(before->pfc_en & ~now.pfc_en);
+	if (pfc_first)
+		first = restore_pfc(ops, ctx, ifname, before, &now);
+	/* re-add first: on mlx5 that replaces the entry of the same DSCP */
+	n = dscp_missing(before, &now, v);
+	r = app_each(ops, ctx, ifname, true, v, n);
+	first = first ?: r;
+	n = dscp_missing(&now, before, v);
+	r = app_each(ops, ctx, ifname, false, v, n);
+	first = first ?: r;
+	r = restore_trust_ets(ops, ctx, ifname, before, &now);
+	first = first ?: r;
+	if (!pfc_first) {
+		r = restore_pfc(ops, ctx, ifname, before, &now);
+		first = first ?: r;
+	}
+	return first;
+}
+
 int dcb_apply_ex(const struct dcb_ops *ops, void *ctx, const char *ifname, const char *driver,
 		 const struct dcb_port_state *cur, const struct dcb_plan *plan, struct rq_error *e)
 {
@@ -433,6 +574,9 @@ int dcb_apply_ex(const struct dcb_ops *ops, void *ctx, const char *ifname, const
 		if (!step_wanted(plan, order[done]))
 			continue;
 		r = step_do(ops, ctx, ifname, cur, plan, order[done]);
+		if (r == -ENOENT && order[done] == STEP_DEL &&
+		    del_converge(ops, ctx, ifname, plan) == 0)
+			r = 0;
 		if (r < 0)
 			break;
 		step_log(ifname, cur, plan, order[done]);
@@ -440,11 +584,12 @@ int dcb_apply_ex(const struct dcb_ops *ops, void *ctx, const char *ifname, const
 	if (r == 0)
 		return 0;
 	map_error(ifname, driver, order[done], r, e);
-	log_warn("PF %s: DCB %s failed (%s), rolling back", ifname, step_names[order[done]],
-		 strerror(-r));
-	while (done-- > 0)
-		if (step_wanted(plan, order[done]))
-			step_undo(ops, ctx, ifname, cur, plan, order[done]);
+	/* by state, not by steps: a failed batch may be half applied (the kernel stops at the
+	 * first failing APP entry) */
+	log_warn("PF %s: DCB %s failed (%s), restoring the state found before", ifname,
+		 step_names[order[done]], strerror(-r));
+	if (dcb_restore(ops, ctx, ifname, cur) < 0)
+		log_error("PF %s: restore incomplete, the port may be left part-way", ifname);
 	return r;
 }
 

@@ -89,11 +89,20 @@ struct dcb_ops {
  * DCB_CAP_DCBX_* bits (missing = not reported); "writes": SET calls applied
  * (set_pfc, set_ets, app_add, app_del, set_trust: one each per successful
  * call). Unknown keys are kept. No file -> -EOPNOTSUPP. app_add of an entry
- * that exists exactly -> -EEXIST, app_del of a missing one -> -ENOENT;
- * unlike the kernel, a failing batch changes nothing.
+ * that exists exactly -> -EEXIST, app_del of a missing one -> -ENOENT
+ * (the generic kernel path: an add keeps other entries of the same DSCP).
+ * As the kernel, an APP batch is applied entry by entry and stops at the
+ * first failing entry; the entries before it stay (one write).
  * Test hooks (the fake only):
  *   "fail": {"set_pfc": -5, ...}  that op fails with that errno (a positive
  *                                 number is negated), nothing written;
+ *   "failAfter": {"app_add": N}   app_add/app_del apply the first N entries
+ *                                 of a batch, then fail -EIO (a kernel batch
+ *                                 half applied); batches of <= N succeed;
+ *   "appReplace": true            mlx5 APP semantics: adding a DSCP entry
+ *                                 replaces the entry of that DSCP (adding the
+ *                                 exact entry again succeeds), so deleting
+ *                                 the old one afterwards is -ENOENT;
  *   "dcbxLocked": true            every SET fails -EPERM and, unless "dcbx"
  *                                 is given, get reports dcbx = LLD_MANAGED |
  *                                 VER_IEEE (firmware-owned DCBX).
@@ -129,15 +138,32 @@ int dcb_plan_describe(const struct dcb_port_state *cur, const struct rq_profile 
 
 /*
  * Apply @plan in the safe order (documented in dcb.c). On a failure half-way
- * the steps already applied are rolled back in reverse, best effort, and the
+ * the port is put back to @cur by state (dcb_restore), best effort, and the
  * first error is returned with @e set (RQ_ERR_NO_DCB, RQ_ERR_DCBX_LOCKED,
  * RQ_ERR_IO ...). Logs one line per change.
+ *
+ * DSCP APP semantics differ by driver and both converge: on the generic
+ * kernel path an APP add keeps the other entries of that DSCP (the delete
+ * step removes the replaced one); mlx5's add replaces the entry of that DSCP
+ * itself and its delete of the old entry then fails -ENOENT, upon which the
+ * port is re-read and only entries still present are deleted.
  */
 int dcb_apply(const struct dcb_ops *ops, void *ctx, const char *ifname,
 	      const struct dcb_port_state *cur, const struct dcb_plan *plan, struct rq_error *e);
 /* Same, naming the PF's driver in messages (RQ_ERR_NO_DCB); @driver may be NULL. */
 int dcb_apply_ex(const struct dcb_ops *ops, void *ctx, const char *ifname, const char *driver,
 		 const struct dcb_port_state *cur, const struct dcb_plan *plan, struct rq_error *e);
+/*
+ * Put the port back to @before as far as it can, best effort, from what it
+ * reports now (never by replaying steps, never with a nested rollback): re-add
+ * the DSCP APP entries of @before that are missing (-EEXIST tolerated), delete
+ * the DSCP entries @before did not have (-ENOENT tolerated), then apptrust,
+ * ETS and PFC where they differ (PFC first when it only turns priorities
+ * off). Continues past errors, logs each; returns 0 or the first error.
+ * Writes nothing when the port already is as @before.
+ */
+int dcb_restore(const struct dcb_ops *ops, void *ctx, const char *ifname,
+		const struct dcb_port_state *before);
 
 /*
  * ECN per priority through /sys/class/net/<pf>/ecn/roce_{np,rp}/enable/<prio>.

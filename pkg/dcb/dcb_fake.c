@@ -9,8 +9,12 @@
  * A missing key is the port's default (no PFC, no APP entries, trust pcp,
  * ETS unreported). Unknown keys are kept. A value out of range makes get
  * fail -EBADMSG (a corrupt port file is a test bug, not a port state).
+ * APP batches apply entry by entry and stop at the first failing entry, as
+ * the kernel's dcbnl_ieee_set/del do.
  * Test hooks (documented in dcb.h): "fail": {"<op>": errno} makes that op
- * (set_pfc, set_ets, app_add, app_del, set_trust) fail; "dcbxLocked": true
+ * (set_pfc, set_ets, app_add, app_del, set_trust) fail; "failAfter":
+ * {"app_add"|"app_del": N} fails a batch -EIO after its first N entries;
+ * "appReplace": true emulates mlx5's APP semantics; "dcbxLocked": true
  * makes every SET fail -EPERM and reports firmware-owned DCBX.
  */
 #include <errno.h>
@@ -263,22 +267,42 @@ static int fake_get(void *ctx, const char *ifname, struct dcb_port_state *ret)
 	return r;
 }
 
-/* Load, check the failure hook, let @fn edit, store (writes + 1). */
+/*
+ * Load, check the failure hook, let @fn edit, store (writes + 1). @fn sets
+ * *changed when it edited @o: a failing APP batch keeps what went in before
+ * the failing entry, as the kernel does.
+ */
 static int fake_edit(struct fake *f, const char *ifname, const char *op,
-		     int (*fn)(cJSON *o, const void *arg), const void *arg)
+		     int (*fn)(cJSON *o, const void *arg, const char *op, bool *changed),
+		     const void *arg)
 {
 	cJSON *o = NULL;
+	bool changed = false;
 	int r = fake_load(f, ifname, &o);
 
 	if (r < 0)
 		return r;
 	r = fake_hook(o, op);
 	if (r == 0)
-		r = fn(o, arg);
-	if (r == 0)
-		r = fake_store(f, ifname, o);
+		r = fn(o, arg, op, &changed);
+	if (r == 0 || changed) {
+		int rs = fake_store(f, ifname, o);
+
+		r = r ?: rs;
+	}
 	cJSON_Delete(o);
 	return r;
+}
+
+/* "failAfter": {"<op>": N} -> N, else -1 (no limit). */
+static int fake_fail_after(const cJSON *o, const char *op)
+{
+	const cJSON *v =
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "failAfter"), op);
+
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < RQ_DCB_APP_MAX
+		   ? (int)v->valuedouble
+		   : -1;
 }
 
 static cJSON *prio_array(uint8_t mask)
@@ -291,8 +315,9 @@ static cJSON *prio_array(uint8_t mask)
 	return a;
 }
 
-static int edit_pfc(cJSON *o, const void *arg)
+static int edit_pfc(cJSON *o, const void *arg, const char *op, bool *changed)
 {
+	*changed = true;
 	cJSON_DeleteItemFromObjectCaseSensitive(o, "pfc");
 	cJSON_AddItemToObject(o, "pfc", prio_array(*(const uint8_t *)arg));
 	return 0;
@@ -304,12 +329,13 @@ static int fake_set_pfc(void *ctx, const char *ifname, const struct dcb_port_sta
 	return fake_edit(ctx, ifname, "set_pfc", edit_pfc, &pfc_en);
 }
 
-static int edit_ets(cJSON *o, const void *arg)
+static int edit_ets(cJSON *o, const void *arg, const char *op, bool *changed)
 {
 	const struct rq_ets *ets = arg;
 	cJSON *e;
 	int bw[8], tsa[8], ptc[8];
 
+	*changed = true;
 	for (int i = 0; i < 8; i++) {
 		bw[i] = ets->tc_bw[i];
 		tsa[i] = ets->tsa[i];
@@ -364,36 +390,73 @@ static cJSON *app_array(cJSON *o)
 	return arr;
 }
 
-static int edit_app_add(cJSON *o, const void *arg)
+/* Index of the DSCP entry for @proto whatever its priority, or -1. */
+static int dscp_index(const cJSON *arr, uint16_t proto)
+{
+	const cJSON *it;
+	int i = 0;
+
+	cJSON_ArrayForEach(it, arr)
+	{
+		if (cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "selector")) ==
+			IEEE_8021QAZ_APP_SEL_DSCP &&
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "protocol")) == proto)
+			return i;
+		i++;
+	}
+	return -1;
+}
+
+static int edit_app_add(cJSON *o, const void *arg, const char *op, bool *changed)
 {
 	const struct app_arg *a = arg;
 	cJSON *arr = app_array(o);
+	int after = fake_fail_after(o, op);
+	bool replace = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "appReplace"));
 
-	/* the generic kernel path: adding an entry that exists is -EEXIST */
-	for (size_t i = 0; i < a->n; i++)
-		if (app_index(arr, &a->apps[i]) >= 0)
-			return -EEXIST;
 	for (size_t i = 0; i < a->n; i++) {
-		cJSON *e = cJSON_CreateObject();
+		const struct dcb_app_entry *x = &a->apps[i];
+		cJSON *e;
 
-		cJSON_AddNumberToObject(e, "selector", a->apps[i].selector);
-		cJSON_AddNumberToObject(e, "protocol", a->apps[i].protocol);
-		cJSON_AddNumberToObject(e, "priority", a->apps[i].priority);
+		if (after >= 0 && i == (size_t)after)
+			return -EIO;
+		if (replace && x->selector == IEEE_8021QAZ_APP_SEL_DSCP) {
+			/* mlx5e_dcbnl_ieee_setapp: the old entry of this DSCP goes */
+			if (app_index(arr, x) >= 0)
+				continue;
+			for (int j; (j = dscp_index(arr, x->protocol)) >= 0;)
+				cJSON_DeleteItemFromArray(arr, j);
+		} else if (app_index(arr, x) >= 0) {
+			/* the generic kernel path: adding an entry that exists is -EEXIST */
+			return -EEXIST;
+		}
+		e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "selector", x->selector);
+		cJSON_AddNumberToObject(e, "protocol", x->protocol);
+		cJSON_AddNumberToObject(e, "priority", x->priority);
 		cJSON_AddItemToArray(arr, e);
+		*changed = true;
 	}
 	return 0;
 }
 
-static int edit_app_del(cJSON *o, const void *arg)
+static int edit_app_del(cJSON *o, const void *arg, const char *op, bool *changed)
 {
 	const struct app_arg *a = arg;
 	cJSON *arr = app_array(o);
+	int after = fake_fail_after(o, op);
 
-	for (size_t i = 0; i < a->n; i++)
-		if (app_index(arr, &a->apps[i]) < 0)
+	for (size_t i = 0; i < a->n; i++) {
+		int j = app_index(arr, &a->apps[i]);
+
+		if (after >= 0 && i == (size_t)after)
+			return -EIO;
+		/* mlx5 too: an entry not matching the DSCP's current priority is -ENOENT */
+		if (j < 0)
 			return -ENOENT;
-	for (size_t i = 0; i < a->n; i++)
-		cJSON_DeleteItemFromArray(arr, app_index(arr, &a->apps[i]));
+		cJSON_DeleteItemFromArray(arr, j);
+		*changed = true;
+	}
 	return 0;
 }
 
@@ -416,11 +479,12 @@ struct trust_arg {
 	size_t n;
 };
 
-static int edit_trust(cJSON *o, const void *arg)
+static int edit_trust(cJSON *o, const void *arg, const char *op, bool *changed)
 {
 	const struct trust_arg *t = arg;
 	cJSON *a;
 
+	*changed = true;
 	cJSON_DeleteItemFromObjectCaseSensitive(o, "trust");
 	a = cJSON_AddArrayToObject(o, "trust");
 	for (size_t i = 0; i < t->n; i++)

@@ -2,7 +2,8 @@
 /*
  * pkg/dcb diff and apply over the file-backed fake (exact writes read back
  * from the port file), the order of SETs through a recording ops table,
- * rollback and error mapping. ECN and the netlink backend: test_dcb_sys.c.
+ * error mapping. Rollback/restore and mlx5 APP semantics: test_dcb_rollback.c;
+ * ECN and the netlink backend: test_dcb_sys.c.
  */
 #include <check.h>
 #include <errno.h>
@@ -14,12 +15,28 @@
 
 #include "pkg/dcb/dcb.h"
 
+/* The fixture and helpers, shared with test_dcb_rollback.c (declared there too). */
+void dcbt_setup(void);
+void dcbt_teardown(void);
+void port_write(const char *ifname, const char *json);
+int port_writes(const char *ifname);
+void assert_key(const char *ifname, const char *key, const char *want);
+int app_count(const char *ifname, int sel);
+int app_prio(const char *ifname, int sel, int proto);
+void port_write_right(const char *ifname, const char *extra);
+int get_plan_apply(const char *ifname, const struct rq_profile *p, struct dcb_plan *plan,
+		   struct rq_error *e);
+int rec_apply(const char *ifname, const struct rq_profile *p, struct rq_error *e);
+extern char calls[512];
+extern const struct dcb_ops *fops;
+extern void *fctx;
+
 static char tmpl[64];
 static struct rq_root root;
-static const struct dcb_ops *fops;
-static void *fctx;
+const struct dcb_ops *fops;
+void *fctx;
 
-static void setup(void)
+void dcbt_setup(void)
 {
 	char d[128];
 
@@ -31,7 +48,7 @@ static void setup(void)
 	ck_assert_int_eq(dcb_fake_new(&root, &fops, &fctx), 0);
 }
 
-static void teardown(void)
+void dcbt_teardown(void)
 {
 	char cmd[128];
 
@@ -41,7 +58,7 @@ static void teardown(void)
 	(void)!system(cmd);
 }
 
-static void port_write(const char *ifname, const char *json)
+void port_write(const char *ifname, const char *json)
 {
 	char path[256];
 	FILE *f;
@@ -71,7 +88,7 @@ static cJSON *port_read(const char *ifname)
 	return o;
 }
 
-static int port_writes(const char *ifname)
+int port_writes(const char *ifname)
 {
 	cJSON *o = port_read(ifname);
 	int w = cJSON_GetObjectItem(o, "writes")->valueint;
@@ -91,7 +108,7 @@ static char *port_key(const char *ifname, const char *key)
 	return s;
 }
 
-static void assert_key(const char *ifname, const char *key, const char *want)
+void assert_key(const char *ifname, const char *key, const char *want)
 {
 	char *s = port_key(ifname, key);
 
@@ -100,7 +117,7 @@ static void assert_key(const char *ifname, const char *key, const char *want)
 }
 
 /* Number of APP entries with @sel, and the priority of (sel, proto) or -1. */
-static int app_count(const char *ifname, int sel)
+int app_count(const char *ifname, int sel)
 {
 	cJSON *o = port_read(ifname), *it;
 	int n = 0;
@@ -111,7 +128,7 @@ static int app_count(const char *ifname, int sel)
 	return n;
 }
 
-static int app_prio(const char *ifname, int sel, int proto)
+int app_prio(const char *ifname, int sel, int proto)
 {
 	cJSON *o = port_read(ifname), *it;
 	int p = -1;
@@ -126,7 +143,7 @@ static int app_prio(const char *ifname, int sel, int proto)
 }
 
 /* A port file with the full default DSCP map of the built-in profile. */
-static void port_write_right(const char *ifname, const char *extra)
+void port_write_right(const char *ifname, const char *extra)
 {
 	struct rq_profile p;
 	char buf[8192];
@@ -142,8 +159,8 @@ static void port_write_right(const char *ifname, const char *extra)
 	port_write(ifname, buf);
 }
 
-static int get_plan_apply(const char *ifname, const struct rq_profile *p, struct dcb_plan *plan,
-			  struct rq_error *e)
+int get_plan_apply(const char *ifname, const struct rq_profile *p, struct dcb_plan *plan,
+		   struct rq_error *e)
 {
 	struct dcb_port_state *st = calloc(1, sizeof(*st));
 	int r;
@@ -368,7 +385,7 @@ END_TEST
 
 /* ---- order, through an ops table recording each call before passing it on ---- */
 
-static char calls[512];
+char calls[512];
 
 static void rec(const char *op)
 {
@@ -422,7 +439,7 @@ static const struct dcb_ops rec_ops = {
     .set_trust = rec_trust,
 };
 
-static int rec_apply(const char *ifname, const struct rq_profile *p, struct rq_error *e)
+int rec_apply(const char *ifname, const struct rq_profile *p, struct rq_error *e)
 {
 	struct dcb_port_state st;
 	struct dcb_plan plan;
@@ -459,77 +476,6 @@ START_TEST(order_pfc_first_when_only_turning_off)
 	ck_assert_int_eq(rec_apply("p0", &p, &e), 0);
 	ck_assert_str_eq(calls, "pfc,add,trust");
 	assert_key("p0", "pfc", "[3]");
-}
-END_TEST
-
-/* PFC (last) fails: everything before is undone in reverse, the first error reported. */
-START_TEST(rollback_when_pfc_fails)
-{
-	struct rq_profile p;
-	struct rq_error e = {0};
-
-	profile_builtin(&p);
-	port_write("p0", "{\"writes\":0,\"fail\":{\"set_pfc\":-5},\"app\":["
-			 "{\"selector\":5,\"protocol\":26,\"priority\":1}]}");
-	ck_assert_int_eq(rec_apply("p0", &p, &e), -EIO);
-	ck_assert_str_eq(calls, "add,del,trust,pfc,trust,add,del");
-	ck_assert_int_eq(e.code, RQ_ERR_IO);
-	ck_assert_str_eq(e.msg, "PF p0: DCB PFC write failed: Input/output error");
-	/* back to what it was: 3 SETs and 3 undos applied */
-	ck_assert_int_eq(port_writes("p0"), 6);
-	ck_assert_int_eq(app_count("p0", 5), 1);
-	ck_assert_int_eq(app_prio("p0", 5, 26), 1);
-	assert_key("p0", "trust", "[\"pcp\"]");
-	assert_key("p0", "pfc", "null");
-}
-END_TEST
-
-/* Half-way: apptrust fails after the APP add and delete went in; both are undone. */
-START_TEST(rollback_when_trust_fails)
-{
-	struct rq_profile p;
-	struct rq_error e = {0};
-
-	profile_builtin(&p);
-	port_write("p0", "{\"writes\":0,\"fail\":{\"set_trust\":-16},\"app\":["
-			 "{\"selector\":5,\"protocol\":26,\"priority\":1}]}");
-	ck_assert_int_eq(rec_apply("p0", &p, &e), -EBUSY);
-	ck_assert_str_eq(calls, "add,del,trust,add,del");
-	ck_assert_int_eq(e.code, RQ_ERR_DCBX_LOCKED);
-	ck_assert_int_eq(port_writes("p0"), 4);
-	ck_assert_int_eq(app_count("p0", 5), 1);
-	ck_assert_int_eq(app_prio("p0", 5, 26), 1);
-}
-END_TEST
-
-/* Best effort: when the undo itself fails, what went in stays, and the first error is kept. */
-START_TEST(rollback_when_del_fails)
-{
-	struct rq_profile p;
-	struct rq_error e = {0};
-
-	profile_builtin(&p);
-	port_write("p0", "{\"writes\":0,\"fail\":{\"app_del\":5},\"app\":["
-			 "{\"selector\":5,\"protocol\":26,\"priority\":1}]}");
-	ck_assert_int_eq(rec_apply("p0", &p, &e), -EIO);
-	ck_assert_str_eq(calls, "add,del,del");
-	ck_assert_str_eq(e.msg, "PF p0: DCB DSCP APP delete write failed: Input/output error");
-	ck_assert_int_eq(port_writes("p0"), 1);
-	ck_assert_int_eq(app_count("p0", 5), 65);
-}
-END_TEST
-
-START_TEST(rollback_pfc_first)
-{
-	struct rq_profile p;
-	struct rq_error e = {0};
-
-	profile_builtin(&p);
-	port_write("p0", "{\"writes\":0,\"pfc\":[3,4],\"fail\":{\"app_add\":-28}}");
-	ck_assert_int_eq(rec_apply("p0", &p, &e), -ENOSPC);
-	ck_assert_str_eq(calls, "pfc,add,pfc");
-	assert_key("p0", "pfc", "[3,4]");
-	ck_assert_int_eq(port_writes("p0"), 2);
 }
 END_TEST
 
@@ -655,7 +601,7 @@ Suite *suite_dcb(void)
 	Suite *s = suite_create("dcb");
 	TCase *tc = tcase_create("fake");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, dcbt_setup, dcbt_teardown);
 	tcase_add_test(tc, fresh_port);
 	tcase_add_test(tc, already_right_zero_writes);
 	tcase_add_test(tc, pcp_trusted_with_entries);
@@ -665,10 +611,6 @@ Suite *suite_dcb(void)
 	tcase_add_test(tc, ets_strict_bw_not_compared);
 	tcase_add_test(tc, order_pfc_last_when_turning_on);
 	tcase_add_test(tc, order_pfc_first_when_only_turning_off);
-	tcase_add_test(tc, rollback_when_pfc_fails);
-	tcase_add_test(tc, rollback_when_trust_fails);
-	tcase_add_test(tc, rollback_when_del_fails);
-	tcase_add_test(tc, rollback_pfc_first);
 	tcase_add_test(tc, no_dcb_maps_to_code);
 	tcase_add_test(tc, dcbx_locked_before_any_write);
 	tcase_add_test(tc, eperm_on_set_maps_to_locked);

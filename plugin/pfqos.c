@@ -196,32 +196,13 @@ static void undo_ecn(struct rq_ctx *c, const struct rq_pf *pf, uint16_t written)
 void pfqos_undo(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,
 		const struct pf_undo *u)
 {
-	struct dcb_plan inv;
-	struct rq_error ignored;
-
 	undo_ecn(c, pf, u->ecn_written);
 	if (!u->dcb_applied)
 		return;
-	/* The inverse of the plan, against the state we found. */
-	memset(&inv, 0, sizeof(inv));
-	inv.set_pfc = u->plan.set_pfc;
-	inv.pfc_en = u->before.pfc_en;
-	inv.set_ets = u->plan.set_ets && u->before.has_ets;
-	inv.ets.present = inv.set_ets;
-	memcpy(inv.ets.tc_bw, u->before.tc_tx_bw, 8);
-	memcpy(inv.ets.tsa, u->before.tc_tsa, 8);
-	memcpy(inv.ets.prio_tc, u->before.prio_tc, 8);
-	inv.n_add = u->plan.n_del;
-	memcpy(inv.add, u->plan.del, sizeof(inv.add[0]) * inv.n_add);
-	inv.n_del = u->plan.n_add;
-	memcpy(inv.del, u->plan.add, sizeof(inv.del[0]) * inv.n_del);
-	inv.set_trust = u->plan.set_trust;
-	inv.n_trust = u->before.n_trust;
-	memcpy(inv.trust, u->before.trust, sizeof(inv.trust));
-	rq_err_clear(&ignored);
-	if (dcb_apply(ops, ctx, pf->ifname, &u->before, &inv, &ignored) < 0)
-		log_error("PF %s: rollback of this ADD's DCB changes failed: %s", pf->ifname,
-			  ignored.msg);
+	/* by state, against what the port reports now: no inverse plan, no nested rollback */
+	if (dcb_restore(ops, ctx, pf->ifname, &u->before) < 0)
+		log_error("PF %s: rollback of this ADD's DCB changes is incomplete (see above)",
+			  pf->ifname);
 	else
 		log_info("PF %s: DCB changes of the failed ADD rolled back", pf->ifname);
 }

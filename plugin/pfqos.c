@@ -32,12 +32,12 @@ void join_lines(char *s, size_t cap)
 }
 
 /* Drop index entries whose record is gone (a lost DEL); returns live count. */
-static int index_live(struct rq_ctx *c, cJSON *idx, const char **ret_pod)
+static int index_live(struct rq_ctx *c, cJSON *idx, const cJSON **ret_first)
 {
 	cJSON *att = cJSON_GetObjectItemCaseSensitive(idx, "attachments");
 	int i = 0, live = 0;
 
-	*ret_pod = NULL;
+	*ret_first = NULL;
 	while (cJSON_IsArray(att) && i < cJSON_GetArraySize(att)) {
 		cJSON *it = cJSON_GetArrayItem(att, i);
 		const char *key = json_str(it, "key");
@@ -52,8 +52,8 @@ static int index_live(struct rq_ctx *c, cJSON *idx, const char **ret_pod)
 			continue;
 		}
 		cJSON_Delete(rec);
-		if (!*ret_pod)
-			*ret_pod = json_str(it, "pod");
+		if (!*ret_first)
+			*ret_first = it;
 		live++;
 		i++;
 	}
@@ -65,7 +65,8 @@ int pfqos_conflict_check(struct rq_ctx *c, const struct rq_pf *pf, cJSON **ret_i
 	struct rq_profile other;
 	struct rq_error perr;
 	cJSON *idx = NULL;
-	const char *pod = NULL, *oname;
+	const cJSON *live = NULL;
+	const char *oname;
 	int r;
 
 	*ret_idx = NULL;
@@ -84,12 +85,14 @@ int pfqos_conflict_check(struct rq_ctx *c, const struct rq_pf *pf, cJSON **ret_i
 	/* Agreement is the common case: it needs no look at the records. */
 	if (profile_pf_equal(&other, &c->profile))
 		return 0;
-	if (index_live(c, idx, &pod) == 0)
+	if (index_live(c, idx, &live) == 0)
 		return 0;
+	/* PF-equal profiles share the index: name the one this attachment used */
+	oname = json_str(live, "profileName") ?: oname;
 	return rq_err(&c->err, RQ_ERR_PF_CONFLICT, -EBUSY,
 		      "PF %s (%s) QoS conflict: profile \"%s\" of this attachment disagrees on "
 		      "PF-wide settings with profile \"%s\" of live attachment %s",
-		      pf->ifname, pf->pci, c->profile.name, oname, pod ?: "?");
+		      pf->ifname, pf->pci, c->profile.name, oname, json_str(live, "pod") ?: "?");
 }
 
 static int pf_read(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,

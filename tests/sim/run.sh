@@ -381,6 +381,28 @@ out=$(chain_add "$ROOT" roce r1 "$NSR" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK")
 check "... and the same ADD succeeds once the record can be written" [ $? -eq 0 ]
 chain_del "$ROOT" roce r1 "$NSR" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK"
 
+echo "== mlx5 DSCP APP semantics (an add replaces the DSCP's entry; deleting it then is ENOENT)"
+jq -n '{writes: 0, appReplace: true,
+	app: [range(64) | {selector: 5, protocol: ., priority: ((. / 8) | floor)}]}' > "$ROOT/dcb/$PF1.json"
+mkdir -p "$ROOT/etc/cni/rdma-qos"
+cat > "$ROOT/etc/cni/rdma-qos/profiles.json" <<'JSON'
+{"profiles": {"af31p5": {"dscp2prio": {"26": 5}, "pfc": [5], "ecn": [5]}},
+ "namespaces": {"ai": {"default": "af31p5", "allow": ["af31p5"]}}}
+JSON
+NSM=$(newns m)
+out=$(chain_add "$ROOT" roce m1 "$NSM" net1 "$VF4" "$(rq "$VF4PCI" '"numa":"off"')" "$ARGS_OK")
+check "mlx5 semantics: ADD moving DSCP 26 from prio 3 to 5 succeeds" [ $? -eq 0 ]
+check "... DSCP 26 has one entry, prio 5" \
+	[ "$(jq -c '[.app[] | select(.selector == 5 and .protocol == 26) | .priority]' "$ROOT/dcb/$PF1.json")" = "[5]" ]
+check "... 64 DSCP entries" [ "$(jq '[.app[] | select(.selector == 5)] | length' "$ROOT/dcb/$PF1.json")" = 64 ]
+check "... PFC on prio 5" [ "$(jq -c .pfc "$ROOT/dcb/$PF1.json")" = "[5]" ]
+w=$(dcb_writes "$ROOT" "$PF1")
+conf_for roce 1.0.0 "$(rq "$VF4PCI" '"numa":"off"')" "$out" | \
+	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD m1 "$NSM" net1 "$ARGS_OK" > /dev/null 2>&1
+check "... a repeated ADD writes nothing ($w writes)" [ "$(dcb_writes "$ROOT" "$PF1")" = "$w" ]
+chain_del "$ROOT" roce m1 "$NSM" net1 "$VF4" "$(rq "$VF4PCI")" "$ARGS_OK"
+rm -f "$ROOT/etc/cni/rdma-qos/profiles.json"
+
 echo "== CNI versions and commands"
 msg=$(conf_for roce 0.3.1 "$(rq "$VF0PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" CHECK v1 /proc/self/ns/net net1 "$ARGS_OK")
 check "CHECK at cniVersion 0.3.1: code 1" [ "$(jq .code <<< "$msg")" = 1 ]

@@ -24,7 +24,7 @@ struct add_tx {
 	struct pf_undo *pf; /* [t.vf.n_pf] */
 	size_t n_pf_done;
 	cJSON *idx[RQ_MAX_PFS];	       /* PF indexes read under the lock */
-	cJSON *idx_before[RQ_MAX_PFS]; /* ... as they were: rollback writes them back */
+	cJSON *idx_before[RQ_MAX_PFS]; /* ... as read, taken before index_add changes them */
 	bool idx_written[RQ_MAX_PFS];
 	bool tos_written;   /* this ADD wrote the ToS: rollback restores it */
 	bool tos_inherited; /* a previous ADD of this attachment did */
@@ -118,8 +118,6 @@ static int pf_step(struct rq_ctx *c, struct add_tx *tx)
 		r = pfqos_conflict_check(c, &vf->pf[i], &tx->idx[i]);
 		if (r < 0)
 			return r;
-		if (tx->idx[i] && !(tx->idx_before[i] = cJSON_Duplicate(tx->idx[i], true)))
-			return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
 		r = owner_check(c, tx, tx->idx[i], vf->pci);
 		if (r < 0)
 			return r;
@@ -228,49 +226,60 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx)
 	return rec;
 }
 
-static int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i)
+static cJSON *index_entry(const cJSON *att, const char *key)
 {
-	const struct rq_pf *pf = &tx->t.vf.pf[i];
-	char pod[600];
-	cJSON *idx = tx->idx[i], *att, *it, *e;
-	bool profile_changed;
-	int r;
+	cJSON *it;
 
-	if (!idx) {
-		idx = tx->idx[i] = cJSON_CreateObject();
-		if (!idx)
-			return -ENOMEM;
-	}
-	profile_changed = strcmp(json_str(idx, "profileName") ?: "", c->profile.name) != 0;
-	cJSON_DeleteItemFromObjectCaseSensitive(idx, "profileName");
-	cJSON_DeleteItemFromObjectCaseSensitive(idx, "profile");
-	cJSON_AddStringToObject(idx, "profileName", c->profile.name);
-	cJSON_AddItemToObject(idx, "profile", profile_to_json(&c->profile));
-	att = cJSON_GetObjectItemCaseSensitive(idx, "attachments");
-	if (!cJSON_IsArray(att)) {
-		cJSON_DeleteItemFromObjectCaseSensitive(idx, "attachments");
-		att = cJSON_AddArrayToObject(idx, "attachments");
-	}
 	cJSON_ArrayForEach(it, att)
 	{
 		const char *k = json_str(it, "key");
 
-		/* a repeated ADD of a listed attachment with the same profile changes nothing */
-		if (k && !strcmp(k, c->key)) {
-			if (!profile_changed)
-				return 0;
-			goto write;
-		}
+		if (k && !strcmp(k, key))
+			return it;
 	}
-	snprintf(pod, sizeof(pod), "%s/%s (container %.12s, %s)", c->args.pod_namespace,
-		 c->args.pod_name, c->args.containerid, c->args.ifname);
-	e = cJSON_CreateObject();
-	cJSON_AddStringToObject(e, "key", c->key);
-	cJSON_AddStringToObject(e, "pod", pod);
-	cJSON_AddStringToObject(e, "vf", tx->t.vf.pci);
-	cJSON_AddStringToObject(e, "profileName", c->profile.name);
-	cJSON_AddItemToArray(att, e);
-write:
+	return NULL;
+}
+
+static int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i)
+{
+	const struct rq_pf *pf = &tx->t.vf.pf[i];
+	char pod[600];
+	cJSON *idx = tx->idx[i], *att, *e;
+	bool changed;
+	int r;
+
+	if (!idx && !(idx = tx->idx[i] = cJSON_CreateObject()))
+		return -ENOMEM;
+	att = cJSON_GetObjectItemCaseSensitive(idx, "attachments");
+	e = index_entry(att, c->key);
+	changed = strcmp(json_str(idx, "profileName") ?: "", c->profile.name) != 0;
+	/* a repeated ADD of a listed attachment with the same profile changes nothing */
+	if (e && !changed)
+		return 0;
+	/* what rollback writes back (taken only when there is something to write) */
+	if (cJSON_GetArraySize(att) > 0 && !(tx->idx_before[i] = cJSON_Duplicate(idx, true)))
+		return -ENOMEM;
+	cJSON_DeleteItemFromObjectCaseSensitive(idx, "profileName");
+	cJSON_DeleteItemFromObjectCaseSensitive(idx, "profile");
+	cJSON_AddStringToObject(idx, "profileName", c->profile.name);
+	cJSON_AddItemToObject(idx, "profile", profile_to_json(&c->profile));
+	if (!cJSON_IsArray(att)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(idx, "attachments");
+		att = cJSON_AddArrayToObject(idx, "attachments");
+	}
+	if (e) {
+		cJSON_DeleteItemFromObjectCaseSensitive(e, "profileName");
+		cJSON_AddStringToObject(e, "profileName", c->profile.name);
+	} else {
+		snprintf(pod, sizeof(pod), "%s/%s (container %.12s, %s)", c->args.pod_namespace,
+			 c->args.pod_name, c->args.containerid, c->args.ifname);
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "key", c->key);
+		cJSON_AddStringToObject(e, "pod", pod);
+		cJSON_AddStringToObject(e, "vf", tx->t.vf.pci);
+		cJSON_AddStringToObject(e, "profileName", c->profile.name);
+		cJSON_AddItemToArray(att, e);
+	}
 	r = state_pf_write(&c->env.root, pf->pci, idx);
 	if (r == 0)
 		tx->idx_written[i] = true;
@@ -341,7 +350,7 @@ static void rollback(struct rq_ctx *c, struct add_tx *tx)
 			 tx->t.rdma.name, tx->tos_found < 0 ? 0 : tx->tos_found);
 	for (size_t i = tx->n_pf_done; i > 0; i--) {
 		/* a PF setting other live attachments rely on is never undone */
-		if (index_others_live(c, tx->idx_before[i - 1]))
+		if (index_others_live(c, tx->idx_before[i - 1] ?: tx->idx[i - 1]))
 			continue;
 		pfqos_undo(c, tx->ops, tx->dcb, &tx->t.vf.pf[i - 1], &tx->pf[i - 1]);
 	}

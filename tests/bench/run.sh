@@ -207,16 +207,20 @@ other_attachments() {
 	for i in $(seq 1 "$count"); do
 		pf=$own
 		[ "$i" -le "$same" ] || pf=$(printf '0000:%02x:00.0' $((0xc0 + (i - same - 1) / 16)))
+		# each attachment holds a VF of its own (the plugin refuses a VF a live one holds)
+		vfx=$(printf '0000:%02x:%02x.%x' $((0xd0 + i / 256)) $(((i / 8) % 32)) $((i % 8)))
 		sed -e "s/\"containerID\":[[:space:]]*\"bench\"/\"containerID\":\t\"other$i\"/" \
+			-e "s/\"vf\":[[:space:]]*\"[^\"]*\"/\"vf\":\t\"$vfx\"/" \
 			-e "s/\"$own\"/\"$pf\"/" "$st/bench_bench_net1.json" > "$st/bench_other${i}_net1.json"
-		echo "$pf other$i" >> "$T/att"
+		echo "$pf other$i $vfx" >> "$T/att"
 	done
 	for pf in $(awk '{ print $1 }' "$T/att" | sort -u); do
 		[ -e "$st/pf/$pf.json" ] || jq '.attachments = []' "$st/pf/$own.json" > "$st/pf/$pf.json"
-		awk -v p="$pf" '$1 == p { print $2 }' "$T/att" > "$T/cids"
+		awk -v p="$pf" '$1 == p { print $2, $3 }' "$T/att" > "$T/cids"
 		jq --rawfile cids "$T/cids" --argjson t "$tmpl" '.attachments += [$cids | split("\n")[]
-			| select(. != "") as $c | $t | .key = "bench_\($c)_net1"
-			| .pod |= sub("container bench"; "container \($c)")]' "$st/pf/$pf.json" > "$T/idx"
+			| select(. != "") | split(" ") as [$c, $v] | $t | .key = "bench_\($c)_net1"
+			| .vf = $v | .pod |= sub("container bench"; "container \($c)")]' \
+			"$st/pf/$pf.json" > "$T/idx"
 		cp "$T/idx" "$st/pf/$pf.json"
 	done
 	[ "$(ls "$st" | grep -c '\.json$')" -eq $((count + 1)) ] || die "$st: records"

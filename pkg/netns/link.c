@@ -72,6 +72,10 @@ static int parent_rtnl(int ifindex, struct parent_ctx *p)
 		r = -ECONNREFUSED;
 		goto out;
 	}
+	/* one link's reply fits: no MSG_PEEK round to size the buffer (one recvmsg, not two) */
+	nl_socket_disable_msg_peek(sk);
+	if (nl_socket_set_msg_buf_size(sk, 32768) < 0)
+		goto out;
 	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, parent_cb, p);
 	if (nl_send_simple(sk, RTM_GETLINK, 0, &ifi, sizeof(ifi)) < 0 ||
 	    nl_recvmsgs_default(sk) < 0) {

@@ -202,6 +202,7 @@ int main(int argc, char **argv)
 	char version[16];
 	char *buf = NULL;
 	size_t len = 0;
+	const char *command;
 	int r;
 
 	rq_log_set_sink(log_sink, (void *)binary);
@@ -211,7 +212,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "show"))
 		return main_show(argc, argv, binary);
-	if (argc > 1 || !getenv("CNI_COMMAND") || !*getenv("CNI_COMMAND")) {
+	command = getenv("CNI_COMMAND");
+	if (argc > 1 || !command || !*command) {
 		usage(binary);
 		return 1;
 	}
@@ -219,7 +221,7 @@ int main(int argc, char **argv)
 	r = cni_read_stdin(STDIN_FILENO, &buf, &len, &ctx.err);
 	stdin_version(buf ? buf : "", len, version, sizeof(version));
 	/* VERSION needs CNI_COMMAND alone (SPEC.md): nothing else is looked at */
-	if (r == 0 && strcmp(getenv("CNI_COMMAND"), "VERSION") != 0)
+	if (r == 0 && strcmp(command, "VERSION") != 0)
 		r = cni_args_from_env(&ctx.args, &ctx.err);
 	else if (r == 0)
 		ctx.args.cmd = RQ_CMD_VERSION;

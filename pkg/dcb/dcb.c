@@ -128,7 +128,7 @@ static void prio_text(uint8_t mask, char *buf, size_t len)
 		if (mask & (1u << i))
 			off += (size_t)snprintf(buf + off, len - off, "%s%d", off ? "," : "", i);
 	if (!buf[0])
-		snprintf(buf, len, "none");
+		(void)snprintf(buf, len, "none");
 }
 
 static size_t line(char *buf, size_t len, size_t off, const char *fmt, ...)
@@ -169,7 +169,7 @@ static void trust_text(const uint8_t *sel, size_t n, char *buf, size_t len)
 					: sel[i] == RQ_DCB_APP_SEL_PCP	    ? "pcp"
 									    : "other");
 	if (!buf[0])
-		snprintf(buf, len, "none");
+		(void)snprintf(buf, len, "none");
 }
 
 /* Priorities the port maps @dscp to (several when entries were added but not replaced). */
@@ -229,15 +229,15 @@ static void ets_text(const struct dcb_port_state *cur, const struct rq_ets *want
 
 	for (int i = 0; i < 8; i++)
 		if (ets_bw_compared(cur, want, i))
-			snprintf(b[i], sizeof(b[i]), "%u", bw[i]);
+			(void)snprintf(b[i], sizeof(b[i]), "%u", bw[i]);
 		else
-			snprintf(b[i], sizeof(b[i]), "-");
-	snprintf(buf, len,
-		 "tcBw %s/%s/%s/%s/%s/%s/%s/%s tsa %u/%u/%u/%u/%u/%u/%u/%u prioTc "
-		 "%u/%u/%u/%u/%u/%u/%u/%u",
-		 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], tsa[0], tsa[1], tsa[2], tsa[3],
-		 tsa[4], tsa[5], tsa[6], tsa[7], ptc[0], ptc[1], ptc[2], ptc[3], ptc[4], ptc[5],
-		 ptc[6], ptc[7]);
+			(void)snprintf(b[i], sizeof(b[i]), "-");
+	(void)snprintf(buf, len,
+		       "tcBw %s/%s/%s/%s/%s/%s/%s/%s tsa %u/%u/%u/%u/%u/%u/%u/%u prioTc "
+		       "%u/%u/%u/%u/%u/%u/%u/%u",
+		       b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], tsa[0], tsa[1], tsa[2],
+		       tsa[3], tsa[4], tsa[5], tsa[6], tsa[7], ptc[0], ptc[1], ptc[2], ptc[3],
+		       ptc[4], ptc[5], ptc[6], ptc[7]);
 }
 
 int dcb_plan_describe(const struct dcb_port_state *cur, const struct rq_profile *p, char *buf,
@@ -490,7 +490,8 @@ static int restore_trust_ets(const struct dcb_ops *ops, void *ctx, const char *i
 	int r, first = 0;
 
 	if (before->has_trust && now->has_trust &&
-	    (now->n_trust != before->n_trust || memcmp(now->trust, before->trust, now->n_trust))) {
+	    (now->n_trust != before->n_trust ||
+	     memcmp(now->trust, before->trust, now->n_trust) != 0)) {
 		r = ops->set_trust(ctx, ifname, before->trust, before->n_trust);
 		if (r < 0)
 			log_warn("PF %s restore: apptrust failed: %s", ifname, strerror(-r));

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 const char *const cni_supported_versions[] = {"0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0"};
@@ -63,8 +64,9 @@ int cni_args_parse(const char *s, struct rq_cni_args *a, struct rq_error *e)
 		v = eq + 1;
 		vlen = n - klen - 1;
 		if (klen == 13 && !strncmp(p, "IgnoreUnknown", klen))
+			/* libcni's boolean: 1 or true, any case */
 			ignore_unknown =
-			    (vlen == 1 && v[0] == '1') || (vlen == 4 && !strncmp(v, "true", 4));
+			    (vlen == 1 && v[0] == '1') || (vlen == 4 && !strncasecmp(v, "true", 4));
 		else if (klen == 17 && !strncmp(p, "K8S_POD_NAMESPACE", klen))
 			r = copy_arg(a->pod_namespace, sizeof(a->pod_namespace),
 				     "K8S_POD_NAMESPACE", v, vlen, e);

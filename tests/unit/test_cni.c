@@ -110,6 +110,8 @@ START_TEST(args_unknown_rejected)
 	ck_assert_int_eq(e.code, RQ_ERR_ENV);
 	rq_err_clear(&e);
 	ck_assert_int_eq(cni_args_parse("IgnoreUnknown=true;WHAT=1;;", &a, &e), 0);
+	ck_assert_int_eq(cni_args_parse("IgnoreUnknown=True;WHAT=1", &a, &e), 0);
+	ck_assert_int_lt(cni_args_parse("IgnoreUnknown=0;WHAT=1", &a, &e), 0);
 }
 END_TEST
 

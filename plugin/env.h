@@ -2,8 +2,10 @@
 /*
  * The two seams that differ between rdma-qos and rdma-qos-sim: the host root
  * (real "/" vs RDMA_QOS_SIM_ROOT) and the DCB backend (netlink vs file-backed
- * fake). env_prod.c and env_sim.c each define env_init(); everything else in
- * plugin/ is shared command code.
+ * fake). The root seam includes the question "which PCI device is this pod
+ * interface?": the kernel answers it for a real VF, the simulated sysfs for
+ * a veth "VF" (link_pci). env_prod.c and env_sim.c each define env_init();
+ * everything else in plugin/ is shared command code.
  */
 #ifndef RQ_PLUGIN_ENV_H
 #define RQ_PLUGIN_ENV_H

@@ -381,6 +381,29 @@ out=$(chain_add "$ROOT" roce r1 "$NSR" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK")
 check "... and the same ADD succeeds once the record can be written" [ $? -eq 0 ]
 chain_del "$ROOT" roce r1 "$NSR" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK"
 
+echo "== a failed repeated ADD leaves the attachment listed on its PF"
+mkdir -p "$ROOT/etc/cni/rdma-qos"
+cat > "$ROOT/etc/cni/rdma-qos/profiles.json" <<'JSON'
+{"profiles": {"x": {}, "y": {"trafficClass": 96}},
+ "namespaces": {"ai": {"default": "x", "allow": ["x", "y"]}}}
+JSON
+NSQ=$(newns q)
+out=$(chain_add "$ROOT" roce q1 "$NSQ" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK")
+check "attachment with profile x" [ $? -eq 0 ]
+REC="$ROOT/var/lib/cni/rdma-qos/roce_q1_net1.json"
+IDX="$ROOT/var/lib/cni/rdma-qos/pf/$PF0PCI.json"
+mv "$REC" "$T/q1.rec"; mkdir "$REC"; : > "$REC/busy"   # the record cannot be replaced
+msg=$(conf_for roce 1.0.0 "$(rq "$VF2PCI" '"profile":"y"')" "$out" | \
+	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD q1 "$NSQ" net1 "$ARGS_OK" 2>/dev/null)
+check "repeated ADD with profile y fails writing the record: code 5" [ "$(jq .code <<< "$msg")" = 5 ]
+check "... the PF index still lists the attachment, with profile x" \
+	[ "$(jq -r '.profileName + " " + ([.attachments[].key] | join(","))' "$IDX")" = "x roce_q1_net1" ]
+check "... the ToS is back at 106" [ "$(tos_of "$VF2PCI")" = 106 ]
+rm -rf "$REC"; mv "$T/q1.rec" "$REC"
+chain_del "$ROOT" roce q1 "$NSQ" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK"
+check "... and its DEL restores the ToS (0)" [ "$(tos_of "$VF2PCI")" = 0 ]
+rm -f "$ROOT/etc/cni/rdma-qos/profiles.json"
+
 echo "== mlx5 DSCP APP semantics (an add replaces the DSCP's entry; deleting it then is ENOENT)"
 jq -n '{writes: 0, appReplace: true,
 	app: [range(64) | {selector: 5, protocol: ., priority: ((. / 8) | floor)}]}' > "$ROOT/dcb/$PF1.json"

@@ -189,6 +189,7 @@ int attach_resolve_target(struct rq_ctx *c, struct rq_target *t)
 			      "netlink for ifindex %d)",
 			      pci, pci, ifindex);
 	t->have_rdma = true;
+	t->confirmed = confirmed;
 	return 0;
 }
 

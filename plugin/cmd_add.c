@@ -65,8 +65,9 @@ static int numa_step(struct rq_ctx *c, struct add_tx *tx)
 
 /*
  * A VF another live attachment holds is not this one's to configure (a NAD
- * naming someone else's deviceID). A holder whose pod netns is gone lost its
- * DEL: the VF was handed on, and this attachment takes it over.
+ * naming someone else's deviceID). A holder whose pod netns is gone, or who
+ * no longer has the VF because this pod's interface shows it, lost its DEL:
+ * the VF was handed on, and this attachment takes it over.
  */
 static int owner_check(struct rq_ctx *c, struct add_tx *tx, const cJSON *idx, const char *vf)
 {
@@ -77,7 +78,8 @@ static int owner_check(struct rq_ctx *c, struct add_tx *tx, const cJSON *idx, co
 	if (!rec)
 		return 0;
 	ns = json_str(rec, "netns");
-	if (ns && *ns && netns_open(ns, &fd) == 0) {
+	/* a device the pod's interface shows is in this pod, not in the holder's */
+	if (!tx->t.confirmed && ns && *ns && netns_open(ns, &fd) == 0) {
 		close(fd);
 		r = rq_err(&c->err, RQ_ERR_NOT_OWNER, -EBUSY,
 			   "deviceID: VF %s is held by live attachment %s/%s (container %.12s)", vf,
@@ -91,7 +93,7 @@ static int owner_check(struct rq_ctx *c, struct add_tx *tx, const cJSON *idx, co
 			tx->stale_tos_set = json_int(rd, "tosSet", -1);
 			tx->stale_tos_prev = json_int(rd, "tosPrevious", -1);
 		}
-		log_info("%s: VF %s was held by %s/%s, whose netns is gone (a lost DEL): taking "
+		log_info("%s: VF %s was held by %s/%s, which no longer has it (a lost DEL): taking "
 			 "it over",
 			 c->key, vf, json_str(rec, "podNamespace") ?: "?",
 			 json_str(rec, "podName") ?: "?");

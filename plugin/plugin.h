@@ -35,6 +35,7 @@ struct rq_target {
 	struct rq_vf_info vf;
 	struct rq_rdma_dev rdma;
 	bool have_rdma;
+	bool confirmed; /* the pod's interface shows this device: it is in the pod */
 };
 
 int cmd_add(struct rq_ctx *c);

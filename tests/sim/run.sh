@@ -329,7 +329,8 @@ check "two records before GC" [ "$(recs)" = 2 ]
 printf '{"cniVersion":"1.1.0","name":"roce","type":"rdma-qos","cni.dev/valid-attachments":[{"containerID":"g1","ifname":"net1"}]}' | \
 	CNI_COMMAND=GC CNI_PATH=/x RDMA_QOS_SIM_ROOT=$ROOT "$SIM"
 check "GC succeeds" [ $? -eq 0 ]
-check "GC kept the valid attachment only" [ "$(recs)" = 1 ] && [ -f "$ROOT/var/lib/cni/rdma-qos/roce_g1_net1.json" ]
+check "GC kept one record" [ "$(recs)" = 1 ]
+check "... the valid attachment's" [ -f "$ROOT/var/lib/cni/rdma-qos/roce_g1_net1.json" ]
 conf_for roce 1.1.0 "$(rq "$VF0PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL g1 "" net1 "$ARGS_OK"
 check "records empty after GC + DEL" [ "$(recs)" = 0 ]
 v=$(echo '{"cniVersion":"1.0.0"}' | CNI_COMMAND=VERSION "$SIM")
@@ -357,7 +358,7 @@ sim_make_vfs "$ROOT"
 NSJ=$(newns j)
 out=$(chain_add "$ROOT" roce h2 "$NSJ" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK" 2> "$T/over.log")
 check "after a lost DEL the next pod takes the VF over" [ $? -eq 0 ]
-check "... saying so" grep -q 'taking it over' "$T/over.log"
+check "... saying so" grep -q "taking it over" "$T/over.log"
 conf_for roce 1.0.0 "$(rq "$VF2PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL h1 "" net1 "$ARGS_OK" 2> "$T/late.log"
 check "the late DEL of the old attachment succeeds" [ $? -eq 0 ]
 check "... and leaves the new holder's ToS (106)" [ "$(tos_of "$VF2PCI")" = 106 ]
@@ -366,6 +367,19 @@ check "the new holder's CHECK passes" [ $? -eq 0 ]
 chain_del "$ROOT" roce h2 "$NSJ" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK"
 check "its DEL puts back the ToS from before the lost attachment (0)" [ "$(tos_of "$VF2PCI")" = 0 ]
 check "no records left" [ "$(recs)" = 0 ]
+# the holder's pod is still there, but only host-device's DEL reached it: the VF left it
+NSK=$(newns k); NSL=$(newns l)
+out=$(chain_add "$ROOT" roce k1 "$NSK" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK")
+conf_for roce 1.0.0 '{"type":"host-device","device":"'"$VF2"'"}' | \
+	run_plugin "$HOSTDEV" DEL k1 "$NSK" net1 "$ARGS_OK" > /dev/null
+out=$(chain_add "$ROOT" roce l1 "$NSL" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK" 2> "$T/over2.log")
+check "a VF the pod's interface shows is taken over from a live pod that no longer has it" \
+	[ $? -eq 0 ]
+check "... saying so" grep -q "taking it over" "$T/over2.log"
+conf_for roce 1.0.0 "$(rq "$VF2PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL k1 "$NSK" net1 "$ARGS_OK"
+chain_del "$ROOT" roce l1 "$NSL" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK"
+check "... both DELs leave the ToS as before the first ADD (0)" [ "$(tos_of "$VF2PCI")" = 0 ]
+check "... and no record" [ "$(recs)" = 0 ]
 
 echo "== a failed ADD whose own PF index entry is already written rolls the PF back"
 echo '{"writes": 0}' > "$ROOT/dcb/$PF0.json"

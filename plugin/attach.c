@@ -237,7 +237,7 @@ void attach_unlock_pfs(const struct rq_vf_info *vf, int *fds)
 	}
 }
 
-/* The record of another attachment in @idx that holds @vf, or NULL. */
+/* The record of another attachment in @idx that still has one and holds @vf (any VF when NULL). */
 cJSON *attach_vf_holder(struct rq_ctx *c, const cJSON *idx, const char *vf)
 {
 	const cJSON *it;
@@ -247,11 +247,11 @@ cJSON *attach_vf_holder(struct rq_ctx *c, const cJSON *idx, const char *vf)
 		const char *key = json_str(it, "key"), *ivf = json_str(it, "vf");
 		cJSON *rec = NULL;
 
-		if (!key || !strcmp(key, c->key) || (ivf && strcmp(ivf, vf) != 0))
+		if (!key || !strcmp(key, c->key) || (vf && ivf && strcmp(ivf, vf) != 0))
 			continue;
 		if (state_record_read(&c->env.root, key, &rec) < 0)
 			continue;
-		if (!strcmp(json_str(rec, "vf") ?: "", vf))
+		if (!vf || !strcmp(json_str(rec, "vf") ?: "", vf))
 			return rec;
 		cJSON_Delete(rec);
 	}

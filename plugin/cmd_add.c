@@ -316,23 +316,16 @@ static int commit_step(struct rq_ctx *c, struct add_tx *tx)
 /* Another attachment in @idx (as it was before this ADD) still has its record. */
 static bool index_others_live(struct rq_ctx *c, const cJSON *idx)
 {
-	const cJSON *it;
+	cJSON *rec = attach_vf_holder(c, idx, NULL);
 
-	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(idx, "attachments"))
-	{
-		const char *key = json_str(it, "key");
-		cJSON *rec = NULL;
-
-		if (!key || !strcmp(key, c->key) || state_record_read(&c->env.root, key, &rec) < 0)
-			continue;
-		cJSON_Delete(rec);
-		return true;
-	}
-	return false;
+	cJSON_Delete(rec);
+	return rec != NULL;
 }
 
 static void rollback(struct rq_ctx *c, struct add_tx *tx)
 {
+	/* MOFED's traffic_class reads empty (-1) until set: 0 is its default, as DEL has it */
+	int tos = tx->tos_found < 0 ? 0 : tx->tos_found;
 	const char *pf;
 
 	/* the PF indexes go back to what this ADD read (a repeated ADD stays listed) */
@@ -345,11 +338,9 @@ static void rollback(struct rq_ctx *c, struct add_tx *tx)
 		else
 			(void)state_pf_remove(&c->env.root, pf);
 	}
-	/* MOFED's traffic_class reads empty (-1) until set: 0 is its default, as DEL has it */
-	if (tx->tos_written &&
-	    rdma_tos_write(&c->env.root, &tx->t.rdma, tx->tos_found < 0 ? 0 : tx->tos_found) == 0)
+	if (tx->tos_written && rdma_tos_write(&c->env.root, &tx->t.rdma, tos) == 0)
 		log_info("%s: %s traffic class restored to %d (ADD failed)", c->key,
-			 tx->t.rdma.name, tx->tos_found < 0 ? 0 : tx->tos_found);
+			 tx->t.rdma.name, tos);
 	for (size_t i = tx->n_pf_done; i > 0; i--) {
 		/* a PF setting other live attachments rely on is never undone */
 		if (index_others_live(c, tx->idx_before[i - 1] ?: tx->idx[i - 1]))

@@ -49,7 +49,10 @@ int cmd_show(struct rq_env *env, bool json);
 int attach_load_profile(struct rq_ctx *c);
 int attach_resolve_target(struct rq_ctx *c, struct rq_target *t);
 int attach_release(struct rq_ctx *c, const cJSON *rec, bool restore_tos);
-/* The record (to free) of another attachment listed in PF index @idx that holds @vf, or NULL. */
+/*
+ * The record (to free) of another attachment listed in PF index @idx whose
+ * record exists and which holds @vf (any VF when @vf is NULL), or NULL.
+ */
 cJSON *attach_vf_holder(struct rq_ctx *c, const cJSON *idx, const char *vf);
 int attach_lock_pfs(struct rq_ctx *c, const struct rq_vf_info *vf, int *fds);
 void attach_unlock_pfs(const struct rq_vf_info *vf, int *fds);

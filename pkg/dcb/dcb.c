@@ -29,13 +29,20 @@
 
 #include "pkg/log/log.h"
 
-static bool app_has(const struct dcb_port_state *cur, uint8_t sel, uint16_t proto, uint8_t prio)
+static bool app_in(const struct dcb_app_entry *v, size_t n, const struct dcb_app_entry *a)
 {
-	for (size_t i = 0; i < cur->n_app; i++)
-		if (cur->app[i].selector == sel && cur->app[i].protocol == proto &&
-		    cur->app[i].priority == prio)
+	for (size_t i = 0; i < n; i++)
+		if (v[i].selector == a->selector && v[i].protocol == a->protocol &&
+		    v[i].priority == a->priority)
 			return true;
 	return false;
+}
+
+static bool app_has(const struct dcb_port_state *cur, uint8_t sel, uint16_t proto, uint8_t prio)
+{
+	const struct dcb_app_entry a = {sel, proto, prio};
+
+	return app_in(cur->app, cur->n_app, &a);
 }
 
 static void trust_want(const struct rq_profile *p, uint8_t *sel, size_t *n)
@@ -372,15 +379,6 @@ static bool step_wanted(const struct dcb_plan *plan, enum step s)
 	default:
 		return false;
 	}
-}
-
-static bool app_in(const struct dcb_app_entry *v, size_t n, const struct dcb_app_entry *a)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i].selector == a->selector && v[i].protocol == a->protocol &&
-		    v[i].priority == a->priority)
-			return true;
-	return false;
 }
 
 /* DSCP entries of @a that @b lacks, into @ret; returns how many. */

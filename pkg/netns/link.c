@@ -41,6 +41,7 @@ struct parent_ctx {
 	char name[64];
 	char bus[16];
 	char alias[64];
+	int err; /* the kernel's errno for the request (negative), 0 */
 };
 
 static int parent_cb(struct nl_msg *msg, void *arg)
@@ -60,10 +61,20 @@ static int parent_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-static int parent_rtnl(int ifindex, struct parent_ctx *p)
+static int parent_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
+{
+	struct parent_ctx *p = arg;
+
+	p->err = err->error;
+	return NL_STOP;
+}
+
+/* One RTM_GETLINK by name (no ifindex lookup first): -ENODEV when there is no such link. */
+static int parent_rtnl(const char *ifname, struct parent_ctx *p)
 {
 	struct nl_sock *sk = nl_socket_alloc();
-	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC, .ifi_index = ifindex};
+	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC};
+	struct nl_msg *m = NULL;
 	int r = -ENOMEM;
 
 	if (!sk)
@@ -77,13 +88,18 @@ static int parent_rtnl(int ifindex, struct parent_ctx *p)
 	if (nl_socket_set_msg_buf_size(sk, 32768) < 0)
 		goto out;
 	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, parent_cb, p);
-	if (nl_send_simple(sk, RTM_GETLINK, 0, &ifi, sizeof(ifi)) < 0 ||
-	    nl_recvmsgs_default(sk) < 0) {
+	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, parent_err_cb, p);
+	m = nlmsg_alloc_simple(RTM_GETLINK, 0);
+	if (!m || nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0 ||
+	    nla_put_string(m, IFLA_IFNAME, ifname) < 0)
+		goto out;
+	if (nl_send_auto(sk, m) < 0 || (nl_recvmsgs_default(sk) < 0 && p->err == 0)) {
 		r = -EIO;
 		goto out;
 	}
-	r = 0;
+	r = p->err;
 out:
+	nlmsg_free(m);
 	nl_socket_free(sk);
 	return r;
 }
@@ -120,12 +136,10 @@ static int bus_info_ethtool(const char *ifname, char *buf, size_t len)
 int netns_link_alias(const char *ifname, char *buf, size_t len)
 {
 	struct parent_ctx p;
-	int ifindex = netns_link_ifindex(ifname), r;
+	int r;
 
-	if (ifindex < 0)
-		return ifindex;
 	memset(&p, 0, sizeof(p));
-	r = parent_rtnl(ifindex, &p);
+	r = parent_rtnl(ifname, &p);
 	if (r < 0)
 		return r;
 	if (strlen(p.alias) >= len)
@@ -137,12 +151,13 @@ int netns_link_alias(const char *ifname, char *buf, size_t len)
 int netns_link_pci(const char *ifname, char *buf, size_t len)
 {
 	struct parent_ctx p;
-	int ifindex = netns_link_ifindex(ifname);
+	int r;
 
-	if (ifindex < 0)
-		return ifindex;
 	memset(&p, 0, sizeof(p));
-	if (parent_rtnl(ifindex, &p) == 0 && !strcmp(p.bus, "pci") && sysfs_pci_valid(p.name)) {
+	r = parent_rtnl(ifname, &p);
+	if (r == -ENODEV)
+		return r;
+	if (r == 0 && !strcmp(p.bus, "pci") && sysfs_pci_valid(p.name)) {
 		if (strlen(p.name) >= len)
 			return -ENAMETOOLONG;
 		(void)snprintf(buf, len, "%s", p.name);

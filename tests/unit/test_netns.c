@@ -105,7 +105,7 @@ START_TEST(real_netns)
 {
 	int fd = -1, saved = -1;
 	ino_t host = cur_netns(), inside;
-	char buf[32] = "keep", cmd[256];
+	char buf[32] = "keep", alias[32] = "x", cmd[256];
 
 	if (!make_ns())
 		return;
@@ -116,6 +116,9 @@ START_TEST(real_netns)
 	/* a fresh namespace has only lo, with ifindex 1 */
 	ck_assert_int_eq(netns_link_ifindex("lo"), 1);
 	ck_assert_int_eq(netns_link_pci("lo", buf, sizeof(buf)), -ENOENT);
+	ck_assert_int_eq(netns_link_alias("lo", alias, sizeof(alias)), 0);
+	ck_assert_str_eq(alias, "");
+	ck_assert_int_eq(netns_link_alias("rq-no-such-if", alias, sizeof(alias)), -ENODEV);
 	ck_assert_str_eq(buf, "keep");
 	/* a veth has no PCI parent either (empty bus-info) */
 	ck_assert_int_eq(system("ip link add rqv0 type veth peer name rqv1"), 0);

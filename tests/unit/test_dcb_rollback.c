@@ -11,22 +11,7 @@
 #include <string.h>
 
 #include "pkg/dcb/dcb.h"
-
-/* From test_dcb.c. */
-void dcbt_setup(void);
-void dcbt_teardown(void);
-void port_write(const char *ifname, const char *json);
-int port_writes(const char *ifname);
-void assert_key(const char *ifname, const char *key, const char *want);
-int app_count(const char *ifname, int sel);
-int app_prio(const char *ifname, int sel, int proto);
-void port_write_right(const char *ifname, const char *extra);
-int get_plan_apply(const char *ifname, const struct rq_profile *p, struct dcb_plan *plan,
-		   struct rq_error *e);
-int rec_apply(const char *ifname, const struct rq_profile *p, struct rq_error *e);
-extern char calls[512];
-extern const struct dcb_ops *fops;
-extern void *fctx;
+#include "tests/unit/dcb_fixture.h"
 
 /* PFC (last) fails: the port is restored to the state read before, the first error reported. */
 START_TEST(rollback_when_pfc_fails)

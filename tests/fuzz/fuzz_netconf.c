@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * libFuzzer over netconf/: the plugin's entry, the node catalog and profile
- * resolution never crash on any bytes, and every profile that parses
- * survives profile_to_json -> profile_from_json unchanged.
+ * resolution never crash on any bytes, every profile that parses survives
+ * profile_to_json -> profile_from_json unchanged, and the requirements union
+ * is sound: conflict is symmetric, and a union of non-conflicting
+ * requirements contains both and contradicts neither.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,13 +19,46 @@ static const char catalog_json[] =
 	"\"gold\":{\"pfc\":[4]}},\"namespaces\":{\"ai-training\":{\"default\":\"roce-lossless\","
 	"\"allow\":[\"roce-lossless\",\"best-effort\"]},\"lab\":{\"allow\":[\"gold\"],"
 	"\"inline\":true},\"*\":{\"default\":\"best-effort\",\"allow\":[\"best-effort\"]}},"
-	"\"node\":{\"pf\":\"verify\"}}";
+	"\"node\":{\"pf\":\"verify\",\"baseline\":\"gold\",\"carrierWaitSeconds\":3}}";
 
 static bool same_profile(const struct rq_profile *a, const struct rq_profile *b)
 {
-	return profile_pf_equal(a, b) && a->dscp_override == b->dscp_override &&
+	return a->has_trust == b->has_trust && (!a->has_trust || a->trust == b->trust) &&
+	       a->pfc == b->pfc && a->ecn == b->ecn && a->dscp_override == b->dscp_override &&
 	       !memcmp(a->dscp_prio, b->dscp_prio, sizeof(a->dscp_prio)) &&
+	       a->ets.present == b->ets.present &&
+	       (!a->ets.present || !memcmp(&a->ets, &b->ets, sizeof(a->ets))) &&
 	       a->ecn_required == b->ecn_required && a->traffic_class == b->traffic_class;
+}
+
+/* Against the built-in and a pcp profile: the properties of the union. */
+static void union_props(const struct rq_profile *a)
+{
+	struct rq_profile others[2], u;
+	char x[200], y[200];
+
+	profile_builtin(&others[0]);
+	profile_empty(&others[1], "pcp");
+	others[1].has_trust = true;
+	others[1].pfc = 0x10;
+	for (int i = 0; i < 2; i++) {
+		const struct rq_profile *b = &others[i];
+		bool c = profile_req_conflict(a, b, x, y, sizeof(x));
+
+		if (c != profile_req_conflict(b, a, x, y, sizeof(x)))
+			abort();
+		if (c)
+			continue;
+		u = *a;
+		profile_req_merge(&u, b);
+		if ((u.pfc & (a->pfc | b->pfc)) != (a->pfc | b->pfc) ||
+		    (u.ecn & (a->ecn | b->ecn)) != (a->ecn | b->ecn) ||
+		    (u.dscp_override & (a->dscp_override | b->dscp_override)) !=
+			(a->dscp_override | b->dscp_override) ||
+		    profile_req_conflict(&u, a, x, y, sizeof(x)) ||
+		    profile_req_conflict(&u, b, x, y, sizeof(x)))
+			abort();
+	}
 }
 
 static void round_trip(const cJSON *obj)
@@ -41,6 +76,7 @@ static void round_trip(const cJSON *obj)
 	if (profile_from_json(j, "qos", "f", &b, &e) < 0 || !same_profile(&a, &b))
 		abort();
 	cJSON_Delete(j);
+	union_props(&a);
 }
 
 static void resolve_all(const struct rq_netconf *nc, const struct rq_catalog *cat)

@@ -129,12 +129,6 @@ int jscan_peek(struct rq_jscan *s)
 			adv(s, 1);
 		if (s->pos == s->end)
 			continue;
-		/* a UTF-8 BOM may open the document (cJSON skips it too) */
-		if (s->total == s->end && s->pos == 0 && s->end >= 3 &&
-		    !memcmp(s->buf, "\xEF\xBB\xBF", 3)) {
-			adv(s, 3);
-			continue;
-		}
 		return (unsigned char)s->buf[s->pos];
 	}
 }

@@ -6,10 +6,11 @@
  * checkpoint is ~6 MB of which one pod's entries are a few hundred bytes:
  * building the whole tree cost more than the rest of ADD.
  *
- * Accepts what cJSON accepts, or less: whitespace is any byte <= 32, a
- * leading UTF-8 BOM is skipped, bytes after the top-level value are not
+ * Accepts what cJSON accepts, or less (fuzz_kubelet.c holds it to that):
+ * whitespace is any byte <= 32, bytes after the top-level value are not
  * read. Stricter than cJSON: numbers are RFC 8259 numbers of at most 63
- * characters, \u escapes need four hex digits, nesting stops at 512.
+ * characters, \u escapes need four hex digits, nesting stops at 512, a
+ * UTF-8 BOM is refused (kubelet writes none).
  */
 #ifndef RQ_JSCAN_H
 #define RQ_JSCAN_H

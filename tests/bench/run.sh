@@ -200,7 +200,7 @@ done
 # PF, as on a node whose pods are spread over its ports (an SR-IOV PF holds at
 # most 255 VFs, so no real PF index grows to 1000)
 other_attachments() {
-	local st=$1/var/lib/cni/rdma-qos count=$2 same=$3 own i pf tmpl
+	local st=$1/run/rdma-qos/state count=$2 same=$3 own i pf tmpl
 	own=$(basename "$(ls "$st"/pf/*.json)" .json)
 	tmpl=$(jq -c '.attachments[0]' "$st/pf/$own.json")
 	: > "$T/att"
@@ -251,8 +251,8 @@ done
 plan_line "parallel ADD x64 fresh PF" - "$d.{i}.json" "$d.env.{i}" "$SIMB" > "$T/plan.par"
 plan_line "parallel ADD x64 again" - "$d.{i}.json" "$d.env.{i}" "$SIMB" >> "$T/plan.par"
 "$BENCH" -p 64 -j "$OUT/parallel.json" "$T/plan.par"
-PARREC=$(ls "$d/var/lib/cni/rdma-qos/" | grep -c '\.json$' || true)
-PARIDX=$(jq '.attachments | length' "$d"/var/lib/cni/rdma-qos/pf/*.json)
+PARREC=$(ls "$d/run/rdma-qos/state/" | grep -c '\.json$' || true)
+PARIDX=$(jq '.attachments | length' "$d"/run/rdma-qos/state/pf/*.json)
 PARPFW=$(dcb_writes "$d" "$PF")
 echo "after both bursts: $PARREC/64 records, $PARIDX/64 in the PF index," \
 	"PF writes $PARPFW (all by the first burst's winner)"

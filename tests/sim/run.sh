@@ -43,7 +43,7 @@ read -r PF1 VF4PCI VF4 <<< "${VFS[4]}"
 PF0PCI=$(basename "$(readlink -f "$ROOT/sys/class/net/$PF0/device")")
 tos_of() { local dev; dev=$(ls "$ROOT/sys/bus/pci/devices/$1/infiniband" | head -1); cat "$ROOT/sys/kernel/config/rdma_cm/$dev/ports/1/default_roce_tos"; }
 rdma_of() { ls "$ROOT/sys/bus/pci/devices/$1/infiniband" | head -1; }
-recs() { ls "$ROOT/var/lib/cni/rdma-qos/" 2>/dev/null | grep -c '\.json$'; }
+recs() { ls "$ROOT/run/rdma-qos/state/" 2>/dev/null | grep -c '\.json$'; }
 ARGS_OK="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p-ok;K8S_POD_UID=pod-aligned"
 ARGS_FAR="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p-far;K8S_POD_UID=pod-far"
 rq() { echo "{\"type\":\"rdma-qos\",\"deviceID\":\"$1\"${2:+,$2}}"; }
@@ -193,13 +193,13 @@ check "32 parallel ADDs all succeed ($okc/32)" [ "$okc" = 32 ]
 check "PF configured: pfc [3]" [ "$(jq -c .pfc "$ROOT2/dcb/$PPF.json")" = "[3]" ]
 W=$(dcb_writes "$ROOT2" "$PPF")
 check "PF configured once: writes $W = one ADD's worth (<= 5 SETs)" [ "$W" -ge 1 -a "$W" -le 5 ]
-check "32 records" [ "$(ls "$ROOT2/var/lib/cni/rdma-qos/" | grep -c '\.json$')" = 32 ]
-check "PF index lists 32 attachments" [ "$(jq '.attachments | length' "$ROOT2/var/lib/cni/rdma-qos/pf/$PPFPCI.json")" = 32 ]
+check "32 records" [ "$(ls "$ROOT2/run/rdma-qos/state/" | grep -c '\.json$')" = 32 ]
+check "PF index lists 32 attachments" [ "$(jq '.attachments | length' "$ROOT2/run/rdma-qos/state/pf/$PPFPCI.json")" = 32 ]
 for i in $(seq 0 31); do
 	conf_for roce 1.0.0 "$(rq "${PVFS[$i]}")" | RDMA_QOS_SIM_ROOT=$ROOT2 run_plugin "$SIM" DEL "par$i" "" net1 "$ARGS_OK" || true
 done
-check "all parallel attachments deleted" [ "$(ls "$ROOT2/var/lib/cni/rdma-qos/" | grep -c '\.json$')" = 0 ]
-check "PF index removed with the last attachment" [ ! -e "$ROOT2/var/lib/cni/rdma-qos/pf/$PPFPCI.json" ]
+check "all parallel attachments deleted" [ "$(ls "$ROOT2/run/rdma-qos/state/" | grep -c '\.json$')" = 0 ]
+check "PF index removed with the last attachment" [ ! -e "$ROOT2/run/rdma-qos/state/pf/$PPFPCI.json" ]
 
 echo "== lock timeout gives error 11"
 mkdir -p "$ROOT/run/rdma-qos/locks"
@@ -253,7 +253,7 @@ out=$(conf_for roce 1.0.0 "$(rq "$BVF" '"numa":"off"')" '{"cniVersion":"1.0.0","
 check "ADD on a bonded PF's VF succeeds" [ $? -eq 0 ]
 check "bond slave 1 has pfc [3]" [ "$(jq -c .pfc "$RB/dcb/bd$$""0.json")" = "[3]" ]
 check "bond slave 2 has pfc [3]" [ "$(jq -c .pfc "$RB/dcb/bd$$""1.json")" = "[3]" ]
-check "record lists both PFs" [ "$(jq '.pfs | length' "$RB/var/lib/cni/rdma-qos/roce_b1_net1.json")" = 2 ]
+check "record lists both PFs" [ "$(jq '.pfs | length' "$RB/run/rdma-qos/state/roce_b1_net1.json")" = 2 ]
 check "MOFED traffic_class written" [ "$(cat "$RB/sys/class/infiniband/$(ls "$RB/sys/bus/pci/devices/$BVF/infiniband")/tc/1/traffic_class")" = 106 ]
 check "ECN absent and not required: warned" grep -q 'has no ECN control' "$T/bond.log"
 msg=$(conf_for roce 1.0.0 "$(rq "$BVF" '"numa":"off","qos":{"ecnRequired":true}')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
@@ -330,7 +330,7 @@ printf '{"cniVersion":"1.1.0","name":"roce","type":"rdma-qos","cni.dev/valid-att
 	CNI_COMMAND=GC CNI_PATH=/x RDMA_QOS_SIM_ROOT=$ROOT "$SIM"
 check "GC succeeds" [ $? -eq 0 ]
 check "GC kept one record" [ "$(recs)" = 1 ]
-check "... the valid attachment's" [ -f "$ROOT/var/lib/cni/rdma-qos/roce_g1_net1.json" ]
+check "... the valid attachment's" [ -f "$ROOT/run/rdma-qos/state/roce_g1_net1.json" ]
 conf_for roce 1.1.0 "$(rq "$VF0PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL g1 "" net1 "$ARGS_OK"
 check "records empty after GC + DEL" [ "$(recs)" = 0 ]
 v=$(echo '{"cniVersion":"1.0.0"}' | CNI_COMMAND=VERSION "$SIM")
@@ -383,14 +383,14 @@ check "... and no record" [ "$(recs)" = 0 ]
 
 echo "== a failed ADD whose own PF index entry is already written rolls the PF back"
 echo '{"writes": 0}' > "$ROOT/dcb/$PF0.json"
-mkdir "$ROOT/var/lib/cni/rdma-qos/roce_r1_net1.json"   # the record cannot be written
+mkdir "$ROOT/run/rdma-qos/state/roce_r1_net1.json"   # the record cannot be written
 NSR=$(newns r)
 msg=$(chain_add "$ROOT" roce r1 "$NSR" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK")
 check "record write fails: code 5" [ "$(jq .code <<< "$msg")" = 5 ]
 check "... PF rolled back (pfc empty)" [ "$(jq -c '.pfc // []' "$ROOT/dcb/$PF0.json")" = "[]" ]
-check "... no PF index left" [ ! -e "$ROOT/var/lib/cni/rdma-qos/pf/$PF0PCI.json" ]
+check "... no PF index left" [ ! -e "$ROOT/run/rdma-qos/state/pf/$PF0PCI.json" ]
 check "... VF ToS back to 0" [ "$(tos_of "$VF2PCI")" = 0 ]
-rmdir "$ROOT/var/lib/cni/rdma-qos/roce_r1_net1.json"
+rmdir "$ROOT/run/rdma-qos/state/roce_r1_net1.json"
 out=$(chain_add "$ROOT" roce r1 "$NSR" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK")
 check "... and the same ADD succeeds once the record can be written" [ $? -eq 0 ]
 chain_del "$ROOT" roce r1 "$NSR" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK"
@@ -404,8 +404,8 @@ JSON
 NSQ=$(newns q)
 out=$(chain_add "$ROOT" roce q1 "$NSQ" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK")
 check "attachment with profile x" [ $? -eq 0 ]
-REC="$ROOT/var/lib/cni/rdma-qos/roce_q1_net1.json"
-IDX="$ROOT/var/lib/cni/rdma-qos/pf/$PF0PCI.json"
+REC="$ROOT/run/rdma-qos/state/roce_q1_net1.json"
+IDX="$ROOT/run/rdma-qos/state/pf/$PF0PCI.json"
 mv "$REC" "$T/q1.rec"; mkdir "$REC"; : > "$REC/busy"   # the record cannot be replaced
 msg=$(conf_for roce 1.0.0 "$(rq "$VF2PCI" '"profile":"y"')" "$out" | \
 	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD q1 "$NSQ" net1 "$ARGS_OK" 2>/dev/null)

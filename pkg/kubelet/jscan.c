@@ -32,13 +32,18 @@ static int fail(struct rq_jscan *s)
 }
 
 /* At least one unread byte in the buffer; false at the end or on error. */
-static bool fill(struct rq_jscan *s)
+static bool refill(struct rq_jscan *s);
+
+static inline bool fill(struct rq_jscan *s)
+{
+	return s->pos < s->end || refill(s);
+}
+
+static bool refill(struct rq_jscan *s)
 {
 	size_t want = sizeof(s->buf);
 	ssize_t n;
 
-	if (s->pos < s->end)
-		return true;
 	if (s->eof || s->err)
 		return false;
 	/* one byte past the bound is enough to know the document is over it */
@@ -71,7 +76,7 @@ static bool fill(struct rq_jscan *s)
 	return true;
 }
 
-static void cap_append(struct rq_jscan *s, const char *p, size_t n)
+__attribute__((noinline)) static void cap_append(struct rq_jscan *s, const char *p, size_t n)
 {
 	struct rq_jbuf *b = s->cap;
 
@@ -98,9 +103,9 @@ static void cap_append(struct rq_jscan *s, const char *p, size_t n)
 }
 
 /* Consume @n buffered bytes (into the capture, if one is running). */
-static void adv(struct rq_jscan *s, size_t n)
+static inline void adv(struct rq_jscan *s, size_t n)
 {
-	if (s->cap)
+	if (__builtin_expect(s->cap != NULL, 0))
 		cap_append(s, s->buf + s->pos, n);
 	s->pos += n;
 }
@@ -124,10 +129,13 @@ int jscan_peek(struct rq_jscan *s)
 	for (;;) {
 		if (!fill(s))
 			return -1;
+		const char *p = s->buf + s->pos, *e = s->buf + s->end;
+
 		/* cJSON's whitespace: every byte up to the space */
-		while (s->pos < s->end && (unsigned char)s->buf[s->pos] <= 32)
-			adv(s, 1);
-		if (s->pos == s->end)
+		while (p < e && (unsigned char)*p <= 32)
+			p++;
+		adv(s, (size_t)(p - (s->buf + s->pos)));
+		if (p == e)
 			continue;
 		return (unsigned char)s->buf[s->pos];
 	}
@@ -224,39 +232,63 @@ static int escape(struct rq_jscan *s, struct sout *o)
 	return 0;
 }
 
-/* A string's body after its opening quote; @o NULL skips it (the bulk of a checkpoint). */
+/* Append a run of plain bytes (no quote, no backslash) to @o. */
+static void put_run(struct sout *o, const char *p, size_t n)
+{
+	const char *nul;
+	size_t room;
+
+	if (!o || o->nul || !n)
+		return;
+	/* a C string ends at a NUL, as cJSON's does */
+	nul = memchr(p, '\0', n);
+	if (nul) {
+		n = (size_t)(nul - p);
+		o->nul = true;
+	}
+	room = o->size - 1 - o->len;
+	if (n > room) {
+		n = room;
+		o->cut = true;
+	}
+	memcpy(o->p + o->len, p, n);
+	o->len += n;
+}
+
+/*
+ * A string's body after its opening quote, into @o (NULL: skipped, the bulk
+ * of a checkpoint). Runs up to the next quote or backslash go in one step.
+ */
 static int string_body(struct rq_jscan *s, struct sout *o)
 {
 	for (;;) {
-		const char *b, *q, *bs;
-		size_t avail;
-		int c;
+		const char *b, *q, *bs, *stop;
+		size_t avail, i;
 
 		if (!fill(s))
 			return fail(s);
-		if (o) {
-			c = getc_(s);
-			if (c == '"')
-				break;
-			if (c != '\\') {
-				put(o, (unsigned int)c);
-				continue;
-			}
+		b = s->buf + s->pos;
+		avail = s->end - s->pos;
+		/* keys and IDs are short: a plain loop beats two memchr calls on them */
+		for (i = 0; i < avail && i < 24 && b[i] != '"' && b[i] != '\\'; i++)
+			;
+		if (i < avail && i < 24) {
+			q = b[i] == '"' ? b + i : NULL;
+			bs = q ? NULL : b + i;
 		} else {
-			b = s->buf + s->pos;
-			avail = s->end - s->pos;
 			q = memchr(b, '"', avail);
 			bs = memchr(b, '\\', q ? (size_t)(q - b) : avail);
-			if (!bs && !q) {
-				adv(s, avail);
-				continue;
-			}
-			if (!bs) {
-				adv(s, (size_t)(q - b) + 1);
-				break;
-			}
-			adv(s, (size_t)(bs - b) + 1);
 		}
+		stop = bs ? bs : q;
+		if (!stop) {
+			put_run(o, b, avail);
+			adv(s, avail);
+			continue;
+		}
+		put_run(o, b, (size_t)(stop - b));
+		adv(s, (size_t)(stop - b) + 1);
+		if (!bs)
+			break;
 		if (escape(s, o) < 0)
 			return s->err;
 	}
@@ -283,9 +315,15 @@ static size_t digits(struct rq_jscan *s)
 {
 	size_t n = 0;
 
-	while (digit(peekc(s))) {
-		adv(s, 1);
-		n++;
+	while (fill(s)) {
+		const char *p = s->buf + s->pos, *e = s->buf + s->end;
+
+		while (p < e && digit(*p))
+			p++;
+		n += (size_t)(p - (s->buf + s->pos));
+		adv(s, (size_t)(p - (s->buf + s->pos)));
+		if (p < e)
+			break;
 	}
 	return n;
 }
@@ -403,34 +441,124 @@ int jscan_element(struct rq_jscan *s, bool *first)
 	return jscan_peek(s) < 0 ? fail(s) : 1;
 }
 
+/* The next byte after whitespace, not consumed; -1 at the end. jscan_peek's inline twin. */
+static inline int tok(struct rq_jscan *s)
+{
+	for (;;) {
+		const char *p = s->buf + s->pos, *e = s->buf + s->end;
+
+		while (p < e && (unsigned char)*p <= 32)
+			p++;
+		if (p < e) {
+			adv(s, (size_t)(p - (s->buf + s->pos)));
+			return (unsigned char)*p;
+		}
+		adv(s, (size_t)(e - (s->buf + s->pos)));
+		if (!fill(s))
+			return -1;
+	}
+}
+
+enum { ST_VALUE, ST_VALUE_OR_CLOSE, ST_KEY, ST_KEY_OR_CLOSE, ST_COLON, ST_AFTER };
+
+/*
+ * Skip values in one loop (no call per token): the bulk of a checkpoint is
+ * other pods' entries. @depth containers are open (their kinds in @obj, a
+ * bit per level: 1 object), and @st is what comes next. Returns when the
+ * value that began at depth 0 is complete.
+ */
+static int skip_loop(struct rq_jscan *s, int st, int depth, uint64_t *obj)
+{
+	for (;;) {
+		int c, r;
+
+		if (st == ST_AFTER && depth == 0)
+			return s->err;
+		c = tok(s);
+		if (c < 0)
+			return fail(s);
+		switch (st) {
+		case ST_VALUE_OR_CLOSE:
+		case ST_VALUE:
+			if (c == ']' && st == ST_VALUE_OR_CLOSE)
+				goto close;
+			if (c == '{' || c == '[') {
+				adv(s, 1);
+				if (s->depth + depth + 1 > RQ_JSCAN_DEPTH)
+					return fail(s);
+				if (c == '{')
+					obj[depth / 64] |= 1ULL << (depth % 64);
+				else
+					obj[depth / 64] &= ~(1ULL << (depth % 64));
+				depth++;
+				st = c == '{' ? ST_KEY_OR_CLOSE : ST_VALUE_OR_CLOSE;
+				continue;
+			}
+			if (c == '"') {
+				adv(s, 1);
+				r = string_body(s, NULL);
+			} else if (c == 't') {
+				r = literal(s, "true");
+			} else if (c == 'f') {
+				r = literal(s, "false");
+			} else if (c == 'n') {
+				r = literal(s, "null");
+			} else {
+				r = number(s);
+			}
+			if (r < 0)
+				return r;
+			st = ST_AFTER;
+			continue;
+		case ST_KEY_OR_CLOSE:
+		case ST_KEY:
+			if (c == '}' && st == ST_KEY_OR_CLOSE)
+				goto close;
+			if (c != '"')
+				return fail(s);
+			adv(s, 1);
+			if ((r = string_body(s, NULL)) < 0)
+				return r;
+			st = ST_COLON;
+			continue;
+		case ST_COLON:
+			if (c != ':')
+				return fail(s);
+			adv(s, 1);
+			st = ST_VALUE;
+			continue;
+		default: /* ST_AFTER */
+			if (c == ',') {
+				adv(s, 1);
+				st = (obj[(depth - 1) / 64] >> ((depth - 1) % 64)) & 1 ? ST_KEY : ST_VALUE;
+				continue;
+			}
+			if (c != ((obj[(depth - 1) / 64] >> ((depth - 1) % 64)) & 1 ? '}' : ']'))
+				return fail(s);
+			goto close;
+		}
+close:
+		adv(s, 1);
+		depth--;
+		st = ST_AFTER;
+	}
+}
+
 int jscan_skip(struct rq_jscan *s)
 {
-	bool first = true;
-	int r;
+	uint64_t obj[RQ_JSCAN_DEPTH / 64 + 1];
 
-	switch (jscan_peek(s)) {
-	case '{':
-		while ((r = jscan_member(s, &first, NULL, 0, NULL)) == 1)
-			if ((r = jscan_skip(s)) < 0)
-				return r;
-		return r;
-	case '[':
-		while ((r = jscan_element(s, &first)) == 1)
-			if ((r = jscan_skip(s)) < 0)
-				return r;
-		return r;
-	case '"':
-		adv(s, 1);
-		return string_body(s, NULL);
-	case 't':
-		return literal(s, "true");
-	case 'f':
-		return literal(s, "false");
-	case 'n':
-		return literal(s, "null");
-	default:
-		return number(s);
-	}
+	return skip_loop(s, ST_VALUE, 0, obj);
+}
+
+int jscan_skip_rest(struct rq_jscan *s)
+{
+	uint64_t obj[RQ_JSCAN_DEPTH / 64 + 1] = {1};
+	int r = skip_loop(s, ST_AFTER, 1, obj);
+
+	if (r == 0)
+		s->depth--;
+	return r;
 }
 
 int jscan_capture(struct rq_jscan *s, struct rq_jbuf *b)

@@ -66,6 +66,8 @@ int jscan_element(struct rq_jscan *s, bool *first);
 
 /* Skip (and validate) one value. */
 int jscan_skip(struct rq_jscan *s);
+/* After a member's value: skip (and validate) the object's other members and its end. */
+int jscan_skip_rest(struct rq_jscan *s);
 /* One value's raw text into @b (replacing its content), NUL-terminated; -EFBIG past b->max. */
 int jscan_capture(struct rq_jscan *s, struct rq_jbuf *b);
 /* A string value decoded into @out (cut like a key); -EMEDIUMTYPE when it is not a string. */

@@ -292,13 +292,16 @@ static int dev_element(struct rq_jscan *s, struct dev_walk *w)
 	if (jscan_peek(s) != '{')
 		return jscan_skip(s);
 	while ((r = jscan_member(s, &first, key, sizeof(key), &cut)) == 1) {
-		if (cut || match == 0) {
+		if (cut) {
 			r = jscan_skip(s);
 		} else if (!seen_uid && !strcmp(key, "PodUID")) {
 			seen_uid = true;
 			r = jscan_string(s, uid, sizeof(uid), &ucut);
 			if (r >= 0)
 				match = r == 1 && !ucut && !strcmp(uid, w->uid);
+			/* another pod's entry: the rest of it at full speed */
+			if (match == 0)
+				return jscan_skip_rest(s);
 		} else if (!seen_res && !strcmp(key, "ResourceName")) {
 			seen_res = true;
 			r = jscan_capture(s, &w->res);

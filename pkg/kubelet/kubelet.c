@@ -68,20 +68,6 @@ int kubelet_cpuset_parse(const char *s, uint64_t *bits)
 	return 0;
 }
 
-ssize_t kubelet_mem_read(void *ctx, char *buf, size_t n)
-{
-	struct rq_kubelet_mem *m = ctx;
-	size_t k = m->len - m->off;
-
-	if (k > n)
-		k = n;
-	if (m->step && k > m->step)
-		k = m->step;
-	memcpy(buf, m->p + m->off, k);
-	m->off += k;
-	return (ssize_t)k;
-}
-
 ssize_t kubelet_fd_read(void *ctx, char *buf, size_t n)
 {
 	ssize_t r = read(*(int *)ctx, buf, n);
@@ -209,15 +195,15 @@ int kubelet_cpu_manager_src(struct rq_jsrc src, const char *pod_uid, uint64_t *b
 	return r;
 }
 
-static struct rq_jsrc mem_src(struct rq_kubelet_mem *m, const char *buf, size_t len)
+static struct rq_jsrc mem_src(struct rq_jmem *m, const char *buf, size_t len)
 {
-	*m = (struct rq_kubelet_mem){.p = buf, .len = buf ? len : 0};
-	return (struct rq_jsrc){.read = kubelet_mem_read, .ctx = m};
+	*m = (struct rq_jmem){.p = buf, .len = buf ? len : 0};
+	return jmem_src(m);
 }
 
 int kubelet_cpu_manager(const char *buf, size_t len, const char *pod_uid, uint64_t *bits)
 {
-	struct rq_kubelet_mem m;
+	struct rq_jmem m;
 
 	return kubelet_cpu_manager_src(mem_src(&m, buf, len), pod_uid, bits);
 }
@@ -373,7 +359,7 @@ int kubelet_devices_src(struct rq_jsrc src, const char *pod_uid, struct rq_kubel
 int kubelet_devices(const char *buf, size_t len, const char *pod_uid, struct rq_kubelet_dev *devs,
 		    size_t max, size_t *ret_n)
 {
-	struct rq_kubelet_mem m;
+	struct rq_jmem m;
 
 	return kubelet_devices_src(mem_src(&m, buf, len), pod_uid, devs, max, ret_n, NULL);
 }
@@ -424,7 +410,7 @@ int kubelet_memory_src(struct rq_jsrc src, const char *pod_uid, uint64_t *ret_no
 
 int kubelet_memory(const char *buf, size_t len, const char *pod_uid, uint64_t *ret_nodes)
 {
-	struct rq_kubelet_mem m;
+	struct rq_jmem m;
 
 	return kubelet_memory_src(mem_src(&m, buf, len), pod_uid, ret_nodes);
 }

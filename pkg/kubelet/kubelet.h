@@ -2,7 +2,7 @@
 /*
  * Parsers for kubelet's allocation checkpoints. Bounded and total: any input
  * yields a result or a negative errno, never a crash. They stream the file
- * (pkg/kubelet/jscan.h), validate all of it, and keep only the pod's entries.
+ * (pkg/json/jscan.h), validate all of it, and keep only the pod's entries.
  */
 #ifndef RQ_KUBELET_H
 #define RQ_KUBELET_H
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pkg/kubelet/jscan.h"
+#include "pkg/json/jscan.h"
 
 #define RQ_MAX_CPUS	    4096
 #define RQ_CPU_WORDS	    (RQ_MAX_CPUS / 64)
@@ -37,12 +37,6 @@ struct rq_kubelet_dev {
 /* "0-3,8,10-11" into a bitmap; -EINVAL on syntax, -ERANGE beyond RQ_MAX_CPUS. */
 int kubelet_cpuset_parse(const char *s, uint64_t *bits);
 
-/* A reader over bytes in memory, at most @step (0: any) bytes per read. */
-struct rq_kubelet_mem {
-	const char *p;
-	size_t len, off, step;
-};
-ssize_t kubelet_mem_read(void *ctx, char *buf, size_t n);
 /* A reader over a file descriptor (ctx points to the int fd). */
 ssize_t kubelet_fd_read(void *ctx, char *buf, size_t n);
 

@@ -7,7 +7,7 @@
  * any read past the end. Each parser's own promises are checked and a
  * broken one aborts.
  *
- * The checkpoints are streamed (pkg/kubelet/jscan.c): this build shrinks the
+ * The checkpoints are streamed (pkg/json/jscan.c): this build shrinks the
  * scanner's buffer and the pod-entries bound (kubelet.mk) so that inputs
  * cross both, and the second input byte sets how many bytes each read hands
  * over. Every document the streaming parser accepts is also read by the old
@@ -35,10 +35,10 @@ static void cpuset(const char *s)
 	(void)kubelet_cpuset_parse(s, bits);
 }
 
-static struct rq_jsrc src(struct rq_kubelet_mem *m, const char *buf, size_t len, size_t step)
+static struct rq_jsrc src(struct rq_jmem *m, const char *buf, size_t len, size_t step)
 {
-	*m = (struct rq_kubelet_mem){.p = buf, .len = len, .step = step};
-	return (struct rq_jsrc){.read = kubelet_mem_read, .ctx = m};
+	*m = (struct rq_jmem){.p = buf, .len = len, .step = step};
+	return (struct rq_jsrc){.read = jmem_read, .ctx = m};
 }
 
 /* Accepted by the stream (a result or "nothing for this pod"): the tree must say the same. */
@@ -50,7 +50,7 @@ static bool accepted(int r)
 static void cpu_manager(const char *buf, size_t len, size_t step)
 {
 	uint64_t bits[RQ_CPU_WORDS], ref[RQ_CPU_WORDS];
-	struct rq_kubelet_mem m;
+	struct rq_jmem m;
 	int any = 0, r = kubelet_cpu_manager_src(src(&m, buf, len, step), UID, bits), rr;
 
 	if (r != 0 && r != -ENOENT && r != -EBADMSG && r != -EFBIG)
@@ -71,7 +71,7 @@ static void cpu_manager(const char *buf, size_t len, size_t step)
 static void devices(const char *buf, size_t len, size_t step)
 {
 	struct rq_kubelet_dev d[4], ref[4];
-	struct rq_kubelet_mem m;
+	struct rq_jmem m;
 	size_t n = 0, rn = 0;
 	uint64_t nodes = 0, want = 0;
 	int r = kubelet_devices_src(src(&m, buf, len, step), UID, d, 4, &n, &nodes);
@@ -102,7 +102,7 @@ static void devices(const char *buf, size_t len, size_t step)
 
 static void memory(const char *buf, size_t len, size_t step)
 {
-	struct rq_kubelet_mem m;
+	struct rq_jmem m;
 	uint64_t nodes = 0, ref = 0;
 	int r = kubelet_memory_src(src(&m, buf, len, step), UID, &nodes);
 

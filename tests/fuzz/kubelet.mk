@@ -13,11 +13,11 @@ KUBELET_FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 # a scanner buffer and a pod-entries bound that fuzz inputs cross (-max_len is 16384)
 KUBELET_FUZZ_FLAGS += -DRQ_JSCAN_BUF=61 -DRQ_KUBELET_VALUE_MAX=300
 KUBELET_FUZZ_SRC := tests/fuzz/fuzz_kubelet.c tests/fuzz/kubelet_ref.c pkg/kubelet/kubelet.c \
-                    pkg/kubelet/jscan.c pkg/rdma/rdma.c \
+                    pkg/json/jscan.c pkg/rdma/rdma.c \
                     pkg/sysfs/sysfs.c pkg/cni/error.c
 
 .PHONY: fuzz-kubelet
-$(B)/fuzz/fuzz-kubelet: $(KUBELET_FUZZ_SRC) pkg/kubelet/kubelet.h pkg/kubelet/jscan.h \
+$(B)/fuzz/fuzz-kubelet: $(KUBELET_FUZZ_SRC) pkg/kubelet/kubelet.h pkg/json/jscan.h \
                         tests/fuzz/kubelet_ref.h pkg/rdma/rdma.h pkg/sysfs/sysfs.h
 	@mkdir -p $(dir $@)
 	clang $(KUBELET_FUZZ_FLAGS) -o $@ $(KUBELET_FUZZ_SRC) $(PKG_LIBS)

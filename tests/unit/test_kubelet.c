@@ -221,11 +221,11 @@ START_TEST(stream_big_checkpoint)
 
 	ck_assert_uint_gt(len, 3 * RQ_JSCAN_BUF);
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		struct rq_kubelet_mem m = {.p = j, .len = len, .step = steps[i]};
+		struct rq_jmem m = {.p = j, .len = len, .step = steps[i]};
 
 		n = 0;
 		nodes = 0;
-		ck_assert_int_eq(kubelet_devices_src((struct rq_jsrc){kubelet_mem_read, &m},
+		ck_assert_int_eq(kubelet_devices_src((struct rq_jsrc){jmem_read, &m},
 						     "pod-x", d, RQ_KUBELET_MAX_DEVS, &n, &nodes),
 				 0);
 		ck_assert_uint_eq(n, 9);
@@ -234,8 +234,8 @@ START_TEST(stream_big_checkpoint)
 		ck_assert_uint_eq(nodes, 3);
 	}
 	/* at most @max stored; the nodes still cover all */
-	ck_assert_int_eq(kubelet_devices_src((struct rq_jsrc){kubelet_mem_read,
-							       &(struct rq_kubelet_mem){j, len, 0, 0}},
+	ck_assert_int_eq(kubelet_devices_src((struct rq_jsrc){jmem_read,
+							       &(struct rq_jmem){j, len, 0, 0}},
 					     "pod-x", d, 1, &n, &nodes),
 			 0);
 	ck_assert_uint_eq(n, 1);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "pkg/kubelet/jscan.h"
+#include "pkg/json/jscan.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -15,6 +15,20 @@ void jscan_init(struct rq_jscan *s, struct rq_jsrc src, uint64_t max)
 	s->eof = false;
 	s->depth = 0;
 	s->cap = NULL;
+}
+
+ssize_t jmem_read(void *ctx, char *buf, size_t n)
+{
+	struct rq_jmem *m = ctx;
+	size_t k = m->len - m->off;
+
+	if (k > n)
+		k = n;
+	if (m->step && k > m->step)
+		k = m->step;
+	memcpy(buf, m->p + m->off, k);
+	m->off += k;
+	return (ssize_t)k;
 }
 
 void jbuf_fini(struct rq_jbuf *b)

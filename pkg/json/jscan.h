@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * A streaming JSON scanner for kubelet's checkpoints: it walks a document
+ * A streaming JSON scanner (kubelet's checkpoints, the node catalog): it walks a document
  * through a fixed buffer, validates all of it, and hands over only the
  * values a caller asks for (as raw text, for cJSON). A 250-pod device
  * checkpoint is ~6 MB of which one pod's entries are a few hundred bytes:
@@ -30,6 +30,18 @@ struct rq_jsrc {
 	ssize_t (*read)(void *ctx, char *buf, size_t n);
 	void *ctx;
 };
+
+/* A reader over bytes in memory, at most @step (0: any) bytes per read. */
+struct rq_jmem {
+	const char *p;
+	size_t len, off, step;
+};
+ssize_t jmem_read(void *ctx, char *buf, size_t n);
+
+static inline struct rq_jsrc jmem_src(struct rq_jmem *m)
+{
+	return (struct rq_jsrc){.read = jmem_read, .ctx = m};
+}
 
 /* A growable buffer for a captured value, bounded by @max. */
 struct rq_jbuf {
@@ -74,5 +86,11 @@ int jscan_capture(struct rq_jscan *s, struct rq_jbuf *b);
 int jscan_string(struct rq_jscan *s, char *out, size_t outsz, bool *ret_cut);
 
 void jbuf_fini(struct rq_jbuf *b);
+
+/* How many bytes of the document were consumed: where the next value starts after jscan_peek. */
+static inline uint64_t jscan_offset(const struct rq_jscan *s)
+{
+	return s->total - (s->end - s->pos);
+}
 
 #endif

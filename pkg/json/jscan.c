@@ -26,6 +26,8 @@ ssize_t jmem_read(void *ctx, char *buf, size_t n)
 		k = n;
 	if (m->step && k > m->step)
 		k = m->step;
+	if (!k)
+		return 0;
 	memcpy(buf, m->p + m->off, k);
 	m->off += k;
 	return (ssize_t)k;

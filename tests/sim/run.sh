@@ -313,6 +313,39 @@ check "no ToS: found before the PF was touched (0 writes)" [ "$(dcb_writes "$ROO
 mv "$ROOT/sys/kernel/config/rdma_cm.off" "$ROOT/sys/kernel/config/rdma_cm"
 check "no records left by these failures" [ "$(recs)" = 0 ]
 
+echo "== node scale: kubelet state past its bound, a catalog with a bad entry elsewhere"
+# a device checkpoint past the 64 MiB bound (sparse): refused evidence, not absent evidence
+KCK=$ROOT/var/lib/kubelet/device-plugins/kubelet_internal_checkpoint
+cp "$KCK" "$T/kck.saved"
+printf '{"Data":{"PodDeviceEntries":["' > "$KCK" && truncate -s 65M "$KCK"
+msg=$(conf_for roce 1.0.0 "$(rq "$VF0PCI" '"numa":"strict"')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD u1 /proc/self/ns/net net1 "$ARGS_OK")
+check "kubelet file past its bound, numa strict: code 103" [ "$(err_code "$msg")" = 103 ]
+check "... the message says the placement cannot be verified and why" \
+	grep -q 'cannot be verified.*kubelet_internal_checkpoint is unreadable: over the memory-safety bound' <<< "$(jq -r .msg <<< "$msg")"
+check "... no record left" [ "$(recs)" = 0 ]
+conf_for roce 1.0.0 "$(rq "$VF0PCI" '"numa":"warn"')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD u1 /proc/self/ns/net net1 "$ARGS_OK" > /dev/null 2> "$T/u1.log"
+check "... numa warn: ADD succeeds and logs it" grep -q 'NUMA placement not verified' "$T/u1.log"
+check "... the record says unverifiable" [ "$(jq -r .numaVerdict "$ROOT/run/rdma-qos/state/roce_u1_net1.json")" = unverifiable ]
+conf_for roce 1.0.0 "$(rq "$VF0PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL u1 "" net1 "$ARGS_OK"
+cp "$T/kck.saved" "$KCK"
+# ADD validates what it uses: another namespace's broken profile does not stop this pod
+mkdir -p "$ROOT/etc/cni/rdma-qos"
+echo '{"profiles":{"broken":{"pfc":[9]}},"namespaces":{"ai":{"default":"roce-lossless","allow":["roce-lossless"]},"lab":{"default":"broken","allow":["broken"]}}}' \
+	> "$ROOT/etc/cni/rdma-qos/profiles.json"
+conf_for roce 1.0.0 "$(rq "$VF0PCI" '"numa":"off"')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD k1 /proc/self/ns/net net1 "$ARGS_OK" > /dev/null 2>&1
+check "catalog with a bad entry of another namespace: this namespace's ADD succeeds" [ $? -eq 0 ]
+msg=$(conf_for roce 1.0.0 "$(rq "$VF1PCI" '"numa":"off"')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD k2 /proc/self/ns/net net1 "IgnoreUnknown=1;K8S_POD_NAMESPACE=lab")
+check "... the namespace using it fails: code 7 naming the JSON path" \
+	grep -q 'profiles.broken.pfc\[0\]' <<< "$(jq -r 'select(.code == 7) | .msg' <<< "$msg")"
+msg=$(printf '{"cniVersion":"1.1.0","name":"roce","type":"rdma-qos"}' | CNI_COMMAND=STATUS RDMA_QOS_SIM_ROOT=$ROOT "$SIM")
+check "... and STATUS (the whole catalog): code 50" [ "$(err_code "$msg")" = 50 ]
+conf_for roce 1.0.0 "$(rq "$VF0PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL k1 "" net1 "$ARGS_OK"
+rm -f "$ROOT/etc/cni/rdma-qos/profiles.json"
+
 echo "== STATUS, GC, VERSION"
 printf '{"cniVersion":"1.1.0","name":"roce","type":"rdma-qos"}' | CNI_COMMAND=STATUS RDMA_QOS_SIM_ROOT=$ROOT "$SIM"
 check "STATUS ready" [ $? -eq 0 ]

@@ -4,7 +4,9 @@
  * resolution never crash on any bytes, every profile that parses survives
  * profile_to_json -> profile_from_json unchanged, and the requirements union
  * is sound: conflict is symmetric, and a union of non-conflicting
- * requirements contains both and contradicts neither.
+ * requirements contains both and contradicts neither. A catalog that
+ * catalog_parse accepts is also loaded as ADD loads it (catalog_parse_for,
+ * per namespace and profile name): that must succeed and resolve alike.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -92,6 +94,40 @@ static void resolve_all(const struct rq_netconf *nc, const struct rq_catalog *ca
 	}
 }
 
+/* ADD's partial load agrees with the full catalog wherever the full one is valid. */
+static void partial_agrees(const char *buf, size_t size, const struct rq_catalog *full)
+{
+	static const char *const ns[] = {NULL, "", "ai-training", "lab", "other", "*"};
+	static const char *const names[] = {NULL, "gold", "best-effort", "roce-lossless", "x"};
+
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+			struct rq_netconf nc = {.profile = names[k]};
+			struct rq_profile a, b;
+			struct rq_catalog *part = NULL;
+			enum rq_pf_mode pa = RQ_PF_IGNORE, pb = RQ_PF_IGNORE;
+			struct rq_error e = {0};
+			int ra, rb;
+
+			if (catalog_parse_for(buf, size, ns[i], names[k], &part, &e) < 0) {
+				if (full)
+					abort();
+				continue;
+			}
+			if (!full) {
+				catalog_free(part);
+				continue;
+			}
+			ra = netconf_resolve_profile(&nc, full, ns[i], &a, &pa, &e);
+			rq_err_clear(&e);
+			rb = netconf_resolve_profile(&nc, part, ns[i], &b, &pb, &e);
+			if (ra != rb || pa != pb ||
+			    (ra == 0 && (!same_profile(&a, &b) || strcmp(a.name, b.name))))
+				abort();
+			catalog_free(part);
+		}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct rq_catalog *fixed;
@@ -111,6 +147,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rq_err_clear(&e);
 	if (catalog_parse(buf, size, &cat, &e) == 0 && nc)
 		resolve_all(nc, cat);
+	partial_agrees(buf, size, cat);
 	root = cJSON_ParseWithLength(buf, size);
 	if (cJSON_IsObject(root)) {
 		round_trip(root);

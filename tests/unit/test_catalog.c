@@ -434,6 +434,22 @@ START_TEST(test_catalog_partial_rule)
 	rq_err_clear(&e);
 	ck_assert_int_lt(catalog_parse_for(cat, strlen(cat), "ops", "gold", &c, &e), 0);
 	ck_assert_str_eq(e.msg, "namespaces.ops.inline: expected a boolean");
+	/* the node baseline is loaded with what the namespace uses (and only then checked) */
+	{
+		static const char based[] =
+		    "{\"profiles\":{\"gold\":{\"pfc\":[4]},\"base\":{\"pfc\":[3]},"
+		    "\"broken\":{\"pfc\":[9]}},\"namespaces\":{\"ai\":{\"default\":\"gold\","
+		    "\"allow\":[\"gold\"]}},\"node\":{\"baseline\":\"base\",\"carrierWaitSeconds\":2}}";
+		struct rq_profile bp;
+
+		rq_err_clear(&e);
+		ck_assert_int_eq(catalog_parse_for(based, strlen(based), "ai", NULL, &c, &e), 0);
+		ck_assert_int_eq(catalog_baseline(c, &bp), 0);
+		ck_assert_str_eq(bp.name, "base");
+		ck_assert_uint_eq(bp.pfc, 0x08);
+		ck_assert_int_eq(c->carrier_wait_s, 2);
+		catalog_free(c);
+	}
 	/* no entry and no "*": nothing loaded, nothing wrong */
 	rq_err_clear(&e);
 	ck_assert_int_eq(catalog_parse_for(cat, strlen(cat), "other", NULL, &c, &e), 0);

@@ -35,6 +35,12 @@ struct rq_ets {
 	uint8_t prio_tc[RQ_NPRIO]; /* priority -> traffic class 0-7 */
 };
 
+/*
+ * What the VF's class must reach: RDMA-CM connections at least (configfs
+ * default_roce_tos is enough), or every QP (needs MOFED/DOCA's global tclass).
+ */
+enum rq_tos_scope { RQ_TOS_SCOPE_RDMA_CM = 0, RQ_TOS_SCOPE_ALL_QPS = 1 };
+
 struct rq_profile {
 	char name[RQ_PROFILE_NAME_MAX]; /* catalog name, "roce-lossless", or "inline" */
 	enum rq_trust trust;
@@ -44,7 +50,8 @@ struct rq_profile {
 	uint8_t ecn;		     /* bitmap of priorities with ECN NP+RP on */
 	bool ecn_required;
 	struct rq_ets ets;
-	int traffic_class; /* 0..255 */
+	int traffic_class;	     /* 0..255 */
+	enum rq_tos_scope tos_scope; /* "tosScope"; absent: rdma-cm */
 };
 
 /* The built-in roce-lossless profile of DESIGN.md. */

@@ -86,7 +86,7 @@ check "CHECK names pfc configured/current" grep -q 'pfc.*configured.*current' <<
 jq '.pfc = [3]' "$ROOT/dcb/$PF0.json" > "$T/d" && cp "$T/d" "$ROOT/dcb/$PF0.json"
 echo 64 > "$ROOT/sys/kernel/config/rdma_cm/$(rdma_of "$VF0PCI")/ports/1/default_roce_tos"
 msg=$(chain_check "$ROOT" roce c1 "$NS" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK" "$out")
-check "CHECK fails on drifted traffic class" grep -q 'traffic class: configured 106, current 64' <<< "$(jq -r .msg <<< "$msg")"
+check "CHECK fails on drifted traffic class" grep -q 'traffic class (configfs): configured 106, current 64' <<< "$(jq -r .msg <<< "$msg")"
 echo 106 > "$ROOT/sys/kernel/config/rdma_cm/$(rdma_of "$VF0PCI")/ports/1/default_roce_tos"
 
 echo "== DEL"
@@ -462,5 +462,9 @@ check "show --json lists 2 PFs" [ "$(jq '.pfs | length' "$T/show.json")" = 2 ]
 check "show reports PF0 pfc [3]" [ "$(jq -c --arg p "$PF0" '.pfs[] | select(.name == $p) | .pfc' "$T/show.json")" = "[3]" ]
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show | grep -q "PF $PF0"
 check "show (text) names the PF" [ $? -eq 0 ]
+
+
+# the VF's traffic class on its own node (issue 12)
+. "$(dirname "$0")/tos.sh"
 
 summary

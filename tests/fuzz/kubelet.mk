@@ -11,6 +11,7 @@ KUBELET_FUZZ_SECONDS ?= 60
 KUBELET_FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
                       -fno-sanitize-recover=undefined -D_GNU_SOURCE -I. $(PKG_CFLAGS)
 KUBELET_FUZZ_SRC := tests/fuzz/fuzz_kubelet.c pkg/kubelet/kubelet.c pkg/rdma/rdma.c \
+                    pkg/rdma/tos.c pkg/rdma/podsys.c pkg/netns/netns.c \
                     pkg/sysfs/sysfs.c pkg/cni/error.c
 
 .PHONY: fuzz-kubelet
@@ -26,6 +27,7 @@ $(B)/fuzz/corpus-kubelet/.seeded: tests/fuzz/kubelet.mk
 	printf '\002%s' '{"Data":{"PodDeviceEntries":[{"PodUID":"pod-a","ContainerName":"c","ResourceName":"nvidia.com/gpu","DeviceIDs":{"0":["GPU-1"],"-1":["x"]}},{"PodUID":"pod-a","ResourceName":"r","DeviceIDs":["y"]}],"RegisteredDevices":{}},"Checksum":2}' > $(dir $@)seed-dev
 	printf '\003%s' '{"policyName":"Static","entries":{"pod-a":{"app":[{"numaAffinity":[0,1],"type":"memory","size":1}]}},"checksum":3}' > $(dir $@)seed-mem
 	printf '\004%s' 'Global tclass=106' > $(dir $@)seed-tos
+	printf '\004%s' 'Global tclass=96\ndst_ip=10.0.0.0/8,tclass=24\n' > $(dir $@)seed-tos-rules
 	printf '\005\054\000\000\000\000\000\002\000\000\000\000\000\000\000\000\000\011\000\002\000rxe0\000\000\000\000\010\000\003\000\001\000\000\000\010\000\062\000\007\000\000\000' > $(dir $@)seed-nl
 	@touch $@
 

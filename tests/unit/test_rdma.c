@@ -115,7 +115,7 @@ START_TEST(locate_both)
 	ck_assert_int_eq(tos, 106);
 	ck_assert_int_eq(rdma_tos_read(&node.root, &d, RQ_KNOB_MOFED, &tos), 0);
 	ck_assert_int_eq(tos, -1);
-	/* MOFED's knob alone is enough when configfs lacks the device's group and may not make it */
+	/* MOFED's knob alone is enough where configfs lacks the group and may not make it */
 	ck_assert_int_eq(sim_sh(&node, "rm -r $R/sys/kernel/config/rdma_cm/mlx5_1"), 0);
 	ck_assert_int_eq(rdma_find_by_pci(&node.root, "0000:81:00.2", &d), 0);
 	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, false, &e), 0);
@@ -254,7 +254,8 @@ START_TEST(tos_parse)
 	ck_assert_int_eq(rdma_tos_parse("106\n7", &v), -EINVAL);
 	ck_assert_int_eq(v, 7);
 	/* MOFED: only the Global line is the device's class; rules are per destination */
-	ck_assert_int_eq(rdma_tos_parse("Global tclass=106\ndst_ip=10.1.0.0/16,tclass=24\n", &v), 0);
+	ck_assert_int_eq(rdma_tos_parse("Global tclass=106\ndst_ip=10.1.0.0/16,tclass=24\n", &v),
+			 0);
 	ck_assert_int_eq(v, 106);
 	ck_assert_int_eq(rdma_tos_parse("dst_ip=10.1.0.0/16,tclass=24\n", &v), 0);
 	ck_assert_int_eq(v, -1);

@@ -369,4 +369,4 @@ static void __exit ibsim_exit(void)
 module_init(ibsim_init);
 module_exit(ibsim_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("rdma-qos test fixture: a movable RoCE ib_device with MOFED's tc/1/traffic_class");
+MODULE_DESCRIPTION("rdma-qos test fixture: a movable RoCE ib_device with MOFED-like tc/");

@@ -222,10 +222,9 @@ static void drift_add(char *buf, size_t len, const char *fmt, ...)
 	size_t n = strlen(buf);
 	va_list ap;
 
-	if (n + 1 >= len)
-		return;
 	va_start(ap, fmt);
-	(void)vsnprintf(buf + n, len - n, fmt, ap);
+	if (n + 1 < len)
+		(void)vsnprintf(buf + n, len - n, fmt, ap);
 	va_end(ap);
 }
 
@@ -242,7 +241,7 @@ int tos_check(struct rq_ctx *c, struct rq_target *t, const cJSON *rec, char *dri
 			drift_add(drift, len, "RDMA device: configured %s, current none\n", dev);
 		return 0;
 	}
-	if (dev && strcmp(dev, t->rdma.name))
+	if (dev && strcmp(dev, t->rdma.name) != 0)
 		drift_add(drift, len, "RDMA device: configured %s, current %s\n",
 			  *dev ? dev : "none", t->rdma.name);
 	r = rdma_tos_locate(&c->env.root, &t->rdma, true, &c->err);

@@ -24,33 +24,40 @@
 
 enum podsys_op { POD_READ, POD_WRITE, POD_EXISTS };
 
+/* One open + read or write in the child; *ret_n is what was read. */
+static int child_rw(enum podsys_op op, const char *path, const char *val, char *buf, size_t len,
+		    ssize_t *ret_n)
+{
+	int fd = open(path, (op == POD_READ ? O_RDONLY : O_WRONLY) | O_CLOEXEC), r = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = op == POD_READ ? read(fd, buf, len) : write(fd, val, strlen(val));
+	if (n < 0)
+		r = -errno;
+	else if (op == POD_WRITE && (size_t)n != strlen(val))
+		r = -EIO;
+	close(fd);
+	*ret_n = n;
+	return r;
+}
+
 /* Everything in the child: no allocation, no stdio; the answer goes to @out. */
 static int child_io(int nsfd, enum podsys_op op, const char *path, const char *val, int out)
 {
 	char buf[4096];
 	ssize_t n = 0;
-	int32_t rc = 0;
-	int fd;
+	int32_t rc;
 
 	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 	    setns(nsfd, CLONE_NEWNET) < 0 ||
-	    mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+	    mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		rc = -errno;
-	} else if (op == POD_EXISTS) {
+	else if (op == POD_EXISTS)
 		rc = access(path, F_OK) < 0 ? -errno : 0;
-	} else if ((fd = open(path, (op == POD_READ ? O_RDONLY : O_WRONLY) | O_CLOEXEC)) < 0) {
-		rc = -errno;
-	} else {
-		if (op == POD_READ)
-			n = read(fd, buf, sizeof(buf) - 1);
-		else
-			n = write(fd, val, strlen(val));
-		if (n < 0)
-			rc = -errno;
-		else if (op == POD_WRITE && (size_t)n != strlen(val))
-			rc = -EIO;
-		close(fd);
-	}
+	else
+		rc = child_rw(op, path, val, buf, sizeof(buf) - 1, &n);
 	if (write(out, &rc, sizeof(rc)) != (ssize_t)sizeof(rc))
 		return 1;
 	if (rc == 0 && op == POD_READ && n > 0 && write(out, buf, (size_t)n) != n)

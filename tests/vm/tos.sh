@@ -128,6 +128,21 @@ ip netns exec pod rdma dev set $DEV netns host
 conf "{\"type\":\"host-device\",\"device\":\"$VF\"}" | run $HD DEL c2 /run/netns/pod net1 "$ARGS" > /dev/null
 check "the device is back in the host" [ -e /sys/class/infiniband/$DEV ]
 
+echo "== exclusive: the pod's netns is gone before DEL (containerd)"
+ip netns add pod2
+prev=$(conf "{\"type\":\"host-device\",\"device\":\"$VF\"}" | run $HD ADD c3 /run/netns/pod2 net1 "$ARGS")
+rdma dev set $DEV netns pod2
+out=$(conf "$RQCONF" "$prev" | run "$RQ" ADD c3 /run/netns/pod2 net1 "$ARGS" 2>/dev/null)
+check "ADD in pod2 succeeds" [ $? -eq 0 ]
+check "... MOFED's knob in pod2's sysfs reads 'Global tclass=106'" \
+	[ "$(ip netns exec pod2 cat /sys/class/infiniband/$DEV/tc/1/traffic_class)" = "Global tclass=106" ]
+ip netns del pod2
+for _ in $(seq 100); do [ -e /sys/class/infiniband/$DEV ] && break; sleep 0.2; done
+check "the netns gone, the device is back in the host with its class" [ "$(tc_host)" = "Global tclass=106" ]
+conf "$RQCONF" | run "$RQ" DEL c3 "" net1 "$ARGS" 2> /tmp/tos-del3.log
+check "DEL with an empty CNI_NETNS succeeds" [ $? -eq 0 ]
+check "... and unsets MOFED's knob through the host's sysfs" [ -z "$(tc_host)" ]
+
 echo "== harness"
 check "ibsim unloads" rmmod ibsim
 check "no kernel warning during the run" [ -z "$(dmesg | grep -E 'WARNING:|BUG:|Oops|refcount_t')" ]

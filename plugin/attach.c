@@ -373,3 +373,46 @@ int attach_release(struct rq_ctx *c, const cJSON *rec, bool restore_tos)
 			      strerror(-r));
 	return 0;
 }
+
+/*
+ * DEL without a record: an ADD killed before its record, or whose record was
+ * lost, may still be listed in a PF index, where it would count for the
+ * requirements union for ever. Drop @c->key from every index that lists it
+ * (under that PF's lock), and the record's leftover temporary.
+ */
+void attach_drop_orphans(struct rq_ctx *c)
+{
+	char **pcis = NULL;
+	size_t n = 0;
+
+	(void)state_record_remove(&c->env.root, c->key);
+	if (state_pf_list(&c->env.root, &pcis, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		cJSON *idx = NULL, *it;
+		bool listed = false;
+		int fd, r;
+
+		if (state_pf_read(&c->env.root, pcis[i], &idx) < 0)
+			continue;
+		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(idx, "attachments"))
+			listed |= json_str(it, "key") && !strcmp(json_str(it, "key"), c->key);
+		cJSON_Delete(idx);
+		if (!listed)
+			continue;
+		fd = lock_pf(&c->env.root, pcis[i], c->env.lock_timeout_ms);
+		if (fd < 0) {
+			log_warn("%s: PF %s index lists this attachment, but its lock: %s", c->key,
+				 pcis[i], strerror(-fd));
+			continue;
+		}
+		r = state_pf_detach(&c->env.root, pcis[i], c->key);
+		lock_release(fd);
+		if (r < 0)
+			log_warn("%s: PF %s index: %s", c->key, pcis[i], strerror(-r));
+		else
+			log_info("%s: dropped from PF %s index (no record: a lost ADD)", c->key,
+				 pcis[i]);
+	}
+	sysfs_list_free(pcis, n);
+}

@@ -28,6 +28,8 @@ struct add_tx {
 	cJSON *idx_before[RQ_MAX_PFS]; /* ... as read, taken before index_add changes them */
 	bool idx_written[RQ_MAX_PFS];
 	struct tos_tx tos; /* every knob of the VF's traffic class (plugin/tos.c) */
+	bool intent_written; /* the pending record is on disk */
+	cJSON *rec_before;   /* ... over this record of an earlier ADD (or none) */
 	struct rq_numa_result numa;
 };
 
@@ -145,7 +147,7 @@ static int pf_step(struct rq_ctx *c, struct add_tx *tx)
 	return 0;
 }
 
-static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx)
+static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx, bool pending)
 {
 	cJSON *rec = cJSON_CreateObject(), *pfs;
 	const struct rq_vf_info *vf = &tx->t.vf;
@@ -171,7 +173,10 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx)
 		cJSON_AddStringToObject(p, "ifname", vf->pf[i].ifname);
 		cJSON_AddItemToArray(pfs, p);
 	}
-	tos_record(c, rec, &tx->t, &tx->tos);
+	tos_record(c, rec, &tx->t, &tx->tos, pending);
+	/* who is between intent and effect: the agent rolls back a pending record whose ADD died */
+	if (pending)
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(rec, "pending"), "pid", getpid());
 	cJSON_AddStringToObject(rec, "pf", pf_mode_name(c->pf_mode));
 	cJSON_AddStringToObject(rec, "numa", numa_mode_name(c->nc->numa));
 	cJSON_AddStringToObject(rec, "numaVerdict", verdicts[tx->numa.verdict]);
@@ -196,11 +201,6 @@ static cJSON *index_entry(const cJSON *att, const char *key)
 }
 
 /*
- * The PF index lists every attachment on the PF with its PF requirements
- * ("req"): the union of those and of the node baseline is what the port must
- * offer, and a new attachment is checked against each of them.
- */
-/*
  * An index written before requirements were per entry has one "profile" for
  * all: give each entry its own copy, then drop it.
  */
@@ -217,6 +217,11 @@ static void index_upgrade(cJSON *idx)
 	cJSON_DeleteItemFromObjectCaseSensitive(idx, "profileName");
 }
 
+/*
+ * The PF index lists every attachment on the PF with its PF requirements
+ * ("req"): the union of those and of the node baseline is what the port must
+ * offer, and a new attachment is checked against each of them.
+ */
 static int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i)
 {
 	const struct rq_pf *pf = &tx->t.vf.pf[i];
@@ -266,6 +271,33 @@ static int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i)
 	return r;
 }
 
+/*
+ * Intent before effect: before the first write to the VF, a record that says
+ * what is about to change and what to put back. A plugin killed after it
+ * leaves what a retried ADD resumes from (keeping the original values) and
+ * what DEL restores from; the agent rolls back one whose ADD is gone.
+ */
+static int intent_step(struct rq_ctx *c, struct add_tx *tx)
+{
+	cJSON *rec;
+	int r;
+
+	if (!tos_will_write(&tx->tos))
+		return 0;
+	if (state_record_read(&c->env.root, c->key, &tx->rec_before) < 0)
+		tx->rec_before = NULL;
+	rec = record_build(c, tx, true);
+	if (!rec)
+		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
+	r = state_record_write(&c->env.root, c->key, rec);
+	cJSON_Delete(rec);
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_IO, r, "writing attachment record %s: %s", c->key,
+			      strerror(-r));
+	tx->intent_written = true;
+	return 0;
+}
+
 static int commit_step(struct rq_ctx *c, struct add_tx *tx)
 {
 	cJSON *rec, *old = NULL;
@@ -275,7 +307,7 @@ static int commit_step(struct rq_ctx *c, struct add_tx *tx)
 		r = index_add(c, tx, i);
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_IO, r, "writing PF index: %s", strerror(-r));
-	rec = record_build(c, tx);
+	rec = record_build(c, tx, false);
 	if (!rec)
 		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
 	/* a repeated ADD that changes nothing writes nothing */
@@ -306,6 +338,11 @@ static void rollback(struct rq_ctx *c, struct add_tx *tx)
 			(void)state_pf_remove(&c->env.root, pf);
 	}
 	tos_rollback(c, &tx->t, &tx->tos);
+	/* the knobs are back: so is the record (or its absence) */
+	if (tx->intent_written && tx->rec_before)
+		(void)state_record_write(&c->env.root, c->key, tx->rec_before);
+	else if (tx->intent_written)
+		(void)state_record_remove(&c->env.root, c->key);
 	/* ADD only added what was missing: the port as found is what others had (pfqos_undo) */
 	for (size_t i = tx->n_pf_done; i > 0; i--)
 		pfqos_undo(c, tx->ops, tx->dcb, &tx->t.vf.pf[i - 1], &tx->pf[i - 1]);
@@ -364,7 +401,11 @@ int cmd_add(struct rq_ctx *c)
 	if (r == 0)
 		r = pf_step(c, &tx);
 	if (r == 0)
-		r = tos_apply(c, &tx.t, &tx.tos);
+		r = tos_plan(c, &tx.t, &tx.tos);
+	if (r == 0)
+		r = intent_step(c, &tx);
+	if (r == 0)
+		r = tos_write(c, &tx.t, &tx.tos);
 	if (r == 0)
 		r = commit_step(c, &tx);
 	if (r < 0)
@@ -374,6 +415,7 @@ int cmd_add(struct rq_ctx *c)
 		cJSON_Delete(tx.idx[i]);
 		cJSON_Delete(tx.idx_before[i]);
 	}
+	cJSON_Delete(tx.rec_before);
 	free(tx.pf);
 	if (tx.ops && tx.ops->free)
 		tx.ops->free(tx.dcb);

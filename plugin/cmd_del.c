@@ -17,7 +17,8 @@ int cmd_del(struct rq_ctx *c)
 
 	r = state_record_read(&c->env.root, c->key, &rec);
 	if (r == -ENOENT) {
-		log_debug("%s: no record: nothing to delete", c->key);
+		log_debug("%s: no record: nothing to restore", c->key);
+		attach_drop_orphans(c);
 		return 0;
 	}
 	if (r == -EBADMSG) {

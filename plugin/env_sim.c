@@ -55,6 +55,7 @@ int env_init(struct rq_env *env, struct rq_error *e)
 	if (r < 0)
 		return rq_err(e, RQ_ERR_ENV, r, "RDMA_QOS_SIM_ROOT %s: %s", root, strerror(-r));
 	env->sim = true;
+	env->root.attr_replace = true;
 	/* tests shorten the lock wait to see error 11 quickly */
 	env->lock_timeout_ms = 10000;
 	if (getenv("RDMA_QOS_SIM_LOCK_TIMEOUT_MS"))

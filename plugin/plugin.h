@@ -49,6 +49,8 @@ int cmd_show(struct rq_env *env, bool json);
 int attach_load_profile(struct rq_ctx *c);
 int attach_resolve_target(struct rq_ctx *c, struct rq_target *t);
 int attach_release(struct rq_ctx *c, const cJSON *rec, bool restore_tos);
+/* DEL without a record: drop the attachment from any PF index still listing it. */
+void attach_drop_orphans(struct rq_ctx *c);
 /*
  * The record (to free) of another attachment listed in PF index @idx whose
  * record exists and which holds @vf (any VF when @vf is NULL), or NULL.

@@ -45,6 +45,7 @@ void tos_tx_init(struct tos_tx *tx)
 struct rec_knob {
 	bool changed;
 	int prev;
+	int intent_found; /* a pending record: the value found before the intended write */
 	const char *path;
 };
 
@@ -56,9 +57,11 @@ static bool rec_knob(const cJSON *rd, enum rq_tos_knob k, struct rec_knob *ret)
 
 	memset(ret, 0, sizeof(*ret));
 	ret->prev = -1;
+	ret->intent_found = -2;
 	if (cJSON_IsObject(kn)) {
 		ret->changed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(kn, "changed"));
 		ret->prev = json_int(kn, "previous", -1);
+		ret->intent_found = json_int(kn, "intentFound", -2);
 		ret->path = json_str(kn, "path");
 		return true;
 	}
@@ -107,7 +110,10 @@ void tos_take_over(struct tos_tx *tx, const cJSON *holder)
 
 /*
  * A repeated ADD of the same attachment keeps the value found before its
- * first; a VF taken over from a lost DEL keeps the one from before that.
+ * first; a VF taken over from a lost DEL keeps the one from before that. A
+ * pending record (an ADD killed after saying what it would write) holds for
+ * the knob whether the write happened (the class it set) or not (the value
+ * it found then).
  */
 static void keep_first(struct tos_tx *tx, const cJSON *old)
 {
@@ -123,19 +129,18 @@ static void keep_first(struct tos_tx *tx, const cJSON *old)
 				kt->inherited = true;
 			}
 		} else if (rec_knob(rd, k, &rk) && rk.changed &&
-			   kt->prev == json_int(rd, "tosSet", -2)) {
+			   (kt->prev == json_int(rd, "tosSet", -2) || kt->prev == rk.intent_found)) {
 			kt->prev = rk.prev;
 			kt->inherited = true;
 		}
 	}
 }
 
-int tos_apply(struct rq_ctx *c, const struct rq_target *t, struct tos_tx *tx)
+int tos_plan(struct rq_ctx *c, const struct rq_target *t, struct tos_tx *tx)
 {
 	const struct rq_rdma_dev *d = &t->rdma;
 	int want = c->profile.traffic_class, r;
 	cJSON *old = NULL;
-	char a[8];
 
 	if (!t->have_rdma || want < 0)
 		return 0;
@@ -149,6 +154,7 @@ int tos_apply(struct rq_ctx *c, const struct rq_target *t, struct tos_tx *tx)
 				      "reading %s traffic class of %s (%s): %s", rdma_knob_name(k),
 				      d->name, d->path[k], strerror(-r));
 		tx->k[k].prev = tx->k[k].found;
+		tx->k[k].intent = tx->k[k].found != want;
 	}
 	if (state_record_read(&c->env.root, c->key, &old) < 0)
 		old = NULL;
@@ -159,8 +165,25 @@ int tos_apply(struct rq_ctx *c, const struct rq_target *t, struct tos_tx *tx)
 			 "must do so",
 			 c->key, d->name, want, want);
 	cJSON_Delete(old);
+	return 0;
+}
+
+bool tos_will_write(const struct tos_tx *tx)
+{
+	for (int k = 0; k < RQ_KNOB_N; k++)
+		if (tx->k[k].intent)
+			return true;
+	return false;
+}
+
+int tos_write(struct rq_ctx *c, const struct rq_target *t, struct tos_tx *tx)
+{
+	const struct rq_rdma_dev *d = &t->rdma;
+	int want = c->profile.traffic_class, r;
+	char a[8];
+
 	for (int k = 0; k < RQ_KNOB_N; k++) {
-		if (!d->has[k] || tx->k[k].found == want)
+		if (!tx->k[k].intent)
 			continue;
 		r = rdma_tos_write(&c->env.root, d, k, want);
 		if (r < 0)
@@ -189,7 +212,8 @@ void tos_rollback(struct rq_ctx *c, const struct rq_target *t, const struct tos_
 	}
 }
 
-void tos_record(struct rq_ctx *c, cJSON *rec, const struct rq_target *t, const struct tos_tx *tx)
+void tos_record(struct rq_ctx *c, cJSON *rec, const struct rq_target *t, const struct tos_tx *tx,
+		bool pending)
 {
 	cJSON *rd = cJSON_AddObjectToObject(rec, "rdma"), *knobs;
 
@@ -210,7 +234,11 @@ void tos_record(struct rq_ctx *c, cJSON *rec, const struct rq_target *t, const s
 			continue;
 		cJSON_AddStringToObject(kn, "path", t->rdma.path[k]);
 		cJSON_AddNumberToObject(kn, "previous", tx->k[k].prev);
-		cJSON_AddBoolToObject(kn, "changed", tx->k[k].written || tx->k[k].inherited);
+		cJSON_AddBoolToObject(kn, "changed",
+				      tx->k[k].written || tx->k[k].inherited ||
+					  (pending && tx->k[k].intent));
+		if (pending && tx->k[k].intent)
+			cJSON_AddNumberToObject(kn, "intentFound", tx->k[k].found);
 	}
 }
 

@@ -15,6 +15,7 @@
 struct tos_knob_tx {
 	int found;	/* the value this ADD found: what rollback puts back */
 	int prev;	/* the value before the attachment's first ADD: what DEL puts back */
+	bool intent;	/* this ADD is to write it (said in the pending record first) */
 	bool written;	/* this ADD wrote it */
 	bool inherited; /* an earlier ADD (this attachment's, or a lost DEL's) did */
 };
@@ -34,10 +35,21 @@ void tos_tx_init(struct tos_tx *tx);
 int tos_prepare(struct rq_ctx *c, struct rq_target *t);
 /* A holder that lost its DEL: what it set, and over what, becomes this attachment's. */
 void tos_take_over(struct tos_tx *tx, const cJSON *holder);
-int tos_apply(struct rq_ctx *c, const struct rq_target *t, struct tos_tx *tx);
+/*
+ * ADD, in two steps around the pending record (intent before effect):
+ * tos_plan reads every knob and decides what to write and what DEL will put
+ * back; tos_write writes it. tos_will_write: there is something to write.
+ */
+int tos_plan(struct rq_ctx *c, const struct rq_target *t, struct tos_tx *tx);
+bool tos_will_write(const struct tos_tx *tx);
+int tos_write(struct rq_ctx *c, const struct rq_target *t, struct tos_tx *tx);
 void tos_rollback(struct rq_ctx *c, const struct rq_target *t, const struct tos_tx *tx);
-/* The record's "rdma" object. */
-void tos_record(struct rq_ctx *c, cJSON *rec, const struct rq_target *t, const struct tos_tx *tx);
+/*
+ * The record's "rdma" object. @pending: the record written before the knobs
+ * (what is about to change counts as changed, with the value found).
+ */
+void tos_record(struct rq_ctx *c, cJSON *rec, const struct rq_target *t, const struct tos_tx *tx,
+		bool pending);
 /* CHECK: one drift line per knob that differs, appended to @drift. */
 int tos_check(struct rq_ctx *c, struct rq_target *t, const cJSON *rec, char *drift, size_t len);
 /* DEL: every knob this attachment changed and that still holds its value goes back. */

@@ -85,7 +85,8 @@ static int fake_store(struct fake *f, const char *ifname, cJSON *o)
 	s = cJSON_Print(o);
 	if (!s)
 		return -ENOMEM;
-	r = sysfs_write_atomic(&f->root, path, s, strlen(s));
+	/* under the PF lock, like the kernel port it stands for: one writer at a time */
+	r = sysfs_write_replace(&f->root, path, s, strlen(s));
 	free(s);
 	return r;
 }

@@ -2,6 +2,8 @@
 #include "pkg/state/state.h"
 
 #include <errno.h>
+#include <time.h>
+#include <sys/stat.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +125,18 @@ int state_record_read(const struct rq_root *r, const char *key, cJSON **ret)
 	return rr < 0 ? rr : json_read(r, path, ret);
 }
 
+/* The fixed-name temporary of an atomic write (sysfs_write_replace), left by a killed writer. */
+static void tmp_remove(const struct rq_root *r, const char *path)
+{
+	char tmp[1500];
+	const char *slash = strrchr(path, '/');
+
+	if (!slash || snprintf(tmp, sizeof(tmp), "%.*s/.%s.tmp", (int)(slash - path), path,
+			       slash + 1) >= (int)sizeof(tmp))
+		return;
+	(void)sysfs_unlink(r, tmp);
+}
+
 int state_record_remove(const struct rq_root *r, const char *key)
 {
 	char path[1400];
@@ -130,37 +144,17 @@ int state_record_remove(const struct rq_root *r, const char *key)
 
 	if (rr < 0)
 		return rr;
+	tmp_remove(r, path);
 	rr = sysfs_unlink(r, path);
 	return rr == -ENOENT ? 0 : rr;
 }
 
+static int list_suffix(const struct rq_root *r, const char *dir, const char *suffix, char ***ret,
+		       size_t *ret_n);
+
 int state_record_list(const struct rq_root *r, char ***ret, size_t *ret_n)
 {
-	char **names = NULL;
-	size_t n = 0, k = 0;
-	int rr;
-
-	rr = sysfs_list(r, RQ_STATE_DIR, &names, &n);
-	if (rr == -ENOENT) {
-		*ret = NULL;
-		*ret_n = 0;
-		return 0;
-	}
-	if (rr < 0)
-		return rr;
-	for (size_t i = 0; i < n; i++) {
-		size_t l = strlen(names[i]);
-
-		if (l > 5 && !strcmp(names[i] + l - 5, ".json") && names[i][0] != '.') {
-			names[i][l - 5] = '\0';
-			names[k++] = names[i];
-		} else {
-			free(names[i]);
-		}
-	}
-	*ret = names;
-	*ret_n = k;
-	return 0;
+	return list_suffix(r, RQ_STATE_DIR, ".json", ret, ret_n);
 }
 
 static int pf_path(char *path, size_t len, const char *pci)
@@ -196,13 +190,89 @@ int state_pf_remove(const struct rq_root *r, const char *pf_pci)
 
 	if (rr < 0)
 		return rr;
+	tmp_remove(r, path);
 	rr = sysfs_unlink(r, path);
 	return rr == -ENOENT ? 0 : rr;
+}
+
+/* Names in @dir ending in @suffix (stripped), not hidden; sorted. */
+static int list_suffix(const struct rq_root *r, const char *dir, const char *suffix, char ***ret,
+		       size_t *ret_n)
+{
+	char **names = NULL;
+	size_t n = 0, k = 0, sl = strlen(suffix);
+	int rr = sysfs_list(r, dir, &names, &n);
+
+	*ret = NULL;
+	*ret_n = 0;
+	if (rr == -ENOENT)
+		return 0;
+	if (rr < 0)
+		return rr;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(names[i]);
+
+		if (l > sl && !strcmp(names[i] + l - sl, suffix) && names[i][0] != '.') {
+			names[i][l - sl] = '\0';
+			names[k++] = names[i];
+		} else {
+			free(names[i]);
+		}
+	}
+	*ret = names;
+	*ret_n = k;
+	return 0;
+}
+
+int state_pf_list(const struct rq_root *r, char ***ret, size_t *ret_n)
+{
+	return list_suffix(r, RQ_STATE_DIR "/pf", ".json", ret, ret_n);
+}
+
+static int sweep_dir(const struct rq_root *r, const char *dir, time_t before, int *removed)
+{
+	char **names = NULL, path[1400];
+	size_t n = 0;
+	int rr = sysfs_list(r, dir, &names, &n);
+
+	if (rr == -ENOENT)
+		return 0;
+	for (size_t i = 0; rr == 0 && i < n; i++) {
+		size_t l = strlen(names[i]);
+		struct stat st;
+		int fd;
+
+		if (names[i][0] != '.' || l < 5 || strcmp(names[i] + l - 4, ".tmp") != 0 ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >= (int)sizeof(path))
+			continue;
+		fd = root_openat(r, path, O_PATH | O_NOFOLLOW, 0);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime < before &&
+		    sysfs_unlink(r, path) == 0)
+			(*removed)++;
+		close(fd);
+	}
+	sysfs_list_free(names, n);
+	return rr;
+}
+
+int state_tmp_sweep(const struct rq_root *r, int min_age_s, int *ret_removed)
+{
+	time_t before = time(NULL) - min_age_s;
+	int rr;
+
+	*ret_removed = 0;
+	rr = sweep_dir(r, RQ_STATE_DIR, before, ret_removed);
+	if (rr == 0)
+		rr = sweep_dir(r, RQ_STATE_DIR "/pf", before, ret_removed);
+	return rr;
 }
 
 int state_pf_detach(const struct rq_root *r, const char *pf_pci, const char *key)
 {
 	cJSON *idx = NULL, *att, *it;
+	bool found = false;
 	int rr, i = 0;
 
 	rr = state_pf_read(r, pf_pci, &idx);
@@ -218,11 +288,14 @@ int state_pf_detach(const struct rq_root *r, const char *pf_pci, const char *key
 
 		if (cJSON_IsString(k) && !strcmp(k->valuestring, key)) {
 			cJSON_DeleteItemFromArray(att, i);
+			found = true;
 			break;
 		}
 		i++;
 	}
-	if (!cJSON_IsArray(att) || cJSON_GetArraySize(att) == 0)
+	if (!found && cJSON_IsArray(att) && cJSON_GetArraySize(att) > 0)
+		rr = 0; /* not listed: nothing to write */
+	else if (!cJSON_IsArray(att) || cJSON_GetArraySize(att) == 0)
 		rr = state_pf_remove(r, pf_pci);
 	else
 		rr = state_pf_write(r, pf_pci, idx);

@@ -29,15 +29,27 @@ int state_record_remove(const struct rq_root *r, const char *key);
 int state_record_list(const struct rq_root *r, char ***ret, size_t *ret_n);
 
 /*
- * Per-PF index: {"profileName", "profile": {...},
- * "attachments": [{"key", "pod"}]}.
+ * Per-PF index: {"attachments": [{"key", "pod", "vf", "profileName", "req":
+ * {PF requirements}}]} (older files: one "profile" for all entries).
  * Read returns -ENOENT when the PF has no live attachment.
  */
 int state_pf_read(const struct rq_root *r, const char *pf_pci, cJSON **ret);
 int state_pf_write(const struct rq_root *r, const char *pf_pci, const cJSON *idx);
 int state_pf_remove(const struct rq_root *r, const char *pf_pci);
-/* Remove @key from the index (removing the file when empty). 0 when absent. */
+/* PCI addresses of the PFs that have an index, sorted. */
+int state_pf_list(const struct rq_root *r, char ***ret, size_t *ret_n);
+/*
+ * Remove @key from the index (removing the file when empty; writing nothing
+ * when @key is not listed). 0 when absent. Call under the PF's lock.
+ */
 int state_pf_detach(const struct rq_root *r, const char *pf_pci, const char *key);
+
+/*
+ * Remove the temporaries of atomic writes (".<name>.tmp") older than
+ * @min_age_s from the state and PF index directories: what writers killed
+ * half-way left and no later write of the same file replaced.
+ */
+int state_tmp_sweep(const struct rq_root *r, int min_age_s, int *ret_removed);
 
 /* Check the state directory is usable (create it if needed). */
 int state_dir_check(const struct rq_root *r);

@@ -53,6 +53,7 @@ int root_open(const char *path, struct rq_root *ret)
 	if (fd < 0)
 		return -errno;
 	ret->fd = fd;
+	ret->attr_replace = false;
 	(void)snprintf(ret->path, sizeof(ret->path), "%s", path);
 	return 0;
 }
@@ -200,12 +201,28 @@ int sysfs_read_int(const struct rq_root *r, const char *path, long *ret)
 	return 0;
 }
 
+static int write_atomic(const struct rq_root *r, const char *path, const char *data, size_t len,
+			bool sync);
+
 int sysfs_write_str(const struct rq_root *r, const char *path, const char *val)
 {
 	size_t len = strlen(val);
 	ssize_t n;
-	int fd = root_openat(r, path, O_WRONLY | O_TRUNC, 0), rr = 0;
+	int fd, rr = 0;
 
+	/*
+	 * A kernel attribute takes the whole value in one write and never reads back
+	 * truncated. A simulated node's attributes are plain files, where O_TRUNC then
+	 * write could leave an empty file behind a killed writer: replace them whole.
+	 */
+	if (r->attr_replace) {
+		fd = root_openat(r, path, O_RDONLY, 0);
+		if (fd < 0)
+			return fd;
+		close(fd);
+		return write_atomic(r, path, val, len, false);
+	}
+	fd = root_openat(r, path, O_WRONLY | O_TRUNC, 0);
 	if (fd < 0)
 		return fd;
 	n = write(fd, val, len);
@@ -412,8 +429,14 @@ static int write_atomic(const struct rq_root *r, const char *path, const char *d
 	if (fd < 0)
 		return -errno;
 	dfd = fd;
-	if (snprintf(tmpname, sizeof(tmpname), ".%s.%d.tmp", name, (int)getpid()) >=
-	    (int)sizeof(tmpname)) {
+	/*
+	 * Without fsync the writers of one file are serialised by the caller, so the
+	 * temporary has a fixed name: one killed half-way leaves nothing that the next
+	 * write of the file does not replace. With fsync (install), the pid keeps
+	 * concurrent writers apart.
+	 */
+	if ((sync ? snprintf(tmpname, sizeof(tmpname), ".%s.%d.tmp", name, (int)getpid())
+		  : snprintf(tmpname, sizeof(tmpname), ".%s.tmp", name)) >= (int)sizeof(tmpname)) {
 		close(dfd);
 		return -ENAMETOOLONG;
 	}

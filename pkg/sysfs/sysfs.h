@@ -18,8 +18,9 @@
 #include <sys/types.h>
 
 struct rq_root {
-	int fd;		 /* O_PATH|O_DIRECTORY of the root */
-	char path[4096]; /* for messages only */
+	int fd;		   /* O_PATH|O_DIRECTORY of the root */
+	char path[4096];   /* for messages only */
+	bool attr_replace; /* a simulated tree: sysfs_write_str replaces the file whole */
 };
 
 int root_open(const char *path, struct rq_root *ret);
@@ -61,7 +62,10 @@ int sysfs_write_atomic(const struct rq_root *r, const char *path, const char *da
 /*
  * The same without the fsyncs: readers never see a torn file, but a crash
  * may lose it. For files on tmpfs, or that describe nothing that outlives a
- * reboot (the attachment state under /run).
+ * reboot (the attachment state under /run). The writers of one file must be
+ * serialised by the caller (the PF lock, the runtime's one operation per
+ * container at a time): the temporary is ".<name>.tmp", so a writer killed
+ * half-way leaves one the next write replaces (state_tmp_path names it).
  */
 int sysfs_write_replace(const struct rq_root *r, const char *path, const char *data, size_t len);
 int sysfs_unlink(const struct rq_root *r, const char *path);

@@ -90,7 +90,7 @@ check "... show: scope rdma-cm" \
 chain_del "$RT" tos t2 "$NST2" net1 "$TVF2" "$(trq "$TVF2PCI")" "$TARGS" 2> /dev/null
 mkdir -p "$RT/etc/cni/rdma-qos"
 cat > "$RT/etc/cni/rdma-qos/profiles.json" <<'JSON'
-{"profiles": {"every-qp": {"tosScope": "all-qps"}},
+{"profiles": {"every-qp": {"trafficClass": 106, "tosScope": "all-qps", "pfc": [3]}},
  "namespaces": {"*": {"default": "every-qp", "allow": ["every-qp", "roce-lossless"]}}}
 JSON
 W=$(dcb_writes "$RT" "$TPF")

@@ -273,8 +273,12 @@ int state_pf_detach(const struct rq_root *r, const char *pf_pci, const char *key
 {
 	cJSON *idx = NULL, *att, *it;
 	bool found = false;
+	char path[512];
 	int rr, i = 0;
 
+	/* under the PF lock no writer of this index is alive: its temporary is a leftover */
+	if (pf_path(path, sizeof(path), pf_pci) == 0)
+		tmp_remove(r, path);
 	rr = state_pf_read(r, pf_pci, &idx);
 	if (rr == -ENOENT)
 		return 0;

@@ -71,6 +71,34 @@ chain_del "$RT" tos t1b "$NST1B" net1 "$TVF1" "$(trq "$TVF1PCI")" "$TARGS" 2> /d
 check "... DEL puts 32 back" [ "$(cat "$(mofed_f "$TVF1PCI")")" = 32 ]
 echo 'Global tclass=32' > "$(mofed_f "$TVF1PCI")"
 
+echo "-- both knobs: repeated ADD, a failed ADD's rollback, a lost DEL's takeover"
+: > "$(mofed_f "$TVF1PCI")"
+NSR1=$(newns r1)
+out=$(chain_add "$RT" tos r1 "$NSR1" net1 "$TVF1" "$(trq "$TVF1PCI")" "$TARGS" 2> /dev/null)
+conf_for tos 1.0.0 "$(trq "$TVF1PCI")" "$out" | RDMA_QOS_SIM_ROOT=$RT run_plugin "$SIM" ADD r1 "$NSR1" net1 "$TARGS" > /dev/null 2>&1
+check "a repeated ADD keeps both knobs' first previous values (-1, 0), changed" \
+	[ "$(jq -c '[.rdma.knobs.mofed.previous, .rdma.knobs.configfs.previous, .rdma.knobs.mofed.changed, .rdma.knobs.configfs.changed]' "$(trec r1)")" = "[-1,0,true,true]" ]
+ip netns del "${NSR1#/run/netns/}"   # the pod went away without a DEL (its veth VF with it)
+sim_make_vfs "$RT"
+NSR2=$(newns r2)
+chain_add "$RT" tos r2 "$NSR2" net1 "$TVF1" "$(trq "$TVF1PCI")" "$TARGS" > /dev/null 2> "$T/r2.log"
+check "after a lost DEL the next pod takes the VF over" grep -q 'taking it over' "$T/r2.log"
+check "... and inherits both knobs' previous values (-1, 0)" \
+	[ "$(jq -c '[.rdma.knobs.mofed.previous, .rdma.knobs.configfs.previous]' "$(trec r2)")" = "[-1,0]" ]
+conf_for tos 1.0.0 "$(trq "$TVF1PCI")" | RDMA_QOS_SIM_ROOT=$RT run_plugin "$SIM" DEL r1 "" net1 "$TARGS" 2> /dev/null
+check "... the late DEL of the lost attachment leaves both at 106" \
+	[ "$(cat "$(mofed_f "$TVF1PCI")") $(cat "$(cfs_f "$TVF1PCI")")" = "106 106" ]
+chain_del "$RT" tos r2 "$NSR2" net1 "$TVF1" "$(trq "$TVF1PCI")" "$TARGS" 2> /dev/null
+check "... the new holder's DEL puts back -1 and 0" [ "$(cat "$(mofed_f "$TVF1PCI")") $(cat "$(cfs_f "$TVF1PCI")")" = "-1 0" ]
+mkdir "$(trec r3)"   # the record cannot be written: the ADD fails after both knobs were written
+NSR3=$(newns r3)
+msg=$(chain_add "$RT" tos r3 "$NSR3" net1 "$TVF1" "$(trq "$TVF1PCI")" "$TARGS" 2> /dev/null)
+check "record write fails: code 5" [ "$(jq .code <<< "$msg")" = 5 ]
+check "... rollback puts both knobs back (MOFED -1, configfs 0)" \
+	[ "$(cat "$(mofed_f "$TVF1PCI")") $(cat "$(cfs_f "$TVF1PCI")")" = "-1 0" ]
+rmdir "$(trec r3)"
+echo 'Global tclass=32' > "$(mofed_f "$TVF1PCI")"
+
 echo "-- configfs only: the class reaches RDMA-CM connections only"
 D2=$(trdma "$TVF2PCI")
 mv "$RT/sys/class/infiniband/$D2/tc" "$T/tc-off"

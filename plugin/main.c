@@ -49,8 +49,10 @@ static void usage(const char *binary)
 		"It is run by a container runtime with CNI_COMMAND set (ADD, DEL, CHECK,\n"
 		"VERSION, STATUS, GC) and the network configuration on stdin.\n\n"
 		"usage: %s --version\n"
-		"       %s show [--json]     per PF and VF QoS state and attachments\n",
-		binary, RQ_VERSION, binary, binary);
+		"       %s show [--json]     per PF and VF QoS state and attachments\n"
+		"       %s install --cni-bin-dir DIR [--catalog-source FILE]\n"
+		"       %s validate FILE     a catalog, conflist, plugin config or NAD (JSON)\n",
+		binary, RQ_VERSION, binary, binary, binary, binary);
 }
 
 static void print_error(const char *version, const struct rq_error *e)
@@ -212,6 +214,10 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "show"))
 		return main_show(argc, argv, binary);
+	if (argc > 1 && !strcmp(argv[1], "install"))
+		return main_install(argc, argv, binary);
+	if (argc > 1 && !strcmp(argv[1], "validate"))
+		return main_validate(argc, argv, binary);
 	command = getenv("CNI_COMMAND");
 	if (argc > 1 || !command || !*command) {
 		usage(binary);

@@ -33,8 +33,8 @@ int cli_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
 		return -errno;
 	if (fstat(fd, &st) < 0)
 		r = -errno;
-	else if (!S_ISREG(st.st_mode))
-		r = -EINVAL;
+	else if (S_ISDIR(st.st_mode)) /* a pipe (/dev/stdin) is fine */
+		r = -EISDIR;
 	if (r < 0)
 		goto out;
 	for (;;) {

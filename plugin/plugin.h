@@ -48,7 +48,7 @@ int cmd_show(struct rq_env *env, bool json);
 /* node-side subcommands (argv[1]); exit status 0 or 1 */
 int main_install(int argc, char **argv, const char *binary);
 int main_validate(int argc, char **argv, const char *binary);
-/* A whole regular file named on the command line (not a host path), at most @max bytes. */
+/* A whole file (or pipe) named on the command line (not a host path), at most @max bytes. */
 int cli_read_file(const char *path, size_t max, char **ret, size_t *ret_len);
 
 /* attach.c: steps shared by the commands */

@@ -14,9 +14,14 @@ for f in tests/*/packages.txt; do
 		case "$p" in ''|'#'*) ;; *) pkgs+=("$p") ;; esac
 	done < "$f"
 done
+# what installed packages provide counts too (nodesource's nodejs provides npm, and
+# installing Debian's npm beside it would remove it)
+provided=" $(dpkg-query -W -f='${db:Status-Abbrev} ${Provides}\n' 2>/dev/null | awk '$1 == "ii" {
+	$1 = ""; gsub(/ \([^)]*\)/, ""); gsub(/,/, " "); print }' | tr '\n' ' ') "
 missing=()
 for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		[[ $provided == *" $p "* ]] || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
 	if [ -z "${RQ_SETUP_NO_UPDATE:-}" ]; then apt-get -o DPkg::Lock::Timeout=600 update -q; fi

@@ -79,8 +79,8 @@ printf 'stale' >> "$N/opt/cni/bin/rdma-qos-sim"
 i1=$(ino "$CAT")
 out=$("${S[@]}" install --cni-bin-dir /opt/cni/bin --catalog-source "$T/cat2.json" 2>&1)
 check "a changed catalog is installed (new inode: renamed into place)" \
-	[ "$(cmp -s "$T/cat2.json" "$CAT" && echo same) $(ino "$CAT")" != "same $i1" ] \
-	&& cmp -s "$T/cat2.json" "$CAT"
+	[ "$(cmp -s "$T/cat2.json" "$CAT" && echo same) $(ino "$CAT")" = "same $(ino "$CAT")" ]
+check "... as a new file (renamed into place, not rewritten)" [ "$(ino "$CAT")" != "$i1" ]
 check "... and a changed binary too" cmp -s "$SIMB" "$N/opt/cni/bin/rdma-qos-sim"
 
 # a bad ConfigMap: the old catalog stays, and so does the binary (nothing is touched)
@@ -96,10 +96,10 @@ check "... and the binary is not touched" cmp -s "$T/before" "$N/opt/cni/bin/rdm
 printf '{"profiles": ' > "$T/trunc.json"
 out=$("${S[@]}" install --cni-bin-dir /opt/cni/bin --catalog-source "$T/trunc.json" 2>&1)
 check "a truncated catalog fails (not JSON), the catalog is kept" \
-	[ $? -eq 1 ] && cmp -s "$T/cat2.json" "$CAT"
+	status_is 1 $? cmp -s "$T/cat2.json" "$CAT"
 out=$("${S[@]}" install --cni-bin-dir /opt/cni/bin --catalog-source "$T/missing.json" 2>&1)
 check "a missing catalog source fails, the catalog is kept" \
-	[ $? -eq 1 ] && cmp -s "$T/cat2.json" "$CAT"
+	status_is 1 $? cmp -s "$T/cat2.json" "$CAT"
 
 echo "== install usage"
 "$PROD" install --cni-bin-dir relative/bin > /dev/null 2>&1
@@ -114,16 +114,16 @@ echo "== validate"
 v() { "$PROD" validate "$@" 2>&1; }
 out=$(v "$SRC/examples/profiles.json")
 check "validate: examples/profiles.json is a valid catalog" \
-	[ $? -eq 0 ] && grep -q 'valid catalog, 3 profiles' <<< "$out"
+	status_is 0 $? grep -q 'valid catalog, 3 profiles' <<< "$out"
 out=$(v "$SRC/examples/conflist-host-device.json")
 check "validate: examples/conflist-host-device.json is a valid conflist" \
-	[ $? -eq 0 ] && grep -q 'valid conflist "roce", rdma-qos is plugins\[1\] of 2' <<< "$out"
+	status_is 0 $? grep -q 'valid conflist "roce", rdma-qos is plugins\[1\] of 2' <<< "$out"
 # expect_invalid NAME FILE MESSAGE: exit 1 and the message (which names the JSON path)
 expect_invalid() {
 	local out rc
 	out=$(v "$2")
 	rc=$?
-	check "validate: $1 -> exit 1, '$3'" [ $rc -eq 1 ] && grep -qF -- "$3" <<< "$out" ||
+	check "validate: $1 -> exit 1, '$3'" status_is 1 $rc grep -qF -- "$3" <<< "$out" ||
 		echo "   got rc=$rc: $out"
 }
 jq '.profiles.gold.ets.tcBw[0] = 20' "$SRC/examples/profiles.json" > "$T/v1.json"
@@ -149,7 +149,7 @@ jq -n --arg c "$(cat "$SRC/examples/conflist-host-device.json")" '{apiVersion:
 	"k8s.cni.cncf.io/v1", kind: "NetworkAttachmentDefinition", metadata: {name: "x"},
 	spec: {config: $c}}' > "$T/v8.json"
 out=$(v "$T/v8.json")
-check "validate: a NAD with a good spec.config" [ $? -eq 0 ] &&
+check "validate: a NAD with a good spec.config" status_is 0 $? \
 	grep -q 'valid NetworkAttachmentDefinition, spec.config: conflist "roce"' <<< "$out"
 v /nonexistent > /dev/null
 check "validate: a missing file -> exit 1" [ $? -eq 1 ]

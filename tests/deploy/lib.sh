@@ -15,3 +15,5 @@ finish() {
 	[ "$FAIL" -eq 0 ]
 	exit
 }
+# status_is WANT STATUS CMD...: STATUS is WANT and CMD succeeds (one check for both)
+status_is() { [ "$1" = "$2" ] && shift 2 && "$@"; }

@@ -52,7 +52,7 @@ broken() { # NAME SED EXPECTED
 	mkdir -p "$T/broken" && sed "$2" "$DS" > "$T/broken/$1.yaml"
 	local o
 	o=$(k8s_check "$T/bjson" "$T/broken/$1.yaml" 2>&1)
-	check "a DaemonSet with $1 is refused: $3" [ $? -eq 1 ] && grep -qF -- "$3" <<< "$o" ||
+	check "a DaemonSet with $1 is refused: $3" status_is 1 $? grep -qF -- "$3" <<< "$o" ||
 		echo "   got: $o"
 }
 broken "a wrong type" 's/      hostNetwork: true/      hostNetwork: "yes"/' \
@@ -64,7 +64,7 @@ broken "a duplicate key" 's/      hostNetwork: true/&\n      hostNetwork: true/'
 broken "a misspelt spec key" 's/^  selector:/  selectr:/' "spec.selectr: unknown key"
 sed 's/  metaPlugins: |/  metaPlugin: |/' "$SRC/examples/sriovnetwork.yaml" > "$T/broken/sn.yaml"
 o=$(k8s_check "$T/bjson" "$T/broken/sn.yaml" 2>&1)
-check "a SriovNetwork with a misspelt spec key is refused" [ $? -eq 1 ] &&
+check "a SriovNetwork with a misspelt spec key is refused" status_is 1 $? \
 	grep -qF "spec.metaPlugin: unknown key" <<< "$o"
 
 echo "== kustomization and DaemonSet wiring"
@@ -112,7 +112,7 @@ check "SriovNetwork renders the chain sriov -> rdma -> rdma-qos" \
 check "... rdma-qos declares the deviceID capability" \
 	[ "$(jq '.plugins[2].capabilities.deviceID' "$T/sriov.conflist")" = true ]
 o=$(v "$T/sriov.conflist")
-check "... and the rendered conflist validates" [ $? -eq 0 ] &&
+check "... and the rendered conflist validates" status_is 0 $? \
 	grep -q 'rdma-qos is plugins\[2\] of 3 (profile roce-lossless, pf ensure, numa strict)' <<< "$o"
 # what Multus does with the pod's cni-args: args.cni in every plugin of the selected NAD
 pod=$J/pod-cni-args.yaml.0.json
@@ -124,7 +124,7 @@ check "the pod selects nad-sriov.yaml's network in its namespace" [ "$(jq -r '.[
 jq --argjson a "$(jq '.[0]["cni-args"]' <<< "$sel")" '.spec.config | fromjson |
 	.plugins[] += {args: {cni: $a}}' "$nad" > "$T/pod.conflist"
 o=$(v "$T/pod.conflist")
-check "the pod's cni-args select profile best-effort over the NAD's roce-lossless" [ $? -eq 0 ] &&
+check "the pod's cni-args select profile best-effort over the NAD's roce-lossless" status_is 0 $? \
 	grep -q '(profile best-effort,' <<< "$o"
 check "the pod requests the NAD's resource" [ "$(jq -r '.spec.containers[0].resources.limits |
 	keys[0]' "$pod")" = "$(jq -r '.metadata.annotations["k8s.v1.cni.cncf.io/resourceName"]' "$nad")" ]

@@ -73,7 +73,10 @@ struct rq_catalog {
 	size_t n_ns;
 	/* node policy: the most a NAD may ask for */
 	enum rq_pf_mode pf_max; /* default RQ_PF_ENSURE */
+	char kubelet_dir[256];	/* node.kubeletDir, default RQ_KUBELET_DIR_DEFAULT */
 };
+
+#define RQ_KUBELET_DIR_DEFAULT "/var/lib/kubelet"
 
 /*
  * Parse and validate the node catalog (profiles.json):

@@ -17,7 +17,8 @@
 #include "plugin/env.h"
 
 #define RQ_CATALOG_PATH "/etc/cni/rdma-qos/profiles.json"
-#define RQ_KUBELET_DIR	"/var/lib/kubelet"
+/* kubelet's root dir: the catalog's node.kubeletDir, else the default */
+#define RQ_KUBELET_DIR(c) ((c)->cat ? (c)->cat->kubelet_dir : RQ_KUBELET_DIR_DEFAULT)
 
 struct rq_ctx {
 	struct rq_env env;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -97,6 +98,33 @@ static int del_fallback_conf(const char *buf, size_t len, struct rq_netconf **re
 	return 0;
 }
 
+/*
+ * The log file is capped: past RQ_LOG_MAX_BYTES it becomes <name>.1 (the
+ * previous .1 goes) and a new one starts, so a node running many pods never
+ * fills /var/log. Two plugins rotating at once may lose the older half.
+ */
+#define RQ_LOG_MAX_BYTES (8 * 1024 * 1024)
+
+static int log_rotate(const struct rq_env *env, int fd, const char *name)
+{
+	char old[300];
+	struct stat st;
+	int dfd;
+
+	if (fstat(fd, &st) < 0 || st.st_size < RQ_LOG_MAX_BYTES)
+		return fd;
+	dfd = root_openat(&env->root, RQ_LOG_DIR, O_PATH | O_DIRECTORY, 0);
+	(void)snprintf(old, sizeof(old), "%s.1", name);
+	if (dfd < 0 || renameat(dfd, name, dfd, old) < 0) {
+		if (dfd >= 0)
+			close(dfd);
+		return fd;
+	}
+	close(dfd);
+	close(fd);
+	return -1;
+}
+
 static void log_open_file(const struct rq_env *env, const char *name)
 {
 	char path[512];
@@ -107,6 +135,11 @@ static void log_open_file(const struct rq_env *env, const char *name)
 	    !sysfs_exists(&env->root, RQ_LOG_DIR))
 		return;
 	fd = root_openat(&env->root, path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0640);
+	if (fd >= 0)
+		fd = log_rotate(env, fd, name);
+	if (fd == -1)
+		fd =
+		    root_openat(&env->root, path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0640);
 	if (fd >= 0)
 		log_fd = fd;
 	else

@@ -110,6 +110,25 @@ check "--cni-bin-dir is required" [ $? -eq 1 ]
 check "an unknown option is refused" [ $? -eq 1 ]
 check "... and nothing was created" [ ! -e "$T/x" ]
 
+echo "== the log file is capped (logFile): past 8 MiB it becomes <name>.1"
+L=$N/var/log/rdma-qos
+mkdir -p "$L"
+del_logged() {
+	echo '{"cniVersion": "1.0.0", "name": "n", "type": "rdma-qos-sim", "logFile": "t.log",
+		"logLevel": "debug"}' | env RDMA_QOS_SIM_ROOT="$N" CNI_COMMAND=DEL CNI_CONTAINERID=c1 \
+		CNI_IFNAME=net1 CNI_NETNS= CNI_PATH=/nonexistent "$SIMB" > /dev/null
+}
+head -c 8000000 /dev/zero | tr '\0' x > "$L/t.log"
+del_logged
+check "below the cap the plugin appends to it" [ "$(stat -c %s "$L/t.log") $(ls "$L" | tr '\n' ' ')" \
+	!= "8000000 t.log " ]
+check "... and rotates nothing" [ ! -e "$L/t.log.1" ]
+head -c 8388608 /dev/zero | tr '\0' x > "$L/t.log"
+del_logged
+check "at the cap the old log becomes t.log.1 (8 MiB)" [ "$(stat -c %s "$L/t.log.1")" = 8388608 ]
+check "... and the plugin writes a new t.log" grep -q 'debug: n_c1_net1: no record' "$L/t.log"
+check "... which is small" [ "$(stat -c %s "$L/t.log")" -lt 1000 ]
+
 echo "== validate"
 v() { "$PROD" validate "$@" 2>&1; }
 out=$(v "$SRC/examples/profiles.json")

@@ -48,9 +48,10 @@ events_logger = "file"
 [network]
 network_backend = "cni"
 CONF
-# a store of our own, kept in the cache (the base image stays imported); a run dir per run
-P=(env CONTAINERS_CONF="$T/containers.conf" podman --root "$CACHE/store" --runroot "$T/run"
-	--storage-driver vfs)
+# a store of our own, kept in the cache (the base image stays imported); podman records the
+# run dir in the store, so that is fixed too
+P=(env CONTAINERS_CONF="$T/containers.conf" podman --root "$CACHE/store"
+	--runroot /run/rdma-qos-image --storage-driver vfs)
 cleanup() {
 	[ -z "$OLDPID" ] || kill "$OLDPID" 2>/dev/null
 	"${P[@]}" pod rm -a -f >/dev/null 2>&1
@@ -62,6 +63,8 @@ cleanup() {
 trap 'exit 130' INT TERM
 trap cleanup EXIT
 mkdir -p "$CACHE"
+# a store podman cannot open (another run dir, an interrupted run) is started afresh
+"${P[@]}" info > /dev/null 2>&1 || rm -rf "$CACHE/store" /run/rdma-qos-image
 
 echo "== base image (mmdebstrap, $SUITE: $BASE_PKGS)"
 if [ ! -f "$CACHE/base-$BASE_KEY.tar" ]; then
@@ -83,9 +86,11 @@ build() { # TARGET
 }
 s0=$(date +%s)
 build rdma-qos
-check "the image builds from source on the local base ($(($(date +%s) - s0)) s)" [ $? -eq 0 ]
+rc=$? took=$(($(date +%s) - s0))
+check "the image builds from source on the local base ($took s)" [ $rc -eq 0 ]
 build rdma-qos-sim
-check "the test-only rdma-qos-sim target builds" [ $? -eq 0 ]
+rc=$?
+check "the test-only rdma-qos-sim target builds" [ $rc -eq 0 ]
 files() { # IMAGE: every path in the image's filesystem
 	local c
 	c=$("${P[@]}" create "$1") && "${P[@]}" export "$c" | tar -t | sort | tr '\n' ' '
@@ -145,8 +150,8 @@ check "the ConfigMap's catalog landed as /etc/cni/rdma-qos/profiles.json" \
 	cmp -s "$T/configmap-catalog.json" "$CAT"
 check "the agent container started after it" [ "$("${P[@]}" logs rdma-qos-agent 2>&1)" = \
 	"rdma-qos $VERSION" ]
-check "the installed binary answers CNI VERSION on the host" \
-	jq -e '.supportedVersions | index("1.1.0")' <<< "$(CNI_COMMAND=VERSION "$BIN" < /dev/null)"
+check "the installed binary answers CNI VERSION on the host" [ "$(CNI_COMMAND=VERSION "$BIN" \
+	< /dev/null | jq -r '.supportedVersions[-1]')" = 1.1.0 ]
 
 echo "== a second run while the installed binary is executing"
 printf 'old' >> "$BIN"
@@ -154,7 +159,7 @@ cp "$CAT" "$T/cat.before"
 mkfifo "$T/stdin"
 CNI_COMMAND=VERSION "$BIN" < "$T/stdin" > /dev/null 2>&1 &
 OLDPID=$!
-exec 7> "$T/stdin"
+exec 7<> "$T/stdin"
 sleep 0.3
 check "the old binary is executing" grep -q "^$BIN" <<< "$(readlink "/proc/$OLDPID/exe")"
 rc=$(play "$T/pod.json" "$SRC/deploy/configmap.yaml")

@@ -43,7 +43,7 @@ mkfifo "$T/stdin"
 # the plugin blocks reading its config from stdin: a runtime's ADD in flight
 CNI_COMMAND=VERSION "$T/busy/rdma-qos" < "$T/stdin" > "$T/old.out" 2>&1 &
 OLDPID=$!
-exec 7> "$T/stdin"
+exec 7<> "$T/stdin"
 sleep 0.3
 check "the old binary is running" [ "$(readlink "/proc/$OLDPID/exe")" = "$T/busy/rdma-qos" ]
 msg=$(cp "$PROD" "$T/busy/rdma-qos" 2>&1)

@@ -18,13 +18,22 @@ done
 # installing Debian's npm beside it would remove it)
 provided=" $(dpkg-query -W -f='${db:Status-Abbrev} ${Provides}\n' 2>/dev/null | awk '$1 == "ii" {
 	$1 = ""; gsub(/ \([^)]*\)/, ""); gsub(/,/, " "); print }' | tr '\n' ' ') "
-missing=()
+# "pkg/release" (bookworm-backports) asks apt for that release's version; "pkg:arch" for a
+# foreign architecture, which is added first
+missing=() update=${RQ_SETUP_NO_UPDATE:+no}
 for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		[[ $provided == *" $p "* ]] || missing+=("$p")
+	dpkg-query -W -f='${Status}' "${p%%/*}" 2>/dev/null | grep -q 'install ok installed' ||
+		[[ $provided == *" ${p%%/*} "* ]] || missing+=("$p")
+done
+for p in "${missing[@]}"; do
+	a=${p%%/*}
+	[ "${a#*:}" != "$a" ] || continue
+	dpkg --print-foreign-architectures | grep -qx "${a#*:}" && continue
+	dpkg --add-architecture "${a#*:}"
+	update=""
 done
 if [ ${#missing[@]} -gt 0 ]; then
-	if [ -z "${RQ_SETUP_NO_UPDATE:-}" ]; then apt-get -o DPkg::Lock::Timeout=600 update -q; fi
+	if [ -z "$update" ]; then apt-get -o DPkg::Lock::Timeout=600 update -q; fi
 	apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}"
 fi
 echo "setup: all packages present (${#pkgs[@]} checked)"

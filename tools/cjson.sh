@@ -18,7 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${RQ_CJSON_CACHE:-/var/tmp/rdma-qos-cjson}
 . "$here/deb-src.sh"
 
-want=$(dpkg-query -W -f='${Version}' libcjson-dev 2>/dev/null || true)
+want=$(dpkg-query -W -f='${Version}\n' libcjson-dev 2>/dev/null | head -1)
 mkdir -p "$cache"
 dsc=""
 if [ -n "$want" ] && [ -f "$cache/cjson_${want#*:}.dsc" ]; then

@@ -142,7 +142,7 @@ H=$T/host
 pod localhost/rdma-qos:test rdma-qos "$H" > "$T/pod.json"
 for d in $(jq -r '.spec.volumes[].hostPath.path // empty' "$T/pod.json"); do mkdir -p "$d"; done
 BIN=$H/opt/cni/bin/rdma-qos CAT=$H/etc/cni/rdma-qos/profiles.json
-jq -r '.data["profiles.json"]' <(node -e 'const Y=require(process.argv[1]);
+jq -j '.data["profiles.json"]' <(node -e 'const Y=require(process.argv[1]);
 	console.log(JSON.stringify(Y.parse(require("fs").readFileSync(process.argv[2], "utf8"))))' \
 	"$NM/yaml" "$SRC/deploy/configmap.yaml") > "$T/configmap-catalog.json"
 rc=$(play "$T/pod.json" "$SRC/deploy/configmap.yaml")
@@ -179,7 +179,8 @@ OLDPID=""
 echo "== a bad ConfigMap keeps the old catalog"
 sed 's/"default": "lossy", "allow": \["lossy"\]/"default": "lossy", "allow": ["nope"]/' \
 	"$SRC/deploy/configmap.yaml" > "$T/bad-configmap.yaml"
-check "(the bad ConfigMap differs)" ! cmp -s "$SRC/deploy/configmap.yaml" "$T/bad-configmap.yaml"
+check "(the bad ConfigMap differs)" [ "$(cmp -s "$SRC/deploy/configmap.yaml" \
+	"$T/bad-configmap.yaml" && echo same)" != same ]
 printf 'old' >> "$BIN"
 cp "$BIN" "$T/bin.before"
 rc=$(play "$T/pod.json" "$T/bad-configmap.yaml")

@@ -24,8 +24,8 @@
 #include "pkg/log/log.h"
 #include "plugin/plugin.h"
 
-#define RQ_CATALOG_MAX (4 * 1024 * 1024) /* as the plugin reads it */
-#define RQ_BINARY_MAX  (64 * 1024 * 1024)
+#define RQ_CATALOG_MAX ((size_t)4 << 20) /* as the plugin reads it */
+#define RQ_BINARY_MAX  ((size_t)64 << 20)
 
 struct install_opts {
 	const char *bin_dir;
@@ -197,7 +197,7 @@ int main_install(int argc, char **argv, const char *binary)
 
 	/* argv[1] is "install": options start after it */
 	if (parse_opts(argc - 1, argv + 1, &o) < 0) {
-		fprintf(
+		(void)fprintf(
 		    stderr,
 		    "usage: %s install --cni-bin-dir DIR [--catalog-source FILE]\n"
 		    "       DIR: an absolute path (/opt/cni/bin; OpenShift: /var/lib/cni/bin)\n",
@@ -206,7 +206,7 @@ int main_install(int argc, char **argv, const char *binary)
 	}
 	rq_err_clear(&e);
 	if (env_init(&env, &e) < 0) {
-		fprintf(stderr, "%s install: %s\n", binary, e.msg);
+		(void)fprintf(stderr, "%s install: %s\n", binary, e.msg);
 		return 1;
 	}
 	/* the catalog first, validated: an invalid one leaves catalog and binary as they were */

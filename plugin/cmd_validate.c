@@ -18,7 +18,7 @@
 #include "netconf/jsonpath.h"
 #include "plugin/plugin.h"
 
-#define RQ_VALIDATE_MAX	 (4 * 1024 * 1024) /* as the plugin reads the catalog */
+#define RQ_VALIDATE_MAX	 ((size_t)4 << 20) /* as the plugin reads the catalog */
 #define RQ_CONFIGMAP_KEY "profiles.json"
 
 int cli_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
@@ -267,27 +267,26 @@ int main_validate(int argc, char **argv, const char *binary)
 	int r;
 
 	if (argc != 3 || argv[2][0] == '-') {
-		fprintf(stderr, "usage: %s validate FILE\n", binary);
+		(void)fprintf(stderr, "usage: %s validate FILE\n", binary);
 		return 1;
 	}
 	rq_err_clear(&e);
 	r = cli_read_file(argv[2], RQ_VALIDATE_MAX, &buf, &len);
 	if (r < 0) {
-		fprintf(stderr, "%s: %s\n", argv[2],
-			r == -EFBIG    ? "larger than 4 MiB"
-			: r == -EINVAL ? "not a regular file"
-				       : strerror(-r));
+		(void)fprintf(stderr, "%s: %s\n", argv[2],
+			      r == -EFBIG ? "larger than 4 MiB" : strerror(-r));
 		return 1;
 	}
 	r = validate_json(buf, len, "the file", binary, kind, sizeof(kind), &e);
-	yaml = e.code == RQ_ERR_DECODE && buf[strspn(buf, " \t\r\n")] != '{';
+	yaml = r < 0 && e.code == RQ_ERR_DECODE && buf && buf[strspn(buf, " \t\r\n")] != '{';
 	free(buf);
 	if (r < 0) {
-		fprintf(stderr, "%s: %s%s\n", argv[2], e.msg,
-			yaml ? " (a YAML manifest? give its JSON: kubectl get -o json, yq -o json)"
-			     : "");
+		(void)fprintf(
+		    stderr, "%s: %s%s\n", argv[2], e.msg,
+		    yaml ? " (a YAML manifest? give its JSON: kubectl get -o json, yq -o json)"
+			 : "");
 		return 1;
 	}
-	printf("%s: valid %s\n", argv[2], kind);
+	(void)printf("%s: valid %s\n", argv[2], kind);
 	return 0;
 }

@@ -103,7 +103,7 @@ static int del_fallback_conf(const char *buf, size_t len, struct rq_netconf **re
  * previous .1 goes) and a new one starts, so a node running many pods never
  * fills /var/log. Two plugins rotating at once may lose the older half.
  */
-#define RQ_LOG_MAX_BYTES (8 * 1024 * 1024)
+#define RQ_LOG_MAX_BYTES ((off_t)8 << 20)
 
 static int log_rotate(const struct rq_env *env, int fd, const char *name)
 {

@@ -40,10 +40,11 @@ if ! why=$(prereqs); then
 fi
 
 echo "== cross build (aarch64-linux-gnu-gcc, arm64 multiarch libraries)"
+mkdir -p "$B"
 make -s -C "$SRC" -j2 B="$B" CC=aarch64-linux-gnu-gcc AR=aarch64-linux-gnu-ar all \
-	"$B/unit-tests" > "$B.log" 2>&1
+	"$B/unit-tests" > "$B/cross-build.log" 2>&1
 rc=$?
-check "the arm64 build succeeds" [ $rc -eq 0 ] || tail -20 "$B.log"
+check "the arm64 build succeeds" [ $rc -eq 0 ] || tail -20 "$B/cross-build.log"
 for b in rdma-qos rdma-qos-sim; do
 	check "$b is an arm64 static-pie executable" \
 		grep -q 'ARM aarch64.*static-pie linked' <<< "$(file -b "$B/$b")"

@@ -26,6 +26,23 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS)) -lm
 endif
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
+# The two binaries are static-pie (README "Static binaries"): static glibc, libnl's archive
+# and cJSON built as an archive from Debian's cjson source package (tools/cjson.sh), so
+# they run on any node's libc or none. Objects compile against the installed libcjson-dev
+# header, which the script checks is the archive's. STATIC=0 links them dynamically, as the
+# sanitizer builds must.
+STATIC   ?= $(if $(SAN),0,1)
+ifeq ($(STATIC),1)
+CJSON_A  := $(B)/cjson/libcjson.a
+BIN_LDFLAGS := -static-pie
+# plugin/static_nonss.c: no NSS from libc.a (see there)
+BIN_LIBS := $(B)/plugin/static_nonss.o -lnl-3 $(CJSON_A) -lm
+else
+CJSON_A  :=
+BIN_LDFLAGS :=
+BIN_LIBS := $(PKG_LIBS)
+endif
+
 WARN     := -Wall -Wextra -Wshadow -Wformat=2 -Wvla -Wstrict-prototypes -Wmissing-prototypes \
             -Wpointer-arith -Wundef -Wno-unused-parameter
 # gcc's truncation warning fires on every bounded message buffer: truncation is intended there
@@ -42,13 +59,14 @@ CFLAGS   += -std=gnu11 $(OPT) $(WARN) $(SAN) -fno-strict-aliasing -D_GNU_SOURCE 
 LDFLAGS  += $(SAN) -Wl,--as-needed -Wl,-O1
 
 CORE_SRC := $(sort $(wildcard pkg/*/*.c netconf/*.c))
-PLUG_SRC := $(filter-out plugin/env_prod.c plugin/env_sim.c,$(sort $(wildcard plugin/*.c)))
+PLUG_SRC := $(filter-out plugin/env_prod.c plugin/env_sim.c plugin/static_nonss.c,$(sort $(wildcard plugin/*.c)))
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 PLUG_OBJ := $(PLUG_SRC:%.c=$(B)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(B)/%.o)
-DEPS     := $(CORE_OBJ:.o=.d) $(PLUG_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/plugin/env_prod.d $(B)/plugin/env_sim.d
+DEPS     := $(CORE_OBJ:.o=.d) $(PLUG_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/plugin/env_prod.d $(B)/plugin/env_sim.d \
+            $(B)/plugin/static_nonss.d
 
 .PHONY: demo all test unit sim-test asan-sim-test vm-test clients-test asan-test install clean format format-check bench tidy fuzz
 all: $(B)/rdma-qos $(B)/rdma-qos-sim
@@ -61,11 +79,14 @@ $(B)/librq.a: $(CORE_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(B)/rdma-qos: $(PLUG_OBJ) $(B)/plugin/env_prod.o $(B)/librq.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+$(B)/rdma-qos: $(PLUG_OBJ) $(B)/plugin/env_prod.o $(B)/librq.a $(filter %.a %.o,$(BIN_LIBS))
+	$(CC) $(LDFLAGS) $(BIN_LDFLAGS) -o $@ $(filter-out $(BIN_LIBS),$^) $(BIN_LIBS)
 
-$(B)/rdma-qos-sim: $(PLUG_OBJ) $(B)/plugin/env_sim.o $(B)/librq.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+$(B)/rdma-qos-sim: $(PLUG_OBJ) $(B)/plugin/env_sim.o $(B)/librq.a $(filter %.a %.o,$(BIN_LIBS))
+	$(CC) $(LDFLAGS) $(BIN_LDFLAGS) -o $@ $(filter-out $(BIN_LIBS),$^) $(BIN_LIBS)
+
+$(B)/cjson/libcjson.a: tools/cjson.sh tools/deb-src.sh
+	tools/cjson.sh $(B)/cjson $(CC) $(AR) $(OPT) -fPIE
 
 # Suites are discovered: every "Suite *suite_xxx(void)" definition in tests/unit.
 $(B)/tests/unit/suites.h: $(UNIT_SRC)

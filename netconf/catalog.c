@@ -162,6 +162,33 @@ static int parse_ns(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 	return 0;
 }
 
+/*
+ * node.kubeletDir: kubelet's root dir on layouts that move it (k0s:
+ * /var/lib/k0s/kubelet, microk8s: /var/snap/microk8s/common/var/lib/kubelet).
+ * Only read from (NUMA placement), and set by the node's admin, never a NAD.
+ */
+static int parse_kubelet_dir(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "kubeletDir");
+	const char *s = cJSON_GetStringValue(v), *p;
+	size_t n = s ? strlen(s) : 0;
+
+	if (!v)
+		return 0;
+	if (!s || s[0] != '/' || n >= sizeof(c->kubelet_dir) ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-") != n)
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			      "node.kubeletDir: expected an absolute path of [A-Za-z0-9._/-], at "
+			      "most %zu characters",
+			      sizeof(c->kubelet_dir) - 1);
+	for (p = s; (p = strstr(p, "/..")); p += 3)
+		if (p[3] == '/' || p[3] == '\0')
+			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				      "node.kubeletDir: a \"..\" component is not allowed");
+	(void)snprintf(c->kubelet_dir, sizeof(c->kubelet_dir), "%s", s);
+	return 0;
+}
+
 int catalog_ns_from_json(struct rq_catalog *c, const char *ns, const cJSON *it,
 			 struct rq_error *e)
 {
@@ -199,7 +226,8 @@ static int parse_node_pf(struct rq_catalog *c, const cJSON *v, struct rq_error *
 
 int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 {
-	static const char *const keys[] = {"pf", "baseline", "carrierWaitSeconds", NULL};
+	static const char *const keys[] = {"pf", "baseline", "carrierWaitSeconds", "kubeletDir",
+					   NULL};
 	const cJSON *v;
 	long secs;
 	int r;
@@ -209,6 +237,8 @@ int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error
 	if ((r = json_only_keys(o, "node", keys, e)) < 0)
 		return r;
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "pf")) && (r = parse_node_pf(c, v, e)) < 0)
+		return r;
+	if ((r = parse_kubelet_dir(c, o, e)) < 0)
 		return r;
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "baseline"))) {
 		if (!cJSON_IsString(v) || !netconf_name_valid(v->valuestring))
@@ -253,6 +283,7 @@ int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct r
 		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
 	c->pf_max = RQ_PF_ENSURE;
 	c->carrier_wait_s = RQ_CARRIER_WAIT_DEFAULT_S;
+	(void)snprintf(c->kubelet_dir, sizeof(c->kubelet_dir), "%s", RQ_KUBELET_DIR_DEFAULT);
 	r = json_parse_object(buf, len, "profile catalog", &c->root, e);
 	if (r < 0)
 		goto fail;

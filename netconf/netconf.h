@@ -80,10 +80,12 @@ struct rq_catalog {
 	enum rq_pf_mode pf_max; /* default RQ_PF_ENSURE */
 	char baseline[RQ_PROFILE_NAME_MAX]; /* node.baseline profile name, "" = none */
 	int carrier_wait_s;		    /* node.carrierWaitSeconds */
+	char kubelet_dir[256];		    /* node.kubeletDir, default RQ_KUBELET_DIR_DEFAULT */
 };
 
 /* How long ADD waits for a PF's carrier after a PFC change (mlx5 toggles the link). */
 #define RQ_CARRIER_WAIT_DEFAULT_S 10
+#define RQ_KUBELET_DIR_DEFAULT	  "/var/lib/kubelet"
 
 /*
  * Parse and validate the node catalog (profiles.json):

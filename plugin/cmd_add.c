@@ -40,7 +40,7 @@ static int numa_step(struct rq_ctx *c, struct add_tx *tx)
 
 	if (c->nc->numa == RQ_NUMA_OFF)
 		return 0;
-	r = numa_evaluate(&c->env.root, RQ_KUBELET_DIR, c->args.pod_uid, tx->t.vf.pci, n);
+	r = numa_evaluate(&c->env.root, RQ_KUBELET_DIR(c), c->args.pod_uid, tx->t.vf.pci, n);
 	if (r < 0) {
 		log_warn("%s: NUMA placement unknown: %s", c->key, strerror(-r));
 		n->verdict = RQ_NUMA_UNKNOWN;

@@ -5,9 +5,11 @@
  * the demo only; never installed.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "plugin/env.h"
 
@@ -54,6 +56,14 @@ int env_init(struct rq_env *env, struct rq_error *e)
 	r = root_open(root, &env->root);
 	if (r < 0)
 		return rq_err(e, RQ_ERR_ENV, r, "RDMA_QOS_SIM_ROOT %s: %s", root, strerror(-r));
+	/* only openat2 keeps the simulated node's paths inside it (pkg/sysfs) */
+	r = root_openat(&env->root, "/", O_PATH | O_DIRECTORY, 0);
+	if (r == -ENOSYS)
+		return rq_err(e, RQ_ERR_ENV, r,
+			      "RDMA_QOS_SIM_ROOT needs openat2(2): Linux " RQ_OPENAT2_MIN_KERNEL
+			      " or later");
+	if (r >= 0)
+		close(r);
 	env->sim = true;
 	env->root.attr_replace = true;
 	/* tests shorten the lock wait to see error 11 quickly */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,8 +50,10 @@ static void usage(const char *binary)
 		"It is run by a container runtime with CNI_COMMAND set (ADD, DEL, CHECK,\n"
 		"VERSION, STATUS, GC) and the network configuration on stdin.\n\n"
 		"usage: %s --version\n"
-		"       %s show [--json]     per PF and VF QoS state and attachments\n",
-		binary, RQ_VERSION, binary, binary);
+		"       %s show [--json]     per PF and VF QoS state and attachments\n"
+		"       %s install --cni-bin-dir DIR [--catalog-source FILE]\n"
+		"       %s validate FILE     a catalog, conflist, plugin config or NAD (JSON)\n",
+		binary, RQ_VERSION, binary, binary, binary, binary);
 }
 
 static void print_error(const char *version, const struct rq_error *e)
@@ -95,6 +98,33 @@ static int del_fallback_conf(const char *buf, size_t len, struct rq_netconf **re
 	return 0;
 }
 
+/*
+ * The log file is capped: past RQ_LOG_MAX_BYTES it becomes <name>.1 (the
+ * previous .1 goes) and a new one starts, so a node running many pods never
+ * fills /var/log. Two plugins rotating at once may lose the older half.
+ */
+#define RQ_LOG_MAX_BYTES ((off_t)8 << 20)
+
+static int log_rotate(const struct rq_env *env, int fd, const char *name)
+{
+	char old[300];
+	struct stat st;
+	int dfd;
+
+	if (fstat(fd, &st) < 0 || st.st_size < RQ_LOG_MAX_BYTES)
+		return fd;
+	dfd = root_openat(&env->root, RQ_LOG_DIR, O_PATH | O_DIRECTORY, 0);
+	(void)snprintf(old, sizeof(old), "%s.1", name);
+	if (dfd < 0 || renameat(dfd, name, dfd, old) < 0) {
+		if (dfd >= 0)
+			close(dfd);
+		return fd;
+	}
+	close(dfd);
+	close(fd);
+	return -1;
+}
+
 static void log_open_file(const struct rq_env *env, const char *name)
 {
 	char path[512];
@@ -105,6 +135,11 @@ static void log_open_file(const struct rq_env *env, const char *name)
 	    !sysfs_exists(&env->root, RQ_LOG_DIR))
 		return;
 	fd = root_openat(&env->root, path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0640);
+	if (fd >= 0)
+		fd = log_rotate(env, fd, name);
+	if (fd == -1)
+		fd =
+		    root_openat(&env->root, path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0640);
 	if (fd >= 0)
 		log_fd = fd;
 	else
@@ -212,6 +247,10 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "show"))
 		return main_show(argc, argv, binary);
+	if (argc > 1 && !strcmp(argv[1], "install"))
+		return main_install(argc, argv, binary);
+	if (argc > 1 && !strcmp(argv[1], "validate"))
+		return main_validate(argc, argv, binary);
 	command = getenv("CNI_COMMAND");
 	if (argc > 1 || !command || !*command) {
 		usage(binary);

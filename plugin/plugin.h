@@ -17,7 +17,8 @@
 #include "plugin/env.h"
 
 #define RQ_CATALOG_PATH "/etc/cni/rdma-qos/profiles.json"
-#define RQ_KUBELET_DIR	"/var/lib/kubelet"
+/* kubelet's root dir: the catalog's node.kubeletDir, else the default */
+#define RQ_KUBELET_DIR(c) ((c)->cat ? (c)->cat->kubelet_dir : RQ_KUBELET_DIR_DEFAULT)
 
 struct rq_ctx {
 	struct rq_env env;
@@ -44,6 +45,12 @@ int cmd_del(struct rq_ctx *c);
 int cmd_gc(struct rq_ctx *c);
 int cmd_status(struct rq_ctx *c);
 int cmd_show(struct rq_env *env, bool json);
+
+/* node-side subcommands (argv[1]); exit status 0 or 1 */
+int main_install(int argc, char **argv, const char *binary);
+int main_validate(int argc, char **argv, const char *binary);
+/* A whole file (or pipe) named on the command line (not a host path), at most @max bytes. */
+int cli_read_file(const char *path, size_t max, char **ret, size_t *ret_len);
 
 /* attach.c: steps shared by the commands */
 int attach_load_profile(struct rq_ctx *c);

@@ -66,6 +66,25 @@ void root_close(struct rq_root *r)
 		r->fd = -1;
 }
 
+/*
+ * Kernels before 5.6 have no openat2 (ENOSYS). Under the host root "/" a
+ * plain openat resolves every path exactly as RESOLVE_IN_ROOT would, absolute
+ * symlink targets included, because the process root is that root; ".." is
+ * refused either way. What is lost is RESOLVE_NO_MAGICLINKS, which guards
+ * against /proc magic links planted on the way, something only root can do.
+ * Under any other root (the simulated node) nothing short of openat2 keeps a
+ * walk inside it: refuse (callers name the minimum, RQ_OPENAT2_MIN_KERNEL).
+ */
+static int root_openat_compat(const struct rq_root *r, const char *path, int flags, mode_t mode)
+{
+	int fd;
+
+	if (strcmp(r->path, "/") != 0)
+		return -ENOSYS;
+	fd = openat(r->fd, rel(path), flags | O_CLOEXEC, mode);
+	return fd < 0 ? -errno : fd;
+}
+
 int root_openat(const struct rq_root *r, const char *path, int flags, mode_t mode)
 {
 	struct open_how how;
@@ -84,6 +103,8 @@ int root_openat(const struct rq_root *r, const char *path, int flags, mode_t mod
 		if (fd >= 0 || errno != EAGAIN || tries >= 16)
 			break;
 	}
+	if (fd < 0 && errno == ENOSYS)
+		return root_openat_compat(r, path, flags, mode);
 	return fd < 0 ? -errno : (int)fd;
 }
 

@@ -26,7 +26,11 @@ struct rq_root {
 int root_open(const char *path, struct rq_root *ret);
 void root_close(struct rq_root *r);
 
-/* openat2 under the root; @path absolute. Returns an fd (O_CLOEXEC added) or -errno. */
+/* The first kernel with openat2: a root other than "/" needs it (-ENOSYS before). */
+#define RQ_OPENAT2_MIN_KERNEL "5.6"
+
+/* openat2 under the root; @path absolute. Returns an fd (O_CLOEXEC added) or -errno. Without
+ * openat2 the root "/" falls back to openat (same resolution, no RESOLVE_NO_MAGICLINKS). */
 int root_openat(const struct rq_root *r, const char *path, int flags, mode_t mode);
 
 /* Read a whole small file (at most @max bytes; more -> -EFBIG) into a malloc'd NUL-terminated

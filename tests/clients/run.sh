@@ -58,22 +58,8 @@ fi
 # golang-github-appc-cni-dev ships libcni and pkg/ but not cnitool/: cnitool
 # comes from the same Debian source package, built in GOPATH mode against
 # /usr/share/gocode (no module download).
-# deb-src for bookworm. The entry must agree with the deb entry for the same
-# URI and suite on Signed-By, or apt refuses every source list ("Conflicting
-# values set for option Signed-By"): Debian 12's deb822 debian.sources sets it,
-# a classic sources.list does not. Try both spellings; leave none that breaks apt.
-add_deb_src() {
-	local f=/etc/apt/sources.list.d/rq-bookworm-src.sources
-	local kr=/usr/share/keyrings/debian-archive-keyring.gpg signed
-	for signed in "Signed-By: $kr" ""; do
-		printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\n%s\n%s\n' \
-			'Components: main' "$signed" > "$f"
-		apt-get -o DPkg::Lock::Timeout=600 update -q >&2 && return 0
-	done
-	rm -f "$f"
-	apt-get -o DPkg::Lock::Timeout=600 update -q >&2
-	return 1
-}
+# add_deb_src: shared with the static build's cJSON (tools/deb-src.sh)
+. "$HERE/../../tools/deb-src.sh"
 
 build_cnitool() {
 	[ -x "$CACHE/cnitool" ] && return 0

@@ -15,8 +15,13 @@
 
 #include "netconf/netconf.h"
 
-static const char *const covered[] = { "conflist-host-device.json", "nad-sriov.yaml",
-				       "profiles.json" };
+static const char *const covered[] = {"conflist-host-device.json",
+				      "nad-sriov.yaml",
+				      "profiles.json",
+				      "sriovnetwork.yaml",
+				      "hostdevicenetwork.yaml",
+				      "pod-cni-args.yaml",
+				      "nic-configuration-operator.yaml"};
 
 static void example_path(const char *name, char *buf, size_t len)
 {
@@ -69,7 +74,17 @@ static struct rq_catalog *example_catalog(void)
  * What libcni does with a conflist: each plugin gets the list's name and
  * cniVersion injected into its own config. Returns the rdma-qos entry.
  */
+static struct rq_netconf *conflist_entry_args(const char *conflist, const char *runtime_device,
+					      const cJSON *args);
+
 static struct rq_netconf *conflist_entry(const char *conflist, const char *runtime_device)
+{
+	return conflist_entry_args(conflist, runtime_device, NULL);
+}
+
+/* ... and with Multus' per-pod cni-args, which it passes to every plugin as args.cni */
+static struct rq_netconf *conflist_entry_args(const char *conflist, const char *runtime_device,
+					      const cJSON *args)
 {
 	cJSON *list = cJSON_Parse(conflist), *plugins, *it, *mine = NULL;
 	struct rq_netconf *nc = NULL;
@@ -79,7 +94,8 @@ static struct rq_netconf *conflist_entry(const char *conflist, const char *runti
 	ck_assert_ptr_nonnull(list);
 	plugins = cJSON_GetObjectItemCaseSensitive(list, "plugins");
 	ck_assert(cJSON_IsArray(plugins));
-	cJSON_ArrayForEach(it, plugins) {
+	cJSON_ArrayForEach(it, plugins)
+	{
 		const cJSON *t = cJSON_GetObjectItemCaseSensitive(it, "type");
 
 		if (cJSON_IsString(t) && !strcmp(t->valuestring, "rdma-qos"))
@@ -91,8 +107,13 @@ static struct rq_netconf *conflist_entry(const char *conflist, const char *runti
 	cJSON_AddItemToObject(mine, "name",
 			      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(list, "name"), 1));
 	cJSON_AddItemToObject(
-		mine, "cniVersion",
-		cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(list, "cniVersion"), 1));
+	    mine, "cniVersion",
+	    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(list, "cniVersion"), 1));
+	if (args) {
+		cJSON *a = cJSON_AddObjectToObject(mine, "args");
+
+		cJSON_AddItemToObject(a, "cni", cJSON_Duplicate(args, 1));
+	}
 	if (runtime_device) {
 		cJSON *rc = cJSON_AddObjectToObject(mine, "runtimeConfig");
 
@@ -127,8 +148,7 @@ START_TEST(test_examples_all_covered)
 
 	example_path("", path, sizeof(path));
 	dir = opendir(path);
-	ck_assert_msg(dir != NULL, "%s: %s (set RQ_SRC to the source tree)", path,
-		      strerror(errno));
+	ck_assert_msg(dir != NULL, "%s: %s (set RQ_SRC to the source tree)", path, strerror(errno));
 	while ((d = readdir(dir))) {
 		bool ok = false;
 
@@ -179,9 +199,19 @@ START_TEST(test_examples_conflist_host_device)
 }
 END_TEST
 
+static char *yaml_block(const char *yaml, const char *key);
+
 /* spec.config of a NAD: the YAML literal block under "config: |", dedented. */
 static char *nad_config(const char *yaml)
 {
+	return yaml_block(yaml, "config");
+}
+
+/* The YAML literal block under the first "<key>: |", dedented. */
+static char *yaml_block(const char *yaml, const char *key_name)
+{
+	char head[128];
+	size_t head_len = (size_t)snprintf(head, sizeof(head), "%s: |", key_name);
 	const char *l = yaml, *key = NULL;
 	size_t cap = strlen(yaml) + 1, n = 0, indent = 0, key_indent = 0;
 	char *out = malloc(cap);
@@ -191,7 +221,7 @@ static char *nad_config(const char *yaml)
 		size_t sp = strspn(l, " "), ll = strcspn(l, "\n");
 
 		if (!key) {
-			if (!strncmp(l + sp, "config: |", 9)) {
+			if (!strncmp(l + sp, head, head_len)) {
 				key = l;
 				key_indent = sp;
 			}
@@ -210,7 +240,7 @@ static char *nad_config(const char *yaml)
 		n += ll - indent;
 		out[n++] = '\n';
 	}
-	ck_assert_msg(key != NULL, "no \"config: |\" block in the NAD");
+	ck_assert_msg(key != NULL, "no \"%s\" block", head);
 	out[n] = '\0';
 	return out;
 }
@@ -227,7 +257,8 @@ START_TEST(test_examples_nad_sriov)
 
 	ck_assert_msg(strstr(b, "\napiVersion: k8s.cni.cncf.io/v1\n"), "apiVersion");
 	ck_assert_msg(strstr(b, "\nkind: NetworkAttachmentDefinition\n"), "kind");
-	ck_assert_msg(strstr(b, "    k8s.v1.cni.cncf.io/resourceName: "), "resourceName annotation");
+	ck_assert_msg(strstr(b, "    k8s.v1.cni.cncf.io/resourceName: "),
+		      "resourceName annotation");
 	ck_assert_msg(strstr(b, "  namespace: ai-training\n"), "namespace");
 	conf = nad_config(b);
 	ck_assert_str_eq(first_type(conf), "sriov");
@@ -331,6 +362,224 @@ START_TEST(test_examples_profiles)
 }
 END_TEST
 
+/* The value of the first "<key>: " line (quotes removed), or "" when absent. */
+static const char *yaml_scalar(const char *yaml, const char *key)
+{
+	static char v[512];
+	char pat[128];
+	const char *l;
+	size_t n;
+
+	snprintf(pat, sizeof(pat), "%s: ", key);
+	v[0] = '\0';
+	for (l = strchr(yaml, '\n'); l; l = strchr(l + 1, '\n')) {
+		const char *p = l + 1 + strspn(l + 1, " ");
+
+		if (strncmp(p, pat, strlen(pat)) != 0)
+			continue;
+		p += strlen(pat);
+		n = strcspn(p, "\n");
+		if (n >= 2 && (p[0] == '"' || p[0] == '\'') && p[n - 1] == p[0]) {
+			p++;
+			n -= 2;
+		}
+		ck_assert_uint_lt(n, sizeof(v));
+		memcpy(v, p, n);
+		v[n] = '\0';
+		break;
+	}
+	return v;
+}
+
+/* sriov-network-operator renders [sriov, <metaPlugins>] into one conflist. */
+START_TEST(test_examples_sriovnetwork)
+{
+	struct rq_catalog *cat = example_catalog();
+	char *b = slurp("sriovnetwork.yaml", &(size_t){0}), *meta, *ipam, conf[4096];
+	struct rq_netconf *nc;
+	struct rq_profile p;
+	enum rq_pf_mode pf;
+	struct rq_error e;
+	cJSON *list, *types;
+	char *t;
+
+	ck_assert(strstr(b, "\napiVersion: sriovnetwork.openshift.io/v1\n"));
+	ck_assert(strstr(b, "\nkind: SriovNetwork\n"));
+	ck_assert_str_eq(yaml_scalar(b, "networkNamespace"), "ai-training");
+	meta = yaml_block(b, "metaPlugins");
+	ipam = yaml_block(b, "ipam");
+	snprintf(conf, sizeof(conf),
+		 "{\"cniVersion\": \"1.0.0\", \"name\": \"roce-lossless\", \"plugins\": "
+		 "[{\"type\": \"sriov\", \"ipam\": %s}, %s]}",
+		 ipam, meta);
+	list = cJSON_Parse(conf);
+	ck_assert_msg(list != NULL, "the rendered conflist is not JSON: %s", conf);
+	types = cJSON_CreateArray();
+	for (int i = 0; i < cJSON_GetArraySize(cJSON_GetObjectItem(list, "plugins")); i++)
+		cJSON_AddItemToArray(
+		    types,
+		    cJSON_CreateString(cJSON_GetStringValue(cJSON_GetObjectItem(
+			cJSON_GetArrayItem(cJSON_GetObjectItem(list, "plugins"), i), "type"))));
+	t = cJSON_PrintUnformatted(types);
+	/* the chain: the VF into the pod, its RDMA device after it, then its QoS */
+	ck_assert_str_eq(t, "[\"sriov\",\"rdma\",\"rdma-qos\"]");
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(
+	    cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(list, "plugins"), 2),
+				"capabilities"),
+	    "deviceID")));
+	nc = conflist_entry(conf, "0000:81:10.3");
+	ck_assert_str_eq(nc->name, "roce-lossless");
+	ck_assert_str_eq(nc->device_id, "0000:81:10.3");
+	ck_assert_str_eq(nc->profile, "roce-lossless");
+	ck_assert_int_eq(nc->numa, RQ_NUMA_STRICT);
+	rq_err_clear(&e);
+	ck_assert_int_eq(netconf_resolve_profile(nc, cat, "ai-training", &p, &pf, &e), 0);
+	ck_assert_str_eq(p.name, "roce-lossless");
+	ck_assert_int_eq(pf, RQ_PF_ENSURE);
+	free(t);
+	cJSON_Delete(types);
+	cJSON_Delete(list);
+	netconf_free(nc);
+	catalog_free(cat);
+	free(meta);
+	free(ipam);
+	free(b);
+}
+END_TEST
+
+/* network-operator: its pool, and the admin's NAD chaining rdma-qos after host-device on it. */
+START_TEST(test_examples_hostdevicenetwork)
+{
+	struct rq_catalog *cat = example_catalog();
+	char *b = slurp("hostdevicenetwork.yaml", &(size_t){0}), *conf, *ipam, res[128];
+	struct rq_netconf *nc;
+	struct rq_profile p;
+	enum rq_pf_mode pf;
+	struct rq_error e;
+	cJSON *o;
+
+	ck_assert(strstr(b, "\nkind: HostDeviceNetwork\n"));
+	ck_assert(strstr(b, "\nkind: NetworkAttachmentDefinition\n"));
+	/* the NAD draws from the pool the HostDeviceNetwork names */
+	snprintf(res, sizeof(res), "nvidia.com/%s", yaml_scalar(b, "resourceName"));
+	ck_assert_str_eq(yaml_scalar(b, "k8s.v1.cni.cncf.io/resourceName"), res);
+	ipam = yaml_block(b, "ipam");
+	o = cJSON_Parse(ipam);
+	ck_assert_ptr_nonnull(o);
+	cJSON_Delete(o);
+	conf = nad_config(b);
+	ck_assert_str_eq(first_type(conf), "host-device");
+	nc = conflist_entry(conf, "0000:81:10.4");
+	ck_assert_str_eq(nc->name, "roce-hostdev");
+	ck_assert_ptr_null(nc->profile);
+	/* no profile named: each namespace gets its default */
+	rq_err_clear(&e);
+	ck_assert_int_eq(netconf_resolve_profile(nc, cat, "ai-training", &p, &pf, &e), 0);
+	ck_assert_str_eq(p.name, "roce-lossless");
+	ck_assert_int_eq(netconf_resolve_profile(nc, cat, "web", &p, &pf, &e), 0);
+	ck_assert_str_eq(p.name, "lossy");
+	netconf_free(nc);
+	catalog_free(cat);
+	free(conf);
+	free(ipam);
+	free(b);
+}
+END_TEST
+
+/* Multus' cni-args reach rdma-qos as args.cni and pick the profile. */
+START_TEST(test_examples_pod_cni_args)
+{
+	struct rq_catalog *cat = example_catalog();
+	char *b = slurp("pod-cni-args.yaml", &(size_t){0});
+	char *nad = slurp("nad-sriov.yaml", &(size_t){0}), *conf;
+	cJSON *sel = cJSON_Parse(yaml_scalar(b, "k8s.v1.cni.cncf.io/networks")), *s0;
+	struct rq_netconf *nc;
+	struct rq_profile p;
+	enum rq_pf_mode pf;
+	struct rq_error e;
+
+	ck_assert_msg(sel != NULL, "the networks annotation is not JSON");
+	s0 = cJSON_GetArrayItem(sel, 0);
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(s0, "name")), "roce-lossless");
+	ck_assert_str_eq(yaml_scalar(b, "namespace"), "ai-training");
+	ck_assert(strstr(b, "nvidia.com/rdma_vf: \"1\""));
+	conf = nad_config(nad);
+	nc = conflist_entry_args(conf, "0000:81:10.5", cJSON_GetObjectItem(s0, "cni-args"));
+	ck_assert_str_eq(nc->profile, "roce-lossless");
+	ck_assert_str_eq(nc->args_profile, "lossy");
+	rq_err_clear(&e);
+	ck_assert_int_eq(netconf_resolve_profile(nc, cat, "ai-training", &p, &pf, &e), 0);
+	ck_assert_str_eq(p.name, "lossy");
+	/* the pod's choice is still held to its namespace's policy */
+	ck_assert_int_eq(netconf_resolve_profile(nc, cat, "web", &p, &pf, &e), 0);
+	ck_assert_str_eq(p.name, "lossy");
+	netconf_free(nc);
+	/* a profile the catalog has but does not grant the namespace */
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(s0, "cni-args"), "profile",
+				  cJSON_CreateString("storage-lossless"));
+	nc = conflist_entry_args(conf, NULL, cJSON_GetObjectItem(s0, "cni-args"));
+	ck_assert_int_eq(netconf_resolve_profile(nc, cat, "ai-training", &p, &pf, &e), -EPERM);
+	ck_assert_int_eq(e.code, RQ_ERR_NOT_ALLOWED);
+	netconf_free(nc);
+	cJSON_Delete(sel);
+	catalog_free(cat);
+	free(conf);
+	free(nad);
+	free(b);
+}
+END_TEST
+
+/* The operator owns the port: the catalog verifies what it sets and never writes the PF. */
+START_TEST(test_examples_nic_configuration_operator)
+{
+	char *b = slurp("nic-configuration-operator.yaml", &(size_t){0}), *js;
+	const char *pfc = NULL;
+	static const char ensure[] = "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"pf\":\"ensure\"}";
+	static const char plain[] = "{\"cniVersion\":\"1.0.0\",\"name\":\"n\"}";
+	struct rq_catalog *cat = NULL;
+	const struct rq_profile *op = NULL;
+	struct rq_netconf *nc = NULL;
+	struct rq_profile p;
+	enum rq_pf_mode pf;
+	struct rq_error e;
+	uint8_t want = 0;
+
+	ck_assert(strstr(b, "\nkind: NicConfigurationTemplate\n"));
+	ck_assert(strstr(b, "      enabled: true\n      qos:\n"));
+	ck_assert_str_eq(yaml_scalar(b, "trust"), "dscp");
+	pfc = yaml_scalar(b, "pfc");
+	ck_assert_uint_eq(strlen(pfc), 15);
+	for (int i = 0; i < 8; i++)
+		if (pfc[2 * i] == '1')
+			want |= (uint8_t)(1u << i);
+	js = yaml_block(b, "profiles.json");
+	rq_err_clear(&e);
+	ck_assert_msg(catalog_parse(js, strlen(js), &cat, &e) == 0, "profiles.json: %s", e.msg);
+	ck_assert_int_eq(cat->pf_max, RQ_PF_VERIFY);
+	for (size_t i = 0; i < cat->n_profiles; i++)
+		if (!strcmp(cat->profiles[i].name, "operator-lossless"))
+			op = &cat->profiles[i];
+	ck_assert_ptr_nonnull(op);
+	/* the profile asks for what the operator sets */
+	ck_assert_uint_eq(op->pfc, want);
+	ck_assert_uint_eq(op->pfc, 0x08);
+	ck_assert_int_eq(op->trust, RQ_TRUST_DSCP);
+	/* a NAD cannot ask for more than verify */
+	ck_assert_int_eq(netconf_parse(ensure, strlen(ensure), &nc, &e), 0);
+	ck_assert_int_eq(netconf_resolve_profile(nc, cat, "ai-training", &p, &pf, &e), -EPERM);
+	ck_assert_int_eq(e.code, RQ_ERR_NOT_ALLOWED);
+	netconf_free(nc);
+	ck_assert_int_eq(netconf_parse(plain, strlen(plain), &nc, &e), 0);
+	ck_assert_int_eq(netconf_resolve_profile(nc, cat, "ai-training", &p, &pf, &e), 0);
+	ck_assert_int_eq(pf, RQ_PF_VERIFY);
+	ck_assert_str_eq(p.name, "operator-lossless");
+	netconf_free(nc);
+	catalog_free(cat);
+	free(js);
+	free(b);
+}
+END_TEST
+
 Suite *suite_examples(void);
 
 Suite *suite_examples(void)
@@ -342,6 +591,10 @@ Suite *suite_examples(void)
 	tcase_add_test(tc, test_examples_conflist_host_device);
 	tcase_add_test(tc, test_examples_nad_sriov);
 	tcase_add_test(tc, test_examples_profiles);
+	tcase_add_test(tc, test_examples_sriovnetwork);
+	tcase_add_test(tc, test_examples_hostdevicenetwork);
+	tcase_add_test(tc, test_examples_pod_cni_args);
+	tcase_add_test(tc, test_examples_nic_configuration_operator);
 	suite_add_tcase(s, tc);
 	return s;
 }

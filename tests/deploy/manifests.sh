@@ -1,0 +1,140 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# deploy/ and examples/, offline: every manifest against kubernetes-models'
+# schemas plus our unknown-key walk (k8s-check.mjs), broken copies that must
+# fail, then every embedded CNI config and catalog through the plugin's own
+# parser (rdma-qos validate), with the conflists the operators and Multus
+# would render.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+B=${RQ_BUILD:?}
+SRC=$(cd "$HERE/../.." && pwd)
+NPM_CACHE=${RQ_NPM_CACHE:-/var/tmp/rdma-qos-npm}
+# pinned: what the checks were written against (4.5.1: node >= 14, Debian 12 has 18; 5.x needs 22)
+NPM_PKGS=(kubernetes-models@4.5.1 yaml@2.9.1)
+T=$(mktemp -d /tmp/rq-manifests.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+npm_ready() {
+	local p
+	for p in "${NPM_PKGS[@]}"; do
+		[ "$(jq -r .version "$NPM_CACHE/node_modules/${p%@*}/package.json" 2>/dev/null)" = \
+			"${p##*@}" ] || return 1
+	done
+}
+ensure_npm() {
+	npm_ready && return 0
+	command -v npm >/dev/null || { echo "no npm"; return 1; }
+	mkdir -p "$NPM_CACHE" && echo '{"private": true}' > "$NPM_CACHE/package.json"
+	npm install --prefix "$NPM_CACHE" --no-audit --no-fund --loglevel=error "${NPM_PKGS[@]}" >&2 &&
+		npm_ready
+}
+
+if ! command -v node >/dev/null; then
+	skip manifests "no node (nodejs)"
+	finish
+fi
+if ! why=$(ensure_npm); then
+	skip manifests "npm packages ${NPM_PKGS[*]} not installable: $why"
+	finish
+fi
+NM=$NPM_CACHE/node_modules
+k8s_check() { node "$HERE/k8s-check.mjs" "$NM" "$@"; }
+
+echo "== manifests against kubernetes-models and crd-keys.json"
+out=$(k8s_check "$T/json" "$SRC"/deploy/*.yaml "$SRC"/examples/*.yaml 2>&1)
+check "every document in deploy/ and examples/ passes (${out##*$'\n'})" [ $? -eq 0 ] ||
+	echo "$out"
+# the checker catches what it claims to: one broken copy per kind of mistake
+DS=$SRC/deploy/daemonset.yaml
+broken() { # NAME SED EXPECTED
+	mkdir -p "$T/broken" && sed "$2" "$DS" > "$T/broken/$1.yaml"
+	local o
+	o=$(k8s_check "$T/bjson" "$T/broken/$1.yaml" 2>&1)
+	check "a DaemonSet with $1 is refused: $3" status_is 1 $? grep -qF -- "$3" <<< "$o" ||
+		echo "   got: $o"
+}
+broken "a wrong type" 's/      hostNetwork: true/      hostNetwork: "yes"/' \
+	"hostNetwork must be boolean"
+broken "a misspelt container key" 's/^\(          \)image: rdma-qos:0.1.0/&\n\1imagePullPolcy: Always/' \
+	"containers[0].imagePullPolcy: unknown key (not in IContainer)"
+broken "a duplicate key" 's/      hostNetwork: true/&\n      hostNetwork: true/' \
+	"Map keys must be unique"
+broken "a misspelt spec key" 's/^  selector:/  selectr:/' "spec.selectr: unknown key"
+sed 's/  metaPlugins: |/  metaPlugin: |/' "$SRC/examples/sriovnetwork.yaml" > "$T/broken/sn.yaml"
+o=$(k8s_check "$T/bjson" "$T/broken/sn.yaml" 2>&1)
+check "a SriovNetwork with a misspelt spec key is refused" status_is 1 $? \
+	grep -qF "spec.metaPlugin: unknown key" <<< "$o"
+
+echo "== kustomization and DaemonSet wiring"
+J=$T/json
+ks=$J/kustomization.yaml.0.json ds=$J/daemonset.yaml.0.json
+check "the kustomization lists every other file in deploy/" [ "$(jq -r '.resources[]' "$ks" | sort |
+	tr '\n' ' ')" = "$(cd "$SRC/deploy" && ls *.yaml | grep -v kustomization | sort | tr '\n' ' ')" ]
+check "the DaemonSet's config volume is deploy/configmap.yaml's ConfigMap" [ "$(jq -r \
+	'.spec.template.spec.volumes[] | select(.name == "config") | .configMap.name' "$ds")" = \
+	"$(jq -r .metadata.name "$J/configmap.yaml.0.json")" ]
+check "every volumeMount names a volume" [ -z "$(jq -r '.spec.template.spec as $s |
+	[$s.volumes[].name] as $v | ($s.initContainers + $s.containers)[].volumeMounts[] |
+	select(.name as $n | $v | index($n) | not) | .name' "$ds")" ]
+check "the init container runs install with the ConfigMap's catalog" [ "$(jq -c \
+	'.spec.template.spec.initContainers[0].command' "$ds")" = \
+	'["/rdma-qos","install","--cni-bin-dir=/host/opt/cni/bin","--catalog-source=/config/profiles.json"]' ]
+check "the main container runs the agent" \
+	[ "$(jq -r '.spec.template.spec.containers[0].command[1]' "$ds")" = agent ]
+check "no container is privileged, every one drops ALL capabilities" [ "$(jq -c \
+	'[(.spec.template.spec.initContainers + .spec.template.spec.containers)[].securityContext |
+	[.privileged // false, .capabilities.drop]] | unique' "$ds")" = '[[false,["ALL"]]]' ]
+for cap in $(jq -r '.spec.template.spec.containers[].securityContext.capabilities.add[]?' "$ds"); do
+	check "capability $cap is given with its reason in daemonset.yaml" \
+		grep -qE "^# .*$cap for " "$DS"
+done
+
+echo "== embedded CNI configs and catalogs through rdma-qos validate"
+v() { "$B/rdma-qos" validate "$1" 2>&1; }
+for f in "$J"/*.json; do
+	case $(jq -r .kind "$f") in
+	ConfigMap | NetworkAttachmentDefinition)
+		o=$(v "$f")
+		check "rdma-qos validate $(basename "$f" .json) ($(jq -r .kind "$f"))" [ $? -eq 0 ] ||
+			echo "   $o"
+		;;
+	esac
+done
+# what sriov-network-operator renders: [sriov, <metaPlugins>] in one conflist
+sn=$J/sriovnetwork.yaml.0.json
+jq '{cniVersion: "1.0.0", name: .metadata.name, plugins: ([{type: "sriov",
+	spoofchk: .spec.spoofChk, trust: .spec.trust, ipam: (.spec.ipam | fromjson)}] +
+	("[" + .spec.metaPlugins + "]" | fromjson))}' "$sn" > "$T/sriov.conflist"
+check "SriovNetwork renders the chain sriov -> rdma -> rdma-qos" \
+	[ "$(jq -c '[.plugins[].type]' "$T/sriov.conflist")" = '["sriov","rdma","rdma-qos"]' ]
+check "... rdma-qos declares the deviceID capability" \
+	[ "$(jq '.plugins[2].capabilities.deviceID' "$T/sriov.conflist")" = true ]
+o=$(v "$T/sriov.conflist")
+check "... and the rendered conflist validates" status_is 0 $? \
+	grep -q 'rdma-qos is plugins\[2\] of 3 (profile roce-lossless, pf ensure, numa strict)' <<< "$o"
+# what Multus does with the pod's cni-args: args.cni in every plugin of the selected NAD
+pod=$J/pod-cni-args.yaml.0.json
+sel=$(jq -r '.metadata.annotations["k8s.v1.cni.cncf.io/networks"]' "$pod")
+nad=$J/nad-sriov.yaml.0.json
+check "the pod selects nad-sriov.yaml's network in its namespace" [ "$(jq -r '.[0] |
+	.name + "/" + .namespace' <<< "$sel")" = "$(jq -r '.metadata.name + "/" +
+	.metadata.namespace' "$nad")" ]
+jq --argjson a "$(jq '.[0]["cni-args"]' <<< "$sel")" '.spec.config | fromjson |
+	.plugins[] += {args: {cni: $a}}' "$nad" > "$T/pod.conflist"
+o=$(v "$T/pod.conflist")
+check "the pod's cni-args select profile lossy over the NAD's roce-lossless" status_is 0 $? \
+	grep -q '(profile lossy,' <<< "$o"
+check "the pod requests the NAD's resource" [ "$(jq -r '.spec.containers[0].resources.limits |
+	keys[0]' "$pod")" = "$(jq -r '.metadata.annotations["k8s.v1.cni.cncf.io/resourceName"]' "$nad")" ]
+nic=$J/nic-configuration-operator.yaml
+check "nic-configuration-operator: the operator's PFC string is the catalog profile's pfc" [ "$(jq -r \
+	'.spec.template.roceOptimized.qos.pfc | split(",") | to_entries |
+	map(select(.value == "1") | .key) | tostring' "$nic.0.json")" = "$(jq -r \
+	'.data["profiles.json"] | fromjson | .profiles["operator-lossless"].pfc | tostring' "$nic.1.json")" ]
+check "... trust is the same" [ "$(jq -r .spec.template.roceOptimized.qos.trust "$nic.0.json")" = \
+	"$(jq -r '.data["profiles.json"] | fromjson | .profiles["operator-lossless"].trust' "$nic.1.json")" ]
+check "... and the node never writes the PF (node.pf verify)" [ "$(jq -r \
+	'.data["profiles.json"] | fromjson | .node.pf' "$nic.1.json")" = verify ]
+finish

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+/* netconf/catalog: node.kubeletDir, kubelet's root dir as a node setting. */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "netconf/netconf.h"
+
+static int parse(const char *json, struct rq_catalog **ret, struct rq_error *e)
+{
+	rq_err_clear(e);
+	return catalog_parse(json, strlen(json), ret, e);
+}
+
+START_TEST(kubelet_dir_default_and_set)
+{
+	struct rq_catalog *c = NULL;
+	struct rq_error e;
+
+	ck_assert_int_eq(parse("{}", &c, &e), 0);
+	ck_assert_str_eq(c->kubelet_dir, "/var/lib/kubelet");
+	catalog_free(c);
+	ck_assert_int_eq(parse("{\"node\": {\"pf\": \"verify\"}}", &c, &e), 0);
+	ck_assert_str_eq(c->kubelet_dir, "/var/lib/kubelet");
+	catalog_free(c);
+	ck_assert_int_eq(parse("{\"node\": {\"kubeletDir\": \"/var/lib/k0s/kubelet\"}}", &c, &e),
+			 0);
+	ck_assert_str_eq(c->kubelet_dir, "/var/lib/k0s/kubelet");
+	ck_assert_int_eq(c->pf_max, RQ_PF_ENSURE);
+	catalog_free(c);
+	ck_assert_int_eq(
+	    parse("{\"node\": {\"kubeletDir\": "
+		  "\"/var/snap/microk8s/common/var/lib/kubelet\", \"pf\": \"verify\"}}",
+		  &c, &e),
+	    0);
+	ck_assert_str_eq(c->kubelet_dir, "/var/snap/microk8s/common/var/lib/kubelet");
+	ck_assert_int_eq(c->pf_max, RQ_PF_VERIFY);
+	catalog_free(c);
+}
+END_TEST
+
+START_TEST(kubelet_dir_refused)
+{
+	static const char *const bad[] = {
+	    "{\"node\": {\"kubeletDir\": \"var/lib/kubelet\"}}",
+	    "{\"node\": {\"kubeletDir\": 1}}",
+	    "{\"node\": {\"kubeletDir\": \"\"}}",
+	    "{\"node\": {\"kubeletDir\": \"/var/lib/kubelet dir\"}}",
+	    "{\"node\": {\"kubeletDir\": \"/var/lib/\\n\"}}",
+	};
+	struct rq_catalog *c = NULL;
+	struct rq_error e;
+	char longpath[400];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(parse(bad[i], &c, &e), -EINVAL);
+		ck_assert_int_eq(e.code, RQ_ERR_CONFIG);
+		ck_assert_msg(!strncmp(e.msg, "node.kubeletDir: expected an absolute path", 42),
+			      "%s -> %s", bad[i], e.msg);
+	}
+	ck_assert_int_eq(parse("{\"node\": {\"kubeletDir\": \"/var/lib/../../etc\"}}", &c, &e),
+			 -EINVAL);
+	ck_assert_str_eq(e.msg, "node.kubeletDir: a \"..\" component is not allowed");
+	ck_assert_int_eq(parse("{\"node\": {\"kubeletDir\": \"/var/lib/..\"}}", &c, &e), -EINVAL);
+	/* "..x" is a name, not a component */
+	ck_assert_int_eq(parse("{\"node\": {\"kubeletDir\": \"/var/..x/kubelet\"}}", &c, &e), 0);
+	catalog_free(c);
+	memset(longpath, 'a', sizeof(longpath));
+	longpath[0] = '/';
+	(void)snprintf(longpath + 300, 100, "\"}}");
+	{
+		char json[512];
+
+		(void)snprintf(json, sizeof(json), "{\"node\": {\"kubeletDir\": \"%s", longpath);
+		ck_assert_int_eq(parse(json, &c, &e), -EINVAL);
+	}
+	ck_assert_int_eq(parse("{\"node\": {\"kubeletdir\": \"/x\"}}", &c, &e), -EINVAL);
+}
+END_TEST
+
+Suite *suite_catalog_node(void)
+{
+	Suite *s = suite_create("catalog_node");
+	TCase *tc = tcase_create("kubeletDir");
+
+	tcase_add_test(tc, kubelet_dir_default_and_set);
+	tcase_add_test(tc, kubelet_dir_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -57,9 +57,9 @@ static int walk_profiles(struct cwalk *w)
 	int r;
 
 	if (jscan_peek(&w->s) != '{')
-		return jscan_peek(&w->s) < 0 ? jscan_skip(&w->s)
-					      : rq_err(w->e, RQ_ERR_CONFIG, -EINVAL,
-						       "profiles: expected an object");
+		return jscan_peek(&w->s) < 0
+			   ? jscan_skip(&w->s)
+			   : rq_err(w->e, RQ_ERR_CONFIG, -EINVAL, "profiles: expected an object");
 	while ((r = jscan_member(&w->s, &first, key, sizeof(key), &cut)) == 1) {
 		struct rq_catalog *c = w->c;
 
@@ -92,9 +92,9 @@ static int walk_ns(struct cwalk *w)
 	int r;
 
 	if (jscan_peek(&w->s) != '{')
-		return jscan_peek(&w->s) < 0 ? jscan_skip(&w->s)
-					      : rq_err(w->e, RQ_ERR_CONFIG, -EINVAL,
-						       "namespaces: expected an object");
+		return jscan_peek(&w->s) < 0
+			   ? jscan_skip(&w->s)
+			   : rq_err(w->e, RQ_ERR_CONFIG, -EINVAL, "namespaces: expected an object");
 	while ((r = jscan_member(&w->s, &first, key, sizeof(key), &cut)) == 1) {
 		if (cut || !catalog_ns_name_valid(key))
 			return rq_err(w->e, RQ_ERR_CONFIG, -EINVAL,
@@ -206,7 +206,8 @@ static int names_unique(struct cwalk *w)
 	qsort(v, c->n_names, sizeof(*v), (int (*)(const void *, const void *))strcmp);
 	for (size_t i = 1; i < c->n_names && !r; i++)
 		if (!strcmp(v[i - 1], v[i]))
-			r = rq_err(w->e, RQ_ERR_CONFIG, -EINVAL, "profiles.%s: duplicate key", v[i]);
+			r = rq_err(w->e, RQ_ERR_CONFIG, -EINVAL, "profiles.%s: duplicate key",
+				   v[i]);
 	free(v);
 	return r;
 }

@@ -198,8 +198,7 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx)
 {
 	cJSON *rec = cJSON_CreateObject(), *pfs, *rd;
 	const struct rq_vf_info *vf = &tx->t.vf;
-	static const char *const verdicts[] = {"unknown", "aligned", "misaligned",
-						    "unverifiable"};
+	static const char *const verdicts[] = {"unknown", "aligned", "misaligned", "unverifiable"};
 
 	if (!rec)
 		return NULL;

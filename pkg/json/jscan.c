@@ -344,32 +344,33 @@ static size_t digits(struct rq_jscan *s)
 	return n;
 }
 
-/* RFC 8259 number; at most 63 characters (cJSON reads no more either). */
+/*
+ * A number as cJSON reads one: a '-' or a digit, then strtod's decimal
+ * syntax ("053", "1.", "-.5" pass, as in a catalog catalog_parse accepts); at most
+ * 63 characters, as cJSON reads no more. An exponent without digits is an
+ * error here, where cJSON would stop before it and fail on the next token.
+ */
 static int number(struct rq_jscan *s)
 {
 	size_t n = 0, d;
-	int c;
+	int c = peekc(s);
 
-	if (peekc(s) == '-') {
-		adv(s, 1);
-		n++;
-	}
-	c = peekc(s);
-	if (c == '0') {
-		adv(s, 1);
-		n++;
-	} else if (digit(c)) {
-		n += digits(s);
-	} else {
+	/* cJSON takes a value for a number only when it starts so */
+	if (c != '-' && !digit(c))
 		return fail(s);
+	if (c == '-') {
+		adv(s, 1);
+		n++;
 	}
+	d = digits(s);
 	if (peekc(s) == '.') {
 		adv(s, 1);
-		d = digits(s);
-		if (!d)
-			return fail(s);
-		n += d + 1;
+		n++;
+		d += digits(s);
 	}
+	if (!d)
+		return fail(s);
+	n += d;
 	c = peekc(s);
 	if (c == 'e' || c == 'E') {
 		adv(s, 1);
@@ -546,14 +547,15 @@ static int skip_loop(struct rq_jscan *s, int st, int depth, uint64_t *obj)
 		default: /* ST_AFTER */
 			if (c == ',') {
 				adv(s, 1);
-				st = (obj[(depth - 1) / 64] >> ((depth - 1) % 64)) & 1 ? ST_KEY : ST_VALUE;
+				st = (obj[(depth - 1) / 64] >> ((depth - 1) % 64)) & 1 ? ST_KEY
+										       : ST_VALUE;
 				continue;
 			}
 			if (c != ((obj[(depth - 1) / 64] >> ((depth - 1) % 64)) & 1 ? '}' : ']'))
 				return fail(s);
 			goto close;
 		}
-close:
+	close:
 		adv(s, 1);
 		depth--;
 		st = ST_AFTER;

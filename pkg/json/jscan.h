@@ -8,9 +8,10 @@
  *
  * Accepts what cJSON accepts, or less (fuzz_kubelet.c holds it to that):
  * whitespace is any byte <= 32, bytes after the top-level value are not
- * read. Stricter than cJSON: numbers are RFC 8259 numbers of at most 63
- * characters, \u escapes need four hex digits, nesting stops at 512, a
- * UTF-8 BOM is refused (kubelet writes none).
+ * read, numbers start with '-' or a digit and are then strtod's decimal
+ * numbers ("053", "1.", "-.5") of at most 63 characters. Stricter than cJSON: \u escapes need four
+ * hex digits, an exponent needs digits, nesting stops at 512, a UTF-8 BOM is refused (kubelet
+ * writes none).
  */
 #ifndef RQ_JSCAN_H
 #define RQ_JSCAN_H

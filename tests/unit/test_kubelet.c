@@ -268,7 +268,15 @@ START_TEST(keys_and_escapes)
 	/* malformed parts the walk skips are still malformed */
 	ck_assert_int_eq(cpu_mgr("{\"x\":[1,],\"entries\":{\"p\":{\"c\":\"1\"}}}", "p", b),
 			 -EBADMSG);
-	ck_assert_int_eq(cpu_mgr("{\"x\":01,\"entries\":{}}", "p", b), -EBADMSG);
+	ck_assert_int_eq(cpu_mgr("{\"x\":1e,\"entries\":{}}", "p", b), -EBADMSG);
+	ck_assert_int_eq(cpu_mgr("{\"x\":.,\"entries\":{}}", "p", b), -EBADMSG);
+	ck_assert_int_eq(cpu_mgr("{\"x\":1-2,\"entries\":{}}", "p", b), -EBADMSG);
+	/* cJSON reads numbers as strtod does, and so does the scanner */
+	ck_assert_int_eq(cpu_mgr("{\"x\":[053,1.,-.5e3],\"entries\":{\"p\":{\"c\":\"1\"}}}",
+				 "p", b),
+			 0);
+	ck_assert_int_eq(cpu_mgr("{\"x\":+1,\"entries\":{}}", "p", b), -EBADMSG);
+	ck_assert_int_eq(cpu_mgr("{\"x\":.5,\"entries\":{}}", "p", b), -EBADMSG);
 	ck_assert_int_eq(cpu_mgr("{\"x\":tru,\"entries\":{}}", "p", b), -EBADMSG);
 	ck_assert_int_eq(cpu_mgr("{\"x\":{\"a\" 1},\"entries\":{}}", "p", b), -EBADMSG);
 	ck_assert_int_eq(cpu_mgr("{\"x\":-1.5e+3,\"entries\":{\"p\":{\"c\":\"1\"}}}", "p", b), 0);

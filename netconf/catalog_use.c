@@ -279,7 +279,10 @@ int catalog_parse_for(const char *buf, size_t len, const char *ns, const char *n
 	w->buf = buf;
 	w->ns = ns;
 	w->e = e;
-	jscan_init(&w->s, jmem_src(&m), RQ_CATALOG_FILE_MAX);
+	if (jscan_init(&w->s, jmem_src(&m), RQ_CATALOG_FILE_MAX) < 0) {
+		r = rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
+		goto out;
+	}
 	r = walk(w);
 	if (r < 0 && w->s.err)
 		/* the scanner's error: the document is not JSON (the message says where) */
@@ -304,6 +307,7 @@ int catalog_parse_for(const char *buf, size_t len, const char *ns, const char *n
 		w->c = NULL;
 	}
 out:
+	jscan_fini(&w->s);
 	catalog_free(w->c);
 	free(w->prof);
 	free(w);

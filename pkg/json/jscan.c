@@ -4,17 +4,34 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
-void jscan_init(struct rq_jscan *s, struct rq_jsrc src, uint64_t max)
+int jscan_init(struct rq_jscan *s, struct rq_jsrc src, uint64_t max)
 {
-	s->src = src;
-	s->max = max;
-	s->total = 0;
-	s->pos = s->end = 0;
-	s->err = 0;
-	s->eof = false;
-	s->depth = 0;
-	s->cap = NULL;
+	/* +1: the read that says the end comes without a second refill */
+	uint64_t want = src.size && src.size < RQ_JSCAN_BUF ? src.size + 1 : RQ_JSCAN_BUF;
+
+	*s = (struct rq_jscan){.src = src, .max = max};
+	s->size = want > RQ_JSCAN_BUF ? RQ_JSCAN_BUF : (size_t)want;
+	if (s->size >= 64 * 1024) {
+		void *p = mmap(NULL, s->size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+		s->buf = p == MAP_FAILED ? NULL : p;
+		s->mapped = s->buf != NULL;
+	} else {
+		s->buf = malloc(s->size);
+	}
+	return s->buf ? 0 : -ENOMEM;
+}
+
+void jscan_fini(struct rq_jscan *s)
+{
+	if (s->mapped)
+		munmap(s->buf, s->size);
+	else
+		free(s->buf);
+	s->buf = NULL;
 }
 
 ssize_t jmem_read(void *ctx, char *buf, size_t n)
@@ -57,7 +74,7 @@ static inline bool fill(struct rq_jscan *s)
 
 static bool refill(struct rq_jscan *s)
 {
-	size_t want = sizeof(s->buf);
+	size_t want = s->size;
 	ssize_t n;
 
 	if (s->eof || s->err)

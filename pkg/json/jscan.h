@@ -22,9 +22,11 @@
 #include <sys/types.h>
 
 /*
- * 256 KiB: read(2) is dear in a VM (a 5.7 MB file took 1.4 ms through 16 KiB,
- * 1.0 ms through 64 KiB, 0.82 ms through 256 KiB, no better beyond), and the
- * buffer is heap-mapped on first touch, so a small file costs only its pages.
+ * The buffer: the document's size (src.size) up to 256 KiB. In a VM a read(2)
+ * and a first touch of a page are both dear: a 5.7 MB file took 1.4 ms through
+ * 16 KiB reads, 1.0 ms through 64 KiB, 0.82 ms through 256 KiB (no better
+ * beyond), and a page faulted in one by one costs ~12 us where one mmap with
+ * MAP_POPULATE maps them at ~1 us each. A small file gets a small buffer.
  * The fuzz build makes it tiny so that inputs cross it.
  */
 #ifndef RQ_JSCAN_BUF
@@ -36,6 +38,7 @@
 struct rq_jsrc {
 	ssize_t (*read)(void *ctx, char *buf, size_t n);
 	void *ctx;
+	uint64_t size; /* the document's size if known (sizes the buffer), else 0 */
 };
 
 /* A reader over bytes in memory, at most @step (0: any) bytes per read. */
@@ -47,7 +50,7 @@ ssize_t jmem_read(void *ctx, char *buf, size_t n);
 
 static inline struct rq_jsrc jmem_src(struct rq_jmem *m)
 {
-	return (struct rq_jsrc){.read = jmem_read, .ctx = m};
+	return (struct rq_jsrc){.read = jmem_read, .ctx = m, .size = m->len};
 }
 
 /* A growable buffer for a captured value, bounded by @max. */
@@ -64,11 +67,17 @@ struct rq_jscan {
 	bool eof;
 	int depth;
 	struct rq_jbuf *cap; /* non-NULL while a value is being captured */
-	char buf[RQ_JSCAN_BUF];
+	char *buf;
+	size_t size; /* of buf */
+	bool mapped; /* buf is an mmap (a big buffer), else malloc'ed */
 };
 
-/* @max: how many bytes the document may have before it is refused with -EFBIG. */
-void jscan_init(struct rq_jscan *s, struct rq_jsrc src, uint64_t max);
+/*
+ * @max: how many bytes the document may have before it is refused with
+ * -EFBIG. -ENOMEM when no buffer; jscan_fini frees it.
+ */
+int jscan_init(struct rq_jscan *s, struct rq_jsrc src, uint64_t max);
+void jscan_fini(struct rq_jscan *s);
 
 /* The first byte of the next value (whitespace skipped), or -1 at the end or on error. */
 int jscan_peek(struct rq_jscan *s);

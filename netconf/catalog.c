@@ -189,8 +189,7 @@ static int parse_kubelet_dir(struct rq_catalog *c, const cJSON *o, struct rq_err
 	return 0;
 }
 
-int catalog_ns_from_json(struct rq_catalog *c, const char *ns, const cJSON *it,
-			 struct rq_error *e)
+int catalog_ns_from_json(struct rq_catalog *c, const char *ns, const cJSON *it, struct rq_error *e)
 {
 	static const char *const keys[] = {"default", "allow", "inline", NULL};
 	struct rq_ns_policy *p = &c->ns[c->n_ns++];

@@ -57,9 +57,9 @@ static int walk_profiles(struct cwalk *w)
 	int r;
 
 	if (jscan_peek(&w->s) != '{')
-		return jscan_peek(&w->s) < 0 ? jscan_skip(&w->s)
-					      : rq_err(w->e, RQ_ERR_CONFIG, -EINVAL,
-						       "profiles: expected an object");
+		return jscan_peek(&w->s) < 0
+			   ? jscan_skip(&w->s)
+			   : rq_err(w->e, RQ_ERR_CONFIG, -EINVAL, "profiles: expected an object");
 	while ((r = jscan_member(&w->s, &first, key, sizeof(key), &cut)) == 1) {
 		struct rq_catalog *c = w->c;
 
@@ -92,9 +92,9 @@ static int walk_ns(struct cwalk *w)
 	int r;
 
 	if (jscan_peek(&w->s) != '{')
-		return jscan_peek(&w->s) < 0 ? jscan_skip(&w->s)
-					      : rq_err(w->e, RQ_ERR_CONFIG, -EINVAL,
-						       "namespaces: expected an object");
+		return jscan_peek(&w->s) < 0
+			   ? jscan_skip(&w->s)
+			   : rq_err(w->e, RQ_ERR_CONFIG, -EINVAL, "namespaces: expected an object");
 	while ((r = jscan_member(&w->s, &first, key, sizeof(key), &cut)) == 1) {
 		if (cut || !catalog_ns_name_valid(key))
 			return rq_err(w->e, RQ_ERR_CONFIG, -EINVAL,
@@ -206,7 +206,8 @@ static int names_unique(struct cwalk *w)
 	qsort(v, c->n_names, sizeof(*v), (int (*)(const void *, const void *))strcmp);
 	for (size_t i = 1; i < c->n_names && !r; i++)
 		if (!strcmp(v[i - 1], v[i]))
-			r = rq_err(w->e, RQ_ERR_CONFIG, -EINVAL, "profiles.%s: duplicate key", v[i]);
+			r = rq_err(w->e, RQ_ERR_CONFIG, -EINVAL, "profiles.%s: duplicate key",
+				   v[i]);
 	free(v);
 	return r;
 }
@@ -287,7 +288,10 @@ int catalog_parse_for(const char *buf, size_t len, const char *ns, const char *n
 	w->buf = buf;
 	w->ns = ns;
 	w->e = e;
-	jscan_init(&w->s, jmem_src(&m), RQ_CATALOG_FILE_MAX);
+	if (jscan_init(&w->s, jmem_src(&m), RQ_CATALOG_FILE_MAX) < 0) {
+		r = rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
+		goto out;
+	}
 	r = walk(w);
 	if (r < 0 && w->s.err)
 		/* the scanner's error: the document is not JSON (the message says where) */
@@ -312,6 +316,7 @@ int catalog_parse_for(const char *buf, size_t len, const char *ns, const char *n
 		w->c = NULL;
 	}
 out:
+	jscan_fini(&w->s);
 	catalog_free(w->c);
 	free(w->prof);
 	free(w);

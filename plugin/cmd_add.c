@@ -151,8 +151,7 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx, bool pendi
 {
 	cJSON *rec = cJSON_CreateObject(), *pfs;
 	const struct rq_vf_info *vf = &tx->t.vf;
-	static const char *const verdicts[] = {"unknown", "aligned", "misaligned",
-						    "unverifiable"};
+	static const char *const verdicts[] = {"unknown", "aligned", "misaligned", "unverifiable"};
 
 	if (!rec)
 		return NULL;

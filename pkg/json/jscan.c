@@ -4,17 +4,34 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
-void jscan_init(struct rq_jscan *s, struct rq_jsrc src, uint64_t max)
+int jscan_init(struct rq_jscan *s, struct rq_jsrc src, uint64_t max)
 {
-	s->src = src;
-	s->max = max;
-	s->total = 0;
-	s->pos = s->end = 0;
-	s->err = 0;
-	s->eof = false;
-	s->depth = 0;
-	s->cap = NULL;
+	/* +1: the read that says the end comes without a second refill */
+	uint64_t want = src.size && src.size < RQ_JSCAN_BUF ? src.size + 1 : RQ_JSCAN_BUF;
+
+	*s = (struct rq_jscan){.src = src, .max = max};
+	s->size = want > RQ_JSCAN_BUF ? RQ_JSCAN_BUF : (size_t)want;
+	if (s->size >= 64 * 1024) {
+		void *p = mmap(NULL, s->size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+		s->buf = p == MAP_FAILED ? NULL : p;
+		s->mapped = s->buf != NULL;
+	} else {
+		s->buf = malloc(s->size);
+	}
+	return s->buf ? 0 : -ENOMEM;
+}
+
+void jscan_fini(struct rq_jscan *s)
+{
+	if (s->mapped)
+		munmap(s->buf, s->size);
+	else
+		free(s->buf);
+	s->buf = NULL;
 }
 
 ssize_t jmem_read(void *ctx, char *buf, size_t n)
@@ -57,7 +74,7 @@ static inline bool fill(struct rq_jscan *s)
 
 static bool refill(struct rq_jscan *s)
 {
-	size_t want = sizeof(s->buf);
+	size_t want = s->size;
 	ssize_t n;
 
 	if (s->eof || s->err)
@@ -344,32 +361,33 @@ static size_t digits(struct rq_jscan *s)
 	return n;
 }
 
-/* RFC 8259 number; at most 63 characters (cJSON reads no more either). */
+/*
+ * A number as cJSON reads one: a '-' or a digit, then strtod's decimal
+ * syntax ("053", "1.", "-.5" pass, as in a catalog catalog_parse accepts); at most
+ * 63 characters, as cJSON reads no more. An exponent without digits is an
+ * error here, where cJSON would stop before it and fail on the next token.
+ */
 static int number(struct rq_jscan *s)
 {
 	size_t n = 0, d;
-	int c;
+	int c = peekc(s);
 
-	if (peekc(s) == '-') {
-		adv(s, 1);
-		n++;
-	}
-	c = peekc(s);
-	if (c == '0') {
-		adv(s, 1);
-		n++;
-	} else if (digit(c)) {
-		n += digits(s);
-	} else {
+	/* cJSON takes a value for a number only when it starts so */
+	if (c != '-' && !digit(c))
 		return fail(s);
+	if (c == '-') {
+		adv(s, 1);
+		n++;
 	}
+	d = digits(s);
 	if (peekc(s) == '.') {
 		adv(s, 1);
-		d = digits(s);
-		if (!d)
-			return fail(s);
-		n += d + 1;
+		n++;
+		d += digits(s);
 	}
+	if (!d)
+		return fail(s);
+	n += d;
 	c = peekc(s);
 	if (c == 'e' || c == 'E') {
 		adv(s, 1);
@@ -546,14 +564,15 @@ static int skip_loop(struct rq_jscan *s, int st, int depth, uint64_t *obj)
 		default: /* ST_AFTER */
 			if (c == ',') {
 				adv(s, 1);
-				st = (obj[(depth - 1) / 64] >> ((depth - 1) % 64)) & 1 ? ST_KEY : ST_VALUE;
+				st = (obj[(depth - 1) / 64] >> ((depth - 1) % 64)) & 1 ? ST_KEY
+										       : ST_VALUE;
 				continue;
 			}
 			if (c != ((obj[(depth - 1) / 64] >> ((depth - 1) % 64)) & 1 ? '}' : ']'))
 				return fail(s);
 			goto close;
 		}
-close:
+	close:
 		adv(s, 1);
 		depth--;
 		st = ST_AFTER;

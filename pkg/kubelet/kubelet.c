@@ -128,9 +128,17 @@ static struct rq_jscan *scan_new(struct rq_jsrc src)
 {
 	struct rq_jscan *s = malloc(sizeof(*s));
 
-	if (s)
-		jscan_init(s, src, RQ_KUBELET_FILE_MAX);
+	if (s && jscan_init(s, src, RQ_KUBELET_FILE_MAX) < 0) {
+		free(s);
+		s = NULL;
+	}
 	return s;
+}
+
+static void scan_free(struct rq_jscan *s)
+{
+	jscan_fini(s);
+	free(s);
 }
 
 /* entries[uid] of cpu_manager_state or memory_manager_state, as a cJSON tree in *ret. */
@@ -148,7 +156,7 @@ static int pod_entries(struct rq_jsrc src, const char *uid, cJSON **ret)
 	if (!s)
 		return -ENOMEM;
 	r = member(s, "entries", entries_pod, &w);
-	free(s);
+	scan_free(s);
 	*ret = NULL;
 	if (r == 0 && w.found) {
 		*ret = cJSON_ParseWithLength(w.val.p, w.val.len);
@@ -345,7 +353,7 @@ int kubelet_devices_src(struct rq_jsrc src, const char *pod_uid, struct rq_kubel
 	if (!s)
 		return -ENOMEM;
 	r = member(s, "Data", dev_data, &w);
-	free(s);
+	scan_free(s);
 	jbuf_fini(&w.res);
 	jbuf_fini(&w.ids);
 	if (r < 0)

@@ -21,12 +21,12 @@
  * Streaming keeps memory flat; the file bound caps the time a broken file
  * can cost. Past a bound the parsers fail with -EFBIG: never a silent drop.
  */
-#define RQ_KUBELET_FILE_MAX  ((uint64_t)64 * 1024 * 1024)
+#define RQ_KUBELET_FILE_MAX ((uint64_t)64 * 1024 * 1024)
 #ifndef RQ_KUBELET_VALUE_MAX /* the fuzz build makes it small so inputs cross it */
 #define RQ_KUBELET_VALUE_MAX ((size_t)1024 * 1024)
 #endif
 #define RQ_KUBELET_BOUND_TEXT "64 MiB a file, 1 MiB a pod's entries"
-#define RQ_KUBELET_KEY_MAX   256 /* a pod UID is 36 bytes; a longer one is -EINVAL */
+#define RQ_KUBELET_KEY_MAX    256 /* a pod UID is 36 bytes; a longer one is -EINVAL */
 
 struct rq_kubelet_dev {
 	char resource[128];

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pkg/kubelet/kubelet.h"
@@ -125,6 +126,7 @@ static int kubelet_file(const struct rq_root *r, const char *dir, const char *fi
 			int (*parse)(struct rq_jsrc src, void *arg), void *arg)
 {
 	char path[512];
+	struct stat st;
 	int fd, rr;
 
 	(void)snprintf(path, sizeof(path), "%s/%s", dir, file);
@@ -132,7 +134,13 @@ static int kubelet_file(const struct rq_root *r, const char *dir, const char *fi
 	fd = root_openat(r, path, O_RDONLY | O_NONBLOCK, 0);
 	if (fd < 0)
 		return fd;
-	rr = parse((struct rq_jsrc){.read = kubelet_fd_read, .ctx = &fd}, arg);
+	/* the size sizes the scanner's buffer: a small file gets a small one */
+	rr = fstat(fd, &st) < 0
+		 ? -errno
+		 : parse((struct rq_jsrc){.read = kubelet_fd_read,
+					  .ctx = &fd,
+					  .size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0},
+			 arg);
 	close(fd);
 	return rr;
 }

@@ -2,9 +2,9 @@
 /*
  * Attachment records and per-PF attachment indexes under
  * /run/rdma-qos/state (tmpfs; below the root seam). Records are JSON written
- * atomically (tmp + rename, no fsync: see state.c). File names are derived from (network name, container ID,
- * ifname) with every byte outside [A-Za-z0-9.-] percent-encoded, so nothing
- * a NAD says can form a path component of its own.
+ * atomically (tmp + rename, no fsync: see state.c). File names are derived from (network name,
+ * container ID, ifname) with every byte outside [A-Za-z0-9.-] percent-encoded, so nothing a NAD
+ * says can form a path component of its own.
  */
 #ifndef RQ_STATE_H
 #define RQ_STATE_H

@@ -19,7 +19,7 @@ KUBELET_FUZZ_SRC := tests/fuzz/fuzz_kubelet.c tests/fuzz/kubelet_ref.c pkg/kubel
 
 .PHONY: fuzz-kubelet
 $(B)/fuzz/fuzz-kubelet: $(KUBELET_FUZZ_SRC) pkg/kubelet/kubelet.h pkg/json/jscan.h \
-                        tests/fuzz/kubelet_ref.h pkg/rdma/rdma.h pkg/sysfs/sysfs.h
+                        tests/fuzz/kubelet_ref.h pkg/rdma/rdma.h pkg/sysfs/sysfs.h tests/fuzz/kubelet.mk
 	@mkdir -p $(dir $@)
 	clang $(KUBELET_FUZZ_FLAGS) -o $@ $(KUBELET_FUZZ_SRC) $(PKG_LIBS)
 

@@ -149,7 +149,7 @@ static ssize_t endless_read(void *ctx, char *buf, size_t n)
 START_TEST(bound_is_an_error)
 {
 	struct endless e = {0};
-	struct rq_jsrc src = {endless_read, &e};
+	struct rq_jsrc src = {.read = endless_read, .ctx = &e};
 	uint64_t b[RQ_CPU_WORDS], nodes;
 	struct rq_kubelet_dev d[1];
 	size_t n = 0;
@@ -225,7 +225,7 @@ START_TEST(stream_big_checkpoint)
 
 		n = 0;
 		nodes = 0;
-		ck_assert_int_eq(kubelet_devices_src((struct rq_jsrc){jmem_read, &m},
+		ck_assert_int_eq(kubelet_devices_src((struct rq_jsrc){.read = jmem_read, .ctx = &m},
 						     "pod-x", d, RQ_KUBELET_MAX_DEVS, &n, &nodes),
 				 0);
 		ck_assert_uint_eq(n, 9);
@@ -234,8 +234,8 @@ START_TEST(stream_big_checkpoint)
 		ck_assert_uint_eq(nodes, 3);
 	}
 	/* at most @max stored; the nodes still cover all */
-	ck_assert_int_eq(kubelet_devices_src((struct rq_jsrc){jmem_read,
-							       &(struct rq_jmem){j, len, 0, 0}},
+	ck_assert_int_eq(kubelet_devices_src((struct rq_jsrc){.read = jmem_read,
+							       .ctx = &(struct rq_jmem){j, len, 0, 0}},
 					     "pod-x", d, 1, &n, &nodes),
 			 0);
 	ck_assert_uint_eq(n, 1);
@@ -268,7 +268,15 @@ START_TEST(keys_and_escapes)
 	/* malformed parts the walk skips are still malformed */
 	ck_assert_int_eq(cpu_mgr("{\"x\":[1,],\"entries\":{\"p\":{\"c\":\"1\"}}}", "p", b),
 			 -EBADMSG);
-	ck_assert_int_eq(cpu_mgr("{\"x\":01,\"entries\":{}}", "p", b), -EBADMSG);
+	ck_assert_int_eq(cpu_mgr("{\"x\":1e,\"entries\":{}}", "p", b), -EBADMSG);
+	ck_assert_int_eq(cpu_mgr("{\"x\":.,\"entries\":{}}", "p", b), -EBADMSG);
+	ck_assert_int_eq(cpu_mgr("{\"x\":1-2,\"entries\":{}}", "p", b), -EBADMSG);
+	/* cJSON reads numbers as strtod does, and so does the scanner */
+	ck_assert_int_eq(cpu_mgr("{\"x\":[053,1.,-.5e3],\"entries\":{\"p\":{\"c\":\"1\"}}}",
+				 "p", b),
+			 0);
+	ck_assert_int_eq(cpu_mgr("{\"x\":+1,\"entries\":{}}", "p", b), -EBADMSG);
+	ck_assert_int_eq(cpu_mgr("{\"x\":.5,\"entries\":{}}", "p", b), -EBADMSG);
 	ck_assert_int_eq(cpu_mgr("{\"x\":tru,\"entries\":{}}", "p", b), -EBADMSG);
 	ck_assert_int_eq(cpu_mgr("{\"x\":{\"a\" 1},\"entries\":{}}", "p", b), -EBADMSG);
 	ck_assert_int_eq(cpu_mgr("{\"x\":-1.5e+3,\"entries\":{\"p\":{\"c\":\"1\"}}}", "p", b), 0);

@@ -269,7 +269,8 @@ att f2 0 roce-lossless verify
 check "pf: verify on a port that lacks the requirements fails with 105" [ "$(code)" = 105 ]
 det f2
 # the operator configures the port (the 64-entry dscp >> 3 map holds 26:3 and 48:6)
-dcb app add dev "$PF" dscp-prio $(for d in $(seq 0 63); do printf '%d:%d ' "$d" $((d >> 3)); done)
+map=(); for d in $(seq 0 63); do map+=("$d:$((d >> 3))"); done
+dcb app add dev "$PF" dscp-prio "${map[@]}"
 dcb pfc set dev "$PF" prio-pfc 3:on; wait_carrier
 S=$(sets)
 att f3 0 roce-lossless verify

@@ -170,20 +170,10 @@ static int parse_ns(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 	return 0;
 }
 
-static int parse_node(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
+static int parse_node_pf(struct rq_catalog *c, const cJSON *v, struct rq_error *e)
 {
-	static const char *const keys[] = {"pf", NULL};
 	static const char *const pf_names[] = {"ignore", "verify", "ensure"};
-	const cJSON *v;
-	int r;
 
-	if (!cJSON_IsObject(o))
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "node: expected an object");
-	if ((r = json_only_keys(o, "node", keys, e)) < 0)
-		return r;
-	v = cJSON_GetObjectItemCaseSensitive(o, "pf");
-	if (!v)
-		return 0;
 	for (int i = 0; i < 3; i++)
 		if (cJSON_IsString(v) && !strcmp(v->valuestring, pf_names[i])) {
 			c->pf_max = (enum rq_pf_mode)i;
@@ -191,6 +181,51 @@ static int parse_node(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 		}
 	return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
 		      "node.pf: expected one of \"ensure\", \"verify\", \"ignore\"");
+}
+
+static int parse_node(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
+{
+	static const char *const keys[] = {"pf", "baseline", "carrierWaitSeconds", NULL};
+	const cJSON *v;
+	long secs;
+	int r;
+
+	if (!cJSON_IsObject(o))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "node: expected an object");
+	if ((r = json_only_keys(o, "node", keys, e)) < 0)
+		return r;
+	if ((v = cJSON_GetObjectItemCaseSensitive(o, "pf")) && (r = parse_node_pf(c, v, e)) < 0)
+		return r;
+	if ((v = cJSON_GetObjectItemCaseSensitive(o, "baseline"))) {
+		if (!cJSON_IsString(v) || !netconf_name_valid(v->valuestring))
+			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				      "node.baseline: expected a profile name");
+		if (!profile_known(c, v->valuestring))
+			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				      "node.baseline: unknown profile \"%s\"", v->valuestring);
+		(void)snprintf(c->baseline, sizeof(c->baseline), "%s", v->valuestring);
+	}
+	if ((v = cJSON_GetObjectItemCaseSensitive(o, "carrierWaitSeconds"))) {
+		r = json_int_in(v, "node.carrierWaitSeconds", -1, 0, 60, &secs, e);
+		if (r < 0)
+			return r;
+		c->carrier_wait_s = (int)secs;
+	}
+	return 0;
+}
+
+int catalog_baseline(const struct rq_catalog *c, struct rq_profile *ret)
+{
+	const struct rq_profile *p;
+
+	if (!c || !c->baseline[0])
+		return -ENOENT;
+	p = catalog_find(c, c->baseline);
+	if (p)
+		*ret = *p;
+	else
+		profile_builtin(ret);
+	return 0;
 }
 
 int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct rq_error *e)
@@ -203,6 +238,7 @@ int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct r
 	if (!c)
 		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
 	c->pf_max = RQ_PF_ENSURE;
+	c->carrier_wait_s = RQ_CARRIER_WAIT_DEFAULT_S;
 	r = json_parse_object(buf, len, "profile catalog", &c->root, e);
 	if (r < 0)
 		goto fail;

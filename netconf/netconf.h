@@ -73,18 +73,26 @@ struct rq_catalog {
 	size_t n_ns;
 	/* node policy: the most a NAD may ask for */
 	enum rq_pf_mode pf_max; /* default RQ_PF_ENSURE */
+	char baseline[RQ_PROFILE_NAME_MAX]; /* node.baseline profile name, "" = none */
+	int carrier_wait_s;		    /* node.carrierWaitSeconds */
 };
+
+/* How long ADD waits for a PF's carrier after a PFC change (mlx5 toggles the link). */
+#define RQ_CARRIER_WAIT_DEFAULT_S 10
 
 /*
  * Parse and validate the node catalog (profiles.json):
  * {"profiles": {name: profile}, "namespaces": {ns: {"default", "allow",
- * "inline"}}, "node": {"pf"}}. Every default/allow name must be a catalog
+ * "inline"}}, "node": {"pf", "baseline", "carrierWaitSeconds"}}. node.baseline
+ * names a profile whose PF requirements always hold on every PF. Every default/allow name must be a catalog
  * profile or the built-in roce-lossless (a catalog entry of that name
  * overrides the built-in); a default must also be in its allow list;
  * namespace keys are DNS labels or "*". Unknown keys are errors.
  */
 int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct rq_error *e);
 void catalog_free(struct rq_catalog *c);
+/* The node baseline profile (catalog node.baseline); -ENOENT when there is none. */
+int catalog_baseline(const struct rq_catalog *c, struct rq_profile *ret);
 
 /*
  * Resolution per DESIGN.md: the name from args.cni.profile, else the NAD's

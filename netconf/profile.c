@@ -13,6 +13,7 @@ void profile_builtin(struct rq_profile *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	(void)snprintf(ret->name, sizeof(ret->name), "%s", RQ_BUILTIN_PROFILE);
+	ret->has_trust = true;
 	ret->trust = RQ_TRUST_DSCP;
 	for (int d = 0; d < RQ_NDSCP; d++)
 		ret->dscp_prio[d] = (uint8_t)(d >> 3);
@@ -23,6 +24,16 @@ void profile_builtin(struct rq_profile *ret)
 	ret->ecn = 1u << 3;
 	ret->ecn_required = false;
 	ret->traffic_class = 106;
+}
+
+void profile_empty(struct rq_profile *ret, const char *name)
+{
+	memset(ret, 0, sizeof(*ret));
+	(void)snprintf(ret->name, sizeof(ret->name), "%s", name ? name : "inline");
+	ret->trust = RQ_TRUST_PCP;
+	for (int d = 0; d < RQ_NDSCP; d++)
+		ret->dscp_prio[d] = (uint8_t)(d >> 3);
+	ret->traffic_class = -1;
 }
 
 /*
@@ -217,8 +228,7 @@ int profile_from_json(const cJSON *obj, const char *path, const char *name, stru
 	long tc;
 	int r;
 
-	profile_builtin(&p);
-	(void)snprintf(p.name, sizeof(p.name), "%s", name ? name : "inline");
+	profile_empty(&p, name);
 	if (!cJSON_IsObject(obj))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an object", path);
 	r = json_only_keys(obj, path, keys, e);
@@ -232,6 +242,7 @@ int profile_from_json(const cJSON *obj, const char *path, const char *name, stru
 		else
 			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
 				      "%s.trust: expected \"dscp\" or \"pcp\"", path);
+		p.has_trust = true;
 	}
 #define SUB(k) (snprintf(sub, sizeof(sub), "%s." k, path), sub)
 	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "dscp2prio")) &&
@@ -259,14 +270,13 @@ int profile_from_json(const cJSON *obj, const char *path, const char *name, stru
 		p.traffic_class = (int)tc;
 	}
 #undef SUB
-	if (p.trust == RQ_TRUST_PCP) {
-		if (cJSON_GetObjectItemCaseSensitive(obj, "dscp2prio"))
+	/* DSCP entries mean DSCP trust: mlx5 trusts DSCP while one DSCP APP entry exists */
+	if (cJSON_GetObjectItemCaseSensitive(obj, "dscp2prio")) {
+		if (p.has_trust && p.trust == RQ_TRUST_PCP)
 			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
 				      "%s.dscp2prio: only meaningful with trust \"dscp\"", path);
-		/* no DSCP entries are installed under pcp: keep the map neutral */
-		for (int d = 0; d < RQ_NDSCP; d++)
-			p.dscp_prio[d] = (uint8_t)(d >> 3);
-		p.dscp_override = 0;
+		p.has_trust = true;
+		p.trust = RQ_TRUST_DSCP;
 	}
 	*ret = p;
 	return 0;
@@ -336,20 +346,26 @@ static cJSON *dscp_json(const struct rq_profile *p)
 	return m;
 }
 
-cJSON *profile_to_json(const struct rq_profile *p)
+static cJSON *to_json(const struct rq_profile *p, bool with_vf)
 {
 	cJSON *o = cJSON_CreateObject();
 	bool ok = o != NULL;
 
-	ok = ok && add(o, "trust", cJSON_CreateString(p->trust == RQ_TRUST_DSCP ? "dscp" : "pcp"));
-	if (p->trust == RQ_TRUST_DSCP)
+	if (p->has_trust)
+		ok = ok &&
+		     add(o, "trust", cJSON_CreateString(p->trust == RQ_TRUST_DSCP ? "dscp" : "pcp"));
+	if (p->dscp_override)
 		ok = ok && add(o, "dscp2prio", dscp_json(p));
-	ok = ok && add(o, "pfc", prio_list_json(p->pfc));
-	ok = ok && add(o, "ecn", prio_list_json(p->ecn));
-	ok = ok && add(o, "ecnRequired", cJSON_CreateBool(p->ecn_required));
+	if (p->pfc)
+		ok = ok && add(o, "pfc", prio_list_json(p->pfc));
+	if (p->ecn)
+		ok = ok && add(o, "ecn", prio_list_json(p->ecn));
+	if (p->ecn_required)
+		ok = ok && add(o, "ecnRequired", cJSON_CreateTrue());
 	if (p->ets.present)
 		ok = ok && add(o, "ets", ets_json(&p->ets));
-	ok = ok && add(o, "trafficClass", cJSON_CreateNumber(p->traffic_class));
+	if (with_vf && p->traffic_class >= 0)
+		ok = ok && add(o, "trafficClass", cJSON_CreateNumber(p->traffic_class));
 	if (!ok) {
 		cJSON_Delete(o);
 		return NULL;
@@ -357,18 +373,78 @@ cJSON *profile_to_json(const struct rq_profile *p)
 	return o;
 }
 
-bool profile_pf_equal(const struct rq_profile *a, const struct rq_profile *b)
+cJSON *profile_to_json(const struct rq_profile *p)
 {
-	if (a->trust != b->trust || a->pfc != b->pfc || a->ecn != b->ecn)
-		return false;
-	if (a->trust == RQ_TRUST_DSCP &&
-	    memcmp(a->dscp_prio, b->dscp_prio, sizeof(a->dscp_prio)) != 0)
-		return false;
-	if (a->ets.present != b->ets.present)
-		return false;
-	if (a->ets.present &&
-	    (memcmp(a->ets.tc_bw, b->ets.tc_bw, 8) != 0 || memcmp(a->ets.tsa, b->ets.tsa, 8) != 0 ||
-	     memcmp(a->ets.prio_tc, b->ets.prio_tc, 8) != 0))
-		return false;
-	return true;
+	return to_json(p, true);
+}
+
+cJSON *profile_req_to_json(const struct rq_profile *p)
+{
+	return to_json(p, false);
+}
+
+bool profile_has_pf_req(const struct rq_profile *p)
+{
+	return p->has_trust || p->dscp_override || p->pfc || p->ecn || p->ets.present;
+}
+
+static bool ets_same(const struct rq_ets *a, const struct rq_ets *b)
+{
+	return !memcmp(a->tc_bw, b->tc_bw, 8) && !memcmp(a->tsa, b->tsa, 8) &&
+	       !memcmp(a->prio_tc, b->prio_tc, 8);
+}
+
+static void ets_says(const struct rq_ets *t, char *buf, size_t len)
+{
+	(void)snprintf(buf, len,
+		       "ets tcBw %u/%u/%u/%u/%u/%u/%u/%u tsa %s/%s/%s/%s/%s/%s/%s/%s prioTc "
+		       "%u/%u/%u/%u/%u/%u/%u/%u",
+		       t->tc_bw[0], t->tc_bw[1], t->tc_bw[2], t->tc_bw[3], t->tc_bw[4],
+		       t->tc_bw[5], t->tc_bw[6], t->tc_bw[7], tsa_name(t->tsa[0]),
+		       tsa_name(t->tsa[1]), tsa_name(t->tsa[2]), tsa_name(t->tsa[3]),
+		       tsa_name(t->tsa[4]), tsa_name(t->tsa[5]), tsa_name(t->tsa[6]),
+		       tsa_name(t->tsa[7]), t->prio_tc[0], t->prio_tc[1], t->prio_tc[2],
+		       t->prio_tc[3], t->prio_tc[4], t->prio_tc[5], t->prio_tc[6], t->prio_tc[7]);
+}
+
+bool profile_req_conflict(const struct rq_profile *a, const struct rq_profile *b, char *a_says,
+			  char *b_says, size_t len)
+{
+	uint64_t both = a->dscp_override & b->dscp_override;
+
+	if (a->has_trust && b->has_trust && a->trust != b->trust) {
+		(void)snprintf(a_says, len, "trust %s", a->trust == RQ_TRUST_DSCP ? "dscp" : "pcp");
+		(void)snprintf(b_says, len, "trust %s", b->trust == RQ_TRUST_DSCP ? "dscp" : "pcp");
+		return true;
+	}
+	for (int d = 0; d < RQ_NDSCP; d++)
+		if ((both & (1ULL << d)) && a->dscp_prio[d] != b->dscp_prio[d]) {
+			(void)snprintf(a_says, len, "DSCP %d -> priority %u", d, a->dscp_prio[d]);
+			(void)snprintf(b_says, len, "DSCP %d -> priority %u", d, b->dscp_prio[d]);
+			return true;
+		}
+	if (a->ets.present && b->ets.present && !ets_same(&a->ets, &b->ets)) {
+		ets_says(&a->ets, a_says, len);
+		ets_says(&b->ets, b_says, len);
+		return true;
+	}
+	return false;
+}
+
+void profile_req_merge(struct rq_profile *acc, const struct rq_profile *b)
+{
+	if (!acc->has_trust && b->has_trust) {
+		acc->has_trust = true;
+		acc->trust = b->trust;
+	}
+	for (int d = 0; d < RQ_NDSCP; d++)
+		if ((b->dscp_override & (1ULL << d)) && !(acc->dscp_override & (1ULL << d))) {
+			acc->dscp_prio[d] = b->dscp_prio[d];
+			acc->dscp_override |= 1ULL << d;
+		}
+	acc->pfc |= b->pfc;
+	acc->ecn |= b->ecn;
+	acc->ecn_required |= b->ecn_required;
+	if (!acc->ets.present && b->ets.present)
+		acc->ets = b->ets;
 }

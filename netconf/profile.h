@@ -35,25 +35,35 @@ struct rq_ets {
 	uint8_t prio_tc[RQ_NPRIO]; /* priority -> traffic class 0-7 */
 };
 
+/*
+ * A profile: a per-VF choice (trafficClass) and PF requirements (the rest).
+ * Every PF key is a requirement the port must meet, absent = none: a PF is
+ * shared by the VFs of many pods, so its target is the union of the
+ * requirements of the node baseline and of every live attachment.
+ */
 struct rq_profile {
 	char name[RQ_PROFILE_NAME_MAX]; /* catalog name, "roce-lossless", or "inline" */
+	bool has_trust;			/* trust is required */
 	enum rq_trust trust;
-	uint8_t dscp_prio[RQ_NDSCP]; /* full map: dscp>>3 unless overridden */
-	uint64_t dscp_override;	     /* bit d set: dscp2prio named d explicitly */
-	uint8_t pfc;		     /* bitmap of priorities with PFC on */
-	uint8_t ecn;		     /* bitmap of priorities with ECN NP+RP on */
-	bool ecn_required;
-	struct rq_ets ets;
-	int traffic_class; /* 0..255 */
+	uint8_t dscp_prio[RQ_NDSCP]; /* dscp>>3 (the fresh map) unless required otherwise */
+	uint64_t dscp_override;	     /* bit d set: DSCP d -> dscp_prio[d] is required */
+	uint8_t pfc;		     /* bitmap of priorities that must have PFC on */
+	uint8_t ecn;		     /* bitmap of priorities that must have ECN NP+RP on */
+	bool ecn_required;	     /* missing ECN control fails ADD */
+	struct rq_ets ets;	     /* present: must hold exactly */
+	int traffic_class;	     /* 0..255; -1: leave the VF's class alone */
 };
 
 /* The built-in roce-lossless profile of DESIGN.md. */
 void profile_builtin(struct rq_profile *ret);
+/* A profile that requires nothing and leaves the VF alone. */
+void profile_empty(struct rq_profile *ret, const char *name);
 
 /*
- * Parse and validate a profile object. Missing keys take the built-in
- * roce-lossless defaults. @path is the JSON path of @obj for messages
- * ("qos", "profiles.gold"); errors name the full path, e.g.
+ * Parse and validate a profile object. Absent keys are no requirement
+ * (trafficClass absent: the VF's class is left alone); dscp2prio implies
+ * trust "dscp". @path is the JSON path of @obj for messages ("qos",
+ * "profiles.gold"); errors name the full path, e.g.
  * "qos.ets.tcBw: percentages sum to 90, expected 100". Returns 0 or -EINVAL
  * with @e set (RQ_ERR_CONFIG).
  */
@@ -62,8 +72,24 @@ int profile_from_json(const cJSON *obj, const char *path, const char *name, stru
 
 /* Serialise (for the attachment record / show); NULL on ENOMEM. */
 cJSON *profile_to_json(const struct rq_profile *p);
+/* Only the PF requirements (the PF index); NULL on ENOMEM. */
+cJSON *profile_req_to_json(const struct rq_profile *p);
 
-/* True when the two profiles agree on every PF-wide setting (trust, DSCP map, PFC, ECN, ETS). */
-bool profile_pf_equal(const struct rq_profile *a, const struct rq_profile *b);
+/* True when the profile requires anything of the PF. */
+bool profile_has_pf_req(const struct rq_profile *p);
+
+/*
+ * A real contradiction between two sets of requirements: one DSCP to two
+ * priorities, dscp vs pcp trust, two different ETS. Returns true and
+ * describes what each side requires ("trust dscp" / "trust pcp") into
+ * @a_says and @b_says.
+ */
+bool profile_req_conflict(const struct rq_profile *a, const struct rq_profile *b, char *a_says,
+			  char *b_says, size_t len);
+/*
+ * Add @b's requirements to @acc (the union). Where the two contradict,
+ * @acc's side is kept (callers check profile_req_conflict first).
+ */
+void profile_req_merge(struct rq_profile *acc, const struct rq_profile *b);
 
 #endif

@@ -126,6 +126,11 @@ static int pf_step(struct rq_ctx *c, struct add_tx *tx)
 	}
 	if (c->pf_mode == RQ_PF_IGNORE)
 		return 0;
+	/* a lossy profile: no DCB read or write, so no DCB needed on the PF either */
+	if (!profile_has_pf_req(&c->profile)) {
+		log_debug("%s: profile \"%s\" requires nothing of the PF", c->key, c->profile.name);
+		return 0;
+	}
 	r = c->env.dcb_open(&c->env, &tx->ops, &tx->dcb);
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_IO, r, "opening the DCB backend: %s", strerror(-r));
@@ -168,6 +173,9 @@ static int tos_step(struct rq_ctx *c, struct add_tx *tx)
 	struct rq_rdma_dev *d = &tx->t.rdma;
 	int want = c->profile.traffic_class, cur = -1, r;
 
+	tx->tos_prev = tx->tos_found = -1;
+	if (want < 0)
+		return 0; /* the profile leaves the VF's class alone */
 	r = rdma_tos_read(&c->env.root, d, &cur);
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_IO, r, "reading traffic class of %s (%s): %s",
@@ -242,46 +250,71 @@ static cJSON *index_entry(const cJSON *att, const char *key)
 	return NULL;
 }
 
+/*
+ * The PF index lists every attachment on the PF with its PF requirements
+ * ("req"): the union of those and of the node baseline is what the port must
+ * offer, and a new attachment is checked against each of them.
+ */
+/*
+ * An index written before requirements were per entry has one "profile" for
+ * all: give each entry its own copy, then drop it.
+ */
+static void index_upgrade(cJSON *idx)
+{
+	cJSON *old = cJSON_GetObjectItemCaseSensitive(idx, "profile"), *it;
+
+	if (!old)
+		return;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(idx, "attachments"))
+		if (!cJSON_GetObjectItemCaseSensitive(it, "req"))
+			cJSON_AddItemToObject(it, "req", cJSON_Duplicate(old, true));
+	cJSON_DeleteItemFromObjectCaseSensitive(idx, "profile");
+	cJSON_DeleteItemFromObjectCaseSensitive(idx, "profileName");
+}
+
 static int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i)
 {
 	const struct rq_pf *pf = &tx->t.vf.pf[i];
 	char pod[600];
-	cJSON *idx = tx->idx[i], *att, *e;
-	bool changed;
+	cJSON *idx = tx->idx[i], *att, *e, *req;
 	int r;
 
 	if (!idx && !(idx = tx->idx[i] = cJSON_CreateObject()))
 		return -ENOMEM;
+	if (!(req = profile_req_to_json(&c->profile)))
+		return -ENOMEM;
 	att = cJSON_GetObjectItemCaseSensitive(idx, "attachments");
 	e = index_entry(att, c->key);
-	changed = strcmp(json_str(idx, "profileName") ?: "", c->profile.name) != 0;
 	/* a repeated ADD of a listed attachment with the same profile changes nothing */
-	if (e && !changed)
+	if (e && !strcmp(json_str(e, "profileName") ?: "", c->profile.name) &&
+	    cJSON_Compare(cJSON_GetObjectItemCaseSensitive(e, "req"), req, true) &&
+	    !cJSON_GetObjectItemCaseSensitive(idx, "profile")) {
+		cJSON_Delete(req);
 		return 0;
+	}
 	/* what rollback writes back (taken only when there is something to write) */
-	if (cJSON_GetArraySize(att) > 0 && !(tx->idx_before[i] = cJSON_Duplicate(idx, true)))
+	if (cJSON_GetArraySize(att) > 0 && !(tx->idx_before[i] = cJSON_Duplicate(idx, true))) {
+		cJSON_Delete(req);
 		return -ENOMEM;
-	cJSON_DeleteItemFromObjectCaseSensitive(idx, "profileName");
-	cJSON_DeleteItemFromObjectCaseSensitive(idx, "profile");
-	cJSON_AddStringToObject(idx, "profileName", c->profile.name);
-	cJSON_AddItemToObject(idx, "profile", profile_to_json(&c->profile));
+	}
+	index_upgrade(idx);
 	if (!cJSON_IsArray(att)) {
 		cJSON_DeleteItemFromObjectCaseSensitive(idx, "attachments");
 		att = cJSON_AddArrayToObject(idx, "attachments");
 	}
-	if (e) {
-		cJSON_DeleteItemFromObjectCaseSensitive(e, "profileName");
-		cJSON_AddStringToObject(e, "profileName", c->profile.name);
-	} else {
+	if (!e) {
 		snprintf(pod, sizeof(pod), "%s/%s (container %.12s, %s)", c->args.pod_namespace,
 			 c->args.pod_name, c->args.containerid, c->args.ifname);
 		e = cJSON_CreateObject();
 		cJSON_AddStringToObject(e, "key", c->key);
 		cJSON_AddStringToObject(e, "pod", pod);
 		cJSON_AddStringToObject(e, "vf", tx->t.vf.pci);
-		cJSON_AddStringToObject(e, "profileName", c->profile.name);
 		cJSON_AddItemToArray(att, e);
 	}
+	cJSON_DeleteItemFromObjectCaseSensitive(e, "profileName");
+	cJSON_DeleteItemFromObjectCaseSensitive(e, "req");
+	cJSON_AddStringToObject(e, "profileName", c->profile.name);
+	cJSON_AddItemToObject(e, "req", req);
 	r = state_pf_write(&c->env.root, pf->pci, idx);
 	if (r == 0)
 		tx->idx_written[i] = true;
@@ -313,15 +346,6 @@ static int commit_step(struct rq_ctx *c, struct add_tx *tx)
 	return 0;
 }
 
-/* Another attachment in @idx (as it was before this ADD) still has its record. */
-static bool index_others_live(struct rq_ctx *c, const cJSON *idx)
-{
-	cJSON *rec = attach_vf_holder(c, idx, NULL);
-
-	cJSON_Delete(rec);
-	return rec != NULL;
-}
-
 static void rollback(struct rq_ctx *c, struct add_tx *tx)
 {
 	/* MOFED's traffic_class reads empty (-1) until set: 0 is its default, as DEL has it */
@@ -341,12 +365,9 @@ static void rollback(struct rq_ctx *c, struct add_tx *tx)
 	if (tx->tos_written && rdma_tos_write(&c->env.root, &tx->t.rdma, tos) == 0)
 		log_info("%s: %s traffic class restored to %d (ADD failed)", c->key,
 			 tx->t.rdma.name, tos);
-	for (size_t i = tx->n_pf_done; i > 0; i--) {
-		/* a PF setting other live attachments rely on is never undone */
-		if (index_others_live(c, tx->idx_before[i - 1] ?: tx->idx[i - 1]))
-			continue;
+	/* ADD only added what was missing: the port as found is what others had (pfqos_undo) */
+	for (size_t i = tx->n_pf_done; i > 0; i--)
 		pfqos_undo(c, tx->ops, tx->dcb, &tx->t.vf.pf[i - 1], &tx->pf[i - 1]);
-	}
 }
 
 static int print_result(struct rq_ctx *c, const struct add_tx *tx)
@@ -396,7 +417,7 @@ int cmd_add(struct rq_ctx *c)
 	if (r < 0)
 		return r;
 	/* everything that can be checked without writing is checked before the PF is touched */
-	r = rdma_tos_locate(&c->env.root, &tx.t.rdma, &c->err);
+	r = c->profile.traffic_class < 0 ? 0 : rdma_tos_locate(&c->env.root, &tx.t.rdma, &c->err);
 	if (r == 0)
 		r = numa_step(c, &tx);
 	if (r == 0)

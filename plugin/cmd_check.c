@@ -64,6 +64,8 @@ static int check_tos(struct rq_ctx *c, struct rq_target *t, const cJSON *rec, ch
 	if (dev && strcmp(dev, t->rdma.name))
 		drift_add(drift, len, "RDMA device: configured %s, current %s\n", dev,
 			  t->rdma.name);
+	if (c->profile.traffic_class < 0)
+		return 0; /* the profile leaves the VF's class alone */
 	r = rdma_tos_locate(&c->env.root, &t->rdma, &c->err);
 	if (r < 0)
 		return r;

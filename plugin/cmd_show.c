@@ -213,7 +213,9 @@ int cmd_show(struct rq_env *env, bool json)
 		char path[512];
 
 		snprintf(path, sizeof(path), "/sys/class/net/%s/device/sriov_numvfs", names[i]);
-		if (sysfs_exists(&env->root, path))
+		/* switchdev representors share the PF's device: only the uplink is the PF */
+		if (sysfs_exists(&env->root, path) &&
+		    !device_netdev_is_representor(&env->root, names[i]))
 			cJSON_AddItemToArray(pfs, pf_json(env, names[i], recs));
 	}
 	sysfs_list_free(names, n);

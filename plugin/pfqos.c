@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pkg/log/log.h"
+#include "pkg/sysfs/carrier.h"
 
 /* "a\nb\n" -> "a; b": one CNI message line, within @cap bytes */
 void join_lines(char *s, size_t cap)
@@ -31,68 +32,131 @@ void join_lines(char *s, size_t cap)
 	snprintf(s, cap, "%s", tmp);
 }
 
-/* Drop index entries whose record is gone (a lost DEL); returns live count. */
-static int index_live(struct rq_ctx *c, cJSON *idx, const cJSON **ret_first)
+/* A live attachment: its record still exists (a lost DEL leaves an entry without one). */
+static bool entry_live(struct rq_ctx *c, const char *key)
+{
+	cJSON *rec = NULL;
+
+	if (!key || state_record_read(&c->env.root, key, &rec) == -ENOENT)
+		return false;
+	cJSON_Delete(rec);
+	return true;
+}
+
+/*
+ * An index entry's requirements. Entries written before requirements were
+ * per entry carry none: the index's own "profile" then speaks for them.
+ * Consecutive entries of one profile are parsed once (@cache_json).
+ */
+static int entry_req(const cJSON *idx, const cJSON *it, const cJSON **cache_json,
+		     struct rq_profile *cache, struct rq_error *e)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(it, "req");
+
+	if (!j)
+		j = cJSON_GetObjectItemCaseSensitive(idx, "profile");
+	if (*cache_json && cJSON_Compare(*cache_json, j, true))
+		return 0;
+	*cache_json = NULL;
+	if (profile_from_json(j, "req", json_str(it, "profileName") ?: "?", cache, e) < 0)
+		return -EBADMSG;
+	*cache_json = j;
+	return 0;
+}
+
+static int conflict_error(struct rq_ctx *c, const struct rq_pf *pf, const char *mine,
+			  const char *other, const char *theirs)
+{
+	return rq_err(&c->err, RQ_ERR_PF_CONFLICT, -EBUSY,
+		      "PF %s (%s) QoS conflict: profile \"%s\" of this attachment requires %s, "
+		      "%s requires %s",
+		      pf->ifname, pf->pci, c->profile.name, mine, other, theirs);
+}
+
+/* The node baseline against this attachment's requirements. */
+static int baseline_conflict(struct rq_ctx *c, const struct rq_pf *pf)
+{
+	struct rq_profile base;
+	char mine[200], theirs[200], who[128];
+
+	if (catalog_baseline(c->cat, &base) < 0 ||
+	    !profile_req_conflict(&c->profile, &base, mine, theirs, sizeof(mine)))
+		return 0;
+	snprintf(who, sizeof(who), "node baseline profile \"%s\"", base.name);
+	return conflict_error(c, pf, mine, who, theirs);
+}
+
+/*
+ * Only a real contradiction conflicts (profile_req_conflict): one DSCP to two
+ * priorities, dscp vs pcp trust, two different ETS. An entry that contradicts
+ * but whose record is gone (a lost DEL) is dropped instead.
+ */
+static int entries_conflict(struct rq_ctx *c, const struct rq_pf *pf, cJSON *idx)
 {
 	cJSON *att = cJSON_GetObjectItemCaseSensitive(idx, "attachments");
-	int i = 0, live = 0;
+	cJSON *mine_json = profile_req_to_json(&c->profile);
+	const cJSON *cache_json = NULL;
+	struct rq_profile other;
+	struct rq_error perr;
+	char mine[200], theirs[200], who[700];
+	int i = 0, r = 0;
 
-	*ret_first = NULL;
-	while (cJSON_IsArray(att) && i < cJSON_GetArraySize(att)) {
+	if (!mine_json)
+		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
+	rq_err_clear(&perr);
+	while (cJSON_IsArray(att) && i < cJSON_GetArraySize(att) && r == 0) {
 		cJSON *it = cJSON_GetArrayItem(att, i);
 		const char *key = json_str(it, "key");
-		cJSON *rec = NULL;
+		const cJSON *req = cJSON_GetObjectItemCaseSensitive(it, "req");
 
-		if (key && !strcmp(key, c->key)) {
-			i++;
-			continue;
-		}
-		if (!key || state_record_read(&c->env.root, key, &rec) == -ENOENT) {
-			cJSON_DeleteItemFromArray(att, i);
-			continue;
-		}
-		cJSON_Delete(rec);
-		if (!*ret_first)
-			*ret_first = it;
-		live++;
 		i++;
+		if ((key && !strcmp(key, c->key)) || (req && cJSON_Compare(req, mine_json, true)))
+			continue;
+		if (entry_req(idx, it, &cache_json, &other, &perr) < 0) {
+			r = rq_err(&c->err, RQ_ERR_IO, -EBADMSG, "PF %s index is corrupt: %s",
+				   pf->pci, perr.msg);
+			break;
+		}
+		if (!profile_req_conflict(&c->profile, &other, mine, theirs, sizeof(mine)))
+			continue;
+		if (!entry_live(c, key)) {
+			cJSON_DeleteItemFromArray(att, --i);
+			continue;
+		}
+		snprintf(who, sizeof(who), "profile \"%s\" of live attachment %s",
+			 json_str(it, "profileName") ?: other.name, json_str(it, "pod") ?: "?");
+		r = conflict_error(c, pf, mine, who, theirs);
 	}
-	return live;
+	cJSON_Delete(mine_json);
+	return r;
 }
 
 int pfqos_conflict_check(struct rq_ctx *c, const struct rq_pf *pf, cJSON **ret_idx)
 {
-	struct rq_profile other;
-	struct rq_error perr;
 	cJSON *idx = NULL;
-	const cJSON *live = NULL;
-	const char *oname;
 	int r;
 
 	*ret_idx = NULL;
 	r = state_pf_read(&c->env.root, pf->pci, &idx);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
+	if (r < 0 && r != -ENOENT)
 		return rq_err(&c->err, RQ_ERR_IO, r, "PF %s index: %s", pf->pci, strerror(-r));
 	*ret_idx = idx;
-	rq_err_clear(&perr);
-	oname = json_str(idx, "profileName") ?: "?";
-	if (profile_from_json(cJSON_GetObjectItemCaseSensitive(idx, "profile"), "profile", oname,
-			      &other, &perr) < 0)
-		return rq_err(&c->err, RQ_ERR_IO, -EBADMSG, "PF %s index is corrupt: %s", pf->pci,
-			      perr.msg);
-	/* Agreement is the common case: it needs no look at the records. */
-	if (profile_pf_equal(&other, &c->profile))
+	/* an attachment that requires nothing of the PF cannot contradict anyone */
+	if (!profile_has_pf_req(&c->profile))
 		return 0;
-	if (index_live(c, idx, &live) == 0)
-		return 0;
-	/* PF-equal profiles share the index: name the one this attachment used */
-	oname = json_str(live, "profileName") ?: oname;
-	return rq_err(&c->err, RQ_ERR_PF_CONFLICT, -EBUSY,
-		      "PF %s (%s) QoS conflict: profile \"%s\" of this attachment disagrees on "
-		      "PF-wide settings with profile \"%s\" of live attachment %s",
-		      pf->ifname, pf->pci, c->profile.name, oname, json_str(live, "pod") ?: "?");
+	r = baseline_conflict(c, pf);
+	if (r == 0 && idx)
+		r = entries_conflict(c, pf, idx);
+	return r;
+}
+
+void pfqos_target(const struct rq_ctx *c, struct rq_profile *ret)
+{
+	struct rq_profile base;
+
+	*ret = c->profile;
+	if (catalog_baseline(c->cat, &base) == 0)
+		profile_req_merge(ret, &base);
 }
 
 static int pf_read(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,
@@ -109,16 +173,17 @@ static int pf_read(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const
 	return 0;
 }
 
-static int ecn_step(struct rq_ctx *c, const struct rq_pf *pf, bool write, uint16_t *ret_written)
+static int ecn_step(struct rq_ctx *c, const struct rq_pf *pf, const struct rq_profile *t,
+		    bool write, uint16_t *ret_written)
 {
 	bool avail = false;
 	uint8_t on = 0;
 	int r;
 
 	*ret_written = 0;
-	if (!c->profile.ecn)
+	if (!t->ecn)
 		return 0;
-	r = ecn_probe(&c->env.root, pf->ifname, c->profile.ecn, &avail);
+	r = ecn_probe(&c->env.root, pf->ifname, t->ecn, &avail);
 	if (r < 0 || !avail) {
 		if (c->profile.ecn_required)
 			return rq_err(&c->err, RQ_ERR_NO_ECN, -EOPNOTSUPP,
@@ -126,26 +191,68 @@ static int ecn_step(struct rq_ctx *c, const struct rq_pf *pf, bool write, uint16
 				      "roce_rp) and profile \"%s\" sets ecnRequired",
 				      pf->ifname, pf->ifname, c->profile.name);
 		log_warn("PF %s has no ECN control: ECN on priorities 0x%02x left to the driver",
-			 pf->ifname, c->profile.ecn);
+			 pf->ifname, t->ecn);
 		return 0;
 	}
-	r = ecn_get(&c->env.root, pf->ifname, c->profile.ecn, &on);
+	r = ecn_get(&c->env.root, pf->ifname, t->ecn, &on);
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_IO, r, "reading ECN of PF %s: %s", pf->ifname,
 			      strerror(-r));
-	if ((on & c->profile.ecn) == c->profile.ecn)
+	if ((on & t->ecn) == t->ecn)
 		return 0;
 	if (!write)
 		return rq_err(&c->err, RQ_ERR_PF_MISMATCH, -EINVAL,
-			      "PF %s ecn: configured priorities 0x%02x, current 0x%02x", pf->ifname,
-			      c->profile.ecn, on);
-	r = ecn_enable(&c->env.root, pf->ifname, c->profile.ecn, ret_written);
+			      "PF %s ecn: required priorities 0x%02x, port has 0x%02x", pf->ifname,
+			      t->ecn, on);
+	r = ecn_enable(&c->env.root, pf->ifname, t->ecn, ret_written);
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_IO, r, "enabling ECN on PF %s: %s", pf->ifname,
 			      strerror(-r));
 	log_info("PF %s ecn: priorities 0x%02x -> 0x%02x", pf->ifname, on,
 		 on | ecn_written_prios(*ret_written));
 	return 0;
+}
+
+/*
+ * A pod must not start NCCL on a port that is still down: after a PFC change
+ * (mlx5 toggles the link) wait, bounded, for the carrier it had before.
+ */
+static int carrier_step(struct rq_ctx *c, const struct rq_pf *pf, bool was_up, long changes)
+{
+	int secs = c->cat ? c->cat->carrier_wait_s : RQ_CARRIER_WAIT_DEFAULT_S, waited = 0, r;
+
+	if (!was_up)
+		return 0;
+	r = carrier_wait_up(&c->env.root, pf->ifname, changes, secs * 1000, RQ_CARRIER_SETTLE_MS,
+			    &waited);
+	if (r == -ETIMEDOUT)
+		return rq_err(&c->err, RQ_ERR_NO_CARRIER, r,
+			      "PF %s: carrier did not come back within %d s after the PFC change "
+			      "(node.carrierWaitSeconds); the port's link is still down",
+			      pf->ifname, secs);
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_IO, r, "PF %s: reading carrier: %s", pf->ifname,
+			      strerror(-r));
+	log_info("PF %s carrier up %d ms after the PFC change", pf->ifname, waited);
+	return 0;
+}
+
+static int pf_apply(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx,
+		    const struct rq_pf *pf, struct pf_undo *u)
+{
+	bool was_up = false;
+	long changes = 0;
+	int r;
+
+	if (u->plan.set_pfc && carrier_read(&c->env.root, pf->ifname, &was_up, &changes) < 0)
+		was_up = false;
+	log_info("PF %s: adding what profile \"%s\" requires and the port lacks", pf->ifname,
+		 c->profile.name);
+	r = dcb_apply_ex(ops, ctx, pf->ifname, pf->driver, &u->before, &u->plan, &c->err);
+	if (r < 0)
+		return r;
+	u->dcb_applied = true;
+	return u->plan.set_pfc ? carrier_step(c, pf, was_up, changes) : 0;
 }
 
 int pfqos_ensure(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,
@@ -155,29 +262,27 @@ int pfqos_ensure(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const s
 	int r;
 
 	memset(u, 0, sizeof(*u));
+	pfqos_target(c, &u->target);
 	r = pf_read(c, ops, ctx, pf, &u->before);
 	if (r < 0)
 		return r;
-	dcb_plan_from(&u->before, &c->profile, &u->plan);
+	dcb_plan_from(&u->before, &u->target, &u->plan);
 	if (!dcb_plan_empty(&u->plan)) {
 		if (c->pf_mode == RQ_PF_VERIFY) {
-			dcb_plan_describe(&u->before, &c->profile, diff, sizeof(diff));
+			dcb_plan_describe(&u->before, &u->target, diff, sizeof(diff));
 			join_lines(diff, sizeof(diff));
-			return rq_err(
-			    &c->err, RQ_ERR_PF_MISMATCH, -EINVAL,
-			    "PF %s is not as profile \"%s\" says and pf is \"verify\": %s",
-			    pf->ifname, c->profile.name, diff);
+			return rq_err(&c->err, RQ_ERR_PF_MISMATCH, -EINVAL,
+				      "PF %s does not meet profile \"%s\" and pf is \"verify\": %s",
+				      pf->ifname, c->profile.name, diff);
 		}
-		log_info("PF %s: applying profile \"%s\"", pf->ifname, c->profile.name);
-		r = dcb_apply_ex(ops, ctx, pf->ifname, pf->driver, &u->before, &u->plan, &c->err);
+		r = pf_apply(c, ops, ctx, pf, u);
 		if (r < 0)
 			return r;
-		u->dcb_applied = true;
 	} else {
-		log_debug("PF %s already matches profile \"%s\": no DCB write", pf->ifname,
+		log_debug("PF %s already meets profile \"%s\": no DCB write", pf->ifname,
 			  c->profile.name);
 	}
-	return ecn_step(c, pf, c->pf_mode == RQ_PF_ENSURE, &u->ecn_written);
+	return ecn_step(c, pf, &u->target, c->pf_mode == RQ_PF_ENSURE, &u->ecn_written);
 }
 
 /* Exactly the files this ADD wrote: a side the operator had on stays on. */
@@ -196,6 +301,12 @@ static void undo_ecn(struct rq_ctx *c, const struct rq_pf *pf, uint16_t written)
 			 ecn_written_prios(written));
 }
 
+/*
+ * ADD only adds what was missing (and replaces what its own requirements
+ * contradict, which nobody live requires: that would have been a 102), so
+ * putting the port back as this ADD found it never takes away what another
+ * attachment relies on.
+ */
 void pfqos_undo(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,
 		const struct pf_undo *u)
 {
@@ -214,25 +325,28 @@ int pfqos_check(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const st
 		char *drift, size_t len)
 {
 	struct dcb_port_state st;
-	struct rq_error e2;
+	struct rq_profile t;
 	size_t n = strlen(drift);
 	uint8_t on = 0;
 	bool avail = false;
 	int r;
 
+	pfqos_target(c, &t);
+	if (!profile_has_pf_req(&c->profile))
+		return 0;
 	r = pf_read(c, ops, ctx, pf, &st);
 	if (r < 0)
 		return r;
 	if (n < len)
-		dcb_plan_describe(&st, &c->profile, drift + n, len - n);
-	rq_err_clear(&e2);
-	if (c->profile.ecn && ecn_probe(&c->env.root, pf->ifname, c->profile.ecn, &avail) == 0 &&
-	    avail && ecn_get(&c->env.root, pf->ifname, c->profile.ecn, &on) == 0 &&
-	    (on & c->profile.ecn) != c->profile.ecn) {
+		dcb_plan_describe(&st, &t, drift + n, len - n);
+	if (t.ecn && ecn_probe(&c->env.root, pf->ifname, t.ecn, &avail) == 0 && avail &&
+	    ecn_get(&c->env.root, pf->ifname, t.ecn, &on) == 0 && (on & t.ecn) != t.ecn) {
+		char a[32], b[32];
+
 		n = strlen(drift);
-		snprintf(drift + n, len - n,
-			 "PF %s ecn: configured priorities 0x%02x, current 0x%02x\n", pf->ifname,
-			 c->profile.ecn, on & c->profile.ecn);
+		dcb_prio_text(t.ecn & ~on, a, sizeof(a));
+		dcb_prio_text(on, b, sizeof(b));
+		snprintf(drift + n, len - n, "ecn: required priority %s, port has %s\n", a, b);
 	}
 	return 0;
 }

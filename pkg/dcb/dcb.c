@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * Desired PF state from a profile, the diff against what the port reports,
- * the ordered apply, and the restore by state after a failure. Backend-agnostic.
+ * The ordered apply of a plan (plan.c) and the restore by state after a
+ * failure. Backend-agnostic.
  *
  * Apply order, and why: the port must never have PFC on a priority while the
  * traffic that should land there is not classified by DSCP, or lossless
@@ -27,267 +27,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pkg/dcb/dcb_int.h"
 #include "pkg/log/log.h"
-
-static bool app_in(const struct dcb_app_entry *v, size_t n, const struct dcb_app_entry *a)
-{
-	for (size_t i = 0; i < n; i++)
-		if (v[i].selector == a->selector && v[i].protocol == a->protocol &&
-		    v[i].priority == a->priority)
-			return true;
-	return false;
-}
-
-static bool app_has(const struct dcb_port_state *cur, uint8_t sel, uint16_t proto, uint8_t prio)
-{
-	const struct dcb_app_entry a = {sel, proto, prio};
-
-	return app_in(cur->app, cur->n_app, &a);
-}
-
-static void trust_want(const struct rq_profile *p, uint8_t *sel, size_t *n)
-{
-	if (p->trust == RQ_TRUST_DSCP) {
-		sel[0] = IEEE_8021QAZ_APP_SEL_DSCP;
-		sel[1] = RQ_DCB_APP_SEL_PCP;
-		*n = 2;
-	} else {
-		sel[0] = RQ_DCB_APP_SEL_PCP;
-		*n = 1;
-	}
-}
-
-/*
- * TCs whose bandwidth is compared: ETS TCs of the profile, within the port's
- * ets_cap. mlx5 reports tc_tx_bw 100 for strict and vendor TCs (profiles
- * must say 0 there), so comparing those would never find the port equal.
- */
-static bool ets_bw_compared(const struct dcb_port_state *cur, const struct rq_ets *ets, int tc)
-{
-	return (!cur->ets_cap || tc < cur->ets_cap) && ets->tsa[tc] == RQ_TSA_ETS;
-}
-
-static bool ets_equal(const struct dcb_port_state *cur, const struct rq_ets *ets)
-{
-	if (!cur->has_ets || memcmp(cur->prio_tc, ets->prio_tc, 8) != 0)
-		return false;
-	for (int tc = 0; tc < 8; tc++) {
-		if (cur->ets_cap && tc >= cur->ets_cap)
-			break;
-		if (cur->tc_tsa[tc] != ets->tsa[tc])
-			return false;
-		if (ets_bw_compared(cur, ets, tc) && cur->tc_tx_bw[tc] != ets->tc_bw[tc])
-			return false;
-	}
-	return true;
-}
-
-void dcb_plan_from(const struct dcb_port_state *cur, const struct rq_profile *p,
-		   struct dcb_plan *ret)
-{
-	uint8_t tsel[RQ_DCB_TRUST_MAX];
-	size_t tn = 0;
-
-	memset(ret, 0, sizeof(*ret));
-	for (int d = 0; p->trust == RQ_TRUST_DSCP && d < RQ_NDSCP; d++)
-		if (!app_has(cur, IEEE_8021QAZ_APP_SEL_DSCP, (uint16_t)d, p->dscp_prio[d]))
-			ret->add[ret->n_add++] = (struct dcb_app_entry){
-			    IEEE_8021QAZ_APP_SEL_DSCP, (uint16_t)d, p->dscp_prio[d]};
-	for (size_t i = 0; i < cur->n_app && ret->n_del < RQ_DCB_APP_MAX; i++) {
-		const struct dcb_app_entry *a = &cur->app[i];
-
-		if (a->selector != IEEE_8021QAZ_APP_SEL_DSCP)
-			continue;
-		if (p->trust == RQ_TRUST_PCP || a->protocol >= RQ_NDSCP ||
-		    a->priority != p->dscp_prio[a->protocol])
-			ret->del[ret->n_del++] = *a;
-	}
-	if (cur->has_trust) {
-		trust_want(p, tsel, &tn);
-		if (cur->n_trust != tn || memcmp(cur->trust, tsel, tn) != 0) {
-			ret->set_trust = true;
-			ret->n_trust = tn;
-			memcpy(ret->trust, tsel, tn);
-		}
-	}
-	/* a driver without ieee_getpfc reports nothing: only a wanted PFC is a difference */
-	if (cur->has_pfc ? cur->pfc_en != p->pfc : p->pfc != 0) {
-		ret->set_pfc = true;
-		ret->pfc_en = p->pfc;
-	}
-	if (p->ets.present && !ets_equal(cur, &p->ets)) {
-		ret->set_ets = true;
-		ret->ets = p->ets;
-	}
-}
-
-bool dcb_plan_empty(const struct dcb_plan *plan)
-{
-	return !plan->set_pfc && !plan->set_ets && !plan->set_trust && !plan->n_add && !plan->n_del;
-}
-
-static void prio_text(uint8_t mask, char *buf, size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (int i = 0; i < 8 && off < len; i++)
-		if (mask & (1u << i))
-			off += (size_t)snprintf(buf + off, len - off, "%s%d", off ? "," : "", i);
-	if (!buf[0])
-		(void)snprintf(buf, len, "none");
-}
-
-static size_t line(char *buf, size_t len, size_t off, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static size_t line(char *buf, size_t len, size_t off, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (off >= len)
-		return off;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + off, len - off, fmt, ap);
-	va_end(ap);
-	return n < 0 ? off : off + (size_t)n;
-}
-
-static const char *trust_name(const struct dcb_port_state *cur)
-{
-	if (cur->has_trust)
-		return cur->n_trust && cur->trust[0] == IEEE_8021QAZ_APP_SEL_DSCP ? "dscp" : "pcp";
-	/* mlx5 has no trust knob: it trusts DSCP while a DSCP APP entry exists */
-	for (size_t i = 0; i < cur->n_app; i++)
-		if (cur->app[i].selector == IEEE_8021QAZ_APP_SEL_DSCP)
-			return "dscp";
-	return "pcp";
-}
-
-static void trust_text(const uint8_t *sel, size_t n, char *buf, size_t len)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < n && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? "," : "",
-					sel[i] == IEEE_8021QAZ_APP_SEL_DSCP ? "dscp"
-					: sel[i] == RQ_DCB_APP_SEL_PCP	    ? "pcp"
-									    : "other");
-	if (!buf[0])
-		(void)snprintf(buf, len, "none");
-}
-
-/* Priorities the port maps @dscp to (several when entries were added but not replaced). */
-static void dscp_current(const struct dcb_port_state *cur, unsigned dscp, char *buf, size_t len)
-{
-	uint8_t mask = 0;
-
-	for (size_t i = 0; i < cur->n_app; i++)
-		if (cur->app[i].selector == IEEE_8021QAZ_APP_SEL_DSCP &&
-		    cur->app[i].protocol == dscp && cur->app[i].priority < 8)
-			mask |= (uint8_t)(1u << cur->app[i].priority);
-	prio_text(mask, buf, len);
-}
-
-#define DESCRIBE_DSCP_MAX 8 /* DSCP lines before the rest is summarised */
-
-static size_t describe_dscp(const struct dcb_port_state *cur, const struct rq_profile *p,
-			    const struct dcb_plan *plan, char *buf, size_t len, size_t off, int *n)
-{
-	uint64_t diff = 0;
-	int shown = 0, total;
-	char b[32];
-
-	for (size_t i = 0; i < plan->n_add; i++)
-		if (plan->add[i].protocol < RQ_NDSCP)
-			diff |= 1ull << plan->add[i].protocol;
-	for (size_t i = 0; i < plan->n_del; i++)
-		if (plan->del[i].protocol < RQ_NDSCP)
-			diff |= 1ull << plan->del[i].protocol;
-	total = __builtin_popcountll(diff);
-	for (unsigned d = 0; d < RQ_NDSCP && shown < DESCRIBE_DSCP_MAX; d++) {
-		if (!(diff & (1ull << d)))
-			continue;
-		dscp_current(cur, d, b, sizeof(b));
-		if (p->trust == RQ_TRUST_DSCP)
-			off = line(buf, len, off, "dscp %u: configured prio %u, current prio %s\n",
-				   d, p->dscp_prio[d], b);
-		else
-			off = line(buf, len, off,
-				   "dscp %u: configured no entry (trust pcp), current prio %s\n", d,
-				   b);
-		shown++;
-		(*n)++;
-	}
-	if (total > shown) {
-		off = line(buf, len, off, "dscp map: %d more DSCP entries differ\n", total - shown);
-		(*n)++;
-	}
-	return off;
-}
-
-/* Bandwidths not compared (non-ETS TCs, beyond ets_cap) print as "-", as ets_equal sees them. */
-static void ets_text(const struct dcb_port_state *cur, const struct rq_ets *want, const uint8_t *bw,
-		     const uint8_t *tsa, const uint8_t *ptc, char *buf, size_t len)
-{
-	char b[8][4];
-
-	for (int i = 0; i < 8; i++)
-		if (ets_bw_compared(cur, want, i))
-			(void)snprintf(b[i], sizeof(b[i]), "%u", bw[i]);
-		else
-			(void)snprintf(b[i], sizeof(b[i]), "-");
-	(void)snprintf(buf, len,
-		       "tcBw %s/%s/%s/%s/%s/%s/%s/%s tsa %u/%u/%u/%u/%u/%u/%u/%u prioTc "
-		       "%u/%u/%u/%u/%u/%u/%u/%u",
-		       b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], tsa[0], tsa[1], tsa[2],
-		       tsa[3], tsa[4], tsa[5], tsa[6], tsa[7], ptc[0], ptc[1], ptc[2], ptc[3],
-		       ptc[4], ptc[5], ptc[6], ptc[7]);
-}
-
-int dcb_plan_describe(const struct dcb_port_state *cur, const struct rq_profile *p, char *buf,
-		      size_t len)
-{
-	struct dcb_plan plan;
-	const char *want = p->trust == RQ_TRUST_DSCP ? "dscp" : "pcp";
-	char a[160], b[160];
-	size_t off = 0;
-	int n = 0;
-
-	dcb_plan_from(cur, p, &plan);
-	if (len)
-		buf[0] = '\0';
-	if (strcmp(want, trust_name(cur)) != 0) {
-		off = line(buf, len, off, "trust: configured %s, current %s\n", want,
-			   trust_name(cur));
-		n++;
-	}
-	if (plan.set_trust) {
-		trust_text(plan.trust, plan.n_trust, a, sizeof(a));
-		trust_text(cur->trust, cur->n_trust, b, sizeof(b));
-		off = line(buf, len, off, "apptrust: configured %s, current %s\n", a, b);
-		n++;
-	}
-	off = describe_dscp(cur, p, &plan, buf, len, off, &n);
-	if (plan.set_pfc) {
-		prio_text(p->pfc, a, sizeof(a));
-		prio_text(cur->pfc_en, b, sizeof(b));
-		off = line(buf, len, off, "pfc: configured prio %s, current %s%s\n", a,
-			   cur->has_pfc ? "prio " : "", cur->has_pfc ? b : "not reported");
-		n++;
-	}
-	if (plan.set_ets) {
-		ets_text(cur, &p->ets, p->ets.tc_bw, p->ets.tsa, p->ets.prio_tc, a, sizeof(a));
-		ets_text(cur, &p->ets, cur->tc_tx_bw, cur->tc_tsa, cur->prio_tc, b, sizeof(b));
-		off = line(buf, len, off, "ets: configured %s, current %s\n", a,
-			   cur->has_ets ? b : "not reported");
-		n++;
-	}
-	(void)off;
-	return n;
-}
 
 enum step { STEP_ADD, STEP_DEL, STEP_TRUST, STEP_ETS, STEP_PFC, STEP_MAX };
 
@@ -326,19 +67,19 @@ static void step_log(const char *ifname, const struct dcb_port_state *cur,
 			 ifname, plan->n_del, plan->del[0].protocol, plan->del[0].priority);
 		break;
 	case STEP_TRUST:
-		trust_text(cur->trust, cur->n_trust, a, sizeof(a));
-		trust_text(plan->trust, plan->n_trust, b, sizeof(b));
+		dcb_trust_text(cur->trust, cur->n_trust, a, sizeof(a));
+		dcb_trust_text(plan->trust, plan->n_trust, b, sizeof(b));
 		log_info("PF %s apptrust: %s -> %s", ifname, a, b);
 		break;
 	case STEP_ETS:
-		ets_text(cur, &plan->ets, cur->tc_tx_bw, cur->tc_tsa, cur->prio_tc, a, sizeof(a));
-		ets_text(cur, &plan->ets, plan->ets.tc_bw, plan->ets.tsa, plan->ets.prio_tc, b,
+		dcb_ets_text(cur, &plan->ets, cur->tc_tx_bw, cur->tc_tsa, cur->prio_tc, a, sizeof(a));
+		dcb_ets_text(cur, &plan->ets, plan->ets.tc_bw, plan->ets.tsa, plan->ets.prio_tc, b,
 			 sizeof(b));
 		log_info("PF %s ets: %s -> %s", ifname, cur->has_ets ? a : "unreported", b);
 		break;
 	case STEP_PFC:
-		prio_text(cur->pfc_en, a, sizeof(a));
-		prio_text(plan->pfc_en, b, sizeof(b));
+		dcb_prio_text(cur->pfc_en, a, sizeof(a));
+		dcb_prio_text(plan->pfc_en, b, sizeof(b));
 		log_info("PF %s pfc: prio %s -> prio %s", ifname, a, b);
 		break;
 	default:
@@ -389,7 +130,7 @@ static size_t dscp_missing(const struct dcb_port_state *a, const struct dcb_port
 
 	for (size_t i = 0; i < a->n_app; i++)
 		if (a->app[i].selector == IEEE_8021QAZ_APP_SEL_DSCP &&
-		    !app_in(b->app, b->n_app, &a->app[i]))
+		    !dcb_app_in(b->app, b->n_app, &a->app[i]))
 			ret[n++] = a->app[i];
 	return n;
 }
@@ -442,7 +183,7 @@ static int del_converge(const struct dcb_ops *ops, void *ctx, const char *ifname
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < plan->n_del; i++)
-		if (app_in(now.app, now.n_app, &plan->del[i]))
+		if (dcb_app_in(now.app, now.n_app, &plan->del[i]))
 			still[n++] = plan->del[i];
 	r = app_each(ops, ctx, ifname, false, still, n);
 	if (r < 0)
@@ -451,10 +192,10 @@ static int del_converge(const struct dcb_ops *ops, void *ctx, const char *ifname
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < plan->n_del; i++)
-		if (app_in(now.app, now.n_app, &plan->del[i]))
+		if (dcb_app_in(now.app, now.n_app, &plan->del[i]))
 			return -ENOENT;
 	for (size_t i = 0; i < plan->n_add; i++)
-		if (!app_in(now.app, now.n_app, &plan->add[i]))
+		if (!dcb_app_in(now.app, now.n_app, &plan->add[i]))
 			return -ENOENT;
 	log_info("PF %s dscp map: %zu replaced entries already gone (the driver's add replaced "
 		 "them), %zu deleted",
@@ -470,8 +211,8 @@ static int restore_pfc(const struct dcb_ops *ops, void *ctx, const char *ifname,
 
 	if (!before->has_pfc || !now->has_pfc || now->pfc_en == before->pfc_en)
 		return 0;
-	prio_text(now->pfc_en, a, sizeof(a));
-	prio_text(before->pfc_en, b, sizeof(b));
+	dcb_prio_text(now->pfc_en, a, sizeof(a));
+	dcb_prio_text(before->pfc_en, b, sizeof(b));
 	r = ops->set_pfc(ctx, ifname, before, before->pfc_en);
 	if (r < 0)
 		log_warn("PF %s restore: pfc prio %s -> prio %s failed: %s", ifname, a, b,
@@ -505,7 +246,7 @@ static int restore_trust_ets(const struct dcb_ops *ops, void *ctx, const char *i
 		ets.tc_bw[i] = before->tc_tsa[i] == RQ_TSA_ETS ? before->tc_tx_bw[i] : 0;
 	memcpy(ets.tsa, before->tc_tsa, 8);
 	memcpy(ets.prio_tc, before->prio_tc, 8);
-	if (ets_equal(now, &ets))
+	if (dcb_ets_equal(now, &ets))
 		return first;
 	r = ops->set_ets(ctx, ifname, before, &ets);
 	if (r < 0)
@@ -548,6 +289,17 @@ int dcb_restore(const struct dcb_ops *ops, void *ctx, const char *ifname,
 	return first;
 }
 
+/*
+ * mlx5e_dcbnl_getdcbx reports DCB_CAP_DCBX_HOST only in host mode and never
+ * LLD_MANAGED; in firmware mode it reports the versions alone, and its IEEE
+ * setters do not refuse. Other drivers (ice, bnxt, i40e) say LLD_MANAGED. So
+ * any DCBX report without HOST means the host does not own DCBX.
+ */
+bool dcb_dcbx_not_host(const struct dcb_port_state *cur)
+{
+	return cur->has_dcbx && cur->dcbx && !(cur->dcbx & DCB_CAP_DCBX_HOST);
+}
+
 int dcb_apply_ex(const struct dcb_ops *ops, void *ctx, const char *ifname, const char *driver,
 		 const struct dcb_port_state *cur, const struct dcb_plan *plan, struct rq_error *e)
 {
@@ -559,11 +311,11 @@ int dcb_apply_ex(const struct dcb_ops *ops, void *ctx, const char *ifname, const
 	if (dcb_plan_empty(plan))
 		return 0;
 	/* Firmware/LLDP-agent-owned DCBX: refuse before the first write, not half-way. */
-	if (cur->has_dcbx && (cur->dcbx & DCB_CAP_DCBX_LLD_MANAGED) &&
-	    !(cur->dcbx & DCB_CAP_DCBX_HOST))
+	if (dcb_dcbx_not_host(cur))
 		return rq_err(e, RQ_ERR_DCBX_LOCKED, -EPERM,
-			      "PF %s: DCBX is managed by firmware or an LLDP agent (dcbx 0x%02x), "
-			      "the host cannot set DCB; configure QoS there and use pf: verify",
+			      "PF %s: DCBX is managed by firmware or an LLDP agent (dcbx 0x%02x, "
+			      "no host mode): the host must not set DCB; configure QoS there and "
+			      "use pf: verify",
 			      ifname, cur->dcbx);
 	if (pfc_only_off) {
 		memmove(order + 1, order, sizeof(order[0]) * (STEP_MAX - 1));

@@ -110,7 +110,7 @@ struct dcb_ops {
 int dcb_nl_new(const struct dcb_ops **ret_ops, void **ret_ctx);
 int dcb_fake_new(const struct rq_root *root, const struct dcb_ops **ret_ops, void **ret_ctx);
 
-/* What the profile needs the port to be; computed diff against a port. */
+/* What the port lacks against a set of requirements: the SETs that add it. */
 struct dcb_plan {
 	bool set_pfc;
 	uint8_t pfc_en;
@@ -125,16 +125,27 @@ struct dcb_plan {
 	uint8_t trust[RQ_DCB_TRUST_MAX];
 };
 
-/* Diff: empty plan (dcb_plan_empty) when the port already matches. */
+/*
+ * The SETs that make @cur meet the requirements @p (a profile, or the union
+ * of several; plan.c explains what "meet" means): adds only, except DSCP
+ * entries a requirement contradicts. Empty (dcb_plan_empty) when the port
+ * already meets them.
+ */
 void dcb_plan_from(const struct dcb_port_state *cur, const struct rq_profile *p,
 		   struct dcb_plan *ret);
 bool dcb_plan_empty(const struct dcb_plan *plan);
 /*
- * Human-readable "configured X, current Y" lines for every difference, one
- * per line, into @buf. Returns the number of differences.
+ * Human-readable "required X, port has Y" lines for every unmet
+ * requirement, one per line, into @buf. Returns the number of them.
  */
 int dcb_plan_describe(const struct dcb_port_state *cur, const struct rq_profile *p, char *buf,
 		      size_t len);
+
+/* "3,4" for a priority bitmap, "none" when empty. */
+void dcb_prio_text(uint8_t mask, char *buf, size_t len);
+
+/* DCBX reported without the host bit: firmware or an LLDP agent owns DCB (dcb.c says why). */
+bool dcb_dcbx_not_host(const struct dcb_port_state *cur);
 
 /*
  * Apply @plan in the safe order (documented in dcb.c). On a failure half-way

@@ -239,8 +239,12 @@ int numa_evaluate(const struct rq_root *r, const char *kubelet_dir, const char *
 	if (!known)
 		ev_add(&res, "kubelet has no CPU, device or memory placement for pod %s", pod_uid);
 	else if (res.vf_node >= 0)
-		res.verdict =
-		    res.pod_nodes == (1ULL << res.vf_node) ? RQ_NUMA_ALIGNED : RQ_NUMA_MISALIGNED;
+		/*
+		 * Aligned when the VF is on one of the pod's nodes: an 8-GPU, 8-rail pod spread
+		 * over both sockets has a rail on each, so either socket's VF is local to part of it.
+		 */
+		res.verdict = (res.pod_nodes & (1ULL << res.vf_node)) ? RQ_NUMA_ALIGNED
+								      : RQ_NUMA_MISALIGNED;
 	*ret = res;
 	return 0;
 }

@@ -3,26 +3,60 @@
 #include "pkg/sysfs/device.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-/* The first netdev under <pci>/net/, "" when it has none. */
+/* phys_port_name "p<N>": the uplink of a switchdev-mode PF (representors say "pf0vf3"). */
+static bool netdev_is_uplink(const struct rq_root *r, const char *ifname)
+{
+	char path[256], name[32];
+	size_t n;
+
+	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/phys_port_name", ifname);
+	if (sysfs_read_str(r, path, name, sizeof(name)) < 0 || name[0] != 'p')
+		return false;
+	n = strlen(name + 1);
+	return n > 0 && strspn(name + 1, "0123456789") == n;
+}
+
+bool device_netdev_is_representor(const struct rq_root *r, const char *ifname)
+{
+	char path[256], name[32];
+
+	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/phys_port_name", ifname);
+	return sysfs_read_str(r, path, name, sizeof(name)) == 0 && name[0] &&
+	       !netdev_is_uplink(r, ifname);
+}
+
+/*
+ * The netdev of a PCI function, "" when it has none. In switchdev mode mlx5
+ * parents every representor to the PF's PCI device too; the PF netdev is the
+ * uplink (phys_port_name p<N>), the only one with dcbnl, whatever the
+ * representors' names sort to. Without an uplink (legacy mode: reading
+ * phys_port_name fails) the device has one netdev.
+ */
 static int pci_netdev(const struct rq_root *r, const char *pci, char *buf, size_t len)
 {
 	char path[256];
 	char **names = NULL;
-	size_t n = 0;
+	size_t n = 0, pick = 0;
 	int rr;
 
 	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/net", pci);
 	rr = sysfs_list(r, path, &names, &n);
 	if (rr < 0)
 		return rr;
-	if (n == 0 || strlen(names[0]) >= len) {
+	for (size_t i = 0; n > 1 && i < n; i++)
+		if (netdev_is_uplink(r, names[i])) {
+			pick = i;
+			break;
+		}
+	if (n == 0 || strlen(names[pick]) >= len) {
 		sysfs_list_free(names, n);
 		return -ENOENT;
 	}
-	(void)snprintf(buf, len, "%s", names[0]);
+	(void)snprintf(buf, len, "%s", names[pick]);
 	sysfs_list_free(names, n);
 	return 0;
 }

@@ -29,6 +29,12 @@ struct rq_vf_info {
 };
 
 /* -> RQ_ERR_NO_DEVICE when /sys/bus/pci/devices/<pci> does not exist. */
+/*
+ * A switchdev representor: a netdev whose phys_port_name is readable and is not
+ * an uplink's "p<N>" (mlx5 names VF representors "pf0vf<N>").
+ */
+bool device_netdev_is_representor(const struct rq_root *r, const char *ifname);
+
 int device_resolve_vf(const struct rq_root *r, const char *vf_pci, struct rq_vf_info *ret,
 		      struct rq_error *e);
 

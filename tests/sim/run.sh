@@ -79,10 +79,13 @@ check "second VF on a right PF: zero PF writes" [ "$(dcb_writes "$ROOT" "$PF0")"
 
 echo "== CHECK catches drift"
 jq '.pfc = [3,4]' "$ROOT/dcb/$PF0.json" > "$T/d" && cp "$T/d" "$ROOT/dcb/$PF0.json"
+chain_check "$ROOT" roce c1 "$NS" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK" "$out" > /dev/null
+check "CHECK: PFC on more priorities than required is no drift" [ $? -eq 0 ]
+jq '.pfc = [4]' "$ROOT/dcb/$PF0.json" > "$T/d" && cp "$T/d" "$ROOT/dcb/$PF0.json"
 msg=$(chain_check "$ROOT" roce c1 "$NS" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK" "$out")
 check "CHECK fails on drifted PFC" [ $? -ne 0 ]
 check "CHECK error code 109" [ "$(jq .code <<< "$msg")" = 109 ]
-check "CHECK names pfc configured/current" grep -q 'pfc.*configured.*current' <<< "$(jq -r .msg <<< "$msg")"
+check "CHECK speaks in requirements" grep -q 'pfc: required priority 3, port has 4' <<< "$(jq -r .msg <<< "$msg")"
 jq '.pfc = [3]' "$ROOT/dcb/$PF0.json" > "$T/d" && cp "$T/d" "$ROOT/dcb/$PF0.json"
 echo 64 > "$ROOT/sys/kernel/config/rdma_cm/$(rdma_of "$VF0PCI")/ports/1/default_roce_tos"
 msg=$(chain_check "$ROOT" roce c1 "$NS" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK" "$out")
@@ -138,21 +141,86 @@ check "numa off: ADD succeeds" [ $? -eq 0 ]
 check "numa off: no NUMA log" bash -c "! grep -q NUMA '$T/off.log'"
 chain_del "$ROOT" roce c3 "$NSN" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_FAR"
 
-echo "== conflicting profile on the same PF"
+echo "== sharing one PF: requirements, not exact state"
 mkdir -p "$ROOT/etc/cni/rdma-qos"
 cat > "$ROOT/etc/cni/rdma-qos/profiles.json" <<'JSON'
-{"profiles": {"roce-lossless": {}, "pfc4": {"pfc": [4], "ecn": [4], "dscp2prio": {"34": 4}}},
- "namespaces": {"ai": {"default": "roce-lossless", "allow": ["roce-lossless", "pfc4"]},
+{"profiles": {"lossy": {"trafficClass": 0},
+              "pfc4": {"pfc": [4], "ecn": [4], "dscp2prio": {"34": 4}, "trafficClass": 138},
+              "af31p5": {"dscp2prio": {"26": 5}, "pfc": [5]}},
+ "namespaces": {"ai": {"default": "roce-lossless", "allow": ["roce-lossless", "pfc4", "lossy", "af31p5"]},
                 "*": {"default": "roce-lossless", "allow": ["roce-lossless"]}}}
 JSON
 NSC=$(newns c); NSD=$(newns d)
-out=$(chain_add "$ROOT" roce c4 "$NSC" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK")
-check "first attachment with roce-lossless" [ $? -eq 0 ]
-msg=$(chain_add "$ROOT" roce c5 "$NSD" net1 "$VF1" "$(rq "$VF1PCI" '"profile":"pfc4"')" "$ARGS_OK")
-check "conflicting profile fails" [ $? -ne 0 ]
+pfstate() { jq -S -c '{pfc, trust, app: (.app // [] | sort_by(.selector, .protocol, .priority))}' "$ROOT/dcb/$PF0.json"; }
+writes() { jq .writes "$ROOT/dcb/$PF0.json"; }
+fresh_pf() { echo "{\"writes\": 0${1:+,$1}}" > "$ROOT/dcb/$PF0.json"; }
+lossy() { rq "$1" '"profile":"lossy"'; }
+# lossy first, then lossless
+fresh_pf
+out=$(chain_add "$ROOT" roce c4 "$NSC" net1 "$VF0" "$(lossy "$VF0PCI")" "$ARGS_OK")
+check "lossy first: ADD succeeds" [ $? -eq 0 ]
+check "lossy first: no SET on the PF" [ "$(writes)" = 0 ]
+check "lossy first: its ToS is 0" [ "$(tos_of "$VF0PCI")" = 0 ]
+out=$(chain_add "$ROOT" roce c5 "$NSD" net1 "$VF1" "$(rq "$VF1PCI")" "$ARGS_OK")
+check "then lossless: ADD succeeds" [ $? -eq 0 ]
+check "then lossless: ToS 106" [ "$(tos_of "$VF1PCI")" = 106 ]
+A=$(pfstate)
+chain_del "$ROOT" roce c5 "$NSD" net1 "$VF1" "$(rq "$VF1PCI")" "$ARGS_OK"
+check "DEL of the last lossless attachment leaves the PF as it is" [ "$(pfstate)" = "$A" ]
+chain_del "$ROOT" roce c4 "$NSC" net1 "$VF0" "$(lossy "$VF0PCI")" "$ARGS_OK"
+# lossless first, then lossy: the same PF
+fresh_pf
+out=$(chain_add "$ROOT" roce c5 "$NSD" net1 "$VF1" "$(rq "$VF1PCI")" "$ARGS_OK")
+check "lossless first: ADD succeeds" [ $? -eq 0 ]
+W=$(writes)
+out=$(chain_add "$ROOT" roce c4 "$NSC" net1 "$VF0" "$(lossy "$VF0PCI")" "$ARGS_OK")
+check "then lossy: ADD succeeds (no 102)" [ $? -eq 0 ]
+check "then lossy: no SET on the PF" [ "$(writes)" = "$W" ]
+check "both orders end in the same PF state" [ "$(pfstate)" = "$A" ]
+check "the PF index lists both, the lossy one without requirements" \
+	[ "$(jq -c '[.attachments[] | .profileName + ":" + (.req | keys | join("+"))] | sort' "$ROOT/var/lib/cni/rdma-qos/pf/$PF0PCI.json")" = '["lossy:","roce-lossless:dscp2prio+ecn+pfc+trust"]' ]
+# a contradiction: DSCP 26 to priority 5 against the live lossless attachment
+NSE=$(newns e)
+msg=$(chain_add "$ROOT" roce c6 "$NSE" net1 "$VF2" "$(rq "$VF2PCI" '"profile":"af31p5"')" "$ARGS_OK")
+check "contradicting profile fails" [ $? -ne 0 ]
 check "conflict code 102" [ "$(jq .code <<< "$msg")" = 102 ]
-check "conflict message names both profiles" grep -q 'pfc4.*roce-lossless' <<< "$(jq -r .msg <<< "$msg")"
-check "PF untouched by the refused ADD" [ "$(jq -c .pfc "$ROOT/dcb/$PF0.json")" = "[3]" ]
+check "conflict message names both sides" grep -q 'profile "af31p5" of this attachment requires DSCP 26 -> priority 5, profile "roce-lossless" of live attachment ai/p-ok .* requires DSCP 26 -> priority 3' <<< "$(jq -r .msg <<< "$msg")"
+check "PF untouched by the refused ADD" [ "$(writes)" = "$W" ]
+# more lossless priorities coexist: storage on 4 beside RDMA on 3
+msg=$(chain_add "$ROOT" roce c6 "$NSE" net1 "$VF2" "$(rq "$VF2PCI" '"profile":"pfc4"')" "$ARGS_OK")
+check "a second lossless class (PFC 4) coexists" [ $? -eq 0 ]
+check "... PFC is 3,4" [ "$(jq -c .pfc "$ROOT/dcb/$PF0.json")" = "[3,4]" ]
+check "... DSCP 34 -> 4 beside 26 -> 3" [ "$(jq -c '[.app[] | select(.selector == 5 and (.protocol == 26 or .protocol == 34)) | .priority] | sort' "$ROOT/dcb/$PF0.json")" = "[3,4]" ]
+chain_del "$ROOT" roce c6 "$NSE" net1 "$VF2" "$(rq "$VF2PCI" '"profile":"pfc4"')" "$ARGS_OK"
+chain_del "$ROOT" roce c5 "$NSD" net1 "$VF1" "$(rq "$VF1PCI")" "$ARGS_OK"
+chain_del "$ROOT" roce c4 "$NSC" net1 "$VF0" "$(lossy "$VF0PCI")" "$ARGS_OK"
+# an admin's lossless iSCSI on priority 4 is kept
+fresh_pf '"pfc": [4]'
+out=$(chain_add "$ROOT" roce c5 "$NSD" net1 "$VF1" "$(rq "$VF1PCI")" "$ARGS_OK")
+check "admin PFC 4: lossless ADD succeeds" [ $? -eq 0 ]
+check "admin PFC 4: kept beside 3" [ "$(jq -c .pfc "$ROOT/dcb/$PF0.json")" = "[3,4]" ]
+chain_del "$ROOT" roce c5 "$NSD" net1 "$VF1" "$(rq "$VF1PCI")" "$ARGS_OK"
+# a lossy attachment needs no DCB on its PF at all
+mv "$ROOT/dcb/$PF0.json" "$T/pf0.dcb"
+out=$(chain_add "$ROOT" roce c4 "$NSC" net1 "$VF0" "$(lossy "$VF0PCI")" "$ARGS_OK")
+check "lossy on a PF without DCB succeeds (no 100)" [ $? -eq 0 ]
+chain_del "$ROOT" roce c4 "$NSC" net1 "$VF0" "$(lossy "$VF0PCI")" "$ARGS_OK"
+mv "$T/pf0.dcb" "$ROOT/dcb/$PF0.json"
+# the node baseline is ensured by attachments that require anything, and conflicts like one
+jq '.node = {"baseline": "pfc4"}' "$ROOT/etc/cni/rdma-qos/profiles.json" > "$T/c" && cp "$T/c" "$ROOT/etc/cni/rdma-qos/profiles.json"
+fresh_pf
+out=$(chain_add "$ROOT" roce c4 "$NSC" net1 "$VF0" "$(lossy "$VF0PCI")" "$ARGS_OK")
+check "baseline: a lossy ADD still writes nothing" [ "$(writes)" = 0 ]
+out=$(chain_add "$ROOT" roce c5 "$NSD" net1 "$VF1" "$(rq "$VF1PCI")" "$ARGS_OK")
+check "baseline: a lossless ADD ensures its requirements and the baseline's" [ "$(jq -c .pfc "$ROOT/dcb/$PF0.json")" = "[3,4]" ]
+jq '.node = {"baseline": "af31p5"}' "$ROOT/etc/cni/rdma-qos/profiles.json" > "$T/c" && cp "$T/c" "$ROOT/etc/cni/rdma-qos/profiles.json"
+msg=$(chain_add "$ROOT" roce c6 "$NSE" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK")
+check "baseline contradiction: 102 naming the baseline" grep -q 'node baseline profile "af31p5" requires DSCP 26 -> priority 5' <<< "$(jq -r .msg <<< "$msg")"
+chain_del "$ROOT" roce c5 "$NSD" net1 "$VF1" "$(rq "$VF1PCI")" "$ARGS_OK"
+chain_del "$ROOT" roce c4 "$NSC" net1 "$VF0" "$(lossy "$VF0PCI")" "$ARGS_OK"
+chain_del "$ROOT" roce c6 "$NSE" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK"
+fresh_pf
+out=$(chain_add "$ROOT" roce c4 "$NSC" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK")
 msg=$(chain_add "$ROOT" roce c5 "$NSD" net1 "$VF1" "$(rq "$VF1PCI" '"profile":"pfc4"')" "IgnoreUnknown=1;K8S_POD_NAMESPACE=other")
 check "profile not allowed in namespace: code 101" [ "$(jq .code <<< "$msg")" = 101 ]
 chain_del "$ROOT" roce c4 "$NSC" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK"
@@ -260,7 +328,7 @@ msg=$(conf_for roce 1.0.0 "$(rq "$BVF" '"numa":"off","qos":{"ecnRequired":true}'
 	RDMA_QOS_SIM_ROOT=$RB run_plugin "$SIM" ADD b2 /proc/self/ns/net net1 "$ARGS_OK" 2>/dev/null)
 check "inline qos without a catalog is refused (101)" [ "$(jq .code <<< "$msg")" = 101 ]
 mkdir -p "$RB/etc/cni/rdma-qos"
-echo '{"profiles":{"strict-ecn":{"ecnRequired":true}},"namespaces":{"*":{"default":"strict-ecn","allow":["strict-ecn","roce-lossless"]}}}' > "$RB/etc/cni/rdma-qos/profiles.json"
+echo '{"profiles":{"strict-ecn":{"ecn":[3],"ecnRequired":true}},"namespaces":{"*":{"default":"strict-ecn","allow":["strict-ecn","roce-lossless"]}}}' > "$RB/etc/cni/rdma-qos/profiles.json"
 msg=$(conf_for roce 1.0.0 "$(rq "$(sim_vfs "$RB" | awk 'NR == 2 { print $2 }')" '"numa":"off"')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
 	RDMA_QOS_SIM_ROOT=$RB run_plugin "$SIM" ADD b3 /proc/self/ns/net net1 "$ARGS_OK" 2>/dev/null)
 check "ecnRequired without ECN control: code 107" [ "$(jq .code <<< "$msg")" = 107 ]
@@ -398,7 +466,7 @@ chain_del "$ROOT" roce r1 "$NSR" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK"
 echo "== a failed repeated ADD leaves the attachment listed on its PF"
 mkdir -p "$ROOT/etc/cni/rdma-qos"
 cat > "$ROOT/etc/cni/rdma-qos/profiles.json" <<'JSON'
-{"profiles": {"x": {}, "y": {"trafficClass": 96}},
+{"profiles": {"x": {"trafficClass": 106}, "y": {"trafficClass": 96}},
  "namespaces": {"ai": {"default": "x", "allow": ["x", "y"]}}}
 JSON
 NSQ=$(newns q)
@@ -411,7 +479,7 @@ msg=$(conf_for roce 1.0.0 "$(rq "$VF2PCI" '"profile":"y"')" "$out" | \
 	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD q1 "$NSQ" net1 "$ARGS_OK" 2>/dev/null)
 check "repeated ADD with profile y fails writing the record: code 5" [ "$(jq .code <<< "$msg")" = 5 ]
 check "... the PF index still lists the attachment, with profile x" \
-	[ "$(jq -r '.profileName + " " + ([.attachments[].key] | join(","))' "$IDX")" = "x roce_q1_net1" ]
+	[ "$(jq -r '[.attachments[] | .profileName + " " + .key] | join(",")' "$IDX")" = "x roce_q1_net1" ]
 check "... the ToS is back at 106" [ "$(tos_of "$VF2PCI")" = 106 ]
 rm -rf "$REC"; mv "$T/q1.rec" "$REC"
 chain_del "$ROOT" roce q1 "$NSQ" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK"

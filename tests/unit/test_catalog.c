@@ -231,7 +231,7 @@ static const struct res_case res[] = {
 	  "qos: inline profiles are not allowed in namespace \"ai-training\"", NULL, 0, 0 },
 	{ CAT1, "", "lab", 0, NULL, "gold", 0x10, RQ_PF_ENSURE },
 	{ CAT1, "\"qos\":{\"pfc\":[5]}", "lab", 0, NULL, "inline", 0x20, RQ_PF_ENSURE },
-	{ CAT1, "\"qos\":{}", "lab", 0, NULL, "inline", 0x08, RQ_PF_ENSURE },
+	{ CAT1, "\"qos\":{}", "lab", 0, NULL, "inline", 0, RQ_PF_ENSURE }, /* requires nothing */
 	{ CAT1, "\"profile\":\"roce-lossless\"", "lab", RQ_ERR_NOT_ALLOWED,
 	  "profile \"roce-lossless\" is not allowed in namespace \"lab\" (allowed: gold)", NULL, 0, 0 },
 	/* no entry: "*" */

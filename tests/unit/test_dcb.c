@@ -212,7 +212,10 @@ START_TEST(already_right_zero_writes)
 }
 END_TEST
 
-/* PCP trusted, a few DSCP entries (one replaced, one right), a non-DSCP entry kept. */
+/*
+ * PCP trusted, a few DSCP entries: the required entries are added (26 replaced), the
+ * entry nobody requires (10 -> 1) and a non-DSCP entry are kept as found.
+ */
 START_TEST(pcp_trusted_with_entries)
 {
 	struct rq_profile p;
@@ -225,13 +228,15 @@ START_TEST(pcp_trusted_with_entries)
 			 "{\"selector\":5,\"protocol\":10,\"priority\":1},"
 			 "{\"selector\":1,\"protocol\":35093,\"priority\":4}]}");
 	ck_assert_int_eq(get_plan_apply("p0", &p, &plan, &e), 0);
-	ck_assert_uint_eq(plan.n_add, 63);
+	ck_assert_uint_eq(plan.n_add, 2);
 	ck_assert_uint_eq(plan.n_del, 1);
 	ck_assert_uint_eq(plan.del[0].protocol, 26);
 	ck_assert_uint_eq(plan.del[0].priority, 1);
 	ck_assert_int_eq(port_writes("p0"), 4); /* add, del, trust, pfc */
-	ck_assert_int_eq(app_count("p0", 5), 64);
+	ck_assert_int_eq(app_count("p0", 5), 3);
 	ck_assert_int_eq(app_prio("p0", 5, 26), 3);
+	ck_assert_int_eq(app_prio("p0", 5, 48), 6);
+	ck_assert_int_eq(app_prio("p0", 5, 10), 1);
 	ck_assert_int_eq(app_prio("p0", 1, 35093), 4);
 	assert_key("p0", "vendor", "{\"keep\":true}");
 	assert_key("p0", "trust", "[\"dscp\",\"pcp\"]");
@@ -257,6 +262,7 @@ START_TEST(trust_pcp_profile_removes_dscp)
 }
 END_TEST
 
+/* An admin's lossless priority 4 (iSCSI) is nobody's requirement to remove: it stays. */
 START_TEST(pfc_on_other_prios)
 {
 	struct rq_profile p;
@@ -268,12 +274,21 @@ START_TEST(pfc_on_other_prios)
 	profile_builtin(&p);
 	port_write_right("p0", "\"writes\":5,\"pfc\":[3,4],\"trust\":[\"dscp\",\"pcp\"],");
 	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
+	ck_assert_int_eq(dcb_plan_describe(&st, &p, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(get_plan_apply("p0", &p, &plan, &e), 0);
+	ck_assert(dcb_plan_empty(&plan));
+	ck_assert_int_eq(port_writes("p0"), 5);
+	assert_key("p0", "pfc", "[3,4]");
+	/* PFC 4 only: 3 is added beside it, in one SET */
+	port_write_right("p0", "\"writes\":0,\"pfc\":[4],\"trust\":[\"dscp\",\"pcp\"],");
+	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
 	ck_assert_int_eq(dcb_plan_describe(&st, &p, buf, sizeof(buf)), 1);
-	ck_assert_str_eq(buf, "pfc: configured prio 3, current prio 3,4\n");
+	ck_assert_str_eq(buf, "pfc: required priority 3, port has 4\n");
 	ck_assert_int_eq(get_plan_apply("p0", &p, &plan, &e), 0);
 	ck_assert(plan.set_pfc && !plan.n_add && !plan.n_del && !plan.set_trust);
-	ck_assert_int_eq(port_writes("p0"), 6);
-	assert_key("p0", "pfc", "[3]");
+	ck_assert_uint_eq(plan.pfc_en, 0x18);
+	ck_assert_int_eq(port_writes("p0"), 1);
+	assert_key("p0", "pfc", "[3,4]");
 }
 END_TEST
 
@@ -343,8 +358,8 @@ START_TEST(ets_strict_bw_not_compared)
 	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
 	ck_assert_int_eq(dcb_plan_describe(&st, &p, buf, sizeof(buf)), 1);
 	ck_assert_str_eq(buf,
-			 "ets: configured tcBw 10/-/-/60/-/-/30/- tsa 2/0/0/2/0/0/2/255 prioTc "
-			 "0/0/0/3/0/0/6/0, current tcBw 20/-/-/50/-/-/30/- tsa "
+			 "ets: required tcBw 10/-/-/60/-/-/30/- tsa 2/0/0/2/0/0/2/255 prioTc "
+			 "0/0/0/3/0/0/6/0, port has tcBw 20/-/-/50/-/-/30/- tsa "
 			 "2/0/0/2/0/0/2/255 prioTc 0/0/0/3/0/0/6/0\n");
 	st.tc_tsa[1] = 2;
 	dcb_plan_from(&st, &p, &plan);
@@ -451,6 +466,7 @@ START_TEST(order_pfc_last_when_turning_on)
 }
 END_TEST
 
+/* Requirements never turn a priority's PFC off, whatever the port has beyond them. */
 START_TEST(order_pfc_first_when_only_turning_off)
 {
 	struct rq_profile p;
@@ -459,8 +475,8 @@ START_TEST(order_pfc_first_when_only_turning_off)
 	profile_builtin(&p);
 	port_write("p0", "{\"writes\":0,\"pfc\":[3,4]}");
 	ck_assert_int_eq(rec_apply("p0", &p, &e), 0);
-	ck_assert_str_eq(calls, "pfc,add,trust");
-	assert_key("p0", "pfc", "[3]");
+	ck_assert_str_eq(calls, "add,trust");
+	assert_key("p0", "pfc", "[3,4]");
 }
 END_TEST
 
@@ -563,19 +579,27 @@ START_TEST(describe_lines)
 	char buf[2048];
 
 	profile_builtin(&p);
-	p.pfc = 0x08;
+	for (int d = 0; d < 12; d++) {
+		p.dscp_override |= 1ULL << d;
+		p.dscp_prio[d] = 5;
+	}
 	port_write("p0", "{\"pfc\":[4],\"trust\":[\"pcp\"],\"app\":["
 			 "{\"selector\":5,\"protocol\":26,\"priority\":1}]}");
 	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
-	/* trust, apptrust, 8 DSCP lines + a summary of the other 56, pfc */
-	ck_assert_int_eq(dcb_plan_describe(&st, &p, buf, sizeof(buf)), 12);
-	ck_assert_ptr_nonnull(strstr(buf, "apptrust: configured dscp,pcp, current pcp\n"));
-	ck_assert_ptr_nonnull(strstr(buf, "dscp 0: configured prio 0, current prio none\n"));
-	ck_assert_ptr_nonnull(strstr(buf, "dscp map: 56 more DSCP entries differ\n"));
-	ck_assert_ptr_nonnull(strstr(buf, "pfc: configured prio 3, current prio 4\n"));
-	ck_assert(!strncmp(buf, "trust: configured dscp, current pcp\n", 36));
+	/* trust, 8 of the 14 required DSCP lines + a summary of the other 6, pfc */
+	ck_assert_int_eq(dcb_plan_describe(&st, &p, buf, sizeof(buf)), 11);
+	ck_assert_ptr_nonnull(strstr(buf, "dscp 0: required priority 5, port has priority none\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "dscp map: 6 more required DSCP entries missing\n"));
+	ck_assert_ptr_nonnull(strstr(buf, "pfc: required priority 3, port has 4\n"));
+	ck_assert(!strncmp(buf, "trust: required dscp, port trusts pcp\n", 38));
+	/* DSCP trusted by its entries but apptrust says pcp first: the apptrust line */
+	st.n_trust = 2;
+	st.trust[0] = RQ_DCB_APP_SEL_PCP;
+	st.trust[1] = IEEE_8021QAZ_APP_SEL_DSCP;
+	st.has_trust = false;
+	ck_assert(strstr(buf, "apptrust") == NULL);
 	/* a small buffer is cut, never overrun */
-	ck_assert_int_eq(dcb_plan_describe(&st, &p, buf, 10), 12);
+	ck_assert_int_eq(dcb_plan_describe(&st, &p, buf, 10), 10);
 	ck_assert_uint_eq(strlen(buf), 9);
 }
 END_TEST

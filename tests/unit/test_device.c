@@ -42,6 +42,21 @@ START_TEST(vf_with_pf)
 }
 END_TEST
 
+/* switchdev: representors sort first and share the PF's PCI device; the uplink is the PF */
+START_TEST(switchdev_uplink)
+{
+	struct rq_vf_info vf;
+	struct rq_error e = {0};
+
+	sim_build(&node, "--pfs 1 --vfs 3 --switchdev");
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:81:00.2", &vf, &e), 0);
+	ck_assert_str_eq(vf.pf[0].ifname, "simpf0");
+	ck_assert(device_netdev_is_representor(&node.root, "asimpf0r1"));
+	ck_assert(!device_netdev_is_representor(&node.root, "simpf0"));
+	ck_assert(!device_netdev_is_representor(&node.root, "simpf0v1"));
+}
+END_TEST
+
 START_TEST(vf_missing_or_malformed)
 {
 	struct rq_vf_info vf;
@@ -241,6 +256,7 @@ Suite *suite_device(void)
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, vf_with_pf);
+	tcase_add_test(tc, switchdev_uplink);
 	tcase_add_test(tc, vf_missing_or_malformed);
 	tcase_add_test(tc, plain_nic);
 	tcase_add_test(tc, vf_moved_and_unknown_numa);

@@ -245,7 +245,7 @@ START_TEST(test_examples_nad_sriov)
 	ck_assert_int_eq(netconf_resolve_profile(nc, cat, "web", &p, &pf, &e), -EPERM);
 	ck_assert_int_eq(e.code, RQ_ERR_NOT_ALLOWED);
 	ck_assert_str_eq(e.msg, "profile \"roce-lossless\" is not allowed in namespace \"web\" "
-				"(allowed: best-effort)");
+				"(allowed: lossy)");
 	netconf_free(nc);
 	catalog_free(cat);
 	free(conf);
@@ -253,55 +253,79 @@ START_TEST(test_examples_nad_sriov)
 }
 END_TEST
 
+static const struct rq_profile *example_profile(const struct rq_catalog *c, const char *name)
+{
+	for (size_t i = 0; i < c->n_profiles; i++)
+		if (!strcmp(c->profiles[i].name, name))
+			return &c->profiles[i];
+	ck_abort_msg("examples/profiles.json has no profile %s", name);
+	return NULL;
+}
+
+/*
+ * The multi-class fabric: lossless RDMA on 3, lossless storage on 4, CNP on
+ * 6, and a lossy profile, all coexisting on one PF under the baseline.
+ */
 START_TEST(test_examples_profiles)
 {
 	struct rq_catalog *c = example_catalog();
-	const struct rq_profile *be = NULL, *gold = NULL, *rl = NULL;
+	const struct rq_profile *fab, *rl, *st, *lossy;
+	struct rq_profile base, u;
+	char x[200], y[200];
 	struct rq_netconf *nc = NULL;
 	struct rq_profile p, builtin;
 	enum rq_pf_mode pf;
 	struct rq_error e;
-	static const char nad[] = "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"profile\":\"gold\"}";
+	static const char nad[] = "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"profile\":\"fabric\"}";
 
-	ck_assert_uint_eq(c->n_profiles, 3);
-	for (size_t i = 0; i < c->n_profiles; i++) {
-		if (!strcmp(c->profiles[i].name, "best-effort"))
-			be = &c->profiles[i];
-		if (!strcmp(c->profiles[i].name, "gold"))
-			gold = &c->profiles[i];
-		if (!strcmp(c->profiles[i].name, "roce-lossless"))
-			rl = &c->profiles[i];
-	}
-	ck_assert_ptr_nonnull(be);
-	ck_assert_ptr_nonnull(gold);
-	ck_assert_ptr_nonnull(rl);
+	ck_assert_uint_eq(c->n_profiles, 4);
+	fab = example_profile(c, "fabric");
+	rl = example_profile(c, "roce-lossless");
+	st = example_profile(c, "storage-lossless");
+	lossy = example_profile(c, "lossy");
 	/* the catalog's roce-lossless spells out the built-in */
 	profile_builtin(&builtin);
-	ck_assert(profile_pf_equal(rl, &builtin));
+	ck_assert(!profile_req_conflict(rl, &builtin, x, y, sizeof(x)));
+	ck_assert_uint_eq(rl->pfc, builtin.pfc);
+	ck_assert_uint_eq(rl->dscp_override, builtin.dscp_override);
 	ck_assert_int_eq(rl->traffic_class, 106);
-	ck_assert_int_eq(be->trust, RQ_TRUST_PCP);
-	ck_assert_uint_eq(be->pfc, 0);
-	ck_assert_uint_eq(be->ecn, 0);
-	ck_assert_int_eq(be->traffic_class, 0);
-	ck_assert(gold->ets.present);
-	ck_assert_int_eq(gold->ets.tc_bw[0] + gold->ets.tc_bw[3] + gold->ets.tc_bw[6], 100);
-	ck_assert_uint_eq(c->n_ns, 2);
+	ck_assert_int_eq(st->traffic_class, 138); /* DSCP 34 AF41 + ECT(0) */
+	ck_assert(!profile_has_pf_req(lossy));
+	ck_assert_int_eq(lossy->traffic_class, 0);
+	/* every pair coexists, and the baseline already holds what each requires */
+	ck_assert_str_eq(c->baseline, "fabric");
+	ck_assert_int_eq(catalog_baseline(c, &base), 0);
+	ck_assert_str_eq(base.name, "fabric");
+	ck_assert(!profile_req_conflict(rl, st, x, y, sizeof(x)));
+	ck_assert(!profile_req_conflict(rl, fab, x, y, sizeof(x)));
+	ck_assert(!profile_req_conflict(st, fab, x, y, sizeof(x)));
+	ck_assert(!profile_req_conflict(lossy, fab, x, y, sizeof(x)));
+	u = *fab;
+	profile_req_merge(&u, rl);
+	profile_req_merge(&u, st);
+	ck_assert_uint_eq(u.pfc, fab->pfc);
+	ck_assert_uint_eq(u.pfc, 0x18);
+	ck_assert_uint_eq(u.ecn, 0x18);
+	ck_assert_uint_eq(u.dscp_override, fab->dscp_override);
+	ck_assert(fab->ets.present);
+	ck_assert_int_eq(fab->ets.tc_bw[0] + fab->ets.tc_bw[3] + fab->ets.tc_bw[4], 100);
+	ck_assert_int_eq(c->carrier_wait_s, 10);
+	ck_assert_uint_eq(c->n_ns, 3);
 	ck_assert_str_eq(c->ns[0].ns, "ai-training");
 	ck_assert_str_eq(c->ns[0].def, "roce-lossless");
 	ck_assert_uint_eq(c->ns[0].n_allow, 2);
-	ck_assert_str_eq(c->ns[0].allow[0], "roce-lossless");
-	ck_assert_str_eq(c->ns[0].allow[1], "best-effort");
+	ck_assert_str_eq(c->ns[0].allow[1], "lossy");
 	ck_assert(!c->ns[0].inline_ok);
-	ck_assert_str_eq(c->ns[1].ns, "*");
-	ck_assert_str_eq(c->ns[1].def, "best-effort");
-	ck_assert_uint_eq(c->ns[1].n_allow, 1);
+	ck_assert_str_eq(c->ns[1].def, "storage-lossless");
+	ck_assert_str_eq(c->ns[2].ns, "*");
+	ck_assert_str_eq(c->ns[2].def, "lossy");
 	ck_assert_int_eq(c->pf_max, RQ_PF_ENSURE);
-	/* gold is defined but granted to no namespace */
+	/* the baseline is the node's, granted to no namespace */
 	rq_err_clear(&e);
 	ck_assert_int_eq(netconf_parse(nad, strlen(nad), &nc, &e), 0);
 	ck_assert_int_eq(netconf_resolve_profile(nc, c, "ai-training", &p, &pf, &e), -EPERM);
-	ck_assert_str_eq(e.msg, "profile \"gold\" is not allowed in namespace \"ai-training\" "
-				"(allowed: roce-lossless, best-effort)");
+	ck_assert_str_eq(e.msg, "profile \"fabric\" is not allowed in namespace \"ai-training\" "
+				"(allowed: roce-lossless, lossy)");
 	netconf_free(nc);
 	catalog_free(c);
 }

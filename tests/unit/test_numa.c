@@ -96,17 +96,22 @@ START_TEST(misaligned_cpus)
 }
 END_TEST
 
-/* CPUs spanning both nodes are not aligned with either. */
+/*
+ * A pod spread over both nodes (8 GPUs, 8 rails over two sockets) is aligned
+ * with a VF on either node: the VF is local to part of the pod.
+ */
 START_TEST(spanning_cpus)
 {
 	struct rq_numa_result r;
 
 	pod("--uid pod-wide --cpus 2-5");
 	r = eval("pod-wide", "0000:82:00.1");
-	ck_assert_int_eq(r.verdict, RQ_NUMA_MISALIGNED);
+	ck_assert_int_eq(r.verdict, RQ_NUMA_ALIGNED);
 	ck_assert_uint_eq(r.pod_nodes, 0x3);
 	ck_assert_str_eq(r.evidence,
 			 "VF 0000:82:00.1 is on NUMA node 1; pod CPUs 2-5 are on node 0,1");
+	r = eval("pod-wide", "0000:81:00.1");
+	ck_assert_int_eq(r.verdict, RQ_NUMA_ALIGNED);
 }
 END_TEST
 
@@ -116,7 +121,7 @@ START_TEST(devices_and_memory)
 
 	pod("--uid pod-g --cpus 4-7 --device nvidia.com/gpu=GPU-1@0");
 	r = eval("pod-g", "0000:82:00.1");
-	ck_assert_int_eq(r.verdict, RQ_NUMA_MISALIGNED);
+	ck_assert_int_eq(r.verdict, RQ_NUMA_ALIGNED);
 	ck_assert_uint_eq(r.pod_nodes, 0x3);
 	ck_assert_str_eq(r.evidence,
 			 "VF 0000:82:00.1 is on NUMA node 1; pod CPUs 4-7 are on node 1; "

@@ -168,6 +168,7 @@ END_TEST
 
 static void assert_builtin_values(const struct rq_profile *p)
 {
+	ck_assert(p->has_trust);
 	ck_assert_int_eq(p->trust, RQ_TRUST_DSCP);
 	for (int d = 0; d < RQ_NDSCP; d++)
 		ck_assert_int_eq(p->dscp_prio[d], d == 26 ? 3 : d == 48 ? 6 : d >> 3);
@@ -194,14 +195,27 @@ START_TEST(test_profile_defaults)
 	struct rq_profile p;
 	struct rq_error e;
 
+	/* absent keys are no requirement; an absent trafficClass leaves the VF alone */
 	ck_assert_int_eq(prof("{}", "qos", &p, &e), 0);
 	ck_assert_str_eq(p.name, "t");
-	assert_builtin_values(&p);
-	/* one key given, every other key keeps its default */
+	ck_assert(!p.has_trust);
+	ck_assert_uint_eq(p.dscp_override, 0);
+	ck_assert_uint_eq(p.pfc, 0);
+	ck_assert_uint_eq(p.ecn, 0);
+	ck_assert(!p.ets.present);
+	ck_assert_int_eq(p.traffic_class, -1);
+	ck_assert(!profile_has_pf_req(&p));
+	/* the lossy profile of DESIGN.md requires nothing of the PF */
 	ck_assert_int_eq(prof("{\"trafficClass\":0}", "qos", &p, &e), 0);
 	ck_assert_int_eq(p.traffic_class, 0);
-	ck_assert_uint_eq(p.pfc, 0x08);
-	ck_assert_uint_eq(p.dscp_override, (1ULL << 26) | (1ULL << 48));
+	ck_assert_uint_eq(p.pfc, 0);
+	ck_assert_uint_eq(p.dscp_override, 0);
+	ck_assert(!profile_has_pf_req(&p));
+	/* dscp2prio alone implies DSCP trust */
+	ck_assert_int_eq(prof("{\"dscp2prio\":{\"26\":3}}", "qos", &p, &e), 0);
+	ck_assert(p.has_trust);
+	ck_assert_int_eq(p.trust, RQ_TRUST_DSCP);
+	ck_assert(profile_has_pf_req(&p));
 }
 END_TEST
 
@@ -323,6 +337,7 @@ END_TEST
 static void assert_profiles_equal(const struct rq_profile *a, const struct rq_profile *b)
 {
 	ck_assert_str_eq(a->name, b->name);
+	ck_assert_int_eq(a->has_trust, b->has_trust);
 	ck_assert_int_eq(a->trust, b->trust);
 	ck_assert_mem_eq(a->dscp_prio, b->dscp_prio, RQ_NDSCP);
 	ck_assert_uint_eq(a->dscp_override, b->dscp_override);
@@ -368,14 +383,20 @@ START_TEST(test_profile_to_json_exact)
 {
 	struct rq_profile p;
 	struct rq_error e;
-	cJSON *j;
+	cJSON *j, *j2;
 	char *s;
 
 	profile_builtin(&p);
 	j = profile_to_json(&p);
 	s = cJSON_PrintUnformatted(j);
 	ck_assert_str_eq(s, "{\"trust\":\"dscp\",\"dscp2prio\":{\"26\":3,\"48\":6},\"pfc\":[3],"
-			    "\"ecn\":[3],\"ecnRequired\":false,\"trafficClass\":106}");
+			    "\"ecn\":[3],\"trafficClass\":106}");
+	free(s);
+	/* the PF index gets the requirements only */
+	s = cJSON_PrintUnformatted(j2 = profile_req_to_json(&p));
+	cJSON_Delete(j2);
+	ck_assert_str_eq(s, "{\"trust\":\"dscp\",\"dscp2prio\":{\"26\":3,\"48\":6},\"pfc\":[3],"
+			    "\"ecn\":[3]}");
 	free(s);
 	cJSON_Delete(j);
 	ck_assert_int_eq(prof("{\"trust\":\"pcp\",\"pfc\":[],\"ecn\":[],\"trafficClass\":0,"
@@ -386,7 +407,7 @@ START_TEST(test_profile_to_json_exact)
 			 0);
 	j = profile_to_json(&p);
 	s = cJSON_PrintUnformatted(j);
-	ck_assert_str_eq(s, "{\"trust\":\"pcp\",\"pfc\":[],\"ecn\":[],\"ecnRequired\":false,"
+	ck_assert_str_eq(s, "{\"trust\":\"pcp\","
 			    "\"ets\":{\"tcBw\":[50,50,0,0,0,0,0,0],\"tsa\":[\"ets\",\"ets\","
 			    "\"strict\",\"strict\",\"strict\",\"strict\",\"strict\",\"vendor\"],"
 			    "\"prioTc\":[0,0,0,0,1,1,1,1]},\"trafficClass\":0}");
@@ -395,48 +416,56 @@ START_TEST(test_profile_to_json_exact)
 }
 END_TEST
 
-START_TEST(test_profile_pf_equal)
+/* Requirements conflict only where they contradict; everything else unites. */
+START_TEST(test_profile_req_conflict)
 {
-	struct rq_profile a, b;
+	struct rq_profile a, b, u;
+	char x[200], y[200];
+	struct rq_error e;
 
 	profile_builtin(&a);
 	b = a;
-	ck_assert(profile_pf_equal(&a, &b));
-	/* VF-only and policy fields are not PF-wide */
-	b.traffic_class = 0;
-	b.ecn_required = true;
-	snprintf(b.name, sizeof(b.name), "other");
-	ck_assert(profile_pf_equal(&a, &b));
-	b = a;
-	b.pfc = 0x10;
-	ck_assert(!profile_pf_equal(&a, &b));
-	b = a;
-	b.ecn = 0;
-	ck_assert(!profile_pf_equal(&a, &b));
-	b = a;
-	b.dscp_prio[46] = 7;
-	ck_assert(!profile_pf_equal(&a, &b));
-	b = a;
-	b.trust = RQ_TRUST_PCP;
-	ck_assert(!profile_pf_equal(&a, &b));
-	/* under pcp the DSCP map is not programmed: it cannot conflict */
-	a.trust = RQ_TRUST_PCP;
-	b.dscp_prio[46] = 7;
-	ck_assert(profile_pf_equal(&a, &b));
-	profile_builtin(&a);
-	b = a;
-	b.ets.present = true;
-	ck_assert(!profile_pf_equal(&a, &b));
-	a.ets.present = true;
-	ck_assert(profile_pf_equal(&a, &b));
-	b.ets.tc_bw[0] = 100;
-	ck_assert(!profile_pf_equal(&a, &b));
-	b = a;
-	b.ets.tsa[3] = 2;
-	ck_assert(!profile_pf_equal(&a, &b));
-	b = a;
-	b.ets.prio_tc[3] = 3;
-	ck_assert(!profile_pf_equal(&a, &b));
+	ck_assert(!profile_req_conflict(&a, &b, x, y, sizeof(x)));
+	/* a lossy profile never conflicts */
+	ck_assert_int_eq(prof("{\"trafficClass\":0}", "qos", &b, &e), 0);
+	ck_assert(!profile_req_conflict(&a, &b, x, y, sizeof(x)));
+	ck_assert(!profile_req_conflict(&b, &a, x, y, sizeof(x)));
+	/* more PFC, ECN, other DSCP entries: no contradiction, the union has both */
+	ck_assert_int_eq(prof("{\"dscp2prio\":{\"34\":4},\"pfc\":[4],\"ecn\":[4]}", "qos",
+			      &b, &e),
+			 0);
+	ck_assert(!profile_req_conflict(&a, &b, x, y, sizeof(x)));
+	u = a;
+	profile_req_merge(&u, &b);
+	ck_assert_uint_eq(u.pfc, 0x18);
+	ck_assert_uint_eq(u.ecn, 0x18);
+	ck_assert_uint_eq(u.dscp_override, (1ULL << 26) | (1ULL << 48) | (1ULL << 34));
+	ck_assert_int_eq(u.dscp_prio[34], 4);
+	ck_assert_int_eq(u.dscp_prio[26], 3);
+	ck_assert_int_eq(u.traffic_class, 106); /* the per-VF choice is not merged */
+	/* one DSCP to two priorities */
+	ck_assert_int_eq(prof("{\"dscp2prio\":{\"26\":5}}", "qos", &b, &e), 0);
+	ck_assert(profile_req_conflict(&a, &b, x, y, sizeof(x)));
+	ck_assert_str_eq(x, "DSCP 26 -> priority 3");
+	ck_assert_str_eq(y, "DSCP 26 -> priority 5");
+	/* dscp vs pcp trust */
+	ck_assert_int_eq(prof("{\"trust\":\"pcp\"}", "qos", &b, &e), 0);
+	ck_assert(profile_req_conflict(&a, &b, x, y, sizeof(x)));
+	ck_assert_str_eq(x, "trust dscp");
+	ck_assert_str_eq(y, "trust pcp");
+	/* two different ETS; the same ETS twice is fine */
+	ck_assert_int_eq(prof("{\"ets\":{\"tcBw\":[50,50,0,0,0,0,0,0],\"tsa\":[\"ets\",\"ets\","
+			      "\"strict\",\"strict\",\"strict\",\"strict\",\"strict\",\"strict\"],"
+			      "\"prioTc\":[0,0,0,1,0,0,0,0]}}",
+			      "qos", &b, &e),
+			 0);
+	ck_assert(!profile_req_conflict(&a, &b, x, y, sizeof(x)));
+	u = b;
+	u.ets.tc_bw[0] = 40;
+	u.ets.tc_bw[1] = 60;
+	ck_assert(profile_req_conflict(&u, &b, x, y, sizeof(x)));
+	ck_assert(!strncmp(x, "ets tcBw 40/60/", 15));
+	ck_assert(!profile_req_conflict(&b, &b, x, y, sizeof(x)));
 }
 END_TEST
 
@@ -458,7 +487,7 @@ Suite *suite_profile(void)
 	tcase_add_loop_test(tc, test_profile_round_trip, 0,
 			    (int)(sizeof(round_trip) / sizeof(round_trip[0])));
 	tcase_add_test(tc, test_profile_to_json_exact);
-	tcase_add_test(tc, test_profile_pf_equal);
+	tcase_add_test(tc, test_profile_req_conflict);
 	suite_add_tcase(s, tc);
 	return s;
 }

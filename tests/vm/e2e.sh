@@ -98,7 +98,7 @@ msg=$(conf "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF0PCI\",\"numa\":\"warn\"}" 
 rc=$?
 echo "CHECK said: $(jq -c . <<< "$msg" 2>/dev/null || echo "$msg")"
 check "CHECK exits non-zero on drift (rc $rc)" [ $rc -ne 0 ]
-check "CHECK catches dcb pfc set behind its back" grep -q 'pfc: configured prio 3, current prio none' <<< "$(jq -r .msg <<< "$msg")"
+check "CHECK catches dcb pfc set behind its back" grep -q 'pfc: required priority 3, port has none' <<< "$(jq -r .msg <<< "$msg")"
 dcb pfc set dev "$PF" prio-pfc 3:on
 
 echo "== DEL"

@@ -32,7 +32,7 @@ MODULE_PARM_DESC(sets, "SET operations applied so far");
 
 static bool mlx5;
 module_param(mlx5, bool, 0444);
-MODULE_PARM_DESC(mlx5, "behave as mlx5e's dcbnl ops (APP replace, no apptrust, link toggle on PFC)");
+MODULE_PARM_DESC(mlx5, "behave as mlx5e's dcbnl ops (APP replace, no apptrust, PFC toggles link)");
 
 static unsigned int flap_ms = 1500;
 module_param(flap_ms, uint, 0444);

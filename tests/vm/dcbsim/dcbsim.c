@@ -381,7 +381,7 @@ static void port_detach(void)
 	port_flush_dscp(port.dev);
 	port.dev->dcbnl_ops = port.saved;
 	netdev_put(port.dev, &port.tracker);
-	port.dev = NULL;
+	WRITE_ONCE(port.dev, NULL); /* read by the kretprobe without rtnl */
 }
 
 static int port_event(struct notifier_block *nb, unsigned long ev, void *ptr)
@@ -447,7 +447,7 @@ static int __init dcbsim_init(void)
 		err = -ENODEV;
 		goto unprobe;
 	}
-	port.dev = dev;
+	WRITE_ONCE(port.dev, dev);
 	netdev_tracker_alloc(dev, &port.tracker, GFP_KERNEL);
 	port.saved = dev->dcbnl_ops;
 	port_init_state();

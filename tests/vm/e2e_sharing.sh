@@ -163,7 +163,7 @@ att() {
 	OUT=$(conf "{\"type\":\"rdma-qos\",\"profile\":\"$prof\",\"pf\":\"$mode\",\"numa\":\"off\",\"deviceID\":\"${VFPCI[v]}\"}" "$prev" |
 		run "$RQ" ADD "$cid" /run/netns/"$cid" 2> "$LOG")
 	RC=$?
-	MS=$(($(now) - t0))
+	MS=$(($(now) - t0)) CAR=$(carrier)
 	echo "ADD $cid (${VFN[v]}, $prof, pf $mode): rc $RC in $MS ms $(jq -c '{code, msg}' <<< "$OUT" 2>/dev/null | grep -v '"code":null')"
 	[ $RC -eq 0 ] || sed 's/^/  log: /' "$LOG"
 }
@@ -191,7 +191,7 @@ check "lossy ADD wrote nothing on the PF (sets $S -> $(sets))" [ "$(sets)" = "$S
 check "lossy ADD: ToS 0 for its rxe" [ "$(cat /sys/kernel/config/rdma_cm/rxe_l1/ports/1/default_roce_tos 2>/dev/null)" = 0 ]
 att r1 1 roce-lossless
 check "lossless ADD beside the lossy one succeeds" [ $RC -eq 0 ]
-check "lossless ADD returned with the carrier up" [ "$(carrier)" = 1 ]
+check "lossless ADD returned with the carrier up" [ "$CAR" = 1 ]
 check "lossless ADD waited for the toggled link ($MS ms >= 1400)" [ "$MS" -ge 1400 ]
 lm=$(logged_ms)
 check "lossless ADD logged the carrier wait in ms (${lm:-none} ms)" [ "${lm:-0}" -ge 1000 ]
@@ -255,6 +255,16 @@ check "112 after about the bound (1 s), not the flap (4 s): $MS ms" [ "$MS" -ge 
 check "the failed ADD put the PF back as it found it" [ "$(pf_state)" = "$ST0" ]
 det r5
 # putting PFC back toggled the link again
+wait_carrier
+
+echo "-- a port whose carrier is already down before the ADD: nothing to wait for"
+dcbsim mlx5=1 flap_ms=4000
+dcb pfc set dev "$PF" prio-pfc 4:on
+att r6 0 roce-lossless
+check "ADD on a port already down succeeds under carrierWaitSeconds 1" [ $RC -eq 0 ]
+check "... and returned without waiting for the carrier (still down)" [ "$CAR" = 0 ]
+check "... PFC 3,4 applied" [ "$(pfc_on)" = '[3,4]' ]
+det r6
 wait_carrier
 catalog 10
 

@@ -103,6 +103,9 @@ struct dcb_ops {
  *                                 replaces the entry of that DSCP (adding the
  *                                 exact entry again succeeds), so deleting
  *                                 the old one afterwards is -ENOENT;
+ *   "flapMs": N                   a PFC change takes <root>/sys/class/net/<if>/carrier
+ *                                 (where it exists) to 0 and, N ms later, back to 1,
+ *                                 bumping carrier_changes (mlx5_toggle_port_link);
  *   "dcbxLocked": true            every SET fails -EPERM and, unless "dcbx"
  *                                 is given, get reports dcbx = LLD_MANAGED |
  *                                 VER_IEEE (firmware-owned DCBX).

@@ -18,6 +18,9 @@
  * makes every SET fail -EPERM and reports firmware-owned DCBX.
  */
 #include <errno.h>
+#include <unistd.h>
+#include <time.h>
+#include <sys/wait.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -323,10 +326,66 @@ static int edit_pfc(cJSON *o, const void *arg, const char *op, bool *changed)
 	return 0;
 }
 
+/* carrier and carrier_changes of the simulated netdev, where the tree has them */
+static void fake_carrier(struct fake *f, const char *ifname, bool up)
+{
+	char path[256], v[32];
+	long changes = 0;
+
+	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/carrier_changes", ifname);
+	if (sysfs_read_int(&f->root, path, &changes) == 0) {
+		(void)snprintf(v, sizeof(v), "%ld", changes + 1);
+		(void)sysfs_write_str(&f->root, path, v);
+	}
+	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/carrier", ifname);
+	(void)sysfs_write_str(&f->root, path, up ? "1" : "0");
+}
+
+/*
+ * "flapMs": N -> a PFC change takes the carrier down and, N ms later, up
+ * again, as mlx5e_dcbnl_ieee_setpfc -> mlx5_toggle_port_link does. The
+ * carrier comes back from a detached grandchild, so the plugin sees it
+ * asynchronously, as from the driver.
+ */
+static void fake_flap(struct fake *f, const char *ifname)
+{
+	cJSON *o = NULL;
+	const cJSON *v;
+	long ms;
+	pid_t pid;
+
+	if (fake_load(f, ifname, &o) < 0)
+		return;
+	v = cJSON_GetObjectItemCaseSensitive(o, "flapMs");
+	ms = cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 600000
+		 ? (long)v->valuedouble
+		 : -1;
+	cJSON_Delete(o);
+	if (ms < 0)
+		return;
+	fake_carrier(f, ifname, false);
+	pid = fork();
+	if (pid == 0) {
+		if (fork() == 0) {
+			struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+			(void)nanosleep(&ts, NULL);
+			fake_carrier(f, ifname, true);
+		}
+		_exit(0);
+	}
+	if (pid > 0)
+		(void)waitpid(pid, NULL, 0);
+}
+
 static int fake_set_pfc(void *ctx, const char *ifname, const struct dcb_port_state *cur,
 			uint8_t pfc_en)
 {
-	return fake_edit(ctx, ifname, "set_pfc", edit_pfc, &pfc_en);
+	int r = fake_edit(ctx, ifname, "set_pfc", edit_pfc, &pfc_en);
+
+	if (r == 0 && (!cur->has_pfc || cur->pfc_en != pfc_en))
+		fake_flap(ctx, ifname);
+	return r;
 }
 
 static int edit_ets(cJSON *o, const void *arg, const char *op, bool *changed)

@@ -371,6 +371,48 @@ msg=$(conf_for roce 1.0.0 "$(rq "$VF4PCI" '"numa":"off"')" '{"cniVersion":"1.0.0
 check "DCBX owned by firmware: code 106" [ "$(jq .code <<< "$msg")" = 106 ]
 check "DCBX locked message suggests pf: verify" grep -q 'pf: verify' <<< "$(jq -r .msg <<< "$msg")"
 check "DCBX locked: nothing written" [ "$(dcb_writes "$ROOT" "$PF1")" = 0 ]
+# mlx5 in firmware DCBX mode: getdcbx says VER_CEE|VER_IEEE without HOST, and its setters do not refuse
+add_pf1() {   # CID [RQCONF-EXTRA] -> the plugin's output; its rc
+	conf_for roce 1.0.0 "$(rq "$VF4PCI" "\"numa\":\"off\"${2:+,$2}")" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+		RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD "$1" /proc/self/ns/net net1 "$ARGS_OK"
+}
+del_pf1() { conf_for roce 1.0.0 "$(rq "$VF4PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL "$1" /proc/self/ns/net net1 "$ARGS_OK"; }
+echo '{"writes": 0, "dcbx": 12}' > "$ROOT/dcb/$PF1.json"
+msg=$(add_pf1 fw1 2>/dev/null)
+check "firmware DCBX (no HOST bit), pf ensure, port lacks: code 106" [ "$(jq .code <<< "$msg")" = 106 ]
+check "firmware DCBX: nothing written" [ "$(dcb_writes "$ROOT" "$PF1")" = 0 ]
+msg=$(add_pf1 fw1 '"pf":"verify"' 2>/dev/null)
+check "firmware DCBX, pf verify, port lacks: code 105" [ "$(jq .code <<< "$msg")" = 105 ]
+check "... naming what is required" grep -q 'pfc: required priority 3, port has none' <<< "$(jq -r .msg <<< "$msg")"
+echo '{"writes": 0}' > "$ROOT/dcb/$PF1.json"
+add_pf1 fw1 > /dev/null 2>&1 && del_pf1 fw1 2> /dev/null
+jq '.dcbx = 12 | .writes = 0' "$ROOT/dcb/$PF1.json" > "$T/d" && cp "$T/d" "$ROOT/dcb/$PF1.json"
+add_pf1 fw2 '"pf":"verify"' > /dev/null 2>&1
+check "firmware DCBX, pf verify, port already right: ADD succeeds" [ $? -eq 0 ]
+del_pf1 fw2 2> /dev/null
+add_pf1 fw3 > /dev/null 2>&1
+check "firmware DCBX, pf ensure, port already right: ADD succeeds, nothing written" \
+	[ $? -eq 0 ] && [ "$(dcb_writes "$ROOT" "$PF1")" = 0 ]
+del_pf1 fw3 2> /dev/null
+# mlx5 toggles the port link on a PFC change: ADD returns once the carrier is back
+echo '{"writes": 0, "flapMs": 700}' > "$ROOT/dcb/$PF1.json"
+echo 1 > "$ROOT/sys/class/net/$PF1/carrier"; echo 0 > "$ROOT/sys/class/net/$PF1/carrier_changes"
+t0=$(date +%s%N)
+add_pf1 cw1 > /dev/null 2> "$T/cw.log"
+rc=$? ms=$((($(date +%s%N) - t0) / 1000000))
+check "PFC change with a link flap: ADD succeeds" [ $rc -eq 0 ]
+check "... after the carrier came back (${ms} ms >= 700)" [ "$ms" -ge 700 ]
+check "... the carrier is up when ADD returns" [ "$(cat "$ROOT/sys/class/net/$PF1/carrier")" = 1 ]
+check "... the wait is logged in ms" grep -Eq "PF $PF1 carrier up [0-9]+ ms after the PFC change" "$T/cw.log"
+del_pf1 cw1 2> /dev/null
+mkdir -p "$ROOT/etc/cni/rdma-qos"
+echo '{"namespaces": {"*": {"default": "roce-lossless", "allow": ["roce-lossless"]}}, "node": {"carrierWaitSeconds": 1}}' > "$ROOT/etc/cni/rdma-qos/profiles.json"
+echo '{"writes": 0, "flapMs": 2500}' > "$ROOT/dcb/$PF1.json"
+msg=$(add_pf1 cw2 2>/dev/null)
+check "carrier not back within node.carrierWaitSeconds: code 112" [ "$(jq .code <<< "$msg")" = 112 ]
+check "... the message says the carrier did not come back" grep -q 'carrier did not come back within 1 s' <<< "$(jq -r .msg <<< "$msg")"
+check "... the PF is put back as found (PFC off)" [ "$(jq -c '.pfc // []' "$ROOT/dcb/$PF1.json")" = "[]" ]
+rm -f "$ROOT/etc/cni/rdma-qos/profiles.json" "$ROOT/sys/class/net/$PF1/carrier" "$ROOT/sys/class/net/$PF1/carrier_changes"
 echo '{"writes": 0}' > "$ROOT/dcb/$PF1.json"
 mv "$ROOT/sys/kernel/config/rdma_cm" "$ROOT/sys/kernel/config/rdma_cm.off"
 msg=$(conf_for roce 1.0.0 "$(rq "$VF4PCI" '"numa":"off"')" '{"cniVersion":"1.0.0","interfaces":[]}' | \

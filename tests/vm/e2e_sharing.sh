@@ -112,6 +112,9 @@ check "mlx5 fw mode: getdcbx says ieee cee without host" \
 S=$(sets)
 check "mlx5 fw mode: a PFC SET is accepted" dcb pfc set dev "$PF" prio-pfc 3:on
 check "mlx5 fw mode: ... and applied" [ "$(pfc_on)" = '[3]' -a "$(sets)" = $((S + 1)) ]
+check "mlx5 fw mode: setdcbx lld-managed is refused" bash -c "! dcb dcbx set dev $PF lld-managed ieee 2>/dev/null"
+check "mlx5 fw mode: setdcbx host ieee takes DCBX back (mlx5e_dcbnl_setdcbx)" \
+	bash -c "dcb dcbx set dev $PF host ieee && [ \"\$(dcb -j dcbx show dev $PF | jq -c '[.host, .ieee]')\" = '[true,true]' ]"
 dcbsim fw_dcbx=1
 check "generic fw mode: getdcbx says ieee only" \
 	[ "$(dcb -j dcbx show dev "$PF" | jq -c '[.host // false, .ieee, .cee // false]')" = '[false,true,false]' ]

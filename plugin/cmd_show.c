@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * `rdma-qos show [--json]`: per PF its trust, PFC, DSCP map, ETS and ECN;
+ * `rdma-qos show [--json]`: per PF its trust, PFC, DSCP map, ETS and ECN, what
+ * it is required to offer (node baseline and every listed attachment) and
+ * which of that is unmet;
  * per VF its RDMA device, traffic class, NUMA node and attachment. Read-only
  * except that locating a configfs ToS creates the rdma_cm device directory.
  */
@@ -57,8 +59,65 @@ static cJSON *prio_array(uint8_t mask)
 	return a;
 }
 
-static void pf_dcb_json(const struct rq_env *env, cJSON *o, const char *ifname)
+/*
+ * What the PF must offer: the node baseline and the requirements of every
+ * attachment its index lists. *ret_any false when nobody requires anything.
+ */
+static void pf_required(const struct rq_env *env, const struct rq_catalog *cat, const char *pci,
+			struct rq_profile *ret, bool *ret_any)
 {
+	struct rq_profile p;
+	struct rq_error e;
+	cJSON *idx = NULL, *it;
+
+	profile_empty(ret, "required");
+	if (catalog_baseline(cat, &p) == 0)
+		profile_req_merge(ret, &p);
+	if (pci[0] && state_pf_read(&env->root, pci, &idx) == 0)
+		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(idx, "attachments"))
+		{
+			const cJSON *req = cJSON_GetObjectItemCaseSensitive(it, "req");
+
+			rq_err_clear(&e);
+			if (profile_from_json(req ?: cJSON_GetObjectItemCaseSensitive(idx, "profile"),
+					      "req", "entry", &p, &e) == 0)
+				profile_req_merge(ret, &p);
+		}
+	cJSON_Delete(idx);
+	*ret_any = profile_has_pf_req(ret);
+}
+
+/* "required X, port has Y" per unmet requirement, DCB and ECN */
+static void pf_unmet_json(const struct rq_env *env, cJSON *o, const char *ifname,
+			  const struct dcb_port_state *st, const struct rq_profile *req)
+{
+	char buf[4096];
+	cJSON *a = cJSON_AddArrayToObject(o, "unmet");
+	uint8_t on = 0;
+	bool avail = false;
+
+	if (st)
+		dcb_plan_describe(st, req, buf, sizeof(buf));
+	else
+		snprintf(buf, sizeof(buf), "dcb: required, port has none\n");
+	for (char *line = strtok(buf, "\n"); a && line; line = strtok(NULL, "\n"))
+		cJSON_AddItemToArray(a, cJSON_CreateString(line));
+	if (req->ecn && ecn_probe(&env->root, ifname, req->ecn, &avail) == 0 && avail &&
+	    ecn_get(&env->root, ifname, req->ecn, &on) == 0 && (on & req->ecn) != req->ecn) {
+		char x[32], y[32];
+
+		dcb_prio_text(req->ecn & ~on, x, sizeof(x));
+		dcb_prio_text(on, y, sizeof(y));
+		snprintf(buf, sizeof(buf), "ecn: required priority %s, port has %s", x, y);
+		cJSON_AddItemToArray(a, cJSON_CreateString(buf));
+	}
+}
+
+static void pf_dcb_json(const struct rq_env *env, const struct rq_catalog *cat, cJSON *o,
+			const char *ifname, const char *pci)
+{
+	struct rq_profile req;
+	bool any = false;
 	const struct dcb_ops *ops = NULL;
 	struct dcb_port_state *st = calloc(1, sizeof(*st));
 	void *ctx = NULL;
@@ -102,6 +161,12 @@ static void pf_dcb_json(const struct rq_env *env, cJSON *o, const char *ifname)
 		cJSON_AddItemToObject(o, "ecn", prio_array(on));
 	else
 		cJSON_AddStringToObject(o, "ecn", "no control");
+	pf_required(env, cat, pci, &req, &any);
+	cJSON_AddItemToObject(o, "required", profile_req_to_json(&req));
+	if (any)
+		pf_unmet_json(env, o, ifname, r < 0 ? NULL : st, &req);
+	else
+		cJSON_AddArrayToObject(o, "unmet");
 	free(st);
 }
 
@@ -135,7 +200,8 @@ static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *re
 	return v;
 }
 
-static cJSON *pf_json(const struct rq_env *env, const char *ifname, const cJSON *recs)
+static cJSON *pf_json(const struct rq_env *env, const struct rq_catalog *cat, const char *ifname,
+		      const cJSON *recs)
 {
 	char path[512], pci[64];
 	char **names = NULL;
@@ -147,7 +213,7 @@ static cJSON *pf_json(const struct rq_env *env, const char *ifname, const cJSON 
 		pci[0] = '\0';
 	cJSON_AddStringToObject(o, "name", ifname);
 	cJSON_AddStringToObject(o, "pci", pci);
-	pf_dcb_json(env, o, ifname);
+	pf_dcb_json(env, cat, o, ifname, pci);
 	vfs = cJSON_AddArrayToObject(o, "vfs");
 	snprintf(path, sizeof(path), "/sys/class/net/%s/device", ifname);
 	if (sysfs_list(&env->root, path, &names, &n) < 0)
@@ -163,6 +229,18 @@ static cJSON *pf_json(const struct rq_env *env, const char *ifname, const cJSON 
 	}
 	sysfs_list_free(names, n);
 	return o;
+}
+
+static void print_required(const cJSON *pf)
+{
+	char *req = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(pf, "required"));
+	const cJSON *unmet = cJSON_GetObjectItemCaseSensitive(pf, "unmet"), *u;
+
+	printf("  required %s: %s\n", req ? req : "-",
+	       cJSON_GetArraySize(unmet) ? "NOT MET" : "met");
+	cJSON_ArrayForEach(u, unmet)
+		printf("    %s\n", u->valuestring);
+	free(req);
 }
 
 static void print_text(const cJSON *pfs)
@@ -183,6 +261,7 @@ static void print_text(const cJSON *pfs)
 		       cJSON_GetObjectItemCaseSensitive(pf, "ets") ? ", ets set" : "");
 		free(pfc);
 		free(ecn);
+		print_required(pf);
 		cJSON_ArrayForEach(vf, cJSON_GetObjectItemCaseSensitive(pf, "vfs"))
 		{
 			const cJSON *a = cJSON_GetObjectItemCaseSensitive(vf, "attachment");
@@ -197,8 +276,25 @@ static void print_text(const cJSON *pfs)
 	}
 }
 
+/* The node catalog for the baseline; show works without one, or with a bad one. */
+static struct rq_catalog *show_catalog(const struct rq_env *env)
+{
+	struct rq_catalog *cat = NULL;
+	struct rq_error e;
+	char *buf = NULL;
+	size_t len = 0;
+
+	rq_err_clear(&e);
+	if (sysfs_read_file(&env->root, RQ_CATALOG_PATH, 4 * 1024 * 1024, &buf, &len) == 0 &&
+	    catalog_parse(buf, len, &cat, &e) < 0)
+		cat = NULL;
+	free(buf);
+	return cat;
+}
+
 int cmd_show(struct rq_env *env, bool json)
 {
+	struct rq_catalog *cat = show_catalog(env);
 	char **names = NULL;
 	size_t n = 0;
 	cJSON *recs, *out = cJSON_CreateObject(), *pfs;
@@ -216,7 +312,7 @@ int cmd_show(struct rq_env *env, bool json)
 		/* switchdev representors share the PF's device: only the uplink is the PF */
 		if (sysfs_exists(&env->root, path) &&
 		    !device_netdev_is_representor(&env->root, names[i]))
-			cJSON_AddItemToArray(pfs, pf_json(env, names[i], recs));
+			cJSON_AddItemToArray(pfs, pf_json(env, cat, names[i], recs));
 	}
 	sysfs_list_free(names, n);
 	cJSON_AddNumberToObject(out, "attachments", cJSON_GetArraySize(recs));
@@ -232,5 +328,6 @@ int cmd_show(struct rq_env *env, bool json)
 	}
 	cJSON_Delete(recs);
 	cJSON_Delete(out);
+	catalog_free(cat);
 	return r == -ENOENT ? 0 : r;
 }

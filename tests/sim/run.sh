@@ -566,11 +566,35 @@ check "DEL with a name too long for any record succeeds" [ $? -eq 0 ]
 echo '{"cniVersion":"1.0.0","type":"rdma-qos"}' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL c1 "" net1 "$ARGS_OK" 2>/dev/null
 check "DEL without a network name succeeds" [ $? -eq 0 ]
 
+echo "== switchdev: the PF netdev is the uplink, never a representor"
+RS=$T/swnode
+"$MKNODE" --root "$RS" --pfs 1 --vfs 2 --numa-nodes 1 --rdma configfs --ecn yes --dcb yes --switchdev --pf-prefix sw$$ > /dev/null
+SWVF=$(basename "$(readlink -f "$RS/sys/class/net/sw$$""0/device/virtfn1")")
+msg=$(conf_for roce 1.0.0 "$(rq "$SWVF" '"numa":"off"')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$RS run_plugin "$SIM" ADD sw1 /proc/self/ns/net net1 "$ARGS_OK" 2> "$T/sw.log")
+check "switchdev: ADD succeeds" [ $? -eq 0 ]
+check "switchdev: DCB went to the uplink" [ "$(jq .writes "$RS/dcb/sw$$""0.json")" -gt 0 ]
+check "switchdev: no representor was taken for the PF" bash -c "! grep -q 'asw$$' '$T/sw.log'"
+RDMA_QOS_SIM_ROOT=$RS "$SIM" show --json > "$T/swshow.json"
+check "switchdev: show lists the uplink only" [ "$(jq -c '[.pfs[].name]' "$T/swshow.json")" = "[\"sw$$""0\"]" ]
+
 echo "== show"
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --json > "$T/show.json"
 check "show --json lists 2 PFs" [ "$(jq '.pfs | length' "$T/show.json")" = 2 ]
 check "show reports PF0 pfc [3]" [ "$(jq -c --arg p "$PF0" '.pfs[] | select(.name == $p) | .pfc' "$T/show.json")" = "[3]" ]
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show | grep -q "PF $PF0"
 check "show (text) names the PF" [ $? -eq 0 ]
+NSS=$(newns s)
+out=$(chain_add "$ROOT" roce s1 "$NSS" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK")
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --json > "$T/show.json"
+check "show: PF0 required is the live attachment's" [ "$(jq -c --arg p "$PF0" '.pfs[] | select(.name == $p) | .required.pfc' "$T/show.json")" = "[3]" ]
+check "show: nothing unmet" [ "$(jq -c --arg p "$PF0" '.pfs[] | select(.name == $p) | .unmet' "$T/show.json")" = "[]" ]
+jq '.pfc = [4]' "$ROOT/dcb/$PF0.json" > "$T/d" && cp "$T/d" "$ROOT/dcb/$PF0.json"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --json > "$T/show.json"
+check "show: a drifted PFC is unmet, in requirements" [ "$(jq -r --arg p "$PF0" '.pfs[] | select(.name == $p) | .unmet[0]' "$T/show.json")" = "pfc: required priority 3, port has 4" ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show | grep -q "required.*NOT MET"
+check "show (text): NOT MET" [ $? -eq 0 ]
+check "show: the other PF requires nothing" [ "$(jq -c --arg p "$PF1" '.pfs[] | select(.name == $p) | [.required, .unmet]' "$T/show.json")" = "[{},[]]" ]
+chain_del "$ROOT" roce s1 "$NSS" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK"
 
 summary

@@ -85,6 +85,14 @@ static const struct cat_bad cat_bad[] = {
 	{ "{\"node\":{\"pf\":2}}", RQ_ERR_CONFIG,
 	  "node.pf: expected one of \"ensure\", \"verify\", \"ignore\"" },
 	{ "{\"node\":{\"mode\":1}}", RQ_ERR_CONFIG, "node.mode: unknown key" },
+	{ "{\"node\":{\"baseline\":\"gold\"}}", RQ_ERR_CONFIG,
+	  "node.baseline: unknown profile \"gold\"" },
+	{ "{\"node\":{\"baseline\":\"../x\"}}", RQ_ERR_CONFIG, "node.baseline: expected a profile name" },
+	{ "{\"node\":{\"baseline\":3}}", RQ_ERR_CONFIG, "node.baseline: expected a profile name" },
+	{ "{\"node\":{\"carrierWaitSeconds\":61}}", RQ_ERR_CONFIG,
+	  "node.carrierWaitSeconds: 61 out of range 0-60" },
+	{ "{\"node\":{\"carrierWaitSeconds\":\"5\"}}", RQ_ERR_CONFIG,
+	  "node.carrierWaitSeconds: expected an integer 0-60" },
 };
 
 START_TEST(test_catalog_rejects)
@@ -130,6 +138,7 @@ END_TEST
 
 START_TEST(test_catalog_fields)
 {
+	struct rq_profile bp;
 	struct rq_catalog *c;
 	struct rq_error e;
 
@@ -164,7 +173,25 @@ START_TEST(test_catalog_fields)
 	catalog_free(c);
 	ck_assert_int_eq(cat_parse("{\"node\":{\"pf\":\"ignore\"}}", &c, &e), 0);
 	ck_assert_int_eq(c->pf_max, RQ_PF_IGNORE);
+	ck_assert_int_eq(c->carrier_wait_s, RQ_CARRIER_WAIT_DEFAULT_S);
+	ck_assert_int_eq(catalog_baseline(c, &bp), -ENOENT);
 	catalog_free(c);
+	/* a baseline names a catalog profile or the built-in */
+	ck_assert_int_eq(cat_parse("{" GOLD ",\"node\":{\"baseline\":\"gold\","
+				   "\"carrierWaitSeconds\":0}}",
+				   &c, &e),
+			 0);
+	ck_assert_int_eq(catalog_baseline(c, &bp), 0);
+	ck_assert_str_eq(bp.name, "gold");
+	ck_assert_uint_eq(bp.pfc, 0x10);
+	ck_assert_int_eq(c->carrier_wait_s, 0);
+	catalog_free(c);
+	ck_assert_int_eq(cat_parse("{\"node\":{\"baseline\":\"roce-lossless\"}}", &c, &e), 0);
+	ck_assert_int_eq(catalog_baseline(c, &bp), 0);
+	ck_assert_str_eq(bp.name, "roce-lossless");
+	ck_assert_int_eq(bp.traffic_class, 106);
+	catalog_free(c);
+	ck_assert_int_eq(catalog_baseline(NULL, &bp), -ENOENT);
 	catalog_free(NULL);
 }
 END_TEST

@@ -517,11 +517,59 @@ START_TEST(dcbx_locked_before_any_write)
 	ck_assert_str_eq(calls, "");
 	ck_assert_int_eq(port_writes("p0"), 0);
 	ck_assert_ptr_nonnull(strstr(e.msg, "use pf: verify"));
-	/* host-managed DCBX is fine */
+	/* mlx5 in firmware mode: VER_CEE|VER_IEEE, no HOST, setters that do not refuse */
+	port_write("p0", "{\"writes\":0,\"dcbx\":12}");
+	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
+	ck_assert(dcb_dcbx_not_host(&st));
+	rq_err_clear(&e);
+	calls[0] = '\0';
+	ck_assert_int_eq(rec_apply("p0", &p, &e), -EPERM);
+	ck_assert_int_eq(e.code, RQ_ERR_DCBX_LOCKED);
+	ck_assert_str_eq(calls, "");
+	ck_assert_int_eq(port_writes("p0"), 0);
+	/* host-managed DCBX is fine; so is a driver that reports no DCBX at all */
 	port_write("p0", "{\"writes\":0,\"dcbx\":9}");
+	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
+	ck_assert(!dcb_dcbx_not_host(&st));
 	rq_err_clear(&e);
 	ck_assert_int_eq(rec_apply("p0", &p, &e), 0);
 	ck_assert_int_eq(port_writes("p0"), 3);
+	port_write("p0", "{\"writes\":0}");
+	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
+	ck_assert(!dcb_dcbx_not_host(&st));
+}
+END_TEST
+
+/* A pcp requirement drops dscp from apptrust but keeps the port's other selectors in order. */
+START_TEST(pcp_requirement_keeps_other_selectors)
+{
+	struct rq_profile p;
+	struct dcb_plan plan;
+	struct rq_error e = {0};
+
+	profile_empty(&p, "pcp");
+	p.has_trust = true;
+	p.trust = RQ_TRUST_PCP;
+	port_write("p0", "{\"writes\":0,\"trust\":[\"dscp\",\"ethtype\",\"pcp\"],\"pfc\":[4],"
+			 "\"app\":[{\"selector\":5,\"protocol\":26,\"priority\":3},"
+			 "{\"selector\":1,\"protocol\":35093,\"priority\":4}]}");
+	ck_assert_int_eq(get_plan_apply("p0", &p, &plan, &e), 0);
+	ck_assert_uint_eq(plan.n_del, 1);
+	ck_assert(!plan.set_pfc);
+	assert_key("p0", "trust", "[\"ethtype\",\"pcp\"]");
+	assert_key("p0", "pfc", "[4]");
+	ck_assert_int_eq(app_count("p0", 5), 0);
+	ck_assert_int_eq(app_prio("p0", 1, 35093), 4);
+	/* a dscp requirement on that port puts dscp first and keeps the rest */
+	profile_builtin(&p);
+	ck_assert_int_eq(get_plan_apply("p0", &p, &plan, &e), 0);
+	assert_key("p0", "trust", "[\"dscp\",\"ethtype\",\"pcp\"]");
+	assert_key("p0", "pfc", "[3,4]");
+	ck_assert_int_eq(app_count("p0", 5), 64);
+	/* nothing required: no plan at all */
+	profile_empty(&p, "lossy");
+	ck_assert_int_eq(get_plan_apply("p0", &p, &plan, &e), 0);
+	ck_assert(dcb_plan_empty(&plan));
 }
 END_TEST
 
@@ -622,6 +670,7 @@ Suite *suite_dcb(void)
 	tcase_add_test(tc, order_pfc_first_when_only_turning_off);
 	tcase_add_test(tc, no_dcb_maps_to_code);
 	tcase_add_test(tc, dcbx_locked_before_any_write);
+	tcase_add_test(tc, pcp_requirement_keeps_other_selectors);
 	tcase_add_test(tc, eperm_on_set_maps_to_locked);
 	tcase_add_test(tc, fake_app_semantics);
 	tcase_add_test(tc, fake_corrupt_file);

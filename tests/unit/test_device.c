@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "pkg/sysfs/carrier.h"
 #include "pkg/sysfs/device.h"
 #include "tests/simnode/simnode.h"
 
@@ -54,6 +55,40 @@ START_TEST(switchdev_uplink)
 	ck_assert(device_netdev_is_representor(&node.root, "asimpf0r1"));
 	ck_assert(!device_netdev_is_representor(&node.root, "simpf0"));
 	ck_assert(!device_netdev_is_representor(&node.root, "simpf0v1"));
+}
+END_TEST
+
+/* The PF's carrier after a PFC change: up again, up all along, never up, no carrier file. */
+START_TEST(carrier_wait)
+{
+	bool up = false;
+	long changes = -1;
+	int ms = -1;
+
+	sim_build(&node, "--pfs 1 --vfs 1");
+	ck_assert_int_eq(carrier_read(&node.root, "simpf0", &up, &changes), -ENOENT);
+	ck_assert_int_eq(carrier_wait_up(&node.root, "simpf0", 0, 100, 10, &ms), -ENOENT);
+	ck_assert_int_eq(sim_sh(&node, "echo 1 > \"$R\"/sys/class/net/simpf0/carrier"), 0);
+	/* no carrier_changes (old kernels): 0 */
+	ck_assert_int_eq(carrier_read(&node.root, "simpf0", &up, &changes), 0);
+	ck_assert(up);
+	ck_assert_int_eq(changes, 0);
+	/* up and unchanged: counts once it has settled */
+	ck_assert_int_eq(carrier_wait_up(&node.root, "simpf0", 0, 1000, 120, &ms), 0);
+	ck_assert_int_ge(ms, 120);
+	/* went down and came back: no settling needed */
+	ck_assert_int_eq(sim_sh(&node, "echo 2 > \"$R\"/sys/class/net/simpf0/carrier_changes"), 0);
+	ck_assert_int_eq(carrier_wait_up(&node.root, "simpf0", 0, 1000, 5000, &ms), 0);
+	ck_assert_int_lt(ms, 1000);
+	/* down past the bound */
+	ck_assert_int_eq(sim_sh(&node, "echo 0 > \"$R\"/sys/class/net/simpf0/carrier"), 0);
+	ck_assert_int_eq(carrier_wait_up(&node.root, "simpf0", 0, 150, 10, &ms), -ETIMEDOUT);
+	ck_assert_int_ge(ms, 150);
+	/* comes back while waited for */
+	ck_assert_int_eq(sim_sh(&node, "(sleep 0.2; echo 1 > \"$R\"/sys/class/net/simpf0/carrier) &"),
+			 0);
+	ck_assert_int_eq(carrier_wait_up(&node.root, "simpf0", 2, 3000, 50, &ms), 0);
+	ck_assert_int_ge(ms, 150);
 }
 END_TEST
 
@@ -257,6 +292,7 @@ Suite *suite_device(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, vf_with_pf);
 	tcase_add_test(tc, switchdev_uplink);
+	tcase_add_test(tc, carrier_wait);
 	tcase_add_test(tc, vf_missing_or_malformed);
 	tcase_add_test(tc, plain_nic);
 	tcase_add_test(tc, vf_moved_and_unknown_numa);

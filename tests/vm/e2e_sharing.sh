@@ -93,11 +93,9 @@ check "the same PFC again: no toggle, carrier stays up" [ "$(flaps)" = $((F + 1)
 dcbsim mlx5=1 flap_ms=4000
 t0=$(now)
 dcb pfc set dev "$PF" prio-pfc 3:on
-sleep 3
-c3=$(carrier)
 ms=$(carrier_back "$t0" 9000)
-check "flap_ms=4000: carrier still off at 3 s, after igb's watchdog ran ($c3)" [ "$c3" = 0 ]
-check "flap_ms=4000: carrier back after 4000 ms ($ms ms)" [ "$ms" -ge 3950 -a "$ms" -le 6500 ]
+check "flap_ms=4000: carrier first seen up after 4000 ms, igb's watchdog ran meanwhile ($ms ms)" \
+	[ "$ms" -ge 3950 -a "$ms" -le 6500 ]
 
 # without the hold igb's watchdog (every 2 s) ends the toggle on its own: shown, not judged
 dcbsim mlx5=1 flap_ms=5000 link_fn=

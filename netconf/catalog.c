@@ -5,11 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "netconf/catalog_int.h"
 #include "netconf/jsonpath.h"
 #include "netconf/netconf.h"
-
-#define RQ_CATALOG_MAX_PROFILES 256
-#define RQ_CATALOG_MAX_NS	4096
 
 static const struct rq_profile *catalog_find(const struct rq_catalog *c, const char *name)
 {
@@ -19,10 +17,19 @@ static const struct rq_profile *catalog_find(const struct rq_catalog *c, const c
 	return NULL;
 }
 
+/* Whether a partial catalog (catalog_parse_for) has a profile of that name, loaded or not. */
+static bool catalog_names(const struct rq_catalog *c, const char *name)
+{
+	for (size_t i = 0; c && i < c->n_names; i++)
+		if (!strcmp(c->names[i], name))
+			return true;
+	return false;
+}
+
 /* A catalog may name the built-in profile without defining it. */
 static bool profile_known(const struct rq_catalog *c, const char *name)
 {
-	return catalog_find(c, name) || !strcmp(name, RQ_BUILTIN_PROFILE);
+	return catalog_find(c, name) || catalog_names(c, name) || !strcmp(name, RQ_BUILTIN_PROFILE);
 }
 
 static int parse_profiles(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
@@ -57,7 +64,7 @@ static int parse_profiles(struct rq_catalog *c, const cJSON *o, struct rq_error 
 }
 
 /* A Kubernetes namespace is a DNS-1123 label; "*" is the catch-all entry. */
-static bool ns_name_valid(const char *s)
+bool catalog_ns_name_valid(const char *s)
 {
 	size_t n = strlen(s);
 
@@ -134,7 +141,6 @@ static int parse_ns_entry(struct rq_catalog *c, struct rq_ns_policy *p, const cJ
 
 static int parse_ns(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 {
-	static const char *const keys[] = {"default", "allow", "inline", NULL};
 	const cJSON *it;
 	int n = cJSON_GetArraySize(o);
 
@@ -148,26 +154,34 @@ static int parse_ns(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
 	cJSON_ArrayForEach(it, o)
 	{
-		struct rq_ns_policy *p = &c->ns[c->n_ns++];
-		char path[320];
-		int r;
+		int r = catalog_ns_from_json(c, it->string, it, e);
 
-		if (!ns_name_valid(it->string))
-			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-				      "namespaces.%.64s: not a namespace name (a DNS label "
-				      "[a-z0-9-], 1-63) or \"*\"",
-				      it->string);
-		(void)snprintf(path, sizeof(path), "namespaces.%s", it->string);
-		if (!cJSON_IsObject(it))
-			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an object", path);
-		if ((r = json_only_keys(it, path, keys, e)) < 0)
-			return r;
-		(void)snprintf(p->ns, sizeof(p->ns), "%s", it->string);
-		r = parse_ns_entry(c, p, it, path, e);
 		if (r < 0)
 			return r;
 	}
 	return 0;
+}
+
+int catalog_ns_from_json(struct rq_catalog *c, const char *ns, const cJSON *it,
+			 struct rq_error *e)
+{
+	static const char *const keys[] = {"default", "allow", "inline", NULL};
+	struct rq_ns_policy *p = &c->ns[c->n_ns++];
+	char path[320];
+	int r;
+
+	if (!catalog_ns_name_valid(ns))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			      "namespaces.%.64s: not a namespace name (a DNS label "
+			      "[a-z0-9-], 1-63) or \"*\"",
+			      ns);
+	(void)snprintf(path, sizeof(path), "namespaces.%s", ns);
+	if (!cJSON_IsObject(it))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an object", path);
+	if ((r = json_only_keys(it, path, keys, e)) < 0)
+		return r;
+	(void)snprintf(p->ns, sizeof(p->ns), "%s", ns);
+	return parse_ns_entry(c, p, it, path, e);
 }
 
 static int parse_node_pf(struct rq_catalog *c, const cJSON *v, struct rq_error *e)
@@ -183,7 +197,7 @@ static int parse_node_pf(struct rq_catalog *c, const cJSON *v, struct rq_error *
 		      "node.pf: expected one of \"ensure\", \"verify\", \"ignore\"");
 }
 
-static int parse_node(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
+int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 {
 	static const char *const keys[] = {"pf", "baseline", "carrierWaitSeconds", NULL};
 	const cJSON *v;
@@ -252,7 +266,7 @@ int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct r
 	if (v && (r = parse_ns(c, v, e)) < 0)
 		goto fail;
 	v = cJSON_GetObjectItemCaseSensitive(c->root, "node");
-	if (v && (r = parse_node(c, v, e)) < 0)
+	if (v && (r = catalog_node_from_json(c, v, e)) < 0)
 		goto fail;
 	*ret = c;
 	return 0;
@@ -268,6 +282,7 @@ void catalog_free(struct rq_catalog *c)
 	for (size_t i = 0; c->ns && i < c->n_ns; i++)
 		free(c->ns[i].allow);
 	free(c->ns);
+	free(c->names);
 	free(c->profiles);
 	cJSON_Delete(c->root);
 	free(c);
@@ -335,6 +350,10 @@ static int resolve_named(const struct rq_catalog *cat, const struct rq_ns_policy
 			      name, ns_text(ns), allowed);
 	}
 	p = catalog_find(cat, name);
+	/* a partial catalog loads every profile resolution can pick; never fall back past one */
+	if (!p && catalog_names(cat, name))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "profiles.%s: not loaded from the catalog",
+			      name);
 	if (p)
 		*ret = *p;
 	else

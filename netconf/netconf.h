@@ -66,9 +66,12 @@ struct rq_ns_policy {
 };
 
 struct rq_catalog {
-	cJSON *root; /* owned */
+	cJSON *root; /* owned; NULL for a partial catalog */
 	struct rq_profile *profiles;
 	size_t n_profiles;
+	/* partial catalog (catalog_parse_for): every profile name, loaded or not */
+	char (*names)[RQ_PROFILE_NAME_MAX];
+	size_t n_names;
 	struct rq_ns_policy *ns;
 	size_t n_ns;
 	/* node policy: the most a NAD may ask for */
@@ -90,6 +93,20 @@ struct rq_catalog {
  * namespace keys are DNS labels or "*". Unknown keys are errors.
  */
 int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct rq_error *e);
+
+/*
+ * The catalog as one ADD or CHECK needs it, at a fraction of the cost of
+ * catalog_parse on a big node catalog. The rule (README "Node catalog"):
+ * the whole file must be JSON with only the known top-level keys, and every
+ * profile and namespace name is checked; what this attachment uses is
+ * validated in full, exactly as catalog_parse does: "node", the entry of
+ * @ns (else "*"), the profile @name (the NAD's, may be NULL) and that
+ * entry's default. Other entries' contents are not looked at: an error
+ * there fails the ADDs that use it, STATUS, and catalog_parse (rdma-qos
+ * validate), not the attachments of other namespaces.
+ */
+int catalog_parse_for(const char *buf, size_t len, const char *ns, const char *name,
+		      struct rq_catalog **ret, struct rq_error *e);
 void catalog_free(struct rq_catalog *c);
 /* The node baseline profile (catalog node.baseline); -ENOENT when there is none. */
 int catalog_baseline(const struct rq_catalog *c, struct rq_profile *ret);

@@ -53,7 +53,10 @@ int attach_load_profile(struct rq_ctx *c)
 		return rq_err(&c->err, RQ_ERR_IO, r, "catalog %s: %s", RQ_CATALOG_PATH,
 			      strerror(-r));
 	} else {
-		r = catalog_parse(buf, len, &c->cat, &c->err);
+		/* only what this attachment uses is validated in full (netconf.h, README) */
+		r = catalog_parse_for(buf, len, c->args.pod_namespace,
+				      c->nc->args_profile ? c->nc->args_profile : c->nc->profile,
+				      &c->cat, &c->err);
 		free(buf);
 		if (r < 0) {
 			/* the message names the JSON path; say which file it is in */

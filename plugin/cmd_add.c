@@ -56,6 +56,14 @@ static int numa_step(struct rq_ctx *c, struct add_tx *tx)
 		log_info("%s: NUMA placement unknown: %s", c->key, n->evidence);
 		return 0;
 	}
+	if (n->verdict == RQ_NUMA_UNVERIFIABLE && c->nc->numa == RQ_NUMA_STRICT)
+		return rq_err(&c->err, RQ_ERR_NUMA, -EFBIG,
+			      "NUMA placement cannot be verified (numa: strict): %s", n->evidence);
+	if (n->verdict == RQ_NUMA_UNVERIFIABLE) {
+		log_warn("%s: NUMA placement not verified (numa: warn, continuing): %s", c->key,
+			 n->evidence);
+		return 0;
+	}
 	if (c->nc->numa == RQ_NUMA_STRICT)
 		return rq_err(&c->err, RQ_ERR_NUMA, -EXDEV, "NUMA misaligned (numa: strict): %s",
 			      n->evidence);
@@ -198,7 +206,8 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx)
 {
 	cJSON *rec = cJSON_CreateObject(), *pfs, *rd;
 	const struct rq_vf_info *vf = &tx->t.vf;
-	static const char *const verdicts[] = {"unknown", "aligned", "misaligned"};
+	static const char *const verdicts[] = {"unknown", "aligned", "misaligned",
+						    "unverifiable"};
 
 	if (!rec)
 		return NULL;

@@ -110,7 +110,7 @@ int cmd_check(struct rq_ctx *c)
 		r = check_tos(c, &t, rec, drift, sizeof(drift));
 	if (r == 0 && c->nc->numa == RQ_NUMA_STRICT &&
 	    numa_evaluate(&c->env.root, RQ_KUBELET_DIR, c->args.pod_uid, t.vf.pci, &numa) == 0 &&
-	    numa.verdict == RQ_NUMA_MISALIGNED)
+	    (numa.verdict == RQ_NUMA_MISALIGNED || numa.verdict == RQ_NUMA_UNVERIFIABLE))
 		drift_add(drift, sizeof(drift), "NUMA: configured strict alignment, current %s\n",
 			  numa.evidence);
 	cJSON_Delete(rec);

@@ -236,8 +236,11 @@ static void print_required(const cJSON *pf)
 	char *req = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(pf, "required"));
 	const cJSON *unmet = cJSON_GetObjectItemCaseSensitive(pf, "unmet"), *u;
 
-	printf("  required %s: %s\n", req ? req : "-",
-	       cJSON_GetArraySize(unmet) ? "NOT MET" : "met");
+	if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(pf, "required")))
+		printf("  required: nothing (no baseline, no attachment with PF requirements)\n");
+	else
+		printf("  required %s: %s\n", req ? req : "-",
+		       cJSON_GetArraySize(unmet) ? "NOT MET" : "met");
 	cJSON_ArrayForEach(u, unmet)
 		printf("    %s\n", u->valuestring);
 	free(req);

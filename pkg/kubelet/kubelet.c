@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A decimal CPU number; -1 no digit, -2 at or beyond RQ_MAX_CPUS (stops before overflow). */
 static long parse_num(const char **p)
@@ -67,34 +68,109 @@ int kubelet_cpuset_parse(const char *s, uint64_t *bits)
 	return 0;
 }
 
-/*
- * Wrong JSON types are "nothing here", never an error. Each walk first sets a
- * container of the wrong type to NULL (cJSON_ArrayForEach evaluates its
- * argument twice, so the check is not written inside it).
- */
-static cJSON *parse(const char *buf, size_t len)
+ssize_t kubelet_fd_read(void *ctx, char *buf, size_t n)
 {
-	if (!buf || len > RQ_KUBELET_FILE_MAX)
-		return NULL;
-	return cJSON_ParseWithLength(buf, len);
+	ssize_t r = read(*(int *)ctx, buf, n);
+
+	return r < 0 ? -errno : r;
 }
 
-int kubelet_cpu_manager(const char *buf, size_t len, const char *pod_uid, uint64_t *bits)
+/*
+ * The walk: only the members on the way to the pod's entries are looked at
+ * (the first of a name, as cJSON's lookup finds it); everything else is
+ * skipped, but still validated. What the pod's entries hold is captured and
+ * read with cJSON. Wrong JSON types are "nothing here", never an error.
+ */
+typedef int (*walk_fn)(struct rq_jscan *s, void *ctx);
+
+/* Run @fn on the first member named @name of the object at hand; skip the rest. */
+static int member(struct rq_jscan *s, const char *name, walk_fn fn, void *ctx)
+{
+	char key[RQ_KUBELET_KEY_MAX];
+	bool first = true, cut = false, seen = false;
+	int r;
+
+	if (jscan_peek(s) != '{')
+		return jscan_skip(s);
+	while ((r = jscan_member(s, &first, key, sizeof(key), &cut)) == 1) {
+		if (!seen && !cut && !strcmp(key, name)) {
+			seen = true;
+			r = fn(s, ctx);
+		} else {
+			r = jscan_skip(s);
+		}
+		if (r < 0)
+			return r;
+	}
+	return r;
+}
+
+struct pod_walk {
+	const char *uid;
+	struct rq_jbuf val;
+	bool found;
+};
+
+static int capture_pod(struct rq_jscan *s, void *ctx)
+{
+	struct pod_walk *w = ctx;
+
+	w->found = true;
+	return jscan_capture(s, &w->val);
+}
+
+static int entries_pod(struct rq_jscan *s, void *ctx)
+{
+	return member(s, ((struct pod_walk *)ctx)->uid, capture_pod, ctx);
+}
+
+static struct rq_jscan *scan_new(struct rq_jsrc src)
+{
+	struct rq_jscan *s = malloc(sizeof(*s));
+
+	if (s)
+		jscan_init(s, src, RQ_KUBELET_FILE_MAX);
+	return s;
+}
+
+/* entries[uid] of cpu_manager_state or memory_manager_state, as a cJSON tree in *ret. */
+static int pod_entries(struct rq_jsrc src, const char *uid, cJSON **ret)
+{
+	struct pod_walk w = {.uid = uid, .val = {.max = RQ_KUBELET_VALUE_MAX}};
+	struct rq_jscan *s;
+	int r;
+
+	if (!uid)
+		return -EINVAL;
+	if (strlen(uid) >= RQ_KUBELET_KEY_MAX)
+		return -EINVAL;
+	s = scan_new(src);
+	if (!s)
+		return -ENOMEM;
+	r = member(s, "entries", entries_pod, &w);
+	free(s);
+	*ret = NULL;
+	if (r == 0 && w.found) {
+		*ret = cJSON_ParseWithLength(w.val.p, w.val.len);
+		if (!*ret)
+			r = -EBADMSG; /* valid for the scanner; cJSON is at most this strict */
+	}
+	jbuf_fini(&w.val);
+	return r;
+}
+
+int kubelet_cpu_manager_src(struct rq_jsrc src, const char *pod_uid, uint64_t *bits)
 {
 	uint64_t one[RQ_CPU_WORDS], all[RQ_CPU_WORDS];
 	const cJSON *pod, *c;
-	int r = -ENOENT;
-	cJSON *o;
+	cJSON *o = NULL;
+	int r = pod_entries(src, pod_uid, &o);
 
-	if (!pod_uid)
-		return -EINVAL;
-	o = parse(buf, len);
-	if (!o)
-		return -EBADMSG;
+	if (r < 0)
+		return r;
+	r = -ENOENT;
 	memset(all, 0, sizeof(all));
-	pod = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "entries"),
-					       pod_uid);
-	pod = cJSON_IsObject(pod) ? pod : NULL;
+	pod = cJSON_IsObject(o) ? o : NULL;
 	cJSON_ArrayForEach(c, pod)
 	{
 		bool any = false;
@@ -119,6 +195,19 @@ int kubelet_cpu_manager(const char *buf, size_t len, const char *pod_uid, uint64
 	return r;
 }
 
+static struct rq_jsrc mem_src(struct rq_jmem *m, const char *buf, size_t len)
+{
+	*m = (struct rq_jmem){.p = buf, .len = buf ? len : 0};
+	return jmem_src(m);
+}
+
+int kubelet_cpu_manager(const char *buf, size_t len, const char *pod_uid, uint64_t *bits)
+{
+	struct rq_jmem m;
+
+	return kubelet_cpu_manager_src(mem_src(&m, buf, len), pod_uid, bits);
+}
+
 static int node_of(const char *key)
 {
 	char *end;
@@ -127,21 +216,29 @@ static int node_of(const char *key)
 	return (*end || end == key || v < -1 || v > 63) ? -2 : (int)v;
 }
 
-static void dev_add(struct rq_kubelet_dev *devs, size_t max, size_t *n, const cJSON *res,
-		    const char *id, int node)
+struct dev_walk {
+	const char *uid;
+	struct rq_kubelet_dev *devs;
+	size_t max, n;
+	uint64_t nodes;
+	struct rq_jbuf res, ids; /* one PodDeviceEntries element's ResourceName and DeviceIDs */
+};
+
+static void dev_add(struct dev_walk *w, const cJSON *res, const char *id, int node)
 {
-	if (*n >= max)
+	if (node >= 0)
+		w->nodes |= 1ULL << node;
+	if (w->n >= w->max)
 		return;
-	(void)snprintf(devs[*n].resource, sizeof(devs[0].resource), "%s",
+	(void)snprintf(w->devs[w->n].resource, sizeof(w->devs[0].resource), "%s",
 		       cJSON_IsString(res) ? res->valuestring : "?");
-	(void)snprintf(devs[*n].id, sizeof(devs[0].id), "%s", id);
-	devs[*n].node = node;
-	(*n)++;
+	(void)snprintf(w->devs[w->n].id, sizeof(w->devs[0].id), "%s", id);
+	w->devs[w->n].node = node;
+	w->n++;
 }
 
 /* One PodDeviceEntries element's DeviceIDs: keyed by NUMA node (>= 1.20) or a flat list. */
-static void entry_devices(const cJSON *res, const cJSON *ids, struct rq_kubelet_dev *devs,
-			  size_t max, size_t *n)
+static void entry_devices(struct dev_walk *w, const cJSON *res, const cJSON *ids)
 {
 	const cJSON *k, *id;
 
@@ -149,7 +246,7 @@ static void entry_devices(const cJSON *res, const cJSON *ids, struct rq_kubelet_
 		cJSON_ArrayForEach(id, ids)
 		{
 			if (cJSON_IsString(id))
-				dev_add(devs, max, n, res, id->valuestring, -1);
+				dev_add(w, res, id->valuestring, -1);
 		}
 		return;
 	}
@@ -163,38 +260,108 @@ static void entry_devices(const cJSON *res, const cJSON *ids, struct rq_kubelet_
 		cJSON_ArrayForEach(id, k)
 		{
 			if (cJSON_IsString(id))
-				dev_add(devs, max, n, res, id->valuestring, node);
+				dev_add(w, res, id->valuestring, node);
 		}
 	}
+}
+
+/* Go writes PodUID first, so the other pods' elements are skipped at full speed. */
+static int dev_element(struct rq_jscan *s, struct dev_walk *w)
+{
+	char key[RQ_KUBELET_KEY_MAX], uid[RQ_KUBELET_KEY_MAX];
+	bool first = true, cut = false, ucut = false, seen_uid = false, seen_res = false,
+	     seen_ids = false;
+	int r, match = -1; /* -1 not seen yet, 0 another pod (or not a string), 1 this pod */
+	cJSON *res, *ids;
+
+	w->res.len = w->ids.len = 0;
+	if (jscan_peek(s) != '{')
+		return jscan_skip(s);
+	while ((r = jscan_member(s, &first, key, sizeof(key), &cut)) == 1) {
+		if (cut) {
+			r = jscan_skip(s);
+		} else if (!seen_uid && !strcmp(key, "PodUID")) {
+			seen_uid = true;
+			r = jscan_string(s, uid, sizeof(uid), &ucut);
+			if (r >= 0)
+				match = r == 1 && !ucut && !strcmp(uid, w->uid);
+			/* another pod's entry: the rest of it at full speed */
+			if (match == 0)
+				return jscan_skip_rest(s);
+		} else if (!seen_res && !strcmp(key, "ResourceName")) {
+			seen_res = true;
+			r = jscan_capture(s, &w->res);
+		} else if (!seen_ids && !strcmp(key, "DeviceIDs")) {
+			seen_ids = true;
+			r = jscan_capture(s, &w->ids);
+		} else {
+			r = jscan_skip(s);
+		}
+		if (r < 0)
+			return r;
+	}
+	if (r < 0 || match != 1 || !seen_ids)
+		return r;
+	res = seen_res ? cJSON_ParseWithLength(w->res.p, w->res.len) : NULL;
+	ids = cJSON_ParseWithLength(w->ids.p, w->ids.len);
+	if (ids && (res || !seen_res))
+		entry_devices(w, res, ids);
+	else
+		r = -EBADMSG; /* valid for the scanner; cJSON is at most this strict */
+	cJSON_Delete(res);
+	cJSON_Delete(ids);
+	return r;
+}
+
+static int dev_entries(struct rq_jscan *s, void *ctx)
+{
+	bool first = true;
+	int r;
+
+	if (jscan_peek(s) != '[')
+		return jscan_skip(s);
+	while ((r = jscan_element(s, &first)) == 1)
+		if ((r = dev_element(s, ctx)) < 0)
+			return r;
+	return r;
+}
+
+static int dev_data(struct rq_jscan *s, void *ctx)
+{
+	return member(s, "PodDeviceEntries", dev_entries, ctx);
+}
+
+int kubelet_devices_src(struct rq_jsrc src, const char *pod_uid, struct rq_kubelet_dev *devs,
+			size_t max, size_t *ret_n, uint64_t *ret_nodes)
+{
+	struct dev_walk w = {.uid = pod_uid, .devs = devs, .max = max};
+	struct rq_jscan *s;
+	int r;
+
+	if (!pod_uid || strlen(pod_uid) >= RQ_KUBELET_KEY_MAX)
+		return -EINVAL;
+	w.res.max = w.ids.max = RQ_KUBELET_VALUE_MAX;
+	s = scan_new(src);
+	if (!s)
+		return -ENOMEM;
+	r = member(s, "Data", dev_data, &w);
+	free(s);
+	jbuf_fini(&w.res);
+	jbuf_fini(&w.ids);
+	if (r < 0)
+		return r;
+	*ret_n = w.n;
+	if (ret_nodes)
+		*ret_nodes = w.nodes;
+	return 0;
 }
 
 int kubelet_devices(const char *buf, size_t len, const char *pod_uid, struct rq_kubelet_dev *devs,
 		    size_t max, size_t *ret_n)
 {
-	const cJSON *entries, *e;
-	size_t n = 0;
-	cJSON *o;
+	struct rq_jmem m;
 
-	if (!pod_uid)
-		return -EINVAL;
-	o = parse(buf, len);
-	if (!o)
-		return -EBADMSG;
-	entries = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "Data"),
-						   "PodDeviceEntries");
-	entries = cJSON_IsArray(entries) ? entries : NULL;
-	cJSON_ArrayForEach(e, entries)
-	{
-		const cJSON *uid = cJSON_GetObjectItemCaseSensitive(e, "PodUID");
-
-		if (!cJSON_IsString(uid) || strcmp(uid->valuestring, pod_uid) != 0)
-			continue;
-		entry_devices(cJSON_GetObjectItemCaseSensitive(e, "ResourceName"),
-			      cJSON_GetObjectItemCaseSensitive(e, "DeviceIDs"), devs, max, &n);
-	}
-	cJSON_Delete(o);
-	*ret_n = n;
-	return 0;
+	return kubelet_devices_src(mem_src(&m, buf, len), pod_uid, devs, max, ret_n, NULL);
 }
 
 /* One container's memory blocks: the nodes of every numaAffinity entry that is a node number. */
@@ -220,20 +387,16 @@ static uint64_t memory_nodes(const cJSON *blocks)
 	return nodes;
 }
 
-int kubelet_memory(const char *buf, size_t len, const char *pod_uid, uint64_t *ret_nodes)
+int kubelet_memory_src(struct rq_jsrc src, const char *pod_uid, uint64_t *ret_nodes)
 {
 	const cJSON *pod, *c;
 	uint64_t nodes = 0;
-	cJSON *o;
+	cJSON *o = NULL;
+	int r = pod_entries(src, pod_uid, &o);
 
-	if (!pod_uid)
-		return -EINVAL;
-	o = parse(buf, len);
-	if (!o)
-		return -EBADMSG;
-	pod = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "entries"),
-					       pod_uid);
-	pod = cJSON_IsObject(pod) ? pod : NULL;
+	if (r < 0)
+		return r;
+	pod = cJSON_IsObject(o) ? o : NULL;
 	cJSON_ArrayForEach(c, pod)
 	{
 		nodes |= memory_nodes(c);
@@ -243,4 +406,11 @@ int kubelet_memory(const char *buf, size_t len, const char *pod_uid, uint64_t *r
 		return -ENOENT;
 	*ret_nodes = nodes;
 	return 0;
+}
+
+int kubelet_memory(const char *buf, size_t len, const char *pod_uid, uint64_t *ret_nodes)
+{
+	struct rq_jmem m;
+
+	return kubelet_memory_src(mem_src(&m, buf, len), pod_uid, ret_nodes);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Parsers for kubelet's allocation checkpoints. Pure (bytes in), bounded,
- * and total: any input yields a result or a negative errno, never a crash.
+ * Parsers for kubelet's allocation checkpoints. Bounded and total: any input
+ * yields a result or a negative errno, never a crash. They stream the file
+ * (pkg/json/jscan.h), validate all of it, and keep only the pod's entries.
  */
 #ifndef RQ_KUBELET_H
 #define RQ_KUBELET_H
@@ -9,10 +10,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pkg/json/jscan.h"
+
 #define RQ_MAX_CPUS	    4096
 #define RQ_CPU_WORDS	    (RQ_MAX_CPUS / 64)
 #define RQ_KUBELET_MAX_DEVS 32
-#define RQ_KUBELET_FILE_MAX ((size_t)4 * 1024 * 1024)
+/*
+ * Memory-safety bounds, far above real sizes (a 250-pod device checkpoint
+ * with kubelet's AllocResp blobs is ~6 MB; one pod's entries a few KiB).
+ * Streaming keeps memory flat; the file bound caps the time a broken file
+ * can cost. Past a bound the parsers fail with -EFBIG: never a silent drop.
+ */
+#define RQ_KUBELET_FILE_MAX  ((uint64_t)64 * 1024 * 1024)
+#ifndef RQ_KUBELET_VALUE_MAX /* the fuzz build makes it small so inputs cross it */
+#define RQ_KUBELET_VALUE_MAX ((size_t)1024 * 1024)
+#endif
+#define RQ_KUBELET_BOUND_TEXT "64 MiB a file, 1 MiB a pod's entries"
+#define RQ_KUBELET_KEY_MAX   256 /* a pod UID is 36 bytes; a longer one is -EINVAL */
 
 struct rq_kubelet_dev {
 	char resource[128];
@@ -23,11 +37,21 @@ struct rq_kubelet_dev {
 /* "0-3,8,10-11" into a bitmap; -EINVAL on syntax, -ERANGE beyond RQ_MAX_CPUS. */
 int kubelet_cpuset_parse(const char *s, uint64_t *bits);
 
+/* A reader over a file descriptor (ctx points to the int fd). */
+ssize_t kubelet_fd_read(void *ctx, char *buf, size_t n);
+
+/*
+ * Each parser below has a form over bytes in memory (tests) and a _src form
+ * over any reader (the plugin streams the file). -EBADMSG: not JSON;
+ * -EFBIG: over a bound; other negative errnos from the reader.
+ */
+
 /*
  * cpu_manager_state: the union of the pod's containers' cpusets into @bits.
  * -ENOENT when the pod has no exclusive CPUs there (shared pool).
  */
 int kubelet_cpu_manager(const char *buf, size_t len, const char *pod_uid, uint64_t *bits);
+int kubelet_cpu_manager_src(struct rq_jsrc src, const char *pod_uid, uint64_t *bits);
 
 /*
  * kubelet_internal_checkpoint: the pod's devices with their NUMA node
@@ -35,8 +59,12 @@ int kubelet_cpu_manager(const char *buf, size_t len, const char *pod_uid, uint64
  */
 int kubelet_devices(const char *buf, size_t len, const char *pod_uid, struct rq_kubelet_dev *devs,
 		    size_t max, size_t *ret_n);
+/* ... and in @ret_nodes (may be NULL) the NUMA nodes of all of them, beyond @max too. */
+int kubelet_devices_src(struct rq_jsrc src, const char *pod_uid, struct rq_kubelet_dev *devs,
+			size_t max, size_t *ret_n, uint64_t *ret_nodes);
 
 /* memory_manager_state: bitmap of NUMA nodes in the pod's numaAffinity. -ENOENT if none. */
 int kubelet_memory(const char *buf, size_t len, const char *pod_uid, uint64_t *ret_nodes);
+int kubelet_memory_src(struct rq_jsrc src, const char *pod_uid, uint64_t *ret_nodes);
 
 #endif

@@ -8,10 +8,12 @@
 #include "pkg/numa/numa.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pkg/kubelet/kubelet.h"
 
@@ -118,21 +120,32 @@ static void ev_add(struct rq_numa_result *res, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int read_kubelet(const struct rq_root *r, const char *dir, const char *file, char **buf,
-			size_t *len)
+/* Stream one kubelet file through @parse (its _src form); -ENOENT when there is no file. */
+static int kubelet_file(const struct rq_root *r, const char *dir, const char *file,
+			int (*parse)(struct rq_jsrc src, void *arg), void *arg)
 {
 	char path[512];
+	int fd, rr;
 
 	(void)snprintf(path, sizeof(path), "%s/%s", dir, file);
-	return sysfs_read_file(r, path, RQ_KUBELET_FILE_MAX, buf, len);
+	/* O_NONBLOCK: a FIFO planted there must not hang ADD */
+	fd = root_openat(r, path, O_RDONLY | O_NONBLOCK, 0);
+	if (fd < 0)
+		return fd;
+	rr = parse((struct rq_jsrc){.read = kubelet_fd_read, .ctx = &fd}, arg);
+	close(fd);
+	return rr;
 }
 
 /* Why a kubelet file told us nothing, for the evidence; NULL when that is unremarkable. */
-static const char *unreadable(int rr)
+static const char *unreadable(int rr, struct rq_numa_result *res)
 {
 	switch (rr) {
 	case -EFBIG:
-		return "too large (over 4 MiB)";
+		/* a bound far above real sizes: the placement cannot be verified, say so */
+		res->over_bound = true;
+		return "over the memory-safety bound (" RQ_KUBELET_BOUND_TEXT
+		       "): placement not verified";
 	case -EBADMSG:
 		return "not valid JSON or not in kubelet's format";
 	case -ENOENT:
@@ -142,19 +155,28 @@ static const char *unreadable(int rr)
 	}
 }
 
+struct cpu_arg {
+	const char *uid;
+	uint64_t *cpus;
+};
+
+static int parse_cpus(struct rq_jsrc src, void *arg)
+{
+	struct cpu_arg *a = arg;
+
+	return kubelet_cpu_manager_src(src, a->uid, a->cpus);
+}
+
 static bool pod_cpus(const struct rq_root *r, const char *dir, const char *uid,
 		     struct rq_numa_result *res)
 {
 	uint64_t cpus[RQ_CPU_WORDS] = {0}, nodes;
-	char *buf = NULL, text[256], ntext[128];
-	size_t len = 0;
-	int rr = read_kubelet(r, dir, "cpu_manager_state", &buf, &len);
+	char text[256], ntext[128];
+	struct cpu_arg a = {uid, cpus};
+	int rr = kubelet_file(r, dir, "cpu_manager_state", parse_cpus, &a);
 
-	if (rr == 0)
-		rr = kubelet_cpu_manager(buf, len, uid, cpus);
-	free(buf);
-	if (rr < 0 && unreadable(rr))
-		ev_add(res, "cpu_manager_state is unreadable: %s", unreadable(rr));
+	if (rr < 0 && unreadable(rr, res))
+		ev_add(res, "cpu_manager_state is unreadable: %s", unreadable(rr, res));
 	if (rr < 0)
 		return false;
 	nodes = nodes_of_cpus(r, cpus);
@@ -169,48 +191,74 @@ static bool pod_cpus(const struct rq_root *r, const char *dir, const char *uid,
 	return true;
 }
 
+struct dev_arg {
+	const char *uid;
+	struct rq_kubelet_dev *devs;
+	size_t n;
+	uint64_t nodes;
+};
+
+static int parse_devs(struct rq_jsrc src, void *arg)
+{
+	struct dev_arg *a = arg;
+
+	return kubelet_devices_src(src, a->uid, a->devs, RQ_KUBELET_MAX_DEVS, &a->n, &a->nodes);
+}
+
 static bool pod_devices(const struct rq_root *r, const char *dir, const char *uid,
 			struct rq_numa_result *res)
 {
 	struct rq_kubelet_dev devs[RQ_KUBELET_MAX_DEVS];
-	char *buf = NULL;
-	size_t len = 0, n = 0;
-	bool any = false;
-	int rr = read_kubelet(r, dir, "device-plugins/kubelet_internal_checkpoint", &buf, &len);
+	struct dev_arg a = {.uid = uid, .devs = devs};
+	char ntext[128];
+	uint64_t shown = 0;
+	int rr = kubelet_file(r, dir, "device-plugins/kubelet_internal_checkpoint", parse_devs, &a);
 
-	if (rr == 0)
-		rr = kubelet_devices(buf, len, uid, devs, RQ_KUBELET_MAX_DEVS, &n);
-	free(buf);
-	if (rr < 0 && unreadable(rr))
-		ev_add(res, "kubelet_internal_checkpoint is unreadable: %s", unreadable(rr));
-	for (size_t i = 0; rr == 0 && i < n; i++) {
+	if (rr < 0 && unreadable(rr, res))
+		ev_add(res, "kubelet_internal_checkpoint is unreadable: %s", unreadable(rr, res));
+	if (rr < 0 || !a.nodes)
+		return false;
+	for (size_t i = 0; i < a.n; i++) {
 		if (devs[i].node < 0)
 			continue; /* no topology: says nothing about placement */
 		ev_add(res, "%s %s is on node %d", devs[i].resource, devs[i].id, devs[i].node);
-		res->pod_nodes |= 1ULL << devs[i].node;
-		any = true;
+		shown |= 1ULL << devs[i].node;
 	}
-	return any;
+	/* devices past the ones listed still count */
+	if (a.nodes & ~shown) {
+		nodes_text(a.nodes, ntext, sizeof(ntext));
+		ev_add(res, "the pod's devices are on node %s", ntext);
+	}
+	res->pod_nodes |= a.nodes;
+	return true;
+}
+
+struct mem_arg {
+	const char *uid;
+	uint64_t nodes;
+};
+
+static int parse_mem(struct rq_jsrc src, void *arg)
+{
+	struct mem_arg *a = arg;
+
+	return kubelet_memory_src(src, a->uid, &a->nodes);
 }
 
 static bool pod_memory(const struct rq_root *r, const char *dir, const char *uid,
 		       struct rq_numa_result *res)
 {
-	char *buf = NULL, ntext[128];
-	uint64_t nodes = 0;
-	size_t len = 0;
-	int rr = read_kubelet(r, dir, "memory_manager_state", &buf, &len);
+	struct mem_arg a = {.uid = uid};
+	char ntext[128];
+	int rr = kubelet_file(r, dir, "memory_manager_state", parse_mem, &a);
 
-	if (rr == 0)
-		rr = kubelet_memory(buf, len, uid, &nodes);
-	free(buf);
-	if (rr < 0 && unreadable(rr))
-		ev_add(res, "memory_manager_state is unreadable: %s", unreadable(rr));
+	if (rr < 0 && unreadable(rr, res))
+		ev_add(res, "memory_manager_state is unreadable: %s", unreadable(rr, res));
 	if (rr < 0)
 		return false;
-	nodes_text(nodes, ntext, sizeof(ntext));
+	nodes_text(a.nodes, ntext, sizeof(ntext));
 	ev_add(res, "pod memory is on node %s", ntext);
-	res->pod_nodes |= nodes;
+	res->pod_nodes |= a.nodes;
 	return true;
 }
 
@@ -245,6 +293,9 @@ int numa_evaluate(const struct rq_root *r, const char *kubelet_dir, const char *
 		 */
 		res.verdict = (res.pod_nodes & (1ULL << res.vf_node)) ? RQ_NUMA_ALIGNED
 								      : RQ_NUMA_MISALIGNED;
+	/* evidence was refused, not absent: only a misalignment already shown stands */
+	if (res.over_bound && res.verdict != RQ_NUMA_MISALIGNED)
+		res.verdict = RQ_NUMA_UNVERIFIABLE;
 	*ret = res;
 	return 0;
 }

@@ -3,16 +3,27 @@
 #ifndef RQ_NUMA_H
 #define RQ_NUMA_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "pkg/sysfs/sysfs.h"
 
-enum rq_numa_verdict { RQ_NUMA_UNKNOWN = 0, RQ_NUMA_ALIGNED, RQ_NUMA_MISALIGNED };
+/*
+ * UNVERIFIABLE: a kubelet file is over its memory-safety bound, so evidence
+ * was refused rather than absent (numa: strict fails on it, warn logs it).
+ */
+enum rq_numa_verdict {
+	RQ_NUMA_UNKNOWN = 0,
+	RQ_NUMA_ALIGNED,
+	RQ_NUMA_MISALIGNED,
+	RQ_NUMA_UNVERIFIABLE
+};
 
 struct rq_numa_result {
 	enum rq_numa_verdict verdict;
 	int vf_node;	     /* -1 unknown */
 	uint64_t pod_nodes;  /* NUMA nodes the pod's CPUs/devices/memory are on */
+	bool over_bound;     /* a kubelet file was over RQ_KUBELET_FILE_MAX or a value bound */
 	char evidence[1024]; /* e.g. "VF 0000:81:10.0 is on NUMA node 1; pod CPUs 0-3 are on node 0;
 				..." */
 };

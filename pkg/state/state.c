@@ -78,7 +78,11 @@ static int json_write(const struct rq_root *r, const char *path, const cJSON *o)
 
 	if (!s)
 		return -ENOMEM;
-	ret = sysfs_write_atomic(r, path, s, strlen(s));
+	/*
+	 * tmp + rename without fsync (DESIGN.md): the state lives on tmpfs and
+	 * describes what a reboot undoes anyway (pod netns, VF ToS, DCB settings)
+	 */
+	ret = sysfs_write_replace(r, path, s, strlen(s));
 	free(s);
 	return ret;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Attachment records and per-PF attachment indexes under
- * /var/lib/cni/rdma-qos (below the root seam). Records are JSON written
- * atomically. File names are derived from (network name, container ID,
+ * /run/rdma-qos/state (tmpfs; below the root seam). Records are JSON written
+ * atomically (tmp + rename, no fsync: see state.c). File names are derived from (network name, container ID,
  * ifname) with every byte outside [A-Za-z0-9.-] percent-encoded, so nothing
  * a NAD says can form a path component of its own.
  */
@@ -14,7 +14,7 @@
 
 #include "pkg/sysfs/sysfs.h"
 
-#define RQ_STATE_DIR	 "/var/lib/cni/rdma-qos"
+#define RQ_STATE_DIR	 "/run/rdma-qos/state"
 #define RQ_STATE_KEY_MAX 1024
 
 /* "<enc(net)>_<enc(cid)>_<enc(ifname)>"; -ENAMETOOLONG if it does not fit. */

@@ -387,7 +387,8 @@ nomem:
 	return -ENOMEM;
 }
 
-int sysfs_write_atomic(const struct rq_root *r, const char *path, const char *data, size_t len)
+static int write_atomic(const struct rq_root *r, const char *path, const char *data, size_t len,
+			bool sync)
 {
 	char tmp[4096], dir[4096], tmpname[300];
 	const char *name;
@@ -430,7 +431,7 @@ int sysfs_write_atomic(const struct rq_root *r, const char *path, const char *da
 		else if (n > 0)
 			off += (size_t)n;
 	}
-	if (rr == 0 && fsync(fd) < 0)
+	if (rr == 0 && sync && fsync(fd) < 0)
 		rr = -errno;
 	if (close(fd) < 0 && rr == 0)
 		rr = -errno;
@@ -438,10 +439,20 @@ int sysfs_write_atomic(const struct rq_root *r, const char *path, const char *da
 		rr = -errno;
 	if (rr < 0)
 		(void)unlinkat(dfd, tmpname, 0);
-	else
+	else if (sync)
 		(void)fsync(dfd);
 	close(dfd);
 	return rr;
+}
+
+int sysfs_write_atomic(const struct rq_root *r, const char *path, const char *data, size_t len)
+{
+	return write_atomic(r, path, data, len, true);
+}
+
+int sysfs_write_replace(const struct rq_root *r, const char *path, const char *data, size_t len)
+{
+	return write_atomic(r, path, data, len, false);
 }
 
 int sysfs_unlink(const struct rq_root *r, const char *path)

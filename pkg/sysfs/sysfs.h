@@ -58,6 +58,12 @@ void sysfs_list_free(char **names, size_t n);
  * rename, fsync the dir. Creates parent directories (0700).
  */
 int sysfs_write_atomic(const struct rq_root *r, const char *path, const char *data, size_t len);
+/*
+ * The same without the fsyncs: readers never see a torn file, but a crash
+ * may lose it. For files on tmpfs, or that describe nothing that outlives a
+ * reboot (the attachment state under /run).
+ */
+int sysfs_write_replace(const struct rq_root *r, const char *path, const char *data, size_t len);
 int sysfs_unlink(const struct rq_root *r, const char *path);
 
 /* A canonical PCI address as sysfs spells it: "0000:81:00.1" (lower-case hex; a 5-digit domain

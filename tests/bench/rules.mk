@@ -16,4 +16,9 @@ $(B)/bench/noop: tests/bench/noop.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -static -nostartfiles -o $@ $<
 
-bench: $(B)/bench/bench $(B)/bench/floor $(B)/bench/noop
+# the chain runner of the "whole chain" points (dynamic, like the floor)
+$(B)/bench/chain: tests/bench/chain.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -o $@ $<
+
+bench: $(B)/bench/bench $(B)/bench/floor $(B)/bench/noop $(B)/bench/chain

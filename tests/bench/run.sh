@@ -3,7 +3,9 @@
 # make bench: what rdma-qos adds to a pod start, side by side with Debian's
 # Go tuning plugin and a C floor, in one interleaved run; how ADD grows with
 # the node; 64 parallel ADDs on one PF; PF writes and writing syscalls of a
-# steady-state ADD. Table on stdout, build/bench/results.json, scale.png.
+# steady-state ADD; ADD against kubelet's state (1/110/250 pods), the catalog's size, and the
+# whole chain (host-device + rdma-qos) against host-device alone. Table on stdout,
+# build/bench/results.json, scale.png, node.png.
 # Exits non-zero when a run failed (a benchmark of failing commands is void);
 # targets not met are reported, not fatal.
 set -euo pipefail
@@ -15,19 +17,26 @@ TUNING=${TUNING:-/usr/lib/cni/tuning}
 die() { echo "bench: $*" >&2; exit 1; }
 why=$(sim_can_run) || die "cannot run: $why"
 [ -x "$TUNING" ] || die "no $TUNING (containernetworking-plugins)"
-for t in bench floor noop; do [ -x "$OUT/$t" ] || die "no $OUT/$t (make bench builds it)"; done
+for t in bench floor noop chain; do [ -x "$OUT/$t" ] || die "no $OUT/$t (make bench builds it)"; done
+HOSTDEV=${HOSTDEV:-/usr/lib/cni/host-device}
+[ -x "$HOSTDEV" ] || die "no $HOSTDEV (containernetworking-plugins)"
 command -v strace >/dev/null || die "no strace"
 T=$(mktemp -d /tmp/rq-bench.XXXXXX)
 # run copies: a concurrent make relinking build/ must not fail or change runs
 mkdir "$T/bin"
-cp "$OUT/bench" "$OUT/floor" "$OUT/noop" "$RQ_BUILD/rdma-qos-sim" "$T/bin/"
-BENCH=$T/bin/bench FLOOR=$T/bin/floor NOOP=$T/bin/noop SIMB=$T/bin/rdma-qos-sim
-NS=rqbench$$
-cleanup() { ip netns del "$NS" 2>/dev/null || true; rm -rf "$T"; }
+cp "$OUT/bench" "$OUT/floor" "$OUT/noop" "$OUT/chain" "$RQ_BUILD/rdma-qos-sim" "$T/bin/"
+BENCH=$T/bin/bench FLOOR=$T/bin/floor NOOP=$T/bin/noop SIMB=$T/bin/rdma-qos-sim CHAIN=$T/bin/chain
+NS=rqbench$$ NS2=rqbenchc$$ HDEV=
+cleanup() {
+	ip netns del "$NS" 2>/dev/null || true
+	ip netns del "$NS2" 2>/dev/null || true
+	[ -z "$HDEV" ] || ip link del "$HDEV" 2>/dev/null || true
+	rm -rf "$T"
+}
 trap cleanup EXIT
 trap "exit 130" INT TERM   # so that the EXIT trap cleans up
 mkdir -p "$OUT"
-rm -f "$OUT"/*.json "$OUT/scale.png"
+rm -f "$OUT"/*.json "$OUT/scale.png" "$OUT/node.png"
 
 # the pod: a veth end as net1 in its own netns, the same for every peer
 ip netns add "$NS"
@@ -200,7 +209,7 @@ done
 # PF, as on a node whose pods are spread over its ports (an SR-IOV PF holds at
 # most 255 VFs, so no real PF index grows to 1000)
 other_attachments() {
-	local st=$1/var/lib/cni/rdma-qos count=$2 same=$3 own i pf tmpl
+	local st=$1/run/rdma-qos/state count=$2 same=$3 own i pf tmpl
 	own=$(basename "$(ls "$st"/pf/*.json)" .json)
 	tmpl=$(jq -c '.attachments[0]' "$st/pf/$own.json")
 	: > "$T/att"
@@ -241,6 +250,83 @@ pod_ok "before the scale runs"
 "$BENCH" -n "$NS_N" -j "$OUT/scale.json" "$T/plan.scale"
 pod_ok "after the scale runs"
 
+echo "== node scale: kubelet state, catalog size, the whole chain (interleaved, with the floor)"
+# gen_catalog FILE NS PROFILES: an admin's catalog of that size (pretty-printed, as written by
+# hand); the bench pod's namespace "ai" is one entry among them and resolves to roce-lossless,
+# so that the ADD stays steady
+gen_catalog() {
+	mkdir -p "$(dirname "$1")"
+	jq -n --argjson nns "$2" --argjson np "$3" '
+	def prof(i): {trust: "dscp", dscp2prio: {"26": 3, "48": 6, "\(10 + (i % 20))": (i % 8)},
+		pfc: [3], ecn: [3], ecnRequired: false, trafficClass: (96 + (i % 32)),
+		ets: {tcBw: [10, 10, 10, 40, 10, 10, 10, 0], prioTc: [0, 1, 2, 3, 4, 5, 6, 7],
+			tsa: ["ets", "ets", "ets", "ets", "ets", "ets", "ets", "strict"]}};
+	{profiles: ([range($np) | {key: "team-\(.)-rdma", value: prof(.)}] | from_entries),
+	 namespaces: (([range($nns) | (if . == ($nns / 2 | floor) then {key: "ai",
+		value: {default: "roce-lossless", allow: ["roce-lossless"], inline: false}}
+		else {key: "ns-\(.)", value: {default: "team-\(. % $np)-rdma",
+		allow: ["team-\(. % $np)-rdma", "team-\((. + 1) % $np)-rdma", "roce-lossless"],
+		inline: false}} end)] | from_entries) + {"*": {default: "roce-lossless",
+		allow: ["roce-lossless"]}}),
+	 node: {pf: "ensure"}}' > "$1"
+}
+verdict() { jq -r .numaVerdict "$1/run/rdma-qos/state/bench_bench_net1.json"; }
+plan_line "floor ADD" - "$T/ours.json" "$T/env.ADD" "$FLOOR" > "$T/plan.node"
+for k in 1 110 250; do
+	d=$T/kube$k; node "$d" 4
+	"$(dirname "$0")/kubelet-state.sh" "$d" "$k" pod-bench
+	ours_conf "$(vf_pci "$d" 1)" > "$d.json"; envfile "$d.env" ADD "$d"
+	run_once "$d.env" "$d.json" "$SIMB"
+	# the point measures reading kubelet's evidence: it must be there and agree
+	[ "$(verdict "$d")" = aligned ] || die "kubelet=$k: NUMA verdict $(verdict "$d"), not aligned"
+	echo "kubelet=$k: device checkpoint $(stat -c %s \
+		"$d/var/lib/kubelet/device-plugins/kubelet_internal_checkpoint") bytes"
+	plan_line "kubelet pods=$k" - "$d.json" "$d.env" "$SIMB" >> "$T/plan.node"
+done
+for c in none 3x2 200x50; do
+	d=$T/cat$c; node "$d" 4
+	[ "$c" = none ] || gen_catalog "$d/etc/cni/rdma-qos/profiles.json" "${c%x*}" "${c#*x}"
+	ours_conf "$(vf_pci "$d" 1)" > "$d.json"; envfile "$d.env" ADD "$d"
+	run_once "$d.env" "$d.json" "$SIMB"
+	plan_line "catalog=$c" - "$d.json" "$d.env" "$SIMB" >> "$T/plan.node"
+done
+[ "$c" = none ] || echo "catalog 200x50: $(stat -c %s "$d/etc/cni/rdma-qos/profiles.json") bytes"
+# the chain as a runtime runs it: host-device moves a veth "VF" into a pod of its own, then
+# rdma-qos ADDs with host-device's result; each run starts from the chain's DEL (untimed)
+# (a veth named as the simulated VF's netdev, as the sim suite makes them)
+d=$T/chain; node "$d" 4; VFC=$(vf_pci "$d" 1)
+ip netns add "$NS2"
+HDEV=$(sim_vfs "$d" | awk 'NR == 1 { print $3 }')
+[ -n "$HDEV" ] && ! ip link show "$HDEV" > /dev/null 2>&1 || die "no free name for the chain's VF"
+ip link add "$HDEV" type veth peer name "${HDEV}p"
+conf_for bench 1.0.0 "{\"type\":\"host-device\",\"device\":\"$HDEV\"}" > "$T/hd.json"
+jq -c '. + {prevResult: "__PREV__"}' <<< "$(ours_conf "$VFC")" |
+	sed 's/"__PREV__"/__PREV__/' > "$T/chain-rq.json"
+ours_conf "$VFC" > "$T/chain-rq-del.json"
+sed -e "s#^CNI_NETNS=.*#CNI_NETNS=/run/netns/$NS2#" -e "s#^CNI_CONTAINERID=.*#CNI_CONTAINERID=chain#" \
+	-e "s#^RDMA_QOS_SIM_ROOT=.*#RDMA_QOS_SIM_ROOT=$d#" "$T/env.ADD" > "$T/env.chain.ADD"
+sed 's/^CNI_COMMAND=ADD/CNI_COMMAND=DEL/' "$T/env.chain.ADD" > "$T/env.chain.DEL"
+cat > "$T/chain-del.sh" <<SH
+#!/bin/sh
+# the chain's DEL, in a runtime's order (untimed): rdma-qos, then host-device
+env -i \$(cat $T/env.chain.DEL) $SIMB < $T/chain-rq-del.json > /dev/null 2>&1
+env -i \$(cat $T/env.chain.DEL) $HOSTDEV < $T/hd.json > /dev/null 2>&1
+exit 0
+SH
+chmod +x "$T/chain-del.sh"
+env -i $(cat "$T/env.chain.ADD") "$CHAIN" "$HOSTDEV" "$T/hd.json" "$SIMB" "$T/chain-rq.json" \
+	> "$T/chain.out" 2> "$T/chain.err" || { cat "$T/chain.out" "$T/chain.err" >&2; die "the chain failed"; }
+jq -e '.interfaces | any(.name == "net1")' "$T/chain.out" > /dev/null ||
+	die "the chain's result has no net1: $(cat "$T/chain.out")"
+"$T/chain-del.sh"
+plan_line "host-device ADD alone" "$T/chain-del.sh" "$T/hd.json" "$T/env.chain.ADD" \
+	"$CHAIN $HOSTDEV $T/hd.json" >> "$T/plan.node"
+plan_line "chain host-device + rdma-qos ADD" "$T/chain-del.sh" "$T/hd.json" "$T/env.chain.ADD" \
+	"$CHAIN $HOSTDEV $T/hd.json $SIMB $T/chain-rq.json" >> "$T/plan.node"
+pod_ok "before the node-scale runs"
+"$BENCH" -n "$NS_N" -j "$OUT/node.json" "$T/plan.node"
+pod_ok "after the node-scale runs"
+
 echo "== 64 parallel ADDs on one PF (64 VFs, 64 pods): PF fresh, then the same again"
 d=$T/par; node "$d" 64
 i=0
@@ -251,14 +337,14 @@ done
 plan_line "parallel ADD x64 fresh PF" - "$d.{i}.json" "$d.env.{i}" "$SIMB" > "$T/plan.par"
 plan_line "parallel ADD x64 again" - "$d.{i}.json" "$d.env.{i}" "$SIMB" >> "$T/plan.par"
 "$BENCH" -p 64 -j "$OUT/parallel.json" "$T/plan.par"
-PARREC=$(ls "$d/var/lib/cni/rdma-qos/" | grep -c '\.json$' || true)
-PARIDX=$(jq '.attachments | length' "$d"/var/lib/cni/rdma-qos/pf/*.json)
+PARREC=$(ls "$d/run/rdma-qos/state/" | grep -c '\.json$' || true)
+PARIDX=$(jq '.attachments | length' "$d"/run/rdma-qos/state/pf/*.json)
 PARPFW=$(dcb_writes "$d" "$PF")
 echo "after both bursts: $PARREC/64 records, $PARIDX/64 in the PF index," \
 	"PF writes $PARPFW (all by the first burst's winner)"
 
 RES=$OUT/results.json
-jq -n --slurpfile m "$OUT/main.json" --slurpfile s "$OUT/scale.json" \
+jq -n --slurpfile m "$OUT/main.json" --slurpfile s "$OUT/scale.json" --slurpfile k "$OUT/node.json" \
 	--slurpfile p "$OUT/parallel.json" --argjson n "$N" \
 	--argjson pfw "$PFW" --argjson pfw2 "$PFW2" --argjson runpfw "$RUNPFW" \
 	--argjson wsys "$WSYS1" --argjson wsys2 "$WSYS2" --argjson parrec "$PARREC" \
@@ -281,7 +367,17 @@ jq -r '.ratios | "RATIOS  steady ADD / C floor ADD    = \(.ours_over_floor)x",
 	"        C floor / Go tuning         = \(.floor_over_tuning)x" +
 	" (the lowest ratio any exec-based plugin can reach here)",
 	"        steady ADD / C floor ADD    = \(.scale_ours_over_floor)x in the scale rounds" +
-	" (records=1; no writing peers between runs)"' "$RES"
+	" (records=1; no writing peers between runs)",
+	"        CHECK / C floor ADD         = \(.check_over_floor)x",
+	"        DEL / C floor ADD           = \(.del_over_floor)x",
+	"        kubelet 250 pods / 1 pod    = \(.kubelet250_over_kubelet1)x" +
+	" (110 pods: \(.kubelet110_over_kubelet1)x; 1 pod / C floor: \(.kubelet1_over_floor)x)",
+	"        catalog 200x50 / none       = \(.catalog200_over_none)x" +
+	" (3x2: \(.catalog3_over_none)x)",
+	"        host-device + rdma-qos / host-device alone = \(.chain_over_hostdevice)x"' "$RES"
+echo
+jq -r '.node_table[] | "node    \(.name | (. + "                                  ")[:34])" +
+	" median \(.p50_ms) ms (p10 \(.p10_ms), p90 \(.p90_ms)), peak RSS \(.rss_kib) KiB"' "$RES"
 echo
 jq -r '.scale_table[] | "scale   \(.name | (. + "            ")[:12]) median \(.p50_ms) ms" +
 	" (p10 \(.p10_ms), p90 \(.p90_ms))"' "$RES"
@@ -319,7 +415,34 @@ plot "$T/rec.dat" using 1:2:3:4 with yerrorlines lw 2 title "ADD, records (16 pe
 unset multiplot
 GP
 	echo "scale curves: $OUT/scale.png"
+	# node scale: ADD against kubelet's state and the catalog, each with its reference
+	jq -r '.node | to_entries[] | select(.key | startswith("kubelet pods=")) |
+		"\(.key | ltrimstr("kubelet pods=")) \(.value.p50_us / 1000) \(.value.p10_us / 1000)" +
+		" \(.value.p90_us / 1000)"' "$RES" > "$T/kube.dat"
+	jq -r '.node | to_entries[] | select(.key | startswith("catalog=")) |
+		"\(.key | ltrimstr("catalog=")) \(.value.p50_us / 1000) \(.value.p10_us / 1000)" +
+		" \(.value.p90_us / 1000)"' "$RES" | awk '{ print NR - 1, $0 }' > "$T/cat.dat"
+	jq -r '.node | to_entries[] | select(.key | test("host-device")) |
+		"\(.key) \(.value.p50_us / 1000)"' "$RES" > "$T/chain.dat"
+	NFLOOR=$(jq '.node["floor ADD"].p50_us / 1000' "$RES")
+	HD=$(jq '.node["host-device ADD alone"].p50_us / 1000' "$RES")
+	CH=$(jq '.node["chain host-device + rdma-qos ADD"].p50_us / 1000' "$RES")
+	gnuplot <<GP
+set terminal png size 1100,440
+set output "$OUT/node.png"
+set multiplot layout 1,2 title sprintf("rdma-qos-sim ADD at node scale (median, p10-p90). Pod start: host-device %.2f ms, host-device + rdma-qos %.2f ms", $HD, $CH)
+set ylabel "ms per ADD (fork+exec to exit)"; set yrange [0:*]; set key bottom right
+set xlabel "pods in kubelet's checkpoints (8 GPUs + 8 rail VFs each; 250 pods = 5.7 MB)"
+set xrange [-10:270]
+plot "$T/kube.dat" using 1:2:3:4 with yerrorlines lw 2 title "ADD", \
+	$NFLOOR with lines lw 2 title "C floor median"
+set xlabel "node catalog: namespaces x profiles"; set xrange [-0.5:2.5]
+plot "$T/cat.dat" using 1:3:4:5:xticlabels(2) with yerrorlines lw 2 title "ADD", \
+	$NFLOOR with lines lw 2 title "C floor median"
+unset multiplot
+GP
+	echo "node-scale curves: $OUT/node.png"
 fi
-FAILED=$(jq -r '[.main, .scale, .parallel | to_entries[] | select(.value.fails > 0)
+FAILED=$(jq -r '[.main, .scale, .parallel, .node | to_entries[] | select(.value.fails > 0)
 	| "\(.key) (\(.value.fails) failed; last: \(.value.last_fail))"] | join(", ")' "$RES")
 [ -z "$FAILED" ] || die "FAILED runs: $FAILED"

@@ -154,7 +154,7 @@ conflist() { # name vfdev vfpci
 }
 # recs [NETWORK]: attachment records (of one network)
 recs() {
-	find "$ROOT/var/lib/cni/rdma-qos/" -maxdepth 1 -name "${1:+$1_}*.json" 2>/dev/null | wc -l
+	find "$ROOT/run/rdma-qos/state/" -maxdepth 1 -name "${1:+$1_}*.json" 2>/dev/null | wc -l
 }
 tos_of() { # VFPCI
 	local dev

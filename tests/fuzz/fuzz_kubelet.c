@@ -6,14 +6,23 @@
  * the parser; the rest is copied into an exactly-sized buffer so ASan sees
  * any read past the end. Each parser's own promises are checked and a
  * broken one aborts.
+ *
+ * The checkpoints are streamed (pkg/json/jscan.c): this build shrinks the
+ * scanner's buffer and the pod-entries bound (kubelet.mk) so that inputs
+ * cross both, and the second input byte sets how many bytes each read hands
+ * over. Every document the streaming parser accepts is also read by the old
+ * whole-tree parser (kubelet_ref.c): the two must agree exactly.
  */
+#include <errno.h>
 #include <linux/netlink.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pkg/kubelet/kubelet.h"
 #include "pkg/rdma/rdma.h"
+#include "tests/fuzz/kubelet_ref.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -26,12 +35,32 @@ static void cpuset(const char *s)
 	(void)kubelet_cpuset_parse(s, bits);
 }
 
-static void cpu_manager(const char *buf, size_t len)
+static struct rq_jsrc src(struct rq_jmem *m, const char *buf, size_t len, size_t step)
 {
-	uint64_t bits[RQ_CPU_WORDS];
-	int any = 0;
+	*m = (struct rq_jmem){.p = buf, .len = len, .step = step};
+	return (struct rq_jsrc){.read = jmem_read, .ctx = m};
+}
 
-	if (kubelet_cpu_manager(buf, len, UID, bits) != 0)
+/* Accepted by the stream (a result or "nothing for this pod"): the tree must say the same. */
+static bool accepted(int r)
+{
+	return r == 0 || r == -ENOENT;
+}
+
+static void cpu_manager(const char *buf, size_t len, size_t step)
+{
+	uint64_t bits[RQ_CPU_WORDS], ref[RQ_CPU_WORDS];
+	struct rq_jmem m;
+	int any = 0, r = kubelet_cpu_manager_src(src(&m, buf, len, step), UID, bits), rr;
+
+	if (r != 0 && r != -ENOENT && r != -EBADMSG && r != -EFBIG)
+		abort();
+	if (!accepted(r))
+		return;
+	rr = ref_cpu_manager(buf, len, UID, ref);
+	if (rr != r || (r == 0 && memcmp(bits, ref, sizeof(ref))))
+		abort();
+	if (r != 0)
 		return;
 	for (int i = 0; i < RQ_CPU_WORDS; i++)
 		any |= bits[i] != 0;
@@ -39,12 +68,17 @@ static void cpu_manager(const char *buf, size_t len)
 		abort();
 }
 
-static void devices(const char *buf, size_t len)
+static void devices(const char *buf, size_t len, size_t step)
 {
-	struct rq_kubelet_dev d[4];
-	size_t n = 0;
+	struct rq_kubelet_dev d[4], ref[4];
+	struct rq_jmem m;
+	size_t n = 0, rn = 0;
+	uint64_t nodes = 0, want = 0;
+	int r = kubelet_devices_src(src(&m, buf, len, step), UID, d, 4, &n, &nodes);
 
-	if (kubelet_devices(buf, len, UID, d, 4, &n) != 0)
+	if (r != 0 && r != -EBADMSG && r != -EFBIG)
+		abort();
+	if (r != 0)
 		return;
 	if (n > 4)
 		abort();
@@ -52,13 +86,31 @@ static void devices(const char *buf, size_t len)
 		if (d[i].node < -1 || d[i].node > 63 || !memchr(d[i].id, '\0', sizeof(d[i].id)) ||
 		    !memchr(d[i].resource, '\0', sizeof(d[i].resource)))
 			abort();
+	if (ref_devices(buf, len, UID, ref, 4, &rn) != 0 || rn != n)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(d[i].id, ref[i].id) || strcmp(d[i].resource, ref[i].resource) ||
+		    d[i].node != ref[i].node)
+			abort();
+		if (d[i].node >= 0)
+			want |= 1ULL << d[i].node;
+	}
+	/* the nodes cover every listed device (and may cover more past the 4) */
+	if ((nodes & want) != want || (n < 4 && nodes != want))
+		abort();
 }
 
-static void memory(const char *buf, size_t len)
+static void memory(const char *buf, size_t len, size_t step)
 {
-	uint64_t nodes = 0;
+	struct rq_jmem m;
+	uint64_t nodes = 0, ref = 0;
+	int r = kubelet_memory_src(src(&m, buf, len, step), UID, &nodes);
 
-	if (kubelet_memory(buf, len, UID, &nodes) == 0 && nodes == 0)
+	if (r == 0 && nodes == 0)
+		abort();
+	if (!accepted(r))
+		return;
+	if (ref_memory(buf, len, UID, &ref) != r || (r == 0 && ref != nodes))
 		abort();
 }
 
@@ -102,13 +154,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cpuset(buf);
 		break;
 	case 1:
-		cpu_manager(buf, len);
-		break;
 	case 2:
-		devices(buf, len);
-		break;
 	case 3:
-		memory(buf, len);
+		/* byte 1: how many bytes a read hands over (0: as many as asked) */
+		if (len < 1)
+			break;
+		free(buf);
+		buf = malloc(len - 1 ? len - 1 : 1);
+		if (!buf)
+			return 0;
+		memcpy(buf, data + 2, len - 1);
+		if (data[0] % 6 == 1)
+			cpu_manager(buf, len - 1, data[1]);
+		else if (data[0] % 6 == 2)
+			devices(buf, len - 1, data[1]);
+		else
+			memory(buf, len - 1, data[1]);
 		break;
 	case 4:
 		tos(buf);

@@ -10,21 +10,30 @@ RQ_FUZZ_KUBELET_MK := 1
 KUBELET_FUZZ_SECONDS ?= 60
 KUBELET_FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
                       -fno-sanitize-recover=undefined -D_GNU_SOURCE -I. $(PKG_CFLAGS)
-KUBELET_FUZZ_SRC := tests/fuzz/fuzz_kubelet.c pkg/kubelet/kubelet.c pkg/rdma/rdma.c \
+# a scanner buffer and a pod-entries bound that fuzz inputs cross (-max_len is 16384)
+KUBELET_FUZZ_FLAGS += -DRQ_JSCAN_BUF=61 -DRQ_KUBELET_VALUE_MAX=300
+KUBELET_FUZZ_SRC := tests/fuzz/fuzz_kubelet.c tests/fuzz/kubelet_ref.c pkg/kubelet/kubelet.c \
+                    pkg/json/jscan.c pkg/rdma/rdma.c \
                     pkg/sysfs/sysfs.c pkg/cni/error.c
 
 .PHONY: fuzz-kubelet
-$(B)/fuzz/fuzz-kubelet: $(KUBELET_FUZZ_SRC) pkg/kubelet/kubelet.h pkg/rdma/rdma.h pkg/sysfs/sysfs.h
+$(B)/fuzz/fuzz-kubelet: $(KUBELET_FUZZ_SRC) pkg/kubelet/kubelet.h pkg/json/jscan.h \
+                        tests/fuzz/kubelet_ref.h pkg/rdma/rdma.h pkg/sysfs/sysfs.h
 	@mkdir -p $(dir $@)
 	clang $(KUBELET_FUZZ_FLAGS) -o $@ $(KUBELET_FUZZ_SRC) $(PKG_LIBS)
 
-# One seed per parser: the first byte selects it (see fuzz_kubelet.c).
+# One seed per parser: the first byte selects it, for the checkpoints the second sets the read
+# size (see fuzz_kubelet.c).
 $(B)/fuzz/corpus-kubelet/.seeded: tests/fuzz/kubelet.mk
 	@mkdir -p $(dir $@)
 	printf '\000%s' '0-3,8,10-11' > $(dir $@)seed-cpuset
-	printf '\001%s' '{"policyName":"static","defaultCpuSet":"0,9","entries":{"pod-a":{"app":"1-2"}},"checksum":1}' > $(dir $@)seed-cpu
-	printf '\002%s' '{"Data":{"PodDeviceEntries":[{"PodUID":"pod-a","ContainerName":"c","ResourceName":"nvidia.com/gpu","DeviceIDs":{"0":["GPU-1"],"-1":["x"]}},{"PodUID":"pod-a","ResourceName":"r","DeviceIDs":["y"]}],"RegisteredDevices":{}},"Checksum":2}' > $(dir $@)seed-dev
-	printf '\003%s' '{"policyName":"Static","entries":{"pod-a":{"app":[{"numaAffinity":[0,1],"type":"memory","size":1}]}},"checksum":3}' > $(dir $@)seed-mem
+	printf '\001\007%s' '{"policyName":"static","defaultCpuSet":"0,9","entries":{"pod-a":{"app":"1-2"}},"checksum":1}' > $(dir $@)seed-cpu
+	printf '\002\000%s' '{"Data":{"PodDeviceEntries":[{"PodUID":"pod-a","ContainerName":"c","ResourceName":"nvidia.com/gpu","DeviceIDs":{"0":["GPU-1"],"-1":["x"]}},{"PodUID":"pod-a","ResourceName":"r","DeviceIDs":["y"]}],"RegisteredDevices":{}},"Checksum":2}' > $(dir $@)seed-dev
+	printf '\003\015%s' '{"policyName":"Static","entries":{"pod-a":{"app":[{"numaAffinity":[0,1],"type":"memory","size":1}]}},"checksum":3}' > $(dir $@)seed-mem
+	{ printf '\002\000{"Data":{"PodDeviceEntries":['; for p in pod-b pod-a pod-c; do \
+		printf '{"PodUID":"%s","ContainerName":"m","ResourceName":"rdma/rail1","DeviceIDs":{"1":["0000:17:00.2"]},"AllocResp":"' $$p; \
+		head -c 700 /dev/zero | tr '\0' Q; printf '"},'; done; \
+		printf '{"PodUID":"pod-a","DeviceIDs":[]}],"RegisteredDevices":{}},"Checksum":9}'; } > $(dir $@)seed-dev-blobs
 	printf '\004%s' 'Global tclass=106' > $(dir $@)seed-tos
 	printf '\005\054\000\000\000\000\000\002\000\000\000\000\000\000\000\000\000\011\000\002\000rxe0\000\000\000\000\010\000\003\000\001\000\000\000\010\000\062\000\007\000\000\000' > $(dir $@)seed-nl
 	@touch $@

@@ -10,10 +10,11 @@ RQ_FUZZ_NETCONF_MK := 1
 NETCONF_FUZZ_SECONDS ?= 60
 NETCONF_FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
                       -fno-sanitize-recover=undefined -D_GNU_SOURCE -I. $(PKG_CFLAGS)
-NETCONF_FUZZ_SRC := tests/fuzz/fuzz_netconf.c $(sort $(wildcard netconf/*.c)) pkg/cni/error.c
+NETCONF_FUZZ_SRC := tests/fuzz/fuzz_netconf.c $(sort $(wildcard netconf/*.c)) pkg/cni/error.c \
+                    pkg/json/jscan.c
 
 .PHONY: fuzz-netconf fuzz-netconf-smoke
-$(B)/fuzz/fuzz-netconf: $(NETCONF_FUZZ_SRC) $(wildcard netconf/*.h) pkg/cni/error.h
+$(B)/fuzz/fuzz-netconf: $(NETCONF_FUZZ_SRC) $(wildcard netconf/*.h) pkg/cni/error.h pkg/json/jscan.h
 	@mkdir -p $(dir $@)
 	clang $(NETCONF_FUZZ_FLAGS) -o $@ $(NETCONF_FUZZ_SRC) $(PKG_LIBS)
 

@@ -43,7 +43,7 @@ read -r PF1 VF4PCI VF4 <<< "${VFS[4]}"
 PF0PCI=$(basename "$(readlink -f "$ROOT/sys/class/net/$PF0/device")")
 tos_of() { local dev; dev=$(ls "$ROOT/sys/bus/pci/devices/$1/infiniband" | head -1); cat "$ROOT/sys/kernel/config/rdma_cm/$dev/ports/1/default_roce_tos"; }
 rdma_of() { ls "$ROOT/sys/bus/pci/devices/$1/infiniband" | head -1; }
-recs() { ls "$ROOT/var/lib/cni/rdma-qos/" 2>/dev/null | grep -c '\.json$'; }
+recs() { ls "$ROOT/run/rdma-qos/state/" 2>/dev/null | grep -c '\.json$'; }
 ARGS_OK="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p-ok;K8S_POD_UID=pod-aligned"
 ARGS_FAR="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p-far;K8S_POD_UID=pod-far"
 rq() { echo "{\"type\":\"rdma-qos\",\"deviceID\":\"$1\"${2:+,$2}}"; }
@@ -178,7 +178,7 @@ check "then lossy: ADD succeeds (no 102)" [ $? -eq 0 ]
 check "then lossy: no SET on the PF" [ "$(writes)" = "$W" ]
 check "both orders end in the same PF state" [ "$(pfstate)" = "$A" ]
 check "the PF index lists both, the lossy one without requirements" \
-	[ "$(jq -c '[.attachments[] | .profileName + ":" + (.req | keys | join("+"))] | sort' "$ROOT/var/lib/cni/rdma-qos/pf/$PF0PCI.json")" = '["lossy:","roce-lossless:dscp2prio+ecn+pfc+trust"]' ]
+	[ "$(jq -c '[.attachments[] | .profileName + ":" + (.req | keys | join("+"))] | sort' "$ROOT/run/rdma-qos/state/pf/$PF0PCI.json")" = '["lossy:","roce-lossless:dscp2prio+ecn+pfc+trust"]' ]
 # a contradiction: DSCP 26 to priority 5 against the live lossless attachment
 NSE=$(newns e)
 msg=$(chain_add "$ROOT" roce c6 "$NSE" net1 "$VF2" "$(rq "$VF2PCI" '"profile":"af31p5"')" "$ARGS_OK")
@@ -261,13 +261,13 @@ check "32 parallel ADDs all succeed ($okc/32)" [ "$okc" = 32 ]
 check "PF configured: pfc [3]" [ "$(jq -c .pfc "$ROOT2/dcb/$PPF.json")" = "[3]" ]
 W=$(dcb_writes "$ROOT2" "$PPF")
 check "PF configured once: writes $W = one ADD's worth (<= 5 SETs)" [ "$W" -ge 1 -a "$W" -le 5 ]
-check "32 records" [ "$(ls "$ROOT2/var/lib/cni/rdma-qos/" | grep -c '\.json$')" = 32 ]
-check "PF index lists 32 attachments" [ "$(jq '.attachments | length' "$ROOT2/var/lib/cni/rdma-qos/pf/$PPFPCI.json")" = 32 ]
+check "32 records" [ "$(ls "$ROOT2/run/rdma-qos/state/" | grep -c '\.json$')" = 32 ]
+check "PF index lists 32 attachments" [ "$(jq '.attachments | length' "$ROOT2/run/rdma-qos/state/pf/$PPFPCI.json")" = 32 ]
 for i in $(seq 0 31); do
 	conf_for roce 1.0.0 "$(rq "${PVFS[$i]}")" | RDMA_QOS_SIM_ROOT=$ROOT2 run_plugin "$SIM" DEL "par$i" "" net1 "$ARGS_OK" || true
 done
-check "all parallel attachments deleted" [ "$(ls "$ROOT2/var/lib/cni/rdma-qos/" | grep -c '\.json$')" = 0 ]
-check "PF index removed with the last attachment" [ ! -e "$ROOT2/var/lib/cni/rdma-qos/pf/$PPFPCI.json" ]
+check "all parallel attachments deleted" [ "$(ls "$ROOT2/run/rdma-qos/state/" | grep -c '\.json$')" = 0 ]
+check "PF index removed with the last attachment" [ ! -e "$ROOT2/run/rdma-qos/state/pf/$PPFPCI.json" ]
 
 echo "== lock timeout gives error 11"
 mkdir -p "$ROOT/run/rdma-qos/locks"
@@ -321,7 +321,7 @@ out=$(conf_for roce 1.0.0 "$(rq "$BVF" '"numa":"off"')" '{"cniVersion":"1.0.0","
 check "ADD on a bonded PF's VF succeeds" [ $? -eq 0 ]
 check "bond slave 1 has pfc [3]" [ "$(jq -c .pfc "$RB/dcb/bd$$""0.json")" = "[3]" ]
 check "bond slave 2 has pfc [3]" [ "$(jq -c .pfc "$RB/dcb/bd$$""1.json")" = "[3]" ]
-check "record lists both PFs" [ "$(jq '.pfs | length' "$RB/var/lib/cni/rdma-qos/roce_b1_net1.json")" = 2 ]
+check "record lists both PFs" [ "$(jq '.pfs | length' "$RB/run/rdma-qos/state/roce_b1_net1.json")" = 2 ]
 check "MOFED traffic_class written" [ "$(cat "$RB/sys/class/infiniband/$(ls "$RB/sys/bus/pci/devices/$BVF/infiniband")/tc/1/traffic_class")" = 106 ]
 check "ECN absent and not required: warned" grep -q 'has no ECN control' "$T/bond.log"
 msg=$(conf_for roce 1.0.0 "$(rq "$BVF" '"numa":"off","qos":{"ecnRequired":true}')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
@@ -423,6 +423,39 @@ check "no ToS: found before the PF was touched (0 writes)" [ "$(dcb_writes "$ROO
 mv "$ROOT/sys/kernel/config/rdma_cm.off" "$ROOT/sys/kernel/config/rdma_cm"
 check "no records left by these failures" [ "$(recs)" = 0 ]
 
+echo "== node scale: kubelet state past its bound, a catalog with a bad entry elsewhere"
+# a device checkpoint past the 64 MiB bound (sparse): refused evidence, not absent evidence
+KCK=$ROOT/var/lib/kubelet/device-plugins/kubelet_internal_checkpoint
+cp "$KCK" "$T/kck.saved"
+printf '{"Data":{"PodDeviceEntries":["' > "$KCK" && truncate -s 65M "$KCK"
+msg=$(conf_for roce 1.0.0 "$(rq "$VF0PCI" '"numa":"strict"')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD u1 /proc/self/ns/net net1 "$ARGS_OK")
+check "kubelet file past its bound, numa strict: code 103" [ "$(err_code "$msg")" = 103 ]
+check "... the message says the placement cannot be verified and why" \
+	grep -q 'cannot be verified.*kubelet_internal_checkpoint is unreadable: over the memory-safety bound' <<< "$(jq -r .msg <<< "$msg")"
+check "... no record left" [ "$(recs)" = 0 ]
+conf_for roce 1.0.0 "$(rq "$VF0PCI" '"numa":"warn"')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD u1 /proc/self/ns/net net1 "$ARGS_OK" > /dev/null 2> "$T/u1.log"
+check "... numa warn: ADD succeeds and logs it" grep -q 'NUMA placement not verified' "$T/u1.log"
+check "... the record says unverifiable" [ "$(jq -r .numaVerdict "$ROOT/run/rdma-qos/state/roce_u1_net1.json")" = unverifiable ]
+conf_for roce 1.0.0 "$(rq "$VF0PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL u1 "" net1 "$ARGS_OK"
+cp "$T/kck.saved" "$KCK"
+# ADD validates what it uses: another namespace's broken profile does not stop this pod
+mkdir -p "$ROOT/etc/cni/rdma-qos"
+echo '{"profiles":{"broken":{"pfc":[9]}},"namespaces":{"ai":{"default":"roce-lossless","allow":["roce-lossless"]},"lab":{"default":"broken","allow":["broken"]}}}' \
+	> "$ROOT/etc/cni/rdma-qos/profiles.json"
+conf_for roce 1.0.0 "$(rq "$VF0PCI" '"numa":"off"')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD k1 /proc/self/ns/net net1 "$ARGS_OK" > /dev/null 2>&1
+check "catalog with a bad entry of another namespace: this namespace's ADD succeeds" [ $? -eq 0 ]
+msg=$(conf_for roce 1.0.0 "$(rq "$VF1PCI" '"numa":"off"')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD k2 /proc/self/ns/net net1 "IgnoreUnknown=1;K8S_POD_NAMESPACE=lab")
+check "... the namespace using it fails: code 7 naming the JSON path" \
+	grep -q 'profiles.broken.pfc\[0\]' <<< "$(jq -r 'select(.code == 7) | .msg' <<< "$msg")"
+msg=$(printf '{"cniVersion":"1.1.0","name":"roce","type":"rdma-qos"}' | CNI_COMMAND=STATUS RDMA_QOS_SIM_ROOT=$ROOT "$SIM")
+check "... and STATUS (the whole catalog): code 50" [ "$(err_code "$msg")" = 50 ]
+conf_for roce 1.0.0 "$(rq "$VF0PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL k1 "" net1 "$ARGS_OK"
+rm -f "$ROOT/etc/cni/rdma-qos/profiles.json"
+
 echo "== STATUS, GC, VERSION"
 printf '{"cniVersion":"1.1.0","name":"roce","type":"rdma-qos"}' | CNI_COMMAND=STATUS RDMA_QOS_SIM_ROOT=$ROOT "$SIM"
 check "STATUS ready" [ $? -eq 0 ]
@@ -440,7 +473,7 @@ printf '{"cniVersion":"1.1.0","name":"roce","type":"rdma-qos","cni.dev/valid-att
 	CNI_COMMAND=GC CNI_PATH=/x RDMA_QOS_SIM_ROOT=$ROOT "$SIM"
 check "GC succeeds" [ $? -eq 0 ]
 check "GC kept one record" [ "$(recs)" = 1 ]
-check "... the valid attachment's" [ -f "$ROOT/var/lib/cni/rdma-qos/roce_g1_net1.json" ]
+check "... the valid attachment's" [ -f "$ROOT/run/rdma-qos/state/roce_g1_net1.json" ]
 conf_for roce 1.1.0 "$(rq "$VF0PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL g1 "" net1 "$ARGS_OK"
 check "records empty after GC + DEL" [ "$(recs)" = 0 ]
 v=$(echo '{"cniVersion":"1.0.0"}' | CNI_COMMAND=VERSION "$SIM")
@@ -493,14 +526,14 @@ check "... and no record" [ "$(recs)" = 0 ]
 
 echo "== a failed ADD whose own PF index entry is already written rolls the PF back"
 echo '{"writes": 0}' > "$ROOT/dcb/$PF0.json"
-mkdir "$ROOT/var/lib/cni/rdma-qos/roce_r1_net1.json"   # the record cannot be written
+mkdir "$ROOT/run/rdma-qos/state/roce_r1_net1.json"   # the record cannot be written
 NSR=$(newns r)
 msg=$(chain_add "$ROOT" roce r1 "$NSR" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK")
 check "record write fails: code 5" [ "$(jq .code <<< "$msg")" = 5 ]
 check "... PF rolled back (pfc empty)" [ "$(jq -c '.pfc // []' "$ROOT/dcb/$PF0.json")" = "[]" ]
-check "... no PF index left" [ ! -e "$ROOT/var/lib/cni/rdma-qos/pf/$PF0PCI.json" ]
+check "... no PF index left" [ ! -e "$ROOT/run/rdma-qos/state/pf/$PF0PCI.json" ]
 check "... VF ToS back to 0" [ "$(tos_of "$VF2PCI")" = 0 ]
-rmdir "$ROOT/var/lib/cni/rdma-qos/roce_r1_net1.json"
+rmdir "$ROOT/run/rdma-qos/state/roce_r1_net1.json"
 out=$(chain_add "$ROOT" roce r1 "$NSR" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK")
 check "... and the same ADD succeeds once the record can be written" [ $? -eq 0 ]
 chain_del "$ROOT" roce r1 "$NSR" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK"
@@ -514,8 +547,8 @@ JSON
 NSQ=$(newns q)
 out=$(chain_add "$ROOT" roce q1 "$NSQ" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK")
 check "attachment with profile x" [ $? -eq 0 ]
-REC="$ROOT/var/lib/cni/rdma-qos/roce_q1_net1.json"
-IDX="$ROOT/var/lib/cni/rdma-qos/pf/$PF0PCI.json"
+REC="$ROOT/run/rdma-qos/state/roce_q1_net1.json"
+IDX="$ROOT/run/rdma-qos/state/pf/$PF0PCI.json"
 mv "$REC" "$T/q1.rec"; mkdir "$REC"; : > "$REC/busy"   # the record cannot be replaced
 msg=$(conf_for roce 1.0.0 "$(rq "$VF2PCI" '"profile":"y"')" "$out" | \
 	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD q1 "$NSQ" net1 "$ARGS_OK" 2>/dev/null)

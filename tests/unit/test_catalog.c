@@ -2,6 +2,7 @@
 /* netconf/catalog.c: node catalog validation and profile/pf resolution per namespace. */
 #include <check.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,8 @@ static const struct cat_bad cat_bad[] = {
 	  "node.carrierWaitSeconds: expected an integer 0-60" },
 };
 
+static bool partial_fails_alike(const char *json, int code, const char *msg);
+
 START_TEST(test_catalog_rejects)
 {
 	const struct cat_bad *t = &cat_bad[_i];
@@ -107,8 +110,35 @@ START_TEST(test_catalog_rejects)
 		ck_assert_msg(!strncmp(e.msg, t->msg, n - 1), "\"%s\" !~ \"%s\"", e.msg, t->msg);
 	else
 		ck_assert_str_eq(e.msg, t->msg);
+	/* ADD's partial load reports it too, word for word, where the entry is used */
+	ck_assert_msg(partial_fails_alike(t->json, t->code, t->msg), "partial load: %s", t->json);
 }
 END_TEST
+
+/* Whether catalog_parse_for fails with @code and @msg for a namespace and name that use it all. */
+static bool partial_fails_alike(const char *json, int code, const char *msg)
+{
+	static const char *const ns[] = {"ai", "ai-training", "x"};
+	size_t n = strlen(msg);
+
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		struct rq_catalog *c = NULL;
+		struct rq_error e;
+
+		rq_err_clear(&e);
+		if (catalog_parse_for(json, strlen(json), ns[i], "gold", &c, &e) == 0) {
+			catalog_free(c);
+			continue;
+		}
+		ck_assert_ptr_null(c);
+		if (e.code == code &&
+		    (msg[n - 1] == '*' ? !strncmp(e.msg, msg, n - 1) : !strcmp(e.msg, msg)))
+			return true;
+		ck_abort_msg("partial load for %s: %d \"%s\", full: %d \"%s\"", ns[i], e.code,
+			     e.msg, code, msg);
+	}
+	return false;
+}
 
 START_TEST(test_catalog_too_many_profiles)
 {
@@ -124,6 +154,7 @@ START_TEST(test_catalog_too_many_profiles)
 	snprintf(b + o, n - o, "}}");
 	ck_assert_int_eq(cat_parse(b, &c, &e), RQ_ERR_CONFIG);
 	ck_assert_str_eq(e.msg, "profiles: 257 profiles, at most 256");
+	ck_assert(partial_fails_alike(b, RQ_ERR_CONFIG, "profiles: 257 profiles, at most 256"));
 	free(b);
 }
 END_TEST
@@ -337,8 +368,97 @@ START_TEST(test_catalog_resolve)
 		ck_assert_uint_eq(p.pfc, t->pfc);
 		ck_assert_int_eq(pf, t->pf);
 	}
-	netconf_free(nc);
 	catalog_free(cat);
+	/* the same through ADD's partial load */
+	if (t->cat) {
+		struct rq_profile q;
+		enum rq_pf_mode qpf = (enum rq_pf_mode)77;
+
+		rq_err_clear(&e);
+		cat = NULL;
+		ck_assert_int_eq(catalog_parse_for(t->cat, strlen(t->cat), t->ns,
+						   nc->args_profile ? nc->args_profile : nc->profile,
+						   &cat, &e),
+				 0);
+		rq_err_clear(&e);
+		if (t->code) {
+			ck_assert_int_lt(netconf_resolve_profile(nc, cat, t->ns, &q, &qpf, &e), 0);
+			ck_assert_int_eq(e.code, t->code);
+			ck_assert_str_eq(e.msg, t->msg);
+		} else {
+			ck_assert_int_eq(netconf_resolve_profile(nc, cat, t->ns, &q, &qpf, &e), 0);
+			ck_assert_str_eq(q.name, t->name);
+			ck_assert_uint_eq(q.pfc, t->pfc);
+			ck_assert_int_eq(qpf, t->pf);
+			ck_assert_int_eq(q.traffic_class, p.traffic_class);
+		}
+		catalog_free(cat);
+	}
+	netconf_free(nc);
+}
+END_TEST
+
+/*
+ * The partial-load rule: an error in an entry this attachment does not use
+ * does not fail it (catalog_parse still reports it); the ones that use it fail.
+ */
+START_TEST(test_catalog_partial_rule)
+{
+	static const char cat[] =
+	    "{\"profiles\":{\"gold\":{\"pfc\":[4]},\"broken\":{\"pfc\":[9]}},"
+	    "\"namespaces\":{\"ai\":{\"default\":\"gold\",\"allow\":[\"gold\"]},"
+	    "\"lab\":{\"default\":\"broken\",\"allow\":[\"broken\",\"gone\"]},"
+	    "\"ops\":{\"allow\":[\"gold\",\"broken\"],\"inline\":\"no\"}}}";
+	static const char bad[] = "{\"profiles\":{\"x\":{\"pfc\":[1,]}}}";
+	struct rq_catalog *c = NULL;
+	struct rq_error e;
+
+	rq_err_clear(&e);
+	ck_assert_int_lt(catalog_parse(cat, strlen(cat), &c, &e), 0);
+	ck_assert_str_eq(e.msg, "profiles.broken.pfc[0]: 9 out of range 0-7");
+	/* ai uses gold only */
+	rq_err_clear(&e);
+	ck_assert_int_eq(catalog_parse_for(cat, strlen(cat), "ai", NULL, &c, &e), 0);
+	ck_assert_uint_eq(c->n_profiles, 1);
+	ck_assert_uint_eq(c->n_names, 2);
+	catalog_free(c);
+	/* ai naming broken: loaded, so reported (resolution would refuse it anyway) */
+	rq_err_clear(&e);
+	ck_assert_int_lt(catalog_parse_for(cat, strlen(cat), "ai", "broken", &c, &e), 0);
+	ck_assert_str_eq(e.msg, "profiles.broken.pfc[0]: 9 out of range 0-7");
+	/* lab's entry names a profile that does not exist */
+	rq_err_clear(&e);
+	ck_assert_int_lt(catalog_parse_for(cat, strlen(cat), "lab", NULL, &c, &e), 0);
+	ck_assert_str_eq(e.msg, "namespaces.lab.allow[1]: unknown profile \"gone\"");
+	/* ops' entry is malformed */
+	rq_err_clear(&e);
+	ck_assert_int_lt(catalog_parse_for(cat, strlen(cat), "ops", "gold", &c, &e), 0);
+	ck_assert_str_eq(e.msg, "namespaces.ops.inline: expected a boolean");
+	/* the node baseline is loaded with what the namespace uses (and only then checked) */
+	{
+		static const char based[] =
+		    "{\"profiles\":{\"gold\":{\"pfc\":[4]},\"base\":{\"pfc\":[3]},"
+		    "\"broken\":{\"pfc\":[9]}},\"namespaces\":{\"ai\":{\"default\":\"gold\","
+		    "\"allow\":[\"gold\"]}},\"node\":{\"baseline\":\"base\",\"carrierWaitSeconds\":2}}";
+		struct rq_profile bp;
+
+		rq_err_clear(&e);
+		ck_assert_int_eq(catalog_parse_for(based, strlen(based), "ai", NULL, &c, &e), 0);
+		ck_assert_int_eq(catalog_baseline(c, &bp), 0);
+		ck_assert_str_eq(bp.name, "base");
+		ck_assert_uint_eq(bp.pfc, 0x08);
+		ck_assert_int_eq(c->carrier_wait_s, 2);
+		catalog_free(c);
+	}
+	/* no entry and no "*": nothing loaded, nothing wrong */
+	rq_err_clear(&e);
+	ck_assert_int_eq(catalog_parse_for(cat, strlen(cat), "other", NULL, &c, &e), 0);
+	ck_assert_uint_eq(c->n_ns, 0);
+	catalog_free(c);
+	/* syntax anywhere is everyone's error */
+	rq_err_clear(&e);
+	ck_assert_int_lt(catalog_parse_for(bad, strlen(bad), "ai", NULL, &c, &e), 0);
+	ck_assert_int_eq(e.code, RQ_ERR_DECODE);
 }
 END_TEST
 
@@ -377,6 +497,7 @@ Suite *suite_catalog(void)
 	tcase_add_test(tc, test_catalog_fields);
 	tcase_add_loop_test(tc, test_catalog_resolve, 0, (int)(sizeof(res) / sizeof(res[0])));
 	tcase_add_test(tc, test_catalog_resolve_name_and_qos);
+	tcase_add_test(tc, test_catalog_partial_rule);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -112,15 +112,168 @@ START_TEST(cpu_manager_bad)
 	ck_assert_int_eq(cpu_mgr("{\"entries\":{\"p\":{\"c\":3}}}", "p", b), -ENOENT);
 	ck_assert_int_eq(cpu_mgr("{\"entries\":{\"p\":{\"c\":1e999}}}", "p", b), -ENOENT);
 	ck_assert_int_eq(cpu_mgr("{\"Entries\":{\"p\":{\"c\":\"1\"}}}", "p", b), -ENOENT);
-	/* over the size bound, even if valid */
-	big = malloc(RQ_KUBELET_FILE_MAX + 2);
+	/* bytes after the top-level value are not read (cJSON ignores them too) */
+	big = malloc(1 << 20);
 	ck_assert_ptr_nonnull(big);
-	memset(big, ' ', RQ_KUBELET_FILE_MAX + 1);
+	memset(big, ' ', 1 << 20);
 	memcpy(big, "{\"entries\":{\"p\":{\"c\":\"1\"}}}", 27);
-	big[RQ_KUBELET_FILE_MAX + 1] = '\0';
-	ck_assert_int_eq(kubelet_cpu_manager(big, RQ_KUBELET_FILE_MAX + 1, "p", b), -EBADMSG);
-	ck_assert_int_eq(kubelet_cpu_manager(big, RQ_KUBELET_FILE_MAX, "p", b), 0);
+	ck_assert_int_eq(kubelet_cpu_manager(big, 1 << 20, "p", b), 0);
 	free(big);
+	/* a pod UID longer than any key the scanner compares */
+	big = calloc(1, RQ_KUBELET_KEY_MAX + 1);
+	ck_assert_ptr_nonnull(big);
+	memset(big, 'u', RQ_KUBELET_KEY_MAX);
+	ck_assert_int_eq(cpu_mgr("{}", big, b), -EINVAL);
+	free(big);
+}
+END_TEST
+
+/* An endless document: "{"entries":{"p":{"c":"1"}},"pad":[0" and then spaces. */
+struct endless {
+	uint64_t off;
+};
+
+static ssize_t endless_read(void *ctx, char *buf, size_t n)
+{
+	static const char head[] = "{\"entries\":{\"p\":{\"c\":\"1\"}},\"pad\":[0";
+	struct endless *e = ctx;
+
+	memset(buf, ' ', n);
+	for (size_t i = 0; i < n && e->off + i < sizeof(head) - 1; i++)
+		buf[i] = head[e->off + i];
+	e->off += n;
+	return (ssize_t)n;
+}
+
+/* Past the file bound is -EFBIG (never a silent drop), at no memory cost. */
+START_TEST(bound_is_an_error)
+{
+	struct endless e = {0};
+	struct rq_jsrc src = {endless_read, &e};
+	uint64_t b[RQ_CPU_WORDS], nodes;
+	struct rq_kubelet_dev d[1];
+	size_t n = 0;
+	char *v;
+
+	ck_assert_int_eq(kubelet_cpu_manager_src(src, "p", b), -EFBIG);
+	ck_assert_uint_eq(e.off, RQ_KUBELET_FILE_MAX + 1);
+	e.off = 0;
+	ck_assert_int_eq(kubelet_memory_src(src, "p", &nodes), -EFBIG);
+	e.off = 0;
+	ck_assert_int_eq(kubelet_devices_src(src, "p", d, 1, &n, NULL), -EFBIG);
+	/* a pod's entries past the value bound */
+	v = malloc(RQ_KUBELET_VALUE_MAX + 64);
+	ck_assert_ptr_nonnull(v);
+	strcpy(v, "{\"entries\":{\"p\":{\"c\":\"");
+	memset(v + strlen(v), '1', RQ_KUBELET_VALUE_MAX);
+	strcpy(v + RQ_KUBELET_VALUE_MAX + 22, "\"}}}");
+	ck_assert_int_eq(cpu_mgr(v, "p", b), -EFBIG);
+	ck_assert_int_eq(cpu_mgr(v, "q", b), -ENOENT); /* another pod's: skipped, not held */
+	free(v);
+}
+END_TEST
+
+/*
+ * A 250-pod device checkpoint as kubelet writes it (8 GPUs and 8 rail VFs a
+ * pod, base64 AllocResp blobs): the pod's entries are found wherever they
+ * are, through the real buffer and through reads of any size.
+ */
+static char *big_checkpoint(size_t pods, const char *uid_at, size_t at, size_t *ret_len)
+{
+	size_t size = pods * 40000 + 4096, len = 0;
+	char *j = malloc(size), blob[1401];
+
+	ck_assert_ptr_nonnull(j);
+	for (size_t i = 0; i < sizeof(blob) - 1; i++)
+		blob[i] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[i % 64];
+	blob[sizeof(blob) - 1] = '\0';
+	len += (size_t)snprintf(j + len, size - len, "{\"Data\":{\"PodDeviceEntries\":[");
+	for (size_t p = 0; p < pods; p++) {
+		char uid[64];
+
+		if (p == at)
+			snprintf(uid, sizeof(uid), "%s", uid_at);
+		else
+			snprintf(uid, sizeof(uid), "%08zx-0000-4000-8000-000000000000", p);
+		for (int r = 0; r < 9; r++)
+			len += (size_t)snprintf(
+			    j + len, size - len,
+			    "%s{\"PodUID\":\"%s\",\"ContainerName\":\"main\",\"ResourceName\":"
+			    "\"%s%d\",\"DeviceIDs\":{\"%d\":[\"dev-%zu-%d\"]},\"AllocResp\":\"%s\"}",
+			    p || r ? "," : "", uid, r ? "rdma/rail" : "nvidia.com/gpu", r, r % 2, p,
+			    r, blob);
+	}
+	len += (size_t)snprintf(j + len, size - len,
+				"],\"RegisteredDevices\":{\"nvidia.com/gpu\":[\"GPU-0\"]}},"
+				"\"Checksum\":1234567890}");
+	ck_assert_uint_lt(len, size - 1);
+	*ret_len = len;
+	return j;
+}
+
+START_TEST(stream_big_checkpoint)
+{
+	static const size_t steps[] = {0, 1, 7, 4093, 65536, 100000};
+	struct rq_kubelet_dev d[RQ_KUBELET_MAX_DEVS];
+	size_t len, n;
+	uint64_t nodes;
+	char *j = big_checkpoint(250, "pod-x", 249, &len);
+
+	ck_assert_uint_gt(len, 3 * RQ_JSCAN_BUF);
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		struct rq_jmem m = {.p = j, .len = len, .step = steps[i]};
+
+		n = 0;
+		nodes = 0;
+		ck_assert_int_eq(kubelet_devices_src((struct rq_jsrc){jmem_read, &m},
+						     "pod-x", d, RQ_KUBELET_MAX_DEVS, &n, &nodes),
+				 0);
+		ck_assert_uint_eq(n, 9);
+		ck_assert_str_eq(d[0].resource, "nvidia.com/gpu0");
+		ck_assert_str_eq(d[8].id, "dev-249-8");
+		ck_assert_uint_eq(nodes, 3);
+	}
+	/* at most @max stored; the nodes still cover all */
+	ck_assert_int_eq(kubelet_devices_src((struct rq_jsrc){jmem_read,
+							       &(struct rq_jmem){j, len, 0, 0}},
+					     "pod-x", d, 1, &n, &nodes),
+			 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(nodes, 3);
+	/* one damaged byte anywhere is malformed, even far from the pod (a comma dropped) */
+	*strstr(j + len / 2, ",{\"PodUID\"") = ' ';
+	ck_assert_int_eq(kubelet_devices(j, len, "pod-x", d, 4, &n), -EBADMSG);
+	free(j);
+}
+END_TEST
+
+/* Escapes in keys decode as cJSON decodes them; a key cut at a NUL compares as cJSON's does. */
+START_TEST(keys_and_escapes)
+{
+	uint64_t b[RQ_CPU_WORDS];
+
+	ck_assert_int_eq(cpu_mgr("{\"\\u0065ntries\":{\"p\\u00e9\\ud83d\\ude00\":{\"c\":\"2\"}}}",
+				 "p\xc3\xa9\xf0\x9f\x98\x80", b),
+			 0);
+	ck_assert_uint_eq(b[0], 4);
+	ck_assert_int_eq(cpu_mgr("{\"entries\":{\"p\\u0000x\":{\"c\":\"2\"}}}", "p", b), 0);
+	ck_assert_int_eq(cpu_mgr("{\"entries\":{\"p\":{\"c\":\"\\ud83d\"}}}", "p", b), -EBADMSG);
+	ck_assert_int_eq(cpu_mgr("{\"entries\":{\"p\":{\"c\":\"\\q\"}}}", "p", b), -EBADMSG);
+	/* the first of a duplicated key counts, as with cJSON's lookup */
+	ck_assert_int_eq(cpu_mgr("{\"entries\":{\"p\":{\"c\":\"3\"},\"p\":{\"c\":\"1\"}}}", "p", b),
+			 0);
+	ck_assert_uint_eq(b[0], 8);
+	ck_assert_int_eq(cpu_mgr("{\"entries\":5,\"entries\":{\"p\":{\"c\":\"1\"}}}", "p", b),
+			 -ENOENT);
+	/* malformed parts the walk skips are still malformed */
+	ck_assert_int_eq(cpu_mgr("{\"x\":[1,],\"entries\":{\"p\":{\"c\":\"1\"}}}", "p", b),
+			 -EBADMSG);
+	ck_assert_int_eq(cpu_mgr("{\"x\":01,\"entries\":{}}", "p", b), -EBADMSG);
+	ck_assert_int_eq(cpu_mgr("{\"x\":tru,\"entries\":{}}", "p", b), -EBADMSG);
+	ck_assert_int_eq(cpu_mgr("{\"x\":{\"a\" 1},\"entries\":{}}", "p", b), -EBADMSG);
+	ck_assert_int_eq(cpu_mgr("{\"x\":-1.5e+3,\"entries\":{\"p\":{\"c\":\"1\"}}}", "p", b), 0);
+	ck_assert_int_eq(cpu_mgr("\xef\xbb\xbf{\"entries\":{\"p\":{\"c\":\"1\"}}}", "p", b),
+			 -EBADMSG);
 }
 END_TEST
 
@@ -299,6 +452,9 @@ Suite *suite_kubelet(void)
 	tcase_add_test(tc, devices_topology);
 	tcase_add_test(tc, devices_flat_and_odd);
 	tcase_add_test(tc, memory);
+	tcase_add_test(tc, bound_is_an_error);
+	tcase_add_test(tc, stream_big_checkpoint);
+	tcase_add_test(tc, keys_and_escapes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -232,17 +232,41 @@ START_TEST(huge_and_looping_files)
 	struct rq_numa_result r;
 
 	pod("--uid pod-a --cpus 0-1");
-	/* 5 MiB of valid JSON is still refused by size */
+	/* 5 MiB of valid JSON (a 250-pod node's size) is read: the parser streams it */
 	ck_assert_int_eq(
 	    sim_sh(&node, "{ printf '{\"entries\":{\"pod-a\":{\"app\":\"0-1\"}},\"pad\":\"'; "
 			  "head -c 5242880 /dev/zero | tr '\\0' a; printf '\"}'; } > " CPUMGR),
 	    0);
 	r = eval("pod-a", "0000:81:00.1");
-	ck_assert_int_eq(r.verdict, RQ_NUMA_UNKNOWN);
+	ck_assert_int_eq(r.verdict, RQ_NUMA_ALIGNED);
+	/* past the bound (a sparse 65 MiB file): refused, and the verdict says so */
+	ck_assert_int_eq(
+	    sim_sh(&node, "printf '{\"entries\":{\"pod-a\":{\"app\":\"0-1\"}},\"pad\":\"' > " CPUMGR
+			  " && truncate -s 65M " CPUMGR),
+	    0);
+	r = eval("pod-a", "0000:81:00.1");
+	ck_assert_int_eq(r.verdict, RQ_NUMA_UNVERIFIABLE);
+	ck_assert(r.over_bound);
 	ck_assert_str_eq(r.evidence,
 			 "VF 0000:81:00.1 is on NUMA node 0; cpu_manager_state is "
-			 "unreadable: too large (over 4 MiB); kubelet has no CPU, device "
+			 "unreadable: over the memory-safety bound (64 MiB a file, 1 MiB a pod's "
+			 "entries): placement not verified; kubelet has no CPU, device "
 			 "or memory placement for pod pod-a");
+	/* aligned CPUs do not make up for a device checkpoint past the bound */
+	ck_assert_int_eq(sim_sh(&node, "rm " CPUMGR), 0);
+	pod("--uid pod-a --cpus 0-1");
+	ck_assert_int_eq(sim_sh(&node, "printf '{\"Data\":{\"PodDeviceEntries\":[\"' > $R"
+				       "/var/lib/kubelet/device-plugins/kubelet_internal_checkpoint"
+				       " && truncate -s 65M $R/var/lib/kubelet/device-plugins/"
+				       "kubelet_internal_checkpoint"),
+			 0);
+	r = eval("pod-a", "0000:81:00.1");
+	ck_assert_int_eq(r.verdict, RQ_NUMA_UNVERIFIABLE);
+	ck_assert_ptr_nonnull(strstr(r.evidence, "pod CPUs 0-1 are on node 0; "
+						 "kubelet_internal_checkpoint is unreadable: over"));
+	ck_assert_int_eq(sim_sh(&node, "rm $R/var/lib/kubelet/device-plugins/"
+				       "kubelet_internal_checkpoint"),
+			 0);
 	/* a symlink loop is an error, not a hang */
 	ck_assert_int_eq(sim_sh(&node, "rm " CPUMGR "; ln -s cpu_manager_state " CPUMGR), 0);
 	r = eval("pod-a", "0000:81:00.1");

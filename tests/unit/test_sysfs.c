@@ -335,6 +335,11 @@ START_TEST(write_atomic)
 	s = slurp("/var/lib/cni/rq/rec.json");
 	ck_assert_str_eq(s, "b");
 	free(s);
+	/* the tmpfs state's variant (no fsync) replaces the same way */
+	ck_assert_int_eq(sysfs_write_replace(&root, "/var/lib/cni/rq/empty", "x", 1), 0);
+	s = slurp("/var/lib/cni/rq/empty");
+	ck_assert_str_eq(s, "x");
+	free(s);
 	ck_assert_int_eq(sysfs_write_atomic(&root, "/var/lib/cni/rq/empty", "", 0), 0);
 	/* no temporary file left behind */
 	ck_assert_int_eq(sysfs_list(&root, "/var/lib/cni/rq", &names, &n), 0);
@@ -348,6 +353,7 @@ START_TEST(write_atomic)
 	/* a parent that is a file */
 	put("/file", "");
 	ck_assert_int_eq(sysfs_write_atomic(&root, "/file/x", "1", 1), -ENOTDIR);
+	ck_assert_int_eq(sysfs_write_replace(&root, "/file/x", "1", 1), -ENOTDIR);
 }
 END_TEST
 

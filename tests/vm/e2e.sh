@@ -85,7 +85,7 @@ ip netns exec pod2 rdma link add rxe1 type rxe netdev net1
 # no deviceID: the VF is found from net1 inside the pod (IFLA_PARENT_DEV_NAME / ethtool bus-info)
 conf '{"type":"rdma-qos","numa":"off"}' "$prev2" | run $RQ ADD c2 /run/netns/pod2 net1 "$ARGS" > /dev/null 2>&1
 check "second ADD (no deviceID) succeeds" [ $? -eq 0 ]
-check "VF identified from the pod's net1 as $VF1PCI" [ "$(jq -r .vf /var/lib/cni/rdma-qos/roce_c2_net1.json)" = "$VF1PCI" ]
+check "VF identified from the pod's net1 as $VF1PCI" [ "$(jq -r .vf /run/rdma-qos/state/roce_c2_net1.json)" = "$VF1PCI" ]
 check "second ADD sent no SET (sets stays $S1)" [ "$(sets)" = "$S1" ]
 check "default_roce_tos 106 for rxe1 (configfs group made by the plugin)" \
 	[ "$(cat /sys/kernel/config/rdma_cm/rxe1/ports/1/default_roce_tos 2>/dev/null)" = 106 ]

@@ -96,13 +96,32 @@ static int enum_parse(const cJSON *o, const char *key, const char *const *names,
 	return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected one of %s", key, list);
 }
 
-static int device_id(const cJSON *o, const char *path, char *ret, struct rq_error *e)
+/* An auxiliary device's name as Multus passes an SF pool's deviceID: "mlx5_core.sf.4". */
+static bool sf_name(const char *s)
 {
+	const char *dot = strstr(s, ".sf.");
+	size_t n = strlen(s);
+
+	return dot && dot > s && n < 64 && dot[4] &&
+	       strspn(dot + 4, "0123456789") == strlen(dot + 4) &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_") == (size_t)(dot - s);
+}
+
+static int device_id(const cJSON *o, const char *path, struct rq_netconf *nc, struct rq_error *e)
+{
+	char *ret = nc->device_id;
 	const char *s;
 	int r = json_get_str(o, "deviceID", path, &s, e);
 
 	if (r < 0 || !s)
 		return r;
+	/* not a parse error: DEL must pass, ADD and CHECK say what it is (attach.c) */
+	if (sf_name(s)) {
+		(void)snprintf(nc->device_sf, sizeof(nc->device_sf), "%s", s);
+		ret[0] = '\0';
+		return 0;
+	}
+	nc->device_sf[0] = '\0';
 	if (!netconf_pci_addr_valid(s))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
 			      "%s: \"%.32s\" is not a PCI address dddd:bb:dd.f (lowercase hex)",
@@ -201,7 +220,7 @@ static int parse_fields(struct rq_netconf *nc, struct rq_error *e)
 	    (r = enum_parse(o, "pf", pf_names, 3, &pf, &nc->pf_set, e)) < 0 ||
 	    (r = enum_parse(o, "numa", numa_names, 3, &numa, NULL, e)) < 0 ||
 	    (r = enum_parse(o, "logLevel", lvl_names, 4, &lvl, NULL, e)) < 0 ||
-	    (r = log_file(nc, e)) < 0 || (r = device_id(o, "deviceID", nc->device_id, e)) < 0)
+	    (r = log_file(nc, e)) < 0 || (r = device_id(o, "deviceID", nc, e)) < 0)
 		return r;
 	nc->pf = (enum rq_pf_mode)pf;
 	nc->numa = (enum rq_numa_mode)numa;
@@ -209,7 +228,7 @@ static int parse_fields(struct rq_netconf *nc, struct rq_error *e)
 	rc = cJSON_GetObjectItemCaseSensitive(o, "runtimeConfig");
 	if (rc && !cJSON_IsObject(rc))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "runtimeConfig: expected an object");
-	if (rc && (r = device_id(rc, "runtimeConfig.deviceID", nc->device_id, e)) < 0)
+	if (rc && (r = device_id(rc, "runtimeConfig.deviceID", nc, e)) < 0)
 		return r;
 	v = cJSON_GetObjectItemCaseSensitive(o, "qos");
 	if (v && !cJSON_IsObject(v))

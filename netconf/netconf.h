@@ -37,6 +37,8 @@ struct rq_netconf {
 	const char *log_file;		 /* NULL or a bare file name inside RQ_LOG_DIR */
 	const cJSON *prev_result;	 /* NULL if absent */
 	const cJSON *valid_attachments;	 /* GC: cni.dev/valid-attachments array or NULL */
+	/* a sub-function (auxiliary device) deviceID: DEL passes, ADD and CHECK refuse it */
+	char device_sf[64];
 };
 
 /*

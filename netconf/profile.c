@@ -220,8 +220,9 @@ static int parse_dscp2prio(const cJSON *o, const char *path, struct rq_profile *
 int profile_from_json(const cJSON *obj, const char *path, const char *name, struct rq_profile *ret,
 		      struct rq_error *e)
 {
-	static const char *const keys[] = {"trust",	  "dscp2prio", "pfc",	       "ecn",
-					   "ecnRequired", "ets",       "trafficClass", NULL};
+	static const char *const keys[] = {"trust",	   "dscp2prio",	  "pfc",
+					   "ecn",	   "ecnRequired", "ets",
+					   "trafficClass", "tosScope",	  NULL};
 	struct rq_profile p;
 	const cJSON *v;
 	char sub[300];
@@ -270,6 +271,15 @@ int profile_from_json(const cJSON *obj, const char *path, const char *name, stru
 		p.traffic_class = (int)tc;
 	}
 #undef SUB
+	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "tosScope"))) {
+		if (cJSON_IsString(v) && !strcmp(v->valuestring, "all-qps"))
+			p.tos_scope = RQ_TOS_SCOPE_ALL_QPS;
+		else if (cJSON_IsString(v) && !strcmp(v->valuestring, "rdma-cm"))
+			p.tos_scope = RQ_TOS_SCOPE_RDMA_CM;
+		else
+			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				      "%s.tosScope: expected \"rdma-cm\" or \"all-qps\"", path);
+	}
 	/* DSCP entries mean DSCP trust: mlx5 trusts DSCP while one DSCP APP entry exists */
 	if (cJSON_GetObjectItemCaseSensitive(obj, "dscp2prio")) {
 		if (p.has_trust && p.trust == RQ_TRUST_PCP)
@@ -366,6 +376,9 @@ static cJSON *to_json(const struct rq_profile *p, bool with_vf)
 		ok = ok && add(o, "ets", ets_json(&p->ets));
 	if (with_vf && p->traffic_class >= 0)
 		ok = ok && add(o, "trafficClass", cJSON_CreateNumber(p->traffic_class));
+	/* only when asked for: records of profiles without it stay as they were */
+	if (with_vf && p->tos_scope == RQ_TOS_SCOPE_ALL_QPS)
+		ok = ok && add(o, "tosScope", cJSON_CreateString("all-qps"));
 	if (!ok) {
 		cJSON_Delete(o);
 		return NULL;

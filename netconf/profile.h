@@ -36,10 +36,16 @@ struct rq_ets {
 };
 
 /*
- * A profile: a per-VF choice (trafficClass) and PF requirements (the rest).
- * Every PF key is a requirement the port must meet, absent = none: a PF is
- * shared by the VFs of many pods, so its target is the union of the
- * requirements of the node baseline and of every live attachment.
+ * What the VF's class must reach: RDMA-CM connections at least (configfs
+ * default_roce_tos is enough), or every QP (needs MOFED/DOCA's global tclass).
+ */
+enum rq_tos_scope { RQ_TOS_SCOPE_RDMA_CM = 0, RQ_TOS_SCOPE_ALL_QPS = 1 };
+
+/*
+ * A profile: a per-VF choice (trafficClass, tosScope) and PF requirements
+ * (the rest). Every PF key is a requirement the port must meet, absent =
+ * none: a PF is shared by the VFs of many pods, so its target is the union
+ * of the requirements of the node baseline and of every live attachment.
  */
 struct rq_profile {
 	char name[RQ_PROFILE_NAME_MAX]; /* catalog name, "roce-lossless", or "inline" */
@@ -52,6 +58,7 @@ struct rq_profile {
 	bool ecn_required;	     /* missing ECN control fails ADD */
 	struct rq_ets ets;	     /* present: must hold exactly */
 	int traffic_class;	     /* 0..255; -1: leave the VF's class alone */
+	enum rq_tos_scope tos_scope; /* "tosScope"; absent: rdma-cm */
 };
 
 /* The built-in roce-lossless profile of DESIGN.md. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Steps shared by ADD, CHECK, DEL and GC: profile, devices, locks, release. */
 #include "plugin/plugin.h"
+#include "plugin/tos.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -19,11 +20,6 @@ const char *pf_mode_name(enum rq_pf_mode m)
 const char *numa_mode_name(enum rq_numa_mode m)
 {
 	return m == RQ_NUMA_STRICT ? "strict" : m == RQ_NUMA_WARN ? "warn" : "off";
-}
-
-const char *tos_kind_name(enum rq_tos_kind k)
-{
-	return k == RQ_TOS_MOFED ? "mofed" : k == RQ_TOS_CONFIGFS ? "configfs" : "none";
 }
 
 const char *json_str(const cJSON *o, const char *key)
@@ -94,24 +90,27 @@ static int vf_from_netns(struct rq_ctx *c, char *pci, size_t len, int *ret_ifind
 	return r;
 }
 
+/*
+ * The RDMA device of the pod's interface, over RDMA netlink inside the pod
+ * netns: an ifindex means something only in its own netns, and the kernel
+ * reports a port's netdev index only to a socket in that netns. In shared
+ * mode the pod sees every device; in exclusive mode only its own.
+ */
 static int rdma_from_netlink(struct rq_ctx *c, int ifindex, struct rq_rdma_dev *ret)
 {
 	int nsfd = -1, saved = -1, r;
 
-	if (ifindex <= 0)
+	if (ifindex <= 0 || !c->args.netns)
 		return -ENOENT;
-	/* shared RDMA netns mode: the device is visible from the host */
-	r = rdma_find_by_ifindex(ifindex, ret);
-	if (r == 0 || !c->args.netns)
+	r = netns_open(c->args.netns, &nsfd);
+	if (r < 0)
 		return r;
-	/* exclusive mode: only the pod netns sees it */
-	if (netns_open(c->args.netns, &nsfd) < 0)
-		return r;
-	if (netns_enter(nsfd, &saved) == 0) {
-		r = rdma_find_by_ifindex(ifindex, ret);
-		netns_return(saved);
-	}
+	r = netns_enter(nsfd, &saved);
 	close(nsfd);
+	if (r < 0)
+		return r;
+	r = rdma_find_by_ifindex(ifindex, ret);
+	netns_return(saved);
 	return r;
 }
 
@@ -147,6 +146,59 @@ static int device_id_verify(struct rq_ctx *c, const char *pci, int *ret_ifindex,
 	return 0;
 }
 
+/* A VF without an RDMA device (bound to vfio-pci for DPDK) gets the PF part only. */
+static int rdma_none(struct rq_ctx *c, struct rq_target *t, bool excl)
+{
+	char path[128], drv[64] = "none";
+
+	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", t->vf.pci);
+	(void)sysfs_readlink_base(&c->env.root, path, drv, sizeof(drv));
+	log_warn("%s: VF %s (driver %s) has no RDMA device%s: no traffic class is set, the "
+		 "profile's PF part still applies",
+		 c->key, t->vf.pci, drv,
+		 excl ? " in the pod's netns (exclusive RDMA netns mode)" : "");
+	t->have_rdma = false;
+	return 0;
+}
+
+/*
+ * The VF's RDMA device: its PCI function's infiniband/ in the host's sysfs,
+ * else over RDMA netlink in the pod. In exclusive RDMA netns mode the host
+ * shows a device only while it is still in the host netns: then the `rdma`
+ * plugin has not moved it yet, and its move would reset configfs's ToS.
+ */
+static int rdma_resolve(struct rq_ctx *c, struct rq_target *t, int ifindex)
+{
+	bool excl = false;
+	int r;
+
+	r = rdma_netns_exclusive(&c->env.root, &excl);
+	if (r < 0)
+		log_debug("%s: RDMA netns mode unknown (%s): taken as shared", c->key,
+			  strerror(-r));
+	r = rdma_find_by_pci(&c->env.root, t->vf.pci, &t->rdma);
+	if (r == 0 && excl && c->args.netns)
+		return rq_err(&c->err, RQ_ERR_CONFIG, -EINVAL,
+			      "plugins: RDMA device %s of VF %s is still in the host network "
+			      "namespace while the kernel is in exclusive RDMA netns mode: "
+			      "rdma-qos must come after the \"rdma\" plugin in the chain (moving "
+			      "the device into the pod resets its RDMA-CM ToS)",
+			      t->rdma.name, t->vf.pci);
+	if (r == 0) {
+		t->have_rdma = true;
+		return 0;
+	}
+	if (ifindex < 0 && c->args.netns)
+		(void)vf_from_netns(c, NULL, 0, &ifindex); /* only now: entering a netns costs */
+	r = rdma_from_netlink(c, ifindex, &t->rdma);
+	if (r < 0)
+		return rdma_none(c, t, excl);
+	if (excl)
+		(void)snprintf(t->rdma.netns, sizeof(t->rdma.netns), "%s", c->args.netns);
+	t->have_rdma = true;
+	return 0;
+}
+
 int attach_resolve_target(struct rq_ctx *c, struct rq_target *t)
 {
 	char pci[RQ_PCI_ADDR_MAX] = "";
@@ -154,6 +206,13 @@ int attach_resolve_target(struct rq_ctx *c, struct rq_target *t)
 	int ifindex = -1, r;
 
 	memset(t, 0, sizeof(*t));
+	if (c->nc->device_sf[0])
+		return rq_err(
+		    &c->err, RQ_ERR_NO_DEVICE, -ENODEV,
+		    "deviceID: %s is a sub-function (auxiliary device), not an SR-IOV VF: "
+		    "rdma-qos configures VFs (PCI functions) and their PF; leave it out of "
+		    "the chain of SF networks",
+		    c->nc->device_sf);
 	if (c->nc->device_id[0]) {
 		snprintf(pci, sizeof(pci), "%s", c->nc->device_id);
 		r = device_id_verify(c, pci, &ifindex, &confirmed);
@@ -181,19 +240,8 @@ int attach_resolve_target(struct rq_ctx *c, struct rq_target *t)
 		    "deviceID: %s is not an SR-IOV VF and the pod's interface %s does not "
 		    "show it as its device",
 		    pci, c->args.ifname);
-	r = rdma_find_by_pci(&c->env.root, pci, &t->rdma);
-	if (r < 0 && ifindex < 0 && c->args.netns)
-		(void)vf_from_netns(c, NULL, 0, &ifindex); /* only now: entering a netns costs */
-	if (r < 0)
-		r = rdma_from_netlink(c, ifindex, &t->rdma);
-	if (r < 0)
-		return rq_err(&c->err, RQ_ERR_NO_DEVICE, r,
-			      "VF %s has no RDMA device (no %s/infiniband and none over RDMA "
-			      "netlink for ifindex %d)",
-			      pci, pci, ifindex);
-	t->have_rdma = true;
 	t->confirmed = confirmed;
-	return 0;
+	return rdma_resolve(c, t, ifindex);
 }
 
 /* Lock every PF of the VF in PCI order (sorted: no lock-order inversion). */
@@ -261,45 +309,6 @@ cJSON *attach_vf_holder(struct rq_ctx *c, const cJSON *idx, const char *vf)
 	return NULL;
 }
 
-/* Restore the VF's ToS from a record when it still holds what we wrote. */
-static void release_tos(struct rq_ctx *c, const cJSON *rec)
-{
-	const cJSON *rd = cJSON_GetObjectItemCaseSensitive(rec, "rdma");
-	struct rq_rdma_dev dev;
-	const char *path = json_str(rd, "tosPath");
-	const char *name = json_str(rd, "device");
-	int prev = json_int(rd, "tosPrevious", -1), set = json_int(rd, "tosSet", -1), cur, r;
-
-	if (!rd || !path || !name ||
-	    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rd, "tosChanged")))
-		return;
-	memset(&dev, 0, sizeof(dev));
-	snprintf(dev.name, sizeof(dev.name), "%s", name);
-	snprintf(dev.tos_path, sizeof(dev.tos_path), "%s", path);
-	dev.port = json_int(rd, "port", 1);
-	dev.tos_kind =
-	    strcmp(json_str(rd, "tosKind") ?: "", "mofed") ? RQ_TOS_CONFIGFS : RQ_TOS_MOFED;
-	r = rdma_tos_read(&c->env.root, &dev, &cur);
-	if (r < 0) {
-		log_info("%s: RDMA device %s is gone (%s): nothing to restore", c->key, name,
-			 strerror(-r));
-		return;
-	}
-	if (cur != set) {
-		log_warn("%s: %s traffic class is %d, not the %d this attachment set: left alone",
-			 c->key, name, cur, set);
-		return;
-	}
-	if (prev < 0)
-		prev = 0;
-	r = rdma_tos_write(&c->env.root, &dev, prev);
-	if (r < 0)
-		log_warn("%s: restoring %s traffic class to %d: %s", c->key, name, prev,
-			 strerror(-r));
-	else
-		log_info("%s: %s traffic class %d -> %d (restored)", c->key, name, cur, prev);
-}
-
 /*
  * After a lost DEL the device plugin hands the VF to another pod, whose ADD
  * found the ToS already set and so recorded no change of its own: a late DEL
@@ -350,7 +359,7 @@ int attach_release(struct rq_ctx *c, const cJSON *rec, bool restore_tos)
 	if (r < 0)
 		return r;
 	if (restore_tos && !vf_handed_on(c, rec, &vf))
-		release_tos(c, rec);
+		tos_release(c, rec);
 	for (size_t i = 0; i < vf.n_pf; i++) {
 		int rr = state_pf_detach(&c->env.root, vf.pf[i].pci, c->key);
 

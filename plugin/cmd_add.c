@@ -15,6 +15,7 @@
 #include "pkg/netns/netns.h"
 #include "plugin/pfqos.h"
 #include "plugin/plugin.h"
+#include "plugin/tos.h"
 
 struct add_tx {
 	struct rq_target t;
@@ -26,12 +27,7 @@ struct add_tx {
 	cJSON *idx[RQ_MAX_PFS];	       /* PF indexes read under the lock */
 	cJSON *idx_before[RQ_MAX_PFS]; /* ... as read, taken before index_add changes them */
 	bool idx_written[RQ_MAX_PFS];
-	bool tos_written;   /* this ADD wrote the ToS: rollback restores it */
-	bool tos_inherited; /* a previous ADD of this attachment did */
-	int tos_found;	    /* the ToS this ADD found: what rollback puts back */
-	int stale_tos_set;  /* a lost DEL's attachment set this ToS on the VF (-1: none)... */
-	int stale_tos_prev; /* ... over this one */
-	int tos_prev;	    /* the ToS before the attachment's first ADD: what DEL puts back */
+	struct tos_tx tos; /* every knob of the VF's traffic class (plugin/tos.c) */
 	struct rq_numa_result numa;
 };
 
@@ -94,13 +90,8 @@ static int owner_check(struct rq_ctx *c, struct add_tx *tx, const cJSON *idx, co
 			   json_str(rec, "podNamespace") ?: "?", json_str(rec, "podName") ?: "?",
 			   json_str(rec, "containerID") ?: "?");
 	} else {
-		const cJSON *rd = cJSON_GetObjectItemCaseSensitive(rec, "rdma");
-
 		/* what it set is ours now, and so is the value to put back at DEL */
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rd, "tosChanged"))) {
-			tx->stale_tos_set = json_int(rd, "tosSet", -1);
-			tx->stale_tos_prev = json_int(rd, "tosPrevious", -1);
-		}
+		tos_take_over(&tx->tos, rec);
 		log_info("%s: VF %s was held by %s/%s, which no longer has it (a lost DEL): taking "
 			 "it over",
 			 c->key, vf, json_str(rec, "podNamespace") ?: "?",
@@ -154,57 +145,9 @@ static int pf_step(struct rq_ctx *c, struct add_tx *tx)
 	return 0;
 }
 
-/* A repeated ADD of the same attachment keeps the ToS found before the first. */
-static void keep_first_tos(struct rq_ctx *c, struct add_tx *tx)
-{
-	cJSON *old = NULL;
-	const cJSON *rd;
-
-	if (state_record_read(&c->env.root, c->key, &old) < 0) {
-		if (tx->stale_tos_set >= 0 && tx->tos_prev == tx->stale_tos_set) {
-			tx->tos_prev = tx->stale_tos_prev;
-			tx->tos_inherited = true;
-		}
-		return;
-	}
-	rd = cJSON_GetObjectItemCaseSensitive(old, "rdma");
-	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rd, "tosChanged")) &&
-	    tx->tos_prev == json_int(rd, "tosSet", -2)) {
-		tx->tos_prev = json_int(rd, "tosPrevious", -1);
-		tx->tos_inherited = true;
-	}
-	cJSON_Delete(old);
-}
-
-static int tos_step(struct rq_ctx *c, struct add_tx *tx)
-{
-	struct rq_rdma_dev *d = &tx->t.rdma;
-	int want = c->profile.traffic_class, cur = -1, r;
-
-	tx->tos_prev = tx->tos_found = -1;
-	if (want < 0)
-		return 0; /* the profile leaves the VF's class alone */
-	r = rdma_tos_read(&c->env.root, d, &cur);
-	if (r < 0)
-		return rq_err(&c->err, RQ_ERR_IO, r, "reading traffic class of %s (%s): %s",
-			      d->name, d->tos_path, strerror(-r));
-	tx->tos_found = tx->tos_prev = cur;
-	keep_first_tos(c, tx);
-	if (cur == want)
-		return 0;
-	r = rdma_tos_write(&c->env.root, d, want);
-	if (r < 0)
-		return rq_err(&c->err, RQ_ERR_IO, r, "writing traffic class %d to %s: %s", want,
-			      d->tos_path, strerror(-r));
-	tx->tos_written = true;
-	log_info("%s: %s port %d traffic class %d -> %d (%s)", c->key, d->name, d->port, cur, want,
-		 d->tos_path);
-	return 0;
-}
-
 static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx)
 {
-	cJSON *rec = cJSON_CreateObject(), *pfs, *rd;
+	cJSON *rec = cJSON_CreateObject(), *pfs;
 	const struct rq_vf_info *vf = &tx->t.vf;
 	static const char *const verdicts[] = {"unknown", "aligned", "misaligned",
 						    "unverifiable"};
@@ -228,14 +171,7 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx)
 		cJSON_AddStringToObject(p, "ifname", vf->pf[i].ifname);
 		cJSON_AddItemToArray(pfs, p);
 	}
-	rd = cJSON_AddObjectToObject(rec, "rdma");
-	cJSON_AddStringToObject(rd, "device", tx->t.rdma.name);
-	cJSON_AddNumberToObject(rd, "port", tx->t.rdma.port);
-	cJSON_AddStringToObject(rd, "tosKind", tos_kind_name(tx->t.rdma.tos_kind));
-	cJSON_AddStringToObject(rd, "tosPath", tx->t.rdma.tos_path);
-	cJSON_AddNumberToObject(rd, "tosPrevious", tx->tos_prev);
-	cJSON_AddNumberToObject(rd, "tosSet", c->profile.traffic_class);
-	cJSON_AddBoolToObject(rd, "tosChanged", tx->tos_written || tx->tos_inherited);
+	tos_record(c, rec, &tx->t, &tx->tos);
 	cJSON_AddStringToObject(rec, "pf", pf_mode_name(c->pf_mode));
 	cJSON_AddStringToObject(rec, "numa", numa_mode_name(c->nc->numa));
 	cJSON_AddStringToObject(rec, "numaVerdict", verdicts[tx->numa.verdict]);
@@ -357,8 +293,6 @@ static int commit_step(struct rq_ctx *c, struct add_tx *tx)
 
 static void rollback(struct rq_ctx *c, struct add_tx *tx)
 {
-	/* MOFED's traffic_class reads empty (-1) until set: 0 is its default, as DEL has it */
-	int tos = tx->tos_found < 0 ? 0 : tx->tos_found;
 	const char *pf;
 
 	/* the PF indexes go back to what this ADD read (a repeated ADD stays listed) */
@@ -371,9 +305,7 @@ static void rollback(struct rq_ctx *c, struct add_tx *tx)
 		else
 			(void)state_pf_remove(&c->env.root, pf);
 	}
-	if (tx->tos_written && rdma_tos_write(&c->env.root, &tx->t.rdma, tos) == 0)
-		log_info("%s: %s traffic class restored to %d (ADD failed)", c->key,
-			 tx->t.rdma.name, tos);
+	tos_rollback(c, &tx->t, &tx->tos);
 	/* ADD only added what was missing: the port as found is what others had (pfqos_undo) */
 	for (size_t i = tx->n_pf_done; i > 0; i--)
 		pfqos_undo(c, tx->ops, tx->dcb, &tx->t.vf.pf[i - 1], &tx->pf[i - 1]);
@@ -412,7 +344,7 @@ int cmd_add(struct rq_ctx *c)
 	int r;
 
 	memset(&tx, 0, sizeof(tx));
-	tx.stale_tos_set = -1;
+	tos_tx_init(&tx.tos);
 	for (size_t i = 0; i < RQ_MAX_PFS; i++)
 		tx.fds[i] = -1;
 	if (!c->nc->prev_result)
@@ -426,13 +358,13 @@ int cmd_add(struct rq_ctx *c)
 	if (r < 0)
 		return r;
 	/* everything that can be checked without writing is checked before the PF is touched */
-	r = c->profile.traffic_class < 0 ? 0 : rdma_tos_locate(&c->env.root, &tx.t.rdma, &c->err);
+	r = c->profile.traffic_class < 0 ? 0 : tos_prepare(c, &tx.t);
 	if (r == 0)
 		r = numa_step(c, &tx);
 	if (r == 0)
 		r = pf_step(c, &tx);
 	if (r == 0)
-		r = tos_step(c, &tx);
+		r = tos_apply(c, &tx.t, &tx.tos);
 	if (r == 0)
 		r = commit_step(c, &tx);
 	if (r < 0)
@@ -448,6 +380,7 @@ int cmd_add(struct rq_ctx *c)
 	if (r < 0)
 		return r;
 	log_info("%s: ADD done: VF %s, RDMA %s, profile \"%s\", pf %s", c->key, tx.t.vf.pci,
-		 tx.t.rdma.name, c->profile.name, pf_mode_name(c->pf_mode));
+		 tx.t.have_rdma ? tx.t.rdma.name : "none", c->profile.name,
+		 pf_mode_name(c->pf_mode));
 	return print_result(c, &tx);
 }

@@ -11,6 +11,7 @@
 #include "pkg/log/log.h"
 #include "plugin/pfqos.h"
 #include "plugin/plugin.h"
+#include "plugin/tos.h"
 
 static void drift_add(char *buf, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -55,30 +56,6 @@ static int check_pfs(struct rq_ctx *c, const struct rq_target *t, char *drift, s
 	return r;
 }
 
-static int check_tos(struct rq_ctx *c, struct rq_target *t, const cJSON *rec, char *drift,
-		     size_t len)
-{
-	int cur = -1, r;
-	const char *dev = json_str(cJSON_GetObjectItemCaseSensitive(rec, "rdma"), "device");
-
-	if (dev && strcmp(dev, t->rdma.name))
-		drift_add(drift, len, "RDMA device: configured %s, current %s\n", dev,
-			  t->rdma.name);
-	if (c->profile.traffic_class < 0)
-		return 0; /* the profile leaves the VF's class alone */
-	r = rdma_tos_locate(&c->env.root, &t->rdma, &c->err);
-	if (r < 0)
-		return r;
-	r = rdma_tos_read(&c->env.root, &t->rdma, &cur);
-	if (r < 0)
-		return rq_err(&c->err, RQ_ERR_IO, r, "reading traffic class of %s: %s",
-			      t->rdma.name, strerror(-r));
-	if (cur != c->profile.traffic_class)
-		drift_add(drift, len, "%s traffic class: configured %d, current %d\n", t->rdma.name,
-			  c->profile.traffic_class, cur);
-	return 0;
-}
-
 int cmd_check(struct rq_ctx *c)
 {
 	char drift[8192] = "";
@@ -107,7 +84,7 @@ int cmd_check(struct rq_ctx *c)
 	if (r == 0)
 		r = check_pfs(c, &t, drift, sizeof(drift));
 	if (r == 0)
-		r = check_tos(c, &t, rec, drift, sizeof(drift));
+		r = tos_check(c, &t, rec, drift, sizeof(drift));
 	if (r == 0 && c->nc->numa == RQ_NUMA_STRICT &&
 	    numa_evaluate(&c->env.root, RQ_KUBELET_DIR, c->args.pod_uid, t.vf.pci, &numa) == 0 &&
 	    (numa.verdict == RQ_NUMA_MISALIGNED || numa.verdict == RQ_NUMA_UNVERIFIABLE))

@@ -2,9 +2,9 @@
 /*
  * `rdma-qos show [--json]`: per PF its trust, PFC, DSCP map, ETS and ECN, what
  * it is required to offer (node baseline and every listed attachment) and
- * which of that is unmet;
- * per VF its RDMA device, traffic class, NUMA node and attachment. Read-only
- * except that locating a configfs ToS creates the rdma_cm device directory.
+ * which of that is unmet; per VF its RDMA device, each traffic-class knob and
+ * the class's scope, NUMA node and attachment. Read-only: it creates nothing,
+ * not even a configfs rdma_cm directory.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "plugin/plugin.h"
+#include "plugin/tos.h"
 
 static cJSON *records_by_vf(const struct rq_env *env)
 {
@@ -173,21 +174,13 @@ static void pf_dcb_json(const struct rq_env *env, const struct rq_catalog *cat, 
 static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *recs)
 {
 	cJSON *v = cJSON_CreateObject();
-	struct rq_rdma_dev d;
-	struct rq_error e;
 	const cJSON *rec = cJSON_GetObjectItemCaseSensitive(recs, pci);
-	int node = -1, tos = -1;
+	int node = -1;
 
 	cJSON_AddStringToObject(v, "pci", pci);
 	if (numa_pci_node(&env->root, pci, &node) == 0)
 		cJSON_AddNumberToObject(v, "numaNode", node);
-	rq_err_clear(&e);
-	if (rdma_find_by_pci(&env->root, pci, &d) == 0) {
-		cJSON_AddStringToObject(v, "rdma", d.name);
-		if (rdma_tos_locate(&env->root, &d, &e) == 0 &&
-		    rdma_tos_read(&env->root, &d, &tos) == 0)
-			cJSON_AddNumberToObject(v, "trafficClass", tos);
-	}
+	tos_show_json(env, pci, rec, v);
 	if (rec) {
 		cJSON *a = cJSON_AddObjectToObject(v, "attachment");
 
@@ -268,12 +261,13 @@ static void print_text(const cJSON *pfs)
 		cJSON_ArrayForEach(vf, cJSON_GetObjectItemCaseSensitive(pf, "vfs"))
 		{
 			const cJSON *a = cJSON_GetObjectItemCaseSensitive(vf, "attachment");
+			char tc[96];
 
-			printf("  VF %s  numa %d  rdma %-10s tc %-4d %s%s%s%s%s\n",
+			tos_show_text(vf, tc, sizeof(tc));
+			printf("  VF %s  numa %d  rdma %-10s tc %s  %s%s%s%s%s\n",
 			       json_str(vf, "pci"), json_int(vf, "numaNode", -1),
-			       json_str(vf, "rdma") ?: "-", json_int(vf, "trafficClass", -1),
-			       a ? json_str(a, "pod") : "(free)", a ? "/" : "",
-			       a ? json_str(a, "podName") : "", a ? " profile " : "",
+			       json_str(vf, "rdma") ?: "-", tc, a ? json_str(a, "pod") : "(free)",
+			       a ? "/" : "", a ? json_str(a, "podName") : "", a ? " profile " : "",
 			       a ? json_str(a, "profile") : "");
 		}
 	}

@@ -58,7 +58,6 @@ int attach_lock_pfs(struct rq_ctx *c, const struct rq_vf_info *vf, int *fds);
 void attach_unlock_pfs(const struct rq_vf_info *vf, int *fds);
 const char *pf_mode_name(enum rq_pf_mode m);
 const char *numa_mode_name(enum rq_numa_mode m);
-const char *tos_kind_name(enum rq_tos_kind k);
 
 /* JSON helpers for records */
 const char *json_str(const cJSON *o, const char *key);

@@ -37,7 +37,7 @@ enum rq_cni_code {
 	RQ_ERR_NO_TOS = 108,	  /* no traffic-class interface for the RDMA device */
 	RQ_ERR_DRIFT = 109,	  /* CHECK: state drifted from the record/profile */
 	RQ_ERR_NOT_OWNER = 110,	  /* deviceID is not this pod's device */
-	/* 111 is left to the VF traffic-class scope */
+	RQ_ERR_TOS_SCOPE = 111,	  /* tosScope all-qps and the device has only configfs (RDMA-CM) */
 	RQ_ERR_NO_CARRIER = 112, /* the PF's carrier did not come back after a PFC change */
 };
 

@@ -12,6 +12,21 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+static const char *const knob_names[RQ_KNOB_N] = {"mofed", "configfs"};
+
+const char *rdma_knob_name(enum rq_tos_knob k)
+{
+	return k >= 0 && k < RQ_KNOB_N ? knob_names[k] : "none";
+}
+
+int rdma_knob_parse(const char *s)
+{
+	for (int k = 0; s && k < RQ_KNOB_N; k++)
+		if (!strcmp(s, knob_names[k]))
+			return k;
+	return -1;
+}
+
 int rdma_find_by_pci(const struct rq_root *r, const char *pci, struct rq_rdma_dev *ret)
 {
 	char path[256];
@@ -211,82 +226,17 @@ int rdma_find_by_ifindex(int ifindex, struct rq_rdma_dev *ret)
 	return rr < 0 ? rr : -ENOENT;
 }
 
-int rdma_tos_locate(const struct rq_root *r, struct rq_rdma_dev *dev, struct rq_error *e)
-{
-	char path[512];
-	int rr;
-
-	(void)snprintf(path, sizeof(path), "/sys/class/infiniband/%s/tc/%d/traffic_class",
-		       dev->name, dev->port);
-	if (sysfs_exists(r, path)) {
-		dev->tos_kind = RQ_TOS_MOFED;
-		(void)snprintf(dev->tos_path, sizeof(dev->tos_path), "%s", path);
-		return 0;
-	}
-	if (!sysfs_exists(r, "/sys/kernel/config/rdma_cm")) {
-		char **names = NULL;
-		size_t n = 0;
-		bool mounted = sysfs_list(r, "/sys/kernel/config", &names, &n) == 0 && n > 0;
-
-		sysfs_list_free(names, n);
-		return rq_err(e, RQ_ERR_NO_TOS, -ENOENT,
-			      "RDMA device %s has no traffic-class interface: %s", dev->name,
-			      mounted ? "rdma_cm is not loaded (modprobe rdma_cm)"
-				      : "configfs is not mounted at /sys/kernel/config");
-	}
-	(void)snprintf(path, sizeof(path), "/sys/kernel/config/rdma_cm/%s", dev->name);
-	/* configfs creates ports/<n>/default_roce_tos when the directory is made */
-	rr = sysfs_exists(r, path) ? 0 : sysfs_mkdir(r, path, 0755);
-	if (rr < 0 && rr != -EEXIST)
-		return rq_err(e, RQ_ERR_NO_TOS, rr, "mkdir %s: %s", path, strerror(-rr));
-	(void)snprintf(path, sizeof(path),
-		       "/sys/kernel/config/rdma_cm/%s/ports/%d/default_roce_tos", dev->name,
-		       dev->port);
-	if (!sysfs_exists(r, path))
-		return rq_err(e, RQ_ERR_NO_TOS, -ENOENT, "%s does not exist (port %d of %s)", path,
-			      dev->port, dev->name);
-	dev->tos_kind = RQ_TOS_CONFIGFS;
-	(void)snprintf(dev->tos_path, sizeof(dev->tos_path), "%s", path);
-	return 0;
-}
-
-/* MOFED's file reads "Global tclass=<n>", or nothing while unset (-1). */
-int rdma_tos_parse(const char *s, int *ret)
-{
-	const char *p = strstr(s, "tclass=");
-	char *end;
-	long v;
-
-	p = p ? p + 7 : s;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (!*p || *p == '\n') {
-		*ret = -1;
-		return 0;
-	}
-	v = strtol(p, &end, 10);
-	if (end == p || v < -1 || v > 255 || (*end && *end != '\n' && *end != ' '))
-		return -EINVAL;
-	*ret = (int)v;
-	return 0;
-}
-
-int rdma_tos_read(const struct rq_root *r, const struct rq_rdma_dev *dev, int *ret)
-{
-	char buf[128];
-	int rr = sysfs_read_str(r, dev->tos_path, buf, sizeof(buf));
-
-	if (rr < 0)
-		return rr;
-	return rdma_tos_parse(buf, ret);
-}
-
-int rdma_tos_write(const struct rq_root *r, const struct rq_rdma_dev *dev, int val)
+int rdma_netns_exclusive(const struct rq_root *r, bool *ret)
 {
 	char buf[16];
+	int rr = sysfs_read_str(r, "/sys/module/ib_core/parameters/netns_mode", buf, sizeof(buf));
 
-	if (val < 0 || val > 255)
-		return -ERANGE;
-	(void)snprintf(buf, sizeof(buf), "%d", val);
-	return sysfs_write_str(r, dev->tos_path, buf);
+	*ret = false;
+	if (rr == -ENOENT)
+		return 0; /* no ib_core: no RDMA device is in any netns */
+	if (rr < 0)
+		return rr;
+	/* a bool module parameter reads Y or N; 0 is accepted as written by hand */
+	*ret = buf[0] == 'N' || buf[0] == 'n' || buf[0] == '0';
+	return 0;
 }

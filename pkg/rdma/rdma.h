@@ -1,46 +1,92 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The VF's RDMA device and its traffic-class / default RoCE ToS interface. */
+/*
+ * The VF's RDMA device and its traffic-class knobs. A device may have two:
+ * MOFED/DOCA's tc/<port>/traffic_class (every QP of the device) and the
+ * kernel's configfs rdma_cm default_roce_tos (RDMA-CM connections only).
+ * Both are written where both exist.
+ */
 #ifndef RQ_RDMA_H
 #define RQ_RDMA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "pkg/cni/error.h"
 #include "pkg/sysfs/sysfs.h"
 
-enum rq_tos_kind { RQ_TOS_NONE = 0, RQ_TOS_MOFED, RQ_TOS_CONFIGFS };
+enum rq_tos_knob { RQ_KNOB_MOFED = 0, RQ_KNOB_CONFIGFS, RQ_KNOB_N };
+
+#define RQ_NETNS_PATH_MAX 256
 
 struct rq_rdma_dev {
 	char name[64]; /* "" when not found */
 	int port;      /* 1-based */
-	enum rq_tos_kind tos_kind;
-	char tos_path[512]; /* absolute host path (under the root) */
-	int n_ports;	    /* entries of /sys/class/infiniband/<dev>/ports; 0 unknown */
+	int n_ports;   /* entries of /sys/class/infiniband/<dev>/ports; 0 unknown */
+	/*
+	 * Exclusive RDMA netns mode, device moved into the pod: the pod netns
+	 * path whose own sysfs shows the device (and MOFED's tc/). "" = the
+	 * host's sysfs shows it.
+	 */
+	char netns[RQ_NETNS_PATH_MAX];
+	bool has[RQ_KNOB_N];
+	char path[RQ_KNOB_N][512]; /* absolute path (under the root, or in the pod's sysfs) */
 };
+
+/* "mofed" / "configfs": the names records, logs and `show` use. */
+const char *rdma_knob_name(enum rq_tos_knob k);
+/* The knob named @s, or -1. */
+int rdma_knob_parse(const char *s);
 
 /* /sys/bus/pci/devices/<pci>/infiniband/<dev>; -ENOENT when the VF has none. */
 int rdma_find_by_pci(const struct rq_root *r, const char *pci, struct rq_rdma_dev *ret);
-/* RDMA netlink port dump in the current netns, matching RDMA_NLDEV_ATTR_NDEV_INDEX. */
+/*
+ * RDMA netlink port dump in the current netns, matching RDMA_NLDEV_ATTR_NDEV_INDEX.
+ * The kernel reports a port's netdev index only to a socket in the netdev's
+ * own netns, so @ifindex must come from the netns this is called in.
+ */
 int rdma_find_by_ifindex(int ifindex, struct rq_rdma_dev *ret);
+/*
+ * The kernel's RDMA netns mode: ib_core's netns_mode parameter ("N" =
+ * exclusive; `rdma system set netns` changes it at run time). *ret false when
+ * ib_core is not loaded.
+ */
+int rdma_netns_exclusive(const struct rq_root *r, bool *ret);
 
 /*
- * Which ToS interface the device offers: MOFED tc/<port>/traffic_class, else
- * configfs rdma_cm (mkdir <dev>). Fills tos_kind/tos_path. Errors with @e:
- * RQ_ERR_NO_TOS and a message saying configfs is not mounted or rdma_cm is not loaded.
+ * Which knobs the device has: MOFED tc/<port>/traffic_class (read through the
+ * pod's sysfs when dev->netns is set), configfs rdma_cm/<dev> (mkdir <dev>
+ * first when @create; `show` passes false and creates nothing). Errors with
+ * @e (RQ_ERR_NO_TOS) when neither exists, saying configfs is not mounted or
+ * rdma_cm is not loaded.
  */
-int rdma_tos_locate(const struct rq_root *r, struct rq_rdma_dev *dev, struct rq_error *e);
+int rdma_tos_locate(const struct rq_root *r, struct rq_rdma_dev *dev, bool create,
+		    struct rq_error *e);
 /*
- * Parse a ToS file's text: a number 0..255, or MOFED's "Global tclass=<n>".
- * MOFED leaves the file empty until a class is set: that (and "-1") gives
- * *ret = -1, meaning "unset" (the kernel's default class applies). Anything
- * else is -EINVAL.
+ * Parse a knob's text: a number 0..255, or MOFED's format, where only a
+ * "Global tclass=<n>" line is the device-wide value (other lines are
+ * per-destination rules, "dst_ip=.../24,tclass=<n>") and no such line means
+ * unset. Unset (and "-1") gives *ret = -1. Anything else is -EINVAL.
  */
 int rdma_tos_parse(const char *s, int *ret);
 struct nlmsghdr;
 /* One PORT_GET reply: 1 (match, *ret filled), 0 (other port), -EBADMSG. */
 int rdma_nl_parse_port(const struct nlmsghdr *nlh, size_t len, int ifindex,
 		       struct rq_rdma_dev *ret);
-int rdma_tos_read(const struct rq_root *r, const struct rq_rdma_dev *dev, int *ret);
-int rdma_tos_write(const struct rq_root *r, const struct rq_rdma_dev *dev, int val);
+/* Read / write one knob. -1 is written only to MOFED's (it unsets the global class). */
+int rdma_tos_read(const struct rq_root *r, const struct rq_rdma_dev *dev, enum rq_tos_knob k,
+		  int *ret);
+int rdma_tos_write(const struct rq_root *r, const struct rq_rdma_dev *dev, enum rq_tos_knob k,
+		   int val);
+
+/*
+ * sysfs as seen from inside the network namespace at @netns: a short-lived
+ * child unshares its mount namespace (mounts private), enters @netns, mounts
+ * a sysfs there (sysfs shows the netns it was mounted in; setns alone does
+ * not change what the host's /sys shows) and does one read or write. The
+ * caller's mount namespace and netns are untouched. -ENOENT: no such file.
+ */
+int podsys_read(const char *netns, const char *path, char *buf, size_t len);
+int podsys_write(const char *netns, const char *path, const char *val);
+int podsys_exists(const char *netns, const char *path);
 
 #endif

@@ -30,7 +30,8 @@ static bool same_profile(const struct rq_profile *a, const struct rq_profile *b)
 	       !memcmp(a->dscp_prio, b->dscp_prio, sizeof(a->dscp_prio)) &&
 	       a->ets.present == b->ets.present &&
 	       (!a->ets.present || !memcmp(&a->ets, &b->ets, sizeof(a->ets))) &&
-	       a->ecn_required == b->ecn_required && a->traffic_class == b->traffic_class;
+	       a->ecn_required == b->ecn_required && a->traffic_class == b->traffic_class &&
+	       a->tos_scope == b->tos_scope;
 }
 
 /* Against the built-in and a pcp profile: the properties of the union. */

@@ -89,7 +89,7 @@ check "CHECK speaks in requirements" grep -q 'pfc: required priority 3, port has
 jq '.pfc = [3]' "$ROOT/dcb/$PF0.json" > "$T/d" && cp "$T/d" "$ROOT/dcb/$PF0.json"
 echo 64 > "$ROOT/sys/kernel/config/rdma_cm/$(rdma_of "$VF0PCI")/ports/1/default_roce_tos"
 msg=$(chain_check "$ROOT" roce c1 "$NS" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK" "$out")
-check "CHECK fails on drifted traffic class" grep -q 'traffic class: configured 106, current 64' <<< "$(jq -r .msg <<< "$msg")"
+check "CHECK fails on drifted traffic class" grep -q 'traffic class (configfs): configured 106, current 64' <<< "$(jq -r .msg <<< "$msg")"
 echo 106 > "$ROOT/sys/kernel/config/rdma_cm/$(rdma_of "$VF0PCI")/ports/1/default_roce_tos"
 
 echo "== DEL"
@@ -629,5 +629,9 @@ RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show | grep -q "required.*NOT MET"
 check "show (text): NOT MET" [ $? -eq 0 ]
 check "show: the other PF requires nothing" [ "$(jq -c --arg p "$PF1" '.pfs[] | select(.name == $p) | [.required, .unmet]' "$T/show.json")" = "[{},[]]" ]
 chain_del "$ROOT" roce s1 "$NSS" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK"
+
+
+# the VF's traffic class on its own node (issue 12)
+. "$(dirname "$0")/tos.sh"
 
 summary

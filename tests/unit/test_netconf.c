@@ -321,6 +321,20 @@ START_TEST(test_netconf_device_id)
 			 0);
 	ck_assert_str_eq(nc->device_id, "0000:00:00.0");
 	netconf_free(nc);
+	/* an SF pool's auxiliary device: kept aside for ADD to refuse, no parse error */
+	ck_assert_int_eq(parse(HEAD ",\"deviceID\":\"mlx5_core.sf.4\"}", &nc, &e), 0);
+	ck_assert_str_eq(nc->device_sf, "mlx5_core.sf.4");
+	ck_assert_str_eq(nc->device_id, "");
+	netconf_free(nc);
+	ck_assert_int_eq(parse(HEAD ",\"deviceID\":\"mlx5_core.sf.4\",\"runtimeConfig\":{"
+				    "\"deviceID\":\"0000:81:10.7\"}}",
+			       &nc, &e),
+			 0);
+	ck_assert_str_eq(nc->device_sf, "");
+	ck_assert_str_eq(nc->device_id, "0000:81:10.7");
+	netconf_free(nc);
+	ck_assert_int_eq(parse(HEAD ",\"deviceID\":\"mlx5_core.sf.\"}", &nc, &e), RQ_ERR_CONFIG);
+	ck_assert_int_eq(parse(HEAD ",\"deviceID\":\"Mlx5.sf.1\"}", &nc, &e), RQ_ERR_CONFIG);
 	ck_assert(netconf_pci_addr_valid("0000:3b:02.1"));
 	ck_assert(!netconf_pci_addr_valid("0000:3B:02.1"));
 	ck_assert(!netconf_pci_addr_valid(NULL));

@@ -136,6 +136,8 @@ static const struct bad_case bad[] = {
 	  ",\"tsa\":[\"strict\",\"strict\",\"strict\",\"strict\",\"strict\",\"strict\","
 	  "\"strict\",\"strict\"]}}",
 	  "qos.ets.tcBw[0]: TC 0 is strict, bandwidth must be 0" },
+	{ "{\"tosScope\":\"every\"}", "qos.tosScope: expected \"rdma-cm\" or \"all-qps\"" },
+	{ "{\"tosScope\":1}", "qos.tosScope: expected \"rdma-cm\" or \"all-qps\"" },
 };
 
 START_TEST(test_profile_rejects)
@@ -349,6 +351,7 @@ static void assert_profiles_equal(const struct rq_profile *a, const struct rq_pr
 	ck_assert_mem_eq(a->ets.tsa, b->ets.tsa, 8);
 	ck_assert_mem_eq(a->ets.prio_tc, b->ets.prio_tc, 8);
 	ck_assert_int_eq(a->traffic_class, b->traffic_class);
+	ck_assert_int_eq(a->tos_scope, b->tos_scope);
 }
 
 static const char *const round_trip[] = {
@@ -359,7 +362,29 @@ static const char *const round_trip[] = {
 	"{\"ets\":{\"tcBw\":[10,0,0,60,0,0,30,0],\"tsa\":[\"ets\",\"strict\",\"strict\",\"ets\","
 	"\"strict\",\"strict\",\"ets\",\"vendor\"],\"prioTc\":[0,0,0,3,0,0,6,7]},"
 	"\"trafficClass\":255}",
+	"{\"tosScope\":\"all-qps\"}",
+	"{\"tosScope\":\"rdma-cm\",\"trafficClass\":96}",
 };
+
+/* tosScope: absent is rdma-cm and is not written back; all-qps is. */
+START_TEST(test_profile_tos_scope)
+{
+	struct rq_profile p;
+	struct rq_error e;
+	cJSON *j;
+
+	ck_assert_int_eq(prof("{}", "qos", &p, &e), 0);
+	ck_assert_int_eq(p.tos_scope, RQ_TOS_SCOPE_RDMA_CM);
+	j = profile_to_json(&p);
+	ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(j, "tosScope"));
+	cJSON_Delete(j);
+	ck_assert_int_eq(prof("{\"tosScope\":\"all-qps\"}", "qos", &p, &e), 0);
+	ck_assert_int_eq(p.tos_scope, RQ_TOS_SCOPE_ALL_QPS);
+	j = profile_to_json(&p);
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(j, "tosScope")->valuestring, "all-qps");
+	cJSON_Delete(j);
+}
+END_TEST
 
 START_TEST(test_profile_round_trip)
 {
@@ -488,6 +513,7 @@ Suite *suite_profile(void)
 			    (int)(sizeof(round_trip) / sizeof(round_trip[0])));
 	tcase_add_test(tc, test_profile_to_json_exact);
 	tcase_add_test(tc, test_profile_req_conflict);
+	tcase_add_test(tc, test_profile_tos_scope);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -5,7 +5,11 @@
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pkg/rdma/rdma.h"
 #include "tests/simnode/simnode.h"
@@ -26,8 +30,8 @@ START_TEST(find_by_pci)
 	ck_assert_str_eq(d.name, "mlx5_0");
 	ck_assert_int_eq(d.port, 1);
 	ck_assert_int_eq(d.n_ports, 1);
-	ck_assert_int_eq(d.tos_kind, RQ_TOS_NONE);
-	ck_assert_str_eq(d.tos_path, "");
+	ck_assert(!d.has[RQ_KNOB_MOFED] && !d.has[RQ_KNOB_CONFIGFS]);
+	ck_assert_str_eq(d.netns, "");
 	ck_assert_int_eq(rdma_find_by_pci(&node.root, "0000:82:00.1", &d), 0);
 	ck_assert_str_eq(d.name, "mlx5_4");
 	/* a second RDMA device under the VF: the first in sorted order; no class link: 0 ports */
@@ -61,26 +65,66 @@ START_TEST(locate_mofed)
 
 	sim_build(&node, "--pfs 1 --vfs 2 --rdma mofed");
 	ck_assert_int_eq(rdma_find_by_pci(&node.root, "0000:81:00.2", &d), 0);
-	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, &e), 0);
-	ck_assert_int_eq(d.tos_kind, RQ_TOS_MOFED);
-	ck_assert_str_eq(d.tos_path, "/sys/class/infiniband/mlx5_1/tc/1/traffic_class");
-	ck_assert_int_eq(rdma_tos_read(&node.root, &d, &tos), 0);
+	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, true, &e), 0);
+	ck_assert(d.has[RQ_KNOB_MOFED]);
+	ck_assert(!d.has[RQ_KNOB_CONFIGFS]);
+	ck_assert_str_eq(d.path[RQ_KNOB_MOFED], "/sys/class/infiniband/mlx5_1/tc/1/traffic_class");
+	ck_assert_int_eq(rdma_tos_read(&node.root, &d, RQ_KNOB_MOFED, &tos), 0);
 	ck_assert_int_eq(tos, -1); /* empty: unset */
-	ck_assert_int_eq(rdma_tos_write(&node.root, &d, 106), 0);
+	ck_assert_int_eq(rdma_tos_read(&node.root, &d, RQ_KNOB_CONFIGFS, &tos), -ENOENT);
+	ck_assert_int_eq(rdma_tos_write(&node.root, &d, RQ_KNOB_MOFED, 106), 0);
 	ck_assert_int_eq(sim_sh(&node, "test \"$(cat $R/sys/class/infiniband/mlx5_1/tc/1/"
 				       "traffic_class)\" = 106"),
 			 0);
-	ck_assert_int_eq(rdma_tos_read(&node.root, &d, &tos), 0);
+	ck_assert_int_eq(rdma_tos_read(&node.root, &d, RQ_KNOB_MOFED, &tos), 0);
 	ck_assert_int_eq(tos, 106);
-	ck_assert_int_eq(sim_sh(&node, "echo 'Global tclass=96' > "
-				       "$R/sys/class/infiniband/mlx5_1/tc/1/traffic_class"),
+	/* MOFED's own format: the global line, then per-destination rules */
+	ck_assert_int_eq(sim_sh(&node, "printf 'Global tclass=96\\ndst_ip=10.0.0.0/8,tclass=24\\n' "
+				       "> $R/sys/class/infiniband/mlx5_1/tc/1/traffic_class"),
 			 0);
-	ck_assert_int_eq(rdma_tos_read(&node.root, &d, &tos), 0);
+	ck_assert_int_eq(rdma_tos_read(&node.root, &d, RQ_KNOB_MOFED, &tos), 0);
 	ck_assert_int_eq(tos, 96);
-	ck_assert_int_eq(rdma_tos_write(&node.root, &d, -1), -ERANGE);
-	ck_assert_int_eq(rdma_tos_write(&node.root, &d, 256), -ERANGE);
-	ck_assert_int_eq(rdma_tos_read(&node.root, &d, &tos), 0);
-	ck_assert_int_eq(tos, 96);
+	/* unset is written as -1, which only MOFED's knob takes */
+	ck_assert_int_eq(rdma_tos_write(&node.root, &d, RQ_KNOB_MOFED, -1), 0);
+	ck_assert_int_eq(sim_sh(&node, "test \"$(cat $R/sys/class/infiniband/mlx5_1/tc/1/"
+				       "traffic_class)\" = -1"),
+			 0);
+	ck_assert_int_eq(rdma_tos_read(&node.root, &d, RQ_KNOB_MOFED, &tos), 0);
+	ck_assert_int_eq(tos, -1);
+	ck_assert_int_eq(rdma_tos_write(&node.root, &d, RQ_KNOB_MOFED, -2), -ERANGE);
+	ck_assert_int_eq(rdma_tos_write(&node.root, &d, RQ_KNOB_MOFED, 256), -ERANGE);
+	ck_assert_int_eq(rdma_tos_write(&node.root, &d, RQ_KNOB_CONFIGFS, 106), -ENOENT);
+}
+END_TEST
+
+START_TEST(locate_both)
+{
+	struct rq_rdma_dev d;
+	struct rq_error e = {0};
+	int tos = 7;
+
+	sim_build(&node, "--pfs 1 --vfs 2 --rdma both");
+	ck_assert_int_eq(rdma_find_by_pci(&node.root, "0000:81:00.1", &d), 0);
+	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, true, &e), 0);
+	ck_assert(d.has[RQ_KNOB_MOFED] && d.has[RQ_KNOB_CONFIGFS]);
+	ck_assert_str_eq(d.path[RQ_KNOB_CONFIGFS],
+			 "/sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos");
+	ck_assert_int_eq(rdma_tos_write(&node.root, &d, RQ_KNOB_CONFIGFS, -1), -ERANGE);
+	ck_assert_int_eq(rdma_tos_write(&node.root, &d, RQ_KNOB_CONFIGFS, 106), 0);
+	ck_assert_int_eq(rdma_tos_read(&node.root, &d, RQ_KNOB_CONFIGFS, &tos), 0);
+	ck_assert_int_eq(tos, 106);
+	ck_assert_int_eq(rdma_tos_read(&node.root, &d, RQ_KNOB_MOFED, &tos), 0);
+	ck_assert_int_eq(tos, -1);
+	/* MOFED's knob alone is enough where configfs lacks the group and may not make it */
+	ck_assert_int_eq(sim_sh(&node, "rm -r $R/sys/kernel/config/rdma_cm/mlx5_1"), 0);
+	ck_assert_int_eq(rdma_find_by_pci(&node.root, "0000:81:00.2", &d), 0);
+	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, false, &e), 0);
+	ck_assert(d.has[RQ_KNOB_MOFED] && !d.has[RQ_KNOB_CONFIGFS]);
+	ck_assert_int_eq(sim_sh(&node, "test ! -e $R/sys/kernel/config/rdma_cm/mlx5_1"), 0);
+	ck_assert_str_eq(rdma_knob_name(RQ_KNOB_MOFED), "mofed");
+	ck_assert_int_eq(rdma_knob_parse("configfs"), RQ_KNOB_CONFIGFS);
+	ck_assert_int_eq(rdma_knob_parse("nope"), -1);
+	ck_assert_int_eq(rdma_knob_parse(NULL), -1);
 }
 END_TEST
 
@@ -92,19 +136,24 @@ START_TEST(locate_configfs)
 
 	sim_build(&node, "--pfs 1 --vfs 2 --rdma configfs");
 	ck_assert_int_eq(rdma_find_by_pci(&node.root, "0000:81:00.1", &d), 0);
-	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, &e), 0);
+	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, true, &e), 0);
 	ck_assert_int_eq(e.code, 0);
-	ck_assert_int_eq(d.tos_kind, RQ_TOS_CONFIGFS);
-	ck_assert_str_eq(d.tos_path, "/sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos");
-	ck_assert_int_eq(rdma_tos_read(&node.root, &d, &tos), 0);
+	ck_assert(!d.has[RQ_KNOB_MOFED] && d.has[RQ_KNOB_CONFIGFS]);
+	ck_assert_str_eq(d.path[RQ_KNOB_CONFIGFS],
+			 "/sys/kernel/config/rdma_cm/mlx5_0/ports/1/default_roce_tos");
+	ck_assert_int_eq(rdma_tos_read(&node.root, &d, RQ_KNOB_CONFIGFS, &tos), 0);
 	ck_assert_int_eq(tos, 0);
-	ck_assert_int_eq(rdma_tos_write(&node.root, &d, 106), 0);
-	ck_assert_int_eq(rdma_tos_read(&node.root, &d, &tos), 0);
+	ck_assert_int_eq(rdma_tos_write(&node.root, &d, RQ_KNOB_CONFIGFS, 106), 0);
+	ck_assert_int_eq(rdma_tos_read(&node.root, &d, RQ_KNOB_CONFIGFS, &tos), 0);
 	ck_assert_int_eq(tos, 106);
-	/* the <dev> directory is made when missing (real configfs then creates ports/) */
+	/* without @create a missing group is not made (show creates nothing) */
 	ck_assert_int_eq(sim_sh(&node, "rm -r $R/sys/kernel/config/rdma_cm/mlx5_1"), 0);
 	ck_assert_int_eq(rdma_find_by_pci(&node.root, "0000:81:00.2", &d), 0);
-	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, &e), -ENOENT);
+	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, false, &e), -ENOENT);
+	ck_assert_int_eq(sim_sh(&node, "test ! -e $R/sys/kernel/config/rdma_cm/mlx5_1"), 0);
+	/* the <dev> directory is made when missing (real configfs then creates ports/) */
+	rq_err_clear(&e);
+	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, true, &e), -ENOENT);
 	ck_assert_int_eq(e.code, RQ_ERR_NO_TOS);
 	ck_assert_str_eq(e.msg,
 			 "/sys/kernel/config/rdma_cm/mlx5_1/ports/1/default_roce_tos does not "
@@ -116,8 +165,8 @@ START_TEST(locate_configfs)
 				       "default_roce_tos"),
 			 0);
 	rq_err_clear(&e);
-	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, &e), 0);
-	ck_assert_int_eq(rdma_tos_read(&node.root, &d, &tos), 0);
+	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, true, &e), 0);
+	ck_assert_int_eq(rdma_tos_read(&node.root, &d, RQ_KNOB_CONFIGFS, &tos), 0);
 	ck_assert_int_eq(tos, 32);
 }
 END_TEST
@@ -128,27 +177,45 @@ START_TEST(locate_errors)
 	struct rq_error e = {0};
 
 	sim_build(&node, "--pfs 1 --vfs 1 --rdma none");
-	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, &e), -ENOENT);
+	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, true, &e), -ENOENT);
 	ck_assert_int_eq(e.code, RQ_ERR_NO_TOS);
 	ck_assert_str_eq(e.msg,
 			 "RDMA device mlx5_0 has no traffic-class interface: configfs is not "
 			 "mounted at /sys/kernel/config");
-	ck_assert_int_eq(d.tos_kind, RQ_TOS_NONE);
+	ck_assert(!d.has[RQ_KNOB_MOFED] && !d.has[RQ_KNOB_CONFIGFS]);
 	/* an empty mount point is the same as none */
 	ck_assert_int_eq(sim_sh(&node, "mkdir -p $R/sys/kernel/config"), 0);
 	rq_err_clear(&e);
-	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, &e), -ENOENT);
+	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, true, &e), -ENOENT);
 	ck_assert_str_eq(e.msg,
 			 "RDMA device mlx5_0 has no traffic-class interface: configfs is not "
 			 "mounted at /sys/kernel/config");
 	ck_assert_int_eq(sim_sh(&node, "mkdir -p $R/sys/kernel/config/usb_gadget"), 0);
 	rq_err_clear(&e);
-	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, &e), -ENOENT);
+	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, true, &e), -ENOENT);
 	ck_assert_int_eq(e.code, RQ_ERR_NO_TOS);
 	ck_assert_str_eq(e.msg, "RDMA device mlx5_0 has no traffic-class interface: rdma_cm is not "
 				"loaded (modprobe rdma_cm)");
 	/* a NULL error context is allowed */
-	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, NULL), -ENOENT);
+	ck_assert_int_eq(rdma_tos_locate(&node.root, &d, true, NULL), -ENOENT);
+}
+END_TEST
+
+START_TEST(netns_mode)
+{
+	bool excl = true;
+
+	sim_build(&node, "--pfs 1 --vfs 1");
+	ck_assert_int_eq(rdma_netns_exclusive(&node.root, &excl), 0);
+	ck_assert(!excl); /* no ib_core: nothing is exclusive */
+	ck_assert_int_eq(sim_sh(&node, "mkdir -p $R/sys/module/ib_core/parameters && "
+				       "echo Y > $R/sys/module/ib_core/parameters/netns_mode"),
+			 0);
+	ck_assert_int_eq(rdma_netns_exclusive(&node.root, &excl), 0);
+	ck_assert(!excl);
+	ck_assert_int_eq(sim_sh(&node, "echo N > $R/sys/module/ib_core/parameters/netns_mode"), 0);
+	ck_assert_int_eq(rdma_netns_exclusive(&node.root, &excl), 0);
+	ck_assert(excl);
 }
 END_TEST
 
@@ -184,7 +251,77 @@ START_TEST(tos_parse)
 	ck_assert_int_eq(rdma_tos_parse("12x", &v), -EINVAL);
 	ck_assert_int_eq(rdma_tos_parse("99999999999999999999999", &v), -EINVAL);
 	ck_assert_int_eq(rdma_tos_parse("Global tclass=abc", &v), -EINVAL);
+	ck_assert_int_eq(rdma_tos_parse("106\n7", &v), -EINVAL);
 	ck_assert_int_eq(v, 7);
+	/* MOFED: only the Global line is the device's class; rules are per destination */
+	ck_assert_int_eq(rdma_tos_parse("Global tclass=106\ndst_ip=10.1.0.0/16,tclass=24\n", &v),
+			 0);
+	ck_assert_int_eq(v, 106);
+	ck_assert_int_eq(rdma_tos_parse("dst_ip=10.1.0.0/16,tclass=24\n", &v), 0);
+	ck_assert_int_eq(v, -1);
+	v = 7;
+	ck_assert_int_eq(rdma_tos_parse("src_ip=10.0.0.1,dst_ip=10.0.0.2/32,tclass=96\n"
+					"dst_ip6=fe80::1,tclass=32\n",
+					&v),
+			 0);
+	ck_assert_int_eq(v, -1);
+	ck_assert_int_eq(rdma_tos_parse("Global tclass=-1\n", &v), 0);
+	ck_assert_int_eq(v, -1);
+}
+END_TEST
+
+static ino_t ns_ino(const char *which)
+{
+	struct stat st;
+
+	ck_assert_int_eq(stat(which, &st), 0);
+	return st.st_ino;
+}
+
+/*
+ * The pod's sysfs view on a real netns: a link that exists only in the pod is
+ * visible through podsys_*, never through the host's /sys, and the caller's
+ * mount namespace and netns are the same afterwards.
+ */
+START_TEST(podsys_view)
+{
+	char ns[64], path[128], cmd[256], buf[64];
+	ino_t mnt = ns_ino("/proc/self/ns/mnt"), net = ns_ino("/proc/self/ns/net");
+	int r;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "rdma: SKIP podsys_view: not root\n");
+		return;
+	}
+	snprintf(ns, sizeof(ns), "rqpod%d", (int)getpid());
+	snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	snprintf(cmd, sizeof(cmd),
+		 "ip netns add %s && ip -n %s link add rqpa type veth peer name rqpb", ns, ns);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "rdma: SKIP podsys_view: cannot make a netns with a veth\n");
+		snprintf(cmd, sizeof(cmd), "ip netns del %s 2>/dev/null", ns);
+		(void)!system(cmd);
+		return;
+	}
+	ck_assert_int_eq(podsys_exists(path, "/sys/class/net/rqpa"), 0);
+	ck_assert_int_eq(access("/sys/class/net/rqpa", F_OK), -1);
+	ck_assert_int_eq(podsys_read(path, "/sys/class/net/rqpa/mtu", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "1500\n");
+	ck_assert_int_eq(podsys_write(path, "/sys/class/net/rqpa/mtu", "1400"), 0);
+	ck_assert_int_eq(podsys_read(path, "/sys/class/net/rqpa/mtu", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "1400\n");
+	ck_assert_int_eq(podsys_read(path, "/sys/class/net/rqpa/mtu", buf, 3), -EFBIG);
+	ck_assert_int_eq(podsys_exists(path, "/sys/class/net/nosuch"), -ENOENT);
+	ck_assert_int_eq(podsys_write(path, "/sys/class/net/rqpa/mtu", "x"), -EINVAL);
+	ck_assert_int_eq(podsys_exists(path, "/sys/class/../net"), -EPERM);
+	ck_assert_int_eq(podsys_exists("/proc/self/ns/mnt", "/sys"), -EINVAL);
+	ck_assert_int_eq(podsys_exists("/run/netns/rq-none", "/sys"), -ENOENT);
+	ck_assert_uint_eq(ns_ino("/proc/self/ns/mnt"), mnt);
+	ck_assert_uint_eq(ns_ino("/proc/self/ns/net"), net);
+	ck_assert_int_eq(access("/sys/class/net/rqpa", F_OK), -1);
+	snprintf(cmd, sizeof(cmd), "ip netns del %s", ns);
+	r = system(cmd);
+	ck_assert_int_eq(r, 0);
 }
 END_TEST
 
@@ -239,7 +376,7 @@ START_TEST(nl_parse_match)
 	ck_assert_int_eq(rdma_nl_parse_port(&m.h, m.len, 7, &d), 1);
 	ck_assert_str_eq(d.name, "rxe0");
 	ck_assert_int_eq(d.port, 1);
-	ck_assert_int_eq(d.tos_kind, RQ_TOS_NONE);
+	ck_assert(!d.has[RQ_KNOB_MOFED] && !d.has[RQ_KNOB_CONFIGFS] && !d.netns[0]);
 	/* flags in the type (NLA_F_NESTED / NET_BYTEORDER) are masked */
 	msg_init(&m);
 	msg_attr(&m, RDMA_NLDEV_ATTR_DEV_NAME | NLA_F_NET_BYTEORDER, "mlx5_3", 7);
@@ -355,12 +492,15 @@ Suite *suite_rdma(void)
 	tcase_add_test(tc, locate_mofed);
 	tcase_add_test(tc, locate_configfs);
 	tcase_add_test(tc, locate_errors);
+	tcase_add_test(tc, locate_both);
+	tcase_add_test(tc, netns_mode);
 	tcase_add_test(tc, tos_parse);
 	suite_add_tcase(s, tc);
 	tcase_add_test(nl, nl_parse_match);
 	tcase_add_test(nl, nl_parse_no_match);
 	tcase_add_test(nl, nl_parse_malformed);
 	tcase_add_test(nl, find_by_ifindex_live);
+	tcase_add_test(nl, podsys_view);
 	suite_add_tcase(s, nl);
 	return s;
 }

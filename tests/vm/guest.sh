@@ -78,6 +78,17 @@ setup() {
 		cp "$CACHE/module/dcbsim.ko" "$CACHE/kroot/lib/modules/$KV/extra/"
 		rm -f "$CACHE/depmod-done"
 	fi
+	# ibsim, a movable RoCE ib_device with MOFED's tc/ (tests/vm/tos.sh): its own directory
+	if ! cmp -s "$SRC/tests/vm/ibsim/ibsim.c" "$CACHE/ibsim/ibsim.c" || [ ! -f "$CACHE/ibsim/ibsim.ko" ]; then
+		mkdir -p "$CACHE/ibsim"
+		cp "$SRC/tests/vm/ibsim/ibsim.c" "$CACHE/ibsim/"
+		echo 'obj-m := ibsim.o' > "$CACHE/ibsim/Makefile"
+		make -s -C "$CACHE/kroot/usr/src/linux-headers-$KV" M="$CACHE/ibsim" \
+			CONFIG_DEBUG_INFO_BTF_MODULES= modules >&2
+		mkdir -p "$CACHE/kroot/lib/modules/$KV/extra"
+		cp "$CACHE/ibsim/ibsim.ko" "$CACHE/kroot/lib/modules/$KV/extra/"
+		rm -f "$CACHE/depmod-done"
+	fi
 	if [ ! -f "$CACHE/depmod-done" ]; then
 		depmod -b "$CACHE/kroot" "$KV" && touch "$CACHE/depmod-done"
 	fi

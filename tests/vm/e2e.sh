@@ -108,7 +108,7 @@ check "DEL restored rxe0's previous default_roce_tos 32" [ "$(cat $TOS)" = 32 ]
 check "DEL kept the PF's PFC" grep -q '3:on' <<< "$(dcb pfc show dev "$PF" prio-pfc)"
 conf '{"type":"rdma-qos"}' | run $RQ DEL c1 "" net1 "$ARGS" 2>/dev/null
 check "DEL again with empty CNI_NETNS succeeds" [ $? -eq 0 ]
-conf '{"type":"host-device"}' | run $HD DEL c1 /run/netns/pod1 net1 "$ARGS" >/dev/null 2>&1
+conf "{\"type\":\"host-device\",\"device\":\"$VF0\"}" | run $HD DEL c1 /run/netns/pod1 net1 "$ARGS" >/dev/null 2>&1
 
 echo "== PF without dcbnl ops"
 prev3=$(conf "{\"type\":\"host-device\",\"device\":\"$VF2\"}" | run $HD ADD c3 /run/netns/pod3 net1 "$ARGS")
@@ -139,6 +139,17 @@ if [ -x "$BUILD/tests/dcb/dcb-encode" ]; then
 else
 	fail "no $BUILD/tests/dcb/dcb-encode (vm/run.sh builds it)"
 fi
+
+echo "== PF requirements shared by lossy and lossless pods, carrier wait, firmware DCBX"
+# pod2's attachment goes first: those checks start from a PF nobody requires anything of
+conf '{"type":"rdma-qos"}' | run $RQ DEL c2 /run/netns/pod2 net1 "$ARGS" >/dev/null 2>&1
+conf "{\"type\":\"host-device\",\"device\":\"$VF1\"}" | run $HD DEL c2 /run/netns/pod2 net1 "$ARGS" >/dev/null 2>&1
+bash "$SRC/tests/vm/e2e_sharing.sh" "$PFPCI" > /tmp/sharing.log 2>&1
+rc=$?
+grep -v '^[0-9]* passed, [0-9]* failed$' /tmp/sharing.log
+p=$(grep -c '^PASS' /tmp/sharing.log); f=$(grep -c '^FAIL' /tmp/sharing.log)
+PASS=$((PASS + p)); FAIL=$((FAIL + f))
+[ $rc -eq 0 ] || [ "$f" -gt 0 ] || fail "e2e_sharing.sh exited $rc without a FAIL line"
 
 echo "== harness"
 check "dcbsim unloads (the PF is left without DCB ops)" rmmod dcbsim

@@ -6,11 +6,20 @@
  * every SET the kernel hands it in /sys/module/dcbsim/parameters/sets, so a
  * test can see that an ADD on an already-right port wrote nothing.
  *
- *   insmod dcbsim.ko ifname=<netdev>
+ *   insmod dcbsim.ko ifname=<netdev> [mlx5=1 [flap_ms=N]] [fw_dcbx=1]
+ *
+ * mlx5=1 behaves as drivers/net/ethernet/mellanox/mlx5/core/en_dcbnl.c does
+ * where a DCB client can tell: DSCP APP entries only, one per DSCP (the
+ * driver keeps a dscp2prio table), no apptrust (trust follows the DSCP APP
+ * count), and a PFC change toggles the port link. fw_dcbx=1 reports DCBX
+ * without DCB_CAP_DCBX_HOST (firmware-managed) while the IEEE setters still
+ * accept, as mlx5 does in firmware mode.
  */
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <linux/workqueue.h>
 #include <net/dcbnl.h>
 
 static char *ifname;
@@ -21,6 +30,28 @@ static int sets;
 module_param(sets, int, 0444);
 MODULE_PARM_DESC(sets, "SET operations applied so far");
 
+static bool mlx5;
+module_param(mlx5, bool, 0444);
+MODULE_PARM_DESC(mlx5, "behave as mlx5e's dcbnl ops (APP replace, no apptrust, PFC toggles link)");
+
+static unsigned int flap_ms = 1500;
+module_param(flap_ms, uint, 0444);
+MODULE_PARM_DESC(flap_ms, "mlx5: carrier stays off this long after a PFC change (0: no toggle)");
+
+static char *link_fn = "igb_has_link";
+module_param(link_fn, charp, 0444);
+MODULE_PARM_DESC(link_fn, "mlx5: driver link check held down during a toggle (\"\": none)");
+
+static bool fw_dcbx;
+module_param(fw_dcbx, bool, 0444);
+MODULE_PARM_DESC(fw_dcbx, "DCBX managed by firmware: getdcbx without DCB_CAP_DCBX_HOST");
+
+static int flaps;
+module_param(flaps, int, 0444);
+MODULE_PARM_DESC(flaps, "mlx5: link toggles so far");
+
+#define DCBSIM_NDSCP 64
+
 static struct {
 	struct net_device *dev;
 	netdevice_tracker tracker;
@@ -30,6 +61,14 @@ static struct {
 	u8 dcbx;
 	u8 trust[8];
 	int ntrust;
+	/* mlx5: the DSCP -> priority table and how many DSCP APP entries exist */
+	u8 dscp2prio[DCBSIM_NDSCP];
+	int dscp_app_cnt;
+	/* mlx5 link toggle: carrier held off until the work runs */
+	struct delayed_work flap;
+	bool link_held;
+	bool flap_restore;
+	bool probed;
 } port;
 
 static DEFINE_MUTEX(port_lock);
@@ -153,6 +192,171 @@ static const struct dcbnl_rtnl_ops port_ops = {
 	.dcbnl_getapptrust = p_getapptrust,
 };
 
+/*
+ * mlx5 personality. mlx5_toggle_port_link() takes the port down and up in
+ * firmware; the carrier returns when the link has trained again. Here the
+ * carrier goes off at once and comes back after flap_ms. The netdev's own
+ * driver would bring it back on its next watchdog run (igb: every 2 s), so
+ * its link check (link_fn) is made to report "down" for our device until
+ * then: the toggle lasts flap_ms, not whatever the watchdog allows.
+ */
+struct hold_data {
+	bool ours;
+};
+
+static int hold_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct hold_data *d = (struct hold_data *)ri->data;
+	void *arg = (void *)regs_get_kernel_argument(regs, 0);
+	struct net_device *dev = READ_ONCE(port.dev);
+
+	/* igb_has_link() takes the adapter, which is netdev_priv() */
+	d->ours = dev && (arg == dev || arg == netdev_priv(dev));
+	return 0;
+}
+
+static int hold_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct hold_data *d = (struct hold_data *)ri->data;
+
+	if (d->ours && READ_ONCE(port.link_held))
+		regs_set_return_value(regs, 0);
+	return 0;
+}
+
+static struct kretprobe hold_probe = {
+	.handler = hold_ret,
+	.entry_handler = hold_entry,
+	.data_size = sizeof(struct hold_data),
+	.maxactive = 8,
+};
+
+/* called under rtnl (dcbnl) */
+static void port_toggle_link(struct net_device *dev)
+{
+	if (!flap_ms)
+		return;
+	/* as mlx5: the port comes back up only if it was up */
+	if (!port.link_held)
+		port.flap_restore = netif_carrier_ok(dev);
+	WRITE_ONCE(port.link_held, true);
+	netif_carrier_off(dev);
+	flaps++;
+	mod_delayed_work(system_wq, &port.flap, msecs_to_jiffies(flap_ms));
+}
+
+/* called under rtnl */
+static void port_link_release(void)
+{
+	if (!port.link_held)
+		return;
+	WRITE_ONCE(port.link_held, false);
+	if (port.flap_restore && port.dev)
+		netif_carrier_on(port.dev);
+}
+
+static void port_flap_end(struct work_struct *work)
+{
+	rtnl_lock();
+	port_link_release();
+	rtnl_unlock();
+}
+
+static int m_setpfc(struct net_device *dev, struct ieee_pfc *pfc)
+{
+	if (!ours(dev))
+		return -ENODEV;
+	/* mlx5e_dcbnl_ieee_setpfc toggles the link only when pfc_en changes */
+	if (pfc->pfc_en != port.pfc.pfc_en) {
+		port.pfc.pfc_en = pfc->pfc_en;
+		port_toggle_link(dev);
+	}
+	/* the cable length; mbc is not kept */
+	if (pfc->delay && pfc->delay < 1000)
+		port.pfc.delay = pfc->delay;
+	sets++;
+	return 0;
+}
+
+/*
+ * mlx5e_dcbnl_ieee_setapp: DSCP only; the DSCP's entry is replaced (the old
+ * one, the table's current priority, is deleted from the kernel's list if it
+ * is there), so adding the exact current entry again succeeds.
+ */
+static int m_setapp(struct net_device *dev, struct dcb_app *app)
+{
+	struct dcb_app old = { .selector = IEEE_8021QAZ_APP_SEL_DSCP };
+	bool is_new;
+	int err;
+
+	if (!ours(dev))
+		return -ENODEV;
+	if (app->selector != IEEE_8021QAZ_APP_SEL_DSCP || app->protocol >= DCBSIM_NDSCP ||
+	    app->priority >= IEEE_8021QAZ_MAX_TCS)
+		return -EINVAL;
+	old.protocol = app->protocol;
+	old.priority = port.dscp2prio[app->protocol];
+	port.dscp2prio[app->protocol] = app->priority;
+	is_new = dcb_ieee_delapp(dev, &old) != 0;
+	err = dcb_ieee_setapp(dev, app);
+	if (err)
+		return err;
+	if (is_new)
+		port.dscp_app_cnt++;
+	sets++;
+	return 0;
+}
+
+/* mlx5e_dcbnl_ieee_delapp: only the DSCP's current entry can go (else -ENOENT) */
+static int m_delapp(struct net_device *dev, struct dcb_app *app)
+{
+	int err;
+
+	if (!ours(dev))
+		return -ENODEV;
+	if (app->selector != IEEE_8021QAZ_APP_SEL_DSCP || app->protocol >= DCBSIM_NDSCP)
+		return -EINVAL;
+	if (!port.dscp_app_cnt || app->priority != port.dscp2prio[app->protocol])
+		return -ENOENT;
+	err = dcb_ieee_delapp(dev, app);
+	if (err)
+		return err;
+	/* the driver resets the DSCP to priority 0; trust goes back to PCP at zero */
+	port.dscp2prio[app->protocol] = 0;
+	port.dscp_app_cnt--;
+	sets++;
+	return 0;
+}
+
+/* mlx5e_dcbnl_setdcbx: 0 hands DCBX to firmware, HOST takes it back, LLD_MANAGED never */
+static u8 m_setdcbx(struct net_device *dev, u8 mode)
+{
+	if (!ours(dev) || (mode & DCB_CAP_DCBX_LLD_MANAGED))
+		return 1;
+	if (!mode) {
+		port.dcbx &= ~DCB_CAP_DCBX_HOST;
+		sets++;
+		return 0;
+	}
+	if (!(mode & DCB_CAP_DCBX_HOST))
+		return 1;
+	port.dcbx = mode;
+	sets++;
+	return 0;
+}
+
+/* mlx5e_dcbnl_ops' IEEE part: no dcbnl_{get,set}apptrust */
+static const struct dcbnl_rtnl_ops mlx5_ops = {
+	.ieee_getets = p_getets,
+	.ieee_setets = p_setets,
+	.ieee_getpfc = p_getpfc,
+	.ieee_setpfc = m_setpfc,
+	.ieee_setapp = m_setapp,
+	.ieee_delapp = m_delapp,
+	.getdcbx = p_getdcbx,
+	.setdcbx = m_setdcbx,
+};
+
 /* The kernel keeps APP entries in a global list keyed by ifindex: drop ours. */
 static void port_flush_dscp(struct net_device *dev)
 {
@@ -171,10 +375,13 @@ static void port_detach(void)
 {
 	if (!port.dev)
 		return;
+	/* the work may be running: it finds nothing to do once port.dev is gone */
+	cancel_delayed_work(&port.flap);
+	port_link_release();
 	port_flush_dscp(port.dev);
 	port.dev->dcbnl_ops = port.saved;
 	netdev_put(port.dev, &port.tracker);
-	port.dev = NULL;
+	WRITE_ONCE(port.dev, NULL); /* read by the kretprobe without rtnl */
 }
 
 static int port_event(struct notifier_block *nb, unsigned long ev, void *ptr)
@@ -191,32 +398,60 @@ static int port_event(struct notifier_block *nb, unsigned long ev, void *ptr)
 
 static struct notifier_block port_nb = { .notifier_call = port_event };
 
-static int __init dcbsim_init(void)
+static void port_init_state(void)
 {
-	struct net_device *dev;
-	int i, err;
+	int i;
 
-	if (!ifname || !*ifname)
-		return -EINVAL;
-	rtnl_lock();
-	dev = dev_get_by_name(&init_net, ifname);
-	if (!dev) {
-		rtnl_unlock();
-		return -ENODEV;
-	}
-	port.dev = dev;
-	netdev_tracker_alloc(dev, &port.tracker, GFP_KERNEL);
-	port.saved = dev->dcbnl_ops;
 	port.ets.ets_cap = IEEE_8021QAZ_MAX_TCS;
 	port.ets.tc_tsa[0] = IEEE_8021QAZ_TSA_ETS;
 	port.ets.tc_tx_bw[0] = 100;
 	for (i = 1; i < IEEE_8021QAZ_MAX_TCS; i++)
 		port.ets.tc_tsa[i] = IEEE_8021QAZ_TSA_STRICT;
 	port.pfc.pfc_cap = IEEE_8021QAZ_MAX_TCS;
-	port.dcbx = DCB_CAP_DCBX_HOST | DCB_CAP_DCBX_VER_IEEE;
+	port.dcbx = DCB_CAP_DCBX_VER_IEEE;
+	/* mlx5e_dcbnl_initialize: CEE|IEEE, and HOST only in host mode */
+	if (mlx5)
+		port.dcbx |= DCB_CAP_DCBX_VER_CEE;
+	if (!fw_dcbx)
+		port.dcbx |= DCB_CAP_DCBX_HOST;
 	port.trust[0] = DCB_APP_SEL_PCP; /* a NIC after reset trusts PCP only */
 	port.ntrust = 1;
-	dev->dcbnl_ops = &port_ops;
+	/* the firmware's default table (dscp >> 3), with no APP entry: PCP trust */
+	for (i = 0; i < DCBSIM_NDSCP; i++)
+		port.dscp2prio[i] = i >> 3;
+}
+
+static int __init dcbsim_init(void)
+{
+	struct net_device *dev;
+	int err;
+
+	if (!ifname || !*ifname)
+		return -EINVAL;
+	INIT_DELAYED_WORK(&port.flap, port_flap_end);
+	if (mlx5 && flap_ms && link_fn && *link_fn) {
+		/* without the hold the toggle's length is the driver's, not flap_ms: refuse */
+		hold_probe.kp.symbol_name = link_fn;
+		err = register_kretprobe(&hold_probe);
+		if (err) {
+			pr_err("dcbsim: cannot hold %s down during a link toggle: %d\n", link_fn,
+			       err);
+			return err;
+		}
+		port.probed = true;
+	}
+	rtnl_lock();
+	dev = dev_get_by_name(&init_net, ifname);
+	if (!dev) {
+		rtnl_unlock();
+		err = -ENODEV;
+		goto unprobe;
+	}
+	WRITE_ONCE(port.dev, dev);
+	netdev_tracker_alloc(dev, &port.tracker, GFP_KERNEL);
+	port.saved = dev->dcbnl_ops;
+	port_init_state();
+	dev->dcbnl_ops = mlx5 ? &mlx5_ops : &port_ops;
 	rtnl_unlock();
 	err = register_netdevice_notifier(&port_nb);
 	if (err) {
@@ -224,10 +459,15 @@ static int __init dcbsim_init(void)
 		rtnl_lock();
 		port_detach();
 		rtnl_unlock();
-		return err;
+		goto unprobe;
 	}
-	pr_info("dcbsim: DCB ops on %s\n", ifname);
+	pr_info("dcbsim: DCB ops on %s%s%s\n", ifname, mlx5 ? " (mlx5)" : "",
+		fw_dcbx ? " (firmware DCBX)" : "");
 	return 0;
+unprobe:
+	if (port.probed)
+		unregister_kretprobe(&hold_probe);
+	return err;
 }
 
 static void __exit dcbsim_exit(void)
@@ -238,6 +478,10 @@ static void __exit dcbsim_exit(void)
 	port_detach();
 	mutex_unlock(&port_lock);
 	rtnl_unlock();
+	/* the work takes rtnl: wait for it outside */
+	cancel_delayed_work_sync(&port.flap);
+	if (port.probed)
+		unregister_kretprobe(&hold_probe);
 }
 
 module_init(dcbsim_init);

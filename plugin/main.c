@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "pkg/log/log.h"
+#include "plugin/agent.h"
 #include "plugin/plugin.h"
 
 static const struct {
@@ -49,8 +50,9 @@ static void usage(const char *binary)
 		"It is run by a container runtime with CNI_COMMAND set (ADD, DEL, CHECK,\n"
 		"VERSION, STATUS, GC) and the network configuration on stdin.\n\n"
 		"usage: %s --version\n"
-		"       %s show [--json]     per PF and VF QoS state and attachments\n",
-		binary, RQ_VERSION, binary, binary);
+		"       %s show [--json]     per PF and VF QoS state and attachments\n"
+		"       %s agent [--once] ... keep recorded attachments in profile (agent --help)\n",
+		binary, RQ_VERSION, binary, binary, binary);
 }
 
 static void print_error(const char *version, const struct rq_error *e)
@@ -212,6 +214,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "show"))
 		return main_show(argc, argv, binary);
+	if (argc > 1 && !strcmp(argv[1], "agent"))
+		return cmd_agent(argc, argv, binary);
 	command = getenv("CNI_COMMAND");
 	if (argc > 1 || !command || !*command) {
 		usage(binary);

@@ -113,7 +113,8 @@ int agent_httpd_start(const char *listen, struct agent_httpd **ret);
 void agent_httpd_publish(struct agent_httpd *h, const char *text, bool healthy);
 void agent_httpd_stop(struct agent_httpd *h);
 
-/* events.c: the event loop */
+/* events.c: the event loop (after agent_block_signals, before any thread) */
+int agent_block_signals(void);
 int agent_run(struct agent *a);
 
 int cmd_agent(int argc, char **argv, const char *binary);

@@ -148,6 +148,7 @@ int cmd_agent(int argc, char **argv, const char *binary)
 	if (a.o.once) {
 		r = agent_do_pass(&a) ? 1 : 0;
 	} else {
+		(void)agent_block_signals();
 		if (a.o.listen && (r = agent_httpd_start(a.o.listen, &a.httpd)) < 0) {
 			log_error("agent: cannot serve HTTP at %s: %s", a.o.listen, strerror(-r));
 			env_fini(&a.env);

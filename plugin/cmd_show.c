@@ -3,8 +3,9 @@
  * `rdma-qos show [--json]`: per PF its trust, PFC, DSCP map, ETS and ECN, what
  * it is required to offer (node baseline and every listed attachment) and
  * which of that is unmet;
- * per VF its RDMA device, traffic class, NUMA node and attachment. Read-only
- * except that locating a configfs ToS creates the rdma_cm device directory.
+ * per VF its RDMA device, traffic class (required and current), NUMA node and
+ * attachment. Strictly read-only: it creates nothing, not even the configfs
+ * rdma_cm/<dev> directory that ADD makes to reach default_roce_tos.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -170,23 +171,53 @@ static void pf_dcb_json(const struct rq_env *env, const struct rq_catalog *cat, 
 	free(st);
 }
 
+/*
+ * The VF's traffic class without creating anything: MOFED's file, else the
+ * configfs file only where the rdma_cm/<dev> directory already exists (no
+ * directory: nobody set a default ToS, the kernel's 0 applies).
+ */
+static int tos_read_only(const struct rq_env *env, const struct rq_rdma_dev *d, int *ret,
+			 const char **ret_knob)
+{
+	struct rq_rdma_dev q = *d;
+
+	(void)snprintf(q.tos_path, sizeof(q.tos_path), "/sys/class/infiniband/%s/tc/%d/traffic_class",
+		       d->name, d->port);
+	*ret_knob = "mofed";
+	if (sysfs_exists(&env->root, q.tos_path))
+		return rdma_tos_read(&env->root, &q, ret);
+	(void)snprintf(q.tos_path, sizeof(q.tos_path),
+		       "/sys/kernel/config/rdma_cm/%s/ports/%d/default_roce_tos", d->name, d->port);
+	*ret_knob = "configfs";
+	if (sysfs_exists(&env->root, q.tos_path))
+		return rdma_tos_read(&env->root, &q, ret);
+	*ret_knob = "configfs (no rdma_cm directory: default)";
+	return -ENOENT;
+}
+
 static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *recs)
 {
 	cJSON *v = cJSON_CreateObject();
 	struct rq_rdma_dev d;
-	struct rq_error e;
 	const cJSON *rec = cJSON_GetObjectItemCaseSensitive(recs, pci);
+	const char *knob = NULL;
 	int node = -1, tos = -1;
 
 	cJSON_AddStringToObject(v, "pci", pci);
 	if (numa_pci_node(&env->root, pci, &node) == 0)
 		cJSON_AddNumberToObject(v, "numaNode", node);
-	rq_err_clear(&e);
 	if (rdma_find_by_pci(&env->root, pci, &d) == 0) {
 		cJSON_AddStringToObject(v, "rdma", d.name);
-		if (rdma_tos_locate(&env->root, &d, &e) == 0 &&
-		    rdma_tos_read(&env->root, &d, &tos) == 0)
+		if (tos_read_only(env, &d, &tos, &knob) == 0)
 			cJSON_AddNumberToObject(v, "trafficClass", tos);
+		cJSON_AddStringToObject(v, "tosKnob", knob);
+	}
+	if (rec) {
+		int want = json_int(cJSON_GetObjectItemCaseSensitive(rec, "profile"), "trafficClass",
+				    -1);
+
+		if (want >= 0)
+			cJSON_AddNumberToObject(v, "trafficClassRequired", want);
 	}
 	if (rec) {
 		cJSON *a = cJSON_AddObjectToObject(v, "attachment");
@@ -269,9 +300,16 @@ static void print_text(const cJSON *pfs)
 		{
 			const cJSON *a = cJSON_GetObjectItemCaseSensitive(vf, "attachment");
 
-			printf("  VF %s  numa %d  rdma %-10s tc %-4d %s%s%s%s%s\n",
+			int want = json_int(vf, "trafficClassRequired", -1),
+			    tc = json_int(vf, "trafficClass", -1);
+			char req[48] = "";
+
+			if (want >= 0)
+				snprintf(req, sizeof(req), " (required %d%s)", want,
+					 want == tc ? "" : ", NOT MET");
+			printf("  VF %s  numa %d  rdma %-10s tc %d%s  %s%s%s%s%s\n",
 			       json_str(vf, "pci"), json_int(vf, "numaNode", -1),
-			       json_str(vf, "rdma") ?: "-", json_int(vf, "trafficClass", -1),
+			       json_str(vf, "rdma") ?: "-", tc, req,
 			       a ? json_str(a, "pod") : "(free)", a ? "/" : "",
 			       a ? json_str(a, "podName") : "", a ? " profile " : "",
 			       a ? json_str(a, "profile") : "");

@@ -8,6 +8,7 @@
  * timer still runs. SIGTERM or SIGINT: the pass under way finishes, exit 0.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,10 +122,6 @@ static int loop_open(struct loop *l)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGPIPE);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
-		return -errno;
-	sigdelset(&mask, SIGPIPE);
 	l->ep = epoll_create1(EPOLL_CLOEXEC);
 	l->sig = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	l->timer = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -189,6 +186,18 @@ static void on_signal(struct loop *l)
 		log_info("agent: signal %u: exiting", si.ssi_signo);
 		l->stop = true;
 	}
+}
+
+int agent_block_signals(void)
+{
+	sigset_t mask;
+
+	/* before any thread starts (the HTTP server's): a thread with them unblocked would take them */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGPIPE);
+	return pthread_sigmask(SIG_BLOCK, &mask, NULL) ? -EINVAL : 0;
 }
 
 int agent_run(struct agent *a)

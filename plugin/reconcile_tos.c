@@ -6,8 +6,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pkg/log/log.h"
+#include "pkg/netns/netns.h"
 #include "plugin/agent.h"
 
 /*
@@ -15,22 +17,33 @@
  * re-registers, possibly under a new name: the VF's PCI address finds it
  * again. A device found over RDMA netlink only (rxe) keeps its recorded name.
  */
-static int find_dev(struct rq_ctx *c, const cJSON *rd, const char *vf_pci, struct rq_rdma_dev *d)
+/*
+ * A device without a PCI link (rxe) is found as ADD finds it: over RDMA
+ * netlink by the ifindex of the pod's interface, asked from inside the pod
+ * netns (the kernel reports a port's netdev index only to its own netns).
+ */
+static int find_by_netlink(const cJSON *rec, struct rq_rdma_dev *d)
 {
-	const char *old = json_str(rd, "device");
-	char path[256];
+	const char *ns = json_str(rec, "netns"), *ifname = json_str(rec, "ifname");
+	int fd = -1, saved = -1, ifindex, r;
 
+	if (!ns || !*ns || !ifname || netns_open(ns, &fd) < 0)
+		return -ENOENT;
+	r = netns_enter(fd, &saved);
+	close(fd);
+	if (r < 0)
+		return r;
+	ifindex = netns_link_ifindex(ifname);
+	r = ifindex > 0 ? rdma_find_by_ifindex(ifindex, d) : -ENODEV;
+	netns_return(saved);
+	return r;
+}
+
+static int find_dev(struct rq_ctx *c, const cJSON *rec, const char *vf_pci, struct rq_rdma_dev *d)
+{
 	if (rdma_find_by_pci(&c->env.root, vf_pci, d) == 0)
 		return 0;
-	if (!old || !*old || strchr(old, '/'))
-		return -ENOENT;
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s", old);
-	if (!sysfs_exists(&c->env.root, path))
-		return -ENOENT;
-	memset(d, 0, sizeof(*d));
-	snprintf(d->name, sizeof(d->name), "%s", old);
-	d->port = json_int(rd, "port", 1);
-	return 0;
+	return find_by_netlink(rec, d);
 }
 
 /* The record follows the device, so DEL restores the class where it now lives. */
@@ -106,7 +119,7 @@ int reconcile_tos(struct rq_ctx *c, cJSON *rec, const struct rq_vf_info *vf, boo
 	*ret_drift = false;
 	if (c->profile.traffic_class < 0)
 		return 0; /* the profile leaves the VF's class alone */
-	if (find_dev(c, cJSON_GetObjectItemCaseSensitive(rec, "rdma"), vf->pci, &d) < 0) {
+	if (find_dev(c, rec, vf->pci, &d) < 0) {
 		log_warn("agent: %s: VF %s has no RDMA device now: traffic class not kept", c->key,
 			 vf->pci);
 		*ret_drift = true;

@@ -10,3 +10,11 @@ test: agent-sim-test
 AGENT_SOAK_S ?= 600
 agent-soak: all
 	RQ_BUILD=$(abspath $(B)) SOAK_S=$(AGENT_SOAK_S) bash tests/agent/soak.sh
+
+# The production agent in the QEMU guest (tests/vm/agent.sh), run by make vm-test:
+# real dcbnl through dcbsim. Its own guest boot, so tests/vm/e2e.sh stays untouched.
+.PHONY: vm-agent-test
+vm-agent-test: all
+	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/agent.sh
+
+vm-test: vm-agent-test

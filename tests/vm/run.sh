@@ -16,4 +16,5 @@ fail() { echo "FAIL: vm test: $*"; echo "0 passed, 1 failed"; exit 1; }
 RQ_BUILD=$(cd "$RQ_BUILD" && pwd)
 make -s B="$RQ_BUILD" "$RQ_BUILD/tests/dcb/dcb-encode" >/dev/null || fail "cannot build the dcb encoder driver"
 bash tests/vm/guest.sh setup || skip "the QEMU guest could not be prepared (see above)"
-RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/e2e.sh
+# an argument names another guest script (tests/vm/agent.sh: make vm-agent-test)
+RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh "${1:-tests/vm/e2e.sh}"

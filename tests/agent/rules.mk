@@ -18,3 +18,10 @@ vm-agent-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/agent.sh
 
 vm-test: vm-agent-test
+
+# Agent pass time for 1..256 attachments (a point of make bench)
+.PHONY: agent-bench
+agent-bench: all
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench.sh
+
+bench: agent-bench

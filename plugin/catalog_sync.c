@@ -14,7 +14,8 @@
 
 #define CATALOG_MAX (4 * 1024 * 1024)
 
-/* The source is the caller's path (a ConfigMap mount inside the agent's container), not a host one. */
+/* The source is the caller's path (a ConfigMap mount inside the agent's container), not a host one.
+ */
 static int read_source(const char *path, char **ret, size_t *ret_len)
 {
 	struct stat st;

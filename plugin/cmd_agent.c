@@ -16,19 +16,21 @@
 
 static void agent_usage(const char *binary)
 {
-	fprintf(stderr,
-		"usage: %s agent [--once] [--interval S] [--metrics-file PATH]\n"
-		"                [--listen ADDR:PORT] [--catalog-source FILE] [--stale-grace S]\n"
-		"                [--log-level error|warn|info|debug]\n"
-		"  --once             one pass; exit 0 when all is in profile afterwards, 1 when\n"
-		"                     drift remains\n"
-		"  --interval S       full pass every S seconds (default %d); events come sooner\n"
-		"  --metrics-file P   Prometheus text file, replaced atomically after each pass\n"
-		"  --listen A:P       serve /metrics and /healthz over HTTP (\":9101\": all addresses)\n"
-		"  --catalog-source F validate F and install it as the node catalog when it changed\n"
-		"  --stale-grace S    release a record whose pod netns is gone for S seconds\n"
-		"                     (default %d)\n",
-		binary, AGENT_INTERVAL_DEFAULT_S, AGENT_STALE_GRACE_DEFAULT_S);
+	fprintf(
+	    stderr,
+	    "usage: %s agent [--once] [--interval S] [--metrics-file PATH]\n"
+	    "                [--listen ADDR:PORT] [--catalog-source FILE] [--stale-grace S]\n"
+	    "                [--log-level error|warn|info|debug]\n"
+	    "  --once             one pass; exit 0 when all is in profile afterwards, 1 when\n"
+	    "                     drift remains\n"
+	    "  --interval S       full pass every S seconds (default %d); events come sooner\n"
+	    "  --metrics-file P   Prometheus text file, replaced atomically after each pass\n"
+	    "  --listen A:P       serve /metrics and /healthz over HTTP (\":9101\": all "
+	    "addresses)\n"
+	    "  --catalog-source F validate F and install it as the node catalog when it changed\n"
+	    "  --stale-grace S    release a record whose pod netns is gone for S seconds\n"
+	    "                     (default %d)\n",
+	    binary, AGENT_INTERVAL_DEFAULT_S, AGENT_STALE_GRACE_DEFAULT_S);
 }
 
 static int parse_secs(const char *flag, const char *s, int min, int *ret)
@@ -50,11 +52,15 @@ static int parse_secs(const char *flag, const char *s, int min, int *ret)
 static int parse_opts(int argc, char **argv, struct agent_opts *o, const char *binary)
 {
 	static const struct option opts[] = {
-	    {"once", no_argument, NULL, 'o'},		{"interval", required_argument, NULL, 'i'},
-	    {"metrics-file", required_argument, NULL, 'm'}, {"listen", required_argument, NULL, 'l'},
+	    {"once", no_argument, NULL, 'o'},
+	    {"interval", required_argument, NULL, 'i'},
+	    {"metrics-file", required_argument, NULL, 'm'},
+	    {"listen", required_argument, NULL, 'l'},
 	    {"catalog-source", required_argument, NULL, 'c'},
-	    {"stale-grace", required_argument, NULL, 's'},	{"log-level", required_argument, NULL, 'v'},
-	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0},
+	    {"stale-grace", required_argument, NULL, 's'},
+	    {"log-level", required_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	enum rq_log_level lvl;
 	int ch, r = 0;
@@ -118,9 +124,8 @@ bool agent_do_pass(struct agent *a)
 	/* the PFs whose link events raise the next pass */
 	free(a->pf_names);
 	a->pf_names = calloc((size_t)cJSON_GetArraySize(rep.pfs) + 1, sizeof(*a->pf_names));
-	cJSON_ArrayForEach(it, rep.pfs)
-		if (a->pf_names)
-			snprintf(a->pf_names[n++], IF_NAMESIZE, "%s", it->string);
+	cJSON_ArrayForEach(it, rep.pfs) if (a->pf_names)
+	    snprintf(a->pf_names[n++], IF_NAMESIZE, "%s", it->string);
 	a->n_pf_names = a->pf_names ? n : 0;
 	log_debug("agent: pass took %.3f s%s", rep.duration, rep.drift_left ? ", drift left" : "");
 	bool drift = rep.drift_left || r < 0;

@@ -181,8 +181,8 @@ static int tos_read_only(const struct rq_env *env, const struct rq_rdma_dev *d, 
 {
 	struct rq_rdma_dev q = *d;
 
-	(void)snprintf(q.tos_path, sizeof(q.tos_path), "/sys/class/infiniband/%s/tc/%d/traffic_class",
-		       d->name, d->port);
+	(void)snprintf(q.tos_path, sizeof(q.tos_path),
+		       "/sys/class/infiniband/%s/tc/%d/traffic_class", d->name, d->port);
 	*ret_knob = "mofed";
 	if (sysfs_exists(&env->root, q.tos_path))
 		return rdma_tos_read(&env->root, &q, ret);
@@ -213,8 +213,8 @@ static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *re
 		cJSON_AddStringToObject(v, "tosKnob", knob);
 	}
 	if (rec) {
-		int want = json_int(cJSON_GetObjectItemCaseSensitive(rec, "profile"), "trafficClass",
-				    -1);
+		int want =
+		    json_int(cJSON_GetObjectItemCaseSensitive(rec, "profile"), "trafficClass", -1);
 
 		if (want >= 0)
 			cJSON_AddNumberToObject(v, "trafficClassRequired", want);

@@ -166,8 +166,9 @@ static void on_source(struct loop *l, struct ev_src *s)
 	if (r < 0 && r != -EAGAIN)
 		log_warn("agent: %s: %s", s->name, strerror(-r));
 	if (resync)
-		log_warn("agent: %s overran (ENOBUFS): events were lost, resyncing with a full pass",
-			 s->name);
+		log_warn(
+		    "agent: %s overran (ENOBUFS): events were lost, resyncing with a full pass",
+		    s->name);
 	for (size_t i = 0; i < n; i++)
 		any |= flap_admit(l, s->name, who[i]);
 	if ((any || resync) && !l->armed) {
@@ -192,7 +193,8 @@ int agent_block_signals(void)
 {
 	sigset_t mask;
 
-	/* before any thread starts (the HTTP server's): a thread with them unblocked would take them */
+	/* before any thread starts (the HTTP server's): a thread with them unblocked would take
+	 * them */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);

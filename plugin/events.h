@@ -31,8 +31,8 @@ size_t ev_src_open_all(const struct rq_env *env, struct ev_src *src, size_t max)
  * device it is about: the flap back-off is per name); *ret_resync when the
  * socket overran (ENOBUFS) and events were lost.
  */
-int ev_src_drain(struct ev_src *s, const struct agent *a, char who[][48], size_t max,
-		 size_t *ret_n, bool *ret_resync);
+int ev_src_drain(struct ev_src *s, const struct agent *a, char who[][48], size_t max, size_t *ret_n,
+		 bool *ret_resync);
 
 /* One pass, then its metrics out (file, HTTP). Returns whether drift remains. */
 bool agent_do_pass(struct agent *a);

@@ -157,8 +157,8 @@ static void uevent_msg(const char *buf, size_t len, char who[][48], size_t max, 
 		who_add(who, max, n, dev ? dev : "infiniband");
 }
 
-int ev_src_drain(struct ev_src *s, const struct agent *a, char who[][48], size_t max,
-		 size_t *ret_n, bool *ret_resync)
+int ev_src_drain(struct ev_src *s, const struct agent *a, char who[][48], size_t max, size_t *ret_n,
+		 bool *ret_resync)
 {
 	char buf[16384];
 

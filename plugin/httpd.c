@@ -49,14 +49,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "GET only\n");
 	pthread_mutex_lock(&h->lock);
 	if (!strcmp(url, "/metrics"))
-		r = h->text ? reply(conn, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
-				    h->text)
-			    : reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
-				    "no pass yet\n");
+		r = h->text
+			? reply(conn, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
+				h->text)
+			: reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", "no pass yet\n");
 	else if (!strcmp(url, "/healthz"))
-		r = h->healthy ? reply(conn, MHD_HTTP_OK, "text/plain", "ok\n")
-			       : reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain",
-				       "no pass yet\n");
+		r = h->healthy
+			? reply(conn, MHD_HTTP_OK, "text/plain", "ok\n")
+			: reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", "no pass yet\n");
 	else
 		r = reply(conn, MHD_HTTP_NOT_FOUND, "text/plain", "/metrics or /healthz\n");
 	pthread_mutex_unlock(&h->lock);
@@ -117,11 +117,10 @@ int agent_httpd_start(const char *listen, struct agent_httpd **ret)
 	if (!h)
 		return -ENOMEM;
 	pthread_mutex_init(&h->lock, NULL);
-	h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG |
-				    (v6 ? MHD_USE_DUAL_STACK : 0),
-				(uint16_t)port, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR,
-				(struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT, 16u,
-				MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
+	h->d = MHD_start_daemon(
+	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | (v6 ? MHD_USE_DUAL_STACK : 0),
+	    (uint16_t)port, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+	    MHD_OPTION_CONNECTION_LIMIT, 16u, MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
 	if (!h->d) {
 		pthread_mutex_destroy(&h->lock);
 		free(h);

@@ -82,22 +82,20 @@ static void per_pf(struct buf *b, const struct pass_report *rep)
 
 	family(b, "rdma_qos_attachments", "gauge", "Recorded attachments per PF and profile.");
 	cJSON_ArrayForEach(it, rep->attachments)
-		put(b, "rdma_qos_attachments{pf=\"%s\",profile=\"%s\"} %d\n",
-		    esc(json_str(it, "pf"), e1, sizeof(e1)),
-		    esc(json_str(it, "profile"), e2, sizeof(e2)), json_int(it, "n", 0));
+	    put(b, "rdma_qos_attachments{pf=\"%s\",profile=\"%s\"} %d\n",
+		esc(json_str(it, "pf"), e1, sizeof(e1)),
+		esc(json_str(it, "profile"), e2, sizeof(e2)), json_int(it, "n", 0));
 	family(b, "rdma_qos_pf_in_profile", "gauge",
 	       "1 when the PF meets every requirement of its attachments after the last pass.");
 	cJSON_ArrayForEach(it, rep->pfs)
-		put(b, "rdma_qos_pf_in_profile{pf=\"%s\"} %d\n", esc(it->string, e1, sizeof(e1)),
-		    (unsigned)it->valuedouble == 0);
+	    put(b, "rdma_qos_pf_in_profile{pf=\"%s\"} %d\n", esc(it->string, e1, sizeof(e1)),
+		(unsigned)it->valuedouble == 0);
 	family(b, "rdma_qos_drift", "gauge",
 	       "1 when the item is not as required after the last pass (repair failed, pf: verify, "
 	       "or the PF is gone).");
-	cJSON_ArrayForEach(it, rep->pfs)
-		for (int i = 0; i < ITEM_N; i++)
-			put(b, "rdma_qos_drift{pf=\"%s\",item=\"%s\"} %u\n",
-			    esc(it->string, e1, sizeof(e1)), agent_item_names[i],
-			    ((unsigned)it->valuedouble >> i) & 1u);
+	cJSON_ArrayForEach(it, rep->pfs) for (int i = 0; i < ITEM_N; i++)
+	    put(b, "rdma_qos_drift{pf=\"%s\",item=\"%s\"} %u\n", esc(it->string, e1, sizeof(e1)),
+		agent_item_names[i], ((unsigned)it->valuedouble >> i) & 1u);
 }
 
 char *metrics_render(const struct agent *a, const struct pass_report *rep)
@@ -117,17 +115,16 @@ char *metrics_render(const struct agent *a, const struct pass_report *rep)
 		    esc(a->repairs[i].pf, e1, sizeof(e1)), a->repairs[i].item, a->repairs[i].n);
 	family(&b, "rdma_qos_vf_traffic_class", "gauge",
 	       "The VF RDMA device's traffic class as read after the last pass (-1: unset).");
-	cJSON_ArrayForEach(it, rep->vf_tc)
-		put(&b, "rdma_qos_vf_traffic_class{vf=\"%s\",rdma_dev=\"%s\",knob=\"%s\"} %d\n",
-		    esc(json_str(it, "vf"), e1, sizeof(e1)),
-		    esc(json_str(it, "rdmaDev"), e2, sizeof(e2)),
-		    esc(json_str(it, "knob"), e3, sizeof(e3)), json_int(it, "value", -1));
+	cJSON_ArrayForEach(it, rep->vf_tc) put(
+	    &b, "rdma_qos_vf_traffic_class{vf=\"%s\",rdma_dev=\"%s\",knob=\"%s\"} %d\n",
+	    esc(json_str(it, "vf"), e1, sizeof(e1)), esc(json_str(it, "rdmaDev"), e2, sizeof(e2)),
+	    esc(json_str(it, "knob"), e3, sizeof(e3)), json_int(it, "value", -1));
 	family(&b, "rdma_qos_numa_misaligned", "gauge",
 	       "1 per attachment whose VF is not on a NUMA node of its pod.");
 	cJSON_ArrayForEach(it, rep->numa)
-		put(&b, "rdma_qos_numa_misaligned{namespace=\"%s\",pod=\"%s\",vf=\"%s\"} 1\n",
-		    esc(json_str(it, "namespace"), e1, sizeof(e1)),
-		    esc(json_str(it, "pod"), e2, sizeof(e2)), esc(json_str(it, "vf"), e3, sizeof(e3)));
+	    put(&b, "rdma_qos_numa_misaligned{namespace=\"%s\",pod=\"%s\",vf=\"%s\"} 1\n",
+		esc(json_str(it, "namespace"), e1, sizeof(e1)),
+		esc(json_str(it, "pod"), e2, sizeof(e2)), esc(json_str(it, "vf"), e3, sizeof(e3)));
 	family(&b, "rdma_qos_catalog_valid", "gauge",
 	       "1 when the catalog source (or the installed catalog) is valid.");
 	put(&b, "rdma_qos_catalog_valid %d\n", a->catalog_valid ? 1 : 0);

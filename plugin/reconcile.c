@@ -80,7 +80,8 @@ void agent_count_repair(struct agent *a, const char *pf, enum agent_item item)
 	struct agent_repair *n;
 
 	for (size_t i = 0; i < a->n_repairs; i++)
-		if (!strcmp(a->repairs[i].pf, pf) && !strcmp(a->repairs[i].item, agent_item_names[item])) {
+		if (!strcmp(a->repairs[i].pf, pf) &&
+		    !strcmp(a->repairs[i].item, agent_item_names[item])) {
 			a->repairs[i].n++;
 			return;
 		}
@@ -98,12 +99,13 @@ static void count_attachment(struct pass_report *rep, const char *pf, const char
 {
 	cJSON *it;
 
-	cJSON_ArrayForEach(it, rep->attachments)
-		if (!strcmp(json_str(it, "pf"), pf) && !strcmp(json_str(it, "profile"), profile)) {
-			cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "n"),
-					     json_int(it, "n", 0) + 1);
-			return;
-		}
+	cJSON_ArrayForEach(it, rep->attachments) if (!strcmp(json_str(it, "pf"), pf) &&
+						     !strcmp(json_str(it, "profile"), profile))
+	{
+		cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "n"),
+				     json_int(it, "n", 0) + 1);
+		return;
+	}
 	it = cJSON_CreateObject();
 	cJSON_AddStringToObject(it, "pf", pf);
 	cJSON_AddStringToObject(it, "profile", profile);
@@ -230,7 +232,8 @@ static void pass_record(struct pass *p, struct stale_book *book, const char *key
 	numa_metric(p->rep, rec);
 	r = device_resolve_vf(&c.env.root, json_str(rec, "vf") ?: "", &vf, &c.err);
 	if (r < 0) {
-		const cJSON *pf0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rec, "pfs"), 0);
+		const cJSON *pf0 =
+		    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rec, "pfs"), 0);
 
 		log_warn("agent: %s: VF %s is gone (%s)", key, json_str(rec, "vf") ?: "?",
 			 c.err.msg[0] ? c.err.msg : strerror(-r));
@@ -287,7 +290,8 @@ static void item_text(enum agent_item it, const struct dcb_port_state *st, uint8
 	}
 }
 
-/* One PF's state against @t: the bitmap of drifted items (plan and ECN, as pfqos_check reads them). */
+/* One PF's state against @t: the bitmap of drifted items (plan and ECN, as pfqos_check reads them).
+ */
 struct pf_look {
 	struct dcb_port_state st;
 	struct dcb_plan plan;

@@ -132,10 +132,11 @@ int agent_httpd_start(const char *listen, struct agent_httpd **ret)
 
 void agent_httpd_publish(struct agent_httpd *h, const char *text, bool healthy)
 {
-	char *copy = text ? strdup(text) : NULL;
+	char *copy;
 
 	if (!h)
 		return;
+	copy = text ? strdup(text) : NULL;
 	pthread_mutex_lock(&h->lock);
 	if (copy || !text) {
 		free(h->text);

@@ -12,7 +12,7 @@
 #include "netconf/netconf.h"
 #include "plugin/plugin.h"
 
-#define CATALOG_MAX (4 * 1024 * 1024)
+#define CATALOG_MAX ((size_t)4 * 1024 * 1024)
 
 /* The source is the caller's path (a ConfigMap mount inside the agent's container), not a host one.
  */
@@ -25,7 +25,7 @@ static int read_source(const char *path, char **ret, size_t *ret_len)
 
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > CATALOG_MAX) {
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > CATALOG_MAX) {
 		r = fstat(fd, &st) < 0 ? -errno : S_ISREG(st.st_mode) ? -EFBIG : -EINVAL;
 		close(fd);
 		return r;
@@ -75,13 +75,13 @@ int catalog_sync(const struct rq_root *root, const char *source, bool *ret_chang
 	if (r < 0) {
 		char msg[RQ_ERR_MSG_MAX];
 
-		snprintf(msg, sizeof(msg), "catalog source %s: %s", source, e->msg);
+		(void)snprintf(msg, sizeof(msg), "catalog source %s: %s", source, e->msg);
 		memcpy(e->msg, msg, sizeof(e->msg));
 		free(src);
 		return r;
 	}
 	r = sysfs_read_file(root, RQ_CATALOG_PATH, CATALOG_MAX, &cur, &cur_len);
-	if (r == 0 && cur_len == len && !memcmp(cur, src, len)) {
+	if (r == 0 && cur && src && cur_len == len && !memcmp(cur, src, len)) {
 		free(cur);
 		free(src);
 		return 0;

@@ -14,9 +14,11 @@
 #include "plugin/agent.h"
 #include "plugin/events.h"
 
+#define AGENT_SECS_MAX 604800 /* a week */
+
 static void agent_usage(const char *binary)
 {
-	fprintf(
+	(void)fprintf(
 	    stderr,
 	    "usage: %s agent [--once] [--interval S] [--metrics-file PATH]\n"
 	    "                [--listen ADDR:PORT] [--catalog-source FILE] [--stale-grace S]\n"
@@ -40,9 +42,9 @@ static int parse_secs(const char *flag, const char *s, int min, int *ret)
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > 86400 * 7) {
-		fprintf(stderr, "agent: %s: \"%s\" is not a number of seconds (%d..%d)\n", flag, s,
-			min, 86400 * 7);
+	if (errno || end == s || *end || v < min || v > AGENT_SECS_MAX) {
+		(void)fprintf(stderr, "agent: %s: \"%s\" is not a number of seconds (%d..%d)\n",
+			      flag, s, min, AGENT_SECS_MAX);
 		return -EINVAL;
 	}
 	*ret = (int)v;
@@ -100,7 +102,7 @@ static int parse_opts(int argc, char **argv, struct agent_opts *o, const char *b
 		}
 	}
 	if (r == 0 && optind < argc) {
-		fprintf(stderr, "agent: unexpected argument \"%s\"\n", argv[optind]);
+		(void)fprintf(stderr, "agent: unexpected argument \"%s\"\n", argv[optind]);
 		r = -EINVAL;
 	}
 	return r;
@@ -124,8 +126,8 @@ bool agent_do_pass(struct agent *a)
 	/* the PFs whose link events raise the next pass */
 	free(a->pf_names);
 	a->pf_names = calloc((size_t)cJSON_GetArraySize(rep.pfs) + 1, sizeof(*a->pf_names));
-	cJSON_ArrayForEach(it, rep.pfs) if (a->pf_names)
-	    snprintf(a->pf_names[n++], IF_NAMESIZE, "%s", it->string);
+	for (it = a->pf_names ? rep.pfs->child : NULL; it; it = it->next)
+		(void)snprintf(a->pf_names[n++], IF_NAMESIZE, "%s", it->string);
 	a->n_pf_names = a->pf_names ? n : 0;
 	log_debug("agent: pass took %.3f s%s", rep.duration, rep.drift_left ? ", drift left" : "");
 	bool drift = rep.drift_left || r < 0;
@@ -146,7 +148,7 @@ int cmd_agent(int argc, char **argv, const char *binary)
 	if (r != 0)
 		return r < 0 ? 2 : 0;
 	if (env_init(&a.env, &e) < 0) {
-		fprintf(stderr, "%s agent: %s\n", binary, e.msg);
+		(void)fprintf(stderr, "%s agent: %s\n", binary, e.msg);
 		return 2;
 	}
 	a.catalog_valid = true;

@@ -63,7 +63,7 @@ static struct flap *flap_slot(struct loop *l, const char *who)
 			old = &l->flap[i];
 	}
 	memset(old, 0, sizeof(*old));
-	snprintf(old->who, sizeof(old->who), "%s", who);
+	(void)snprintf(old->who, sizeof(old->who), "%s", who);
 	return old;
 }
 
@@ -78,7 +78,7 @@ static bool flap_admit(struct loop *l, const char *src, const char *who)
 		return false;
 	if (now - f->win_start >= FLAP_WINDOW_S) {
 		/* a quiet window forgets the back-off */
-		if (f->count <= FLAP_MAX_EVENTS && now - f->win_start >= 2 * FLAP_WINDOW_S)
+		if (f->count <= FLAP_MAX_EVENTS && now - f->win_start >= 2L * FLAP_WINDOW_S)
 			f->backoff_s = 0;
 		f->win_start = now;
 		f->count = 0;

@@ -104,7 +104,7 @@ static void who_add(char who[][48], size_t max, size_t *n, const char *name)
 		if (!strcmp(who[i], name))
 			return;
 	if (*n < max)
-		snprintf(who[(*n)++], 48, "%s", name);
+		(void)snprintf(who[(*n)++], 48, "%s", name);
 }
 
 static const char *rta_name(const struct nlmsghdr *h, size_t hdr, unsigned short type)

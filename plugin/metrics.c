@@ -25,29 +25,35 @@ static void put(struct buf *b, const char *fmt, ...) __attribute__((format(print
 static void put(struct buf *b, const char *fmt, ...)
 {
 	va_list ap;
+	size_t need;
+	char *s;
 	int n;
 
-	for (;;) {
-		va_start(ap, fmt);
-		n = b->oom ? -1 : vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			b->oom = true;
-			return;
-		}
-		if ((size_t)n < b->cap - b->len) {
-			b->len += (size_t)n;
-			return;
-		}
-		char *s = realloc(b->s, b->cap * 2 + (size_t)n);
-
-		if (!s) {
-			b->oom = true;
-			return;
-		}
-		b->s = s;
-		b->cap = b->cap * 2 + (size_t)n;
+	if (b->oom)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->oom = true;
+		return;
 	}
+	if ((size_t)n < b->cap - b->len) {
+		b->len += (size_t)n;
+		return;
+	}
+	need = b->cap * 2 + (size_t)n;
+	s = realloc(b->s, need);
+	if (!s) {
+		b->oom = true;
+		return;
+	}
+	b->s = s;
+	b->cap = need;
+	va_start(ap, fmt);
+	n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	b->len += n > 0 ? (size_t)n : 0;
 }
 
 /* A label value: backslash, double quote and newline escaped (the text format's rule). */

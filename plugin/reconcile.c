@@ -90,8 +90,8 @@ void agent_count_repair(struct agent *a, const char *pf, enum agent_item item)
 		return;
 	a->repairs = n;
 	n = &a->repairs[a->n_repairs++];
-	snprintf(n->pf, sizeof(n->pf), "%s", pf);
-	snprintf(n->item, sizeof(n->item), "%s", agent_item_names[item]);
+	(void)snprintf(n->pf, sizeof(n->pf), "%s", pf);
+	(void)snprintf(n->item, sizeof(n->item), "%s", agent_item_names[item]);
 	n->n = 1;
 }
 
@@ -151,7 +151,7 @@ static void ctx_init(struct rq_ctx *c, struct pass *p, const char *key)
 	memset(c, 0, sizeof(*c));
 	c->env = p->a->env;
 	c->cat = p->cat;
-	snprintf(c->key, sizeof(c->key), "%s", key);
+	(void)snprintf(c->key, sizeof(c->key), "%s", key);
 	rq_err_clear(&c->err);
 }
 
@@ -191,7 +191,8 @@ static void numa_metric(struct pass_report *rep, const cJSON *rec)
 {
 	cJSON *o;
 
-	if (strcmp(json_str(rec, "numaVerdict") ?: "", "misaligned") || !(o = cJSON_CreateObject()))
+	if (strcmp(json_str(rec, "numaVerdict") ?: "", "misaligned") != 0 ||
+	    !(o = cJSON_CreateObject()))
 		return;
 	cJSON_AddStringToObject(o, "namespace", json_str(rec, "podNamespace") ?: "");
 	cJSON_AddStringToObject(o, "pod", json_str(rec, "podName") ?: "");
@@ -270,23 +271,23 @@ static void item_text(enum agent_item it, const struct dcb_port_state *st, uint8
 	case ITEM_TRUST:
 		for (size_t i = 0; i < st->n_trust; i++)
 			dscp |= i == 0 && st->trust[i] == IEEE_8021QAZ_APP_SEL_DSCP;
-		snprintf(buf, len, "%s", dscp || (!st->has_trust && n_dscp) ? "dscp" : "pcp");
+		(void)snprintf(buf, len, "%s", dscp || (!st->has_trust && n_dscp) ? "dscp" : "pcp");
 		break;
 	case ITEM_DSCP2PRIO:
 		if (plan->n_add)
-			snprintf(buf, len, "%zu DSCP entries, lacking dscp %u -> prio %u%s", n_dscp,
-				 plan->add[0].protocol, plan->add[0].priority,
-				 plan->n_add > 1 ? " and more" : "");
+			(void)snprintf(buf, len, "%zu DSCP entries, lacking dscp %u -> prio %u%s",
+				       n_dscp, plan->add[0].protocol, plan->add[0].priority,
+				       plan->n_add > 1 ? " and more" : "");
 		else
-			snprintf(buf, len, "%zu DSCP entries", n_dscp);
+			(void)snprintf(buf, len, "%zu DSCP entries", n_dscp);
 		break;
 	case ITEM_ETS:
-		snprintf(buf, len, "tcBw %u,%u,%u,%u,%u,%u,%u,%u", st->tc_tx_bw[0], st->tc_tx_bw[1],
-			 st->tc_tx_bw[2], st->tc_tx_bw[3], st->tc_tx_bw[4], st->tc_tx_bw[5],
-			 st->tc_tx_bw[6], st->tc_tx_bw[7]);
+		(void)snprintf(buf, len, "tcBw %u,%u,%u,%u,%u,%u,%u,%u", st->tc_tx_bw[0],
+			       st->tc_tx_bw[1], st->tc_tx_bw[2], st->tc_tx_bw[3], st->tc_tx_bw[4],
+			       st->tc_tx_bw[5], st->tc_tx_bw[6], st->tc_tx_bw[7]);
 		break;
 	default:
-		snprintf(buf, len, "-");
+		(void)snprintf(buf, len, "-");
 	}
 }
 
@@ -396,7 +397,7 @@ static void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *op
 	r = pf_look(&p->a->env, ops, dcb, &acc->pf, &target, &l[0]);
 	if (r == 0 && l[0].items && acc->any_ensure) {
 		c.profile = acc->ensure;
-		snprintf(c.profile.name, sizeof(c.profile.name), "%s", "agent (pf: ensure)");
+		(void)snprintf(c.profile.name, sizeof(c.profile.name), "%s", "agent (pf: ensure)");
 		c.pf_mode = RQ_PF_ENSURE;
 		if (ensure_quiet(&c, ops, dcb, &acc->pf) < 0)
 			log_warn("agent: PF %s: repair failed: %s", acc->pf.ifname, c.err.msg);
@@ -438,7 +439,8 @@ static struct rq_catalog *pass_catalog(struct agent *a)
 		a->catalog_valid = r == 0;
 		rq_err_clear(&e);
 	}
-	r = sysfs_read_file(&a->env.root, RQ_CATALOG_PATH, 4 * 1024 * 1024, &buf, &len);
+	r = sysfs_read_file(&a->env.root, RQ_CATALOG_PATH, (size_t)4 * (size_t)1024 * 1024, &buf,
+			    &len);
 	if (r == 0)
 		r = catalog_parse(buf, len, &cat, &e);
 	free(buf);

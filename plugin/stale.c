@@ -28,7 +28,7 @@ int stale_book_load(const struct rq_env *env, struct stale_book **ret)
 
 	if (!b)
 		return -ENOMEM;
-	if (sysfs_read_file(&env->root, AGENT_STALE_FILE, 1024 * 1024, &buf, &len) == 0)
+	if (sysfs_read_file(&env->root, AGENT_STALE_FILE, (size_t)1024 * 1024, &buf, &len) == 0)
 		b->gone = cJSON_ParseWithLength(buf, len);
 	free(buf);
 	if (!cJSON_IsObject(b->gone)) {

@@ -373,11 +373,15 @@ static void pf_report(struct pass *p, const struct pf_acc *acc, const struct pf_
 static void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void *dcb)
 {
 	struct rq_vf_info one = {.has_pf = true, .n_pf = 1};
-	struct pf_look *l = calloc(2, sizeof(*l));
 	struct rq_profile target;
+	struct pf_look *l;
 	struct rq_ctx c;
 	int fds[RQ_MAX_PFS], r;
 
+	/* lossy and pf: ignore attachments require nothing of the PF: ADD never reads it for them */
+	if (!acc->any_ensure && !acc->any_verify)
+		return;
+	l = calloc(2, sizeof(*l));
 	if (!l)
 		return;
 	one.pf[0] = acc->pf;

@@ -201,6 +201,9 @@ check "a DCB drift is repaired by event within 1 s (took ${ms} ms, interval 30 s
 sleep 0.5
 curl -sf "http://127.0.0.1:$PORT/metrics" > "$T/http.prom"
 check "/metrics counts the repair" [ "$(metric "$T/http.prom" "rdma_qos_repairs_total{pf=\"$PF0\",item=\"pfc\"}")" = 1 ]
+for _ in $(seq 30); do dcb_edit "$ROOT" "$PF0" '.'; done
+sleep 0.5
+check "a source that keeps firing is backed off, and the log says so" grep -q "events for sim-dcb keep coming" "$T/bg.log"
 kill -TERM "$AGENT_PID"
 wait "$AGENT_PID"
 check "SIGTERM: exit 0" [ $? -eq 0 ]

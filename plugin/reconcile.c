@@ -378,7 +378,8 @@ static void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *op
 	struct rq_ctx c;
 	int fds[RQ_MAX_PFS], r;
 
-	/* lossy and pf: ignore attachments require nothing of the PF: ADD never reads it for them */
+	/* lossy and pf: ignore attachments require nothing of the PF: ADD never reads it for them
+	 */
 	if (!acc->any_ensure && !acc->any_verify)
 		return;
 	l = calloc(2, sizeof(*l));

@@ -21,7 +21,7 @@ ip netns add "rqab$$"
 ip link add "$VF0" type veth peer name "${VF0}p"
 ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p;K8S_POD_UID=u"
 chain_add "$ROOT" roce c0 "/run/netns/rqab$$" net1 "$VF0" "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF0PCI\"}" "$ARGS" > /dev/null 2>&1 || { echo "agent-bench: ADD failed"; exit 1; }
-SD=$ROOT/var/lib/cni/rdma-qos
+SD=$(state_dir "$ROOT")
 REC=$(ls "$SD"/*.json | head -1)
 jq -c . "$REC" > "$T/rec0.json"
 rm -f "$REC"

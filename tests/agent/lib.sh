@@ -20,3 +20,11 @@ rdma_of() { ls "$1/sys/bus/pci/devices/$2/infiniband" | head -1; }
 dcb_edit() { local f="$1/dcb/$2.json"; jq -c "$3" "$f" > "$f.new" && mv "$f.new" "$f"; }
 pfc_of() { jq -c '.pfc // []' "$1/dcb/$2.json"; }
 dscp_prio() { jq --argjson d "$3" '[.app[]? | select(.selector == 5 and .protocol == $d) | .priority] | first // "none"' "$1/dcb/$2.json"; }
+# the records' directory under a node root (DESIGN.md: /run/rdma-qos/state; older trees /var/lib/cni/rdma-qos)
+state_dir() {
+	local d
+	for d in run/rdma-qos/state var/lib/cni/rdma-qos; do
+		[ -d "$1/$d" ] && { echo "$1/$d"; return 0; }
+	done
+	echo "$1/run/rdma-qos/state"
+}

@@ -141,7 +141,7 @@ mkdir -p "$ROOT/sys/kernel/config/rdma_cm/mlx5_90/ports/1" && echo 0 > "$(tos_fi
 agent --once --metrics-file "$M" 2> "$T/log"
 check "renamed device: exit 0" [ $? -eq 0 ]
 check "renamed device: ToS 106 on mlx5_90" [ "$(cat "$(tos_file "$ROOT" mlx5_90)")" = 106 ]
-REC0=$(grep -l "\"$VF0PCI\"" "$ROOT"/var/lib/cni/rdma-qos/*.json | head -1)
+REC0=$(grep -l "\"$VF0PCI\"" "$(state_dir "$ROOT")"/*.json | head -1)
 check "the record follows the device" [ "$(jq -r .rdma.device "$REC0")" = mlx5_90 ]
 check "the log names old and new" grep -q "RDMA device is mlx5_90 now (was $DEV0)" "$T/log"
 
@@ -154,11 +154,11 @@ ip netns exec "rqag$$_c" ip link set net1 netns 1 2>/dev/null  # hand the veth b
 ip netns del "rqag$$_c"
 agent --once --metrics-file "$M" --stale-grace 3600 2> "$T/log"
 check "within the grace: kept and counted" [ "$(metric "$M" rdma_qos_stale_records)" = 1 ]
-check "within the grace: record still there" [ -n "$(grep -l "\"$VF2PCI\"" "$ROOT"/var/lib/cni/rdma-qos/*.json)" ]
+check "within the grace: record still there" [ -n "$(grep -l "\"$VF2PCI\"" "$(state_dir "$ROOT")"/*.json)" ]
 sleep 2
 agent --once --metrics-file "$M" --stale-grace 1 2> "$T/log"
-check "past the grace (remembered across --once runs): released" [ -z "$(grep -l "\"$VF2PCI\"" "$ROOT"/var/lib/cni/rdma-qos/*.json)" ]
-check "released: the PF index no longer lists it" [ -z "$(grep -l "c3" "$ROOT"/var/lib/cni/rdma-qos/pf/*.json 2>/dev/null)" ]
+check "past the grace (remembered across --once runs): released" [ -z "$(grep -l "\"$VF2PCI\"" "$(state_dir "$ROOT")"/*.json)" ]
+check "released: the PF index no longer lists it" [ -z "$(grep -l "c3" "$(state_dir "$ROOT")"/pf/*.json 2>/dev/null)" ]
 check "released: VF2 ToS restored to 0 (as DEL)" [ "$(cat "$(tos_file "$ROOT" "$DEV2")")" = 0 ]
 check "released: stale_records 0" [ "$(metric "$M" rdma_qos_stale_records)" = 0 ]
 check "released: the log says so" grep -q "a lost DEL.*releasing" "$T/log"

@@ -71,6 +71,9 @@ DEPS     := $(CORE_OBJ:.o=.d) $(PLUG_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/plugin/en
 .PHONY: demo all test unit sim-test asan-sim-test vm-test clients-test asan-test install clean format format-check bench tidy fuzz
 all: $(B)/rdma-qos $(B)/rdma-qos-sim
 
+# libmicrohttpd (static, no HTTPS) for the agent's HTTP endpoint
+include mk/microhttpd.mk
+
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@

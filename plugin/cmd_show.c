@@ -2,9 +2,10 @@
 /*
  * `rdma-qos show [--json]`: per PF its trust, PFC, DSCP map, ETS and ECN, what
  * it is required to offer (node baseline and every listed attachment) and
- * which of that is unmet; per VF its RDMA device, each traffic-class knob and
- * the class's scope, NUMA node and attachment. Read-only: it creates nothing,
- * not even a configfs rdma_cm directory.
+ * which of that is unmet; per VF its RDMA device, each traffic-class knob, the
+ * class's scope, the class the attachment requires, NUMA node and attachment.
+ * Strictly read-only: it creates nothing, not even the configfs rdma_cm/<dev>
+ * directory that ADD makes to reach default_roce_tos.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -182,6 +183,13 @@ static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *re
 		cJSON_AddNumberToObject(v, "numaNode", node);
 	tos_show_json(env, pci, rec, v);
 	if (rec) {
+		int want =
+		    json_int(cJSON_GetObjectItemCaseSensitive(rec, "profile"), "trafficClass", -1);
+
+		if (want >= 0)
+			cJSON_AddNumberToObject(v, "trafficClassRequired", want);
+	}
+	if (rec) {
 		cJSON *a = cJSON_AddObjectToObject(v, "attachment");
 
 		cJSON_AddStringToObject(a, "pod", json_str(rec, "podNamespace") ?: "");
@@ -263,10 +271,16 @@ static void print_text(const cJSON *pfs)
 			const cJSON *a = cJSON_GetObjectItemCaseSensitive(vf, "attachment");
 			char tc[96];
 
+			int want = json_int(vf, "trafficClassRequired", -1);
+			char req[48] = "";
+
 			tos_show_text(vf, tc, sizeof(tc));
-			printf("  VF %s  numa %d  rdma %-10s tc %s  %s%s%s%s%s\n",
+			if (want >= 0)
+				snprintf(req, sizeof(req), " (required %d%s)", want,
+					 want == json_int(vf, "trafficClass", -1) ? "" : ", NOT MET");
+			printf("  VF %s  numa %d  rdma %-10s tc %s%s  %s%s%s%s%s\n",
 			       json_str(vf, "pci"), json_int(vf, "numaNode", -1),
-			       json_str(vf, "rdma") ?: "-", tc, a ? json_str(a, "pod") : "(free)",
+			       json_str(vf, "rdma") ?: "-", tc, req, a ? json_str(a, "pod") : "(free)",
 			       a ? "/" : "", a ? json_str(a, "podName") : "", a ? " profile " : "",
 			       a ? json_str(a, "profile") : "");
 		}

@@ -30,6 +30,12 @@ struct rq_env {
 	 * name it had on the host) through the simulated sysfs.
 	 */
 	int (*link_pci)(const struct rq_env *env, const char *ifname, char *buf, size_t len);
+	/*
+	 * Agent only, may be NULL: an fd that turns readable when the node
+	 * changes in a way no netlink event reports. The sim's DCB is files, so
+	 * it watches <root>/dcb (inotify); prod has none (dcbnl notifies).
+	 */
+	int (*watch_open)(const struct rq_env *env, int *ret_fd);
 };
 
 int env_init(struct rq_env *env, struct rq_error *e);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <unistd.h>
 
 #include "plugin/env.h"
@@ -39,6 +40,25 @@ static int sim_link_pci(const struct rq_env *env, const char *ifname, char *buf,
 	if (strlen(dev) >= len)
 		return -ENAMETOOLONG;
 	(void)snprintf(buf, len, "%s", dev);
+	return 0;
+}
+
+/* The fake DCB files change without a dcbnl notification: inotify stands in for RTNLGRP_DCB. */
+static int sim_watch_open(const struct rq_env *env, int *ret_fd)
+{
+	char path[4200];
+	int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	(void)snprintf(path, sizeof(path), "%s/dcb", env->root.path);
+	if (inotify_add_watch(fd, path, IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_CREATE) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
 	return 0;
 }
 
@@ -73,6 +93,7 @@ int env_init(struct rq_env *env, struct rq_error *e)
 	env->binary = "rdma-qos-sim";
 	env->dcb_open = sim_dcb_open;
 	env->link_pci = sim_link_pci;
+	env->watch_open = sim_watch_open;
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "pkg/log/log.h"
+#include "plugin/agent.h"
 #include "plugin/plugin.h"
 
 static const struct {
@@ -52,8 +53,9 @@ static void usage(const char *binary)
 		"usage: %s --version\n"
 		"       %s show [--json]     per PF and VF QoS state and attachments\n"
 		"       %s install --cni-bin-dir DIR [--catalog-source FILE]\n"
-		"       %s validate FILE     a catalog, conflist, plugin config or NAD (JSON)\n",
-		binary, RQ_VERSION, binary, binary, binary, binary);
+		"       %s validate FILE     a catalog, conflist, plugin config or NAD (JSON)\n"
+		"       %s agent [--once] ... keep recorded attachments in profile (agent --help)\n",
+		binary, RQ_VERSION, binary, binary, binary, binary, binary);
 }
 
 static void print_error(const char *version, const struct rq_error *e)
@@ -251,6 +253,8 @@ int main(int argc, char **argv)
 		return main_install(argc, argv, binary);
 	if (argc > 1 && !strcmp(argv[1], "validate"))
 		return main_validate(argc, argv, binary);
+	if (argc > 1 && !strcmp(argv[1], "agent"))
+		return cmd_agent(argc, argv, binary);
 	command = getenv("CNI_COMMAND");
 	if (argc > 1 || !command || !*command) {
 		usage(binary);

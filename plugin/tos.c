@@ -408,3 +408,75 @@ void tos_show_text(const cJSON *vf, char *buf, size_t len)
 		(void)snprintf(buf + n, len - n, "%s(%s)", n ? " " : "",
 			       json_str(vf, "tosScope") ?: "none");
 }
+
+/* The record follows the device, so DEL restores the class where it now lives. */
+static void record_follow(struct rq_ctx *c, cJSON *rec, const struct rq_rdma_dev *d)
+{
+	cJSON *rd = cJSON_GetObjectItemCaseSensitive(rec, "rdma");
+	cJSON *knobs = cJSON_GetObjectItemCaseSensitive(rd, "knobs");
+	const char *old = json_str(rd, "device") ?: "";
+	int r;
+
+	if (!rd || !strcmp(old, d->name))
+		return;
+	log_info("agent: %s: VF %s RDMA device is %s now (was %s)", c->key,
+		 json_str(rec, "vf") ?: "?", d->name, old[0] ? old : "none");
+	cJSON_ReplaceItemInObjectCaseSensitive(rd, "device", cJSON_CreateString(d->name));
+	for (int k = 0; k < RQ_KNOB_N; k++) {
+		cJSON *kn = cJSON_GetObjectItemCaseSensitive(knobs, rdma_knob_name(k));
+
+		if (cJSON_IsObject(kn) && d->has[k])
+			cJSON_ReplaceItemInObjectCaseSensitive(kn, "path",
+							       cJSON_CreateString(d->path[k]));
+	}
+	r = state_record_write(&c->env.root, c->key, rec);
+	if (r < 0)
+		log_warn("agent: %s: updating the record: %s", c->key, strerror(-r));
+}
+
+int tos_reconcile(struct rq_ctx *c, cJSON *rec, const char *vf_pci, bool write,
+		  struct tos_seen *ret)
+{
+	const cJSON *rd = cJSON_GetObjectItemCaseSensitive(rec, "rdma");
+	int want = c->profile.traffic_class, r;
+	struct rq_rdma_dev d;
+	struct rec_knob rk;
+
+	memset(ret, 0, sizeof(*ret));
+	if (rdma_find_by_pci(&c->env.root, vf_pci, &d) == 0) {
+		d.port = json_int(rd, "port", d.port ? d.port : 1);
+		r = rdma_tos_locate(&c->env.root, &d, true, &c->err);
+		if (r < 0)
+			return r;
+		record_follow(c, rec, &d);
+	} else {
+		/* no PCI link (rxe), or in the pod (exclusive mode): as the record has it */
+		release_dev(rec, rd, &d);
+		if (!d.name[0])
+			return -ENODEV;
+		for (int k = 0; k < RQ_KNOB_N; k++)
+			if (rec_knob(rd, k, &rk) && rk.path && rk.path[0] &&
+			    strlen(rk.path) < sizeof(d.path[0])) {
+				d.has[k] = true;
+				(void)snprintf(d.path[k], sizeof(d.path[0]), "%s", rk.path);
+			}
+	}
+	(void)snprintf(ret->dev, sizeof(ret->dev), "%s", d.name);
+	for (int k = 0; k < RQ_KNOB_N; k++) {
+		struct tos_knob_seen *ks = &ret->k[k];
+
+		if (!d.has[k] || rdma_tos_read(&c->env.root, &d, k, &ks->was) < 0)
+			continue;
+		ks->present = true;
+		ks->now = ks->was;
+		if (ks->was == want || !write)
+			continue;
+		r = rdma_tos_write(&c->env.root, &d, k, want);
+		if (r < 0)
+			return rq_err(&c->err, RQ_ERR_IO, r, "writing traffic class %d to %s: %s",
+				      want, d.path[k], strerror(-r));
+		ks->now = want;
+		ks->repaired = true;
+	}
+	return 0;
+}

@@ -59,4 +59,24 @@ void tos_show_json(const struct rq_env *env, const char *pci, const cJSON *rec, 
 /* show's text column for a VF object tos_show_json filled. */
 void tos_show_text(const cJSON *vf, char *buf, size_t len);
 
+/* What the agent found (and did) per knob. */
+struct tos_knob_seen {
+	bool present;
+	int was, now;
+	bool repaired;
+};
+struct tos_seen {
+	char dev[64];
+	struct tos_knob_seen k[RQ_KNOB_N];
+};
+/*
+ * The agent: read every knob of the VF's RDMA device and, with @write, set
+ * the profile's class again where it drifted (as ADD writes it). The device
+ * is found again from the VF's PCI address (one that re-registered under a
+ * new name: the record follows it), else as the record has it (rxe; in the
+ * pod in exclusive mode). -ENODEV: no RDMA device now.
+ */
+int tos_reconcile(struct rq_ctx *c, cJSON *rec, const char *vf_pci, bool write,
+		  struct tos_seen *ret);
+
 #endif

@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
 pkgs=(build-essential pkg-config clang libcjson-dev libnl-3-dev libnl-route-3-dev libibverbs-dev
-	check containernetworking-plugins iproute2 jq strace dpkg-dev)
+	check containernetworking-plugins iproute2 jq strace
+	dpkg-dev xz-utils) # dpkg-dev, xz-utils: cJSON and libmicrohttpd from their Debian sources
 for f in tests/*/packages.txt; do
 	[ -f "$f" ] || continue
 	while read -r p _; do

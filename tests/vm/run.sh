@@ -16,6 +16,11 @@ fail() { echo "FAIL: vm test: $*"; echo "0 passed, 1 failed"; exit 1; }
 RQ_BUILD=$(cd "$RQ_BUILD" && pwd)
 make -s B="$RQ_BUILD" "$RQ_BUILD/tests/dcb/dcb-encode" >/dev/null || fail "cannot build the dcb encoder driver"
 bash tests/vm/guest.sh setup || skip "the QEMU guest could not be prepared (see above)"
+# an argument names another guest script (tests/vm/agent.sh: make vm-agent-test)
+if [ -n "${1:-}" ]; then
+	RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh "$1"
+	exit $?
+fi
 RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/e2e.sh; rc=$?
 # the VF's traffic class in exclusive RDMA netns mode: a guest of its own, since the
 # kernel switches the mode only while no other netns exists

@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: Apache-2.0
+# Shared by the agent's simulated-node test and soak: a node with two
+# attachments on PF0, and helpers to drift it and read the metrics.
+. "$(dirname "${BASH_SOURCE[0]}")/../sim/lib.sh"
+
+agent_can_run() {
+	sim_can_run || return 1
+	command -v promtool >/dev/null || { echo "no promtool (apt-get install prometheus)"; return 1; }
+	command -v curl >/dev/null || { echo "no curl"; return 1; }
+	return 0
+}
+
+# metric FILE 'name{labels}' -> value ("" when absent)
+metric() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+promcheck() { promtool check metrics < "$1" > "$1.lint" 2>&1; }
+
+tos_file() { echo "$1/sys/kernel/config/rdma_cm/$2/ports/1/default_roce_tos"; }
+rdma_of() { ls "$1/sys/bus/pci/devices/$2/infiniband" | head -1; }
+# edit the fake DCB file as an admin would (a new file renamed over the old one)
+dcb_edit() { local f="$1/dcb/$2.json"; jq -c "$3" "$f" > "$f.new" && mv "$f.new" "$f"; }
+pfc_of() { jq -c '.pfc // []' "$1/dcb/$2.json"; }
+dscp_prio() { jq --argjson d "$3" '[.app[]? | select(.selector == 5 and .protocol == $d) | .priority] | first // "none"' "$1/dcb/$2.json"; }
+# the records' directory under a node root (DESIGN.md: /run/rdma-qos/state; older trees /var/lib/cni/rdma-qos)
+state_dir() {
+	local d
+	for d in run/rdma-qos/state var/lib/cni/rdma-qos; do
+		[ -d "$1/$d" ] && { echo "$1/$d"; return 0; }
+	done
+	echo "$1/run/rdma-qos/state"
+}

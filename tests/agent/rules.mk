@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: Apache-2.0
+# The node agent on the simulated node (part of make test), and its soak (not).
+.PHONY: agent-sim-test agent-soak
+agent-sim-test: all
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/run.sh
+
+test: agent-sim-test asan-agent-sim-test
+
+# The same on ASan+UBSan builds: the agent's code runs only in these tests. Any sanitizer
+# report (LeakSanitizer's at exit included) fails it.
+AGENT_SAN_LOGS := $(abspath build-asan)/san-logs-agent
+.PHONY: asan-agent-sim-test
+asan-agent-sim-test:
+	$(MAKE) B=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+		SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" all
+	rm -rf $(AGENT_SAN_LOGS) && mkdir -p $(AGENT_SAN_LOGS)
+	ASAN_OPTIONS=log_path=$(AGENT_SAN_LOGS)/asan UBSAN_OPTIONS=log_path=$(AGENT_SAN_LOGS)/ubsan:print_stacktrace=1 \
+		RQ_BUILD=$(abspath build-asan) bash tests/agent/run.sh
+	@if [ -n "$$(ls $(AGENT_SAN_LOGS))" ]; then cat $(AGENT_SAN_LOGS)/*; \
+		echo "FAIL: sanitizer reports in $(AGENT_SAN_LOGS)"; exit 1; fi
+
+# 10 minutes of injected drifts against a running agent: RSS flat, every drift repaired
+AGENT_SOAK_S ?= 600
+agent-soak: all
+	RQ_BUILD=$(abspath $(B)) SOAK_S=$(AGENT_SOAK_S) bash tests/agent/soak.sh
+
+# The production agent in the QEMU guest (tests/vm/agent.sh), run by make vm-test:
+# real dcbnl through dcbsim. Its own guest boot, so tests/vm/e2e.sh stays untouched.
+.PHONY: vm-agent-test
+vm-agent-test: all
+	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/agent.sh
+
+vm-test: vm-agent-test
+
+# Agent pass time for 1..256 attachments (a point of make bench)
+.PHONY: agent-bench
+agent-bench: all
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench.sh
+
+bench: agent-bench

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Guest side of the node agent's real-kernel test (run by guest.sh inside
+# QEMU, see tests/agent/rules.mk): the production rdma-qos agent in the
+# background, real dcbnl through dcbsim. It must repair by event (RTNLGRP_DCB)
+# within 2 s `dcb pfc set ... 3:off` and a deleted DSCP APP entry; by event
+# (RDMA netlink / uevent) an rxe device re-registered; within one interval a
+# ToS reset and a dcbsim unload/reload (the PF's DCB state reset); serve
+# /metrics over HTTP that promtool accepts; exit 0 on SIGTERM.
+set -u
+SRC=${RQSRC:?}
+BUILD=${RQ_BUILD:-$SRC/build}
+RQ=$BUILD/rdma-qos
+HD=/usr/lib/cni/host-device
+INTERVAL=5
+PASS=0 FAIL=0
+pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
+check() { local d="$1"; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
+run() { CNI_COMMAND=$2 CNI_CONTAINERID=$3 CNI_NETNS=$4 CNI_IFNAME=$5 CNI_PATH=/usr/lib/cni CNI_ARGS=$6 "$1"; }
+conf() { jq -c --argjson p "${2:-null}" '{cniVersion: "1.0.0", name: "roce"} + . + (if $p == null then {} else {prevResult: $p} end)' <<< "$1"; }
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+# until MS CMD...: poll CMD every 50 ms; prints the ms it took; rc 1 on timeout
+until_ms() {
+	local lim=$1 t0; shift; t0=$(now_ms)
+	while ! "$@" 2>/dev/null; do
+		[ $(( $(now_ms) - t0 )) -ge "$lim" ] && { echo $(( $(now_ms) - t0 )); return 1; }
+		sleep 0.05
+	done
+	echo $(( $(now_ms) - t0 ))
+}
+pfc3_on() { dcb pfc show dev "$PF" prio-pfc | grep -q '3:on'; }
+dscp26() { dcb -j app show dev "$PF" | jq -e '[.dscp_prio[] | select(.[0] == 26 and .[1] == 3)] | length == 1' > /dev/null; }
+metric() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+
+modprobe igb && modprobe igbvf || fail "modprobe igb igbvf"
+udevadm settle 2>/dev/null; sleep 1
+PFPCI=0000:81:00.0
+PF=$(ls /sys/bus/pci/devices/$PFPCI/net)
+ip link set "$PF" up
+echo 1 > /sys/bus/pci/devices/$PFPCI/sriov_numvfs
+for _ in $(seq 100); do [ -d /sys/bus/pci/devices/$PFPCI/virtfn0/net ] && break; sleep 0.2; done
+VF0PCI=$(basename "$(readlink -f /sys/bus/pci/devices/$PFPCI/virtfn0)"); VF0=$(ls /sys/bus/pci/devices/$VF0PCI/net)
+modprobe dcbsim ifname="$PF" || fail "modprobe dcbsim"
+modprobe rdma_rxe && modprobe rdma_cm || fail "modprobe rdma_rxe rdma_cm"
+ip link set "$VF0" up
+mkdir -p /var/lib/kubelet
+ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p0;K8S_POD_UID=pod-n0"
+ip netns add pod1
+prev=$(conf "{\"type\":\"host-device\",\"device\":\"$VF0\"}" | run $HD ADD c1 /run/netns/pod1 net1 "$ARGS")
+ip netns exec pod1 rdma link add rxe0 type rxe netdev net1
+TOS=/sys/kernel/config/rdma_cm/rxe0/ports/1/default_roce_tos
+conf "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF0PCI\"}" "$prev" | run $RQ ADD c1 /run/netns/pod1 net1 "$ARGS" > /dev/null 2> /tmp/add.log
+check "ADD succeeds" [ $? -eq 0 ]
+check "ADD: PFC prio 3 on" pfc3_on
+check "ADD: ToS 106" [ "$(cat $TOS)" = 106 ]
+
+M=/tmp/rdma-qos.prom
+"$RQ" agent --interval $INTERVAL --metrics-file $M --listen 127.0.0.1:9309 2> /tmp/agent.log &
+APID=$!
+until_ms 10000 test -s $M > /dev/null
+check "the agent wrote its metrics" [ -s $M ]
+check "in profile at start" [ "$(metric $M "rdma_qos_pf_in_profile{pf=\"$PF\"}")" = 1 ]
+sleep 1
+
+echo "== dcb pfc set dev $PF prio-pfc 3:off"
+dcb pfc set dev "$PF" prio-pfc 3:off
+ms=$(until_ms 2000 pfc3_on); rc=$?
+check "PFC 3 repaired by event within 2 s (took $ms ms)" [ $rc -eq 0 ]
+sleep 1
+
+echo "== dcb app del dev $PF dscp-prio 26:3"
+dcb app del dev "$PF" dscp-prio 26:3
+ms=$(until_ms 2000 dscp26); rc=$?
+check "DSCP 26 -> 3 repaired by event within 2 s (took $ms ms)" [ $rc -eq 0 ]
+sleep 1
+
+echo "== ToS reset"
+echo 0 > $TOS
+ms=$(until_ms $(( INTERVAL * 1000 + 1500 )) grep -qx 106 $TOS); rc=$?
+check "ToS repaired within one interval ($INTERVAL s; took $ms ms)" [ $rc -eq 0 ]
+
+echo "== rxe re-registered (the CM's default_roce_tos is gone with it)"
+ip netns exec pod1 rdma link del rxe0
+ip netns exec pod1 rdma link add rxe0 type rxe netdev net1
+ms=$(until_ms 2000 grep -qx 106 $TOS); rc=$?
+check "re-registered rxe0: ToS 106 again by event within 2 s (took $ms ms)" [ $rc -eq 0 ]
+
+echo "== dcbsim unload/reload (the PF's DCB state reset)"
+rmmod dcbsim && modprobe dcbsim ifname="$PF"
+check "reload reset the port (no PFC)" [ "$(dcb pfc show dev "$PF" prio-pfc | grep -c '3:on')" = 0 ] || true
+ms=$(until_ms $(( INTERVAL * 1000 + 3000 )) sh -c "dcb pfc show dev $PF prio-pfc | grep -q 3:on && dcb -j app show dev $PF | jq -e '.dscp_prio | length == 64' > /dev/null"); rc=$?
+check "PF state repaired within one interval after the reload (took $ms ms)" [ $rc -eq 0 ]
+
+echo "== /metrics over HTTP"
+sleep 0.5
+curl -sf http://127.0.0.1:9309/metrics > /tmp/http.prom
+check "GET /metrics answers" [ $? -eq 0 ]
+if command -v promtool > /dev/null; then
+	check "promtool accepts /metrics" promtool check metrics < /tmp/http.prom
+else
+	fail "no promtool in the guest (the host's /usr is shared: apt-get install prometheus)"
+fi
+check "/healthz ok" [ "$(curl -sf http://127.0.0.1:9309/healthz)" = ok ]
+check "repairs counted: pfc >= 2" [ "$(metric /tmp/http.prom "rdma_qos_repairs_total{pf=\"$PF\",item=\"pfc\"}")" -ge 2 ]
+check "repairs counted: traffic_class >= 1" [ "$(metric /tmp/http.prom "rdma_qos_repairs_total{pf=\"$PF\",item=\"traffic_class\"}")" -ge 1 ]
+check "one log line per repair (pfc: was, now)" grep -q "PF $PF repaired pfc: was none, now 3" /tmp/agent.log
+
+kill -TERM $APID; wait $APID
+check "SIGTERM: exit 0" [ $? -eq 0 ]
+grep -E "repaired|listening|back|warn" /tmp/agent.log | head -30
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]

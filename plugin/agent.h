@@ -70,10 +70,14 @@ struct pass_report {
 	cJSON *vf_tc;	    /* [{"vf","rdmaDev","knob","value"}] */
 	cJSON *numa;	    /* [{"namespace","pod","vf"}] */
 	int stale;	    /* records whose netns is gone, still within the grace */
+	int rolled_back;    /* pending records of dead ADDs put back this pass */
 	double started;	    /* wall clock, seconds */
 	double duration;
 	bool drift_left;
 };
+
+/* Temporaries of atomic writes older than this are a killed writer's (no write takes that long). */
+#define AGENT_TMP_AGE_S 60
 
 /* reconcile.c: one pass over every record; 0, or <0 when the pass could not run at all */
 int agent_pass(struct agent *a, struct pass_report *rep);

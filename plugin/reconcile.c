@@ -8,11 +8,13 @@
  * ignore ones never looked at. No lock is held between PFs or passes.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "pkg/lock/lock.h"
 #include "pkg/log/log.h"
 #include "plugin/agent.h"
 #include "plugin/catalog_sync.h"
@@ -200,6 +202,48 @@ static void numa_metric(struct pass_report *rep, const cJSON *rec)
 	cJSON_AddItemToArray(rep->numa, o);
 }
 
+/* The ADD that wrote a pending record is still running (a live rdma-qos process of that pid). */
+static bool pending_alive(const cJSON *rec)
+{
+	int pid = json_int(cJSON_GetObjectItemCaseSensitive(rec, "pending"), "pid", 0);
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (pid <= 0 || (kill(pid, 0) < 0 && errno != EPERM))
+		return false;
+	(void)snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strncmp(comm, "rdma-qos", 8);
+}
+
+/*
+ * A pending record whose ADD is gone (killed between saying what it would
+ * change and writing its record): put back what it may have set, as DEL
+ * would, and drop it. A retry of that ADD starts afresh.
+ */
+static bool pass_pending(struct pass *p, const char *key, cJSON *rec)
+{
+	struct rq_ctx c;
+
+	if (!cJSON_GetObjectItemCaseSensitive(rec, "pending"))
+		return false;
+	if (pending_alive(rec))
+		return true; /* its ADD is at work: not ours to judge yet */
+	ctx_init(&c, p, key);
+	log_info("agent: %s: the ADD that wrote this pending record (pid %d) is gone: rolling back",
+		 key, json_int(cJSON_GetObjectItemCaseSensitive(rec, "pending"), "pid", 0));
+	if (attach_release(&c, rec, true) < 0)
+		log_warn("agent: %s: roll-back failed: %s", key, c.err.msg);
+	else
+		p->rep->rolled_back++;
+	return true;
+}
+
 static void pass_record(struct pass *p, struct stale_book *book, const char *key)
 {
 	struct rq_profile prof;
@@ -213,6 +257,10 @@ static void pass_record(struct pass *p, struct stale_book *book, const char *key
 	if (r < 0) {
 		if (r != -ENOENT) /* -ENOENT: a DEL just took it */
 			log_warn("agent: record %s: %s", key, strerror(-r));
+		return;
+	}
+	if (pass_pending(p, key, rec)) {
+		cJSON_Delete(rec);
 		return;
 	}
 	r = book ? stale_book_judge(book, key, json_str(rec, "netns"), p->a->o.stale_grace_s) : 0;
@@ -457,6 +505,51 @@ static struct rq_catalog *pass_catalog(struct agent *a)
 	return r == 0 ? cat : NULL;
 }
 
+/*
+ * What killed plugins leave in the state directory: PF index entries
+ * without a record (an ADD killed after its index write, or a lost record)
+ * and temporaries of atomic writes. Entries are judged under the PF's lock,
+ * which an ADD holds from its index write to its record write.
+ */
+static void pass_leftovers_pf(struct pass *p, const char *pci)
+{
+	cJSON *idx = NULL, *it;
+	int fd = lock_pf(&p->a->env.root, pci, p->a->env.lock_timeout_ms);
+
+	if (fd < 0)
+		return;
+	if (state_pf_read(&p->a->env.root, pci, &idx) == 0)
+		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(idx, "attachments"))
+		{
+			const char *key = json_str(it, "key");
+			cJSON *rec = NULL;
+
+			if (!key || state_record_read(&p->a->env.root, key, &rec) != -ENOENT) {
+				cJSON_Delete(rec);
+				continue;
+			}
+			log_info("agent: PF %s index lists %s, which has no record: dropped", pci,
+				 key);
+			(void)state_pf_detach(&p->a->env.root, pci, key);
+		}
+	cJSON_Delete(idx);
+	lock_release(fd);
+}
+
+static void pass_leftovers(struct pass *p)
+{
+	char **pcis = NULL;
+	size_t n = 0;
+	int removed = 0;
+
+	if (state_pf_list(&p->a->env.root, &pcis, &n) == 0)
+		for (size_t i = 0; i < n; i++)
+			pass_leftovers_pf(p, pcis[i]);
+	sysfs_list_free(pcis, n);
+	if (state_tmp_sweep(&p->a->env.root, AGENT_TMP_AGE_S, &removed) == 0 && removed)
+		log_info("agent: removed %d leftover temporaries of killed writers", removed);
+}
+
 int agent_pass(struct agent *a, struct pass_report *rep)
 {
 	struct pass p = {.a = a, .rep = rep};
@@ -490,6 +583,7 @@ int agent_pass(struct agent *a, struct pass_report *rep)
 		pass_pf(&p, &p.pfs[i], ops, dcb);
 	if (ops)
 		ops->free(dcb);
+	pass_leftovers(&p);
 	if (book && (r = stale_book_save(&a->env, book)) < 0)
 		log_warn("agent: writing %s: %s", AGENT_STALE_FILE, strerror(-r));
 	stale_book_free(book);

@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # Crash test: rdma-qos-sim killed (SIGKILL, strace fault injection) before each
-# syscall of an operation, then a retry (and DEL), or DEL alone; invariants on
+# syscall of an operation (first ADD on a fresh PF, the second VF of a configured
+# PF, a repeated ADD, DEL, an agent repair pass), then a retry (and DEL), DEL
+# alone, or the agent's next pass (and DEL); invariants on
 # the PF, the VF's knobs, records, PF indexes, temporaries and locks.
 #
-#   CRASH_STEP=N   every Nth kill point (1 = all: make crash; make crash-sample uses 7)
+#   CRASH_STEP=N   every Nth kill point (1 = all: make crash; make crash-sample uses 23)
 #   CRASH_OPS      scenarios (default: first second repeat del agent)
 # Prints one line per scenario and "N passed, M failed"; failures show the kill point.
 set -u
@@ -13,7 +15,7 @@ cd "$(dirname "$0")/../.." || exit 1
 SIM=$RQ_BUILD/rdma-qos-sim
 MKNODE=$PWD/tests/simnode/mknode
 STEP=${CRASH_STEP:-1}
-OPS=${CRASH_OPS:-first second repeat del}
+OPS=${CRASH_OPS:-first second repeat del agent}
 PASS=0 FAIL=0 POINTS=0
 
 skip() {
@@ -23,7 +25,7 @@ skip() {
 command -v strace > /dev/null || skip "needs strace"
 command -v jq > /dev/null || skip "needs jq"
 [ -x "$SIM" ] || { echo "FAIL: no $SIM (make)"; exit 1; }
-(strace -qq -o /dev/null -e inject=close:signal=KILL:when=1 /bin/true) 2> /dev/null
+(strace -qq -o /dev/null -e inject=close:signal=KILL:when=1 /bin/true; exit $?) 2> /dev/null
 [ $? -eq 137 ] || skip "this strace cannot kill a tracee by fault injection (strace -e inject=...:signal=KILL)"
 
 T=$(mktemp -d /tmp/rq-crash.XXXXXX)
@@ -158,6 +160,15 @@ after_retry() {   # NAME ROOT
 		inv_gone "$root" a "$VFA" "$ORIG_A" ;;
 	esac
 }
+# the agent's next pass after the kill (it rolls back a pending record of a dead ADD, drops
+# index entries without a record, keeps the rest in profile), then the release
+after_agent() {   # NAME ROOT
+	local name=$1 root=$2 p
+	agent "$root"
+	p=$(grep -l '"pending"' "$root"/run/rdma-qos/state/*.json 2> /dev/null | head -1)
+	[ -z "$p" ] || bad "a pending record survived the agent's pass: $p"
+	after_del "$name" "$root"
+}
 after_del() {   # NAME ROOT: DEL alone after the kill
 	local name=$1 root=$2
 	case $name in
@@ -183,14 +194,18 @@ for name in $OPS; do
 	total=${#POINTS_OF[@]} failed=0 tried=0 killed=0
 	for ((i = 0; i < total; i += STEP)); do
 		sc=${POINTS_OF[$i]%%:*} k=${POINTS_OF[$i]##*:}
-		for variant in retry del; do
+		for variant in retry del agent; do
 			REASON=""
 			rm -rf "$T/w"; cp -a "$T/setup" "$T/w"
 			# in a subshell: the shell's own "Killed" notice goes nowhere
 			(run_killed "$name" "$T/w" strace -qq -o /dev/null -e "inject=$sc:signal=KILL:when=$k") 2> /dev/null
 			[ $? -eq 137 ] && killed=$((killed + 1))
 			inv_pf "$T/w"
-			if [ "$variant" = retry ]; then after_retry "$name" "$T/w"; else after_del "$name" "$T/w"; fi
+			case $variant in
+			retry) after_retry "$name" "$T/w" ;;
+			del) after_del "$name" "$T/w" ;;
+			agent) after_agent "$name" "$T/w" ;;
+			esac
 			tried=$((tried + 1))
 			if [ -n "$REASON" ]; then
 				failed=$((failed + 1))

@@ -33,6 +33,15 @@ for p in "${missing[@]}"; do
 	dpkg --add-architecture "${a#*:}"
 	update=""
 done
+# "pkg/bookworm-backports" needs the suite in the apt sources (a fresh Debian 12 may lack it)
+for p in "${missing[@]}"; do
+	[ "${p#*/}" = bookworm-backports ] || continue
+	apt-cache policy 2>/dev/null | grep -q bookworm-backports && break
+	echo 'deb http://deb.debian.org/debian bookworm-backports main' \
+		> /etc/apt/sources.list.d/bookworm-backports.list
+	update=""
+	break
+done
 if [ ${#missing[@]} -gt 0 ]; then
 	if [ -z "$update" ]; then apt-get -o DPkg::Lock::Timeout=600 update -q; fi
 	apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}"

@@ -214,7 +214,7 @@ client_cnitool() {
 	rc=$?
 	check "cnitool check fails on a drifted PFC (pfc [])" [ $rc -ne 0 ]
 	check "the drift message reaches cnitool" \
-		grep -q 'pfc: configured prio 3, current prio none' <<< "$msg"
+		grep -q 'pfc: required priority 3, port has none' <<< "$msg"
 	jq '.pfc = [3]' "$ROOT/dcb/$pf.json" > "$T/d" && cp "$T/d" "$ROOT/dcb/$pf.json"
 	"${ct[@]}" check roce-cnitool "/run/netns/$ns"
 	check "cnitool check succeeds again once PFC is back" [ $? -eq 0 ]

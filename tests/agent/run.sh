@@ -183,8 +183,9 @@ RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 30 --metrics-file "$M" --listen 
 AGENT_PID=$!
 for _ in $(seq 50); do [ -s "$M" ] && break; sleep 0.1; done
 check "background agent wrote its metrics" [ -s "$M" ]
-curl -sf "http://127.0.0.1:$PORT/metrics" > "$T/http.prom"
-check "GET /metrics answers" [ $? -eq 0 ]
+# the listener comes up beside the first pass: give a slow (sanitizer) build a few seconds
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$PORT/metrics" > "$T/http.prom" && break; sleep 0.1; done
+check "GET /metrics answers" [ -s "$T/http.prom" ]
 check "/metrics passes promtool" promcheck "$T/http.prom"
 check "/healthz answers ok" [ "$(curl -sf "http://127.0.0.1:$PORT/healthz")" = ok ]
 check "unknown path: 404" [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/x")" = 404 ]

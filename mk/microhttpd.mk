@@ -3,12 +3,14 @@
 # without HTTPS, built from Debian's source package (mk/microhttpd.sh) and
 # cached outside the tree: Debian's own libmicrohttpd.a needs GnuTLS, which
 # has no static archive, and the binaries are linked statically (issue 14).
-RQ_MHD_CACHE ?= /var/tmp/rdma-qos-mhd
+# one cache per target triple: the arm64 cross build (tests/deploy/arm64.sh) needs its own
+RQ_MHD_CACHE ?= /var/tmp/rdma-qos-mhd/$(shell $(CC) -dumpmachine)
 MHD_PREFIX   := $(RQ_MHD_CACHE)/prefix
 MHD_LIB      := $(MHD_PREFIX)/lib/libmicrohttpd.a
 
 $(MHD_LIB): mk/microhttpd.sh
-	flock $(RQ_MHD_CACHE).lock bash mk/microhttpd.sh $(MHD_PREFIX) $(RQ_MHD_CACHE) > $(RQ_MHD_CACHE).log 2>&1 || \
+	@mkdir -p $(RQ_MHD_CACHE)
+	flock $(RQ_MHD_CACHE).lock env CC="$(CC)" bash mk/microhttpd.sh $(MHD_PREFIX) $(RQ_MHD_CACHE) > $(RQ_MHD_CACHE).log 2>&1 || \
 		{ tail -30 $(RQ_MHD_CACHE).log; echo "FAIL: building libmicrohttpd (log: $(RQ_MHD_CACHE).log)"; exit 1; }
 
 $(B)/plugin/httpd.o: CFLAGS += -I$(MHD_PREFIX)/include

@@ -25,7 +25,9 @@ rm -rf build && mkdir build && cd build
 dpkg-source --no-check -x ../libmicrohttpd_*.dsc src >&2
 cd src
 # -fPIC: the binaries are (static-)PIE
-./configure --prefix="$prefix" --enable-static --disable-shared --with-pic \
+# CC from make: the host's compiler, or the cross compiler of the arm64 build
+cc=${CC:-cc}
+./configure --host="$("$cc" -dumpmachine)" CC="$cc" --prefix="$prefix" --enable-static --disable-shared --with-pic \
 	--disable-https --without-gnutls --disable-curl --disable-doc --disable-examples \
 	--disable-tools --disable-nls --disable-dauth --disable-bauth --disable-postprocessor \
 	--disable-sendfile --disable-httpupgrade CFLAGS="-O2 -g" >&2

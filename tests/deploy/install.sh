@@ -133,7 +133,7 @@ echo "== validate"
 v() { "$PROD" validate "$@" 2>&1; }
 out=$(v "$SRC/examples/profiles.json")
 check "validate: examples/profiles.json is a valid catalog" \
-	status_is 0 $? grep -q 'valid catalog, 3 profiles' <<< "$out"
+	status_is 0 $? grep -q 'valid catalog, 4 profiles' <<< "$out"
 out=$(v "$SRC/examples/conflist-host-device.json")
 check "validate: examples/conflist-host-device.json is a valid conflist" \
 	status_is 0 $? grep -q 'valid conflist "roce", rdma-qos is plugins\[1\] of 2' <<< "$out"
@@ -145,8 +145,8 @@ expect_invalid() {
 	check "validate: $1 -> exit 1, '$3'" status_is 1 $rc grep -qF -- "$3" <<< "$out" ||
 		echo "   got rc=$rc: $out"
 }
-jq '.profiles.gold.ets.tcBw[0] = 20' "$SRC/examples/profiles.json" > "$T/v1.json"
-expect_invalid "ETS bandwidths" "$T/v1.json" "profiles.gold.ets.tcBw: percentages sum to"
+jq '.profiles.fabric.ets.tcBw[0] = 30' "$SRC/examples/profiles.json" > "$T/v1.json"
+expect_invalid "ETS bandwidths" "$T/v1.json" "profiles.fabric.ets.tcBw: percentages sum to"
 jq '.plugins[1].numa = "sometimes"' "$SRC/examples/conflist-host-device.json" > "$T/v2.json"
 expect_invalid "conflist entry" "$T/v2.json" "plugins[1].numa:"
 jq '.plugins |= reverse' "$SRC/examples/conflist-host-device.json" > "$T/v3.json"
@@ -160,7 +160,7 @@ expect_invalid "NAD spec.config" "$T/v5.json" "spec.config.plugins[1].numa:"
 jq -n --arg c "$(cat "$T/v1.json")" '{apiVersion: "v1", kind: "ConfigMap",
 	metadata: {name: "x"}, data: {"profiles.json": $c}}' > "$T/v6.json"
 expect_invalid "ConfigMap catalog" "$T/v6.json" \
-	'data["profiles.json"].profiles.gold.ets.tcBw: percentages sum to'
+	'data["profiles.json"].profiles.fabric.ets.tcBw: percentages sum to'
 printf '{"profiles": {}, "profiles": {}}' > "$T/v7.json"
 expect_invalid "duplicate key" "$T/v7.json" "profiles: duplicate key"
 expect_invalid "YAML input" "$SRC/examples/nad-sriov.yaml" "a YAML manifest?"

@@ -29,7 +29,7 @@ struct add_tx {
 	bool idx_written[RQ_MAX_PFS];
 	struct tos_tx tos; /* every knob of the VF's traffic class (plugin/tos.c) */
 	bool intent_written; /* the pending record is on disk */
-	cJSON *rec_before;   /* ... over this record of an earlier ADD (or none) */
+	cJSON *rec_before;   /* the record of an earlier ADD as this one found it (or none) */
 	struct rq_numa_result numa;
 };
 
@@ -283,8 +283,6 @@ static int intent_step(struct rq_ctx *c, struct add_tx *tx)
 
 	if (!tos_will_write(&tx->tos))
 		return 0;
-	if (state_record_read(&c->env.root, c->key, &tx->rec_before) < 0)
-		tx->rec_before = NULL;
 	rec = record_build(c, tx, true);
 	if (!rec)
 		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
@@ -299,7 +297,7 @@ static int intent_step(struct rq_ctx *c, struct add_tx *tx)
 
 static int commit_step(struct rq_ctx *c, struct add_tx *tx)
 {
-	cJSON *rec, *old = NULL;
+	cJSON *rec;
 	int r = 0;
 
 	for (size_t i = 0; tx->t.vf.has_pf && i < tx->t.vf.n_pf && r == 0; i++)
@@ -310,11 +308,10 @@ static int commit_step(struct rq_ctx *c, struct add_tx *tx)
 	if (!rec)
 		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
 	/* a repeated ADD that changes nothing writes nothing */
-	if (state_record_read(&c->env.root, c->key, &old) == 0 && cJSON_Compare(old, rec, true))
+	if (!tx->intent_written && tx->rec_before && cJSON_Compare(tx->rec_before, rec, true))
 		r = 0;
 	else
 		r = state_record_write(&c->env.root, c->key, rec);
-	cJSON_Delete(old);
 	cJSON_Delete(rec);
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_IO, r, "writing attachment record %s: %s", c->key,
@@ -399,8 +396,11 @@ int cmd_add(struct rq_ctx *c)
 		r = numa_step(c, &tx);
 	if (r == 0)
 		r = pf_step(c, &tx);
+	/* the record as this ADD found it: what the knobs go back to, and a repeated ADD's no-op */
+	if (r == 0 && state_record_read(&c->env.root, c->key, &tx.rec_before) < 0)
+		tx.rec_before = NULL;
 	if (r == 0)
-		r = tos_plan(c, &tx.t, &tx.tos);
+		r = tos_plan(c, &tx.t, &tx.tos, tx.rec_before);
 	if (r == 0)
 		r = intent_step(c, &tx);
 	if (r == 0)

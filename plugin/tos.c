@@ -136,11 +136,10 @@ static void keep_first(struct tos_tx *tx, const cJSON *old)
 	}
 }
 
-int tos_plan(struct rq_ctx *c, const struct rq_target *t, struct tos_tx *tx)
+int tos_plan(struct rq_ctx *c, const struct rq_target *t, struct tos_tx *tx, const cJSON *old)
 {
 	const struct rq_rdma_dev *d = &t->rdma;
 	int want = c->profile.traffic_class, r;
-	cJSON *old = NULL;
 
 	if (!t->have_rdma || want < 0)
 		return 0;
@@ -156,15 +155,12 @@ int tos_plan(struct rq_ctx *c, const struct rq_target *t, struct tos_tx *tx)
 		tx->k[k].prev = tx->k[k].found;
 		tx->k[k].intent = tx->k[k].found != want;
 	}
-	if (state_record_read(&c->env.root, c->key, &old) < 0)
-		old = NULL;
 	keep_first(tx, old);
 	if (!d->has[RQ_KNOB_MOFED] && !old)
 		log_warn("%s: %s has configfs default_roce_tos only: class %d reaches RDMA-CM "
 			 "connections only; applications that set their own (NCCL: NCCL_IB_TC=%d) "
 			 "must do so",
 			 c->key, d->name, want, want);
-	cJSON_Delete(old);
 	return 0;
 }
 

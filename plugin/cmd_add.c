@@ -27,7 +27,7 @@ struct add_tx {
 	cJSON *idx[RQ_MAX_PFS];	       /* PF indexes read under the lock */
 	cJSON *idx_before[RQ_MAX_PFS]; /* ... as read, taken before index_add changes them */
 	bool idx_written[RQ_MAX_PFS];
-	struct tos_tx tos; /* every knob of the VF's traffic class (plugin/tos.c) */
+	struct tos_tx tos;   /* every knob of the VF's traffic class (plugin/tos.c) */
 	bool intent_written; /* the pending record is on disk */
 	cJSON *rec_before;   /* the record of an earlier ADD as this one found it (or none) */
 	struct rq_numa_result numa;
@@ -209,9 +209,10 @@ static void index_upgrade(cJSON *idx)
 
 	if (!old)
 		return;
-	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(idx, "attachments"))
-		if (!cJSON_GetObjectItemCaseSensitive(it, "req"))
-			cJSON_AddItemToObject(it, "req", cJSON_Duplicate(old, true));
+	cJSON_ArrayForEach(
+	    it, cJSON_GetObjectItemCaseSensitive(
+		    idx, "attachments")) if (!cJSON_GetObjectItemCaseSensitive(it, "req"))
+	    cJSON_AddItemToObject(it, "req", cJSON_Duplicate(old, true));
 	cJSON_DeleteItemFromObjectCaseSensitive(idx, "profile");
 	cJSON_DeleteItemFromObjectCaseSensitive(idx, "profileName");
 }

@@ -129,7 +129,8 @@ static void keep_first(struct tos_tx *tx, const cJSON *old)
 				kt->inherited = true;
 			}
 		} else if (rec_knob(rd, k, &rk) && rk.changed &&
-			   (kt->prev == json_int(rd, "tosSet", -2) || kt->prev == rk.intent_found)) {
+			   (kt->prev == json_int(rd, "tosSet", -2) ||
+			    kt->prev == rk.intent_found)) {
 			kt->prev = rk.prev;
 			kt->inherited = true;
 		}

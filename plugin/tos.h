@@ -38,7 +38,8 @@ void tos_take_over(struct tos_tx *tx, const cJSON *holder);
 /*
  * ADD, in two steps around the pending record (intent before effect):
  * tos_plan reads every knob and decides what to write and what DEL will put
- * back (@old: the attachment's record before this ADD, or NULL); tos_write writes it. tos_will_write: there is something to write.
+ * back (@old: the attachment's record before this ADD, or NULL); tos_write writes it.
+ * tos_will_write: there is something to write.
  */
 int tos_plan(struct rq_ctx *c, const struct rq_target *t, struct tos_tx *tx, const cJSON *old);
 bool tos_will_write(const struct tos_tx *tx);

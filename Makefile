@@ -34,7 +34,11 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 STATIC   ?= $(if $(SAN),0,1)
 ifeq ($(STATIC),1)
 CJSON_A  := $(B)/cjson/libcjson.a
-BIN_LDFLAGS := -static-pie
+# Peak RSS (README "Static binaries"): a kernel that maps a binary's page cache
+# in large folios makes a run's RSS close to its loaded size, so what is never
+# called is dropped (--gc-sections over per-function sections) and the
+# relocations are packed (DT_RELR: 1900 RELA entries of 24 bytes -> 0.4 KiB).
+BIN_LDFLAGS := -static-pie -Wl,--gc-sections -Wl,-z,pack-relative-relocs
 # plugin/static_nonss.c: no NSS from libc.a (see there)
 BIN_LIBS := $(B)/plugin/static_nonss.o -lnl-3 $(CJSON_A) -lm
 else
@@ -55,6 +59,7 @@ endif
 OPT      ?= -O2 -g
 SAN      ?=
 CFLAGS   += -std=gnu11 $(OPT) $(WARN) $(SAN) -fno-strict-aliasing -D_GNU_SOURCE \
+            -ffunction-sections -fdata-sections \
             -DRQ_VERSION=\"$(VERSION)\" -I. $(PKG_CFLAGS)
 LDFLAGS  += $(SAN) -Wl,--as-needed -Wl,-O1
 
@@ -89,7 +94,7 @@ $(B)/rdma-qos-sim: $(PLUG_OBJ) $(B)/plugin/env_sim.o $(B)/librq.a $(filter %.a %
 	$(CC) $(LDFLAGS) $(BIN_LDFLAGS) -o $@ $(filter-out $(BIN_LIBS),$^) $(BIN_LIBS)
 
 $(B)/cjson/libcjson.a: tools/cjson.sh tools/deb-src.sh
-	tools/cjson.sh $(B)/cjson $(CC) $(AR) $(OPT) -fPIE
+	tools/cjson.sh $(B)/cjson $(CC) $(AR) $(OPT) -fPIE -ffunction-sections -fdata-sections
 
 # Suites are discovered: every "Suite *suite_xxx(void)" definition in tests/unit.
 $(B)/tests/unit/suites.h: $(UNIT_SRC)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "pkg/log/log.h"
+#include "pkg/mem/mem.h"
 #include "plugin/agent.h"
 #include "plugin/plugin.h"
 
@@ -242,6 +243,8 @@ int main(int argc, char **argv)
 	const char *command;
 	int r;
 
+	/* keep freed heap for reuse: prefaulted pages (pkg/mem) must not go back at a free */
+	mem_init((size_t)8 * 1024 * 1024);
 	rq_log_set_sink(log_sink, (void *)binary);
 	if (argc > 1 && !strcmp(argv[1], "--version")) {
 		printf("%s %s\n", binary, RQ_VERSION);

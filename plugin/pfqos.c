@@ -99,17 +99,18 @@ static int entries_conflict(struct rq_ctx *c, const struct rq_pf *pf, cJSON *idx
 	struct rq_profile other;
 	struct rq_error perr;
 	char mine[200], theirs[200], who[700];
-	int i = 0, r = 0;
+	cJSON *it, *next;
+	int r = 0;
 
 	if (!mine_json)
 		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
 	rq_err_clear(&perr);
-	while (cJSON_IsArray(att) && i < cJSON_GetArraySize(att) && r == 0) {
-		cJSON *it = cJSON_GetArrayItem(att, i);
+	/* walked as a list (an entry may be dropped on the way): indexing it is quadratic */
+	for (it = cJSON_IsArray(att) ? att->child : NULL; it && r == 0; it = next) {
 		const char *key = json_str(it, "key");
 		const cJSON *req = cJSON_GetObjectItemCaseSensitive(it, "req");
 
-		i++;
+		next = it->next;
 		if ((key && !strcmp(key, c->key)) || (req && cJSON_Compare(req, mine_json, true)))
 			continue;
 		if (entry_req(idx, it, &cache_json, &other, &perr) < 0) {
@@ -120,7 +121,8 @@ static int entries_conflict(struct rq_ctx *c, const struct rq_pf *pf, cJSON *idx
 		if (!profile_req_conflict(&c->profile, &other, mine, theirs, sizeof(mine)))
 			continue;
 		if (!entry_live(c, key)) {
-			cJSON_DeleteItemFromArray(att, --i);
+			cache_json = NULL; /* it may be this entry's "req" */
+			cJSON_Delete(cJSON_DetachItemViaPointer(att, it));
 			continue;
 		}
 		snprintf(who, sizeof(who), "profile \"%s\" of live attachment %s",

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "pkg/state/state.h"
 
+#include "pkg/mem/mem.h"
+
 #include <errno.h>
 #include <time.h>
 #include <sys/stat.h>
@@ -99,6 +101,8 @@ static int json_read(const struct rq_root *r, const char *path, cJSON **ret)
 	rr = sysfs_read_file(r, path, RQ_RECORD_MAX, &buf, &len);
 	if (rr < 0)
 		return rr;
+	/* cJSON takes ~4 bytes of heap per byte of a state file (a node, a key per member) */
+	mem_prefault(len * 4);
 	o = cJSON_ParseWithLength(buf, len);
 	free(buf);
 	if (!o || !cJSON_IsObject(o)) {

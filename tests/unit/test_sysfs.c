@@ -3,12 +3,15 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pkg/mem/mem.h"
 #include "pkg/sysfs/sysfs.h"
 
 static char top[64];
@@ -218,6 +221,69 @@ START_TEST(read_bounds)
 }
 END_TEST
 
+/* A file big enough for the populated single-read path (pkg/mem), byte for byte. */
+START_TEST(read_big_sized)
+{
+	size_t n = 3 * RQ_MEM_PREFAULT_MIN + 17, len = 0;
+	char *big = malloc(n + 1), *buf = NULL;
+
+	ck_assert_ptr_nonnull(big);
+	for (size_t i = 0; i < n; i++)
+		big[i] = (char)('a' + i % 26);
+	big[n] = '\0';
+	put("/huge", big);
+	ck_assert_int_eq(sysfs_read_file(&root, "/huge", n - 1, &buf, &len), -EFBIG);
+	ck_assert_int_eq(sysfs_read_file(&root, "/huge", n, &buf, &len), 0);
+	ck_assert_uint_eq(len, n);
+	ck_assert_int_eq(memcmp(buf, big, n), 0);
+	ck_assert_int_eq(buf[n], '\0');
+	free(buf);
+	free(big);
+}
+END_TEST
+
+/*
+ * mem_prefault leaves the pages it populated in the heap, resident, for the
+ * allocations that follow (glibc's allocator; ASan has its own).
+ */
+START_TEST(prefault_keeps_pages)
+{
+#if defined(__SANITIZE_ADDRESS__) || !defined(__GLIBC__)
+	mem_prefault(4 * RQ_MEM_PREFAULT_MIN);
+#else
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t n = 16 * RQ_MEM_PREFAULT_MIN, want = n / 2, pages, resident = 0;
+	unsigned char *vec;
+	char *p;
+	uintptr_t a;
+
+	mem_init((size_t)8 * 1024 * 1024);
+	mem_prefault(n);
+	p = malloc(want);
+	ck_assert_ptr_nonnull(p);
+	a = ((uintptr_t)p + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
+	pages = (want - (a - (uintptr_t)p)) / (size_t)pg;
+	vec = calloc(pages, 1);
+	ck_assert_ptr_nonnull(vec);
+	ck_assert_int_eq(mincore((void *)a, pages * (size_t)pg, vec), 0);
+	for (size_t i = 0; i < pages; i++)
+		resident += vec[i] & 1;
+	/* MADV_POPULATE_WRITE (23) is Linux 5.14: older kernels leave the pages to faults */
+	{
+		void *m = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		ck_assert_ptr_ne(m, MAP_FAILED);
+		if (madvise(m, (size_t)pg, 23) == 0)
+			ck_assert_uint_eq(resident, pages);
+		munmap(m, (size_t)pg);
+	}
+	free(vec);
+	free(p);
+#endif
+}
+END_TEST
+
 START_TEST(read_str_and_int)
 {
 	char buf[8];
@@ -390,6 +456,8 @@ Suite *suite_sysfs(void)
 	tcase_add_test(tc, symlink_loops_fail);
 	tcase_add_test(tc, magic_links_refused);
 	tcase_add_test(tc, read_bounds);
+	tcase_add_test(tc, read_big_sized);
+	tcase_add_test(tc, prefault_keeps_pages);
 	tcase_add_test(tc, read_str_and_int);
 	tcase_add_test(tc, write_str_no_create);
 	tcase_add_test(tc, readlink_and_base);

@@ -30,17 +30,14 @@ static int log_fd = STDERR_FILENO;
 
 static void log_sink(void *userdata, enum rq_log_level lvl, const char *msg)
 {
-	char line[1400];
+	char line[1400], stamp[32];
 	struct timespec ts;
-	struct tm tm;
 	int n;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	n = snprintf(line, sizeof(line), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s[%d] %s: %s\n",
-		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		     ts.tv_nsec / 1000000, (const char *)userdata, (int)getpid(),
-		     rq_log_level_name(lvl), msg);
+	rq_log_utc_stamp(&ts, stamp, sizeof(stamp));
+	n = snprintf(line, sizeof(line), "%s %s[%d] %s: %s\n", stamp, (const char *)userdata,
+		     (int)getpid(), rq_log_level_name(lvl), msg);
 	if (n > 0)
 		(void)!write(log_fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
@@ -245,6 +242,11 @@ int main(int argc, char **argv)
 
 	/* keep freed heap for reuse: prefaulted pages (pkg/mem) must not go back at a free */
 	mem_init((size_t)8 * 1024 * 1024);
+	/*
+	 * the heap a steady ADD uses (~56 KiB): one call instead of ~11 faults, 3%
+	 * of the ADD here (make bench); the RSS is the same, those pages are used
+	 */
+	mem_prefault(RQ_MEM_PREFAULT_MIN);
 	rq_log_set_sink(log_sink, (void *)binary);
 	if (argc > 1 && !strcmp(argv[1], "--version")) {
 		printf("%s %s\n", binary, RQ_VERSION);

@@ -58,3 +58,28 @@ void rq_log(enum rq_log_level lvl, const char *fmt, ...)
 	va_end(ap);
 	log_sink(log_userdata, lvl, buf);
 }
+
+/* Days since 1970-01-01 to a proleptic Gregorian date, in 400-year eras of 146097 days. */
+static void civil(long long days, int *y, int *m, int *d)
+{
+	long long z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+	long long doe = z - era * 146097;
+	long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+
+	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
+	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
+	*y = (int)(yoe + era * 400 + (*m <= 2));
+}
+
+void rq_log_utc_stamp(const struct timespec *ts, char *buf, size_t len)
+{
+	long long sec = (long long)ts->tv_sec, days;
+	int y, m, d;
+
+	days = sec >= 0 ? sec / 86400 : (sec - 86399) / 86400;
+	sec -= days * 86400;
+	civil(days, &y, &m, &d);
+	snprintf(buf, len, "%04d-%02d-%02dT%02lld:%02lld:%02lld.%03ldZ", y, m, d, sec / 3600,
+		 sec / 60 % 60, sec % 60, (long)(ts->tv_nsec / 1000000));
+}

@@ -7,6 +7,9 @@
 #ifndef RQ_LOG_H
 #define RQ_LOG_H
 
+#include <stddef.h>
+#include <time.h>
+
 enum rq_log_level { RQ_LOG_ERROR = 0, RQ_LOG_WARN, RQ_LOG_INFO, RQ_LOG_DEBUG };
 
 typedef void (*rq_log_sink_fn)(void *userdata, enum rq_log_level lvl, const char *msg);
@@ -17,6 +20,13 @@ enum rq_log_level rq_log_get_level(void);
 /* returns 0 and sets *ret for "error","warn","info","debug"; -EINVAL otherwise */
 int rq_log_level_parse(const char *s, enum rq_log_level *ret);
 const char *rq_log_level_name(enum rq_log_level lvl);
+
+/*
+ * "2026-11-23T08:48:06.455Z" (UTC, milliseconds) into @buf (25 bytes and the
+ * NUL). Computed, not gmtime_r: glibc's first gmtime_r reads /etc/localtime
+ * (7 syscalls per plugin run) for a time zone a UTC stamp never uses.
+ */
+void rq_log_utc_stamp(const struct timespec *ts, char *buf, size_t len);
 
 void rq_log(enum rq_log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -137,27 +137,20 @@ int sysfs_read_file(const struct rq_root *r, const char *path, size_t max, char 
 		    size_t *ret_len)
 {
 	size_t cap = 256, len = 0;
+	bool sized = false;
 	struct stat st;
 	char *buf;
 	int fd = root_openat(r, path, O_RDONLY, 0), rr = 0;
 
 	if (fd < 0)
 		return fd;
-	/*
-	 * A regular file says its size: one buffer and one read instead of a
-	 * doubling realloc (a 70 KB catalog took 9 reads and a copy through
-	 * mmap'ed memory). sysfs says 4096 whatever the value; a file that grew
-	 * meanwhile still doubles below.
-	 */
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > (off_t)cap)
-		cap = (uint64_t)st.st_size > max ? max + 1 : (size_t)st.st_size + 1;
 	buf = malloc(cap + 1);
 	if (!buf) {
 		close(fd);
 		return -ENOMEM;
 	}
-	mem_populate(buf, cap);
 	for (;;) {
+		size_t want;
 		ssize_t n;
 
 		if (len == cap) {
@@ -167,13 +160,27 @@ int sysfs_read_file(const struct rq_root *r, const char *path, size_t max, char 
 				rr = -EFBIG;
 				break;
 			}
-			cap *= 2;
-			nb = realloc(buf, cap + 1);
+			/*
+			 * Past the first 256 bytes a regular file says its size: one
+			 * buffer and one more read, not a doubling realloc (a 70 KB
+			 * catalog took 9 reads and copies through mmap'ed memory).
+			 * Small files (sysfs attributes, records) never ask. sysfs says
+			 * 4096 whatever the value; a file that grew since still doubles.
+			 */
+			want = cap * 2;
+			if (!sized && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+			    (uint64_t)st.st_size >= cap)
+				want =
+				    (uint64_t)st.st_size >= max ? max + 1 : (size_t)st.st_size + 1;
+			sized = true;
+			nb = realloc(buf, want + 1);
 			if (!nb) {
 				rr = -ENOMEM;
 				break;
 			}
 			buf = nb;
+			cap = want;
+			mem_populate(buf + len, cap - len);
 		}
 		n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)

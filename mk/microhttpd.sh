@@ -25,13 +25,13 @@ rm -rf build && mkdir build && cd build
 dpkg-source --no-check -x ../libmicrohttpd_*.dsc src >&2
 cd src
 # -fPIC: the binaries are (static-)PIE; per-function sections: the link drops what the
-# agent never calls (Makefile, --gc-sections)
+# agent never calls (Makefile, --gc-sections); no unwind tables (Makefile, NOUNWIND)
 # CC from make: the host's compiler, or the cross compiler of the arm64 build
 cc=${CC:-cc}
 ./configure --host="$("$cc" -dumpmachine)" CC="$cc" --prefix="$prefix" --enable-static --disable-shared --with-pic \
 	--disable-https --without-gnutls --disable-curl --disable-doc --disable-examples \
 	--disable-tools --disable-nls --disable-dauth --disable-bauth --disable-postprocessor \
-	--disable-sendfile --disable-httpupgrade CFLAGS="-O2 -g -ffunction-sections -fdata-sections" >&2
+	--disable-sendfile --disable-httpupgrade CFLAGS="-O2 -g -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-unwind-tables" >&2
 make -j2 -C src/microhttpd >&2
 make -C src/microhttpd install >&2
 make -C src/include install >&2 || install -D -m 0644 src/include/microhttpd.h "$prefix/include/microhttpd.h"

@@ -26,7 +26,7 @@ void mem_populate(void *buf, size_t n)
 {
 	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a, e;
 
-	if (!buf || n < RQ_MEM_PREFAULT_MIN || pg == 0 || pg == (uintptr_t)-1)
+	if (!buf || pg == 0 || pg == (uintptr_t)-1)
 		return;
 	a = ((uintptr_t)buf + pg - 1) & ~(pg - 1);
 	e = ((uintptr_t)buf + n) & ~(pg - 1);
@@ -38,7 +38,7 @@ void mem_prefault(size_t n)
 {
 	void *p;
 
-	if (n < RQ_MEM_PREFAULT_MIN)
+	if (n == 0)
 		return;
 	/* carved from the top of the heap, populated, and given back to it for reuse */
 	p = malloc(n);

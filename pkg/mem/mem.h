@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-/* Below this, mem_prefault does nothing: a handful of faults is cheaper than the call. */
+/* Below this callers leave pages to faults: a handful of faults costs less than RSS kept. */
 #define RQ_MEM_PREFAULT_MIN (64 * 1024)
 
 /*

@@ -102,7 +102,8 @@ static int json_read(const struct rq_root *r, const char *path, cJSON **ret)
 	if (rr < 0)
 		return rr;
 	/* cJSON takes ~4 bytes of heap per byte of a state file (a node, a key per member) */
-	mem_prefault(len * 4);
+	if (len * 4 >= RQ_MEM_PREFAULT_MIN)
+		mem_prefault(len * 4);
 	o = cJSON_ParseWithLength(buf, len);
 	free(buf);
 	if (!o || !cJSON_IsObject(o)) {

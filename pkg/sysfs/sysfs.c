@@ -180,7 +180,8 @@ int sysfs_read_file(const struct rq_root *r, const char *path, size_t max, char 
 			}
 			buf = nb;
 			cap = want;
-			mem_populate(buf + len, cap - len);
+			if (cap - len >= RQ_MEM_PREFAULT_MIN)
+				mem_populate(buf + len, cap - len);
 		}
 		n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)

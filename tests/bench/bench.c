@@ -153,6 +153,13 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int cmp_l(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* nearest-rank percentile of a sorted array */
 static double pct(const double *v, int n, double p)
 {
@@ -210,19 +217,25 @@ static int parse_plan(const char *file, struct cmd *cmds, int max_runs)
 
 static void report(FILE *js, struct cmd *c, int first, double wall)
 {
-	long maxrss = 0;
+	long maxrss = 0, medrss = 0;
 	double p10, p50, p90, p99;
 
 	for (int i = 0; i < c->n; i++)
 		maxrss = c->rss[i] > maxrss ? c->rss[i] : maxrss;
+	/* the median too: a static binary's RSS moves with its load address (README) */
+	if (c->n > 0) {
+		qsort(c->rss, (size_t)c->n, sizeof(*c->rss), cmp_l);
+		medrss = c->rss[c->n / 2];
+	}
 	qsort(c->us, (size_t)c->n, sizeof(*c->us), cmp_d);
 	p10 = pct(c->us, c->n, 0.10);
 	p50 = pct(c->us, c->n, 0.50);
 	p90 = pct(c->us, c->n, 0.90);
 	p99 = pct(c->us, c->n, 0.99);
 	(void)printf(
-	    "%-28s n=%-4d ok=%-4d p10 %8.0f  p50 %8.0f  p90 %8.0f  p99 %8.0f us  rss %5ld KiB",
-	    c->name, c->n, c->ok, p10, p50, p90, p99, maxrss);
+	    "%-28s n=%-4d ok=%-4d p10 %8.0f  p50 %8.0f  p90 %8.0f  p99 %8.0f us  rss %5ld KiB"
+	    " (median %ld)",
+	    c->name, c->n, c->ok, p10, p50, p90, p99, maxrss, medrss);
 	if (wall > 0)
 		(void)printf("  wall %.0f us", wall);
 	if (c->last_fail[0])
@@ -233,9 +246,10 @@ static void report(FILE *js, struct cmd *c, int first, double wall)
 		    js,
 		    "%s\n  \"%s\": {\"n\": %d, \"ok\": %d, \"fails\": %d, \"p10_us\": %.1f, "
 		    "\"p50_us\": %.1f, \"p90_us\": %.1f, \"p99_us\": %.1f, "
-		    "\"max_rss_kib\": %ld, \"wall_us\": %.1f, \"last_fail\": \"%s\"}",
+		    "\"max_rss_kib\": %ld, \"median_rss_kib\": %ld, \"wall_us\": %.1f, "
+		    "\"last_fail\": \"%s\"}",
 		    first ? "" : ",", c->name, c->n, c->ok, c->fails, p10, p50, p90, p99, maxrss,
-		    wall, c->last_fail);
+		    medrss, wall, c->last_fail);
 }
 
 /* A failed prepare step is a failure of the line; the run is skipped. */

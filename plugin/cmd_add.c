@@ -27,6 +27,7 @@ struct add_tx {
 	cJSON *idx[RQ_MAX_PFS];	       /* PF indexes read under the lock */
 	cJSON *idx_before[RQ_MAX_PFS]; /* ... as read, taken before index_add changes them */
 	bool idx_written[RQ_MAX_PFS];
+	bool idx_steady[RQ_MAX_PFS]; /* listed as it is: the index was streamed, not read */
 	struct tos_tx tos;   /* every knob of the VF's traffic class (plugin/tos.c) */
 	bool intent_written; /* the pending record is on disk */
 	cJSON *rec_before;   /* the record of an earlier ADD as this one found it (or none) */
@@ -118,7 +119,7 @@ static int pf_step(struct rq_ctx *c, struct add_tx *tx)
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < vf->n_pf; i++) {
-		r = pfqos_conflict_check(c, &vf->pf[i], &tx->idx[i]);
+		r = pfqos_conflict_check(c, &vf->pf[i], vf->pci, &tx->idx[i], &tx->idx_steady[i]);
 		if (r < 0)
 			return r;
 		r = owner_check(c, tx, tx->idx[i], vf->pci);
@@ -229,6 +230,9 @@ static int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i)
 	cJSON *idx = tx->idx[i], *att, *e, *req;
 	int r;
 
+	/* a repeated ADD of a listed attachment with the same profile changes nothing */
+	if (tx->idx_steady[i])
+		return 0;
 	if (!idx && !(idx = tx->idx[i] = cJSON_CreateObject()))
 		return -ENOMEM;
 	if (!(req = profile_req_to_json(&c->profile)))

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pkg/log/log.h"
@@ -133,23 +134,121 @@ static int entries_conflict(struct rq_ctx *c, const struct rq_pf *pf, cJSON *idx
 	return r;
 }
 
-int pfqos_conflict_check(struct rq_ctx *c, const struct rq_pf *pf, cJSON **ret_idx)
+/*
+ * A repeated ADD on a PF with many attachments: stream the index instead of
+ * building it, and say whether this attachment is listed with the same
+ * profile and requirements while nothing else on the index could matter: no
+ * other entry holds (or may hold) its VF, none contradicts it, no old-format
+ * entry. Then the full check (entries_conflict, the owner check, index_add)
+ * would read the whole index to find nothing to say or write. Anything else
+ * makes the probe give up, and the full path decides as before.
+ */
+struct steady_probe {
+	struct rq_ctx *c;
+	const char *vf;
+	cJSON *mine;
+	char *ok_req; /* the last other "req" text found compatible: most entries repeat it */
+	size_t ok_len;
+	bool own, own_same, give_up;
+};
+
+static bool other_req_ok(struct steady_probe *p, const char *req, size_t len)
+{
+	struct rq_profile other;
+	struct rq_error e;
+	char a[200], b[200];
+	cJSON *j;
+	bool ok;
+
+	/* a profile that requires nothing of the PF contradicts no one */
+	if (!profile_has_pf_req(&p->c->profile))
+		return true;
+	if (p->ok_req && p->ok_len == len && !memcmp(p->ok_req, req, len))
+		return true;
+	j = cJSON_ParseWithLength(req, len);
+	rq_err_clear(&e);
+	ok = j && (cJSON_Compare(j, p->mine, true) ||
+		   (profile_from_json(j, "req", "?", &other, &e) == 0 &&
+		    !profile_req_conflict(&p->c->profile, &other, a, b, sizeof(a))));
+	cJSON_Delete(j);
+	if (ok) {
+		char *copy = malloc(len);
+
+		if (copy) {
+			memcpy(copy, req, len);
+			free(p->ok_req);
+			p->ok_req = copy;
+			p->ok_len = len;
+		}
+	}
+	return ok;
+}
+
+static int probe_entry(const struct rq_pf_entry *e, void *ctx)
+{
+	struct steady_probe *p = ctx;
+
+	if (!e->key || !e->req) {
+		p->give_up = true;
+	} else if (!strcmp(e->key, p->c->key)) {
+		cJSON *j;
+
+		if (p->own) {
+			p->give_up = true; /* listed twice: not the steady state */
+			return 1;
+		}
+		p->own = true;
+		j = cJSON_ParseWithLength(e->req, e->req_len);
+		p->own_same = e->profile_name && !strcmp(e->profile_name, p->c->profile.name) &&
+			      j && cJSON_Compare(j, p->mine, true);
+		cJSON_Delete(j);
+		p->give_up = !p->own_same;
+	} else if (!e->vf || !strcmp(e->vf, p->vf) || !other_req_ok(p, e->req, e->req_len)) {
+		p->give_up = true;
+	}
+	return p->give_up ? 1 : 0;
+}
+
+static bool steady_probe(struct rq_ctx *c, const struct rq_pf *pf, const char *vf_pci)
+{
+	struct steady_probe p = {.c = c, .vf = vf_pci};
+	bool legacy = false;
+	int r;
+
+	p.mine = profile_req_to_json(&c->profile);
+	if (!p.mine)
+		return false;
+	r = state_pf_walk(&c->env.root, pf->pci, probe_entry, &p, &legacy);
+	cJSON_Delete(p.mine);
+	free(p.ok_req);
+	return r == 0 && !legacy && p.own && p.own_same && !p.give_up;
+}
+
+int pfqos_conflict_check(struct rq_ctx *c, const struct rq_pf *pf, const char *vf_pci,
+			 cJSON **ret_idx, bool *ret_steady)
 {
 	cJSON *idx = NULL;
 	int r;
 
 	*ret_idx = NULL;
+	*ret_steady = false;
+	/* an attachment that requires nothing of the PF cannot contradict anyone */
+	if (profile_has_pf_req(&c->profile)) {
+		r = baseline_conflict(c, pf);
+		if (r < 0)
+			return r;
+	}
+	if (vf_pci && steady_probe(c, pf, vf_pci)) {
+		*ret_steady = true;
+		return 0;
+	}
 	r = state_pf_read(&c->env.root, pf->pci, &idx);
 	if (r < 0 && r != -ENOENT)
 		return rq_err(&c->err, RQ_ERR_IO, r, "PF %s index: %s", pf->pci, strerror(-r));
 	*ret_idx = idx;
-	/* an attachment that requires nothing of the PF cannot contradict anyone */
 	if (!profile_has_pf_req(&c->profile))
 		return 0;
-	r = baseline_conflict(c, pf);
-	if (r == 0 && idx)
-		r = entries_conflict(c, pf, idx);
-	return r;
+	return idx ? entries_conflict(c, pf, idx) : 0;
 }
 
 void pfqos_target(const struct rq_ctx *c, struct rq_profile *ret)

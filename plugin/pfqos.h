@@ -19,9 +19,13 @@ struct pf_undo {
 /*
  * Read @pf's index (*ret_idx, NULL when none) and refuse (RQ_ERR_PF_CONFLICT,
  * naming both sides) requirements that contradict the node baseline's or a
- * live attachment's on it.
+ * live attachment's on it. *ret_steady (with @vf_pci, the attachment's VF):
+ * the index already lists this attachment as it is and nothing else on it
+ * concerns it, so it was only streamed, *ret_idx stays NULL and there is
+ * nothing to write to it.
  */
-int pfqos_conflict_check(struct rq_ctx *c, const struct rq_pf *pf, cJSON **ret_idx);
+int pfqos_conflict_check(struct rq_ctx *c, const struct rq_pf *pf, const char *vf_pci,
+			 cJSON **ret_idx, bool *ret_steady);
 /* The PF target of this attachment: its own requirements and the node baseline's. */
 void pfqos_target(const struct rq_ctx *c, struct rq_profile *ret);
 /*

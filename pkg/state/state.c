@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "pkg/state/state.h"
 
+#include "pkg/json/jscan.h"
 #include "pkg/mem/mem.h"
 
 #include <errno.h>
@@ -324,4 +325,138 @@ int state_dir_check(const struct rq_root *r)
 		return fd;
 	close(fd);
 	return 0;
+}
+
+static ssize_t fd_read(void *ctx, char *buf, size_t n)
+{
+	ssize_t r = read(*(int *)ctx, buf, n);
+
+	return r < 0 ? -errno : r;
+}
+
+struct entry_walk {
+	char key[RQ_PF_ENTRY_STR], vf[RQ_PF_ENTRY_STR], name[RQ_PF_ENTRY_STR];
+	struct rq_jbuf req;
+};
+
+/* A string member into @out ("" when not a string or cut); 1 when it was a whole string. */
+static int entry_str(struct rq_jscan *s, char *out, size_t outsz)
+{
+	bool cut = false;
+	int r = jscan_string(s, out, outsz, &cut);
+
+	if (r < 0)
+		return r;
+	if (r == 0 || cut)
+		out[0] = '\0';
+	return r == 1 && !cut;
+}
+
+/* One element of "attachments": its members of interest into @w, then @fn. */
+static int walk_entry(struct rq_jscan *s, struct entry_walk *w,
+		      int (*fn)(const struct rq_pf_entry *e, void *ctx), void *ctx)
+{
+	struct rq_pf_entry e = {0};
+	bool first = true, cut = false, has_key = false, has_vf = false, has_name = false;
+	bool has_req = false;
+	char mkey[32];
+	int r;
+
+	if (jscan_peek(s) != '{') {
+		r = jscan_skip(s);
+		return r < 0 ? r : fn(&e, ctx);
+	}
+	while ((r = jscan_member(s, &first, mkey, sizeof(mkey), &cut)) == 1) {
+		if (!cut && !has_key && !strcmp(mkey, "key")) {
+			has_key = true;
+			r = entry_str(s, w->key, sizeof(w->key));
+			e.key = r == 1 ? w->key : NULL;
+		} else if (!cut && !has_vf && !strcmp(mkey, "vf")) {
+			has_vf = true;
+			r = entry_str(s, w->vf, sizeof(w->vf));
+			e.vf = r == 1 ? w->vf : NULL;
+		} else if (!cut && !has_name && !strcmp(mkey, "profileName")) {
+			has_name = true;
+			r = entry_str(s, w->name, sizeof(w->name));
+			e.profile_name = r == 1 ? w->name : NULL;
+		} else if (!cut && !has_req && !strcmp(mkey, "req")) {
+			has_req = true;
+			r = jscan_capture(s, &w->req);
+			e.req = w->req.p;
+			e.req_len = w->req.len;
+		} else {
+			r = jscan_skip(s);
+		}
+		if (r < 0)
+			return r;
+	}
+	return r < 0 ? r : fn(&e, ctx);
+}
+
+int state_pf_walk(const struct rq_root *r, const char *pf_pci,
+		  int (*fn)(const struct rq_pf_entry *e, void *ctx), void *ctx, bool *ret_legacy)
+{
+	struct entry_walk *w = calloc(1, sizeof(*w));
+	struct rq_jscan s;
+	char path[512], mkey[32];
+	bool first = true, cut = false, seen_att = false;
+	struct stat st;
+	int fd, rr;
+
+	*ret_legacy = false;
+	if (!w)
+		return -ENOMEM;
+	w->req.max = RQ_RECORD_MAX;
+	rr = pf_path(path, sizeof(path), pf_pci);
+	fd = rr < 0 ? rr : root_openat(r, path, O_RDONLY, 0);
+	if (fd < 0) {
+		free(w);
+		return fd;
+	}
+	rr = fstat(fd, &st) < 0
+		 ? -errno
+		 : jscan_init(
+		       &s,
+		       (struct rq_jsrc){.read = fd_read,
+					.ctx = &fd,
+					.size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0},
+		       RQ_RECORD_MAX);
+	if (rr < 0)
+		goto out;
+	if (jscan_peek(&s) != '{') {
+		rr = -EBADMSG;
+		goto fini;
+	}
+	while ((rr = jscan_member(&s, &first, mkey, sizeof(mkey), &cut)) == 1) {
+		if (!cut && !seen_att && !strcmp(mkey, "attachments")) {
+			bool el_first = true;
+
+			seen_att = true;
+			if (jscan_peek(&s) != '[') {
+				rr = -EBADMSG;
+				break;
+			}
+			while ((rr = jscan_element(&s, &el_first)) == 1 &&
+			       (rr = walk_entry(&s, w, fn, ctx)) == 0)
+				;
+			if (rr != 0)
+				break;
+			continue;
+		}
+		if (!cut && !strcmp(mkey, "profile"))
+			*ret_legacy = true;
+		rr = jscan_skip(&s);
+		if (rr < 0)
+			break;
+	}
+	/* the caller stopped, or the index is whole and has its attachments */
+	if (rr == 0 && !seen_att)
+		rr = -EBADMSG;
+fini:
+	jscan_fini(&s);
+out:
+	close(fd);
+	jbuf_fini(&w->req);
+	free(w);
+	return rr == -EFBIG ? -EFBIG : rr;
 }

@@ -10,6 +10,7 @@
 #define RQ_STATE_H
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "pkg/sysfs/sysfs.h"
@@ -43,6 +44,31 @@ int state_pf_list(const struct rq_root *r, char ***ret, size_t *ret_n);
  * when @key is not listed). 0 when absent. Call under the PF's lock.
  */
 int state_pf_detach(const struct rq_root *r, const char *pf_pci, const char *key);
+
+/*
+ * One entry of a PF index as state_pf_walk hands it over: the members a
+ * repeated ADD looks at, NULL when missing, not a string, cut (longer than
+ * RQ_PF_ENTRY_STR) or not an object at all; @req is the raw JSON text of
+ * "req" (NULL when missing), valid until the callback returns. The first
+ * member of a name counts, as cJSON's lookup finds it.
+ */
+#define RQ_PF_ENTRY_STR 512
+struct rq_pf_entry {
+	const char *key, *vf, *profile_name;
+	const char *req;
+	size_t req_len;
+};
+
+/*
+ * Walk the index of @pf_pci entry by entry, streaming, without building it:
+ * on a PF with 255 attachments the cJSON tree of the whole index was most of
+ * a repeated ADD. @fn returns 0 to go on, 1 to stop there (state_pf_walk
+ * then returns 1), negative errno to fail. *ret_legacy: the index has the
+ * old shared "profile". -ENOENT without an index, -EBADMSG when it is not a
+ * JSON object with an "attachments" array (what state_pf_read refuses, or less).
+ */
+int state_pf_walk(const struct rq_root *r, const char *pf_pci,
+		  int (*fn)(const struct rq_pf_entry *e, void *ctx), void *ctx, bool *ret_legacy);
 
 /*
  * Remove the temporaries of atomic writes (".<name>.tmp") older than

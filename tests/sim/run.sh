@@ -77,6 +77,39 @@ outb=$(chain_add "$ROOT" roce c2 "$NSB" net1 "$VF1" "$(rq "$VF1PCI")" "$ARGS_OK"
 check "ADD of a second VF on the same PF succeeds" [ $? -eq 0 ]
 check "second VF on a right PF: zero PF writes" [ "$(dcb_writes "$ROOT" "$PF0")" = "$W1" ]
 
+echo "== a repeated ADD streams its PF index, and reads it whole when anything else concerns it"
+IDX=$ROOT/run/rdma-qos/state/pf/$PF0PCI.json
+readd_c1() { conf_for roce 1.0.0 "$(rq "$VF0PCI")" "$out" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD c1 "$NS" net1 "$ARGS_OK" 2> "$T/readd.err" > /dev/null; }
+ino=$(stat -c %i "$IDX")
+readd_c1
+check "repeated ADD: the PF index is not rewritten" [ $? -eq 0 -a "$(stat -c %i "$IDX")" = "$ino" ]
+# an entry that contradicts c1: the full check judges it (live: 102; no record: a lost DEL, ignored)
+jq '.attachments += [{key: "roce_ghost_net1", pod: "ai/ghost", vf: "0000:99:00.1", profileName: "af31p5",
+	req: {trust: "dscp", dscp2prio: {"26": 5}, pfc: [5]}}]' "$IDX" > "$T/i" && cp "$T/i" "$IDX"
+cp "$ROOT/run/rdma-qos/state/roce_c1_net1.json" "$ROOT/run/rdma-qos/state/roce_ghost_net1.json"
+msg=$(conf_for roce 1.0.0 "$(rq "$VF0PCI")" "$out" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD c1 "$NS" net1 "$ARGS_OK" 2> /dev/null)
+check "repeated ADD beside a live contradicting entry: conflict code 102" [ "$(jq .code <<< "$msg")" = 102 ]
+rm -f "$ROOT/run/rdma-qos/state/roce_ghost_net1.json"
+readd_c1
+check "... without its record (a lost DEL) the repeated ADD succeeds" [ $? -eq 0 ]
+jq 'del(.attachments[] | select(.key == "roce_ghost_net1"))' "$IDX" > "$T/i" && cp "$T/i" "$IDX"
+# a live attachment's entry on the same VF: the owner check runs (a lost DEL: taken over)
+cp "$ROOT/run/rdma-qos/state/roce_c1_net1.json" "$ROOT/run/rdma-qos/state/roce_ghost2_net1.json"
+jq --arg vf "$VF0PCI" '.attachments += [{key: "roce_ghost2_net1", pod: "ai/ghost2", vf: $vf,
+	profileName: "roce-lossless", req: .attachments[0].req}]' "$IDX" > "$T/i" && cp "$T/i" "$IDX"
+readd_c1
+check "repeated ADD with another entry on its VF runs the owner check" grep -q 'was held by .* taking it over' "$T/readd.err"
+rm -f "$ROOT/run/rdma-qos/state/roce_ghost2_net1.json"
+jq 'del(.attachments[] | select(.key == "roce_ghost2_net1"))' "$IDX" > "$T/i" && cp "$T/i" "$IDX"
+# an index in the old format (one shared "profile"): upgraded as before
+jq '. + {profile: .attachments[0].req, profileName: "roce-lossless"}' "$IDX" > "$T/i" && cp "$T/i" "$IDX"
+readd_c1
+check "repeated ADD on an old-format index upgrades it" [ $? -eq 0 -a "$(jq 'has("profile")' "$IDX")" = false ]
+check "... keeping both attachments" [ "$(jq '.attachments | length' "$IDX")" = 2 ]
+ino=$(stat -c %i "$IDX")
+readd_c1
+check "... after which a repeated ADD streams it again" [ $? -eq 0 -a "$(stat -c %i "$IDX")" = "$ino" ]
+
 echo "== CHECK catches drift"
 jq '.pfc = [3,4]' "$ROOT/dcb/$PF0.json" > "$T/d" && cp "$T/d" "$ROOT/dcb/$PF0.json"
 chain_check "$ROOT" roce c1 "$NS" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK" "$out" > /dev/null

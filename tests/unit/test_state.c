@@ -2,9 +2,11 @@
 /* pkg/state and pkg/lock over a temporary root. */
 #include <check.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -90,6 +92,93 @@ START_TEST(pf_index_detach)
 }
 END_TEST
 
+/* What state_pf_walk saw, entry by entry ("-" for NULL), and where to stop. */
+struct seen {
+	char text[2048];
+	int n, stop_at;
+};
+
+static int collect(const struct rq_pf_entry *e, void *ctx)
+{
+	struct seen *w = ctx;
+	size_t o = strlen(w->text);
+
+	snprintf(w->text + o, sizeof(w->text) - o, "%s|%s|%s|%.*s;", e->key ? e->key : "-",
+		 e->vf ? e->vf : "-", e->profile_name ? e->profile_name : "-",
+		 e->req ? (int)e->req_len : 1, e->req ? e->req : "-");
+	return ++w->n == w->stop_at ? 1 : 0;
+}
+
+static void put_index(const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	ck_assert_int_eq(state_dir_check(&root), 0);
+	snprintf(path, sizeof(path), "%s" RQ_STATE_DIR "/pf", tmpl);
+	(void)mkdir(path, 0700);
+	snprintf(path, sizeof(path), "%s" RQ_STATE_DIR "/pf/0000:81:00.0.json", tmpl);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static int walk(const char *text, struct seen *w, bool *legacy)
+{
+	memset(w->text, 0, sizeof(w->text));
+	w->n = 0;
+	if (text)
+		put_index(text);
+	return state_pf_walk(&root, "0000:81:00.0", collect, w, legacy);
+}
+
+START_TEST(pf_index_walk)
+{
+	struct seen w = {.stop_at = 0};
+	bool legacy = true;
+	char big[1200];
+
+	ck_assert_int_eq(state_pf_walk(&root, "0000:81:00.0", collect, &w, &legacy), -ENOENT);
+	/* as ADD writes it: every member, the raw "req" text kept as written */
+	ck_assert_int_eq(walk("{\"attachments\": [{\"key\": \"a\", \"pod\": \"ns/p\", \"vf\": "
+			      "\"0000:81:00.1\", \"profileName\": \"roce\", \"req\": {\"pfc\": [3]}}, "
+			      "{\"req\":{\"trust\":\"dscp\"},\"vf\":\"0000:81:00.2\",\"key\":\"b\"}]}",
+			      &w, &legacy),
+			 0);
+	ck_assert_str_eq(w.text, "a|0000:81:00.1|roce|{\"pfc\": [3]};b|0000:81:00.2|-|{\"trust\":"
+				 "\"dscp\"};");
+	ck_assert(!legacy);
+	/* the old shared "profile", before or after the entries */
+	ck_assert_int_eq(walk("{\"attachments\":[{\"key\":\"a\"}],\"profile\":{}}", &w, &legacy), 0);
+	ck_assert(legacy);
+	ck_assert_str_eq(w.text, "a|-|-|-;");
+	/* wrong types, duplicates (the first counts, as in cJSON), a non-object entry */
+	ck_assert_int_eq(walk("{\"attachments\":[{\"key\":7,\"vf\":\"x\",\"vf\":\"y\"},3,{\"key\":"
+			      "\"c\",\"key\":\"d\"}]}",
+			      &w, &legacy),
+			 0);
+	ck_assert_str_eq(w.text, "-|x|-|-;-|-|-|-;c|-|-|-;");
+	/* a key too long for the walk is no key: the caller cannot match it */
+	memset(big, 'k', sizeof(big));
+	memcpy(big, "{\"attachments\":[{\"key\":\"", 24);
+	memcpy(big + sizeof(big) - 6, "\"}]}", 5);
+	ck_assert_int_eq(walk(big, &w, &legacy), 0);
+	ck_assert_str_eq(w.text, "-|-|-|-;");
+	/* the callback stops it */
+	w.stop_at = 1;
+	ck_assert_int_eq(walk("{\"attachments\":[{\"key\":\"a\"},{\"key\":\"b\"}]}", &w, &legacy), 1);
+	ck_assert_str_eq(w.text, "a|-|-|-;");
+	w.stop_at = 0;
+	/* not an index */
+	ck_assert_int_eq(walk("[]", &w, &legacy), -EBADMSG);
+	ck_assert_int_eq(walk("{\"attachments\":{}}", &w, &legacy), -EBADMSG);
+	ck_assert_int_eq(walk("{\"other\":1}", &w, &legacy), -EBADMSG);
+	ck_assert_int_eq(walk("{\"attachments\":[{\"key\":\"a\"}", &w, &legacy), -EBADMSG);
+	ck_assert_int_eq(walk("{\"attachments\":[{\"key\":\"a\"}]", &w, &legacy), -EBADMSG);
+}
+END_TEST
+
 START_TEST(lock_bounded_wait)
 {
 	int fd = lock_pf(&root, "0000:81:00.0", 100), st;
@@ -121,6 +210,7 @@ Suite *suite_state(void)
 	tcase_add_test(tc, record_roundtrip);
 	tcase_add_test(tc, record_corrupt);
 	tcase_add_test(tc, pf_index_detach);
+	tcase_add_test(tc, pf_index_walk);
 	tcase_add_test(tc, lock_bounded_wait);
 	suite_add_tcase(s, tc);
 	return s;

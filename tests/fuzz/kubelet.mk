@@ -15,7 +15,7 @@ KUBELET_FUZZ_FLAGS += -DRQ_JSCAN_BUF=61 -DRQ_KUBELET_VALUE_MAX=300
 KUBELET_FUZZ_SRC := tests/fuzz/fuzz_kubelet.c tests/fuzz/kubelet_ref.c pkg/kubelet/kubelet.c \
                     pkg/json/jscan.c pkg/rdma/rdma.c pkg/rdma/tos.c pkg/rdma/podsys.c \
                     pkg/netns/netns.c \
-                    pkg/sysfs/sysfs.c pkg/cni/error.c
+                    pkg/sysfs/sysfs.c pkg/mem/mem.c pkg/cni/error.c
 
 .PHONY: fuzz-kubelet
 $(B)/fuzz/fuzz-kubelet: $(KUBELET_FUZZ_SRC) pkg/kubelet/kubelet.h pkg/json/jscan.h \

@@ -2,6 +2,7 @@
 #include "pkg/mem/mem.h"
 
 #include <malloc.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -11,8 +12,12 @@
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14; older kernels say EINVAL and faults do the work */
 #endif
 
+/* mem_init ran: freed heap stays, so prefaulting ahead of allocations pays */
+static bool kept;
+
 void mem_init(size_t keep)
 {
+	kept = true;
 #ifdef __GLIBC__
 	/* a freed prefaulted block must stay in the heap for the allocations it was for */
 	(void)mallopt(M_TRIM_THRESHOLD, (int)keep);
@@ -38,7 +43,7 @@ void mem_prefault(size_t n)
 {
 	void *p;
 
-	if (n == 0)
+	if (n == 0 || !kept)
 		return;
 	/* carved from the top of the heap, populated, and given back to it for reuse */
 	p = malloc(n);

@@ -22,7 +22,10 @@
  */
 void mem_init(size_t keep);
 
-/* Make about @n bytes of the heap's next growth resident in one call; best effort. */
+/*
+ * Make about @n bytes of the heap's next growth resident in one call; best
+ * effort, and nothing before mem_init (a freed block would go back at once).
+ */
 void mem_prefault(size_t n);
 
 /* Make @buf[0..@n) resident before a read(2) fills it; best effort. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 int jscan_init(struct rq_jscan *s, struct rq_jsrc src, uint64_t max)
 {
@@ -32,6 +33,13 @@ void jscan_fini(struct rq_jscan *s)
 	else
 		free(s->buf);
 	s->buf = NULL;
+}
+
+ssize_t jfd_read(void *ctx, char *buf, size_t n)
+{
+	ssize_t r = read(*(int *)ctx, buf, n);
+
+	return r < 0 ? -errno : r;
 }
 
 ssize_t jmem_read(void *ctx, char *buf, size_t n)

@@ -47,6 +47,8 @@ struct rq_jmem {
 	size_t len, off, step;
 };
 ssize_t jmem_read(void *ctx, char *buf, size_t n);
+/* A reader over a file descriptor: @ctx points at the int fd. */
+ssize_t jfd_read(void *ctx, char *buf, size_t n);
 
 static inline struct rq_jsrc jmem_src(struct rq_jmem *m)
 {

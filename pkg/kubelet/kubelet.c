@@ -68,13 +68,6 @@ int kubelet_cpuset_parse(const char *s, uint64_t *bits)
 	return 0;
 }
 
-ssize_t kubelet_fd_read(void *ctx, char *buf, size_t n)
-{
-	ssize_t r = read(*(int *)ctx, buf, n);
-
-	return r < 0 ? -errno : r;
-}
-
 /*
  * The walk: only the members on the way to the pod's entries are looked at
  * (the first of a name, as cJSON's lookup finds it); everything else is

@@ -37,9 +37,6 @@ struct rq_kubelet_dev {
 /* "0-3,8,10-11" into a bitmap; -EINVAL on syntax, -ERANGE beyond RQ_MAX_CPUS. */
 int kubelet_cpuset_parse(const char *s, uint64_t *bits);
 
-/* A reader over a file descriptor (ctx points to the int fd). */
-ssize_t kubelet_fd_read(void *ctx, char *buf, size_t n);
-
 /*
  * Each parser below has a form over bytes in memory (tests) and a _src form
  * over any reader (the plugin streams the file). -EBADMSG: not JSON;

@@ -137,7 +137,7 @@ static int kubelet_file(const struct rq_root *r, const char *dir, const char *fi
 	/* the size sizes the scanner's buffer: a small file gets a small one */
 	rr = fstat(fd, &st) < 0
 		 ? -errno
-		 : parse((struct rq_jsrc){.read = kubelet_fd_read,
+		 : parse((struct rq_jsrc){.read = jfd_read,
 					  .ctx = &fd,
 					  .size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0},
 			 arg);

@@ -327,13 +327,6 @@ int state_dir_check(const struct rq_root *r)
 	return 0;
 }
 
-static ssize_t fd_read(void *ctx, char *buf, size_t n)
-{
-	ssize_t r = read(*(int *)ctx, buf, n);
-
-	return r < 0 ? -errno : r;
-}
-
 struct entry_walk {
 	char key[RQ_PF_ENTRY_STR], vf[RQ_PF_ENTRY_STR], name[RQ_PF_ENTRY_STR];
 	struct rq_jbuf req;
@@ -417,7 +410,7 @@ int state_pf_walk(const struct rq_root *r, const char *pf_pci,
 		 ? -errno
 		 : jscan_init(
 		       &s,
-		       (struct rq_jsrc){.read = fd_read,
+		       (struct rq_jsrc){.read = jfd_read,
 					.ctx = &fd,
 					.size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0},
 		       RQ_RECORD_MAX);

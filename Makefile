@@ -43,8 +43,8 @@ BIN_LDFLAGS := -static-pie -Wl,--gc-sections -Wl,-z,pack-relative-relocs
 # perf and gdb read .debug_frame): 33 KiB of .eh_frame beside .rodata that a run
 # would otherwise map with it. The sanitizer builds keep theirs.
 NOUNWIND := -fno-asynchronous-unwind-tables -fno-unwind-tables
-# plugin/static_nonss.c: no NSS from libc.a (see there)
-BIN_LIBS := $(B)/plugin/static_nonss.o -lnl-3 $(CJSON_A) -lm
+# plugin/seams/static_nonss.c: no NSS from libc.a (see there)
+BIN_LIBS := $(B)/plugin/seams/static_nonss.o -lnl-3 $(CJSON_A) -lm
 else
 CJSON_A  :=
 BIN_LDFLAGS :=
@@ -68,14 +68,16 @@ CFLAGS   += -std=gnu11 $(OPT) $(WARN) $(SAN) -fno-strict-aliasing -D_GNU_SOURCE 
 LDFLAGS  += $(SAN) -Wl,--as-needed -Wl,-O1
 
 CORE_SRC := $(sort $(wildcard pkg/*/*.c netconf/*.c))
-PLUG_SRC := $(filter-out plugin/env_prod.c plugin/env_sim.c plugin/static_nonss.c,$(sort $(wildcard plugin/*.c)))
+# plugin/ by role (plugin/README.md): dispatch, cni/, core/, agent/, tools/; the build
+# seams in plugin/seams/ are linked per binary
+PLUG_SRC := $(sort $(wildcard plugin/*.c plugin/cni/*.c plugin/core/*.c plugin/agent/*.c plugin/tools/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 PLUG_OBJ := $(PLUG_SRC:%.c=$(B)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(B)/%.o)
-DEPS     := $(CORE_OBJ:.o=.d) $(PLUG_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/plugin/env_prod.d $(B)/plugin/env_sim.d \
-            $(B)/plugin/static_nonss.d
+DEPS     := $(CORE_OBJ:.o=.d) $(PLUG_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/plugin/seams/env_prod.d \
+            $(B)/plugin/seams/env_sim.d $(B)/plugin/seams/static_nonss.d
 
 .PHONY: demo all test unit sim-test asan-sim-test vm-test clients-test asan-test install clean format format-check bench tidy fuzz
 all: $(B)/rdma-qos $(B)/rdma-qos-sim
@@ -91,10 +93,10 @@ $(B)/librq.a: $(CORE_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(B)/rdma-qos: $(PLUG_OBJ) $(B)/plugin/env_prod.o $(B)/librq.a $(filter %.a %.o,$(BIN_LIBS))
+$(B)/rdma-qos: $(PLUG_OBJ) $(B)/plugin/seams/env_prod.o $(B)/librq.a $(filter %.a %.o,$(BIN_LIBS))
 	$(CC) $(LDFLAGS) $(BIN_LDFLAGS) -o $@ $(filter-out $(BIN_LIBS),$^) $(BIN_LIBS)
 
-$(B)/rdma-qos-sim: $(PLUG_OBJ) $(B)/plugin/env_sim.o $(B)/librq.a $(filter %.a %.o,$(BIN_LIBS))
+$(B)/rdma-qos-sim: $(PLUG_OBJ) $(B)/plugin/seams/env_sim.o $(B)/librq.a $(filter %.a %.o,$(BIN_LIBS))
 	$(CC) $(LDFLAGS) $(BIN_LDFLAGS) -o $@ $(filter-out $(BIN_LIBS),$^) $(BIN_LIBS)
 
 $(B)/cjson/libcjson.a: tools/cjson.sh tools/deb-src.sh
@@ -154,10 +156,10 @@ install: all
 	install -m 0755 $(B)/rdma-qos $(DESTDIR)$(PREFIX)/rdma-qos
 
 format:
-	clang-format -i $(CORE_SRC) $(PLUG_SRC) plugin/env_*.c $(wildcard pkg/*/*.h netconf/*.h plugin/*.h)
+	clang-format -i $(CORE_SRC) $(PLUG_SRC) plugin/seams/*.c $(wildcard pkg/*/*.h netconf/*.h plugin/*/*.h)
 
 format-check:
-	clang-format --dry-run --Werror $(CORE_SRC) $(PLUG_SRC) plugin/env_*.c $(wildcard pkg/*/*.h netconf/*.h plugin/*.h)
+	clang-format --dry-run --Werror $(CORE_SRC) $(PLUG_SRC) plugin/seams/*.c $(wildcard pkg/*/*.h netconf/*.h plugin/*/*.h)
 
 tidy:
 	clang-tidy --quiet $(CORE_SRC) $(PLUG_SRC) -- $(CFLAGS)

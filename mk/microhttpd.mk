@@ -13,7 +13,7 @@ $(MHD_LIB): mk/microhttpd.sh
 	flock $(RQ_MHD_CACHE).lock env CC="$(CC)" bash mk/microhttpd.sh $(MHD_PREFIX) $(RQ_MHD_CACHE) > $(RQ_MHD_CACHE).log 2>&1 || \
 		{ tail -30 $(RQ_MHD_CACHE).log; echo "FAIL: building libmicrohttpd (log: $(RQ_MHD_CACHE).log)"; exit 1; }
 
-$(B)/plugin/httpd.o: CFLAGS += -I$(MHD_PREFIX)/include
-$(B)/plugin/httpd.o: | $(MHD_LIB)
+$(B)/plugin/agent/httpd.o: CFLAGS += -I$(MHD_PREFIX)/include
+$(B)/plugin/agent/httpd.o: | $(MHD_LIB)
 $(B)/rdma-qos $(B)/rdma-qos-sim: $(MHD_LIB)
 PKG_LIBS += -lpthread

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Profiles: parse, validate, serialise, compare. */
 #include "netconf/profile.h"
+#include "pkg/dcb/dcb.h"
 
 #include <errno.h>
 #include <math.h>
@@ -362,8 +363,8 @@ static cJSON *to_json(const struct rq_profile *p, bool with_vf)
 	bool ok = o != NULL;
 
 	if (p->has_trust)
-		ok = ok &&
-		     add(o, "trust", cJSON_CreateString(p->trust == RQ_TRUST_DSCP ? "dscp" : "pcp"));
+		ok = ok && add(o, "trust",
+			       cJSON_CreateString(p->trust == RQ_TRUST_DSCP ? "dscp" : "pcp"));
 	if (p->dscp_override)
 		ok = ok && add(o, "dscp2prio", dscp_json(p));
 	if (p->pfc)
@@ -412,12 +413,12 @@ static void ets_says(const struct rq_ets *t, char *buf, size_t len)
 	(void)snprintf(buf, len,
 		       "ets tcBw %u/%u/%u/%u/%u/%u/%u/%u tsa %s/%s/%s/%s/%s/%s/%s/%s prioTc "
 		       "%u/%u/%u/%u/%u/%u/%u/%u",
-		       t->tc_bw[0], t->tc_bw[1], t->tc_bw[2], t->tc_bw[3], t->tc_bw[4],
-		       t->tc_bw[5], t->tc_bw[6], t->tc_bw[7], tsa_name(t->tsa[0]),
-		       tsa_name(t->tsa[1]), tsa_name(t->tsa[2]), tsa_name(t->tsa[3]),
-		       tsa_name(t->tsa[4]), tsa_name(t->tsa[5]), tsa_name(t->tsa[6]),
-		       tsa_name(t->tsa[7]), t->prio_tc[0], t->prio_tc[1], t->prio_tc[2],
-		       t->prio_tc[3], t->prio_tc[4], t->prio_tc[5], t->prio_tc[6], t->prio_tc[7]);
+		       t->tc_bw[0], t->tc_bw[1], t->tc_bw[2], t->tc_bw[3], t->tc_bw[4], t->tc_bw[5],
+		       t->tc_bw[6], t->tc_bw[7], tsa_name(t->tsa[0]), tsa_name(t->tsa[1]),
+		       tsa_name(t->tsa[2]), tsa_name(t->tsa[3]), tsa_name(t->tsa[4]),
+		       tsa_name(t->tsa[5]), tsa_name(t->tsa[6]), tsa_name(t->tsa[7]), t->prio_tc[0],
+		       t->prio_tc[1], t->prio_tc[2], t->prio_tc[3], t->prio_tc[4], t->prio_tc[5],
+		       t->prio_tc[6], t->prio_tc[7]);
 }
 
 bool profile_req_conflict(const struct rq_profile *a, const struct rq_profile *b, char *a_says,
@@ -460,4 +461,33 @@ void profile_req_merge(struct rq_profile *acc, const struct rq_profile *b)
 	acc->ecn_required |= b->ecn_required;
 	if (!acc->ets.present && b->ets.present)
 		acc->ets = b->ets;
+}
+
+void profile_dcb_target(const struct rq_profile *p, struct dcb_target *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->has_trust = p->has_trust;
+	ret->trust = p->trust;
+	memcpy(ret->dscp_prio, p->dscp_prio, sizeof(ret->dscp_prio));
+	ret->dscp_override = p->dscp_override;
+	ret->pfc = p->pfc;
+	ret->ets = p->ets;
+}
+
+void profile_dcb_plan(const struct dcb_port_state *cur, const struct rq_profile *p,
+		      struct dcb_plan *ret)
+{
+	struct dcb_target t;
+
+	profile_dcb_target(p, &t);
+	dcb_plan_from(cur, &t, ret);
+}
+
+int profile_dcb_describe(const struct dcb_port_state *cur, const struct rq_profile *p, char *buf,
+			 size_t len)
+{
+	struct dcb_target t;
+
+	profile_dcb_target(p, &t);
+	return dcb_plan_describe(cur, &t, buf, len);
 }

@@ -11,29 +11,10 @@
 #include <stdint.h>
 
 #include "pkg/cni/error.h"
+#include "pkg/dcb/target.h"
 
-#define RQ_NPRIO	    8
-#define RQ_NDSCP	    64
 #define RQ_PROFILE_NAME_MAX 64
 #define RQ_BUILTIN_PROFILE  "roce-lossless"
-
-enum rq_trust { RQ_TRUST_PCP = 0, RQ_TRUST_DSCP = 1 };
-
-/*
- * IEEE 802.1Qaz TSA values as in linux/dcbnl.h. In JSON, "tsa" is spelt with
- * names only: "strict" (0), "ets" (2), "vendor" (255); numbers and the
- * credit-based shaper are refused. Bandwidth is for ETS TCs only: a strict or
- * vendor TC has tcBw 0, and the ETS TCs' tcBw sum to 100 when any exists (as
- * mlx5 validates; it reports 100 for non-ETS TCs, so those are never compared).
- */
-enum { RQ_TSA_STRICT = 0, RQ_TSA_ETS = 2, RQ_TSA_VENDOR = 255 };
-
-struct rq_ets {
-	bool present;
-	uint8_t tc_bw[RQ_NPRIO];   /* percent: ETS TCs sum to 100, others 0 */
-	uint8_t tsa[RQ_NPRIO];	   /* 0 strict, 2 ets, 255 vendor */
-	uint8_t prio_tc[RQ_NPRIO]; /* priority -> traffic class 0-7 */
-};
 
 /*
  * What the VF's class must reach: RDMA-CM connections at least (configfs
@@ -81,6 +62,17 @@ int profile_from_json(const cJSON *obj, const char *path, const char *name, stru
 cJSON *profile_to_json(const struct rq_profile *p);
 /* Only the PF requirements (the PF index); NULL on ENOMEM. */
 cJSON *profile_req_to_json(const struct rq_profile *p);
+
+/* The DCB part of the profile's PF requirements, as pkg/dcb plans against it. */
+void profile_dcb_target(const struct rq_profile *p, struct dcb_target *ret);
+
+struct dcb_port_state;
+struct dcb_plan;
+/* dcb_plan_from and dcb_plan_describe against the profile's DCB requirements. */
+void profile_dcb_plan(const struct dcb_port_state *cur, const struct rq_profile *p,
+		      struct dcb_plan *ret);
+int profile_dcb_describe(const struct dcb_port_state *cur, const struct rq_profile *p, char *buf,
+			 size_t len);
 
 /* True when the profile requires anything of the PF. */
 bool profile_has_pf_req(const struct rq_profile *p);

@@ -15,8 +15,9 @@
 
 #include "pkg/log/log.h"
 #include "pkg/mem/mem.h"
-#include "plugin/agent.h"
-#include "plugin/plugin.h"
+#include "plugin/agent/agent.h"
+#include "plugin/cni/commands.h"
+#include "plugin/tools/tools.h"
 
 static const struct {
 	enum rq_cni_cmd cmd;
@@ -44,16 +45,17 @@ static void log_sink(void *userdata, enum rq_log_level lvl, const char *msg)
 
 static void usage(const char *binary)
 {
-	fprintf(stderr,
-		"%s %s: chained CNI plugin giving SR-IOV VFs a lossless RoCE path.\n"
-		"It is run by a container runtime with CNI_COMMAND set (ADD, DEL, CHECK,\n"
-		"VERSION, STATUS, GC) and the network configuration on stdin.\n\n"
-		"usage: %s --version\n"
-		"       %s show [--json]     per PF and VF QoS state and attachments\n"
-		"       %s install --cni-bin-dir DIR [--catalog-source FILE]\n"
-		"       %s validate FILE     a catalog, conflist, plugin config or NAD (JSON)\n"
-		"       %s agent [--once] ... keep recorded attachments in profile (agent --help)\n",
-		binary, RQ_VERSION, binary, binary, binary, binary, binary);
+	fprintf(
+	    stderr,
+	    "%s %s: chained CNI plugin giving SR-IOV VFs a lossless RoCE path.\n"
+	    "It is run by a container runtime with CNI_COMMAND set (ADD, DEL, CHECK,\n"
+	    "VERSION, STATUS, GC) and the network configuration on stdin.\n\n"
+	    "usage: %s --version\n"
+	    "       %s show [--json]     per PF and VF QoS state and attachments\n"
+	    "       %s install --cni-bin-dir DIR [--catalog-source FILE]\n"
+	    "       %s validate FILE     a catalog, conflist, plugin config or NAD (JSON)\n"
+	    "       %s agent [--once] ... keep recorded attachments in profile (agent --help)\n",
+	    binary, RQ_VERSION, binary, binary, binary, binary, binary);
 }
 
 static void print_error(const char *version, const struct rq_error *e)

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "netconf/profile.h"
+#include "pkg/dcb/target.h"
 #include "pkg/cni/error.h"
 #include "pkg/sysfs/sysfs.h"
 
@@ -134,14 +134,14 @@ struct dcb_plan {
  * entries a requirement contradicts. Empty (dcb_plan_empty) when the port
  * already meets them.
  */
-void dcb_plan_from(const struct dcb_port_state *cur, const struct rq_profile *p,
+void dcb_plan_from(const struct dcb_port_state *cur, const struct dcb_target *p,
 		   struct dcb_plan *ret);
 bool dcb_plan_empty(const struct dcb_plan *plan);
 /*
  * Human-readable "required X, port has Y" lines for every unmet
  * requirement, one per line, into @buf. Returns the number of them.
  */
-int dcb_plan_describe(const struct dcb_port_state *cur, const struct rq_profile *p, char *buf,
+int dcb_plan_describe(const struct dcb_port_state *cur, const struct dcb_target *p, char *buf,
 		      size_t len);
 
 /* "3,4" for a priority bitmap, "none" when empty. */

@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "pkg/dcb/dcb.h"
 
 #define FAKE_FILE_MAX ((size_t)1024 * 1024)

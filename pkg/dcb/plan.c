@@ -107,7 +107,7 @@ bool dcb_ets_equal(const struct dcb_port_state *cur, const struct rq_ets *ets)
  * required), as `mlnx_qos --trust dscp` installs it. Entries of a required
  * DSCP that map elsewhere are replaced. "pcp" trust: every DSCP entry goes.
  */
-static void dscp_plan(const struct dcb_port_state *cur, const struct rq_profile *p,
+static void dscp_plan(const struct dcb_port_state *cur, const struct dcb_target *p,
 		      struct dcb_plan *ret)
 {
 	bool fresh = !any_dscp(cur);
@@ -134,7 +134,7 @@ static void dscp_plan(const struct dcb_port_state *cur, const struct rq_profile 
 	}
 }
 
-void dcb_plan_from(const struct dcb_port_state *cur, const struct rq_profile *p,
+void dcb_plan_from(const struct dcb_port_state *cur, const struct dcb_target *p,
 		   struct dcb_plan *ret)
 {
 	uint8_t have = cur->has_pfc ? cur->pfc_en : 0;
@@ -217,7 +217,7 @@ static void dscp_current(const struct dcb_port_state *cur, unsigned dscp, char *
 
 #define DESCRIBE_DSCP_MAX 8 /* DSCP lines before the rest is summarised */
 
-static size_t describe_dscp(const struct dcb_port_state *cur, const struct rq_profile *p,
+static size_t describe_dscp(const struct dcb_port_state *cur, const struct dcb_target *p,
 			    const struct dcb_plan *plan, char *buf, size_t len, size_t off, int *n)
 {
 	uint64_t diff = 0;
@@ -241,8 +241,8 @@ static size_t describe_dscp(const struct dcb_port_state *cur, const struct rq_pr
 		if (!(diff & (1ULL << d)))
 			continue;
 		dscp_current(cur, d, b, sizeof(b));
-		off = line(buf, len, off, "dscp %u: required priority %u, port has priority %s\n", d,
-			   p->dscp_prio[d], b);
+		off = line(buf, len, off, "dscp %u: required priority %u, port has priority %s\n",
+			   d, p->dscp_prio[d], b);
 		shown++;
 		(*n)++;
 	}
@@ -272,7 +272,7 @@ void dcb_ets_text(const struct dcb_port_state *cur, const struct rq_ets *want, c
 		       ptc[4], ptc[5], ptc[6], ptc[7]);
 }
 
-int dcb_plan_describe(const struct dcb_port_state *cur, const struct rq_profile *p, char *buf,
+int dcb_plan_describe(const struct dcb_port_state *cur, const struct dcb_target *p, char *buf,
 		      size_t len)
 {
 	struct dcb_plan plan;

@@ -10,7 +10,7 @@
 #
 # How the sim triggers: its DCB is files, which raise no dcbnl notification,
 # so rdma-qos-sim's environment adds an inotify watch on <root>/dcb as one
-# more event source of the same loop (plugin/env_sim.c, watch_open). ToS
+# more event source of the same loop (plugin/seams/env_sim.c, watch_open). ToS
 # files raise nothing, in the sim as on a real node: the timer covers them.
 set -u
 . "$(dirname "$0")/lib.sh"

@@ -3,6 +3,7 @@
 #ifndef RQ_TEST_DCB_FIXTURE_H
 #define RQ_TEST_DCB_FIXTURE_H
 
+#include "netconf/profile.h"
 #include "pkg/dcb/dcb.h"
 
 void dcbt_setup(void);

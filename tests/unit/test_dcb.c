@@ -153,7 +153,7 @@ int get_plan_apply(const char *ifname, const struct rq_profile *p, struct dcb_pl
 	ck_assert_ptr_nonnull(st);
 	r = fops->get(fctx, ifname, st);
 	if (r == 0) {
-		dcb_plan_from(st, p, plan);
+		profile_dcb_plan(st, p, plan);
 		r = dcb_apply_ex(fops, fctx, ifname, "mlx5_core", st, plan, e);
 	}
 	free(st);
@@ -173,7 +173,7 @@ START_TEST(fresh_port)
 	ck_assert(st.has_pfc && st.has_trust && !st.has_ets && !st.has_dcbx);
 	ck_assert_uint_eq(st.n_trust, 1);
 	ck_assert_uint_eq(st.trust[0], RQ_DCB_APP_SEL_PCP);
-	dcb_plan_from(&st, &p, &plan);
+	profile_dcb_plan(&st, &p, &plan);
 	ck_assert_uint_eq(plan.n_add, 64);
 	ck_assert_uint_eq(plan.n_del, 0);
 	ck_assert(plan.set_trust && plan.set_pfc && !plan.set_ets);
@@ -191,9 +191,9 @@ START_TEST(fresh_port)
 	ck_assert_int_eq(app_prio("p0", 5, 63), 7);
 	/* and a second pass finds nothing to do */
 	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
-	dcb_plan_from(&st, &p, &plan);
+	profile_dcb_plan(&st, &p, &plan);
 	ck_assert(dcb_plan_empty(&plan));
-	ck_assert_int_eq(dcb_plan_describe(&st, &p, e.msg, sizeof(e.msg)), 0);
+	ck_assert_int_eq(profile_dcb_describe(&st, &p, e.msg, sizeof(e.msg)), 0);
 	ck_assert_str_eq(e.msg, "");
 }
 END_TEST
@@ -274,7 +274,7 @@ START_TEST(pfc_on_other_prios)
 	profile_builtin(&p);
 	port_write_right("p0", "\"writes\":5,\"pfc\":[3,4],\"trust\":[\"dscp\",\"pcp\"],");
 	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
-	ck_assert_int_eq(dcb_plan_describe(&st, &p, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(profile_dcb_describe(&st, &p, buf, sizeof(buf)), 0);
 	ck_assert_int_eq(get_plan_apply("p0", &p, &plan, &e), 0);
 	ck_assert(dcb_plan_empty(&plan));
 	ck_assert_int_eq(port_writes("p0"), 5);
@@ -282,7 +282,7 @@ START_TEST(pfc_on_other_prios)
 	/* PFC 4 only: 3 is added beside it, in one SET */
 	port_write_right("p0", "\"writes\":0,\"pfc\":[4],\"trust\":[\"dscp\",\"pcp\"],");
 	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
-	ck_assert_int_eq(dcb_plan_describe(&st, &p, buf, sizeof(buf)), 1);
+	ck_assert_int_eq(profile_dcb_describe(&st, &p, buf, sizeof(buf)), 1);
 	ck_assert_str_eq(buf, "pfc: required priority 3, port has 4\n");
 	ck_assert_int_eq(get_plan_apply("p0", &p, &plan, &e), 0);
 	ck_assert(plan.set_pfc && !plan.n_add && !plan.n_del && !plan.set_trust);
@@ -349,36 +349,36 @@ START_TEST(ets_strict_bw_not_compared)
 	ck_assert(dcb_plan_empty(&plan));
 	ck_assert_int_eq(port_writes("p0"), 0);
 	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
-	ck_assert_int_eq(dcb_plan_describe(&st, &p, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(profile_dcb_describe(&st, &p, buf, sizeof(buf)), 0);
 	/* an ETS TC's bandwidth, a TSA and a priority's TC still differ */
 	port_write_right("p0",
 			 "\"writes\":0,\"pfc\":[3],\"trust\":[\"dscp\",\"pcp\"],\"ets\":{"
 			 "\"tcBw\":[20,100,100,50,100,100,30,100],\"tsa\":[2,0,0,2,0,0,2,255],"
 			 "\"prioTc\":[0,0,0,3,0,0,6,0]},");
 	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
-	ck_assert_int_eq(dcb_plan_describe(&st, &p, buf, sizeof(buf)), 1);
+	ck_assert_int_eq(profile_dcb_describe(&st, &p, buf, sizeof(buf)), 1);
 	ck_assert_str_eq(buf,
 			 "ets: required tcBw 10/-/-/60/-/-/30/- tsa 2/0/0/2/0/0/2/255 prioTc "
 			 "0/0/0/3/0/0/6/0, port has tcBw 20/-/-/50/-/-/30/- tsa "
 			 "2/0/0/2/0/0/2/255 prioTc 0/0/0/3/0/0/6/0\n");
 	st.tc_tsa[1] = 2;
-	dcb_plan_from(&st, &p, &plan);
+	profile_dcb_plan(&st, &p, &plan);
 	ck_assert(plan.set_ets);
 	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
 	st.tc_tx_bw[0] = 10;
 	st.tc_tx_bw[3] = 60;
-	dcb_plan_from(&st, &p, &plan);
+	profile_dcb_plan(&st, &p, &plan);
 	ck_assert(!plan.set_ets);
 	st.prio_tc[7] = 7;
-	dcb_plan_from(&st, &p, &plan);
+	profile_dcb_plan(&st, &p, &plan);
 	ck_assert(plan.set_ets);
 	/* TCs beyond the port's ets_cap are not compared */
 	st.prio_tc[7] = 0;
 	st.tc_tsa[7] = 0;
-	dcb_plan_from(&st, &p, &plan);
+	profile_dcb_plan(&st, &p, &plan);
 	ck_assert(plan.set_ets);
 	st.ets_cap = 7;
-	dcb_plan_from(&st, &p, &plan);
+	profile_dcb_plan(&st, &p, &plan);
 	ck_assert(!plan.set_ets);
 }
 END_TEST
@@ -447,7 +447,7 @@ int rec_apply(const char *ifname, const struct rq_profile *p, struct rq_error *e
 
 	calls[0] = '\0';
 	ck_assert_int_eq(fops->get(fctx, ifname, &st), 0);
-	dcb_plan_from(&st, p, &plan);
+	profile_dcb_plan(&st, p, &plan);
 	r = dcb_apply_ex(&rec_ops, fctx, ifname, "mlx5_core", &st, &plan, e);
 	return r;
 }
@@ -491,7 +491,7 @@ START_TEST(no_dcb_maps_to_code)
 	ck_assert_int_eq(fops->get(fctx, "p9", &st), -EOPNOTSUPP);
 	/* the port loses its dcbnl ops between the read and the write */
 	memset(&st, 0, sizeof(st));
-	dcb_plan_from(&st, &p, &plan);
+	profile_dcb_plan(&st, &p, &plan);
 	ck_assert_int_eq(dcb_apply_ex(fops, fctx, "p9", "ice", &st, &plan, &e), -EOPNOTSUPP);
 	ck_assert_int_eq(e.code, RQ_ERR_NO_DCB);
 	ck_assert_str_eq(e.msg, "no DCB on PF p9 (driver ice)");
@@ -635,7 +635,7 @@ START_TEST(describe_lines)
 			 "{\"selector\":5,\"protocol\":26,\"priority\":1}]}");
 	ck_assert_int_eq(fops->get(fctx, "p0", &st), 0);
 	/* trust, 8 of the 14 required DSCP lines + a summary of the other 6, pfc */
-	ck_assert_int_eq(dcb_plan_describe(&st, &p, buf, sizeof(buf)), 11);
+	ck_assert_int_eq(profile_dcb_describe(&st, &p, buf, sizeof(buf)), 11);
 	ck_assert_ptr_nonnull(strstr(buf, "dscp 0: required priority 5, port has priority none\n"));
 	ck_assert_ptr_nonnull(strstr(buf, "dscp map: 6 more required DSCP entries missing\n"));
 	ck_assert_ptr_nonnull(strstr(buf, "pfc: required priority 3, port has 4\n"));
@@ -647,7 +647,7 @@ START_TEST(describe_lines)
 	st.has_trust = false;
 	ck_assert(strstr(buf, "apptrust") == NULL);
 	/* a small buffer is cut, never overrun */
-	ck_assert_int_eq(dcb_plan_describe(&st, &p, buf, 10), 10);
+	ck_assert_int_eq(profile_dcb_describe(&st, &p, buf, 10), 10);
 	ck_assert_uint_eq(strlen(buf), 9);
 }
 END_TEST

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The node agent (`rdma-qos agent`): reconcile passes over the recorded
+ * attachments, their triggers, stale records, catalog sync and metrics.
+ * DESIGN.md "The node agent and the deployment".
+ */
+#ifndef RQ_PLUGIN_AGENT_H
+#define RQ_PLUGIN_AGENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <net/if.h>
+
+#include "plugin/core/core.h"
+
+#define AGENT_INTERVAL_DEFAULT_S    60
+#define AGENT_STALE_GRACE_DEFAULT_S 300
+#define AGENT_COALESCE_MS	    200
+/* where the agent remembers since when a record's netns has been gone (tmpfs, like the records) */
+#define AGENT_STALE_FILE "/run/rdma-qos/agent/stale.json"
+
+struct agent_opts {
+	bool once;
+	int interval_s;
+	const char *metrics_file;
+	const char *listen;
+	const char *catalog_source;
+	int stale_grace_s;
+};
+
+/* One counter of rdma_qos_repairs_total{pf,item}: kept over the agent's life. */
+struct agent_repair {
+	char pf[32];
+	char item[24];
+	unsigned long long n;
+};
+
+struct agent {
+	struct agent_opts o;
+	struct rq_env env;
+	struct agent_repair *repairs;
+	size_t n_repairs;
+	bool catalog_valid;
+	/* the metrics text of the last pass (owned), handed to the HTTP server */
+	char *metrics;
+	struct agent_httpd *httpd;
+	/* the PFs the last pass saw: their link events raise a pass */
+	char (*pf_names)[IF_NAMESIZE];
+	size_t n_pf_names;
+};
+
+/* What rdma_qos_drift / rdma_qos_repairs_total name in their "item" label. */
+enum agent_item {
+	ITEM_DCB = 0, /* the PF's DCB could not be read (gone, no dcbnl) */
+	ITEM_TRUST,
+	ITEM_DSCP2PRIO,
+	ITEM_PFC,
+	ITEM_ETS,
+	ITEM_ECN,
+	ITEM_TRAFFIC_CLASS,
+	ITEM_N
+};
+extern const char *const agent_item_names[ITEM_N];
+
+/* One pass's findings, turned into metrics (metrics.c) and the --once verdict. */
+struct pass_report {
+	cJSON *attachments; /* [{"pf","profile","n"}] */
+	cJSON *pfs;	    /* {pf: bitmap of enum agent_item drifted after the pass} */
+	cJSON *vf_tc;	    /* [{"vf","rdmaDev","knob","value"}] */
+	cJSON *numa;	    /* [{"namespace","pod","vf"}] */
+	int stale;	    /* records whose netns is gone, still within the grace */
+	int rolled_back;    /* pending records of dead ADDs put back this pass */
+	double started;	    /* wall clock, seconds */
+	double duration;
+	bool drift_left;
+};
+
+/* Temporaries of atomic writes older than this are a killed writer's (no write takes that long). */
+#define AGENT_TMP_AGE_S 60
+
+/* reconcile.c: one pass over every record; 0, or <0 when the pass could not run at all */
+int agent_pass(struct agent *a, struct pass_report *rep);
+/* cycle.c: a pass and its publication; true when drift is left */
+bool agent_do_pass(struct agent *a);
+/* report.c: wall-clock seconds */
+double agent_wall_now(void);
+void pass_report_init(struct pass_report *rep);
+void pass_report_fini(struct pass_report *rep);
+void agent_count_repair(struct agent *a, const char *pf, enum agent_item item);
+/* Mark @item of @pf drifted after the pass (@drifted false: just list the PF). */
+void pass_report_drift(struct pass_report *rep, const char *pf, enum agent_item item, bool drifted);
+
+/*
+ * reconcile_tos.c: the VF traffic class of one attachment (the one seam to
+ * the ToS code): find the RDMA device again from the VF's PCI address (it may
+ * have come back under another name), repair the class when it drifted,
+ * update the record when the device name changed. *ret_drift: drift left.
+ */
+int reconcile_tos(struct rq_ctx *c, cJSON *rec, const struct rq_vf_info *vf, bool *ret_drift,
+		  struct pass_report *rep, struct agent *a);
+
+/* stale.c: a record whose netns is gone past the grace; 1 = released, 0 = kept */
+struct stale_book;
+int stale_book_load(const struct rq_env *env, struct stale_book **ret);
+/* 1: gone past @grace_s (release it); 0: live or still within the grace */
+int stale_book_judge(struct stale_book *b, const char *key, const char *netns, int grace_s);
+/* judged gone this pass and kept: within the grace */
+bool stale_book_judge_pending(const struct stale_book *b, const char *key);
+int stale_book_save(const struct rq_env *env, struct stale_book *b);
+void stale_book_free(struct stale_book *b);
+
+/* metrics.c */
+char *metrics_render(const struct agent *a, const struct pass_report *rep);
+int metrics_write_file(const char *path, const char *text);
+
+/* httpd.c: /metrics and /healthz at ADDR:PORT (libmicrohttpd, its own thread) */
+struct agent_httpd;
+int agent_httpd_start(const char *listen, struct agent_httpd **ret);
+/* hand over the latest metrics text (the server keeps its own copy) */
+void agent_httpd_publish(struct agent_httpd *h, const char *text, bool healthy);
+void agent_httpd_stop(struct agent_httpd *h);
+
+/* events.c: the event loop (after agent_block_signals, before any thread) */
+int agent_block_signals(void);
+int agent_run(struct agent *a);
+
+int cmd_agent(int argc, char **argv, const char *binary);
+
+#endif

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * One cycle of the agent: a pass, then what it found published (the metrics
+ * file and the HTTP endpoint) and the PFs whose link events raise the next one.
+ * Called by the loop (events.c) and by --once (agent.c).
+ */
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/log/log.h"
+#include "plugin/agent/agent.h"
+
+bool agent_do_pass(struct agent *a)
+{
+	struct pass_report rep;
+	const cJSON *it;
+	size_t n = 0;
+	char *text;
+	int r;
+
+	pass_report_init(&rep);
+	r = agent_pass(a, &rep);
+	text = r == 0 ? metrics_render(a, &rep) : NULL;
+	if (text && a->o.metrics_file && (r = metrics_write_file(a->o.metrics_file, text)) < 0)
+		log_warn("agent: writing %s: %s", a->o.metrics_file, strerror(-r));
+	agent_httpd_publish(a->httpd, text, text != NULL);
+	free(text);
+	/* the PFs whose link events raise the next pass */
+	free(a->pf_names);
+	a->pf_names = calloc((size_t)cJSON_GetArraySize(rep.pfs) + 1, sizeof(*a->pf_names));
+	for (it = a->pf_names ? rep.pfs->child : NULL; it; it = it->next)
+		(void)snprintf(a->pf_names[n++], IF_NAMESIZE, "%s", it->string);
+	a->n_pf_names = a->pf_names ? n : 0;
+	log_debug("agent: pass took %.3f s%s", rep.duration, rep.drift_left ? ", drift left" : "");
+	bool drift = rep.drift_left || r < 0;
+
+	pass_report_fini(&rep);
+	return drift;
+}

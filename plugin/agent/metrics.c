@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The agent's metrics in the Prometheus text format (version 0.0.4): one
+ * # HELP and # TYPE per family, written to a temporary name and renamed, as
+ * node-exporter's textfile collector wants (it must never read half a file).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plugin/agent/agent.h"
+
+struct buf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+static void put(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	size_t need;
+	char *s;
+	int n;
+
+	if (b->oom)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->oom = true;
+		return;
+	}
+	if ((size_t)n < b->cap - b->len) {
+		b->len += (size_t)n;
+		return;
+	}
+	need = b->cap * 2 + (size_t)n;
+	s = realloc(b->s, need);
+	if (!s) {
+		b->oom = true;
+		return;
+	}
+	b->s = s;
+	b->cap = need;
+	va_start(ap, fmt);
+	n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	b->len += n > 0 ? (size_t)n : 0;
+}
+
+/* A label value: backslash, double quote and newline escaped (the text format's rule). */
+static const char *esc(const char *v, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (const char *p = v ? v : ""; *p && o + 3 < len; p++) {
+		if (*p == '\\' || *p == '"') {
+			out[o++] = '\\';
+			out[o++] = *p;
+		} else if (*p == '\n') {
+			out[o++] = '\\';
+			out[o++] = 'n';
+		} else {
+			out[o++] = *p;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+static void family(struct buf *b, const char *name, const char *type, const char *help)
+{
+	put(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void per_pf(struct buf *b, const struct pass_report *rep)
+{
+	const cJSON *it;
+	char e1[256], e2[256];
+
+	family(b, "rdma_qos_attachments", "gauge", "Recorded attachments per PF and profile.");
+	cJSON_ArrayForEach(it, rep->attachments)
+	    put(b, "rdma_qos_attachments{pf=\"%s\",profile=\"%s\"} %d\n",
+		esc(json_str(it, "pf"), e1, sizeof(e1)),
+		esc(json_str(it, "profile"), e2, sizeof(e2)), json_int(it, "n", 0));
+	family(b, "rdma_qos_pf_in_profile", "gauge",
+	       "1 when the PF meets every requirement of its attachments after the last pass.");
+	cJSON_ArrayForEach(it, rep->pfs)
+	    put(b, "rdma_qos_pf_in_profile{pf=\"%s\"} %d\n", esc(it->string, e1, sizeof(e1)),
+		(unsigned)it->valuedouble == 0);
+	family(b, "rdma_qos_drift", "gauge",
+	       "1 when the item is not as required after the last pass (repair failed, pf: verify, "
+	       "or the PF is gone).");
+	cJSON_ArrayForEach(it, rep->pfs) for (int i = 0; i < ITEM_N; i++)
+	    put(b, "rdma_qos_drift{pf=\"%s\",item=\"%s\"} %u\n", esc(it->string, e1, sizeof(e1)),
+		agent_item_names[i], ((unsigned)it->valuedouble >> i) & 1u);
+}
+
+char *metrics_render(const struct agent *a, const struct pass_report *rep)
+{
+	struct buf b = {.s = malloc(4096), .cap = 4096};
+	const cJSON *it;
+	char e1[256], e2[256], e3[256];
+
+	if (!b.s)
+		return NULL;
+	b.s[0] = '\0';
+	per_pf(&b, rep);
+	family(&b, "rdma_qos_repairs_total", "counter",
+	       "Items the agent found drifted and repaired since it started.");
+	for (size_t i = 0; i < a->n_repairs; i++)
+		put(&b, "rdma_qos_repairs_total{pf=\"%s\",item=\"%s\"} %llu\n",
+		    esc(a->repairs[i].pf, e1, sizeof(e1)), a->repairs[i].item, a->repairs[i].n);
+	family(&b, "rdma_qos_vf_traffic_class", "gauge",
+	       "The VF RDMA device's traffic class as read after the last pass (-1: unset).");
+	cJSON_ArrayForEach(it, rep->vf_tc) put(
+	    &b, "rdma_qos_vf_traffic_class{vf=\"%s\",rdma_dev=\"%s\",knob=\"%s\"} %d\n",
+	    esc(json_str(it, "vf"), e1, sizeof(e1)), esc(json_str(it, "rdmaDev"), e2, sizeof(e2)),
+	    esc(json_str(it, "knob"), e3, sizeof(e3)), json_int(it, "value", -1));
+	family(&b, "rdma_qos_numa_misaligned", "gauge",
+	       "1 per attachment whose VF is not on a NUMA node of its pod.");
+	cJSON_ArrayForEach(it, rep->numa)
+	    put(&b, "rdma_qos_numa_misaligned{namespace=\"%s\",pod=\"%s\",vf=\"%s\"} 1\n",
+		esc(json_str(it, "namespace"), e1, sizeof(e1)),
+		esc(json_str(it, "pod"), e2, sizeof(e2)), esc(json_str(it, "vf"), e3, sizeof(e3)));
+	family(&b, "rdma_qos_catalog_valid", "gauge",
+	       "1 when the catalog source (or the installed catalog) is valid.");
+	put(&b, "rdma_qos_catalog_valid %d\n", a->catalog_valid ? 1 : 0);
+	family(&b, "rdma_qos_stale_records", "gauge",
+	       "Records whose pod netns is gone, kept until --stale-grace passes.");
+	put(&b, "rdma_qos_stale_records %d\n", rep->stale);
+	family(&b, "rdma_qos_last_pass_timestamp_seconds", "gauge",
+	       "When the last reconcile pass started (Unix time).");
+	put(&b, "rdma_qos_last_pass_timestamp_seconds %.3f\n", rep->started);
+	family(&b, "rdma_qos_pass_duration_seconds", "gauge",
+	       "How long the last reconcile pass took.");
+	put(&b, "rdma_qos_pass_duration_seconds %.6f\n", rep->duration);
+	if (b.oom) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}
+
+int metrics_write_file(const char *path, const char *text)
+{
+	char tmp[4200];
+	size_t len = strlen(text), off = 0;
+	int fd, r = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	while (off < len && r == 0) {
+		ssize_t n = write(fd, text + off, len - off);
+
+		if (n < 0 && errno != EINTR)
+			r = -errno;
+		else if (n > 0)
+			off += (size_t)n;
+	}
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		(void)unlink(tmp);
+	return r;
+}

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * One agent pass: every recorded attachment against its profile, with the
+ * code and the per-PF lock ADD and CHECK use (pfqos_ensure under
+ * attach_lock_pfs). Per PF the target is what ADD builds it from: the node
+ * baseline and the requirements of the attachments on it. pf: ensure
+ * attachments' requirements are repaired, pf: verify ones only reported, pf:
+ * ignore ones never looked at. No lock is held between PFs or passes.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pkg/lock/lock.h"
+#include "pkg/log/log.h"
+#include "plugin/agent/agent.h"
+#include "plugin/agent/catalog_sync.h"
+#include "plugin/agent/pass_int.h"
+#include "plugin/core/pf_require.h"
+
+static void count_attachment(struct pass_report *rep, const char *pf, const char *profile)
+{
+	cJSON *it;
+
+	cJSON_ArrayForEach(it, rep->attachments) if (!strcmp(json_str(it, "pf"), pf) &&
+						     !strcmp(json_str(it, "profile"), profile))
+	{
+		cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "n"),
+				     json_int(it, "n", 0) + 1);
+		return;
+	}
+	it = cJSON_CreateObject();
+	cJSON_AddStringToObject(it, "pf", pf);
+	cJSON_AddStringToObject(it, "profile", profile);
+	cJSON_AddNumberToObject(it, "n", 1);
+	cJSON_AddItemToArray(rep->attachments, it);
+}
+
+static struct pf_acc *pf_acc_get(struct pass *p, const struct rq_pf *pf)
+{
+	struct pf_acc *n;
+
+	for (size_t i = 0; i < p->n_pfs; i++)
+		if (!strcmp(p->pfs[i].pf.pci, pf->pci))
+			return &p->pfs[i];
+	n = realloc(p->pfs, (p->n_pfs + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	p->pfs = n;
+	n = &p->pfs[p->n_pfs++];
+	memset(n, 0, sizeof(*n));
+	n->pf = *pf;
+	profile_empty(&n->ensure, "agent-ensure");
+	profile_empty(&n->verify, "agent-verify");
+	return n;
+}
+
+static enum rq_pf_mode record_pf_mode(const cJSON *rec, const struct rq_catalog *cat)
+{
+	const char *m = json_str(rec, "pf") ?: "ensure";
+	enum rq_pf_mode mode = !strcmp(m, "ignore")   ? RQ_PF_IGNORE
+			       : !strcmp(m, "verify") ? RQ_PF_VERIFY
+						      : RQ_PF_ENSURE;
+
+	/* the node may have lowered what a NAD may ask for since ADD */
+	if (cat && cat->pf_max < mode)
+		mode = cat->pf_max;
+	return mode;
+}
+
+static void release_stale(struct pass *p, const char *key, cJSON *rec)
+{
+	struct rq_ctx c;
+
+	pass_ctx_init(&c, p, key);
+	log_info("agent: %s: pod %s/%s netns %s gone for more than %d s (a lost DEL): releasing",
+		 key, json_str(rec, "podNamespace") ?: "?", json_str(rec, "podName") ?: "?",
+		 json_str(rec, "netns") ?: "", p->a->o.stale_grace_s);
+	if (attach_release(&c, rec, true) < 0)
+		log_warn("agent: %s: release failed: %s", key, c.err.msg);
+}
+
+static void pass_record_pfs(struct pass *p, const cJSON *rec, const struct rq_profile *prof,
+			    enum rq_pf_mode mode, const struct rq_vf_info *vf)
+{
+	for (size_t i = 0; vf->has_pf && i < vf->n_pf; i++) {
+		struct pf_acc *acc = pf_acc_get(p, &vf->pf[i]);
+
+		count_attachment(p->rep, vf->pf[i].ifname, prof->name);
+		pass_report_drift(p->rep, vf->pf[i].ifname, ITEM_DCB, false);
+		if (!acc || mode == RQ_PF_IGNORE || !profile_has_pf_req(prof))
+			continue;
+		if (mode == RQ_PF_ENSURE) {
+			profile_req_merge(&acc->ensure, prof);
+			acc->any_ensure = true;
+		} else {
+			profile_req_merge(&acc->verify, prof);
+			acc->any_verify = true;
+		}
+	}
+}
+
+static void numa_metric(struct pass_report *rep, const cJSON *rec)
+{
+	cJSON *o;
+
+	if (strcmp(json_str(rec, "numaVerdict") ?: "", "misaligned") != 0 ||
+	    !(o = cJSON_CreateObject()))
+		return;
+	cJSON_AddStringToObject(o, "namespace", json_str(rec, "podNamespace") ?: "");
+	cJSON_AddStringToObject(o, "pod", json_str(rec, "podName") ?: "");
+	cJSON_AddStringToObject(o, "vf", json_str(rec, "vf") ?: "");
+	cJSON_AddItemToArray(rep->numa, o);
+}
+
+/* The ADD that wrote a pending record is still running (a live rdma-qos process of that pid). */
+static bool pending_alive(const cJSON *rec)
+{
+	int pid = json_int(cJSON_GetObjectItemCaseSensitive(rec, "pending"), "pid", 0);
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	if (pid <= 0 || (kill(pid, 0) < 0 && errno != EPERM))
+		return false;
+	(void)snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strncmp(comm, "rdma-qos", 8);
+}
+
+/*
+ * A pending record whose ADD is gone (killed between saying what it would
+ * change and writing its record): put back what it may have set, as DEL
+ * would, and drop it. A retry of that ADD starts afresh.
+ */
+static bool pass_pending(struct pass *p, const char *key, cJSON *rec)
+{
+	struct rq_ctx c;
+
+	if (!cJSON_GetObjectItemCaseSensitive(rec, "pending"))
+		return false;
+	if (pending_alive(rec))
+		return true; /* its ADD is at work: not ours to judge yet */
+	pass_ctx_init(&c, p, key);
+	log_info("agent: %s: the ADD that wrote this pending record (pid %d) is gone: rolling back",
+		 key, json_int(cJSON_GetObjectItemCaseSensitive(rec, "pending"), "pid", 0));
+	if (attach_release(&c, rec, true) < 0)
+		log_warn("agent: %s: roll-back failed: %s", key, c.err.msg);
+	else
+		p->rep->rolled_back++;
+	return true;
+}
+
+static void pass_record(struct pass *p, struct stale_book *book, const char *key)
+{
+	struct rq_profile prof;
+	struct rq_vf_info vf;
+	struct rq_ctx c;
+	cJSON *rec = NULL;
+	bool drift = false;
+	int r;
+
+	r = state_record_read(&p->a->env.root, key, &rec);
+	if (r < 0) {
+		if (r != -ENOENT) /* -ENOENT: a DEL just took it */
+			log_warn("agent: record %s: %s", key, strerror(-r));
+		return;
+	}
+	if (pass_pending(p, key, rec)) {
+		cJSON_Delete(rec);
+		return;
+	}
+	r = book ? stale_book_judge(book, key, json_str(rec, "netns"), p->a->o.stale_grace_s) : 0;
+	if (r == 1) {
+		release_stale(p, key, rec);
+		cJSON_Delete(rec);
+		return;
+	}
+	pass_ctx_init(&c, p, key);
+	if (profile_from_json(cJSON_GetObjectItemCaseSensitive(rec, "profile"), "profile",
+			      json_str(rec, "profileName") ?: "?", &prof, &c.err) < 0) {
+		log_warn("agent: record %s: %s: skipped", key, c.err.msg);
+		cJSON_Delete(rec);
+		return;
+	}
+	c.profile = prof;
+	c.pf_mode = record_pf_mode(rec, p->cat);
+	numa_metric(p->rep, rec);
+	r = device_resolve_vf(&c.env.root, json_str(rec, "vf") ?: "", &vf, &c.err);
+	if (r < 0) {
+		const cJSON *pf0 =
+		    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rec, "pfs"), 0);
+
+		log_warn("agent: %s: VF %s is gone (%s)", key, json_str(rec, "vf") ?: "?",
+			 c.err.msg[0] ? c.err.msg : strerror(-r));
+		pass_report_drift(p->rep, json_str(pf0, "ifname") ?: json_str(rec, "vf") ?: "?",
+				  ITEM_DCB, true);
+		cJSON_Delete(rec);
+		return;
+	}
+	pass_record_pfs(p, rec, &prof, c.pf_mode, &vf);
+	/* the pod is gone: its VF's class is nobody's to keep; release comes after the grace */
+	if (stale_book_judge_pending(book, key))
+		p->rep->stale++;
+	else if (reconcile_tos(&c, rec, &vf, &drift, p->rep, p->a) < 0)
+		log_warn("agent: %s: %s", key, c.err.msg);
+	cJSON_Delete(rec);
+}
+
+/* The catalog in effect: synced from --catalog-source first; NULL when there is none. */
+static struct rq_catalog *pass_catalog(struct agent *a)
+{
+	struct rq_catalog *cat = NULL;
+	struct rq_error e;
+	char *buf = NULL;
+	size_t len = 0;
+	bool changed = false;
+	int r;
+
+	rq_err_clear(&e);
+	if (a->o.catalog_source) {
+		r = catalog_sync(&a->env.root, a->o.catalog_source, &changed, &e);
+		if (r < 0 && a->catalog_valid)
+			log_error("agent: %s; keeping the last good catalog %s", e.msg,
+				  RQ_CATALOG_PATH);
+		else if (changed)
+			log_info("agent: catalog %s installed from %s", RQ_CATALOG_PATH,
+				 a->o.catalog_source);
+		a->catalog_valid = r == 0;
+		rq_err_clear(&e);
+	}
+	r = sysfs_read_file(&a->env.root, RQ_CATALOG_PATH, (size_t)4 * (size_t)1024 * 1024, &buf,
+			    &len);
+	if (r == 0)
+		r = catalog_parse(buf, len, &cat, &e);
+	free(buf);
+	if (r < 0 && r != -ENOENT)
+		log_error("agent: catalog %s: %s", RQ_CATALOG_PATH,
+			  e.msg[0] ? e.msg : strerror(-r));
+	if (!a->o.catalog_source)
+		a->catalog_valid = r == 0 || r == -ENOENT;
+	return r == 0 ? cat : NULL;
+}
+
+/*
+ * What killed plugins leave in the state directory: PF index entries
+ * without a record (an ADD killed after its index write, or a lost record)
+ * and temporaries of atomic writes. Entries are judged under the PF's lock,
+ * which an ADD holds from its index write to its record write.
+ */
+static void pass_leftovers(struct pass *p)
+{
+	int removed = 0;
+
+	attach_orphans_drop(&p->a->env, NULL, "agent");
+	if (state_tmp_sweep(&p->a->env.root, AGENT_TMP_AGE_S, &removed) == 0 && removed)
+		log_info("agent: removed %d leftover temporaries of killed writers", removed);
+}
+
+int agent_pass(struct agent *a, struct pass_report *rep)
+{
+	struct pass p = {.a = a, .rep = rep};
+	const struct dcb_ops *ops = NULL;
+	struct stale_book *book = NULL;
+	char **keys = NULL;
+	size_t n = 0;
+	void *dcb = NULL;
+	int r;
+
+	rep->started = agent_wall_now();
+	p.cat = pass_catalog(a);
+	r = state_record_list(&a->env.root, &keys, &n);
+	if (r < 0 && r != -ENOENT) {
+		log_error("agent: listing records: %s", strerror(-r));
+		catalog_free(p.cat);
+		return r;
+	}
+	if (stale_book_load(&a->env, &book) < 0)
+		log_warn("agent: %s unreadable: stale records are not released this pass",
+			 AGENT_STALE_FILE);
+	for (size_t i = 0; i < n; i++)
+		pass_record(&p, book, keys[i]);
+	if (p.n_pfs && (r = a->env.dcb_open(&a->env, &ops, &dcb)) < 0) {
+		log_error("agent: opening the DCB backend: %s", strerror(-r));
+		ops = NULL;
+		for (size_t i = 0; i < p.n_pfs; i++)
+			pass_report_drift(rep, p.pfs[i].pf.ifname, ITEM_DCB, true);
+	}
+	for (size_t i = 0; ops && i < p.n_pfs; i++)
+		pass_pf(&p, &p.pfs[i], ops, dcb);
+	if (ops)
+		ops->free(dcb);
+	pass_leftovers(&p);
+	if (book && (r = stale_book_save(&a->env, book)) < 0)
+		log_warn("agent: writing %s: %s", AGENT_STALE_FILE, strerror(-r));
+	stale_book_free(book);
+	for (size_t i = 0; i < n; i++)
+		free(keys[i]);
+	free(keys);
+	free(p.pfs);
+	catalog_free(p.cat);
+	rep->duration = agent_wall_now() - rep->started;
+	return 0;
+}

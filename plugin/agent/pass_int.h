@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* One pass's working state, shared by pass.c (records), pf_repair.c and orphans. */
+#ifndef RQ_AGENT_PASS_INT_H
+#define RQ_AGENT_PASS_INT_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "plugin/agent/agent.h"
+
+/* What the pass gathered about one PF from the records of its attachments. */
+struct pf_acc {
+	struct rq_pf pf;
+	struct rq_profile ensure, verify;
+	bool any_ensure, any_verify;
+};
+
+struct pass {
+	struct agent *a;
+	struct rq_catalog *cat;
+	struct pass_report *rep;
+	struct pf_acc *pfs;
+	size_t n_pfs;
+};
+
+/* A fresh context for one attachment (or one PF), sharing the agent's env and catalog. */
+static inline void pass_ctx_init(struct rq_ctx *c, struct pass *p, const char *key)
+{
+	memset(c, 0, sizeof(*c));
+	c->env = p->a->env;
+	c->cat = p->cat;
+	(void)snprintf(c->key, sizeof(c->key), "%s", key);
+	rq_err_clear(&c->err);
+}
+/* Repair (pf: ensure) or report (verify) one PF against what its attachments require. */
+void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void *dcb);
+
+#endif

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The agent's PF step: a PF's port against the union of the node baseline and
+ * the requirements of its attachments, under the same per-PF lock as ADD.
+ * pf: ensure attachments get the missing part written (pfqos_ensure, ADD's
+ * code); verify ones only reported. One log line per repaired item: what, was, now.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/log/log.h"
+#include "plugin/agent/pass_int.h"
+#include "plugin/core/pf_require.h"
+
+/* The PF's state as one word per item, for "was X, now Y". */
+static void item_text(enum agent_item it, const struct dcb_port_state *st, uint8_t ecn_on,
+		      const struct dcb_plan *plan, char *buf, size_t len)
+{
+	size_t n_dscp = 0;
+	bool dscp = false;
+
+	for (size_t i = 0; i < st->n_app; i++)
+		n_dscp += st->app[i].selector == IEEE_8021QAZ_APP_SEL_DSCP;
+	switch (it) {
+	case ITEM_PFC:
+		dcb_prio_text(st->pfc_en, buf, len);
+		break;
+	case ITEM_ECN:
+		dcb_prio_text(ecn_on, buf, len);
+		break;
+	case ITEM_TRUST:
+		for (size_t i = 0; i < st->n_trust; i++)
+			dscp |= i == 0 && st->trust[i] == IEEE_8021QAZ_APP_SEL_DSCP;
+		(void)snprintf(buf, len, "%s", dscp || (!st->has_trust && n_dscp) ? "dscp" : "pcp");
+		break;
+	case ITEM_DSCP2PRIO:
+		if (plan->n_add)
+			(void)snprintf(buf, len, "%zu DSCP entries, lacking dscp %u -> prio %u%s",
+				       n_dscp, plan->add[0].protocol, plan->add[0].priority,
+				       plan->n_add > 1 ? " and more" : "");
+		else
+			(void)snprintf(buf, len, "%zu DSCP entries", n_dscp);
+		break;
+	case ITEM_ETS:
+		(void)snprintf(buf, len, "tcBw %u,%u,%u,%u,%u,%u,%u,%u", st->tc_tx_bw[0],
+			       st->tc_tx_bw[1], st->tc_tx_bw[2], st->tc_tx_bw[3], st->tc_tx_bw[4],
+			       st->tc_tx_bw[5], st->tc_tx_bw[6], st->tc_tx_bw[7]);
+		break;
+	default:
+		(void)snprintf(buf, len, "-");
+	}
+}
+
+/* One PF's state against @t: the bitmap of drifted items (plan and ECN, as pfqos_check reads them).
+ */
+struct pf_look {
+	struct dcb_port_state st;
+	struct dcb_plan plan;
+	uint8_t ecn_on;
+	unsigned items;
+};
+
+static int pf_look(struct rq_env *env, const struct dcb_ops *ops, void *dcb, const struct rq_pf *pf,
+		   const struct rq_profile *t, struct pf_look *l)
+{
+	bool avail = false;
+	int r;
+
+	memset(l, 0, sizeof(*l));
+	r = ops->get(dcb, pf->ifname, &l->st);
+	if (r < 0)
+		return r;
+	profile_dcb_plan(&l->st, t, &l->plan);
+	l->items |= l->plan.set_trust ? 1u << ITEM_TRUST : 0;
+	l->items |= l->plan.n_add || l->plan.n_del ? 1u << ITEM_DSCP2PRIO : 0;
+	l->items |= l->plan.set_pfc ? 1u << ITEM_PFC : 0;
+	l->items |= l->plan.set_ets ? 1u << ITEM_ETS : 0;
+	if (t->ecn && ecn_probe(&env->root, pf->ifname, t->ecn, &avail) == 0 && avail &&
+	    ecn_get(&env->root, pf->ifname, t->ecn, &l->ecn_on) == 0 &&
+	    (l->ecn_on & t->ecn) != t->ecn)
+		l->items |= 1u << ITEM_ECN;
+	return 0;
+}
+
+/*
+ * pfqos_ensure logs each change it makes at info; the agent says the same in
+ * one line per repaired item (item, was, now), so its own lines are the ones
+ * kept unless debugging.
+ */
+static int ensure_quiet(struct rq_ctx *c, const struct dcb_ops *ops, void *dcb,
+			const struct rq_pf *pf)
+{
+	enum rq_log_level lvl = rq_log_get_level();
+	struct pf_undo *u = calloc(1, sizeof(*u));
+	int r;
+
+	if (!u)
+		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
+	if (lvl < RQ_LOG_DEBUG)
+		rq_log_set_level(RQ_LOG_WARN);
+	r = pfqos_ensure(c, ops, dcb, pf, u);
+	rq_log_set_level(lvl);
+	free(u);
+	return r;
+}
+
+static void pf_report(struct pass *p, const struct pf_acc *acc, const struct pf_look *before,
+		      const struct pf_look *after)
+{
+	const char *name = acc->pf.ifname;
+
+	for (int it = 0; it < ITEM_N; it++) {
+		char was[160], now[160];
+
+		if (!(before->items & (1u << it)) || (after->items & (1u << it)))
+			continue;
+		item_text((enum agent_item)it, &before->st, before->ecn_on, &before->plan, was,
+			  sizeof(was));
+		item_text((enum agent_item)it, &after->st, after->ecn_on, &after->plan, now,
+			  sizeof(now));
+		log_info("agent: PF %s repaired %s: was %s, now %s", name, agent_item_names[it],
+			 was, now);
+		agent_count_repair(p->a, name, (enum agent_item)it);
+	}
+	for (int it = 0; it < ITEM_N; it++)
+		if (after->items & (1u << it))
+			pass_report_drift(p->rep, name, (enum agent_item)it, true);
+	if (after->items && acc->any_verify && !acc->any_ensure)
+		log_warn("agent: PF %s (pf: verify) does not meet its requirements: %s", name,
+			 "see rdma_qos_drift; nothing written");
+}
+
+void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void *dcb)
+{
+	struct rq_vf_info one = {.has_pf = true, .n_pf = 1};
+	struct rq_profile target;
+	struct pf_look *l;
+	struct rq_ctx c;
+	int fds[RQ_MAX_PFS], r;
+
+	/* lossy and pf: ignore attachments require nothing of the PF: ADD never reads it for them
+	 */
+	if (!acc->any_ensure && !acc->any_verify)
+		return;
+	l = calloc(2, sizeof(*l));
+	if (!l)
+		return;
+	one.pf[0] = acc->pf;
+	pass_ctx_init(&c, p, "agent");
+	/* the union of what the attachments on it require, plus the node baseline */
+	profile_empty(&target, "agent");
+	profile_req_merge(&target, &acc->ensure);
+	profile_req_merge(&target, &acc->verify);
+	c.profile = target;
+	pfqos_target(&c, &target);
+	if (attach_lock_pfs(&c, &one, fds) < 0) {
+		log_warn("agent: PF %s: %s: next pass", acc->pf.ifname, c.err.msg);
+		pass_report_drift(p->rep, acc->pf.ifname, ITEM_DCB, true);
+		free(l);
+		return;
+	}
+	r = pf_look(&p->a->env, ops, dcb, &acc->pf, &target, &l[0]);
+	if (r == 0 && l[0].items && acc->any_ensure) {
+		c.profile = acc->ensure;
+		(void)snprintf(c.profile.name, sizeof(c.profile.name), "%s", "agent (pf: ensure)");
+		c.pf_mode = RQ_PF_ENSURE;
+		if (ensure_quiet(&c, ops, dcb, &acc->pf) < 0)
+			log_warn("agent: PF %s: repair failed: %s", acc->pf.ifname, c.err.msg);
+		r = pf_look(&p->a->env, ops, dcb, &acc->pf, &target, &l[1]);
+	} else if (r == 0) {
+		l[1] = l[0];
+	}
+	attach_unlock_pfs(&one, fds);
+	if (r < 0) {
+		/* a PF that vanished mid-pass (driver reload) is drift, not a reason to stop */
+		log_warn("agent: PF %s (%s): reading DCB: %s", acc->pf.ifname, acc->pf.pci,
+			 strerror(-r));
+		pass_report_drift(p->rep, acc->pf.ifname, ITEM_DCB, true);
+	} else {
+		pf_report(p, acc, &l[0], &l[1]);
+	}
+	free(l);
+}

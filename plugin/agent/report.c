@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * What a pass found, as the metrics say it: drifted items per PF, repairs
+ * counted over the agent's life. Filled by the pass (pass.c, pf_repair.c) and
+ * the VF repair (vf_repair.c); read by metrics.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "plugin/agent/agent.h"
+
+const char *const agent_item_names[ITEM_N] = {
+    "dcb", "trust", "dscp2prio", "pfc", "ets", "ecn", "traffic_class",
+};
+
+double agent_wall_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void pass_report_init(struct pass_report *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->attachments = cJSON_CreateArray();
+	rep->pfs = cJSON_CreateObject();
+	rep->vf_tc = cJSON_CreateArray();
+	rep->numa = cJSON_CreateArray();
+}
+
+void pass_report_fini(struct pass_report *rep)
+{
+	cJSON_Delete(rep->attachments);
+	cJSON_Delete(rep->pfs);
+	cJSON_Delete(rep->vf_tc);
+	cJSON_Delete(rep->numa);
+	memset(rep, 0, sizeof(*rep));
+}
+
+void pass_report_drift(struct pass_report *rep, const char *pf, enum agent_item item, bool drifted)
+{
+	cJSON *m = cJSON_GetObjectItemCaseSensitive(rep->pfs, pf);
+
+	if (!m)
+		m = cJSON_AddNumberToObject(rep->pfs, pf, 0);
+	if (m && drifted) {
+		cJSON_SetNumberValue(m, (double)((unsigned)m->valuedouble | (1u << item)));
+		rep->drift_left = true;
+	}
+}
+
+void agent_count_repair(struct agent *a, const char *pf, enum agent_item item)
+{
+	struct agent_repair *n;
+
+	for (size_t i = 0; i < a->n_repairs; i++)
+		if (!strcmp(a->repairs[i].pf, pf) &&
+		    !strcmp(a->repairs[i].item, agent_item_names[item])) {
+			a->repairs[i].n++;
+			return;
+		}
+	n = realloc(a->repairs, (a->n_repairs + 1) * sizeof(*n));
+	if (!n)
+		return;
+	a->repairs = n;
+	n = &a->repairs[a->n_repairs++];
+	(void)snprintf(n->pf, sizeof(n->pf), "%s", pf);
+	(void)snprintf(n->item, sizeof(n->item), "%s", agent_item_names[item]);
+	n->n = 1;
+}

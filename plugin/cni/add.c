@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * ADD: profile -> devices -> NUMA verdict -> PF QoS (under the PF locks) ->
+ * VF traffic class -> PF indexes -> record -> result. Every change records
+ * its undo; a failure undoes in reverse order and reports the first error.
+ * The record is written last.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pkg/log/log.h"
+#include "pkg/netns/netns.h"
+#include "plugin/core/pf_require.h"
+#include "plugin/cni/commands.h"
+#include "plugin/core/vf_class.h"
+
+struct add_tx {
+	struct rq_target t;
+	const struct dcb_ops *ops;
+	void *dcb;
+	int fds[RQ_MAX_PFS];
+	struct pf_undo *pf; /* [t.vf.n_pf] */
+	size_t n_pf_done;
+	cJSON *idx[RQ_MAX_PFS];	       /* PF indexes read under the lock */
+	cJSON *idx_before[RQ_MAX_PFS]; /* ... as read, taken before index_add changes them */
+	bool idx_written[RQ_MAX_PFS];
+	bool idx_steady[RQ_MAX_PFS]; /* listed as it is: the index was streamed, not read */
+	struct tos_tx tos;	     /* every knob of the VF's traffic class (plugin/tos.c) */
+	bool intent_written;	     /* the pending record is on disk */
+	cJSON *rec_before; /* the record of an earlier ADD as this one found it (or none) */
+	struct rq_numa_result numa;
+};
+
+static int numa_step(struct rq_ctx *c, struct add_tx *tx)
+{
+	struct rq_numa_result *n = &tx->numa;
+	int r;
+
+	if (c->nc->numa == RQ_NUMA_OFF)
+		return 0;
+	r = numa_evaluate(&c->env.root, RQ_KUBELET_DIR(c), c->args.pod_uid, tx->t.vf.pci, n);
+	if (r < 0) {
+		log_warn("%s: NUMA placement unknown: %s", c->key, strerror(-r));
+		n->verdict = RQ_NUMA_UNKNOWN;
+		return 0;
+	}
+	if (n->verdict == RQ_NUMA_ALIGNED) {
+		log_debug("%s: NUMA aligned: %s", c->key, n->evidence);
+		return 0;
+	}
+	if (n->verdict == RQ_NUMA_UNKNOWN) {
+		log_info("%s: NUMA placement unknown: %s", c->key, n->evidence);
+		return 0;
+	}
+	if (n->verdict == RQ_NUMA_UNVERIFIABLE && c->nc->numa == RQ_NUMA_STRICT)
+		return rq_err(&c->err, RQ_ERR_NUMA, -EFBIG,
+			      "NUMA placement cannot be verified (numa: strict): %s", n->evidence);
+	if (n->verdict == RQ_NUMA_UNVERIFIABLE) {
+		log_warn("%s: NUMA placement not verified (numa: warn, continuing): %s", c->key,
+			 n->evidence);
+		return 0;
+	}
+	if (c->nc->numa == RQ_NUMA_STRICT)
+		return rq_err(&c->err, RQ_ERR_NUMA, -EXDEV, "NUMA misaligned (numa: strict): %s",
+			      n->evidence);
+	log_warn("%s: NUMA misaligned (numa: warn, continuing): %s", c->key, n->evidence);
+	return 0;
+}
+
+/*
+ * A VF another live attachment holds is not this one's to configure (a NAD
+ * naming someone else's deviceID). A holder whose pod netns is gone, or who
+ * no longer has the VF because this pod's interface shows it, lost its DEL:
+ * the VF was handed on, and this attachment takes it over.
+ */
+static int owner_check(struct rq_ctx *c, struct add_tx *tx, const cJSON *idx, const char *vf)
+{
+	cJSON *rec = attach_vf_holder(c, idx, vf);
+	const char *ns;
+	int fd = -1, r = 0;
+
+	if (!rec)
+		return 0;
+	ns = json_str(rec, "netns");
+	/* a device the pod's interface shows is in this pod, not in the holder's */
+	if (!tx->t.confirmed && ns && *ns && netns_open(ns, &fd) == 0) {
+		close(fd);
+		r = rq_err(&c->err, RQ_ERR_NOT_OWNER, -EBUSY,
+			   "deviceID: VF %s is held by live attachment %s/%s (container %.12s)", vf,
+			   json_str(rec, "podNamespace") ?: "?", json_str(rec, "podName") ?: "?",
+			   json_str(rec, "containerID") ?: "?");
+	} else {
+		/* what it set is ours now, and so is the value to put back at DEL */
+		tos_take_over(&tx->tos, rec);
+		log_info("%s: VF %s was held by %s/%s, which no longer has it (a lost DEL): taking "
+			 "it over",
+			 c->key, vf, json_str(rec, "podNamespace") ?: "?",
+			 json_str(rec, "podName") ?: "?");
+	}
+	cJSON_Delete(rec);
+	return r;
+}
+
+static int pf_step(struct rq_ctx *c, struct add_tx *tx)
+{
+	const struct rq_vf_info *vf = &tx->t.vf;
+	int r;
+
+	if (!vf->has_pf) {
+		log_warn(
+		    "%s: %s has no physfn (not an SR-IOV VF): the profile's PF part is skipped",
+		    c->key, vf->pci);
+		return 0;
+	}
+	r = attach_lock_pfs(c, vf, tx->fds);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < vf->n_pf; i++) {
+		r = pfqos_conflict_check(c, &vf->pf[i], vf->pci, &tx->idx[i], &tx->idx_steady[i]);
+		if (r < 0)
+			return r;
+		r = owner_check(c, tx, tx->idx[i], vf->pci);
+		if (r < 0)
+			return r;
+	}
+	if (c->pf_mode == RQ_PF_IGNORE)
+		return 0;
+	/* a lossy profile: no DCB read or write, so no DCB needed on the PF either */
+	if (!profile_has_pf_req(&c->profile)) {
+		log_debug("%s: profile \"%s\" requires nothing of the PF", c->key, c->profile.name);
+		return 0;
+	}
+	r = c->env.dcb_open(&c->env, &tx->ops, &tx->dcb);
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_IO, r, "opening the DCB backend: %s", strerror(-r));
+	tx->pf = calloc(vf->n_pf, sizeof(*tx->pf));
+	if (!tx->pf)
+		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < vf->n_pf; i++) {
+		r = pfqos_ensure(c, tx->ops, tx->dcb, &vf->pf[i], &tx->pf[i]);
+		tx->n_pf_done = i + 1;
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx, bool pending)
+{
+	cJSON *rec = cJSON_CreateObject(), *pfs;
+	const struct rq_vf_info *vf = &tx->t.vf;
+	static const char *const verdicts[] = {"unknown", "aligned", "misaligned", "unverifiable"};
+
+	if (!rec)
+		return NULL;
+	cJSON_AddNumberToObject(rec, "version", 1);
+	cJSON_AddStringToObject(rec, "network", c->nc->name);
+	cJSON_AddStringToObject(rec, "containerID", c->args.containerid);
+	cJSON_AddStringToObject(rec, "ifname", c->args.ifname);
+	cJSON_AddStringToObject(rec, "netns", c->args.netns ?: "");
+	cJSON_AddStringToObject(rec, "podNamespace", c->args.pod_namespace);
+	cJSON_AddStringToObject(rec, "podName", c->args.pod_name);
+	cJSON_AddStringToObject(rec, "podUID", c->args.pod_uid);
+	cJSON_AddStringToObject(rec, "vf", vf->pci);
+	pfs = cJSON_AddArrayToObject(rec, "pfs");
+	for (size_t i = 0; vf->has_pf && pfs && i < vf->n_pf; i++) {
+		cJSON *p = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(p, "pci", vf->pf[i].pci);
+		cJSON_AddStringToObject(p, "ifname", vf->pf[i].ifname);
+		cJSON_AddItemToArray(pfs, p);
+	}
+	tos_record(c, rec, &tx->t, &tx->tos, pending);
+	/* who is between intent and effect: the agent rolls back a pending record whose ADD died */
+	if (pending)
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(rec, "pending"), "pid", getpid());
+	cJSON_AddStringToObject(rec, "pf", pf_mode_name(c->pf_mode));
+	cJSON_AddStringToObject(rec, "numa", numa_mode_name(c->nc->numa));
+	cJSON_AddStringToObject(rec, "numaVerdict", verdicts[tx->numa.verdict]);
+	cJSON_AddNumberToObject(rec, "numaNode", tx->numa.vf_node);
+	cJSON_AddStringToObject(rec, "profileName", c->profile.name);
+	cJSON_AddItemToObject(rec, "profile", profile_to_json(&c->profile));
+	return rec;
+}
+
+static cJSON *index_entry(const cJSON *att, const char *key)
+{
+	cJSON *it;
+
+	cJSON_ArrayForEach(it, att)
+	{
+		const char *k = json_str(it, "key");
+
+		if (k && !strcmp(k, key))
+			return it;
+	}
+	return NULL;
+}
+
+/*
+ * An index written before requirements were per entry has one "profile" for
+ * all: give each entry its own copy, then drop it.
+ */
+static void index_upgrade(cJSON *idx)
+{
+	cJSON *old = cJSON_GetObjectItemCaseSensitive(idx, "profile"), *it;
+
+	if (!old)
+		return;
+	cJSON_ArrayForEach(
+	    it, cJSON_GetObjectItemCaseSensitive(
+		    idx, "attachments")) if (!cJSON_GetObjectItemCaseSensitive(it, "req"))
+	    cJSON_AddItemToObject(it, "req", cJSON_Duplicate(old, true));
+	cJSON_DeleteItemFromObjectCaseSensitive(idx, "profile");
+	cJSON_DeleteItemFromObjectCaseSensitive(idx, "profileName");
+}
+
+/*
+ * The PF index lists every attachment on the PF with its PF requirements
+ * ("req"): the union of those and of the node baseline is what the port must
+ * offer, and a new attachment is checked against each of them.
+ */
+static int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i)
+{
+	const struct rq_pf *pf = &tx->t.vf.pf[i];
+	char pod[600];
+	cJSON *idx = tx->idx[i], *att, *e, *req;
+	int r;
+
+	/* a repeated ADD of a listed attachment with the same profile changes nothing */
+	if (tx->idx_steady[i])
+		return 0;
+	if (!idx && !(idx = tx->idx[i] = cJSON_CreateObject()))
+		return -ENOMEM;
+	if (!(req = profile_req_to_json(&c->profile)))
+		return -ENOMEM;
+	att = cJSON_GetObjectItemCaseSensitive(idx, "attachments");
+	e = index_entry(att, c->key);
+	/* a repeated ADD of a listed attachment with the same profile changes nothing */
+	if (e && !strcmp(json_str(e, "profileName") ?: "", c->profile.name) &&
+	    cJSON_Compare(cJSON_GetObjectItemCaseSensitive(e, "req"), req, true) &&
+	    !cJSON_GetObjectItemCaseSensitive(idx, "profile")) {
+		cJSON_Delete(req);
+		return 0;
+	}
+	/* what rollback writes back (taken only when there is something to write) */
+	if (cJSON_GetArraySize(att) > 0 && !(tx->idx_before[i] = cJSON_Duplicate(idx, true))) {
+		cJSON_Delete(req);
+		return -ENOMEM;
+	}
+	index_upgrade(idx);
+	if (!cJSON_IsArray(att)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(idx, "attachments");
+		att = cJSON_AddArrayToObject(idx, "attachments");
+	}
+	if (!e) {
+		snprintf(pod, sizeof(pod), "%s/%s (container %.12s, %s)", c->args.pod_namespace,
+			 c->args.pod_name, c->args.containerid, c->args.ifname);
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "key", c->key);
+		cJSON_AddStringToObject(e, "pod", pod);
+		cJSON_AddStringToObject(e, "vf", tx->t.vf.pci);
+		cJSON_AddItemToArray(att, e);
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(e, "profileName");
+	cJSON_DeleteItemFromObjectCaseSensitive(e, "req");
+	cJSON_AddStringToObject(e, "profileName", c->profile.name);
+	cJSON_AddItemToObject(e, "req", req);
+	r = state_pf_write(&c->env.root, pf->pci, idx);
+	if (r == 0)
+		tx->idx_written[i] = true;
+	return r;
+}
+
+/*
+ * Intent before effect: before the first write to the VF, a record that says
+ * what is about to change and what to put back. A plugin killed after it
+ * leaves what a retried ADD resumes from (keeping the original values) and
+ * what DEL restores from; the agent rolls back one whose ADD is gone.
+ */
+static int intent_step(struct rq_ctx *c, struct add_tx *tx)
+{
+	cJSON *rec;
+	int r;
+
+	if (!tos_will_write(&tx->tos))
+		return 0;
+	rec = record_build(c, tx, true);
+	if (!rec)
+		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
+	r = state_record_write(&c->env.root, c->key, rec);
+	cJSON_Delete(rec);
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_IO, r, "writing attachment record %s: %s", c->key,
+			      strerror(-r));
+	tx->intent_written = true;
+	return 0;
+}
+
+static int commit_step(struct rq_ctx *c, struct add_tx *tx)
+{
+	cJSON *rec;
+	int r = 0;
+
+	for (size_t i = 0; tx->t.vf.has_pf && i < tx->t.vf.n_pf && r == 0; i++)
+		r = index_add(c, tx, i);
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_IO, r, "writing PF index: %s", strerror(-r));
+	rec = record_build(c, tx, false);
+	if (!rec)
+		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
+	/* a repeated ADD that changes nothing writes nothing */
+	if (!tx->intent_written && tx->rec_before && cJSON_Compare(tx->rec_before, rec, true))
+		r = 0;
+	else
+		r = state_record_write(&c->env.root, c->key, rec);
+	cJSON_Delete(rec);
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_IO, r, "writing attachment record %s: %s", c->key,
+			      strerror(-r));
+	return 0;
+}
+
+static void rollback(struct rq_ctx *c, struct add_tx *tx)
+{
+	const char *pf;
+
+	/* the PF indexes go back to what this ADD read (a repeated ADD stays listed) */
+	for (size_t i = 0; i < RQ_MAX_PFS; i++) {
+		if (!tx->idx_written[i])
+			continue;
+		pf = tx->t.vf.pf[i].pci;
+		if (tx->idx_before[i])
+			(void)state_pf_write(&c->env.root, pf, tx->idx_before[i]);
+		else
+			(void)state_pf_remove(&c->env.root, pf);
+	}
+	tos_rollback(c, &tx->t, &tx->tos);
+	/* the knobs are back: so is the record (or its absence) */
+	if (tx->intent_written && tx->rec_before)
+		(void)state_record_write(&c->env.root, c->key, tx->rec_before);
+	else if (tx->intent_written)
+		(void)state_record_remove(&c->env.root, c->key);
+	/* ADD only added what was missing: the port as found is what others had (pfqos_undo) */
+	for (size_t i = tx->n_pf_done; i > 0; i--)
+		pfqos_undo(c, tx->ops, tx->dcb, &tx->t.vf.pf[i - 1], &tx->pf[i - 1]);
+}
+
+static int print_result(struct rq_ctx *c, const struct add_tx *tx)
+{
+	cJSON *res = cni_result_convert(c->nc->prev_result, c->nc->cni_version), *ifs, *it;
+	char *s;
+
+	if (!res)
+		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
+	ifs = cJSON_GetObjectItemCaseSensitive(res, "interfaces");
+	if (netconf_version_cmp(c->nc->cni_version, "1.1.0") >= 0)
+		cJSON_ArrayForEach(it, ifs)
+		{
+			const char *name = json_str(it, "name");
+
+			if (name && !strcmp(name, c->args.ifname) && json_str(it, "sandbox") &&
+			    !json_str(it, "pciID"))
+				cJSON_AddStringToObject(it, "pciID", tx->t.vf.pci);
+		}
+	s = cJSON_Print(res);
+	cJSON_Delete(res);
+	if (!s)
+		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
+	fputs(s, stdout);
+	fputc('\n', stdout);
+	free(s);
+	return 0;
+}
+
+int cmd_add(struct rq_ctx *c)
+{
+	struct add_tx tx;
+	int r;
+
+	memset(&tx, 0, sizeof(tx));
+	tos_tx_init(&tx.tos);
+	for (size_t i = 0; i < RQ_MAX_PFS; i++)
+		tx.fds[i] = -1;
+	if (!c->nc->prev_result)
+		return rq_err(&c->err, RQ_ERR_CONFIG, -EINVAL,
+			      "prevResult: required: rdma-qos is a chained plugin and must follow "
+			      "the sriov or host-device plugin in a conflist");
+	r = attach_load_profile(c);
+	if (r < 0)
+		return r;
+	r = attach_resolve_target(c, &tx.t);
+	if (r < 0)
+		return r;
+	/* everything that can be checked without writing is checked before the PF is touched */
+	r = c->profile.traffic_class < 0 ? 0 : tos_prepare(c, &tx.t);
+	if (r == 0)
+		r = numa_step(c, &tx);
+	if (r == 0)
+		r = pf_step(c, &tx);
+	/* the record as this ADD found it: what the knobs go back to, and a repeated ADD's no-op */
+	if (r == 0 && state_record_read(&c->env.root, c->key, &tx.rec_before) < 0)
+		tx.rec_before = NULL;
+	if (r == 0)
+		r = tos_plan(c, &tx.t, &tx.tos, tx.rec_before);
+	if (r == 0)
+		r = intent_step(c, &tx);
+	if (r == 0)
+		r = tos_write(c, &tx.t, &tx.tos);
+	if (r == 0)
+		r = commit_step(c, &tx);
+	if (r < 0)
+		rollback(c, &tx);
+	attach_unlock_pfs(&tx.t.vf, tx.fds);
+	for (size_t i = 0; i < RQ_MAX_PFS; i++) {
+		cJSON_Delete(tx.idx[i]);
+		cJSON_Delete(tx.idx_before[i]);
+	}
+	cJSON_Delete(tx.rec_before);
+	free(tx.pf);
+	if (tx.ops && tx.ops->free)
+		tx.ops->free(tx.dcb);
+	if (r < 0)
+		return r;
+	log_info("%s: ADD done: VF %s, RDMA %s, profile \"%s\", pf %s", c->key, tx.t.vf.pci,
+		 tx.t.have_rdma ? tx.t.rdma.name : "none", c->profile.name,
+		 pf_mode_name(c->pf_mode));
+	return print_result(c, &tx);
+}

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The PF part of ADD and CHECK: conflict check against live attachments,
+ * DCB read/diff/apply or verify, ECN, and the undo of what this ADD changed.
+ */
+#include "plugin/core/pf_require.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/log/log.h"
+#include "pkg/sysfs/carrier.h"
+
+/* "a\nb\n" -> "a; b": one CNI message line, within @cap bytes */
+void join_lines(char *s, size_t cap)
+{
+	char tmp[4096];
+	size_t o = 0;
+
+	for (const char *p = s; *p && o + 3 < sizeof(tmp); p++) {
+		if (*p != '\n') {
+			tmp[o++] = *p;
+			continue;
+		}
+		if (p[1]) {
+			tmp[o++] = ';';
+			tmp[o++] = ' ';
+		}
+	}
+	tmp[o] = '\0';
+	snprintf(s, cap, "%s", tmp);
+}
+
+/* A live attachment: its record still exists (a lost DEL leaves an entry without one). */
+static bool entry_live(struct rq_ctx *c, const char *key)
+{
+	cJSON *rec = NULL;
+
+	if (!key || state_record_read(&c->env.root, key, &rec) == -ENOENT)
+		return false;
+	cJSON_Delete(rec);
+	return true;
+}
+
+/*
+ * An index entry's requirements. Entries written before requirements were
+ * per entry carry none: the index's own "profile" then speaks for them.
+ * Consecutive entries of one profile are parsed once (@cache_json).
+ */
+static int entry_req(const cJSON *idx, const cJSON *it, const cJSON **cache_json,
+		     struct rq_profile *cache, struct rq_error *e)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(it, "req");
+
+	if (!j)
+		j = cJSON_GetObjectItemCaseSensitive(idx, "profile");
+	if (*cache_json && cJSON_Compare(*cache_json, j, true))
+		return 0;
+	*cache_json = NULL;
+	if (profile_from_json(j, "req", json_str(it, "profileName") ?: "?", cache, e) < 0)
+		return -EBADMSG;
+	*cache_json = j;
+	return 0;
+}
+
+static int conflict_error(struct rq_ctx *c, const struct rq_pf *pf, const char *mine,
+			  const char *other, const char *theirs)
+{
+	return rq_err(&c->err, RQ_ERR_PF_CONFLICT, -EBUSY,
+		      "PF %s (%s) QoS conflict: profile \"%s\" of this attachment requires %s, "
+		      "%s requires %s",
+		      pf->ifname, pf->pci, c->profile.name, mine, other, theirs);
+}
+
+/* The node baseline against this attachment's requirements. */
+static int baseline_conflict(struct rq_ctx *c, const struct rq_pf *pf)
+{
+	struct rq_profile base;
+	char mine[200], theirs[200], who[128];
+
+	if (catalog_baseline(c->cat, &base) < 0 ||
+	    !profile_req_conflict(&c->profile, &base, mine, theirs, sizeof(mine)))
+		return 0;
+	snprintf(who, sizeof(who), "node baseline profile \"%s\"", base.name);
+	return conflict_error(c, pf, mine, who, theirs);
+}
+
+/*
+ * Only a real contradiction conflicts (profile_req_conflict): one DSCP to two
+ * priorities, dscp vs pcp trust, two different ETS. An entry that contradicts
+ * but whose record is gone (a lost DEL) is dropped instead.
+ */
+static int entries_conflict(struct rq_ctx *c, const struct rq_pf *pf, cJSON *idx)
+{
+	cJSON *att = cJSON_GetObjectItemCaseSensitive(idx, "attachments");
+	cJSON *mine_json = profile_req_to_json(&c->profile);
+	const cJSON *cache_json = NULL;
+	struct rq_profile other;
+	struct rq_error perr;
+	char mine[200], theirs[200], who[700];
+	cJSON *it, *next;
+	int r = 0;
+
+	if (!mine_json)
+		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
+	rq_err_clear(&perr);
+	/* walked as a list (an entry may be dropped on the way): indexing it is quadratic */
+	for (it = cJSON_IsArray(att) ? att->child : NULL; it && r == 0; it = next) {
+		const char *key = json_str(it, "key");
+		const cJSON *req = cJSON_GetObjectItemCaseSensitive(it, "req");
+
+		next = it->next;
+		if ((key && !strcmp(key, c->key)) || (req && cJSON_Compare(req, mine_json, true)))
+			continue;
+		if (entry_req(idx, it, &cache_json, &other, &perr) < 0) {
+			r = rq_err(&c->err, RQ_ERR_IO, -EBADMSG, "PF %s index is corrupt: %s",
+				   pf->pci, perr.msg);
+			break;
+		}
+		if (!profile_req_conflict(&c->profile, &other, mine, theirs, sizeof(mine)))
+			continue;
+		if (!entry_live(c, key)) {
+			cache_json = NULL; /* it may be this entry's "req" */
+			cJSON_Delete(cJSON_DetachItemViaPointer(att, it));
+			continue;
+		}
+		snprintf(who, sizeof(who), "profile \"%s\" of live attachment %s",
+			 json_str(it, "profileName") ?: other.name, json_str(it, "pod") ?: "?");
+		r = conflict_error(c, pf, mine, who, theirs);
+	}
+	cJSON_Delete(mine_json);
+	return r;
+}
+
+/*
+ * A repeated ADD on a PF with many attachments: stream the index instead of
+ * building it, and say whether this attachment is listed with the same
+ * profile and requirements while nothing else on the index could matter: no
+ * other entry holds (or may hold) its VF, none contradicts it, no old-format
+ * entry. Then the full check (entries_conflict, the owner check, index_add)
+ * would read the whole index to find nothing to say or write. Anything else
+ * makes the probe give up, and the full path decides as before.
+ */
+struct steady_probe {
+	struct rq_ctx *c;
+	const char *vf;
+	cJSON *mine;
+	char *ok_req; /* the last other "req" text found compatible: most entries repeat it */
+	size_t ok_len;
+	bool own, own_same, give_up;
+};
+
+static bool other_req_ok(struct steady_probe *p, const char *req, size_t len)
+{
+	struct rq_profile other;
+	struct rq_error e;
+	char a[200], b[200];
+	cJSON *j;
+	bool ok;
+
+	/* a profile that requires nothing of the PF contradicts no one */
+	if (!profile_has_pf_req(&p->c->profile))
+		return true;
+	if (p->ok_req && p->ok_len == len && !memcmp(p->ok_req, req, len))
+		return true;
+	j = cJSON_ParseWithLength(req, len);
+	rq_err_clear(&e);
+	ok = j && (cJSON_Compare(j, p->mine, true) ||
+		   (profile_from_json(j, "req", "?", &other, &e) == 0 &&
+		    !profile_req_conflict(&p->c->profile, &other, a, b, sizeof(a))));
+	cJSON_Delete(j);
+	if (ok) {
+		char *copy = malloc(len);
+
+		if (copy) {
+			memcpy(copy, req, len);
+			free(p->ok_req);
+			p->ok_req = copy;
+			p->ok_len = len;
+		}
+	}
+	return ok;
+}
+
+static int probe_entry(const struct rq_pf_entry *e, void *ctx)
+{
+	struct steady_probe *p = ctx;
+
+	if (!e->key || !e->req) {
+		p->give_up = true;
+	} else if (!strcmp(e->key, p->c->key)) {
+		cJSON *j;
+
+		if (p->own) {
+			p->give_up = true; /* listed twice: not the steady state */
+			return 1;
+		}
+		p->own = true;
+		j = cJSON_ParseWithLength(e->req, e->req_len);
+		p->own_same = e->profile_name && !strcmp(e->profile_name, p->c->profile.name) &&
+			      j && cJSON_Compare(j, p->mine, true);
+		cJSON_Delete(j);
+		p->give_up = !p->own_same;
+	} else if (!e->vf || !strcmp(e->vf, p->vf) || !other_req_ok(p, e->req, e->req_len)) {
+		p->give_up = true;
+	}
+	return p->give_up ? 1 : 0;
+}
+
+static bool steady_probe(struct rq_ctx *c, const struct rq_pf *pf, const char *vf_pci)
+{
+	struct steady_probe p = {.c = c, .vf = vf_pci};
+	bool legacy = false;
+	int r;
+
+	p.mine = profile_req_to_json(&c->profile);
+	if (!p.mine)
+		return false;
+	r = state_pf_walk(&c->env.root, pf->pci, probe_entry, &p, &legacy);
+	cJSON_Delete(p.mine);
+	free(p.ok_req);
+	return r == 0 && !legacy && p.own && p.own_same && !p.give_up;
+}
+
+int pfqos_conflict_check(struct rq_ctx *c, const struct rq_pf *pf, const char *vf_pci,
+			 cJSON **ret_idx, bool *ret_steady)
+{
+	cJSON *idx = NULL;
+	int r;
+
+	*ret_idx = NULL;
+	*ret_steady = false;
+	/* an attachment that requires nothing of the PF cannot contradict anyone */
+	if (profile_has_pf_req(&c->profile)) {
+		r = baseline_conflict(c, pf);
+		if (r < 0)
+			return r;
+	}
+	if (vf_pci && steady_probe(c, pf, vf_pci)) {
+		*ret_steady = true;
+		return 0;
+	}
+	r = state_pf_read(&c->env.root, pf->pci, &idx);
+	if (r < 0 && r != -ENOENT)
+		return rq_err(&c->err, RQ_ERR_IO, r, "PF %s index: %s", pf->pci, strerror(-r));
+	*ret_idx = idx;
+	if (!profile_has_pf_req(&c->profile))
+		return 0;
+	return idx ? entries_conflict(c, pf, idx) : 0;
+}
+
+void pfqos_target(const struct rq_ctx *c, struct rq_profile *ret)
+{
+	struct rq_profile base;
+
+	*ret = c->profile;
+	if (catalog_baseline(c->cat, &base) == 0)
+		profile_req_merge(ret, &base);
+}
+
+static int pf_read(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,
+		   struct dcb_port_state *st)
+{
+	int r = ops->get(ctx, pf->ifname, st);
+
+	if (r == -EOPNOTSUPP)
+		return rq_err(&c->err, RQ_ERR_NO_DCB, r, "no DCB on PF %s (driver %s)", pf->ifname,
+			      pf->driver[0] ? pf->driver : "unknown");
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_IO, r, "reading DCB state of PF %s: %s", pf->ifname,
+			      strerror(-r));
+	return 0;
+}
+
+static int ecn_step(struct rq_ctx *c, const struct rq_pf *pf, const struct rq_profile *t,
+		    bool write, uint16_t *ret_written)
+{
+	bool avail = false;
+	uint8_t on = 0;
+	int r;
+
+	*ret_written = 0;
+	if (!t->ecn)
+		return 0;
+	r = ecn_probe(&c->env.root, pf->ifname, t->ecn, &avail);
+	if (r < 0 || !avail) {
+		if (c->profile.ecn_required)
+			return rq_err(&c->err, RQ_ERR_NO_ECN, -EOPNOTSUPP,
+				      "PF %s has no ECN control (/sys/class/net/%s/ecn/roce_np, "
+				      "roce_rp) and profile \"%s\" sets ecnRequired",
+				      pf->ifname, pf->ifname, c->profile.name);
+		log_warn("PF %s has no ECN control: ECN on priorities 0x%02x left to the driver",
+			 pf->ifname, t->ecn);
+		return 0;
+	}
+	r = ecn_get(&c->env.root, pf->ifname, t->ecn, &on);
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_IO, r, "reading ECN of PF %s: %s", pf->ifname,
+			      strerror(-r));
+	if ((on & t->ecn) == t->ecn)
+		return 0;
+	if (!write)
+		return rq_err(&c->err, RQ_ERR_PF_MISMATCH, -EINVAL,
+			      "PF %s ecn: required priorities 0x%02x, port has 0x%02x", pf->ifname,
+			      t->ecn, on);
+	r = ecn_enable(&c->env.root, pf->ifname, t->ecn, ret_written);
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_IO, r, "enabling ECN on PF %s: %s", pf->ifname,
+			      strerror(-r));
+	log_info("PF %s ecn: priorities 0x%02x -> 0x%02x", pf->ifname, on,
+		 on | ecn_written_prios(*ret_written));
+	return 0;
+}
+
+/*
+ * A pod must not start NCCL on a port that is still down: after a PFC change
+ * (mlx5 toggles the link) wait, bounded, for the carrier it had before.
+ */
+static int carrier_step(struct rq_ctx *c, const struct rq_pf *pf, bool was_up, long changes)
+{
+	int secs = c->cat ? c->cat->carrier_wait_s : RQ_CARRIER_WAIT_DEFAULT_S, waited = 0, r;
+
+	if (!was_up)
+		return 0;
+	r = carrier_wait_up(&c->env.root, pf->ifname, changes, secs * 1000, RQ_CARRIER_SETTLE_MS,
+			    &waited);
+	if (r == -ETIMEDOUT)
+		return rq_err(&c->err, RQ_ERR_NO_CARRIER, r,
+			      "PF %s: carrier did not come back within %d s after the PFC change "
+			      "(node.carrierWaitSeconds); the port's link is still down",
+			      pf->ifname, secs);
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_IO, r, "PF %s: reading carrier: %s", pf->ifname,
+			      strerror(-r));
+	log_info("PF %s carrier up %d ms after the PFC change", pf->ifname, waited);
+	return 0;
+}
+
+static int pf_apply(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,
+		    struct pf_undo *u)
+{
+	bool was_up = false;
+	long changes = 0;
+	int r;
+
+	if (u->plan.set_pfc && carrier_read(&c->env.root, pf->ifname, &was_up, &changes) < 0)
+		was_up = false;
+	log_info("PF %s: adding what profile \"%s\" requires and the port lacks", pf->ifname,
+		 c->profile.name);
+	r = dcb_apply_ex(ops, ctx, pf->ifname, pf->driver, &u->before, &u->plan, &c->err);
+	if (r < 0)
+		return r;
+	u->dcb_applied = true;
+	return u->plan.set_pfc ? carrier_step(c, pf, was_up, changes) : 0;
+}
+
+int pfqos_ensure(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,
+		 struct pf_undo *u)
+{
+	char diff[2048];
+	int r;
+
+	memset(u, 0, sizeof(*u));
+	pfqos_target(c, &u->target);
+	r = pf_read(c, ops, ctx, pf, &u->before);
+	if (r < 0)
+		return r;
+	profile_dcb_plan(&u->before, &u->target, &u->plan);
+	if (!dcb_plan_empty(&u->plan)) {
+		if (c->pf_mode == RQ_PF_VERIFY) {
+			profile_dcb_describe(&u->before, &u->target, diff, sizeof(diff));
+			join_lines(diff, sizeof(diff));
+			return rq_err(&c->err, RQ_ERR_PF_MISMATCH, -EINVAL,
+				      "PF %s does not meet profile \"%s\" and pf is \"verify\": %s",
+				      pf->ifname, c->profile.name, diff);
+		}
+		r = pf_apply(c, ops, ctx, pf, u);
+		if (r < 0)
+			return r;
+	} else {
+		log_debug("PF %s already meets profile \"%s\": no DCB write", pf->ifname,
+			  c->profile.name);
+	}
+	return ecn_step(c, pf, &u->target, c->pf_mode == RQ_PF_ENSURE, &u->ecn_written);
+}
+
+/* Exactly the files this ADD wrote: a side the operator had on stays on. */
+static void undo_ecn(struct rq_ctx *c, const struct rq_pf *pf, uint16_t written)
+{
+	int r;
+
+	if (!written)
+		return;
+	r = ecn_revert(&c->env.root, pf->ifname, written);
+	if (r < 0)
+		log_warn("PF %s: turning ECN back off (files 0x%04x) failed: %s", pf->ifname,
+			 written, strerror(-r));
+	else
+		log_info("PF %s ecn: priorities 0x%02x turned back off (ADD failed)", pf->ifname,
+			 ecn_written_prios(written));
+}
+
+/*
+ * ADD only adds what was missing (and replaces what its own requirements
+ * contradict, which nobody live requires: that would have been a 102), so
+ * putting the port back as this ADD found it never takes away what another
+ * attachment relies on.
+ */
+void pfqos_undo(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,
+		const struct pf_undo *u)
+{
+	undo_ecn(c, pf, u->ecn_written);
+	if (!u->dcb_applied)
+		return;
+	/* by state, against what the port reports now: no inverse plan, no nested rollback */
+	if (dcb_restore(ops, ctx, pf->ifname, &u->before) < 0)
+		log_error("PF %s: rollback of this ADD's DCB changes is incomplete (see above)",
+			  pf->ifname);
+	else
+		log_info("PF %s: DCB changes of the failed ADD rolled back", pf->ifname);
+}
+
+int pfqos_check(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,
+		char *drift, size_t len)
+{
+	struct dcb_port_state st;
+	struct rq_profile t;
+	size_t n = strlen(drift);
+	uint8_t on = 0;
+	bool avail = false;
+	int r;
+
+	pfqos_target(c, &t);
+	if (!profile_has_pf_req(&c->profile))
+		return 0;
+	r = pf_read(c, ops, ctx, pf, &st);
+	if (r < 0)
+		return r;
+	if (n < len)
+		profile_dcb_describe(&st, &t, drift + n, len - n);
+	if (t.ecn && ecn_probe(&c->env.root, pf->ifname, t.ecn, &avail) == 0 && avail &&
+	    ecn_get(&c->env.root, pf->ifname, t.ecn, &on) == 0 && (on & t.ecn) != t.ecn) {
+		char a[32], b[32];
+
+		n = strlen(drift);
+		dcb_prio_text(t.ecn & ~on, a, sizeof(a));
+		dcb_prio_text(on, b, sizeof(b));
+		snprintf(drift + n, len - n, "ecn: required priority %s, port has %s\n", a, b);
+	}
+	return 0;
+}

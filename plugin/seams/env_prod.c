@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+/* rdma-qos: the real host root and the netlink DCB backend. No switches. */
+#include <errno.h>
+#include <string.h>
+
+#include "plugin/seams/env.h"
+
+#include "pkg/netns/netns.h"
+
+static int prod_dcb_open(const struct rq_env *env, const struct dcb_ops **ret_ops, void **ret_ctx)
+{
+	return dcb_nl_new(ret_ops, ret_ctx);
+}
+
+static int prod_link_pci(const struct rq_env *env, const char *ifname, char *buf, size_t len)
+{
+	return netns_link_pci(ifname, buf, len);
+}
+
+int env_init(struct rq_env *env, struct rq_error *e)
+{
+	int r;
+
+	memset(env, 0, sizeof(*env));
+	env->root.fd = -1;
+	r = root_open("/", &env->root);
+	if (r < 0)
+		return rq_err(e, RQ_ERR_IO, r, "opening /: %s", strerror(-r));
+	env->binary = "rdma-qos";
+	env->lock_timeout_ms = 10000;
+	env->dcb_open = prod_dcb_open;
+	env->link_pci = prod_link_pci;
+	return 0;
+}
+
+void env_fini(struct rq_env *env)
+{
+	if (env->root.fd >= 0)
+		root_close(&env->root);
+	env->root.fd = -1;
+}

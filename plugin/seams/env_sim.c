@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * rdma-qos-sim: the same command code on a simulated node. Host paths
+ * resolve under RDMA_QOS_SIM_ROOT and DCB is the file-backed fake. Tests and
+ * the demo only; never installed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include "plugin/seams/env.h"
+
+#include "netconf/netconf.h"
+#include "pkg/netns/netns.h"
+
+static int sim_dcb_open(const struct rq_env *env, const struct dcb_ops **ret_ops, void **ret_ctx)
+{
+	return dcb_fake_new(&env->root, ret_ops, ret_ctx);
+}
+
+static int sim_link_pci(const struct rq_env *env, const char *ifname, char *buf, size_t len)
+{
+	char alias[64], path[128], dev[RQ_PCI_ADDR_MAX];
+	int r = netns_link_alias(ifname, alias, sizeof(alias));
+
+	if (r < 0)
+		return r;
+	if (!alias[0] || strchr(alias, '/') || !strcmp(alias, ".") || !strcmp(alias, ".."))
+		return -ENODEV;
+	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/device", alias);
+	r = sysfs_readlink_base(&env->root, path, dev, sizeof(dev));
+	if (r < 0)
+		return r;
+	if (!sysfs_pci_valid(dev))
+		return -ENODEV;
+	if (strlen(dev) >= len)
+		return -ENAMETOOLONG;
+	(void)snprintf(buf, len, "%s", dev);
+	return 0;
+}
+
+/* The fake DCB files change without a dcbnl notification: inotify stands in for RTNLGRP_DCB. */
+static int sim_watch_open(const struct rq_env *env, int *ret_fd)
+{
+	char path[4200];
+	int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+
+	if (fd < 0)
+		return -errno;
+	(void)snprintf(path, sizeof(path), "%s/dcb", env->root.path);
+	if (inotify_add_watch(fd, path, IN_CLOSE_WRITE | IN_MOVED_TO | IN_DELETE | IN_CREATE) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+int env_init(struct rq_env *env, struct rq_error *e)
+{
+	const char *root = getenv("RDMA_QOS_SIM_ROOT");
+	int r;
+
+	memset(env, 0, sizeof(*env));
+	env->root.fd = -1;
+	if (!root || root[0] != '/')
+		return rq_err(e, RQ_ERR_ENV, -EINVAL,
+			      "RDMA_QOS_SIM_ROOT must name the simulated node's root directory "
+			      "(an absolute path)");
+	r = root_open(root, &env->root);
+	if (r < 0)
+		return rq_err(e, RQ_ERR_ENV, r, "RDMA_QOS_SIM_ROOT %s: %s", root, strerror(-r));
+	/* only openat2 keeps the simulated node's paths inside it (pkg/sysfs) */
+	r = root_openat(&env->root, "/", O_PATH | O_DIRECTORY, 0);
+	if (r == -ENOSYS)
+		return rq_err(e, RQ_ERR_ENV, r,
+			      "RDMA_QOS_SIM_ROOT needs openat2(2): Linux " RQ_OPENAT2_MIN_KERNEL
+			      " or later");
+	if (r >= 0)
+		close(r);
+	env->sim = true;
+	env->root.attr_replace = true;
+	/* tests shorten the lock wait to see error 11 quickly */
+	env->lock_timeout_ms = 10000;
+	if (getenv("RDMA_QOS_SIM_LOCK_TIMEOUT_MS"))
+		env->lock_timeout_ms = atoi(getenv("RDMA_QOS_SIM_LOCK_TIMEOUT_MS"));
+	env->binary = "rdma-qos-sim";
+	env->dcb_open = sim_dcb_open;
+	env->link_pci = sim_link_pci;
+	env->watch_open = sim_watch_open;
+	return 0;
+}
+
+void env_fini(struct rq_env *env)
+{
+	if (env->root.fd >= 0)
+		root_close(&env->root);
+	env->root.fd = -1;
+}

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * `rdma-qos show [--json]`: per PF its trust, PFC, DSCP map, ETS and ECN, what
+ * it is required to offer (node baseline and every listed attachment) and
+ * which of that is unmet; per VF its RDMA device, each traffic-class knob, the
+ * class's scope, the class the attachment requires, NUMA node and attachment.
+ * Strictly read-only: it creates nothing, not even the configfs rdma_cm/<dev>
+ * directory that ADD makes to reach default_roce_tos.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin/tools/tools.h"
+#include "plugin/core/vf_class.h"
+
+static cJSON *records_by_vf(const struct rq_env *env)
+{
+	cJSON *map = cJSON_CreateObject();
+	char **keys = NULL;
+	size_t n = 0;
+
+	if (!map || state_record_list(&env->root, &keys, &n) < 0)
+		return map;
+	for (size_t i = 0; i < n; i++) {
+		cJSON *rec = NULL;
+		const char *vf;
+
+		if (state_record_read(&env->root, keys[i], &rec) == 0 && (vf = json_str(rec, "vf")))
+			cJSON_AddItemToObject(map, vf, rec);
+		else
+			cJSON_Delete(rec);
+		free(keys[i]);
+	}
+	free(keys);
+	return map;
+}
+
+static void dscp_map_json(cJSON *pf, const struct dcb_port_state *st)
+{
+	cJSON *m = cJSON_AddObjectToObject(pf, "dscp2prio");
+
+	for (size_t i = 0; m && i < st->n_app; i++) {
+		char k[8];
+
+		if (st->app[i].selector != IEEE_8021QAZ_APP_SEL_DSCP)
+			continue;
+		snprintf(k, sizeof(k), "%u", st->app[i].protocol);
+		cJSON_AddNumberToObject(m, k, st->app[i].priority);
+	}
+}
+
+static cJSON *prio_array(uint8_t mask)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (int p = 0; a && p < 8; p++)
+		if (mask & (1u << p))
+			cJSON_AddItemToArray(a, cJSON_CreateNumber(p));
+	return a;
+}
+
+/*
+ * What the PF must offer: the node baseline and the requirements of every
+ * attachment its index lists. *ret_any false when nobody requires anything.
+ */
+static void pf_required(const struct rq_env *env, const struct rq_catalog *cat, const char *pci,
+			struct rq_profile *ret, bool *ret_any)
+{
+	struct rq_profile p;
+	struct rq_error e;
+	cJSON *idx = NULL, *it;
+
+	profile_empty(ret, "required");
+	if (catalog_baseline(cat, &p) == 0)
+		profile_req_merge(ret, &p);
+	if (pci[0] && state_pf_read(&env->root, pci, &idx) == 0)
+		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(idx, "attachments"))
+		{
+			const cJSON *req = cJSON_GetObjectItemCaseSensitive(it, "req");
+
+			rq_err_clear(&e);
+			if (profile_from_json(
+				req ?: cJSON_GetObjectItemCaseSensitive(idx, "profile"), "req",
+				"entry", &p, &e) == 0)
+				profile_req_merge(ret, &p);
+		}
+	cJSON_Delete(idx);
+	*ret_any = profile_has_pf_req(ret);
+}
+
+/* "required X, port has Y" per unmet requirement, DCB and ECN */
+static void pf_unmet_json(const struct rq_env *env, cJSON *o, const char *ifname,
+			  const struct dcb_port_state *st, const struct rq_profile *req)
+{
+	char buf[4096];
+	cJSON *a = cJSON_AddArrayToObject(o, "unmet");
+	uint8_t on = 0;
+	bool avail = false;
+
+	if (st)
+		profile_dcb_describe(st, req, buf, sizeof(buf));
+	else
+		snprintf(buf, sizeof(buf), "dcb: required, port has none\n");
+	for (char *line = strtok(buf, "\n"); a && line; line = strtok(NULL, "\n"))
+		cJSON_AddItemToArray(a, cJSON_CreateString(line));
+	if (req->ecn && ecn_probe(&env->root, ifname, req->ecn, &avail) == 0 && avail &&
+	    ecn_get(&env->root, ifname, req->ecn, &on) == 0 && (on & req->ecn) != req->ecn) {
+		char x[32], y[32];
+
+		dcb_prio_text(req->ecn & ~on, x, sizeof(x));
+		dcb_prio_text(on, y, sizeof(y));
+		snprintf(buf, sizeof(buf), "ecn: required priority %s, port has %s", x, y);
+		cJSON_AddItemToArray(a, cJSON_CreateString(buf));
+	}
+}
+
+static void pf_dcb_json(const struct rq_env *env, const struct rq_catalog *cat, cJSON *o,
+			const char *ifname, const char *pci)
+{
+	struct rq_profile req;
+	bool any = false;
+	const struct dcb_ops *ops = NULL;
+	struct dcb_port_state *st = calloc(1, sizeof(*st));
+	void *ctx = NULL;
+	uint8_t on = 0;
+	bool avail = false;
+	int r;
+
+	if (!st)
+		return;
+	r = env->dcb_open(env, &ops, &ctx);
+	if (r == 0) {
+		r = ops->get(ctx, ifname, st);
+		ops->free(ctx);
+	}
+	if (r < 0) {
+		cJSON_AddStringToObject(o, "dcb", r == -EOPNOTSUPP ? "none" : strerror(-r));
+	} else {
+		bool dscp = false;
+
+		for (size_t i = 0; i < st->n_app; i++)
+			dscp |= st->app[i].selector == IEEE_8021QAZ_APP_SEL_DSCP;
+		cJSON_AddStringToObject(o, "trust", dscp ? "dscp" : "pcp");
+		cJSON_AddItemToObject(o, "pfc", prio_array(st->pfc_en));
+		dscp_map_json(o, st);
+		if (st->has_ets) {
+			cJSON *ets = cJSON_AddObjectToObject(o, "ets");
+			int bw[8], tsa[8], ptc[8];
+
+			for (int i = 0; i < 8; i++) {
+				bw[i] = st->tc_tx_bw[i];
+				tsa[i] = st->tc_tsa[i];
+				ptc[i] = st->prio_tc[i];
+			}
+			cJSON_AddItemToObject(ets, "tcBw", cJSON_CreateIntArray(bw, 8));
+			cJSON_AddItemToObject(ets, "tsa", cJSON_CreateIntArray(tsa, 8));
+			cJSON_AddItemToObject(ets, "prioTc", cJSON_CreateIntArray(ptc, 8));
+		}
+	}
+	if (ecn_probe(&env->root, ifname, 0xff, &avail) == 0 && avail &&
+	    ecn_get(&env->root, ifname, 0xff, &on) == 0)
+		cJSON_AddItemToObject(o, "ecn", prio_array(on));
+	else
+		cJSON_AddStringToObject(o, "ecn", "no control");
+	pf_required(env, cat, pci, &req, &any);
+	cJSON_AddItemToObject(o, "required", profile_req_to_json(&req));
+	if (any)
+		pf_unmet_json(env, o, ifname, r < 0 ? NULL : st, &req);
+	else
+		cJSON_AddArrayToObject(o, "unmet");
+	free(st);
+}
+
+static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *recs)
+{
+	cJSON *v = cJSON_CreateObject();
+	const cJSON *rec = cJSON_GetObjectItemCaseSensitive(recs, pci);
+	int node = -1;
+
+	cJSON_AddStringToObject(v, "pci", pci);
+	if (numa_pci_node(&env->root, pci, &node) == 0)
+		cJSON_AddNumberToObject(v, "numaNode", node);
+	tos_show_json(env, pci, rec, v);
+	if (rec) {
+		int want =
+		    json_int(cJSON_GetObjectItemCaseSensitive(rec, "profile"), "trafficClass", -1);
+
+		if (want >= 0)
+			cJSON_AddNumberToObject(v, "trafficClassRequired", want);
+	}
+	if (rec) {
+		cJSON *a = cJSON_AddObjectToObject(v, "attachment");
+
+		cJSON_AddStringToObject(a, "pod", json_str(rec, "podNamespace") ?: "");
+		cJSON_AddStringToObject(a, "podName", json_str(rec, "podName") ?: "");
+		cJSON_AddStringToObject(a, "containerID", json_str(rec, "containerID") ?: "");
+		cJSON_AddStringToObject(a, "ifname", json_str(rec, "ifname") ?: "");
+		cJSON_AddStringToObject(a, "profile", json_str(rec, "profileName") ?: "");
+	}
+	return v;
+}
+
+static cJSON *pf_json(const struct rq_env *env, const struct rq_catalog *cat, const char *ifname,
+		      const cJSON *recs)
+{
+	char path[512], pci[64];
+	char **names = NULL;
+	size_t n = 0;
+	cJSON *o = cJSON_CreateObject(), *vfs;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/device", ifname);
+	if (sysfs_readlink_base(&env->root, path, pci, sizeof(pci)) < 0)
+		pci[0] = '\0';
+	cJSON_AddStringToObject(o, "name", ifname);
+	cJSON_AddStringToObject(o, "pci", pci);
+	pf_dcb_json(env, cat, o, ifname, pci);
+	vfs = cJSON_AddArrayToObject(o, "vfs");
+	snprintf(path, sizeof(path), "/sys/class/net/%s/device", ifname);
+	if (sysfs_list(&env->root, path, &names, &n) < 0)
+		return o;
+	for (size_t i = 0; i < n; i++) {
+		char link[600], vpci[64];
+
+		if (!strncmp(names[i], "virtfn", 6)) {
+			snprintf(link, sizeof(link), "%s/%s", path, names[i]);
+			if (sysfs_readlink_base(&env->root, link, vpci, sizeof(vpci)) == 0)
+				cJSON_AddItemToArray(vfs, vf_json(env, vpci, recs));
+		}
+	}
+	sysfs_list_free(names, n);
+	return o;
+}
+
+static void print_required(const cJSON *pf)
+{
+	char *req = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(pf, "required"));
+	const cJSON *unmet = cJSON_GetObjectItemCaseSensitive(pf, "unmet"), *u;
+
+	if (!cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(pf, "required")))
+		printf("  required: nothing (no baseline, no attachment with PF requirements)\n");
+	else
+		printf("  required %s: %s\n", req ? req : "-",
+		       cJSON_GetArraySize(unmet) ? "NOT MET" : "met");
+	cJSON_ArrayForEach(u, unmet) printf("    %s\n", u->valuestring);
+	free(req);
+}
+
+static void print_text(const cJSON *pfs)
+{
+	const cJSON *pf, *vf;
+
+	cJSON_ArrayForEach(pf, pfs)
+	{
+		char *pfc = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(pf, "pfc"));
+		char *ecn = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(pf, "ecn"));
+		const cJSON *map = cJSON_GetObjectItemCaseSensitive(pf, "dscp2prio");
+
+		printf("PF %s (%s): dcb %s, trust %s, pfc %s, ecn %s, dscp map %d entries%s\n",
+		       json_str(pf, "name"), json_str(pf, "pci"),
+		       json_str(pf, "dcb") ? json_str(pf, "dcb") : "yes",
+		       json_str(pf, "trust") ?: "-", pfc ? pfc : "-", ecn ? ecn : "-",
+		       cJSON_GetArraySize(map),
+		       cJSON_GetObjectItemCaseSensitive(pf, "ets") ? ", ets set" : "");
+		free(pfc);
+		free(ecn);
+		print_required(pf);
+		cJSON_ArrayForEach(vf, cJSON_GetObjectItemCaseSensitive(pf, "vfs"))
+		{
+			const cJSON *a = cJSON_GetObjectItemCaseSensitive(vf, "attachment");
+			char tc[96];
+
+			int want = json_int(vf, "trafficClassRequired", -1);
+			char req[48] = "";
+
+			tos_show_text(vf, tc, sizeof(tc));
+			if (want >= 0)
+				snprintf(req, sizeof(req), " (required %d%s)", want,
+					 want == json_int(vf, "trafficClass", -1) ? ""
+										  : ", NOT MET");
+			printf("  VF %s  numa %d  rdma %-10s tc %s%s  %s%s%s%s%s\n",
+			       json_str(vf, "pci"), json_int(vf, "numaNode", -1),
+			       json_str(vf, "rdma") ?: "-", tc, req,
+			       a ? json_str(a, "pod") : "(free)", a ? "/" : "",
+			       a ? json_str(a, "podName") : "", a ? " profile " : "",
+			       a ? json_str(a, "profile") : "");
+		}
+	}
+}
+
+/* The node catalog for the baseline; show works without one, or with a bad one. */
+static struct rq_catalog *show_catalog(const struct rq_env *env)
+{
+	struct rq_catalog *cat = NULL;
+	struct rq_error e;
+	char *buf = NULL;
+	size_t len = 0;
+
+	rq_err_clear(&e);
+	if (sysfs_read_file(&env->root, RQ_CATALOG_PATH, 4 * 1024 * 1024, &buf, &len) == 0 &&
+	    catalog_parse(buf, len, &cat, &e) < 0)
+		cat = NULL;
+	free(buf);
+	return cat;
+}
+
+int cmd_show(struct rq_env *env, bool json)
+{
+	struct rq_catalog *cat = show_catalog(env);
+	char **names = NULL;
+	size_t n = 0;
+	cJSON *recs, *out = cJSON_CreateObject(), *pfs;
+	int r;
+
+	if (!out)
+		return -ENOMEM;
+	recs = records_by_vf(env);
+	pfs = cJSON_AddArrayToObject(out, "pfs");
+	r = sysfs_list(&env->root, "/sys/class/net", &names, &n);
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		char path[512];
+
+		snprintf(path, sizeof(path), "/sys/class/net/%s/device/sriov_numvfs", names[i]);
+		/* switchdev representors share the PF's device: only the uplink is the PF */
+		if (sysfs_exists(&env->root, path) &&
+		    !device_netdev_is_representor(&env->root, names[i]))
+			cJSON_AddItemToArray(pfs, pf_json(env, cat, names[i], recs));
+	}
+	sysfs_list_free(names, n);
+	cJSON_AddNumberToObject(out, "attachments", cJSON_GetArraySize(recs));
+	if (json) {
+		char *s = cJSON_Print(out);
+
+		if (s)
+			puts(s);
+		free(s);
+	} else {
+		print_text(pfs);
+		printf("%d attachment record(s)\n", cJSON_GetArraySize(recs));
+	}
+	cJSON_Delete(recs);
+	cJSON_Delete(out);
+	catalog_free(cat);
+	return r == -ENOENT ? 0 : r;
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The operator tools: node-side subcommands (argv[1]); exit status 0 or 1. */
+#ifndef RQ_TOOLS_H
+#define RQ_TOOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "plugin/core/core.h"
+
+int cmd_show(struct rq_env *env, bool json);
+int main_install(int argc, char **argv, const char *binary);
+int main_validate(int argc, char **argv, const char *binary);
+/* A whole file (or pipe) named on the command line (not a host path), at most @max bytes. */
+int cli_read_file(const char *path, size_t max, char **ret, size_t *ret_len);
+
+#endif

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * rdma-qos validate FILE: a node catalog, a conflist, one plugin's config (as
+ * the runtime hands it over), a NetworkAttachmentDefinition or the deploy/
+ * ConfigMap, as JSON (`kubectl get -o json`, or `yq -o json` for a YAML
+ * file). Each goes through the parser the plugin itself uses (catalog_parse,
+ * netconf_parse), so what passes here is what ADD accepts. Exit 0, or 1 with
+ * the error naming the JSON path.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "netconf/jsonpath.h"
+#include "plugin/tools/tools.h"
+
+#define RQ_VALIDATE_MAX	 ((size_t)4 << 20) /* as the plugin reads the catalog */
+#define RQ_CONFIGMAP_KEY "profiles.json"
+
+int cli_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = NULL, *nb;
+	struct stat st;
+	int fd, r = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (S_ISDIR(st.st_mode)) /* a pipe (/dev/stdin) is fine */
+		r = -EISDIR;
+	if (r < 0)
+		goto out;
+	for (;;) {
+		ssize_t n;
+
+		if (!buf || len == cap) {
+			if (buf)
+				cap *= 2;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				r = -ENOMEM;
+				goto out;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > max) {
+			r = -EFBIG;
+			goto out;
+		}
+	}
+	buf[len] = '\0';
+	*ret = buf;
+	*ret_len = len;
+	buf = NULL;
+out:
+	free(buf);
+	close(fd);
+	return r;
+}
+
+/*
+ * Put @prefix in front of the message. A message that starts with a JSON path
+ * ("qos.ets.tcBw: ...") is joined to it with a dot, anything else with ": ".
+ */
+static void err_prefix(struct rq_error *e, const char *prefix)
+{
+	char msg[RQ_ERR_MSG_MAX];
+	size_t path = strcspn(e->msg, ": ");
+	bool is_path = path > 0 && e->msg[path] == ':' && e->msg[0] != '[';
+
+	(void)snprintf(msg, sizeof(msg), "%s%s%s", prefix,
+		       is_path		  ? "."
+		       : e->msg[0] == '[' ? ""
+					  : ": ",
+		       e->msg);
+	memcpy(e->msg, msg, sizeof(e->msg));
+}
+
+/* One plugin's config as the runtime passes it: netconf_parse decides. */
+static int validate_plugin(const cJSON *o, char *what, size_t wlen, struct rq_error *e)
+{
+	struct rq_netconf *nc = NULL;
+	char *s = cJSON_PrintUnformatted(o);
+	int r;
+
+	if (!s)
+		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
+	r = netconf_parse(s, strlen(s), &nc, e);
+	free(s);
+	if (r < 0)
+		return r;
+	(void)snprintf(what, wlen, "profile %s, pf %s, numa %s",
+		       nc->args_profile ?: nc->profile ?: nc->qos ? "inline" : "(namespace default)",
+		       nc->pf_set ? pf_mode_name(nc->pf) : "(node policy)",
+		       numa_mode_name(nc->numa));
+	netconf_free(nc);
+	return 0;
+}
+
+static bool is_ours(const cJSON *plugin, const char *binary)
+{
+	const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(plugin, "type"));
+
+	return t && (!strcmp(t, "rdma-qos") || !strcmp(t, binary));
+}
+
+/*
+ * What libcni does with a conflist: every plugin gets the list's name and
+ * cniVersion written into its own config. rdma-qos is chained: it needs the
+ * prevResult of a plugin before it that moved the VF.
+ */
+static int validate_conflist(cJSON *list, const char *binary, char *kind, size_t klen,
+			     struct rq_error *e)
+{
+	const cJSON *plugins = cJSON_GetObjectItemCaseSensitive(list, "plugins");
+	const char *name = NULL, *version = NULL;
+	char what[256] = "", prefix[32];
+	cJSON *it;
+	int i = 0, ours = -1, r;
+
+	if ((r = json_get_str(list, "name", "name", &name, e)) < 0 ||
+	    (r = json_get_str(list, "cniVersion", "cniVersion", &version, e)) < 0)
+		return r;
+	if (!name || !version)
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: required in a conflist",
+			      name ? "cniVersion" : "name");
+	if (!cJSON_IsArray(plugins))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "plugins: expected an array");
+	cJSON_ArrayForEach(it, plugins)
+	{
+		(void)snprintf(prefix, sizeof(prefix), "plugins[%d]", i);
+		if (!cJSON_IsObject(it) ||
+		    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(it, "type")))
+			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.type: expected a string",
+				      prefix);
+		if (is_ours(it, binary)) {
+			if (ours >= 0)
+				return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+					      "%s: a second rdma-qos entry (the first is "
+					      "plugins[%d])",
+					      prefix, ours);
+			if (i == 0)
+				return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+					      "plugins[0].type: rdma-qos is a chained plugin: it "
+					      "must follow the plugin that moves the VF (sriov, "
+					      "host-device)");
+			cJSON_DeleteItemFromObjectCaseSensitive(it, "name");
+			cJSON_DeleteItemFromObjectCaseSensitive(it, "cniVersion");
+			if (!cJSON_AddStringToObject(it, "name", name) ||
+			    !cJSON_AddStringToObject(it, "cniVersion", version))
+				return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
+			r = validate_plugin(it, what, sizeof(what), e);
+			if (r < 0) {
+				err_prefix(e, prefix);
+				return r;
+			}
+			ours = i;
+		}
+		i++;
+	}
+	if (ours < 0)
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "plugins: no rdma-qos entry");
+	(void)snprintf(kind, klen, "conflist \"%s\", rdma-qos is plugins[%d] of %d (%s)", name,
+		       ours, i, what);
+	return 0;
+}
+
+static int validate_catalog(const char *buf, size_t len, char *kind, size_t klen,
+			    struct rq_error *e)
+{
+	struct rq_catalog *cat = NULL;
+	int r = catalog_parse(buf, len, &cat, e);
+
+	if (r < 0)
+		return r;
+	(void)snprintf(kind, klen, "catalog, %zu profiles, %zu namespace entries, node pf %s",
+		       cat->n_profiles, cat->n_ns, pf_mode_name(cat->pf_max));
+	catalog_free(cat);
+	return 0;
+}
+
+static int validate_json(const char *buf, size_t len, const char *what, const char *binary,
+			 char *kind, size_t klen, struct rq_error *e);
+
+/* A Kubernetes object: a NAD's spec.config or the deploy/ ConfigMap's catalog. */
+static int validate_k8s(const cJSON *o, const char *binary, char *kind, size_t klen,
+			struct rq_error *e)
+{
+	const char *k = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "kind"));
+	const char *path = "spec.config";
+	const cJSON *v;
+	char inner[320];
+	int r;
+
+	if (k && !strcmp(k, "NetworkAttachmentDefinition"))
+		v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "spec"),
+						     "config");
+	else if (k && !strcmp(k, "ConfigMap")) {
+		v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "data"),
+						     RQ_CONFIGMAP_KEY);
+		path = "data[\"" RQ_CONFIGMAP_KEY "\"]";
+	} else
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			      "kind: \"%.64s\" is neither a NetworkAttachmentDefinition nor a "
+			      "ConfigMap",
+			      k ? k : "(not a string)");
+	if (!cJSON_IsString(v) || !v->valuestring[0])
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected a non-empty JSON string",
+			      path);
+	r = validate_json(v->valuestring, strlen(v->valuestring), path, binary, inner,
+			  sizeof(inner), e);
+	/* a decode error names the document already */
+	if (r < 0 && strncmp(e->msg, path, strlen(path)) != 0)
+		err_prefix(e, path);
+	if (r < 0)
+		return r;
+	(void)snprintf(kind, klen, "%s, %s: %s", k, path, inner);
+	return 0;
+}
+
+static int validate_json(const char *buf, size_t len, const char *what, const char *binary,
+			 char *kind, size_t klen, struct rq_error *e)
+{
+	cJSON *o = NULL;
+	char w[256];
+	int r = json_parse_object(buf, len, what, &o, e);
+
+	if (r < 0)
+		return r;
+	if (cJSON_GetObjectItemCaseSensitive(o, "kind"))
+		r = validate_k8s(o, binary, kind, klen, e);
+	else if (cJSON_GetObjectItemCaseSensitive(o, "plugins"))
+		r = validate_conflist(o, binary, kind, klen, e);
+	else if (cJSON_GetObjectItemCaseSensitive(o, "type")) {
+		r = validate_plugin(o, w, sizeof(w), e);
+		if (r == 0)
+			(void)snprintf(kind, klen, "plugin config (%s)", w);
+	} else
+		r = validate_catalog(buf, len, kind, klen, e);
+	cJSON_Delete(o);
+	return r;
+}
+
+int main_validate(int argc, char **argv, const char *binary)
+{
+	struct rq_error e;
+	char *buf = NULL, kind[512];
+	size_t len = 0;
+	bool yaml;
+	int r;
+
+	if (argc != 3 || argv[2][0] == '-') {
+		(void)fprintf(stderr, "usage: %s validate FILE\n", binary);
+		return 1;
+	}
+	rq_err_clear(&e);
+	r = cli_read_file(argv[2], RQ_VALIDATE_MAX, &buf, &len);
+	if (r < 0) {
+		(void)fprintf(stderr, "%s: %s\n", argv[2],
+			      r == -EFBIG ? "larger than 4 MiB" : strerror(-r));
+		return 1;
+	}
+	r = validate_json(buf, len, "the file", binary, kind, sizeof(kind), &e);
+	yaml = r < 0 && e.code == RQ_ERR_DECODE && buf && buf[strspn(buf, " \t\r\n")] != '{';
+	free(buf);
+	if (r < 0) {
+		(void)fprintf(
+		    stderr, "%s: %s%s\n", argv[2], e.msg,
+		    yaml ? " (a YAML manifest? give its JSON: kubectl get -o json, yq -o json)"
+			 : "");
+		return 1;
+	}
+	(void)printf("%s: valid %s\n", argv[2], kind);
+	return 0;
+}

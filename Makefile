@@ -26,7 +26,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS)) -lm
 endif
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 
-# The two binaries are static-pie (README "Static binaries"): static glibc, libnl's archive
+# The two binaries are static-pie (docs/operations.md "Static binaries"): static glibc, libnl's archive
 # and cJSON built as an archive from Debian's cjson source package (tools/cjson.sh), so
 # they run on any node's libc or none. Objects compile against the installed libcjson-dev
 # header, which the script checks is the archive's. STATIC=0 links them dynamically, as the
@@ -34,7 +34,7 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 STATIC   ?= $(if $(SAN),0,1)
 ifeq ($(STATIC),1)
 CJSON_A  := $(B)/cjson/libcjson.a
-# Peak RSS (README "Static binaries"): a kernel that maps a binary's page cache
+# Peak RSS (docs/operations.md "Static binaries"): a kernel that maps a binary's page cache
 # in large folios makes a run's RSS close to its loaded size, so what is never
 # called is dropped (--gc-sections over per-function sections) and the
 # relocations are packed (DT_RELR: 1900 RELA entries of 24 bytes -> 0.4 KiB).

@@ -100,7 +100,7 @@ int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct r
 
 /*
  * The catalog as one ADD or CHECK needs it, at a fraction of the cost of
- * catalog_parse on a big node catalog. The rule (README "Node catalog"):
+ * catalog_parse on a big node catalog. The rule (docs/configuration.md "Node catalog"):
  * the whole file must be JSON with only the known top-level keys, and every
  * profile and namespace name is checked; what this attachment uses is
  * validated in full, exactly as catalog_parse does: "node", the entry of

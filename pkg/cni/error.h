@@ -25,7 +25,7 @@ enum rq_cni_code {
 	RQ_ERR_CONFIG = 7, /* invalid network config */
 	RQ_ERR_TRY_AGAIN = 11,
 	RQ_ERR_NOT_READY = 50, /* STATUS: plugin not available */
-	/* 100+ : rdma-qos's own, documented in README.md */
+	/* 100+ : rdma-qos's own, documented in docs/troubleshooting.md */
 	RQ_ERR_NO_DCB = 100,	  /* PF has no dcbnl ops */
 	RQ_ERR_NOT_ALLOWED = 101, /* profile / inline qos / pf mode not allowed for namespace */
 	RQ_ERR_PF_CONFLICT = 102, /* PF-wide settings conflict with a live attachment */

@@ -79,7 +79,7 @@ struct pass_report {
 /* Temporaries of atomic writes older than this are a killed writer's (no write takes that long). */
 #define AGENT_TMP_AGE_S 60
 
-/* reconcile.c: one pass over every record; 0, or <0 when the pass could not run at all */
+/* pass.c: one pass over every record; 0, or <0 when the pass could not run at all */
 int agent_pass(struct agent *a, struct pass_report *rep);
 /* cycle.c: a pass and its publication; true when drift is left */
 bool agent_do_pass(struct agent *a);
@@ -92,7 +92,7 @@ void agent_count_repair(struct agent *a, const char *pf, enum agent_item item);
 void pass_report_drift(struct pass_report *rep, const char *pf, enum agent_item item, bool drifted);
 
 /*
- * reconcile_tos.c: the VF traffic class of one attachment (the one seam to
+ * vf_repair.c: the VF traffic class of one attachment (the one seam to
  * the ToS code): find the RDMA device again from the VF's PCI address (it may
  * have come back under another name), repair the class when it drifted,
  * update the record when the device name changed. *ret_drift: drift left.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * The agent's loop: one epoll over a signalfd, the pass timer (timerfd), a
- * coalescing timer, and the event sources (events_src.c). An event arms the
+ * coalescing timer, and the event sources (event_sources.c). An event arms the
  * coalescing timer (AGENT_COALESCE_MS), so a burst (a driver reload raises
  * dozens) becomes one pass. A source that keeps firing for one port is
  * ignored for that port for a while, doubling, and the log says so; the

@@ -28,7 +28,7 @@ static void tc_metric(struct pass_report *rep, const char *vf, const char *dev, 
 }
 
 /*
- * Every knob of the VF's RDMA device (plugin/tos.c finds the device again
+ * Every knob of the VF's RDMA device (plugin/core/vf_class.c finds the device again
  * after a re-registration and writes as ADD does), under the VF's PF locks.
  * The class is the attachment's own choice: it is repaired whatever the
  * PF mode (verify and ignore concern the PF).

@@ -28,7 +28,7 @@ struct add_tx {
 	cJSON *idx_before[RQ_MAX_PFS]; /* ... as read, taken before index_add changes them */
 	bool idx_written[RQ_MAX_PFS];
 	bool idx_steady[RQ_MAX_PFS]; /* listed as it is: the index was streamed, not read */
-	struct tos_tx tos;	     /* every knob of the VF's traffic class (plugin/tos.c) */
+	struct tos_tx tos;	     /* every knob of the VF's traffic class (core/vf_class.c) */
 	bool intent_written;	     /* the pending record is on disk */
 	cJSON *rec_before; /* the record of an earlier ADD as this one found it (or none) */
 	struct rq_numa_result numa;

@@ -223,7 +223,7 @@ static void report(FILE *js, struct cmd *c, int first, double wall)
 
 	for (int i = 0; i < c->n; i++)
 		maxrss = c->rss[i] > maxrss ? c->rss[i] : maxrss;
-	/* the median too: a static binary's RSS moves with its load address (README) */
+	/* the median too: a static binary's RSS moves with its load address (docs/benchmarks.md) */
 	if (c->n > 0) {
 		qsort(c->rss, (size_t)c->n, sizeof(*c->rss), cmp_l);
 		medrss = c->rss[c->n / 2];

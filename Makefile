@@ -138,15 +138,22 @@ asan-test:
 # The simulated-node suite again, on ASan+UBSan builds of the binaries: the command code in
 # plugin/ runs only there. Any sanitizer report fails the target, also one from a run whose
 # exit status the suite does not look at.
-SAN_LOGS := $(abspath build-asan)/san-logs
-asan-sim-test:
+# $(call san_suite,LOGDIR,SCRIPT): the suite SCRIPT on ASan+UBSan builds of the binaries
+# (the command code in plugin/ runs only in those suites). Any sanitizer report fails
+# the target, also one from a run whose exit status the suite does not look at.
+define san_suite
 	$(MAKE) B=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 		SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" all
-	rm -rf $(SAN_LOGS) && mkdir -p $(SAN_LOGS)
-	ASAN_OPTIONS=log_path=$(SAN_LOGS)/asan UBSAN_OPTIONS=log_path=$(SAN_LOGS)/ubsan:print_stacktrace=1 \
-		RQ_BUILD=$(abspath build-asan) bash tests/sim/run.sh
-	@if [ -n "$$(ls $(SAN_LOGS))" ]; then cat $(SAN_LOGS)/*; \
-		echo "FAIL: sanitizer reports in $(SAN_LOGS)"; exit 1; fi
+	rm -rf $(1) && mkdir -p $(1)
+	ASAN_OPTIONS=log_path=$(1)/asan UBSAN_OPTIONS=log_path=$(1)/ubsan:print_stacktrace=1 \
+		RQ_BUILD=$(abspath build-asan) bash $(2)
+	@if [ -n "$$(ls $(1))" ]; then cat $(1)/*; \
+		echo "FAIL: sanitizer reports in $(1)"; exit 1; fi
+endef
+
+# The simulated-node suite again, on the sanitizer build.
+asan-sim-test:
+	$(call san_suite,$(abspath build-asan)/san-logs,tests/sim/run.sh)
 
 bench: all
 	RQ_BUILD=$(abspath $(B)) bash tests/bench/run.sh

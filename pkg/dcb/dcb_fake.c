@@ -9,6 +9,8 @@
  * A missing key is the port's default (no PFC, no APP entries, trust pcp,
  * ETS unreported). Unknown keys are kept. A value out of range makes get
  * fail -EBADMSG (a corrupt port file is a test bug, not a port state).
+ * One file past 500 lines on purpose: it is one file format, its reader and its
+ * writer, kept together so the format cannot drift between them.
  * APP batches apply entry by entry and stop at the first failing entry, as
  * the kernel's dcbnl_ieee_set/del do.
  * Test hooks (documented in dcb.h): "fail": {"<op>": errno} makes that op

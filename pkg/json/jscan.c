@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
+/*
+ * The streaming JSON scanner (jscan.h). One file past 500 lines on purpose: a
+ * tokenizer and its refill are one state machine, read best in one piece.
+ */
 #include "pkg/json/jscan.h"
 
 #include <errno.h>

@@ -3,6 +3,9 @@
  * Host paths under a root fd. openat2(RESOLVE_IN_ROOT) makes absolute and
  * ".." symlink targets resolve inside the root, as relative sysfs links must
  * in a simulated tree; callers' paths with ".." are refused outright.
+ * One file past 500 lines on purpose: every reader and writer here shares the
+ * root-fd resolution and its fallback below openat2's floor, which must not
+ * be reachable from outside this file.
  */
 #include "pkg/sysfs/sysfs.h"
 

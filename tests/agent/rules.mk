@@ -8,16 +8,9 @@ test: agent-sim-test asan-agent-sim-test
 
 # The same on ASan+UBSan builds: the agent's code runs only in these tests. Any sanitizer
 # report (LeakSanitizer's at exit included) fails it.
-AGENT_SAN_LOGS := $(abspath build-asan)/san-logs-agent
 .PHONY: asan-agent-sim-test
 asan-agent-sim-test:
-	$(MAKE) B=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
-		SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" all
-	rm -rf $(AGENT_SAN_LOGS) && mkdir -p $(AGENT_SAN_LOGS)
-	ASAN_OPTIONS=log_path=$(AGENT_SAN_LOGS)/asan UBSAN_OPTIONS=log_path=$(AGENT_SAN_LOGS)/ubsan:print_stacktrace=1 \
-		RQ_BUILD=$(abspath build-asan) bash tests/agent/run.sh
-	@if [ -n "$$(ls $(AGENT_SAN_LOGS))" ]; then cat $(AGENT_SAN_LOGS)/*; \
-		echo "FAIL: sanitizer reports in $(AGENT_SAN_LOGS)"; exit 1; fi
+	$(call san_suite,$(abspath build-asan)/san-logs-agent,tests/agent/run.sh)
 
 # 10 minutes of injected drifts against a running agent: RSS flat, every drift repaired
 AGENT_SOAK_S ?= 600

@@ -15,26 +15,9 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-if ! why=$(agent_can_run); then
-	if [ -n "${CI:-}" ]; then echo "FAIL: agent tests cannot run under CI: $why"; exit 1; fi
-	echo "SKIP: agent tests: $why"
-	echo "0 passed, 0 failed, 1 skipped"
-	exit 0
-fi
-
-T=$(mktemp -d /tmp/rq-agent.XXXXXX)
-ROOT=$T/node
+sim_suite_start "agent tests" rqag agent_can_run
 AGENT_PID=""
-cleanup() {
-	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null
-	for n in $(ip netns list | awk -v p="rqag$$_" 'index($1, p) == 1 { print $1 }'); do
-		ip netns del "$n" 2>/dev/null
-	done
-	sim_del_vfs "$ROOT" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-newns() { local n="rqag$$_$1"; ip netns add "$n"; echo "/run/netns/$n"; }
+suite_teardown() { [ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null; }
 agent() { RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent "$@"; }
 M=$T/rdma-qos.prom
 

@@ -99,3 +99,32 @@ chain_del() {
 
 dcb_json() { cat "$1/dcb/$2.json"; }
 dcb_writes() { jq -r '.writes // 0' "$1/dcb/$2.json"; }
+
+# The start of a simulated-node suite: skip when this machine cannot run it (fail under
+# CI), then a scratch dir $T with the node root $ROOT, newns NAME (a pod netns, prefix
+# $2) and a cleanup on exit that removes both and the veth "VFs"; a suite adds its own
+# teardown as a function named suite_teardown.
+#   sim_suite_start LABEL PREFIX GATE   (GATE: sim_can_run, agent_can_run, ...)
+sim_suite_start() {
+	local why
+	if ! why=$($3); then
+		if [ -n "${CI:-}" ]; then echo "FAIL: $1 cannot run under CI: $why"; exit 1; fi
+		echo "SKIP: $1: $why"
+		echo "0 passed, 0 failed, 1 skipped"
+		exit 0
+	fi
+	T=$(mktemp -d "/tmp/rq-$2.XXXXXX")
+	ROOT=$T/node
+	NS_PREFIX="$2$$_"
+	trap sim_suite_cleanup EXIT
+}
+sim_suite_cleanup() {
+	declare -F suite_teardown > /dev/null && suite_teardown
+	# newns runs in $(...), so the names are matched, not remembered
+	for n in $(ip netns list | awk -v p="$NS_PREFIX" 'index($1, p) == 1 { print $1 }'); do
+		ip netns del "$n" 2>/dev/null
+	done
+	sim_del_vfs "$ROOT" 2>/dev/null
+	rm -rf "$T"
+}
+newns() { local n="$NS_PREFIX$1"; ip netns add "$n"; echo "/run/netns/$n"; }

@@ -6,27 +6,8 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-if ! why=$(sim_can_run); then
-	if [ -n "${CI:-}" ]; then echo "FAIL: simulated-node tests cannot run under CI: $why"; exit 1; fi
-	echo "SKIP: simulated-node tests: $why"
-	echo "0 passed, 0 failed, 1 skipped"
-	exit 0
-fi
-
-T=$(mktemp -d /tmp/rq-sim.XXXXXX)
-ROOT=$T/node
-cleanup() {
-	# newns runs in $(...), so the names are matched, not remembered
-	for n in $(ip netns list | awk -v p="rqsim$$_" 'index($1, p) == 1 { print $1 }'); do
-		ip netns del "$n" 2>/dev/null
-	done
-	sim_del_vfs "$ROOT" 2>/dev/null
-	ip link del "rqpn$$" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-
-newns() { local n="rqsim$$_$1"; ip netns add "$n"; echo "/run/netns/$n"; }
+sim_suite_start "simulated-node tests" rqsim sim_can_run
+suite_teardown() { ip link del "rqpn$$" 2>/dev/null; }
 
 "$MKNODE" --root "$ROOT" --pfs 2 --vfs 4 --numa-nodes 2 --cpus-per-node 4 --rdma configfs \
 	--ecn yes --dcb yes --pf-prefix sp$$ > "$T/node.txt" || { echo "FAIL: mknode"; exit 1; }

@@ -8,27 +8,8 @@
 # ToS reset and a dcbsim unload/reload (the PF's DCB state reset); serve
 # /metrics over HTTP that promtool accepts; exit 0 on SIGTERM.
 set -u
-SRC=${RQSRC:?}
-BUILD=${RQ_BUILD:-$SRC/build}
-RQ=$BUILD/rdma-qos
-HD=/usr/lib/cni/host-device
+. "${RQSRC:?}/tests/vm/lib.sh"
 INTERVAL=5
-PASS=0 FAIL=0
-pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
-check() { local d="$1"; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
-run() { CNI_COMMAND=$2 CNI_CONTAINERID=$3 CNI_NETNS=$4 CNI_IFNAME=$5 CNI_PATH=/usr/lib/cni CNI_ARGS=$6 "$1"; }
-conf() { jq -c --argjson p "${2:-null}" '{cniVersion: "1.0.0", name: "roce"} + . + (if $p == null then {} else {prevResult: $p} end)' <<< "$1"; }
-now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
-# until MS CMD...: poll CMD every 50 ms; prints the ms it took; rc 1 on timeout
-until_ms() {
-	local lim=$1 t0; shift; t0=$(now_ms)
-	while ! "$@" 2>/dev/null; do
-		[ $(( $(now_ms) - t0 )) -ge "$lim" ] && { echo $(( $(now_ms) - t0 )); return 1; }
-		sleep 0.05
-	done
-	echo $(( $(now_ms) - t0 ))
-}
 pfc3_on() { dcb pfc show dev "$PF" prio-pfc | grep -q '3:on'; }
 dscp26() { dcb -j app show dev "$PF" | jq -e '[.dscp_prio[] | select(.[0] == 26 and .[1] == 3)] | length == 1' > /dev/null; }
 metric() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
@@ -36,10 +17,7 @@ metric() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 modprobe igb && modprobe igbvf || fail "modprobe igb igbvf"
 udevadm settle 2>/dev/null; sleep 1
 PFPCI=0000:81:00.0
-PF=$(ls /sys/bus/pci/devices/$PFPCI/net)
-ip link set "$PF" up
-echo 1 > /sys/bus/pci/devices/$PFPCI/sriov_numvfs
-for _ in $(seq 100); do [ -d /sys/bus/pci/devices/$PFPCI/virtfn0/net ] && break; sleep 0.2; done
+vf_enable "$PFPCI" 1
 VF0PCI=$(basename "$(readlink -f /sys/bus/pci/devices/$PFPCI/virtfn0)"); VF0=$(ls /sys/bus/pci/devices/$VF0PCI/net)
 modprobe dcbsim ifname="$PF" || fail "modprobe dcbsim"
 modprobe rdma_rxe && modprobe rdma_cm || fail "modprobe rdma_rxe rdma_cm"

@@ -5,20 +5,7 @@
 # PF DCB goes through the kernel's dcbnl to the dcbsim module, the VF's ToS
 # to configfs for an rxe device, NUMA from real sysfs.
 set -u
-SRC=${RQSRC:?}
-BUILD=${RQ_BUILD:-$SRC/build}
-RQ=$BUILD/rdma-qos
-HD=/usr/lib/cni/host-device
-PASS=0 FAIL=0
-pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
-check() { local d="$1"; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
-run() {   # plugin cmd cid netns ifname args < conf
-	CNI_COMMAND=$2 CNI_CONTAINERID=$3 CNI_NETNS=$4 CNI_IFNAME=$5 CNI_PATH=/usr/lib/cni CNI_ARGS=$6 "$1"
-}
-conf() {  # plugin-json [prevResult]
-	jq -c --argjson p "${2:-null}" '{cniVersion: "1.0.0", name: "roce"} + . + (if $p == null then {} else {prevResult: $p} end)' <<< "$1"
-}
+. "${RQSRC:?}/tests/vm/lib.sh"
 sets() { cat /sys/module/dcbsim/parameters/sets; }
 
 modprobe igb && modprobe igbvf || fail "modprobe igb igbvf"

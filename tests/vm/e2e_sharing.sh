@@ -9,20 +9,13 @@
 # Usage: e2e_sharing.sh PF-PCI (its VFs exist, are free and up; nobody has an
 # attachment on it). Leaves dcbsim loaded in its default mode.
 set -u
-SRC=${RQSRC:?}
-BUILD=${RQ_BUILD:-$SRC/build}
-RQ=$BUILD/rdma-qos
-HD=/usr/lib/cni/host-device
+. "${RQSRC:?}/tests/vm/lib.sh"
 BPO=$RQCACHE/iproute2-bpo/sbin
 PFPCI=${1:?PF PCI address}
 PF=$(ls /sys/bus/pci/devices/"$PFPCI"/net)
 CARRIER=/sys/class/net/$PF/carrier
 CAT=/etc/cni/rdma-qos/profiles.json
 ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=s;K8S_POD_UID=pod-s"
-PASS=0 FAIL=0
-pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
-check() { local d="$1"; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
 now() { echo $(($(date +%s%N) / 1000000)); }
 sets() { cat /sys/module/dcbsim/parameters/sets; }
 flaps() { cat /sys/module/dcbsim/parameters/flaps; }

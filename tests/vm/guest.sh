@@ -42,6 +42,21 @@ backports() {
 	apt-get -o DPkg::Lock::Timeout=600 update -q >&2
 }
 
+# build_module NAME DIR: tests/vm/NAME/NAME.c built in DIR when it changed, into the
+# guest kernel's extra/ (depmod again after)
+build_module() {
+	if ! cmp -s "$SRC/tests/vm/$1/$1.c" "$2/$1.c" || [ ! -f "$2/$1.ko" ]; then
+		mkdir -p "$2"
+		cp "$SRC/tests/vm/$1/$1.c" "$2/"
+		echo "obj-m := $1.o" > "$2/Makefile"
+		make -s -C "$CACHE/kroot/usr/src/linux-headers-$KV" M="$2" \
+			CONFIG_DEBUG_INFO_BTF_MODULES= modules >&2
+		mkdir -p "$CACHE/kroot/lib/modules/$KV/extra"
+		cp "$2/$1.ko" "$CACHE/kroot/lib/modules/$KV/extra/"
+		rm -f "$CACHE/depmod-done"
+	fi
+}
+
 setup() {
 	mkdir -p "$CACHE/debs" "$CACHE/run" "$CACHE/module"
 	backports
@@ -68,27 +83,10 @@ setup() {
 		(cd "$CACHE/debs" && apt-get download -q -t bookworm-backports iproute2 >&2)
 		dpkg-deb -x "$(ls -t "$CACHE"/debs/iproute2_*bpo*.deb | head -1)" "$CACHE/iproute2-bpo"
 	fi
-	# the test module, built against the downloaded headers (no pahole: no module BTF)
-	if ! cmp -s "$SRC/tests/vm/dcbsim/dcbsim.c" "$CACHE/module/dcbsim.c" || [ ! -f "$CACHE/module/dcbsim.ko" ]; then
-		cp "$SRC/tests/vm/dcbsim/dcbsim.c" "$CACHE/module/"
-		echo 'obj-m := dcbsim.o' > "$CACHE/module/Makefile"
-		make -s -C "$CACHE/kroot/usr/src/linux-headers-$KV" M="$CACHE/module" \
-			CONFIG_DEBUG_INFO_BTF_MODULES= modules >&2
-		mkdir -p "$CACHE/kroot/lib/modules/$KV/extra"
-		cp "$CACHE/module/dcbsim.ko" "$CACHE/kroot/lib/modules/$KV/extra/"
-		rm -f "$CACHE/depmod-done"
-	fi
-	# ibsim, a movable RoCE ib_device with MOFED's tc/ (tests/vm/tos.sh): its own directory
-	if ! cmp -s "$SRC/tests/vm/ibsim/ibsim.c" "$CACHE/ibsim/ibsim.c" || [ ! -f "$CACHE/ibsim/ibsim.ko" ]; then
-		mkdir -p "$CACHE/ibsim"
-		cp "$SRC/tests/vm/ibsim/ibsim.c" "$CACHE/ibsim/"
-		echo 'obj-m := ibsim.o' > "$CACHE/ibsim/Makefile"
-		make -s -C "$CACHE/kroot/usr/src/linux-headers-$KV" M="$CACHE/ibsim" \
-			CONFIG_DEBUG_INFO_BTF_MODULES= modules >&2
-		mkdir -p "$CACHE/kroot/lib/modules/$KV/extra"
-		cp "$CACHE/ibsim/ibsim.ko" "$CACHE/kroot/lib/modules/$KV/extra/"
-		rm -f "$CACHE/depmod-done"
-	fi
+	# the test modules, built against the downloaded headers (no pahole: no module BTF):
+	# dcbsim (tests/vm/e2e.sh, agent.sh) in module/, ibsim (tos.sh) in ibsim/
+	build_module dcbsim "$CACHE/module"
+	build_module ibsim "$CACHE/ibsim"
 	if [ ! -f "$CACHE/depmod-done" ]; then
 		depmod -b "$CACHE/kroot" "$KV" && touch "$CACHE/depmod-done"
 	fi

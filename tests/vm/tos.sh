@@ -8,20 +8,8 @@
 # first in shared RDMA netns mode, then in exclusive mode with the device
 # moved into the pod by `rdma dev set ... netns`, as rdma-cni does.
 set -u
-SRC=${RQSRC:?}
-BUILD=${RQ_BUILD:-$SRC/build}
-RQ=$BUILD/rdma-qos
-HD=/usr/lib/cni/host-device
-PASS=0 FAIL=0
-pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
-fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
-check() { local d="$1"; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
-run() {   # plugin cmd cid netns ifname args < conf
-	CNI_COMMAND=$2 CNI_CONTAINERID=$3 CNI_NETNS=$4 CNI_IFNAME=$5 CNI_PATH=/usr/lib/cni CNI_ARGS=$6 "$1"
-}
-conf() {  # plugin-json [prevResult]
-	jq -c --argjson p "${2:-null}" '{cniVersion: "1.0.0", name: "tos"} + . + (if $p == null then {} else {prevResult: $p} end)' <<< "$1"
-}
+. "${RQSRC:?}/tests/vm/lib.sh"
+CONF_NAME=tos
 ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p0;K8S_POD_UID=pod-tos"
 CFG=/sys/kernel/config/rdma_cm
 DEV=ibsim0
@@ -34,10 +22,7 @@ rec() { jq -c "$1" /run/rdma-qos/state/tos_"$2"_net1.json; }
 modprobe igb && modprobe igbvf || fail "modprobe igb igbvf"
 udevadm settle 2>/dev/null; sleep 1
 PFPCI=0000:81:00.0
-PF=$(ls /sys/bus/pci/devices/$PFPCI/net)
-ip link set "$PF" up
-echo 1 > /sys/bus/pci/devices/$PFPCI/sriov_numvfs
-for _ in $(seq 100); do [ -d /sys/bus/pci/devices/$PFPCI/virtfn0/net ] && break; sleep 0.2; done
+vf_enable "$PFPCI" 1
 VFPCI=$(basename "$(readlink -f /sys/bus/pci/devices/$PFPCI/virtfn0)"); VF=$(ls /sys/bus/pci/devices/$VFPCI/net)
 ip link set "$VF" up
 modprobe rdma_cm || fail "modprobe rdma_cm"

@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: Apache-2.0
+# Shared by the guest-side scripts (sourced as . "$RQSRC/tests/vm/lib.sh"; guest.sh
+# runs a copy of the script, so its own dirname is not the source tree).
+SRC=${RQSRC:?}
+BUILD=${RQ_BUILD:-$SRC/build}
+RQ=$BUILD/rdma-qos
+HD=/usr/lib/cni/host-device
+PASS=0 FAIL=0
+pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
+check() { local d="$1"; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
+# run PLUGIN CMD CID NETNS IFNAME ARGS < conf: a runtime's call
+run() { CNI_COMMAND=$2 CNI_CONTAINERID=$3 CNI_NETNS=$4 CNI_IFNAME=$5 CNI_PATH=/usr/lib/cni CNI_ARGS=$6 "$1"; }
+# conf PLUGIN-JSON [PREVRESULT]: the plugin's config as the runtime passes it (network $CONF_NAME)
+conf() {
+	jq -c --arg n "${CONF_NAME:-roce}" --argjson p "${2:-null}" \
+		'{cniVersion: "1.0.0", name: $n} + . + (if $p == null then {} else {prevResult: $p} end)' <<< "$1"
+}
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+# until_ms MS CMD...: poll CMD every 50 ms; prints the ms it took; rc 1 on timeout
+until_ms() {
+	local lim=$1 t0; shift; t0=$(now_ms)
+	while ! "$@" 2>/dev/null; do
+		[ $(( $(now_ms) - t0 )) -ge "$lim" ] && { echo $(( $(now_ms) - t0 )); return 1; }
+		sleep 0.05
+	done
+	echo $(( $(now_ms) - t0 ))
+}
+# vf_enable PFPCI N: the PF up with N igbvf VFs, waiting for the first VF's netdev; sets PF
+vf_enable() {
+	PF=$(ls "/sys/bus/pci/devices/$1/net")
+	ip link set "$PF" up
+	echo "$2" > "/sys/bus/pci/devices/$1/sriov_numvfs"
+	for _ in $(seq 100); do [ -d "/sys/bus/pci/devices/$1/virtfn0/net" ] && break; sleep 0.2; done
+}

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pkg/lock/lock.h"
 #include "pkg/log/log.h"
 #include "pkg/netns/netns.h"
 #include "plugin/core/pf_require.h"
@@ -32,6 +33,7 @@ struct add_tx {
 	bool intent_written;	     /* the pending record is on disk */
 	cJSON *rec_before; /* the record of an earlier ADD as this one found it (or none) */
 	struct rq_numa_result numa;
+	int att_fd; /* the attachment's lock: held from before the pending write to exit */
 };
 
 static int numa_step(struct rq_ctx *c, struct add_tx *tx)
@@ -395,6 +397,20 @@ int cmd_add(struct rq_ctx *c)
 	r = attach_resolve_target(c, &tx.t);
 	if (r < 0)
 		return r;
+	/*
+	 * Taken before the PF locks (the agent's order too) and before any
+	 * record is written: the agent judges a pending record by this lock,
+	 * which the kernel drops when this process dies however it dies.
+	 */
+	tx.att_fd = lock_attachment(&c->env.root, c->key, c->env.lock_timeout_ms);
+	if (tx.att_fd == -EAGAIN)
+		return rq_err(&c->err, RQ_ERR_TRY_AGAIN, tx.att_fd,
+			      "attachment %s is being worked on by another command for more than "
+			      "%d ms; try again later",
+			      c->key, c->env.lock_timeout_ms);
+	if (tx.att_fd < 0)
+		return rq_err(&c->err, RQ_ERR_IO, tx.att_fd, "attachment lock %s: %s", c->key,
+			      strerror(-tx.att_fd));
 	/* everything that can be checked without writing is checked before the PF is touched */
 	r = c->profile.traffic_class < 0 ? 0 : tos_prepare(c, &tx.t);
 	if (r == 0)
@@ -408,6 +424,8 @@ int cmd_add(struct rq_ctx *c)
 		r = tos_plan(c, &tx.t, &tx.tos, tx.rec_before);
 	if (r == 0)
 		r = intent_step(c, &tx);
+	if (r == 0 && tx.intent_written && c->env.pause_point)
+		c->env.pause_point(&c->env, "add-pending");
 	if (r == 0)
 		r = tos_write(c, &tx.t, &tx.tos);
 	if (r == 0)
@@ -420,6 +438,7 @@ int cmd_add(struct rq_ctx *c)
 		cJSON_Delete(tx.idx_before[i]);
 	}
 	cJSON_Delete(tx.rec_before);
+	lock_release(tx.att_fd); /* after the record and the PF locks */
 	free(tx.pf);
 	if (tx.ops && tx.ops->free)
 		tx.ops->free(tx.dcb);

@@ -154,6 +154,7 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx, bool pendi
 {
 	cJSON *rec = cJSON_CreateObject(), *pfs;
 	const struct rq_vf_info *vf = &tx->t.vf;
+	char pidns[64] = "";
 	static const char *const verdicts[] = {"unknown", "aligned", "misaligned", "unverifiable"};
 
 	if (!rec)
@@ -163,6 +164,9 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx, bool pendi
 	cJSON_AddStringToObject(rec, "containerID", c->args.containerid);
 	cJSON_AddStringToObject(rec, "ifname", c->args.ifname);
 	cJSON_AddStringToObject(rec, "netns", c->args.netns ?: "");
+	/* a /proc/<pid>/... netns path means something only in this PID namespace */
+	if (readlink("/proc/self/ns/pid", pidns, sizeof(pidns) - 1) > 0)
+		cJSON_AddStringToObject(rec, "pidns", pidns);
 	cJSON_AddStringToObject(rec, "podNamespace", c->args.pod_namespace);
 	cJSON_AddStringToObject(rec, "podName", c->args.pod_name);
 	cJSON_AddStringToObject(rec, "podUID", c->args.pod_uid);

@@ -6,6 +6,7 @@
  * records, so the grace also holds across `agent --once` runs.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -78,6 +79,7 @@ static enum ns_verdict netns_judge(struct stale_book *b, const char *path, const
 	char buf[4200], dir[4200], seen[64] = "";
 	const char *rest, *slash;
 	struct stat st;
+	FILE *f;
 
 	if (!path || !*path)
 		return NS_LIVE; /* no netns recorded: nothing to judge by */
@@ -98,9 +100,19 @@ static enum ns_verdict netns_judge(struct stale_book *b, const char *path, const
 		return open_verdict(path);
 	if (!b->host_proc)
 		return NS_UNKNOWN;
-	/* the mount must be a /proc of the plugin's PID namespace */
-	(void)snprintf(buf, sizeof(buf), "%s/1/ns/pid", b->host_proc);
-	if (readlink(buf, seen, sizeof(seen) - 1) < 0 || strcmp(seen, pidns) != 0)
+	/*
+	 * The mount must be a /proc of the plugin's PID namespace. Only the
+	 * host's (initial) one can be told from outside: its pid 2 is kthreadd
+	 * (a child namespace may not even read its /proc/1/ns links).
+	 */
+	(void)snprintf(buf, sizeof(buf), "%s/2/comm", b->host_proc);
+	f = strcmp(pidns, INIT_PIDNS) == 0 ? fopen(buf, "re") : NULL;
+	if (!f)
+		return NS_UNKNOWN;
+	if (!fgets(seen, sizeof(seen), f))
+		seen[0] = '\0';
+	fclose(f);
+	if (strcmp(seen, "kthreadd\n") != 0)
 		return NS_UNKNOWN;
 	(void)snprintf(buf, sizeof(buf), "%s/%s", b->host_proc, rest);
 	return open_verdict(buf);

@@ -34,6 +34,11 @@ struct rq_ctx {
 	enum rq_pf_mode pf_mode;
 	char key[RQ_STATE_KEY_MAX];
 	struct rq_error err;
+	/*
+	 * pfqos_ensure leaves the carrier wait after a PFC change to its caller
+	 * (struct pf_undo carrier_*), who waits without the PF lock held.
+	 */
+	bool carrier_defer;
 };
 
 /* The resolved devices of one attachment. */

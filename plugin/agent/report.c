@@ -30,6 +30,7 @@ void pass_report_init(struct pass_report *rep)
 	rep->pfs = cJSON_CreateObject();
 	rep->vf_tc = cJSON_CreateArray();
 	rep->numa = cJSON_CreateArray();
+	rep->suspended = cJSON_CreateArray();
 }
 
 void pass_report_fini(struct pass_report *rep)
@@ -38,6 +39,7 @@ void pass_report_fini(struct pass_report *rep)
 	cJSON_Delete(rep->pfs);
 	cJSON_Delete(rep->vf_tc);
 	cJSON_Delete(rep->numa);
+	cJSON_Delete(rep->suspended);
 	memset(rep, 0, sizeof(*rep));
 }
 

@@ -22,7 +22,8 @@ static void agent_usage(const char *binary)
 	    stderr,
 	    "usage: %s agent [--once] [--interval S] [--metrics-file PATH]\n"
 	    "                [--listen ADDR:PORT] [--catalog-source FILE] [--stale-grace S]\n"
-	    "                [--host-proc DIR] [--log-level error|warn|info|debug]\n"
+	    "                [--host-proc DIR] [--repair-backoff S]\n"
+	    "                [--log-level error|warn|info|debug]\n"
 	    "  --once             one pass; exit 0 when all is in profile afterwards, 1 when\n"
 	    "                     drift remains\n"
 	    "  --interval S       full pass every S seconds (default %d); events come sooner\n"
@@ -33,7 +34,10 @@ static void agent_usage(const char *binary)
 	    "  --stale-grace S    release a record whose pod netns is gone for S seconds\n"
 	    "                     (default %d)\n"
 	    "  --host-proc DIR    the host's /proc as mounted into the pod: judges records\n"
-	    "                     whose netns is /proc/<pid>/ns/net (no hostPID)\n",
+	    "                     whose netns is /proc/<pid>/ns/net (no hostPID)\n"
+	    "  --repair-backoff S first wait before repairing again what another writer keeps\n"
+	    "                     undoing (default 30, doubling; the 5th repair in a row\n"
+	    "                     suspends it)\n",
 	    binary, AGENT_INTERVAL_DEFAULT_S, AGENT_STALE_GRACE_DEFAULT_S);
 }
 
@@ -63,6 +67,7 @@ static int parse_opts(int argc, char **argv, struct agent_opts *o, const char *b
 	    {"catalog-source", required_argument, NULL, 'c'},
 	    {"stale-grace", required_argument, NULL, 's'},
 	    {"host-proc", required_argument, NULL, 'p'},
+	    {"repair-backoff", required_argument, NULL, 'b'},
 	    {"log-level", required_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -72,6 +77,7 @@ static int parse_opts(int argc, char **argv, struct agent_opts *o, const char *b
 
 	o->interval_s = AGENT_INTERVAL_DEFAULT_S;
 	o->stale_grace_s = AGENT_STALE_GRACE_DEFAULT_S;
+	o->repair_backoff_s = -1;
 	optind = 2; /* argv[1] is "agent" */
 	while (r == 0 && (ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (ch) {
@@ -86,6 +92,9 @@ static int parse_opts(int argc, char **argv, struct agent_opts *o, const char *b
 			break;
 		case 'p':
 			o->host_proc = optarg;
+			break;
+		case 'b':
+			r = parse_secs("--repair-backoff", optarg, 0, &o->repair_backoff_s);
 			break;
 		case 'm':
 			o->metrics_file = optarg;
@@ -129,6 +138,8 @@ int cmd_agent(int argc, char **argv, const char *binary)
 		(void)fprintf(stderr, "%s agent: %s\n", binary, e.msg);
 		return 2;
 	}
+	if (a.o.repair_backoff_s >= 0)
+		a.env.repair_backoff_ms = a.o.repair_backoff_s * 1000;
 	a.catalog_valid = true;
 	if (a.o.once) {
 		r = agent_do_pass(&a) ? 1 : 0;

@@ -35,6 +35,7 @@ struct agent_opts {
 	const char *catalog_source;
 	int stale_grace_s;
 	const char *host_proc; /* --host-proc DIR: the host's /proc mounted into the pod */
+	int repair_backoff_s;  /* --repair-backoff S; -1: the environment's default */
 };
 
 /* One counter of rdma_qos_repairs_total{pf,item}: kept over the agent's life. */

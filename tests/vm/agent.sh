@@ -6,7 +6,9 @@
 # within 2 s `dcb pfc set ... 3:off` and a deleted DSCP APP entry; by event
 # (RDMA netlink / uevent) an rxe device re-registered; within one interval a
 # ToS reset and a dcbsim unload/reload (the PF's DCB state reset); serve
-# /metrics over HTTP that promtool accepts; exit 0 on SIGTERM.
+# /metrics over HTTP that promtool accepts; against a loop of `dcb pfc set
+# ... 3:off` back off and suspend the repair (metric, log, show) until
+# fights.json is deleted; exit 0 on SIGTERM.
 set -u
 . "${RQSRC:?}/tests/vm/lib.sh"
 INTERVAL=5
@@ -34,7 +36,7 @@ check "ADD: PFC prio 3 on" pfc3_on
 check "ADD: ToS 106" [ "$(cat $TOS)" = 106 ]
 
 M=/tmp/rdma-qos.prom
-"$RQ" agent --interval $INTERVAL --metrics-file $M --listen 127.0.0.1:9309 2> /tmp/agent.log &
+"$RQ" agent --interval $INTERVAL --metrics-file $M --listen 127.0.0.1:9309 --repair-backoff 1 2> /tmp/agent.log &
 APID=$!
 until_ms 10000 test -s $M > /dev/null
 check "the agent wrote its metrics" [ -s $M ]
@@ -83,6 +85,26 @@ check "/healthz ok" [ "$(curl -sf http://127.0.0.1:9309/healthz)" = ok ]
 check "repairs counted: pfc >= 2" [ "$(metric /tmp/http.prom "rdma_qos_repairs_total{pf=\"$PF\",item=\"pfc\"}")" -ge 2 ]
 check "repairs counted: traffic_class >= 1" [ "$(metric /tmp/http.prom "rdma_qos_repairs_total{pf=\"$PF\",item=\"traffic_class\"}")" -ge 1 ]
 check "one log line per repair (pfc: was, now)" grep -q "PF $PF repaired pfc: was none, now 3" /tmp/agent.log
+
+echo "== a second writer that keeps clearing PFC (dcb pfc set in a loop)"
+( while :; do dcb pfc set dev "$PF" prio-pfc 3:off 2> /dev/null; sleep 0.3; done ) &
+FPID=$!
+SUSP="rdma_qos_repair_suspended{pf=\"$PF\",item=\"pfc\"}"
+ms=$(until_ms 40000 sh -c "curl -sf http://127.0.0.1:9309/metrics | grep -qF '$SUSP 1'"); rc=$?
+check "the fight is detected, the repair suspended (took $ms ms, back-off 1 s doubling)" [ $rc -eq 0 ]
+check "... said at error level" grep -q "error: agent: PF $PF: pfc repaired 5 times in a row" /tmp/agent.log
+curl -sf http://127.0.0.1:9309/metrics > /tmp/f1.prom
+sleep 4
+curl -sf http://127.0.0.1:9309/metrics > /tmp/f2.prom
+n1=$(metric /tmp/f1.prom "rdma_qos_repairs_total{pf=\"$PF\",item=\"pfc\"}")
+n2=$(metric /tmp/f2.prom "rdma_qos_repairs_total{pf=\"$PF\",item=\"pfc\"}")
+check "... no PFC write while suspended ($n1 -> $n2 repairs)" [ -n "$n1" ] && [ "$n1" = "$n2" ]
+kill $FPID; wait $FPID 2> /dev/null
+"$RQ" show > /tmp/show.txt
+check "show says REPAIR SUSPENDED" grep -q 'REPAIR SUSPENDED \["pfc"\]' /tmp/show.txt
+rm /run/rdma-qos/agent/fights.json
+ms=$(until_ms $(( INTERVAL * 1000 + 3000 )) pfc3_on); rc=$?
+check "fights.json deleted by the operator: PFC repaired within one interval (took $ms ms)" [ $rc -eq 0 ]
 
 kill -TERM $APID; wait $APID
 check "SIGTERM: exit 0" [ $? -eq 0 ]

@@ -269,9 +269,53 @@ static struct rq_catalog *pass_catalog(struct agent *a)
  * and temporaries of atomic writes. Entries are judged under the PF's lock,
  * which an ADD holds from its index write to its record write.
  */
+/*
+ * Attachment lock files of attachments that have no record any more (DEL
+ * leaves them: it cannot tell whether an ADD of the same key is about to
+ * take one). Removed only while held and still without a record; a taker
+ * that opened the old file opens the new one (lock_attachment).
+ */
+static int att_locks_sweep(const struct rq_root *root)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int removed = 0;
+
+	if (sysfs_list(root, RQ_ATT_LOCK_DIR, &names, &n) < 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(names[i]);
+		cJSON *rec = NULL;
+		int fd;
+
+		if (len <= 5 || strcmp(names[i] + len - 5, ".lock") != 0)
+			continue;
+		names[i][len - 5] = '\0';
+		if (state_record_read(root, names[i], &rec) != -ENOENT) {
+			cJSON_Delete(rec);
+			continue;
+		}
+		fd = lock_attachment(root, names[i], 0);
+		if (fd < 0)
+			continue; /* a command is at work on it */
+		if (state_record_read(root, names[i], &rec) == -ENOENT &&
+		    lock_attachment_remove(root, names[i]) == 0)
+			removed++;
+		cJSON_Delete(rec);
+		lock_release(fd);
+	}
+	sysfs_list_free(names, n);
+	return removed;
+}
+
 static void pass_leftovers(struct pass *p)
 {
 	int removed = 0;
+
+	removed = att_locks_sweep(&p->a->env.root);
+	if (removed)
+		log_debug("agent: removed %d attachment lock files without a record", removed);
+	removed = 0;
 
 	attach_orphans_drop(&p->a->env, NULL, "agent");
 	if (state_tmp_sweep(&p->a->env.root, AGENT_TMP_AGE_S, &removed) == 0 && removed)

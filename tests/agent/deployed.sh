@@ -89,6 +89,9 @@ agent_ns --once --metrics-file "$M" 2> "$T/a2.log"
 check "the killed ADD's record is gone" [ -z "$(rec_of "$VF1PCI")" ]
 check "... its class put back (0)" [ "$(cat "$(tos_file "$ROOT" "$DEV1")")" = 0 ]
 check "... the log says so" grep -q "pending record (pid $PID2) is gone: rolling back" "$T/a2.log"
+ATT=$ROOT/run/rdma-qos/locks/att
+check "... and its attachment lock file is removed" [ -z "$(ls "$ATT" | grep _c2_)" ]
+check "a live attachment keeps its lock file" [ -n "$(ls "$ATT" | grep _c1_)" ]
 touch "$P/go"
 
 echo "== a record whose netns is /proc/<pid>/ns/net"
@@ -157,5 +160,11 @@ echo '{"namespaces":{"*":{"default":"roce-lossless","allow":["roce-lossless"]}}}
 dcb_edit "$ROOT" "$PF0" '.pfc = []'
 agent_ns --once --metrics-file "$M" 2> "$T/f4.log"
 check "a catalog change clears the suspension: repaired" [ "$(pfc_of "$ROOT" "$PF0")" = "[3]" ] && grep -q "catalog changed: repair back-offs and suspensions cleared" "$T/f4.log"
+
+echo "== lock files of DELeted attachments are swept"
+chain_del "$ROOT" roce c1 "$NSA" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS" 2> /dev/null
+check "DEL leaves its lock file (an ADD of the key may be about to take it)" [ -n "$(ls "$ATT" | grep _c1_)" ]
+agent_ns --once 2> /dev/null
+check "the agent's pass removes it" [ -z "$(ls "$ATT" | grep _c1_)" ]
 
 summary

@@ -365,10 +365,19 @@ void tos_show_json(const struct rq_env *env, const char *pci, const cJSON *rec, 
 	cJSON *knobs;
 	int tos = -1, eff = -1;
 
-	/* exclusive mode: a device in a pod is only in the record and the pod's sysfs */
+	/*
+	 * Exclusive mode: a device in a pod is only in the record and the pod's
+	 * sysfs. No PCI link (rxe on the VF's netdev): the record's device while
+	 * the host has it, as the agent's tos_reconcile takes it.
+	 */
 	if (rdma_find_by_pci(&env->root, pci, &d) < 0) {
+		char dir[sizeof(d.name) + 32];
+
 		release_dev(rec, rd, &d);
-		if (!d.name[0] || !d.netns[0])
+		if (!d.name[0])
+			return;
+		(void)snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s", d.name);
+		if (!d.netns[0] && !sysfs_exists(&env->root, dir))
 			return;
 	}
 	cJSON_AddStringToObject(v, "rdma", d.name);

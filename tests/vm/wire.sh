@@ -46,6 +46,15 @@ hostnet() {
 }
 # rxe_up RXE NETDEV: (re)make the rxe device on NETDEV
 rxe_up() { rdma link add "$1" type rxe netdev "$2"; }
+# gid_v2 RXE IP: the index of the RoCEv2 GID of IP (::ffff:a.b.c.d)
+gid_v2() {
+	local g h
+	h=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${2//./ })
+	for g in /sys/class/infiniband/"$1"/ports/1/gids/*; do
+		[ "$(cat "$g")" = "$h" ] && [ "$(cat /sys/class/infiniband/"$1"/ports/1/gid_attrs/types/"${g##*/}" 2>/dev/null)" = "RoCE v2" ] &&
+			{ echo "${g##*/}"; return; }
+	done
+}
 tos_of() { cat "/sys/kernel/config/rdma_cm/$1/ports/1/default_roce_tos" 2>/dev/null; }
 
 echo "== layout: the VFs in the host netns (as a hostNetwork pod's), rxe on each VF and on the PF"
@@ -70,31 +79,42 @@ for pair in "$VF0 $V0IP $PF $PFIP" "$VF1 $V1IP $PF $PFIP" "$PF $PFIP $VF0 $V0IP"
 	n=$((n + 1))
 done
 rxe_up rxe0 "$VF0"; rxe_up rxe1 "$VF1"; rxe_up rxep "$PF"
-ping -c 1 -W 3 -I $V0IP $PFIP > /dev/null
-check "ping $VF0 -> $PF through igb" [ $? -eq 0 ]
-echo "route $V0IP -> $PFIP: $(ip route get $PFIP from $V0IP iif lo 2>&1 | head -1)"
-rdma link show
+# the RoCEv2 GIDs come from the addresses a moment after the rxe devices
+gids_ready() { [ -n "$(gid_v2 rxe0 $V0IP)" ] && [ -n "$(gid_v2 rxe1 $V1IP)" ] && [ -n "$(gid_v2 rxep $PFIP)" ]; }
+ms=$(until_ms 10000 gids_ready); rc=$?
+check "rxe0, rxe1, rxep have their RoCEv2 IPv4 GIDs (after $ms ms)" [ $rc -eq 0 ]
+r0=$(ip route get $PFIP from $V0IP); r1=$(ip route get $PFIP from $V1IP)
+echo "routes: $(head -1 <<< "$r0"); $(head -1 <<< "$r1")"
+check "$V0IP -> $PFIP leaves through $VF0, $V1IP -> $PFIP through $VF1 (not the loopback)" \
+	grep -q "dev $VF0 .*dev $VF1 " <<< "$(head -1 <<< "$r0") $(head -1 <<< "$r1") "
 
 # a class an admin set before the pods: DEL must put it back
 for r in rxe0 rxe1; do mkdir -p /sys/kernel/config/rdma_cm/$r; echo 32 > /sys/kernel/config/rdma_cm/$r/ports/1/default_roce_tos; done
 check "default_roce_tos preset to 32 on rxe0 and rxe1" [ "$(tos_of rxe0) $(tos_of rxe1)" = "32 32" ]
 
-# cap_start IF / cap_stop: tcpdump writes the capture; traffic in between
+# cap_start IF / cap_stop: tcpdump on IF writes $CAP, and on the PF $CAP.pf (what
+# arrived through QEMU's igb); traffic in between. --immediate-mode: no packet is
+# left in a half-filled TPACKET_V3 block when tcpdump is stopped
 cap_start() {
-	rm -f $CAP; : > /tmp/tcpdump.err
-	tcpdump -i "$1" -nn -U -Z root -w $CAP udp port 4791 2> /tmp/tcpdump.err &
+	local f
+	rm -f $CAP $CAP.pf; : > /tmp/tcpdump.err; : > /tmp/tcpdump.pf.err
+	tcpdump -i "$1" --immediate-mode -nn -U -Z root -w $CAP udp port 4791 2> /tmp/tcpdump.err &
 	CAPPID=$!
-	until_ms 5000 grep -q 'listening on' /tmp/tcpdump.err > /dev/null || echo "tcpdump did not start: $(cat /tmp/tcpdump.err)"
+	tcpdump -i "$PF" -Q in --immediate-mode -nn -U -Z root -w $CAP.pf udp port 4791 2> /tmp/tcpdump.pf.err &
+	CAPPID="$CAPPID $!"
+	for f in /tmp/tcpdump.err /tmp/tcpdump.pf.err; do
+		until_ms 10000 grep -q 'listening on' $f > /dev/null || echo "tcpdump did not start: $(cat $f)"
+	done
 }
-cap_stop() { sleep 0.3; kill -INT "$CAPPID"; wait "$CAPPID" 2>/dev/null; }
-# tos_seen SRCIP: the TOS bytes of the captured RoCEv2 packets sent from SRCIP, "count tos" per line
+cap_stop() { sleep 1; kill -INT $CAPPID; wait $CAPPID 2>/dev/null; }
+# tos_seen SRCIP [PCAP]: the TOS bytes of the captured RoCEv2 packets sent from SRCIP, "TOS xCOUNT"
 tos_seen() {
-	tcpdump -nn -v -r $CAP "udp dst port 4791 and src host $1" 2>/dev/null |
+	tcpdump -nn -v -r "${2:-$CAP}" "udp dst port 4791 and src host $1" 2>/dev/null |
 		grep -oE '^[0-9:.]+ IP \(tos 0x[0-9a-f]+' | grep -oE '0x[0-9a-f]+$' | sort | uniq -c |
 		awk '{ printf "%s%s x%s", (NR > 1 ? ", " : ""), $2, $1 }'
 }
-# only_tos SRCIP TOS: every captured RoCEv2 packet from SRCIP carries TOS (and there are some)
-only_tos() { local s; s=$(tos_seen "$1"); [ -n "$s" ] && [ "$(grep -o '0x[0-9a-f]*' <<< "$s" | sort -u)" = "$2" ]; }
+# only_tos SRCIP TOS [PCAP]: every captured RoCEv2 packet from SRCIP carries TOS (and there are some)
+only_tos() { local s; s=$(tos_seen "$1" "${3:-$CAP}"); [ -n "$s" ] && [ "$(grep -o '0x[0-9a-f]*' <<< "$s" | sort -u)" = "$2" ]; }
 # rping_once SRCIP: an RDMA-CM connection (rping, 3 ping-pongs of RDMA READ/WRITE/SEND) to the PF
 rping_once() {
 	timeout 60 rping -s -a $PFIP -C 3 > /tmp/rping.srv 2>&1 &
@@ -111,8 +131,9 @@ wire() {
 	cap_start "$2"
 	rping_once "$3"; RPRC=$?
 	cap_stop
-	SEEN=$(tos_seen "$3")
-	echo "$1: rping rc $RPRC, RoCEv2 packets from $3 on $2: ${SEEN:-none}"
+	SEEN=$(tos_seen "$3") SEENPF=$(tos_seen "$3" $CAP.pf)
+	echo "$1: rping rc $RPRC, RoCEv2 packets from $3 sent on $2: ${SEEN:-none}, received on $PF: ${SEENPF:-none} ($(tcpdump -nn -r $CAP 2>/dev/null | wc -l) captured in all on $2)"
+	[ -n "$SEEN" ] || { tcpdump -nn -v -r $CAP 2>/dev/null | head -6; tail -4 /tmp/rping.cli; }
 }
 
 echo "== before ADD: the admin's class 32 on the wire"
@@ -136,15 +157,17 @@ grep -i 'scope\|rdma-cm' /tmp/add0.log | head -3
 
 echo "== RDMA-CM traffic (rping) of each attachment"
 wire "lossless" "$VF0" $V0IP
-LOSSLESS=$SEEN
+LOSSLESSPF=$SEENPF
 check "lossless: rping connects and completes" [ $RPRC -eq 0 ]
 check "lossless: every RoCEv2 packet from $VF0 carries TOS 0x6a (DSCP 26, ECT(0)): $SEEN" only_tos $V0IP 0x6a
+check "lossless: the PF received them through igb with TOS 0x6a: $SEENPF" only_tos $V0IP 0x6a $CAP.pf
 wire "lossy" "$VF1" $V1IP
 check "lossy: rping connects and completes" [ $RPRC -eq 0 ]
 check "lossy: every RoCEv2 packet from $VF1 carries TOS 0x00: $SEEN" only_tos $V1IP 0x0
+check "lossy: the PF received them with TOS 0x00: $SEENPF" only_tos $V1IP 0x0 $CAP.pf
 
-echo "== PF side: the captured DSCP in the PF's dcbnl APP map and PFC"
-tos=$(grep -o '0x[0-9a-f]*' <<< "$LOSSLESS" | head -1)
+echo "== PF side: the DSCP of the lossless packets the PF received, in its dcbnl APP map and PFC"
+tos=$(grep -o '0x[0-9a-f]*' <<< "$LOSSLESSPF" | head -1)
 dscp=$(( ${tos:-0} >> 2 ))
 prio=$(dcb -j app show dev "$PF" | jq -r --argjson d $dscp '[.dscp_prio[] | select(.[0] == $d) | .[1]] | first // "none"')
 pfc=$(dcb pfc show dev "$PF" prio-pfc)
@@ -153,15 +176,6 @@ check "captured DSCP $dscp maps to priority $prio in $PF's APP table, and PFC is
 	grep -qw "$prio:on" <<< "$pfc"
 
 echo "== a QP without RDMA-CM (ibv_rc_pingpong, RoCEv2 GID) on the lossless VF"
-# gid_v2 RXE IP: the index of the RoCEv2 GID of IP (::ffff:a.b.c.d)
-gid_v2() {
-	local g h
-	h=$(printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${2//./ })
-	for g in /sys/class/infiniband/"$1"/ports/1/gids/*; do
-		[ "$(cat "$g")" = "$h" ] && [ "$(cat /sys/class/infiniband/"$1"/ports/1/gid_attrs/types/"${g##*/}" 2>/dev/null)" = "RoCE v2" ] &&
-			{ echo "${g##*/}"; return; }
-	done
-}
 G0=$(gid_v2 rxe0 $V0IP) GP=$(gid_v2 rxep $PFIP)
 echo "RoCEv2 GIDs: rxe0 $V0IP index ${G0:-none}, rxep $PFIP index ${GP:-none}"
 cap_start "$VF0"
@@ -173,8 +187,8 @@ rc=$?
 wait $sp
 cap_stop
 [ $rc -eq 0 ] || { echo "ibv_rc_pingpong rc $rc: $(tail -3 /tmp/pp.cli) / $(tail -3 /tmp/pp.srv)"; }
-SEEN=$(tos_seen $V0IP)
-echo "verbs QP: RoCEv2 packets from $V0IP on $VF0: ${SEEN:-none}"
+SEEN=$(tos_seen $V0IP) SEENPF=$(tos_seen $V0IP $CAP.pf)
+echo "verbs QP: RoCEv2 packets from $V0IP sent on $VF0: ${SEEN:-none}, received on $PF: ${SEENPF:-none}"
 check "ibv_rc_pingpong completes (rc $rc)" [ $rc -eq 0 ]
 check "verbs QP: every RoCEv2 packet carries TOS 0x00 (not 106): $SEEN" only_tos $V0IP 0x0
 "$RQ" show --json > /tmp/show.json 2> /tmp/show.err

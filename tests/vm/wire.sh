@@ -146,7 +146,7 @@ conf "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF0PCI\",\"numa\":\"off\"}" "$P0" |
 rc=$?
 [ $rc -eq 0 ] || { cat /tmp/add0.out /tmp/add0.log; }
 check "lossless ADD succeeds (rc $rc)" [ $rc -eq 0 ]
-check "lossless ADD: default_roce_tos 106 on rxe0 (was $(jq -r '.rdma.knobs.configfs.prev // "?"' /run/rdma-qos/state/roce_c0_"$VF0".json 2>/dev/null))" [ "$(tos_of rxe0)" = 106 ]
+check "lossless ADD: default_roce_tos 106 on rxe0 (record: previous $(jq -r '.rdma.knobs.configfs.previous' /run/rdma-qos/state/roce_c0_"$VF0".json 2>/dev/null))" [ "$(tos_of rxe0)" = 106 ]
 conf "{\"type\":\"rdma-qos\",\"profile\":\"lossy\",\"deviceID\":\"$VF1PCI\",\"numa\":\"off\"}" "$P1" |
 	run "$RQ" ADD c1 /proc/1/ns/net "$VF1" "$ARGS" > /tmp/add1.out 2> /tmp/add1.log
 rc=$?
@@ -196,6 +196,8 @@ scope=$(jq -r --arg v "$VF0PCI" '[.. | objects | select(.pci? == $v) | .tosScope
 echo "show: VF $VF0PCI: $("$RQ" show 2>/dev/null | grep "$VF0PCI")"
 check "show reports scope rdma-cm for $VF0PCI ($scope), which the packets confirm (RDMA-CM 0x6a, verbs 0x00)" \
 	[ "$scope" = rdma-cm ]
+check "show's text says (rdma-cm) for it too" grep -q "$VF0PCI .*rdma rxe0 .*(rdma-cm)" <<< "$("$RQ" show 2>/dev/null)"
+check "the ADD logged the rdma-cm scope for rxe0" grep -q 'rxe0 has configfs default_roce_tos only: class 106 reaches RDMA-CM connections only' /tmp/add0.log
 check "the ADD's record says rdma-cm too" \
 	[ "$(jq -r .rdma.tosScope /run/rdma-qos/state/roce_c0_"$VF0".json 2>/dev/null)" = rdma-cm ]
 

@@ -133,7 +133,11 @@ wire() {
 	cap_stop
 	SEEN=$(tos_seen "$3") SEENPF=$(tos_seen "$3" $CAP.pf)
 	echo "$1: rping rc $RPRC, RoCEv2 packets from $3 sent on $2: ${SEEN:-none}, received on $PF: ${SEENPF:-none} ($(tcpdump -nn -r $CAP 2>/dev/null | wc -l) captured in all on $2)"
-	[ -n "$SEEN" ] || { tcpdump -nn -v -r $CAP 2>/dev/null | head -6; tail -4 /tmp/rping.cli; }
+	if [ -n "$SEEN" ]; then
+		echo "  e.g.: $(tcpdump -nn -v -r $CAP "src host $3" 2>/dev/null | head -2 | tr -s ' \n' ' ')"
+	else
+		tcpdump -nn -v -r $CAP 2>/dev/null | head -6; tail -4 /tmp/rping.cli
+	fi
 }
 
 echo "== before ADD: the admin's class 32 on the wire"

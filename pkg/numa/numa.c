@@ -201,6 +201,7 @@ static bool pod_cpus(const struct rq_root *r, const char *dir, const char *uid,
 
 struct dev_arg {
 	const char *uid;
+	const char *const *skip;
 	struct rq_kubelet_dev *devs;
 	size_t n;
 	uint64_t nodes;
@@ -210,14 +211,14 @@ static int parse_devs(struct rq_jsrc src, void *arg)
 {
 	struct dev_arg *a = arg;
 
-	return kubelet_devices_src(src, a->uid, a->devs, RQ_KUBELET_MAX_DEVS, &a->n, &a->nodes);
+	return kubelet_devices_src(src, a->uid, a->skip, a->devs, RQ_KUBELET_MAX_DEVS, &a->n, &a->nodes);
 }
 
 static bool pod_devices(const struct rq_root *r, const char *dir, const char *uid,
-			struct rq_numa_result *res)
+			const char *const *self, struct rq_numa_result *res)
 {
 	struct rq_kubelet_dev devs[RQ_KUBELET_MAX_DEVS];
-	struct dev_arg a = {.uid = uid, .devs = devs};
+	struct dev_arg a = {.uid = uid, .skip = self, .devs = devs};
 	char ntext[128];
 	uint64_t shown = 0;
 	int rr = kubelet_file(r, dir, "device-plugins/kubelet_internal_checkpoint", parse_devs, &a);
@@ -270,9 +271,22 @@ static bool pod_memory(const struct rq_root *r, const char *dir, const char *uid
 	return true;
 }
 
-int numa_evaluate(const struct rq_root *r, const char *kubelet_dir, const char *pod_uid,
-		  const char *vf_pci, struct rq_numa_result *ret)
+/* The VF and the attachment's other names for it, NULL-terminated in @own. */
+static void self_ids(const struct rq_numa_query *q, const char **own)
 {
+	size_t n = 0;
+
+	own[n++] = q->vf_pci;
+	for (size_t i = 0; i < RQ_NUMA_MAX_SELF && q->self[i]; i++)
+		own[n++] = q->self[i];
+	own[n] = NULL;
+}
+
+int numa_evaluate(const struct rq_root *r, const struct rq_numa_query *q,
+		  struct rq_numa_result *ret)
+{
+	const char *own[RQ_NUMA_MAX_SELF + 2];
+	const char *pod_uid = q->pod_uid, *vf_pci = q->vf_pci;
 	struct rq_numa_result res;
 	bool known;
 
@@ -289,9 +303,10 @@ int numa_evaluate(const struct rq_root *r, const char *kubelet_dir, const char *
 		*ret = res;
 		return 0;
 	}
-	known = pod_cpus(r, kubelet_dir, pod_uid, &res);
-	known |= pod_devices(r, kubelet_dir, pod_uid, &res);
-	known |= pod_memory(r, kubelet_dir, pod_uid, &res);
+	self_ids(q, own);
+	known = pod_cpus(r, q->kubelet_dir, pod_uid, &res);
+	known |= pod_devices(r, q->kubelet_dir, pod_uid, own, &res);
+	known |= pod_memory(r, q->kubelet_dir, pod_uid, &res);
 	if (!known)
 		ev_add(&res, "kubelet has no CPU, device or memory placement for pod %s", pod_uid);
 	else if (res.vf_node >= 0)

@@ -37,11 +37,13 @@ struct add_tx {
 static int numa_step(struct rq_ctx *c, struct add_tx *tx)
 {
 	struct rq_numa_result *n = &tx->numa;
+	struct rq_numa_query q;
 	int r;
 
 	if (c->nc->numa == RQ_NUMA_OFF)
 		return 0;
-	r = numa_evaluate(&c->env.root, RQ_KUBELET_DIR(c), c->args.pod_uid, tx->t.vf.pci, n);
+	q = attach_numa_query(c, &tx->t);
+	r = numa_evaluate(&c->env.root, &q, n);
 	if (r < 0) {
 		log_warn("%s: NUMA placement unknown: %s", c->key, strerror(-r));
 		n->verdict = RQ_NUMA_UNKNOWN;

@@ -19,8 +19,19 @@ enum rq_numa_verdict {
 	RQ_NUMA_UNVERIFIABLE
 };
 
+/* Where the evidence comes from (the catalog's node.numaSource). */
+enum rq_numa_source {
+	RQ_NUMA_SRC_AUTO = 0, /* kubelet's PodResources API, its files when the API gives no answer */
+	RQ_NUMA_SRC_API,      /* the API only: no answer is an unknown verdict */
+	RQ_NUMA_SRC_FILES     /* kubelet's checkpoint files only */
+};
+
+const char *numa_source_name(enum rq_numa_source s);
+
 struct rq_numa_result {
 	enum rq_numa_verdict verdict;
+	/* "PodResources API (Get)", "... (List)", or "kubelet files" with why not the API */
+	char source[224];
 	int vf_node;	     /* -1 unknown */
 	uint64_t pod_nodes;  /* NUMA nodes the pod's CPUs/devices/memory are on */
 	bool over_bound;     /* a kubelet file was over RQ_KUBELET_FILE_MAX or a value bound */
@@ -37,6 +48,9 @@ int numa_pci_node(const struct rq_root *r, const char *pci, int *ret);
 struct rq_numa_query {
 	const char *kubelet_dir; /* host path, e.g. "/var/lib/kubelet" */
 	const char *pod_uid;	 /* may be NULL/empty -> unknown */
+	const char *pod_ns, *pod_name; /* K8S_POD_NAMESPACE/K8S_POD_NAME: the API's key */
+	enum rq_numa_source source;
+	int api_timeout_ms; /* 0: RQ_PODRES_TIMEOUT_MS */
 	const char *vf_pci;
 	/*
 	 * The attachment's other names for its own device (netdev, RDMA device),

@@ -24,8 +24,12 @@ const char *numa_mode_name(enum rq_numa_mode m)
 
 struct rq_numa_query attach_numa_query(const struct rq_ctx *c, const struct rq_target *t)
 {
-	struct rq_numa_query q = {
-	    .kubelet_dir = RQ_KUBELET_DIR(c), .pod_uid = c->args.pod_uid, .vf_pci = t->vf.pci};
+	struct rq_numa_query q = {.kubelet_dir = RQ_KUBELET_DIR(c),
+				  .pod_uid = c->args.pod_uid,
+				  .pod_ns = c->args.pod_namespace,
+				  .pod_name = c->args.pod_name,
+				  .vf_pci = t->vf.pci,
+				  .source = c->cat ? c->cat->numa_source : RQ_NUMA_SRC_AUTO};
 	size_t n = 0;
 
 	/* names a device plugin may list the VF by, besides its PCI address */

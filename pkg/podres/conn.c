@@ -297,9 +297,12 @@ static int conn_call(struct conn *c, const char *path, const uint8_t *msg, size_
 		(void)snprintf(st->detail, sizeof(st->detail), "no answer within the bound");
 	else if (r == -EFBIG)
 		(void)snprintf(st->detail, sizeof(st->detail), "reply over the bound");
+	else if (r == -EPROTO)
+		(void)snprintf(st->detail, sizeof(st->detail),
+			       "connection closed, reset or not speaking HTTP/2");
 	else if (r < 0)
 		(void)snprintf(st->detail, sizeof(st->detail), "connection failed: %s",
-			       c->eof ? "closed by kubelet" : strerror(-r));
+			       strerror(-r));
 	else if (k->close_code != 0)
 		(void)snprintf(st->detail, sizeof(st->detail), "stream reset (HTTP/2 error %u)",
 			       k->close_code), r = -EPROTO;

@@ -655,4 +655,7 @@ chain_del "$ROOT" roce s1 "$NSS" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK"
 # the VF's traffic class on its own node (issue 12)
 . "$(dirname "$0")/tos.sh"
 
+# NUMA evidence from kubelet's PodResources API (issue 24)
+. "$(dirname "$0")/podres.sh"
+
 summary

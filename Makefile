@@ -119,7 +119,7 @@ $(B)/tests/unit/suites.h: $(UNIT_SRC)
 	@grep -ho '^Suite \*suite_[a-z0-9_]*(void)$$' $(filter-out tests/unit/main.c,$(UNIT_SRC)) | \
 		sed 's/^Suite \*\(suite_[a-z0-9_]*\)(void)$$/X(\1)/' > $@.tmp && mv $@.tmp $@
 
-$(UNIT_OBJ): $(B)/tests/unit/suites.h
+$(UNIT_OBJ): $(B)/tests/unit/suites.h $(B)/gen/pkg/podres/api.pb-c.h
 $(UNIT_OBJ): CFLAGS += -I$(B)/tests/unit -include tests/unit/suites_proto.h
 
 $(B)/unit-tests: $(UNIT_OBJ) $(B)/librq.a

@@ -14,6 +14,7 @@
 #include "netconf/profile.h"
 #include "pkg/cni/error.h"
 #include "pkg/log/log.h"
+#include "pkg/numa/numa.h"
 
 enum rq_pf_mode { RQ_PF_IGNORE = 0, RQ_PF_VERIFY = 1, RQ_PF_ENSURE = 2 };
 enum rq_numa_mode { RQ_NUMA_OFF = 0, RQ_NUMA_WARN = 1, RQ_NUMA_STRICT = 2 };
@@ -81,6 +82,7 @@ struct rq_catalog {
 	char baseline[RQ_PROFILE_NAME_MAX]; /* node.baseline profile name, "" = none */
 	int carrier_wait_s;		    /* node.carrierWaitSeconds */
 	char kubelet_dir[256];		    /* node.kubeletDir, default RQ_KUBELET_DIR_DEFAULT */
+	enum rq_numa_source numa_source;    /* node.numaSource, default auto */
 };
 
 /* How long ADD waits for a PF's carrier after a PFC change (mlx5 toggles the link). */

@@ -198,6 +198,11 @@ static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *re
 		cJSON_AddStringToObject(a, "containerID", json_str(rec, "containerID") ?: "");
 		cJSON_AddStringToObject(a, "ifname", json_str(rec, "ifname") ?: "");
 		cJSON_AddStringToObject(a, "profile", json_str(rec, "profileName") ?: "");
+		if (json_str(rec, "numaVerdict"))
+			cJSON_AddStringToObject(a, "numaVerdict", json_str(rec, "numaVerdict"));
+		/* where ADD read the NUMA evidence: the API, or the files and why */
+		if (json_str(rec, "numaSource"))
+			cJSON_AddStringToObject(a, "numaSource", json_str(rec, "numaSource"));
 	}
 	return v;
 }
@@ -285,6 +290,9 @@ static void print_text(const cJSON *pfs)
 			       a ? json_str(a, "pod") : "(free)", a ? "/" : "",
 			       a ? json_str(a, "podName") : "", a ? " profile " : "",
 			       a ? json_str(a, "profile") : "");
+			if (a && json_str(a, "numaSource"))
+				printf("    NUMA %s, evidence from %s\n",
+				       json_str(a, "numaVerdict") ?: "?", json_str(a, "numaSource"));
 		}
 	}
 }

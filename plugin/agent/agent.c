@@ -22,7 +22,7 @@ static void agent_usage(const char *binary)
 	    stderr,
 	    "usage: %s agent [--once] [--interval S] [--metrics-file PATH]\n"
 	    "                [--listen ADDR:PORT] [--catalog-source FILE] [--stale-grace S]\n"
-	    "                [--log-level error|warn|info|debug]\n"
+	    "                [--host-proc DIR] [--log-level error|warn|info|debug]\n"
 	    "  --once             one pass; exit 0 when all is in profile afterwards, 1 when\n"
 	    "                     drift remains\n"
 	    "  --interval S       full pass every S seconds (default %d); events come sooner\n"
@@ -31,7 +31,9 @@ static void agent_usage(const char *binary)
 	    "addresses)\n"
 	    "  --catalog-source F validate F and install it as the node catalog when it changed\n"
 	    "  --stale-grace S    release a record whose pod netns is gone for S seconds\n"
-	    "                     (default %d)\n",
+	    "                     (default %d)\n"
+	    "  --host-proc DIR    the host's /proc as mounted into the pod: judges records\n"
+	    "                     whose netns is /proc/<pid>/ns/net (no hostPID)\n",
 	    binary, AGENT_INTERVAL_DEFAULT_S, AGENT_STALE_GRACE_DEFAULT_S);
 }
 
@@ -60,6 +62,7 @@ static int parse_opts(int argc, char **argv, struct agent_opts *o, const char *b
 	    {"listen", required_argument, NULL, 'l'},
 	    {"catalog-source", required_argument, NULL, 'c'},
 	    {"stale-grace", required_argument, NULL, 's'},
+	    {"host-proc", required_argument, NULL, 'p'},
 	    {"log-level", required_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -80,6 +83,9 @@ static int parse_opts(int argc, char **argv, struct agent_opts *o, const char *b
 			break;
 		case 's':
 			r = parse_secs("--stale-grace", optarg, 0, &o->stale_grace_s);
+			break;
+		case 'p':
+			o->host_proc = optarg;
 			break;
 		case 'm':
 			o->metrics_file = optarg;

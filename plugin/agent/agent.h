@@ -27,6 +27,7 @@ struct agent_opts {
 	const char *listen;
 	const char *catalog_source;
 	int stale_grace_s;
+	const char *host_proc; /* --host-proc DIR: the host's /proc mounted into the pod */
 };
 
 /* One counter of rdma_qos_repairs_total{pf,item}: kept over the agent's life. */
@@ -104,7 +105,12 @@ int reconcile_tos(struct rq_ctx *c, cJSON *rec, const struct rq_vf_info *vf, boo
 struct stale_book;
 int stale_book_load(const struct rq_env *env, struct stale_book **ret);
 /* 1: gone past @grace_s (release it); 0: live or still within the grace */
-int stale_book_judge(struct stale_book *b, const char *key, const char *netns, int grace_s);
+int stale_book_judge(struct stale_book *b, const char *key, const char *netns, const char *pidns,
+		     int grace_s);
+/* --host-proc: where the host's /proc is mounted (judges /proc/<pid>/ns/net paths) */
+void stale_book_set_host_proc(struct stale_book *b, const char *dir);
+/* records of this pass whose netns could not be judged from the agent's namespaces */
+int stale_book_unjudged(const struct stale_book *b);
 /* judged gone this pass and kept: within the grace */
 bool stale_book_judge_pending(const struct stale_book *b, const char *key);
 int stale_book_save(const struct rq_env *env, struct stale_book *b);

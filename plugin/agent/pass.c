@@ -8,7 +8,6 @@
  * ignore ones never looked at. No lock is held between PFs or passes.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,16 +70,44 @@ static enum rq_pf_mode record_pf_mode(const cJSON *rec, const struct rq_catalog 
 	return mode;
 }
 
-static void release_stale(struct pass *p, const char *key, cJSON *rec)
+/*
+ * Release @rec as DEL would, holding the attachment's lock: a plugin command
+ * at work on it holds that lock (whatever PID namespace it runs in), so a
+ * lock we cannot take means "not ours to judge now". Under the PF locks the
+ * record is read again and released only if it still says what @rec says.
+ * 1 released, 0 left alone.
+ */
+static int release_locked(struct pass *p, const char *key, const cJSON *rec, const char *what)
 {
 	struct rq_ctx c;
+	int fd, r;
 
+	fd = lock_attachment(&p->a->env.root, key, 0);
+	if (fd == -EAGAIN) {
+		log_debug("agent: %s: a plugin command holds the attachment: not judged this pass",
+			  key);
+		return 0;
+	}
+	if (fd < 0) {
+		log_warn("agent: %s: attachment lock: %s: not judged this pass", key, strerror(-fd));
+		return 0;
+	}
 	pass_ctx_init(&c, p, key);
+	r = attach_release_checked(&c, rec, true);
+	if (r < 0)
+		log_warn("agent: %s: %s failed: %s", key, what, c.err.msg);
+	if (r == 1)
+		(void)lock_attachment_remove(&p->a->env.root, key);
+	lock_release(fd);
+	return r == 1;
+}
+
+static void release_stale(struct pass *p, const char *key, cJSON *rec)
+{
 	log_info("agent: %s: pod %s/%s netns %s gone for more than %d s (a lost DEL): releasing",
 		 key, json_str(rec, "podNamespace") ?: "?", json_str(rec, "podName") ?: "?",
 		 json_str(rec, "netns") ?: "", p->a->o.stale_grace_s);
-	if (attach_release(&c, rec, true) < 0)
-		log_warn("agent: %s: release failed: %s", key, c.err.msg);
+	(void)release_locked(p, key, rec, "release");
 }
 
 static void pass_record_pfs(struct pass *p, const cJSON *rec, const struct rq_profile *prof,
@@ -116,44 +143,30 @@ static void numa_metric(struct pass_report *rep, const cJSON *rec)
 	cJSON_AddItemToArray(rep->numa, o);
 }
 
-/* The ADD that wrote a pending record is still running (a live rdma-qos process of that pid). */
-static bool pending_alive(const cJSON *rec)
-{
-	int pid = json_int(cJSON_GetObjectItemCaseSensitive(rec, "pending"), "pid", 0);
-	char path[64], comm[32] = "";
-	FILE *f;
-
-	if (pid <= 0 || (kill(pid, 0) < 0 && errno != EPERM))
-		return false;
-	(void)snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	return !strncmp(comm, "rdma-qos", 8);
-}
-
 /*
  * A pending record whose ADD is gone (killed between saying what it would
  * change and writing its record): put back what it may have set, as DEL
- * would, and drop it. A retry of that ADD starts afresh.
+ * would, and drop it. A retry of that ADD starts afresh. Whether the ADD is
+ * gone is its attachment lock's answer, never its pid's: the agent runs in a
+ * PID namespace of its own (no hostPID) and sees no plugin process at all.
  */
 static bool pass_pending(struct pass *p, const char *key, cJSON *rec)
 {
-	struct rq_ctx c;
+	int fd;
 
 	if (!cJSON_GetObjectItemCaseSensitive(rec, "pending"))
 		return false;
-	if (pending_alive(rec))
+	fd = lock_attachment(&p->a->env.root, key, 0);
+	if (fd < 0) {
+		if (fd != -EAGAIN)
+			log_warn("agent: %s: attachment lock: %s: pending record not judged", key,
+				 strerror(-fd));
 		return true; /* its ADD is at work: not ours to judge yet */
-	pass_ctx_init(&c, p, key);
+	}
+	lock_release(fd); /* release_locked takes it again (flock is per open file) */
 	log_info("agent: %s: the ADD that wrote this pending record (pid %d) is gone: rolling back",
 		 key, json_int(cJSON_GetObjectItemCaseSensitive(rec, "pending"), "pid", 0));
-	if (attach_release(&c, rec, true) < 0)
-		log_warn("agent: %s: roll-back failed: %s", key, c.err.msg);
-	else
+	if (release_locked(p, key, rec, "roll-back"))
 		p->rep->rolled_back++;
 	return true;
 }
@@ -177,7 +190,8 @@ static void pass_record(struct pass *p, struct stale_book *book, const char *key
 		cJSON_Delete(rec);
 		return;
 	}
-	r = book ? stale_book_judge(book, key, json_str(rec, "netns"), p->a->o.stale_grace_s) : 0;
+	r = book ? stale_book_judge(book, key, json_str(rec, "netns"), json_str(rec, "pidns"),
+				      p->a->o.stale_grace_s) : 0;
 	if (r == 1) {
 		release_stale(p, key, rec);
 		cJSON_Delete(rec);
@@ -285,8 +299,15 @@ int agent_pass(struct agent *a, struct pass_report *rep)
 	if (stale_book_load(&a->env, &book) < 0)
 		log_warn("agent: %s unreadable: stale records are not released this pass",
 			 AGENT_STALE_FILE);
+	else
+		stale_book_set_host_proc(book, a->o.host_proc);
 	for (size_t i = 0; i < n; i++)
 		pass_record(&p, book, keys[i]);
+	if (stale_book_unjudged(book))
+		log_warn("agent: %d record(s) name a netns the agent cannot judge from its own "
+			 "namespaces (a /proc/<pid> path without --host-proc, or a netns directory not "
+			 "mounted into the pod): never released as stale; see docs/operations.md",
+			 stale_book_unjudged(book));
 	if (p.n_pfs && (r = a->env.dcb_open(&a->env, &ops, &dcb)) < 0) {
 		log_error("agent: opening the DCB backend: %s", strerror(-r));
 		ops = NULL;

@@ -100,6 +100,8 @@ static int ensure_quiet(struct rq_ctx *c, const struct dcb_ops *ops, void *dcb,
 		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
 	if (lvl < RQ_LOG_DEBUG)
 		rq_log_set_level(RQ_LOG_WARN);
+	/* no pod waits on the agent: it never holds the PF lock through a link flap */
+	c->carrier_defer = true;
 	r = pfqos_ensure(c, ops, dcb, pf, u);
 	rq_log_set_level(lvl);
 	free(u);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pkg/lock/lock.h"
 #include "pkg/log/log.h"
 #include "pkg/netns/netns.h"
 #include "plugin/core/pf_require.h"
@@ -32,6 +33,9 @@ struct add_tx {
 	bool intent_written;	     /* the pending record is on disk */
 	cJSON *rec_before; /* the record of an earlier ADD as this one found it (or none) */
 	struct rq_numa_result numa;
+	int att_fd; /* the attachment's lock: held from before the pending write to exit */
+	bool idx_moved[RQ_MAX_PFS]; /* others changed the index while the lock was dropped */
+	bool pf_unlocked;	    /* the PF locks could not be taken again */
 };
 
 static int numa_step(struct rq_ctx *c, struct add_tx *tx)
@@ -111,6 +115,8 @@ static int owner_check(struct rq_ctx *c, struct add_tx *tx, const cJSON *idx, co
 	return r;
 }
 
+static int carrier_step(struct rq_ctx *c, struct add_tx *tx);
+
 static int pf_step(struct rq_ctx *c, struct add_tx *tx)
 {
 	const struct rq_vf_info *vf = &tx->t.vf;
@@ -146,9 +152,81 @@ static int pf_step(struct rq_ctx *c, struct add_tx *tx)
 	tx->pf = calloc(vf->n_pf, sizeof(*tx->pf));
 	if (!tx->pf)
 		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
+	c->carrier_defer = true;
 	for (size_t i = 0; i < vf->n_pf; i++) {
 		r = pfqos_ensure(c, tx->ops, tx->dcb, &vf->pf[i], &tx->pf[i]);
 		tx->n_pf_done = i + 1;
+		if (r < 0)
+			return r;
+	}
+	c->carrier_defer = false;
+	return carrier_step(c, tx);
+}
+
+/*
+ * A PFC change flaps the port (mlx5 toggles its link) for up to
+ * node.carrierWaitSeconds, as long as another ADD may wait for the PF lock:
+ * the wait is done without it. Taken again, the port is looked at anew:
+ * another ADD may have come (then a failure here no longer undoes the port,
+ * which that one relies on), a conflicting one may have changed it (102), or
+ * another writer may have taken something away (written again).
+ */
+static int carrier_step(struct rq_ctx *c, struct add_tx *tx)
+{
+	const struct rq_vf_info *vf = &tx->t.vf;
+	cJSON *snap[RQ_MAX_PFS] = {NULL};
+	bool any = false;
+	int r = 0, rr;
+
+	for (size_t i = 0; i < vf->n_pf; i++)
+		any |= tx->pf[i].carrier_pending;
+	if (!any)
+		return 0;
+	for (size_t i = 0; i < vf->n_pf; i++)
+		if (state_pf_read(&c->env.root, vf->pf[i].pci, &snap[i]) < 0)
+			snap[i] = NULL;
+	attach_unlock_pfs(vf, tx->fds);
+	if (c->env.pause_point)
+		c->env.pause_point(&c->env, "add-carrier");
+	for (size_t i = 0; i < vf->n_pf; i++) {
+		rr = pfqos_carrier_wait(c, &vf->pf[i], &tx->pf[i]);
+		if (rr < 0 && r == 0)
+			r = rr;
+	}
+	rr = attach_lock_pfs(c, vf, tx->fds);
+	if (rr < 0) {
+		tx->pf_unlocked = true;
+		for (size_t i = 0; i < vf->n_pf; i++)
+			cJSON_Delete(snap[i]);
+		return r < 0 ? r : rr;
+	}
+	for (size_t i = 0; i < vf->n_pf; i++) {
+		cJSON *now = NULL;
+
+		if (state_pf_read(&c->env.root, vf->pf[i].pci, &now) < 0)
+			now = NULL;
+		tx->idx_moved[i] = !(snap[i] == now || (snap[i] && now && cJSON_Compare(snap[i], now, true)));
+		if (tx->idx_moved[i])
+			log_info("%s: PF %s: other attachments came while the carrier was down", c->key,
+				 vf->pf[i].ifname);
+		cJSON_Delete(now);
+		cJSON_Delete(snap[i]);
+	}
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < vf->n_pf; i++) {
+		struct pf_undo again;
+
+		cJSON_Delete(tx->idx[i]);
+		tx->idx[i] = NULL;
+		tx->idx_steady[i] = false;
+		r = pfqos_conflict_check(c, &vf->pf[i], vf->pci, &tx->idx[i], &tx->idx_steady[i]);
+		if (r < 0)
+			return r;
+		/* what another writer took away meanwhile: this time the wait holds the lock */
+		r = pfqos_ensure(c, tx->ops, tx->dcb, &vf->pf[i], &again);
+		tx->pf[i].ecn_written |= again.ecn_written;
+		tx->pf[i].dcb_applied |= again.dcb_applied;
 		if (r < 0)
 			return r;
 	}
@@ -159,6 +237,7 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx, bool pendi
 {
 	cJSON *rec = cJSON_CreateObject(), *pfs;
 	const struct rq_vf_info *vf = &tx->t.vf;
+	char pidns[64] = "";
 	static const char *const verdicts[] = {"unknown", "aligned", "misaligned", "unverifiable"};
 
 	if (!rec)
@@ -168,6 +247,9 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx, bool pendi
 	cJSON_AddStringToObject(rec, "containerID", c->args.containerid);
 	cJSON_AddStringToObject(rec, "ifname", c->args.ifname);
 	cJSON_AddStringToObject(rec, "netns", c->args.netns ?: "");
+	/* a /proc/<pid>/... netns path means something only in this PID namespace */
+	if (readlink("/proc/self/ns/pid", pidns, sizeof(pidns) - 1) > 0)
+		cJSON_AddStringToObject(rec, "pidns", pidns);
 	cJSON_AddStringToObject(rec, "podNamespace", c->args.pod_namespace);
 	cJSON_AddStringToObject(rec, "podName", c->args.pod_name);
 	cJSON_AddStringToObject(rec, "podUID", c->args.pod_uid);
@@ -354,8 +436,16 @@ static void rollback(struct rq_ctx *c, struct add_tx *tx)
 	else if (tx->intent_written)
 		(void)state_record_remove(&c->env.root, c->key);
 	/* ADD only added what was missing: the port as found is what others had (pfqos_undo) */
-	for (size_t i = tx->n_pf_done; i > 0; i--)
+	for (size_t i = tx->n_pf_done; i > 0; i--) {
+		if (tx->pf_unlocked || tx->idx_moved[i - 1]) {
+			log_warn("%s: PF %s: this ADD's DCB changes are kept: %s", c->key,
+				 tx->t.vf.pf[i - 1].ifname,
+				 tx->pf_unlocked ? "its lock could not be taken again"
+						 : "attachments that came meanwhile rely on them");
+			continue;
+		}
 		pfqos_undo(c, tx->ops, tx->dcb, &tx->t.vf.pf[i - 1], &tx->pf[i - 1]);
+	}
 }
 
 static int print_result(struct rq_ctx *c, const struct add_tx *tx)
@@ -404,6 +494,20 @@ int cmd_add(struct rq_ctx *c)
 	r = attach_resolve_target(c, &tx.t);
 	if (r < 0)
 		return r;
+	/*
+	 * Taken before the PF locks (the agent's order too) and before any
+	 * record is written: the agent judges a pending record by this lock,
+	 * which the kernel drops when this process dies however it dies.
+	 */
+	tx.att_fd = lock_attachment(&c->env.root, c->key, c->env.lock_timeout_ms);
+	if (tx.att_fd == -EAGAIN)
+		return rq_err(&c->err, RQ_ERR_TRY_AGAIN, tx.att_fd,
+			      "attachment %s is being worked on by another command for more than "
+			      "%d ms; try again later",
+			      c->key, c->env.lock_timeout_ms);
+	if (tx.att_fd < 0)
+		return rq_err(&c->err, RQ_ERR_IO, tx.att_fd, "attachment lock %s: %s", c->key,
+			      strerror(-tx.att_fd));
 	/* everything that can be checked without writing is checked before the PF is touched */
 	r = c->profile.traffic_class < 0 ? 0 : tos_prepare(c, &tx.t);
 	if (r == 0)
@@ -417,6 +521,8 @@ int cmd_add(struct rq_ctx *c)
 		r = tos_plan(c, &tx.t, &tx.tos, tx.rec_before);
 	if (r == 0)
 		r = intent_step(c, &tx);
+	if (r == 0 && tx.intent_written && c->env.pause_point)
+		c->env.pause_point(&c->env, "add-pending");
 	if (r == 0)
 		r = tos_write(c, &tx.t, &tx.tos);
 	if (r == 0)
@@ -429,6 +535,7 @@ int cmd_add(struct rq_ctx *c)
 		cJSON_Delete(tx.idx_before[i]);
 	}
 	cJSON_Delete(tx.rec_before);
+	lock_release(tx.att_fd); /* after the record and the PF locks */
 	free(tx.pf);
 	if (tx.ops && tx.ops->free)
 		tx.ops->free(tx.dcb);

@@ -343,9 +343,12 @@ static bool vf_handed_on(struct rq_ctx *c, const cJSON *rec, const struct rq_vf_
 /*
  * Undo what belongs to one attachment record: its ToS (when asked) and its
  * place in the PF indexes. PF-wide settings are never reverted: other
- * attachments, or the operator, rely on them.
+ * attachments, or the operator, rely on them. @checked (the agent, acting on
+ * a copy read without a lock): under the PF locks the record is read again
+ * and released only when it still says what @rec says; 0 then means it was
+ * left alone (gone, made final by its ADD, or re-added), 1 released.
  */
-int attach_release(struct rq_ctx *c, const cJSON *rec, bool restore_tos)
+static int release(struct rq_ctx *c, const cJSON *rec, bool restore_tos, bool checked)
 {
 	const cJSON *pfs = cJSON_GetObjectItemCaseSensitive(rec, "pfs"), *pf;
 	struct rq_vf_info vf;
@@ -362,6 +365,18 @@ int attach_release(struct rq_ctx *c, const cJSON *rec, bool restore_tos)
 	r = attach_lock_pfs(c, &vf, fds);
 	if (r < 0)
 		return r;
+	if (checked) {
+		cJSON *now = NULL;
+		bool same = state_record_read(&c->env.root, c->key, &now) == 0 &&
+			    cJSON_Compare(now, rec, true);
+
+		cJSON_Delete(now);
+		if (!same) {
+			attach_unlock_pfs(&vf, fds);
+			log_info("%s: the record changed since it was read: left alone", c->key);
+			return 0;
+		}
+	}
 	if (restore_tos && !vf_handed_on(c, rec, &vf))
 		tos_release(c, rec);
 	for (size_t i = 0; i < vf.n_pf; i++) {
@@ -375,7 +390,19 @@ int attach_release(struct rq_ctx *c, const cJSON *rec, bool restore_tos)
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_IO, r, "removing record %s: %s", c->key,
 			      strerror(-r));
-	return 0;
+	return 1;
+}
+
+int attach_release(struct rq_ctx *c, const cJSON *rec, bool restore_tos)
+{
+	int r = release(c, rec, restore_tos, false);
+
+	return r < 0 ? r : 0;
+}
+
+int attach_release_checked(struct rq_ctx *c, const cJSON *rec, bool restore_tos)
+{
+	return release(c, rec, restore_tos, true);
 }
 
 /*

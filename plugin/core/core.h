@@ -34,6 +34,11 @@ struct rq_ctx {
 	enum rq_pf_mode pf_mode;
 	char key[RQ_STATE_KEY_MAX];
 	struct rq_error err;
+	/*
+	 * pfqos_ensure leaves the carrier wait after a PFC change to its caller
+	 * (struct pf_undo carrier_*), who waits without the PF lock held.
+	 */
+	bool carrier_defer;
 };
 
 /* The resolved devices of one attachment. */
@@ -48,6 +53,13 @@ struct rq_target {
 int attach_load_profile(struct rq_ctx *c);
 int attach_resolve_target(struct rq_ctx *c, struct rq_target *t);
 int attach_release(struct rq_ctx *c, const cJSON *rec, bool restore_tos);
+/*
+ * The agent's release of a copy @rec it read without a lock (the caller
+ * holds the attachment's lock, lock_attachment): under the PF locks the
+ * record is read again and released only if it still says exactly what @rec
+ * says. 1 released, 0 left alone, <0 error.
+ */
+int attach_release_checked(struct rq_ctx *c, const cJSON *rec, bool restore_tos);
 /* DEL without a record: drop the attachment from any PF index still listing it. */
 void attach_drop_orphans(struct rq_ctx *c);
 /* orphans.c: PF index entries without a record, @key's only or (NULL) all; @who prefixes logs. */

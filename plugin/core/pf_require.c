@@ -353,7 +353,17 @@ static int pf_apply(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, cons
 	if (r < 0)
 		return r;
 	u->dcb_applied = true;
+	if (u->plan.set_pfc && c->carrier_defer) {
+		u->carrier_pending = was_up;
+		u->carrier_changes = changes;
+		return 0;
+	}
 	return u->plan.set_pfc ? carrier_step(c, pf, was_up, changes) : 0;
+}
+
+int pfqos_carrier_wait(struct rq_ctx *c, const struct rq_pf *pf, const struct pf_undo *u)
+{
+	return u->carrier_pending ? carrier_step(c, pf, true, u->carrier_changes) : 0;
 }
 
 int pfqos_ensure(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,

@@ -11,6 +11,9 @@ struct pf_undo {
 	struct dcb_plan plan;
 	bool dcb_applied;
 	uint16_t ecn_written; /* ECN files ecn_enable wrote: bit 2 * prio + side */
+	/* c->carrier_defer: a PFC change took down an up carrier; wait with pfqos_carrier_wait */
+	bool carrier_pending;
+	long carrier_changes; /* carrier_changes before the write */
 };
 
 /* Settling time of an up carrier after a PFC change before it counts (mlx5 drops it async). */
@@ -34,6 +37,12 @@ void pfqos_target(const struct rq_ctx *c, struct rq_profile *ret);
  */
 int pfqos_ensure(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,
 		 struct pf_undo *u);
+/*
+ * After a deferred PFC change (u->carrier_pending): wait, bounded by
+ * node.carrierWaitSeconds, for the carrier to come back. Call it without the
+ * PF lock: others may work on the port meanwhile. 0, or RQ_ERR_NO_CARRIER.
+ */
+int pfqos_carrier_wait(struct rq_ctx *c, const struct rq_pf *pf, const struct pf_undo *u);
 void pfqos_undo(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,
 		const struct pf_undo *u);
 /* Append "required X, port has Y" lines for @pf to @drift. */

@@ -36,6 +36,12 @@ struct rq_env {
 	 * it watches <root>/dcb (inotify); prod has none (dcbnl notifies).
 	 */
 	int (*watch_open)(const struct rq_env *env, int *ret_fd);
+	/*
+	 * Sim only, NULL in prod: a named point of a command where a test may
+	 * hold it (RDMA_QOS_SIM_PAUSE=<point>:<dir>: the command creates
+	 * <dir>/paused and waits, at most 60 s, for <dir>/go).
+	 */
+	void (*pause_point)(const struct rq_env *env, const char *point);
 };
 
 int env_init(struct rq_env *env, struct rq_error *e);

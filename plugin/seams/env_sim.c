@@ -62,6 +62,26 @@ static int sim_watch_open(const struct rq_env *env, int *ret_fd)
 	return 0;
 }
 
+/* RDMA_QOS_SIM_PAUSE=<point>:<dir>: hold the command at @point until <dir>/go exists. */
+static void sim_pause_point(const struct rq_env *env, const char *point)
+{
+	const char *v = getenv("RDMA_QOS_SIM_PAUSE"), *colon;
+	char path[4200];
+	size_t n = strlen(point);
+	int fd;
+
+	(void)env;
+	if (!v || !(colon = strchr(v, ':')) || (size_t)(colon - v) != n || strncmp(v, point, n))
+		return;
+	(void)snprintf(path, sizeof(path), "%s/paused", colon + 1);
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	(void)snprintf(path, sizeof(path), "%s/go", colon + 1);
+	for (int i = 0; i < 6000 && access(path, F_OK) != 0; i++)
+		usleep(10000);
+}
+
 int env_init(struct rq_env *env, struct rq_error *e)
 {
 	const char *root = getenv("RDMA_QOS_SIM_ROOT");
@@ -94,6 +114,7 @@ int env_init(struct rq_env *env, struct rq_error *e)
 	env->dcb_open = sim_dcb_open;
 	env->link_pci = sim_link_pci;
 	env->watch_open = sim_watch_open;
+	env->pause_point = sim_pause_point;
 	return 0;
 }
 

@@ -200,4 +200,11 @@ check "--interval 0 refused (exit 2)" [ $? -eq 2 ]
 agent --bogus 2> /dev/null
 check "an unknown flag is refused (exit 2)" [ $? -eq 2 ]
 
+# the agent in the DaemonSet's namespaces (its own PID and mount namespace): its own node
+echo "== the agent as deployed (tests/agent/deployed.sh)"
+bash "$(dirname "$0")/deployed.sh" > "$T/deployed.out" 2>&1
+grep -E '^(PASS|FAIL|SKIP|==)' "$T/deployed.out"
+read -r dp _ df _ < <(tail -1 "$T/deployed.out" | tr -d ,)
+PASS=$((PASS + ${dp:-0})) FAIL=$((FAIL + ${df:-1}))
+
 summary

@@ -434,6 +434,27 @@ check "carrier not back within node.carrierWaitSeconds: code 112" [ "$(jq .code 
 check "... the message says the carrier did not come back" grep -q 'carrier did not come back within 1 s' <<< "$(jq -r .msg <<< "$msg")"
 check "... the PF is put back as found (PFC off)" [ "$(jq -c '.pfc // []' "$ROOT/dcb/$PF1.json")" = "[]" ]
 rm -f "$ROOT/etc/cni/rdma-qos/profiles.json" "$ROOT/sys/class/net/$PF1/carrier" "$ROOT/sys/class/net/$PF1/carrier_changes"
+# two ADDs on one PF at once, the first changes PFC and the carrier comes back late (2.5 s):
+# the first waits for it without the PF lock, so the second (lock wait bounded to 1 s) is not
+# held out with error 11
+read -r _ VF5PCI _ <<< "${VFS[5]}"
+rm -f "$ROOT/etc/cni/rdma-qos/profiles.json"
+echo '{"writes": 0, "flapMs": 2500}' > "$ROOT/dcb/$PF1.json"
+echo 1 > "$ROOT/sys/class/net/$PF1/carrier"; echo 0 > "$ROOT/sys/class/net/$PF1/carrier_changes"
+t0=$(date +%s%N)
+add_pf1 cw3 > "$T/cw3.out" 2> "$T/cw3.log" &
+CW3=$!
+for _ in $(seq 100); do [ "$(cat "$ROOT/sys/class/net/$PF1/carrier")" = 0 ] && break; sleep 0.02; done
+msg=$(conf_for roce 1.0.0 "$(rq "$VF5PCI" '"numa":"off"')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_LOCK_TIMEOUT_MS=1000 RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD cw4 /proc/self/ns/net net1 "$ARGS_OK" 2> "$T/cw4.log")
+rc4=$?
+wait "$CW3"; rc3=$? ms=$((($(date +%s%N) - t0) / 1000000))
+check "concurrent ADDs, the first flapping the port: the second is not held out (rc $rc4, $(jq -c .code <<< "$msg" 2>/dev/null))" [ $rc4 -eq 0 ]
+check "... the first succeeds after the carrier came back (${ms} ms >= 2500)" [ $rc3 -eq 0 ] && [ "$ms" -ge 2500 ]
+check "... PFC written once" [ "$(jq -c '.pfc' "$ROOT/dcb/$PF1.json")" = "[3]" ] && [ "$(dcb_writes "$ROOT" "$PF1")" -le 2 ]
+check "... both listed in the PF index" [ "$(cat "$ROOT"/run/rdma-qos/state/pf/*.json | grep -o '"key"' | wc -l)" -ge 2 ] && grep -q cw3 "$ROOT"/run/rdma-qos/state/pf/*.json && grep -q cw4 "$ROOT"/run/rdma-qos/state/pf/*.json
+del_pf1 cw3 2> /dev/null
+conf_for roce 1.0.0 "$(rq "$VF5PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL cw4 /proc/self/ns/net net1 "$ARGS_OK" 2> /dev/null
 echo '{"writes": 0}' > "$ROOT/dcb/$PF1.json"
 mv "$ROOT/sys/kernel/config/rdma_cm" "$ROOT/sys/kernel/config/rdma_cm.off"
 msg=$(conf_for roce 1.0.0 "$(rq "$VF4PCI" '"numa":"off"')" '{"cniVersion":"1.0.0","interfaces":[]}' | \

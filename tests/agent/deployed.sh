@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# The agent as the DaemonSet runs it: in a PID and mount namespace of its own
+# (no hostPID: `unshare --pid --fork --mount-proc`), so it sees no plugin
+# process and its /proc is not the host's.
+# - an ADD held between its pending and final records (rdma-qos-sim's pause
+#   seam, RDMA_QOS_SIM_PAUSE) is not rolled back; a killed one is;
+# - a record whose netns is /proc/<pid>/ns/net is not released as stale
+#   without a way to judge it, is kept while alive through --host-proc, and
+#   released once its process is gone;
+# - a second writer that keeps clearing PFC is fought a bounded number of
+#   times, then the PF item is suspended (log, metric, show) until the
+#   suspension file is deleted.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+deployed_can_run() {
+	agent_can_run || return 1
+	unshare --pid --fork --mount-proc true 2>/dev/null || { echo "unshare --pid --mount-proc refused"; return 1; }
+	return 0
+}
+sim_suite_start "agent as deployed" rqdp deployed_can_run
+HOSTPROC=$T/hostproc
+suite_teardown() {
+	[ -n "${SLEEPER:-}" ] && kill "$SLEEPER" 2>/dev/null
+	[ -n "${BG:-}" ] && kill "$BG" 2>/dev/null
+	mountpoint -q "$HOSTPROC" && umount -l "$HOSTPROC"
+}
+# the agent in its own PID and mount namespaces, as in the pod
+agent_ns() { RDMA_QOS_SIM_ROOT=$ROOT unshare --pid --fork --mount-proc "$SIM" agent "$@"; }
+M=$T/rdma-qos.prom
+
+"$MKNODE" --root "$ROOT" --pfs 2 --vfs 4 --numa-nodes 2 --cpus-per-node 4 --rdma configfs \
+	--ecn yes --dcb yes --pf-prefix dp$$ > /dev/null || { echo "FAIL: mknode"; exit 1; }
+"$MKNODE" --root "$ROOT" pod --uid pod-a --cpus 0-1 > /dev/null
+sim_make_vfs "$ROOT"
+mapfile -t VFS < <(sim_vfs "$ROOT")
+read -r PF0 VF0PCI VF0 <<< "${VFS[0]}"
+read -r _ VF1PCI VF1 <<< "${VFS[1]}"
+read -r _ VF2PCI VF2 <<< "${VFS[2]}"
+ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p1;K8S_POD_UID=pod-a"
+rq() { echo "{\"type\":\"rdma-qos\",\"deviceID\":\"$1\"}"; }
+SD=$(state_dir "$ROOT")
+# host-device then rdma-qos-sim, without the runtime's DEL after a failure (a killed ADD leaves its state)
+add_nodel() { # NAME CID NETNS IFNAME VFDEV RQCONF
+	local out
+	out=$(conf_for "$1" 1.0.0 "{\"type\":\"host-device\",\"device\":\"$5\"}" | run_plugin "$HOSTDEV" ADD "$2" "$3" "$4" "$ARGS") || return 1
+	conf_for "$1" 1.0.0 "$6" "$out" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD "$2" "$3" "$4" "$ARGS"
+}
+rec_of() { grep -l "\"$1\"" "$SD"/*.json 2>/dev/null | head -1; }
+
+echo "== an ADD held between its pending and final records, the agent in its own PID namespace"
+P=$T/pause; mkdir -p "$P"
+NSA=$(newns a)
+RDMA_QOS_SIM_PAUSE="add-pending:$P" chain_add "$ROOT" roce c1 "$NSA" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS" > "$T/add1.out" 2> "$T/add1.log" &
+ADD1=$!
+for _ in $(seq 200); do [ -e "$P/paused" ] && break; sleep 0.05; done
+check "the ADD is held after its pending write" [ -e "$P/paused" ]
+REC=$(rec_of "$VF0PCI")
+check "its record is pending" jq -e '.pending.pid > 0' "$REC" > /dev/null
+agent_ns --once --metrics-file "$M" 2> "$T/a1.log" &
+AG=$!
+sleep 1.5 # the agent has judged the pending record while the ADD is held
+touch "$P/go"
+wait "$ADD1"
+check "the held ADD succeeds" [ $? -eq 0 ]
+wait "$AG"
+REC=$(rec_of "$VF0PCI")
+check "the record survived the agent's pass" [ -n "$REC" ]
+check "... and is final (no pending)" [ "$(jq -r '.pending // "none"' "$REC" 2>/dev/null)" = none ]
+DEV0=$(rdma_of "$ROOT" "$VF0PCI")
+check "the VF keeps its class 106" [ "$(cat "$(tos_file "$ROOT" "$DEV0")")" = 106 ]
+check "the PF index still lists it" grep -q "c1" "$SD"/pf/*.json
+check "the agent did not roll it back" [ "$(grep -c "rolling back" "$T/a1.log")" = 0 ]
+
+echo "== a killed ADD's pending record is rolled back by the agent in its own PID namespace"
+rm -f "$P/paused" "$P/go"
+NSB=$(newns b)
+RDMA_QOS_SIM_PAUSE="add-pending:$P" add_nodel roce c2 "$NSB" net1 "$VF1" "$(rq "$VF1PCI")" > /dev/null 2>&1 &
+ADD2=$!
+for _ in $(seq 200); do [ -e "$P/paused" ] && break; sleep 0.05; done
+REC=$(rec_of "$VF1PCI")
+PID2=$(jq -r '.pending.pid' "$REC")
+kill -9 "$PID2"; wait "$ADD2" 2>/dev/null
+DEV1=$(rdma_of "$ROOT" "$VF1PCI")
+echo 106 > "$(tos_file "$ROOT" "$DEV1")" # what the killed ADD may have written
+agent_ns --once --metrics-file "$M" 2> "$T/a2.log"
+check "the killed ADD's record is gone" [ -z "$(rec_of "$VF1PCI")" ]
+check "... its class put back (0)" [ "$(cat "$(tos_file "$ROOT" "$DEV1")")" = 0 ]
+check "... the log says so" grep -q "pending record (pid $PID2) is gone: rolling back" "$T/a2.log"
+touch "$P/go"
+
+echo "== a record whose netns is /proc/<pid>/ns/net"
+NSC=$(newns c)
+ip netns exec "${NS_PREFIX}c" sleep 1000 &
+SLEEPER=$!
+sleep 0.2
+PNS=/proc/$SLEEPER/ns/net
+chain_add "$ROOT" roce c3 "$PNS" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS" > /dev/null
+check "ADD with CNI_NETNS $PNS" [ $? -eq 0 ]
+ip netns del "${NS_PREFIX}c" # only the process holds the netns now
+check "its record names $PNS" [ "$(jq -r .netns "$(rec_of "$VF2PCI")")" = "$PNS" ]
+agent_ns --once --metrics-file "$M" --stale-grace 0 2> "$T/a3.log"
+check "without --host-proc: not released (cannot be judged from the agent's PID namespace)" [ -n "$(rec_of "$VF2PCI")" ]
+check "... and the log says it cannot judge it" grep -q "cannot judge" "$T/a3.log"
+mkdir -p "$HOSTPROC" && mount --bind /proc "$HOSTPROC"
+agent_ns --once --metrics-file "$M" --stale-grace 0 --host-proc "$HOSTPROC" 2> "$T/a4.log"
+check "with --host-proc, process alive: kept" [ -n "$(rec_of "$VF2PCI")" ]
+check "... judged (no cannot-judge warning)" [ "$(grep -c "cannot judge" "$T/a4.log")" = 0 ]
+check "... not counted stale" [ "$(metric "$M" rdma_qos_stale_records)" = 0 ]
+kill "$SLEEPER"; wait "$SLEEPER" 2>/dev/null; SLEEPER=""
+agent_ns --once --metrics-file "$M" --stale-grace 0 --host-proc "$HOSTPROC" 2> "$T/a5.log"
+check "with --host-proc, process gone: released" [ -z "$(rec_of "$VF2PCI")" ]
+check "... the log says so" grep -q "a lost DEL.*releasing" "$T/a5.log"
+
+summary

@@ -54,6 +54,16 @@ int rdma_find_by_pci(const struct rq_root *r, const char *pci, struct rq_rdma_de
 	return 0;
 }
 
+int rdma_dev_pci(const struct rq_root *r, const char *name, char *buf, size_t len)
+{
+	char path[256];
+
+	if (!name || !name[0] || strchr(name, '/'))
+		return -EINVAL;
+	(void)snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device", name);
+	return sysfs_readlink_base(r, path, buf, len);
+}
+
 /*
  * One RDMA_NLDEV_CMD_PORT_GET reply message: 1 and *ret filled when its
  * netdev index is @ifindex, 0 when it is another port, -EBADMSG when

@@ -131,6 +131,19 @@ char *metrics_render(const struct agent *a, const struct pass_report *rep)
 	    put(&b, "rdma_qos_numa_misaligned{namespace=\"%s\",pod=\"%s\",vf=\"%s\"} 1\n",
 		esc(json_str(it, "namespace"), e1, sizeof(e1)),
 		esc(json_str(it, "pod"), e2, sizeof(e2)), esc(json_str(it, "vf"), e3, sizeof(e3)));
+	family(&b, "rdma_qos_vf_in_pod", "gauge",
+	       "1 while the attachment's VF is its pod's interface; 0 when it left the pod "
+	       "(driver reload, firmware reset): the pod has lost that rail.");
+	cJSON_ArrayForEach(it, rep->vf_home)
+	    put(&b, "rdma_qos_vf_in_pod{namespace=\"%s\",pod=\"%s\",vf=\"%s\"} %d\n",
+		esc(json_str(it, "namespace"), e1, sizeof(e1)),
+		esc(json_str(it, "pod"), e2, sizeof(e2)), esc(json_str(it, "vf"), e3, sizeof(e3)),
+		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "inPod")) ? 1 : 0);
+	family(&b, "rdma_qos_baseline_in_profile", "gauge",
+	       "1 when a PF the node baseline covers meets it after the last pass.");
+	cJSON_ArrayForEach(it, rep->baseline)
+	    put(&b, "rdma_qos_baseline_in_profile{pf=\"%s\"} %d\n", esc(it->string, e1, sizeof(e1)),
+		it->valueint);
 	family(&b, "rdma_qos_catalog_valid", "gauge",
 	       "1 when the catalog source (or the installed catalog) is valid.");
 	put(&b, "rdma_qos_catalog_valid %d\n", a->catalog_valid ? 1 : 0);

@@ -132,6 +132,24 @@ static void pf_report(struct pass *p, const struct pf_acc *acc, const struct pf_
 			 "see rdma_qos_drift; nothing written");
 }
 
+/* rdma_qos_baseline_in_profile: the PF against the node baseline alone, as it is now. */
+static void baseline_report(struct pass *p, const struct pf_acc *acc, const struct dcb_ops *ops,
+			    void *dcb, bool readable, struct pf_look *l)
+{
+	struct rq_profile base;
+	bool met = false;
+
+	if (!acc->baseline || catalog_baseline(p->cat, &base) < 0)
+		return;
+	if (readable && pf_look(&p->a->env, ops, dcb, &acc->pf, &base, l) == 0)
+		met = l->items == 0;
+	cJSON_DeleteItemFromObjectCaseSensitive(p->rep->baseline, acc->pf.ifname);
+	cJSON_AddNumberToObject(p->rep->baseline, acc->pf.ifname, met ? 1 : 0);
+	if (!met)
+		log_warn("agent: PF %s does not meet the node baseline \"%s\"%s", acc->pf.ifname,
+			 base.name, readable ? "" : " (its DCB cannot be read)");
+}
+
 void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void *dcb)
 {
 	struct rq_vf_info one = {.has_pf = true, .n_pf = 1};
@@ -181,5 +199,6 @@ void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void
 	} else {
 		pf_report(p, acc, &l[0], &l[1]);
 	}
+	baseline_report(p, acc, ops, dcb, r == 0, &l[0]);
 	free(l);
 }

@@ -173,6 +173,19 @@ static void pf_dcb_json(const struct rq_env *env, const struct rq_catalog *cat, 
 	free(st);
 }
 
+/* "inPod": false once a driver reload took the VF out of its pod (absent when unknown). */
+static void vf_home_show(const struct rq_env *env, const cJSON *rec, cJSON *a)
+{
+	char why[160];
+	int r = vf_home_judge(env, rec, why, sizeof(why));
+
+	if (r < 0)
+		return;
+	cJSON_AddBoolToObject(a, "inPod", r == 1);
+	if (r == 0)
+		cJSON_AddStringToObject(a, "notInPod", why);
+}
+
 static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *recs)
 {
 	cJSON *v = cJSON_CreateObject();
@@ -198,6 +211,7 @@ static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *re
 		cJSON_AddStringToObject(a, "containerID", json_str(rec, "containerID") ?: "");
 		cJSON_AddStringToObject(a, "ifname", json_str(rec, "ifname") ?: "");
 		cJSON_AddStringToObject(a, "profile", json_str(rec, "profileName") ?: "");
+		vf_home_show(env, rec, a);
 	}
 	return v;
 }
@@ -279,12 +293,14 @@ static void print_text(const cJSON *pfs)
 				snprintf(req, sizeof(req), " (required %d%s)", want,
 					 want == json_int(vf, "trafficClass", -1) ? ""
 										  : ", NOT MET");
-			printf("  VF %s  numa %d  rdma %-10s tc %s%s  %s%s%s%s%s\n",
+			printf("  VF %s  numa %d  rdma %-10s tc %s%s  %s%s%s%s%s%s%s\n",
 			       json_str(vf, "pci"), json_int(vf, "numaNode", -1),
 			       json_str(vf, "rdma") ?: "-", tc, req,
 			       a ? json_str(a, "pod") : "(free)", a ? "/" : "",
 			       a ? json_str(a, "podName") : "", a ? " profile " : "",
-			       a ? json_str(a, "profile") : "");
+			       a ? json_str(a, "profile") : "",
+			       a && json_str(a, "notInPod") ? "  LEFT ITS POD: " : "",
+			       a ? json_str(a, "notInPod") ?: "" : "");
 		}
 	}
 }

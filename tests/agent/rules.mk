@@ -3,6 +3,7 @@
 .PHONY: agent-sim-test agent-soak
 agent-sim-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/run.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/deployed.sh
 
 test: agent-sim-test asan-agent-sim-test
 
@@ -11,6 +12,7 @@ test: agent-sim-test asan-agent-sim-test
 .PHONY: asan-agent-sim-test
 asan-agent-sim-test:
 	$(call san_suite,$(abspath build-asan)/san-logs-agent,tests/agent/run.sh)
+	$(call san_suite,$(abspath build-asan)/san-logs-agent-deployed,tests/agent/deployed.sh)
 
 # 10 minutes of injected drifts against a running agent: RSS flat, every drift repaired
 AGENT_SOAK_S ?= 600

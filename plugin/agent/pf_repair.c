@@ -16,7 +16,7 @@
 
 /* The PF's state as one word per item, for "was X, now Y". */
 static void item_text(enum agent_item it, const struct dcb_port_state *st, uint8_t ecn_on,
-		      const struct dcb_plan *plan, char *buf, size_t len)
+		      const struct cnp_state *cnp, const struct dcb_plan *plan, char *buf, size_t len)
 {
 	size_t n_dscp = 0;
 	bool dscp = false;
@@ -43,6 +43,10 @@ static void item_text(enum agent_item it, const struct dcb_port_state *st, uint8
 		else
 			(void)snprintf(buf, len, "%zu DSCP entries", n_dscp);
 		break;
+	case ITEM_CNP:
+		(void)snprintf(buf, len, "dscp %d prio %d", cnp->has[CNP_DSCP] ? cnp->val[CNP_DSCP] : -1,
+			       cnp->has[CNP_PRIO] ? cnp->val[CNP_PRIO] : -1);
+		break;
 	case ITEM_ETS:
 		(void)snprintf(buf, len, "tcBw %u,%u,%u,%u,%u,%u,%u,%u", st->tc_tx_bw[0],
 			       st->tc_tx_bw[1], st->tc_tx_bw[2], st->tc_tx_bw[3], st->tc_tx_bw[4],
@@ -59,6 +63,7 @@ struct pf_look {
 	struct dcb_port_state st;
 	struct dcb_plan plan;
 	uint8_t ecn_on;
+	struct cnp_state cnp;
 	unsigned items;
 };
 
@@ -81,6 +86,10 @@ static int pf_look(struct rq_env *env, const struct dcb_ops *ops, void *dcb, con
 	    ecn_get(&env->root, pf->ifname, t->ecn, &l->ecn_on) == 0 &&
 	    (l->ecn_on & t->ecn) != t->ecn)
 		l->items |= 1u << ITEM_ECN;
+	if (cnp_get(&env->root, pf->ifname, &l->cnp) == 0)
+		for (int f = 0; f < CNP_N; f++)
+			if (t->has_cnp[f] && l->cnp.has[f] && l->cnp.val[f] != t->cnp[f])
+				l->items |= 1u << ITEM_CNP;
 	return 0;
 }
 
@@ -116,10 +125,10 @@ static void pf_report(struct pass *p, const struct pf_acc *acc, const struct pf_
 
 		if (!(before->items & (1u << it)) || (after->items & (1u << it)))
 			continue;
-		item_text((enum agent_item)it, &before->st, before->ecn_on, &before->plan, was,
-			  sizeof(was));
-		item_text((enum agent_item)it, &after->st, after->ecn_on, &after->plan, now,
-			  sizeof(now));
+		item_text((enum agent_item)it, &before->st, before->ecn_on, &before->cnp,
+			  &before->plan, was, sizeof(was));
+		item_text((enum agent_item)it, &after->st, after->ecn_on, &after->cnp, &after->plan,
+			  now, sizeof(now));
 		log_info("agent: PF %s repaired %s: was %s, now %s", name, agent_item_names[it],
 			 was, now);
 		agent_count_repair(p->a, name, (enum agent_item)it);
@@ -130,6 +139,25 @@ static void pf_report(struct pass *p, const struct pf_acc *acc, const struct pf_
 	if (after->items && acc->any_verify && !acc->any_ensure)
 		log_warn("agent: PF %s (pf: verify) does not meet its requirements: %s", name,
 			 "see rdma_qos_drift; nothing written");
+}
+
+/* The PF's reported-only facts (plugin/core/pf_facts.c), once per pass. */
+void pf_facts_collect(struct pass_report *rep, const struct rq_env *env, const struct rq_pf *pf,
+		      const struct dcb_ops *ops, void *dcb)
+{
+	struct dcb_port_state *st = calloc(1, sizeof(*st));
+	cJSON *f;
+
+	if (cJSON_GetObjectItemCaseSensitive(rep->pf_facts, pf->ifname))
+		return free(st);
+	if (st && ops->get(dcb, pf->ifname, st) < 0) {
+		free(st);
+		st = NULL;
+	}
+	f = pf_facts_json(env, pf->ifname, st);
+	free(st);
+	if (f)
+		cJSON_AddItemToObject(rep->pf_facts, pf->ifname, f);
 }
 
 /* rdma_qos_baseline_in_profile: the PF against the node baseline alone, as it is now. */
@@ -158,6 +186,7 @@ void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void
 	struct rq_ctx c;
 	int fds[RQ_MAX_PFS], r;
 
+	pf_facts_collect(p->rep, &p->a->env, &acc->pf, ops, dcb);
 	/* lossy and pf: ignore attachments require nothing of the PF: ADD never reads it for them
 	 */
 	if (!acc->any_ensure && !acc->any_verify)

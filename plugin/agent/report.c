@@ -12,7 +12,7 @@
 #include "plugin/agent/agent.h"
 
 const char *const agent_item_names[ITEM_N] = {
-    "dcb", "trust", "dscp2prio", "pfc", "ets", "ecn", "traffic_class",
+    "dcb", "trust", "dscp2prio", "pfc", "ets", "ecn", "traffic_class", "cnp",
 };
 
 double agent_wall_now(void)
@@ -32,6 +32,7 @@ void pass_report_init(struct pass_report *rep)
 	rep->numa = cJSON_CreateArray();
 	rep->vf_home = cJSON_CreateArray();
 	rep->baseline = cJSON_CreateObject();
+	rep->pf_facts = cJSON_CreateObject();
 }
 
 void pass_report_fini(struct pass_report *rep)
@@ -42,6 +43,7 @@ void pass_report_fini(struct pass_report *rep)
 	cJSON_Delete(rep->numa);
 	cJSON_Delete(rep->vf_home);
 	cJSON_Delete(rep->baseline);
+	cJSON_Delete(rep->pf_facts);
 	memset(rep, 0, sizeof(*rep));
 }
 

@@ -11,6 +11,8 @@ struct pf_undo {
 	struct dcb_plan plan;
 	bool dcb_applied;
 	uint16_t ecn_written; /* ECN files ecn_enable wrote: bit 2 * prio + side */
+	bool cnp_written[CNP_N];
+	uint8_t cnp_before[CNP_N];
 };
 
 /* Settling time of an up carrier after a PFC change before it counts (mlx5 drops it async). */
@@ -39,6 +41,10 @@ void pfqos_undo(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const st
 /* Append "required X, port has Y" lines for @pf to @drift. */
 int pfqos_check(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,
 		char *drift, size_t len);
+
+/* Append "cnp: required X, port has Y" lines (files the driver has only) to @drift. */
+void pfqos_cnp_describe(const struct rq_root *root, const char *ifname, const struct rq_profile *t,
+			char *drift, size_t len);
 
 /* "a\nb\n" -> "a; b" in place */
 void join_lines(char *s, size_t cap);

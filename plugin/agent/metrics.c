@@ -161,7 +161,7 @@ static void pf_facts(struct buf *b, const struct pass_report *rep)
 			put(b, "rdma_qos_pf_buffer_shared_lossless{pf=\"%s\",buffer=\"%d\"} %d\n",
 			    esc(pf->string, e1, sizeof(e1)), i, (mask >> i) & 1);
 	}
-	family(b, "rdma_qos_pf_pfc_storm_prevention_ms", "gauge",
+	family(b, "rdma_qos_pf_pfc_storm_prevention_seconds", "gauge",
 	       "The port's PFC storm-prevention timeout (ethtool pfc-prevention-tout): 0 off, -1 the "
 	       "driver's auto.");
 	cJSON_ArrayForEach(pf, rep->pf_facts)
@@ -169,8 +169,9 @@ static void pf_facts(struct buf *b, const struct pass_report *rep)
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(pf, "pfcPreventionMs");
 
 		if (cJSON_IsNumber(v))
-			put(b, "rdma_qos_pf_pfc_storm_prevention_ms{pf=\"%s\"} %d\n",
-			    esc(pf->string, e1, sizeof(e1)), v->valueint);
+			put(b, "rdma_qos_pf_pfc_storm_prevention_seconds{pf=\"%s\"} %g\n",
+			    esc(pf->string, e1, sizeof(e1)),
+			    v->valueint < 0 ? -1.0 : v->valueint / 1000.0);
 	}
 }
 

@@ -186,11 +186,12 @@ void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void
 	struct rq_ctx c;
 	int fds[RQ_MAX_PFS], r;
 
-	pf_facts_collect(p->rep, &p->a->env, &acc->pf, ops, dcb);
 	/* lossy and pf: ignore attachments require nothing of the PF: ADD never reads it for them
 	 */
-	if (!acc->any_ensure && !acc->any_verify)
+	if (!acc->any_ensure && !acc->any_verify) {
+		pf_facts_collect(p->rep, &p->a->env, &acc->pf, ops, dcb);
 		return;
+	}
 	l = calloc(2, sizeof(*l));
 	if (!l)
 		return;
@@ -229,5 +230,6 @@ void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void
 		pf_report(p, acc, &l[0], &l[1]);
 	}
 	baseline_report(p, acc, ops, dcb, r == 0, &l[0]);
+	pf_facts_collect(p->rep, &p->a->env, &acc->pf, ops, dcb); /* as the repair left it */
 	free(l);
 }

@@ -8,7 +8,7 @@
  * metrics.c turns them into
  * rdma_qos_pf_cnp, rdma_qos_pf_dcqcn_param, rdma_qos_pf_prio_buffer,
  * rdma_qos_pf_buffer_size_bytes, rdma_qos_pf_buffer_shared_lossless and
- * rdma_qos_pf_pfc_storm_prevention_ms.
+ * rdma_qos_pf_pfc_storm_prevention_seconds.
  */
 #include <stdlib.h>
 #include <string.h>

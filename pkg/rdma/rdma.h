@@ -43,7 +43,8 @@ int rdma_find_by_pci(const struct rq_root *r, const char *pci, struct rq_rdma_de
  * The parent device of the RDMA device named @name in the host's sysfs (the
  * basename of /sys/class/infiniband/<name>/device: a PCI address for mlx5).
  * A name is not an identity: after a driver reload it may be another VF's
- * device. -ENOENT: no such device here, or one without a parent (rxe).
+ * device. A device without a parent (rxe) answers through the netdev of its
+ * first GID. -ENOENT: no such device here, or nothing tells.
  */
 int rdma_dev_pci(const struct rq_root *r, const char *name, char *buf, size_t len);
 /*

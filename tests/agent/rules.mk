@@ -27,6 +27,13 @@ vm-agent-test: all
 
 vm-test: vm-agent-test
 
+# A driver reload under the running agent (tests/vm/reload.sh): its own guest boot
+.PHONY: vm-reload-test
+vm-reload-test: all
+	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/reload.sh
+
+vm-test: vm-reload-test
+
 # Agent pass time for 1..256 attachments (a point of make bench)
 .PHONY: agent-bench
 agent-bench: all

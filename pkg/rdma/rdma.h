@@ -40,6 +40,14 @@ int rdma_knob_parse(const char *s);
 /* /sys/bus/pci/devices/<pci>/infiniband/<dev>; -ENOENT when the VF has none. */
 int rdma_find_by_pci(const struct rq_root *r, const char *pci, struct rq_rdma_dev *ret);
 /*
+ * The parent device of the RDMA device named @name in the host's sysfs (the
+ * basename of /sys/class/infiniband/<name>/device: a PCI address for mlx5).
+ * A name is not an identity: after a driver reload it may be another VF's
+ * device. A device without a parent (rxe) answers through the netdev of its
+ * first GID. -ENOENT: no such device here, or nothing tells.
+ */
+int rdma_dev_pci(const struct rq_root *r, const char *name, char *buf, size_t len);
+/*
  * RDMA netlink port dump in the current netns, matching RDMA_NLDEV_ATTR_NDEV_INDEX.
  * The kernel reports a port's netdev index only to a socket in the netdev's
  * own netns, so @ifindex must come from the netns this is called in.

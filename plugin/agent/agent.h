@@ -60,6 +60,7 @@ enum agent_item {
 	ITEM_ETS,
 	ITEM_ECN,
 	ITEM_TRAFFIC_CLASS,
+	ITEM_CNP, /* the CNP's DSCP / 802.1p priority (MOFED ecn/roce_np) */
 	ITEM_N
 };
 extern const char *const agent_item_names[ITEM_N];
@@ -70,6 +71,9 @@ struct pass_report {
 	cJSON *pfs;	    /* {pf: bitmap of enum agent_item drifted after the pass} */
 	cJSON *vf_tc;	    /* [{"vf","rdmaDev","knob","value"}] */
 	cJSON *numa;	    /* [{"namespace","pod","vf"}] */
+	cJSON *vf_home;	    /* [{"namespace","pod","vf","inPod"}]: attachments judged */
+	cJSON *baseline;    /* {pf: 1/0}: PFs the node baseline covers, meeting it */
+	cJSON *pf_facts;    /* {pf: {"cnp", "dcqcn", "buffer", "pfcPreventionMs"}}: reported only */
 	int stale;	    /* records whose netns is gone, still within the grace */
 	int rolled_back;    /* pending records of dead ADDs put back this pass */
 	double started;	    /* wall clock, seconds */
@@ -100,6 +104,12 @@ void pass_report_drift(struct pass_report *rep, const char *pf, enum agent_item 
  */
 int reconcile_tos(struct rq_ctx *c, cJSON *rec, const struct rq_vf_info *vf, bool *ret_drift,
 		  struct pass_report *rep, struct agent *a);
+
+/* pf_repair.c: what the PF's port says beyond its requirements (CNP, DCQCN, PFC buffers) */
+void pf_facts_collect(struct pass_report *rep, const struct rq_env *env, const struct rq_pf *pf,
+		      const struct dcb_ops *ops, void *dcb);
+/* report.c: rdma_qos_vf_in_pod of one attachment judged by vf_home_judge */
+void vf_home_report(struct pass_report *rep, const cJSON *rec, bool in_pod);
 
 /* stale.c: a record whose netns is gone past the grace; 1 = released, 0 = kept */
 struct stale_book;

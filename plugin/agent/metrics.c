@@ -104,6 +104,77 @@ static void per_pf(struct buf *b, const struct pass_report *rep)
 		agent_item_names[i], ((unsigned)it->valuedouble >> i) & 1u);
 }
 
+/* Reported only (plugin/core/pf_facts.c): the CNP, DCQCN, PFC buffers, storm prevention. */
+static void pf_facts(struct buf *b, const struct pass_report *rep)
+{
+	const cJSON *pf, *it;
+	char e1[256], e2[256], e3[256];
+
+	family(b, "rdma_qos_pf_cnp", "gauge",
+	       "The DSCP (field dscp) and 802.1p priority (field prio) of the CNPs the port sends "
+	       "(MOFED ecn/roce_np), where the driver has them.");
+	cJSON_ArrayForEach(pf, rep->pf_facts) cJSON_ArrayForEach(
+	    it, cJSON_GetObjectItemCaseSensitive(pf, "cnp"))
+	    put(b, "rdma_qos_pf_cnp{pf=\"%s\",field=\"%s\"} %d\n", esc(pf->string, e1, sizeof(e1)),
+		it->string, it->valueint);
+	family(b, "rdma_qos_pf_dcqcn_param", "gauge",
+	       "A DCQCN parameter of the port as the driver reports it (ecn/roce_np, roce_rp; read "
+	       "only).");
+	cJSON_ArrayForEach(pf, rep->pf_facts) cJSON_ArrayForEach(
+	    it, cJSON_GetObjectItemCaseSensitive(pf, "dcqcn"))
+	    put(b, "rdma_qos_pf_dcqcn_param{pf=\"%s\",side=\"%s\",param=\"%s\"} %.0f\n",
+		esc(pf->string, e1, sizeof(e1)), esc(json_str(it, "side"), e2, sizeof(e2)),
+		esc(json_str(it, "param"), e3, sizeof(e3)),
+		cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "value")));
+	family(b, "rdma_qos_pf_prio_buffer", "gauge",
+	       "The receive buffer each priority lands in (DCB_ATTR_DCB_BUFFER).");
+	cJSON_ArrayForEach(pf, rep->pf_facts)
+	{
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(pf, "buffer"), "prio2buffer");
+
+		for (int i = 0; i < cJSON_GetArraySize(m); i++)
+			put(b, "rdma_qos_pf_prio_buffer{pf=\"%s\",prio=\"%d\"} %d\n",
+			    esc(pf->string, e1, sizeof(e1)), i, cJSON_GetArrayItem(m, i)->valueint);
+	}
+	family(b, "rdma_qos_pf_buffer_size_bytes", "gauge",
+	       "The size of each receive buffer of the port (DCB_ATTR_DCB_BUFFER).");
+	cJSON_ArrayForEach(pf, rep->pf_facts)
+	{
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(pf, "buffer"), "bufferSize");
+
+		for (int i = 0; i < cJSON_GetArraySize(m); i++)
+			put(b, "rdma_qos_pf_buffer_size_bytes{pf=\"%s\",buffer=\"%d\"} %.0f\n",
+			    esc(pf->string, e1, sizeof(e1)), i,
+			    cJSON_GetNumberValue(cJSON_GetArrayItem(m, i)));
+	}
+	family(b, "rdma_qos_pf_buffer_shared_lossless", "gauge",
+	       "1 when a receive buffer holds a priority with PFC and one without: the lossy "
+	       "traffic is paused with the lossless and shares its headroom.");
+	cJSON_ArrayForEach(pf, rep->pf_facts)
+	{
+		const cJSON *bu = cJSON_GetObjectItemCaseSensitive(pf, "buffer");
+		int mask = json_int(bu, "sharedLosslessMask", 0);
+
+		for (int i = 0; bu && i < 8; i++)
+			put(b, "rdma_qos_pf_buffer_shared_lossless{pf=\"%s\",buffer=\"%d\"} %d\n",
+			    esc(pf->string, e1, sizeof(e1)), i, (mask >> i) & 1);
+	}
+	family(b, "rdma_qos_pf_pfc_storm_prevention_seconds", "gauge",
+	       "The port's PFC storm-prevention timeout (ethtool pfc-prevention-tout): 0 off, -1 the "
+	       "driver's auto.");
+	cJSON_ArrayForEach(pf, rep->pf_facts)
+	{
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(pf, "pfcPreventionMs");
+
+		if (cJSON_IsNumber(v))
+			put(b, "rdma_qos_pf_pfc_storm_prevention_seconds{pf=\"%s\"} %g\n",
+			    esc(pf->string, e1, sizeof(e1)),
+			    v->valueint < 0 ? -1.0 : v->valueint / 1000.0);
+	}
+}
+
 char *metrics_render(const struct agent *a, const struct pass_report *rep)
 {
 	struct buf b = {.s = malloc(4096), .cap = 4096};
@@ -114,6 +185,7 @@ char *metrics_render(const struct agent *a, const struct pass_report *rep)
 		return NULL;
 	b.s[0] = '\0';
 	per_pf(&b, rep);
+	pf_facts(&b, rep);
 	family(&b, "rdma_qos_repairs_total", "counter",
 	       "Items the agent found drifted and repaired since it started.");
 	for (size_t i = 0; i < a->n_repairs; i++)
@@ -131,6 +203,19 @@ char *metrics_render(const struct agent *a, const struct pass_report *rep)
 	    put(&b, "rdma_qos_numa_misaligned{namespace=\"%s\",pod=\"%s\",vf=\"%s\"} 1\n",
 		esc(json_str(it, "namespace"), e1, sizeof(e1)),
 		esc(json_str(it, "pod"), e2, sizeof(e2)), esc(json_str(it, "vf"), e3, sizeof(e3)));
+	family(&b, "rdma_qos_vf_in_pod", "gauge",
+	       "1 while the attachment's VF is its pod's interface; 0 when it left the pod "
+	       "(driver reload, firmware reset): the pod has lost that rail.");
+	cJSON_ArrayForEach(it, rep->vf_home)
+	    put(&b, "rdma_qos_vf_in_pod{namespace=\"%s\",pod=\"%s\",vf=\"%s\"} %d\n",
+		esc(json_str(it, "namespace"), e1, sizeof(e1)),
+		esc(json_str(it, "pod"), e2, sizeof(e2)), esc(json_str(it, "vf"), e3, sizeof(e3)),
+		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "inPod")) ? 1 : 0);
+	family(&b, "rdma_qos_baseline_in_profile", "gauge",
+	       "1 when a PF the node baseline covers meets it after the last pass.");
+	cJSON_ArrayForEach(it, rep->baseline)
+	    put(&b, "rdma_qos_baseline_in_profile{pf=\"%s\"} %d\n", esc(it->string, e1, sizeof(e1)),
+		it->valueint);
 	family(&b, "rdma_qos_catalog_valid", "gauge",
 	       "1 when the catalog source (or the installed catalog) is valid.");
 	put(&b, "rdma_qos_catalog_valid %d\n", a->catalog_valid ? 1 : 0);

@@ -42,6 +42,13 @@ struct rq_env {
 	 * <dir>/paused and waits, at most 60 s, for <dir>/go).
 	 */
 	void (*pause_point)(const struct rq_env *env, const char *point);
+	/*
+	 * The PF's PFC storm-prevention timeout in ms (0 off, -1 auto), reported
+	 * only: ethtool's tunable (prod); <root>/ethtool/<pf>.tunables.json
+	 * {"pfcPreventionTout": N} (sim, 65535 = auto as in ethtool). -ENOENT or
+	 * -EOPNOTSUPP: the driver has none.
+	 */
+	int (*pfc_storm_tout)(const struct rq_env *env, const char *ifname, int *ret_ms);
 };
 
 int env_init(struct rq_env *env, struct rq_error *e);

@@ -17,6 +17,11 @@ static int prod_link_pci(const struct rq_env *env, const char *ifname, char *buf
 	return netns_link_pci(ifname, buf, len);
 }
 
+static int prod_pfc_storm_tout(const struct rq_env *env, const char *ifname, int *ret_ms)
+{
+	return pfc_storm_tout_get(ifname, ret_ms);
+}
+
 int env_init(struct rq_env *env, struct rq_error *e)
 {
 	int r;
@@ -30,6 +35,7 @@ int env_init(struct rq_env *env, struct rq_error *e)
 	env->lock_timeout_ms = 10000;
 	env->dcb_open = prod_dcb_open;
 	env->link_pci = prod_link_pci;
+	env->pfc_storm_tout = prod_pfc_storm_tout;
 	return 0;
 }
 

@@ -82,6 +82,31 @@ static void sim_pause_point(const struct rq_env *env, const char *point)
 		usleep(10000);
 }
 
+static int sim_pfc_storm_tout(const struct rq_env *env, const char *ifname, int *ret_ms)
+{
+	char path[128], *buf = NULL;
+	size_t len = 0;
+	const cJSON *v;
+	cJSON *o;
+	int r;
+
+	if (strchr(ifname, '/'))
+		return -EINVAL;
+	(void)snprintf(path, sizeof(path), "/ethtool/%s.tunables.json", ifname);
+	r = sysfs_read_file(&env->root, path, 65536, &buf, &len);
+	if (r < 0)
+		return r;
+	o = cJSON_ParseWithLength(buf, len);
+	free(buf);
+	v = cJSON_GetObjectItemCaseSensitive(o, "pfcPreventionTout");
+	if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 65535)
+		r = o && !v ? -EOPNOTSUPP : -EBADMSG;
+	else
+		*ret_ms = v->valueint == 65535 ? -1 : v->valueint;
+	cJSON_Delete(o);
+	return r;
+}
+
 int env_init(struct rq_env *env, struct rq_error *e)
 {
 	const char *root = getenv("RDMA_QOS_SIM_ROOT");
@@ -115,6 +140,7 @@ int env_init(struct rq_env *env, struct rq_error *e)
 	env->link_pci = sim_link_pci;
 	env->watch_open = sim_watch_open;
 	env->pause_point = sim_pause_point;
+	env->pfc_storm_tout = sim_pfc_storm_tout;
 	return 0;
 }
 

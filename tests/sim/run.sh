@@ -199,7 +199,7 @@ check "then lossy: ADD succeeds (no 102)" [ $? -eq 0 ]
 check "then lossy: no SET on the PF" [ "$(writes)" = "$W" ]
 check "both orders end in the same PF state" [ "$(pfstate)" = "$A" ]
 check "the PF index lists both, the lossy one without requirements" \
-	[ "$(jq -c '[.attachments[] | .profileName + ":" + (.req | keys | join("+"))] | sort' "$ROOT/run/rdma-qos/state/pf/$PF0PCI.json")" = '["lossy:","roce-lossless:dscp2prio+ecn+pfc+trust"]' ]
+	[ "$(jq -c '[.attachments[] | .profileName + ":" + (.req | keys | join("+"))] | sort' "$ROOT/run/rdma-qos/state/pf/$PF0PCI.json")" = '["lossy:","roce-lossless:cnp+dscp2prio+ecn+pfc+trust"]' ]
 # a contradiction: DSCP 26 to priority 5 against the live lossless attachment
 NSE=$(newns e)
 msg=$(chain_add "$ROOT" roce c6 "$NSE" net1 "$VF2" "$(rq "$VF2PCI" '"profile":"af31p5"')" "$ARGS_OK")

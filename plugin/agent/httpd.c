@@ -21,6 +21,7 @@ struct agent_httpd {
 	pthread_mutex_t lock;
 	char *text;
 	bool healthy;
+	struct agent_tel *tel;
 };
 
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const char *type,
@@ -38,6 +39,27 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const
 	return r;
 }
 
+/* The last pass's text and the counters as of now (read outside the lock: a pass may publish). */
+static enum MHD_Result metrics(struct agent_httpd *h, struct MHD_Connection *conn)
+{
+	char *pass, *tel, *all = NULL;
+	enum MHD_Result r;
+
+	pthread_mutex_lock(&h->lock);
+	pass = h->text ? strdup(h->text) : NULL;
+	pthread_mutex_unlock(&h->lock);
+	if (!pass)
+		return reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", "no pass yet\n");
+	tel = agent_tel_text(h->tel);
+	if (tel && asprintf(&all, "%s%s", pass, tel) < 0)
+		all = NULL;
+	r = reply(conn, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8", all ? all : pass);
+	free(all);
+	free(tel);
+	free(pass);
+	return r;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
 			      const char *method, const char *version, const char *upload,
 			      size_t *upload_size, void **con_cls)
@@ -47,13 +69,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "GET only\n");
-	pthread_mutex_lock(&h->lock);
 	if (!strcmp(url, "/metrics"))
-		r = h->text
-			? reply(conn, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
-				h->text)
-			: reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", "no pass yet\n");
-	else if (!strcmp(url, "/healthz"))
+		return metrics(h, conn);
+	pthread_mutex_lock(&h->lock);
+	if (!strcmp(url, "/healthz"))
 		r = h->healthy
 			? reply(conn, MHD_HTTP_OK, "text/plain", "ok\n")
 			: reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", "no pass yet\n");
@@ -103,7 +122,7 @@ static int parse_listen(const char *s, struct sockaddr_storage *ss, unsigned *re
 	return inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) == 1 ? 0 : -EINVAL;
 }
 
-int agent_httpd_start(const char *listen, struct agent_httpd **ret)
+int agent_httpd_start(const char *listen, struct agent_tel *tel, struct agent_httpd **ret)
 {
 	struct sockaddr_storage ss;
 	struct agent_httpd *h;
@@ -117,6 +136,7 @@ int agent_httpd_start(const char *listen, struct agent_httpd **ret)
 	if (!h)
 		return -ENOMEM;
 	pthread_mutex_init(&h->lock, NULL);
+	h->tel = tel;
 	h->d = MHD_start_daemon(
 	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | (v6 ? MHD_USE_DUAL_STACK : 0),
 	    (uint16_t)port, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,

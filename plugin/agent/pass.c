@@ -211,6 +211,10 @@ static void pass_record(struct pass *p, struct stale_book *book, const char *key
 		p->rep->stale++;
 	else if (reconcile_tos(&c, rec, &vf, &drift, p->rep, p->a) < 0)
 		log_warn("agent: %s: %s", key, c.err.msg);
+	/* after the repair: the record names the RDMA device as it is now */
+	if (p->a->tel && !stale_book_judge_pending(book, key) &&
+	    tel_add_record(&p->rep->targets, rec, &prof) < 0)
+		log_warn("agent: %s: out of memory for its counters", key);
 	cJSON_Delete(rec);
 }
 

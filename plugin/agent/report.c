@@ -38,6 +38,7 @@ void pass_report_fini(struct pass_report *rep)
 	cJSON_Delete(rep->pfs);
 	cJSON_Delete(rep->vf_tc);
 	cJSON_Delete(rep->numa);
+	tel_sample_fini(&rep->targets);
 	memset(rep, 0, sizeof(*rep));
 }
 

@@ -200,4 +200,13 @@ check "--interval 0 refused (exit 2)" [ $? -eq 2 ]
 agent --bogus 2> /dev/null
 check "an unknown flag is refused (exit 2)" [ $? -eq 2 ]
 
+echo "== congestion telemetry (tests/agent/telemetry.sh, its own node)"
+bash "$(dirname "$0")/telemetry.sh" > "$T/telemetry.out" 2>&1
+tel_rc=$?
+grep -E '^(==|PASS|FAIL)' "$T/telemetry.out"
+PASS=$((PASS + $(grep -c '^PASS:' "$T/telemetry.out")))
+FAIL=$((FAIL + $(grep -c '^FAIL:' "$T/telemetry.out")))
+grep -q ' passed, 0 failed$' "$T/telemetry.out" && [ $tel_rc -eq 0 ] ||
+	{ fail "telemetry.sh ran to its summary and exit 0 (rc $tel_rc)"; tail -20 "$T/telemetry.out"; }
+
 summary

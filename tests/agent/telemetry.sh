@@ -10,20 +10,12 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-T=$(mktemp -d /tmp/rq-tel.XXXXXX)
-ROOT=$T/node
+sim_suite_start "telemetry tests" rqtl agent_can_run
 AGENT_PID="" TMUX_S="rqtop$$"
-cleanup() {
+suite_teardown() {
 	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
 	tmux kill-session -t "$TMUX_S" 2>/dev/null
-	for n in $(ip netns list | awk -v p="rqtl$$_" 'index($1, p) == 1 { print $1 }'); do
-		ip netns del "$n" 2>/dev/null
-	done
-	sim_del_vfs "$ROOT" 2>/dev/null
-	rm -rf "$T"
 }
-trap cleanup EXIT
-newns() { local n="rqtl$$_$1"; ip netns add "$n"; echo "/run/netns/$n"; }
 M=$T/m.prom
 echo '{"namespaces":{"*":{"default":"roce-lossless","allow":["roce-lossless"]}},"node":{"pf":"verify"}}' > "$T/verify.json"
 

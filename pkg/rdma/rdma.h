@@ -109,6 +109,23 @@ struct rdma_counters {
 int rdma_counters_read(const struct rq_root *r, const char *netns, const char *dev, int port,
 		       struct rdma_counters *ret);
 void rdma_counters_fini(struct rdma_counters *c);
+/*
+ * The same for a reader that comes back (the agent): each device port's
+ * counter files stay open in @c and are read again with pread at offset 0
+ * (sysfs makes the text afresh at every read from 0), one syscall per
+ * counter instead of three and no directory walk. A failed read (the device
+ * went away: kernfs answers -ENODEV) drops the entry and reads afresh; the
+ * directory is listed again every RQ_CTR_RELIST_S. Entries not read since
+ * the last rdma_ctr_cache_sweep are closed by it. Past @max_fds cached files
+ * it reads as rdma_counters_read does. Not for @netns reads (pod sysfs).
+ */
+#define RQ_CTR_RELIST_S 60
+struct rdma_ctr_cache;
+int rdma_ctr_cache_new(size_t max_fds, struct rdma_ctr_cache **ret);
+void rdma_ctr_cache_free(struct rdma_ctr_cache *c);
+void rdma_ctr_cache_sweep(struct rdma_ctr_cache *c);
+int rdma_counters_read_cached(struct rdma_ctr_cache *c, const struct rq_root *r, const char *dev,
+			      int port, struct rdma_counters *ret);
 /* Parse "name value\n" lines into @ret (what podsys_read_dir answers). */
 int rdma_counters_parse(const char *text, struct rdma_counters *ret);
 

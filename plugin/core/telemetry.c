@@ -193,7 +193,7 @@ static void collect_pf(struct tel_pf *pf, const struct ethtool_ops *eops, void *
 	free(st);
 }
 
-int tel_collect(const struct rq_env *env, struct tel_sample *s)
+int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_cache *cache)
 {
 	const struct ethtool_ops *eops = NULL;
 	const struct dcb_ops *dops = NULL;
@@ -223,10 +223,16 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s)
 					s->pfs[j].roce_prios |= (uint8_t)(1u << a->prio);
 			}
 		rdma_counters_fini(&a->ctr);
-		a->has_ctr = a->rdma_dev[0] &&
-			     rdma_counters_read(&env->root, a->netns, a->rdma_dev, a->port,
-						&a->ctr) == 0;
+		if (!a->rdma_dev[0])
+			a->has_ctr = false;
+		else if (cache && !a->netns[0])
+			a->has_ctr = rdma_counters_read_cached(cache, &env->root, a->rdma_dev,
+							       a->port, &a->ctr) == 0;
+		else
+			a->has_ctr = rdma_counters_read(&env->root, a->netns, a->rdma_dev, a->port,
+							&a->ctr) == 0;
 	}
+	rdma_ctr_cache_sweep(cache);
 	s->t = (s->t + mono_now()) / 2;
 	free(maps);
 	return 0;

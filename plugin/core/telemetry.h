@@ -63,8 +63,12 @@ int tel_add_record(struct tel_sample *s, const cJSON *rec, const struct rq_profi
 int tel_load_records(const struct rq_env *env, struct tel_sample *s);
 /* @to gets @from's attachments and PFs, without counters. */
 int tel_copy_targets(const struct tel_sample *from, struct tel_sample *to);
-/* Read every counter now: ethtool and DCB of each PF, hw_counters of each attachment. */
-int tel_collect(const struct rq_env *env, struct tel_sample *s);
+/*
+ * Read every counter now: ethtool and DCB of each PF, hw_counters of each
+ * attachment; @cache (may be NULL) keeps the counter files open between
+ * calls (a reader that comes back: the agent).
+ */
+int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_cache *cache);
 
 /* A counter's increase; a decrease is a reset (the device re-registered, a 32-bit wrap). */
 static inline uint64_t tel_delta(uint64_t prev, uint64_t cur)

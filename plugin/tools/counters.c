@@ -244,7 +244,7 @@ static int sample(const struct rq_env *env, const struct tel_sample *targets,
 {
 	int r = tel_copy_targets(targets, ret);
 
-	return r < 0 ? r : tel_collect(env, ret);
+	return r < 0 ? r : tel_collect(env, ret, NULL);
 }
 
 static int parse_args(int argc, char **argv, int first, bool *json, double *interval)

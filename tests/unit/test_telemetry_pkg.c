@@ -234,6 +234,69 @@ START_TEST(counters_in_pod)
 }
 END_TEST
 
+static int open_fds(void)
+{
+	char cmd[64];
+	FILE *f;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "ls /proc/%d/fd | wc -l", (int)getpid());
+	f = popen(cmd, "r");
+	if (f && fscanf(f, "%d", &n) != 1)
+		n = -1;
+	if (f)
+		pclose(f);
+	return n;
+}
+
+static uint64_t ctr_val(const struct rdma_counters *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->names[i], name))
+			return c->vals[i];
+	return (uint64_t)-1;
+}
+
+/* Kept files read again with pread: an in-place rewrite (as sysfs regenerates) is seen. */
+START_TEST(counters_cached)
+{
+	struct rdma_ctr_cache *cache, *none;
+	struct rdma_counters c;
+	int fds0;
+
+	sim_build(&node, "--pfs 1 --vfs 2 --counters yes");
+	ck_assert_int_eq(rdma_ctr_cache_new(1000, &cache), 0);
+	ck_assert_int_eq(rdma_ctr_cache_new(0, &none), 0);
+	fds0 = open_fds();
+	ck_assert_int_eq(sim_sh(&node, "echo 7 > $R/sys/class/infiniband/mlx5_0/ports/1/hw_counters/"
+				       "np_cnp_sent"),
+			 0);
+	ck_assert_int_eq(rdma_counters_read_cached(cache, &node.root, "mlx5_0", 1, &c), 0);
+	ck_assert_uint_eq(ctr_val(&c, "np_cnp_sent"), 7);
+	ck_assert_uint_eq(ctr_val(&c, "lifespan"), (uint64_t)-1);
+	rdma_counters_fini(&c);
+	ck_assert_int_gt(open_fds(), fds0 + 5); /* the counter files stay open */
+	ck_assert_int_eq(sim_sh(&node, "echo 1234 > $R/sys/class/infiniband/mlx5_0/ports/1/"
+				       "hw_counters/np_cnp_sent"),
+			 0);
+	ck_assert_int_eq(rdma_counters_read_cached(cache, &node.root, "mlx5_0", 1, &c), 0);
+	ck_assert_uint_eq(ctr_val(&c, "np_cnp_sent"), 1234);
+	rdma_counters_fini(&c);
+	/* no budget: read as rdma_counters_read does, nothing kept */
+	ck_assert_int_eq(rdma_counters_read_cached(none, &node.root, "mlx5_1", 1, &c), 0);
+	ck_assert_uint_eq(ctr_val(&c, "np_cnp_sent"), 0);
+	rdma_counters_fini(&c);
+	ck_assert_int_eq(rdma_counters_read_cached(cache, &node.root, "nosuch", 1, &c), -ENOENT);
+	/* a sweep after a round that read mlx5_0 keeps it; the next one (unread) closes it */
+	rdma_ctr_cache_sweep(cache);
+	ck_assert_int_gt(open_fds(), fds0 + 5);
+	rdma_ctr_cache_sweep(cache);
+	ck_assert_int_eq(open_fds(), fds0);
+	rdma_ctr_cache_free(cache);
+	rdma_ctr_cache_free(none);
+}
+END_TEST
+
 Suite *suite_telemetry_pkg(void);
 Suite *suite_telemetry_pkg(void)
 {
@@ -249,6 +312,7 @@ Suite *suite_telemetry_pkg(void)
 	tcase_add_test(tc, counters_host);
 	tcase_add_test(tc, counters_parse);
 	tcase_add_test(tc, counters_in_pod);
+	tcase_add_test(tc, counters_cached);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -13,6 +13,7 @@
 #include <net/if.h>
 
 #include "plugin/core/core.h"
+#include "plugin/core/telemetry.h"
 
 #define AGENT_INTERVAL_DEFAULT_S    60
 #define AGENT_STALE_GRACE_DEFAULT_S 300
@@ -28,6 +29,7 @@ struct agent_opts {
 	const char *catalog_source;
 	int stale_grace_s;
 	const char *host_proc; /* --host-proc DIR: the host's /proc mounted into the pod */
+	bool no_counters; /* --no-counters: no congestion telemetry */
 };
 
 /* One counter of rdma_qos_repairs_total{pf,item}: kept over the agent's life. */
@@ -46,6 +48,7 @@ struct agent {
 	/* the metrics text of the last pass (owned), handed to the HTTP server */
 	char *metrics;
 	struct agent_httpd *httpd;
+	struct agent_tel *tel; /* NULL with --no-counters */
 	/* the PFs the last pass saw: their link events raise a pass */
 	char (*pf_names)[IF_NAMESIZE];
 	size_t n_pf_names;
@@ -79,6 +82,7 @@ struct pass_report {
 	double started;	    /* wall clock, seconds */
 	double duration;
 	bool drift_left;
+	struct tel_sample targets; /* the attachments whose counters the telemetry reads */
 };
 
 /* Temporaries of atomic writes older than this are a killed writer's (no write takes that long). */
@@ -128,11 +132,24 @@ void stale_book_free(struct stale_book *b);
 
 /* metrics.c */
 char *metrics_render(const struct agent *a, const struct pass_report *rep);
+/* The telemetry families of sample @cur (@prev: the one before, NULL for none). */
+char *metrics_render_tel(const struct tel_sample *prev, const struct tel_sample *cur);
+
+/* counters.c: congestion telemetry read when asked, cached for about a second */
+#define AGENT_TEL_CACHE_S 1.0
+struct agent_tel;
+int agent_tel_new(const struct rq_env *env, struct agent_tel **ret);
+void agent_tel_free(struct agent_tel *t);
+/* The attachments of the last pass (moved out of @s). */
+void agent_tel_targets(struct agent_tel *t, struct tel_sample *s);
+/* The telemetry text (malloc'd; NULL when there is none or on ENOMEM). */
+char *agent_tel_text(struct agent_tel *t);
 int metrics_write_file(const char *path, const char *text);
 
 /* httpd.c: /metrics and /healthz at ADDR:PORT (libmicrohttpd, its own thread) */
 struct agent_httpd;
-int agent_httpd_start(const char *listen, struct agent_httpd **ret);
+/* @tel, may be NULL: its text is appended to each /metrics answer, read at request time */
+int agent_httpd_start(const char *listen, struct agent_tel *tel, struct agent_httpd **ret);
 /* hand over the latest metrics text (the server keeps its own copy) */
 void agent_httpd_publish(struct agent_httpd *h, const char *text, bool healthy);
 void agent_httpd_stop(struct agent_httpd *h);

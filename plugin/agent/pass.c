@@ -227,7 +227,7 @@ static void pass_record(struct pass *p, struct stale_book *book, const char *key
 	struct rq_vf_info vf;
 	struct rq_ctx c;
 	cJSON *rec = NULL;
-	bool drift = false, vf_gone = false;
+	bool drift = false, vf_gone = false, home = true;
 	int r;
 
 	r = state_record_read(&p->a->env.root, key, &rec);
@@ -269,7 +269,7 @@ static void pass_record(struct pass *p, struct stale_book *book, const char *key
 	if (stale_book_judge_pending(book, key)) {
 		/* the pod is gone: its VF's class is nobody's to keep; release comes after the grace */
 		p->rep->stale++;
-	} else if (!pass_vf_home(p, key, rec, &vf)) {
+	} else if (!(home = pass_vf_home(p, key, rec, &vf))) {
 		/* left its pod: nothing of the VF is written */
 	} else if (vf_gone) {
 		pass_report_drift(p->rep, vf.n_pf ? vf.pf[0].ifname : vf.pci, ITEM_TRAFFIC_CLASS,
@@ -277,6 +277,11 @@ static void pass_record(struct pass *p, struct stale_book *book, const char *key
 	} else if (reconcile_tos(&c, rec, &vf, &drift, p->rep, p->a) < 0) {
 		log_warn("agent: %s: %s", key, c.err.msg);
 	}
+	/* after the repair: the record names the RDMA device as it is now; a VF that is gone
+	 * or left its pod has no pod to count for */
+	if (p->a->tel && home && !vf_gone && !stale_book_judge_pending(book, key) &&
+	    tel_add_record(&p->rep->targets, rec, &prof) < 0)
+		log_warn("agent: %s: out of memory for its counters", key);
 	cJSON_Delete(rec);
 }
 

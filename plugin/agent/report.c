@@ -44,6 +44,7 @@ void pass_report_fini(struct pass_report *rep)
 	cJSON_Delete(rep->vf_home);
 	cJSON_Delete(rep->baseline);
 	cJSON_Delete(rep->pf_facts);
+	tel_sample_fini(&rep->targets);
 	memset(rep, 0, sizeof(*rep));
 }
 

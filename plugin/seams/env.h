@@ -14,6 +14,7 @@
 
 #include "pkg/cni/error.h"
 #include "pkg/dcb/dcb.h"
+#include "pkg/ethtool/ethtool.h"
 #include "pkg/sysfs/sysfs.h"
 
 struct rq_env {
@@ -23,6 +24,12 @@ struct rq_env {
 	int lock_timeout_ms; /* bounded wait for a PF lock */
 	/* opens the DCB backend; called in the host netns */
 	int (*dcb_open)(const struct rq_env *env, const struct dcb_ops **ret_ops, void **ret_ctx);
+	/*
+	 * Opens the port statistics reader (telemetry); called in the host
+	 * netns: SIOCETHTOOL (prod), <root>/ethtool/<pf>.json (sim).
+	 */
+	int (*ethtool_open)(const struct rq_env *env, const struct ethtool_ops **ret_ops,
+			    void **ret_ctx);
 	/*
 	 * The PCI address of netdev @ifname in the current netns (called inside
 	 * the pod netns): its parent device (prod); the sim's veth "VFs" have

@@ -22,6 +22,12 @@ static int sim_dcb_open(const struct rq_env *env, const struct dcb_ops **ret_ops
 	return dcb_fake_new(&env->root, ret_ops, ret_ctx);
 }
 
+static int sim_ethtool_open(const struct rq_env *env, const struct ethtool_ops **ret_ops,
+			    void **ret_ctx)
+{
+	return ethtool_fake_new(&env->root, ret_ops, ret_ctx);
+}
+
 static int sim_link_pci(const struct rq_env *env, const char *ifname, char *buf, size_t len)
 {
 	char alias[64], path[128], dev[RQ_PCI_ADDR_MAX];
@@ -137,6 +143,7 @@ int env_init(struct rq_env *env, struct rq_error *e)
 		env->lock_timeout_ms = atoi(getenv("RDMA_QOS_SIM_LOCK_TIMEOUT_MS"));
 	env->binary = "rdma-qos-sim";
 	env->dcb_open = sim_dcb_open;
+	env->ethtool_open = sim_ethtool_open;
 	env->link_pci = sim_link_pci;
 	env->watch_open = sim_watch_open;
 	env->pause_point = sim_pause_point;

@@ -34,9 +34,11 @@ vm-reload-test: all
 
 vm-test: vm-reload-test
 
-# Agent pass time for 1..256 attachments (a point of make bench)
+# Agent pass time for 1..256 attachments, and what congestion telemetry adds to a pass and
+# to a /metrics request (points of make bench)
 .PHONY: agent-bench
 agent-bench: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_telemetry.sh
 
 bench: agent-bench

@@ -345,8 +345,7 @@ static int dev_data(struct rq_jscan *s, void *ctx)
 }
 
 int kubelet_devices_src(struct rq_jsrc src, const char *pod_uid, const char *const *skip,
-			struct rq_kubelet_dev *devs, size_t max, size_t *ret_n,
-			uint64_t *ret_nodes)
+			struct rq_kubelet_dev *devs, size_t max, size_t *ret_n, uint64_t *ret_nodes)
 {
 	struct dev_walk w = {.uid = pod_uid, .skip = skip, .devs = devs, .max = max};
 	struct rq_jscan *s;

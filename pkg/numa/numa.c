@@ -219,7 +219,8 @@ static int parse_devs(struct rq_jsrc src, void *arg)
 {
 	struct dev_arg *a = arg;
 
-	return kubelet_devices_src(src, a->uid, a->skip, a->devs, RQ_KUBELET_MAX_DEVS, &a->n, &a->nodes);
+	return kubelet_devices_src(src, a->uid, a->skip, a->devs, RQ_KUBELET_MAX_DEVS, &a->n,
+				   &a->nodes);
 }
 
 /* Devices with topology as evidence: @n listed, @nodes of all of them. */
@@ -327,11 +328,13 @@ static bool from_api(const struct rq_root *r, const struct rq_numa_query *q, con
 	int rr;
 
 	if (q->source == RQ_NUMA_SRC_FILES) {
-		(void)snprintf(res->source, sizeof(res->source), "kubelet files (node.numaSource files)");
+		(void)snprintf(res->source, sizeof(res->source),
+			       "kubelet files (node.numaSource files)");
 		return false;
 	}
 	rr = podres_get_pod(r, q->kubelet_dir, q->pod_ns, q->pod_name, own,
-			    q->api_timeout_ms > 0 ? q->api_timeout_ms : RQ_PODRES_TIMEOUT_MS, p, &st);
+			    q->api_timeout_ms > 0 ? q->api_timeout_ms : RQ_PODRES_TIMEOUT_MS, p,
+			    &st);
 	if (rr == 0 || rr == -ESRCH) {
 		(void)snprintf(res->source, sizeof(res->source), "PodResources API (%s)",
 			       st.used_list ? "List" : "Get");
@@ -346,13 +349,14 @@ static bool from_api(const struct rq_root *r, const struct rq_numa_query *q, con
 		return true;
 	}
 	if (q->source == RQ_NUMA_SRC_API) {
-		(void)snprintf(res->source, sizeof(res->source), "PodResources API (node.numaSource api)");
+		(void)snprintf(res->source, sizeof(res->source),
+			       "PodResources API (node.numaSource api)");
 		ev_add(res, "kubelet's PodResources API gave no answer: %s", st.detail);
 		*known = false;
 		return true;
 	}
-	(void)snprintf(res->source, sizeof(res->source),
-		       "kubelet files (PodResources API: %s)", st.detail);
+	(void)snprintf(res->source, sizeof(res->source), "kubelet files (PodResources API: %s)",
+		       st.detail);
 	return false;
 }
 
@@ -388,10 +392,11 @@ int numa_evaluate(const struct rq_root *r, const struct rq_numa_query *q,
 	else if (res.vf_node >= 0)
 		/*
 		 * Aligned when the VF is on one of the pod's nodes: an 8-GPU, 8-rail pod spread
-		 * over both sockets has a rail on each, so either socket's VF is local to part of it.
+		 * over both sockets has a rail on each, so either socket's VF is local to part of
+		 * it.
 		 */
-		res.verdict = (res.pod_nodes & (1ULL << res.vf_node)) ? RQ_NUMA_ALIGNED
-								      : RQ_NUMA_MISALIGNED;
+		res.verdict =
+		    (res.pod_nodes & (1ULL << res.vf_node)) ? RQ_NUMA_ALIGNED : RQ_NUMA_MISALIGNED;
 	/* evidence was refused, not absent: only a misalignment already shown stands */
 	if (res.over_bound && res.verdict != RQ_NUMA_MISALIGNED)
 		res.verdict = RQ_NUMA_UNVERIFIABLE;

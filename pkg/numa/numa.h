@@ -21,9 +21,10 @@ enum rq_numa_verdict {
 
 /* Where the evidence comes from (the catalog's node.numaSource). */
 enum rq_numa_source {
-	RQ_NUMA_SRC_AUTO = 0, /* kubelet's PodResources API, its files when the API gives no answer */
-	RQ_NUMA_SRC_API,      /* the API only: no answer is an unknown verdict */
-	RQ_NUMA_SRC_FILES     /* kubelet's checkpoint files only */
+	RQ_NUMA_SRC_AUTO =
+	    0,		  /* kubelet's PodResources API, its files when the API gives no answer */
+	RQ_NUMA_SRC_API,  /* the API only: no answer is an unknown verdict */
+	RQ_NUMA_SRC_FILES /* kubelet's checkpoint files only */
 };
 
 const char *numa_source_name(enum rq_numa_source s);
@@ -46,8 +47,8 @@ int numa_pci_node(const struct rq_root *r, const char *pci, int *ret);
 
 /* What to judge: an attachment's VF against its pod. */
 struct rq_numa_query {
-	const char *kubelet_dir; /* host path, e.g. "/var/lib/kubelet" */
-	const char *pod_uid;	 /* may be NULL/empty -> unknown */
+	const char *kubelet_dir;       /* host path, e.g. "/var/lib/kubelet" */
+	const char *pod_uid;	       /* may be NULL/empty -> unknown */
 	const char *pod_ns, *pod_name; /* K8S_POD_NAMESPACE/K8S_POD_NAME: the API's key */
 	enum rq_numa_source source;
 	int api_timeout_ms; /* 0: RQ_PODRES_TIMEOUT_MS */

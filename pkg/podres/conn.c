@@ -51,8 +51,7 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static ssize_t on_send(nghttp2_session *s, const uint8_t *data, size_t len, int flags,
-			     void *ud)
+static ssize_t on_send(nghttp2_session *s, const uint8_t *data, size_t len, int flags, void *ud)
 {
 	struct conn *c = ud;
 	ssize_t n = send(c->fd, data, len, MSG_NOSIGNAL);
@@ -64,8 +63,8 @@ static ssize_t on_send(nghttp2_session *s, const uint8_t *data, size_t len, int 
 	return n;
 }
 
-static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *name,
-		     size_t nlen, const uint8_t *value, size_t vlen, uint8_t flags, void *ud)
+static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *name, size_t nlen,
+		     const uint8_t *value, size_t vlen, uint8_t flags, void *ud)
 {
 	struct conn *c = ud;
 	char v[16];
@@ -77,14 +76,16 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 		c->call->http_status = atoi(v);
 	} else if (nlen == 11 && !memcmp(name, "grpc-status", 11)) {
 		(void)snprintf(v, sizeof(v), "%.*s", (int)(vlen < 15 ? vlen : 15), value);
-		c->call->grpc_status = (vlen && vlen < 4 && strspn(v, "0123456789") == vlen) ? atoi(v)
-											    : 2;
+		c->call->grpc_status =
+		    (vlen && vlen < 4 && strspn(v, "0123456789") == vlen) ? atoi(v) : 2;
 	} else if (nlen == 12 && !memcmp(name, "grpc-message", 12)) {
-		size_t n = vlen < sizeof(c->call->grpc_msg) - 1 ? vlen : sizeof(c->call->grpc_msg) - 1;
+		size_t n =
+		    vlen < sizeof(c->call->grpc_msg) - 1 ? vlen : sizeof(c->call->grpc_msg) - 1;
 
 		/* printable bytes only: it goes into a log line */
 		for (size_t i = 0; i < n; i++)
-			c->call->grpc_msg[i] = (value[i] >= 0x20 && value[i] < 0x7f) ? (char)value[i] : '?';
+			c->call->grpc_msg[i] =
+			    (value[i] >= 0x20 && value[i] < 0x7f) ? (char)value[i] : '?';
 		c->call->grpc_msg[n] = '\0';
 	}
 	return 0;
@@ -135,7 +136,7 @@ static int on_close(nghttp2_session *s, int32_t stream, uint32_t code, void *ud)
 }
 
 static ssize_t req_read(nghttp2_session *s, int32_t stream, uint8_t *buf, size_t len,
-			      uint32_t *flags, nghttp2_data_source *src, void *ud)
+			uint32_t *flags, nghttp2_data_source *src, void *ud)
 {
 	struct call *k = src->ptr;
 	size_t n = k->req_len - k->req_off;
@@ -177,7 +178,7 @@ static int conn_open(const struct rq_root *r, const char *kubelet_dir, int64_t d
 			int64_t left = deadline - now_ms();
 
 			err = poll(&p, 1, left > 0 ? (int)left : 0) == 1 &&
-					  getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &sl) == 0
+				      getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &sl) == 0
 				  ? err
 				  : ETIMEDOUT;
 		}
@@ -206,7 +207,8 @@ static int conn_pump(struct conn *c)
 			return c->call->err ? c->call->err : -EPROTO;
 		if (c->call->closed)
 			break;
-		if (c->eof || (!nghttp2_session_want_read(c->s) && !nghttp2_session_want_write(c->s)))
+		if (c->eof ||
+		    (!nghttp2_session_want_read(c->s) && !nghttp2_session_want_write(c->s)))
 			return -EPROTO; /* the peer went away before the answer was whole */
 		if (left <= 0)
 			return -ETIMEDOUT;
@@ -252,10 +254,10 @@ static int conn_start(struct conn *c)
 	return nghttp2_submit_settings(c->s, NGHTTP2_FLAG_NONE, NULL, 0) == 0 ? 0 : -EPROTO;
 }
 
-#define HDR(n, v)                                                                               \
-	{                                                                                       \
-		(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, sizeof(v) - 1,                   \
-		    NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE                \
+#define HDR(n, v)                                                                                  \
+	{                                                                                          \
+		(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, sizeof(v) - 1,                      \
+		    NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE                   \
 	}
 
 /* One unary call: @msg (protobuf) to @path; the reply's body in @k. */
@@ -305,13 +307,14 @@ static int conn_call(struct conn *c, const char *path, const uint8_t *msg, size_
 			       strerror(-r));
 	else if (k->close_code != 0)
 		(void)snprintf(st->detail, sizeof(st->detail), "stream reset (HTTP/2 error %u)",
-			       k->close_code), r = -EPROTO;
+			       k->close_code),
+		    r = -EPROTO;
 	else if (k->http_status != 200)
 		(void)snprintf(st->detail, sizeof(st->detail), "HTTP status %d", k->http_status),
 		    r = -EPROTO;
 	else if (k->grpc_status != 0)
-		(void)snprintf(st->detail, sizeof(st->detail), "gRPC status %d%s%s",
-			       k->grpc_status, k->grpc_msg[0] ? ": " : "", k->grpc_msg),
+		(void)snprintf(st->detail, sizeof(st->detail), "gRPC status %d%s%s", k->grpc_status,
+			       k->grpc_msg[0] ? ": " : "", k->grpc_msg),
 		    r = -EPROTO;
 	return r;
 }
@@ -376,7 +379,8 @@ int podres_get_pod(const struct rq_root *r, const char *kubelet_dir, const char 
 		(void)snprintf(st->detail, sizeof(st->detail), "reply is not a %s response",
 			       st->used_list ? "List" : "Get");
 	else if (rr == -ESRCH)
-		(void)snprintf(st->detail, sizeof(st->detail), "kubelet knows no pod %s/%s", ns, name);
+		(void)snprintf(st->detail, sizeof(st->detail), "kubelet knows no pod %s/%s", ns,
+			       name);
 	free(msg);
 	call_fini(&k);
 	if (c.s)

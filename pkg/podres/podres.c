@@ -89,7 +89,8 @@ static int pod_placement(const V1__PodResources *pod, const char *const *skip,
 			if (ctr->devices[i])
 				container_devices(p, ctr->devices[i], skip);
 		for (size_t i = 0; i < ctr->n_memory; i++) {
-			const V1__TopologyInfo *t = ctr->memory[i] ? ctr->memory[i]->topology : NULL;
+			const V1__TopologyInfo *t =
+			    ctr->memory[i] ? ctr->memory[i]->topology : NULL;
 
 			for (size_t k = 0; t && k < t->n_nodes; k++)
 				if (node_ok(t->nodes[k]))

@@ -18,7 +18,7 @@
 
 #define RQ_PODRES_SOCKET "pod-resources/kubelet.sock" /* under kubelet's root dir */
 /* A reply past this is refused (-EFBIG): List on a 250-pod node is ~100 KiB. */
-#define RQ_PODRES_REPLY_MAX ((size_t)16 * 1024 * 1024)
+#define RQ_PODRES_REPLY_MAX  ((size_t)16 * 1024 * 1024)
 #define RQ_PODRES_TIMEOUT_MS 1000 /* the whole exchange: connect, Get, List */
 
 /* gRPC status codes the client tells apart */
@@ -38,8 +38,8 @@ struct rq_podres_placement {
  * Decoders (fuzzed): one gRPC message body (5-byte length prefix + protobuf)
  * of a Get or a List reply into @ret. For List, the pod named @ns/@name.
  * Device IDs in @skip are left out as in
- * kubelet_devices_src. -ESRCH for List when the pod is not there. -EBADMSG on anything malformed (framing, protobuf,
- * compressed, a CPU id outside 0..RQ_MAX_CPUS-1).
+ * kubelet_devices_src. -ESRCH for List when the pod is not there. -EBADMSG on anything malformed
+ * (framing, protobuf, compressed, a CPU id outside 0..RQ_MAX_CPUS-1).
  */
 int podres_decode_get(const uint8_t *body, size_t len, const char *const *skip,
 		      struct rq_podres_placement *ret);

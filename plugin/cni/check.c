@@ -88,7 +88,8 @@ int cmd_check(struct rq_ctx *c)
 		r = tos_check(c, &t, rec, drift, sizeof(drift));
 	if (r == 0 && c->nc->numa == RQ_NUMA_STRICT)
 		q = attach_numa_query(c, &t);
-	if (r == 0 && c->nc->numa == RQ_NUMA_STRICT && numa_evaluate(&c->env.root, &q, &numa) == 0 &&
+	if (r == 0 && c->nc->numa == RQ_NUMA_STRICT &&
+	    numa_evaluate(&c->env.root, &q, &numa) == 0 &&
 	    (numa.verdict == RQ_NUMA_MISALIGNED || numa.verdict == RQ_NUMA_UNVERIFIABLE))
 		drift_add(drift, sizeof(drift), "NUMA: configured strict alignment, current %s\n",
 			  numa.evidence);

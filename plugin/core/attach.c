@@ -53,7 +53,8 @@ int attach_load_profile(struct rq_ctx *c)
 		return rq_err(&c->err, RQ_ERR_IO, r, "catalog %s: %s", RQ_CATALOG_PATH,
 			      strerror(-r));
 	} else {
-		/* only what this attachment uses is validated in full (netconf.h, docs/configuration.md) */
+		/* only what this attachment uses is validated in full (netconf.h,
+		 * docs/configuration.md) */
 		r = catalog_parse_for(buf, len, c->args.pod_namespace,
 				      c->nc->args_profile ? c->nc->args_profile : c->nc->profile,
 				      &c->cat, &c->err);

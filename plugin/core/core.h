@@ -85,7 +85,8 @@ int attach_lock_pfs(struct rq_ctx *c, const struct rq_vf_info *vf, int *fds);
 void attach_unlock_pfs(const struct rq_vf_info *vf, int *fds);
 const char *pf_mode_name(enum rq_pf_mode m);
 const char *numa_mode_name(enum rq_numa_mode m);
-/* The NUMA question for @t's VF and the invocation's pod (names the VF's netdev and RDMA device). */
+/* The NUMA question for @t's VF and the invocation's pod (names the VF's netdev and RDMA device).
+ */
 struct rq_numa_query attach_numa_query(const struct rq_ctx *c, const struct rq_target *t);
 
 #endif

@@ -349,7 +349,8 @@ static void print_text(const cJSON *pfs)
 			       a ? json_str(a, "notInPod") ?: "" : "");
 			if (a && json_str(a, "numaSource"))
 				printf("    NUMA %s, evidence from %s\n",
-				       json_str(a, "numaVerdict") ?: "?", json_str(a, "numaSource"));
+				       json_str(a, "numaVerdict") ?: "?",
+				       json_str(a, "numaSource"));
 		}
 	}
 }

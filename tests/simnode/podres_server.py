@@ -99,7 +99,28 @@ def cpuset(s):
     return out
 
 
+CACHE = {"key": None, "pods": [], "by": {}}
+FILES = ("cpu_manager_state", "device-plugins/kubelet_internal_checkpoint", "memory_manager_state")
+
+
 def pods():
+    """(list, {(ns, name): pod}) of the files' pods, rebuilt when a file changes: kubelet
+    serves from memory, so a 250-pod node costs the client its reply, not our parsing."""
+    key = []
+    for f in FILES:
+        try:
+            st = os.stat(KDIR + "/" + f)
+            key.append((st.st_mtime_ns, st.st_size, st.st_ino))
+        except OSError:
+            key.append(None)
+    if key != CACHE["key"]:
+        CACHE["pods"] = build_pods()
+        CACHE["by"] = {(p.namespace, p.name): p for p in CACHE["pods"]}
+        CACHE["key"] = key
+    return CACHE["pods"], CACHE["by"]
+
+
+def build_pods():
     """PodResources messages for every pod the files know."""
     ctrs = {}  # uid -> {container: ContainerResources}
 
@@ -141,13 +162,13 @@ def pods():
 
 
 def do_list(req, ctx):
-    return pb.ListPodResourcesResponse(pod_resources=pods())
+    return pb.ListPodResourcesResponse(pod_resources=pods()[0])
 
 
 def do_get(req, ctx):
-    for p in pods():
-        if p.name == req.pod_name and p.namespace == req.pod_namespace:
-            return pb.GetPodResourcesResponse(pod_resources=p)
+    p = pods()[1].get((req.pod_namespace, req.pod_name))
+    if p is not None:
+        return pb.GetPodResourcesResponse(pod_resources=p)
     # kubelet: the pod is unknown to its pod manager
     ctx.abort(grpc.StatusCode.NOT_FOUND, "pod %s not found in namespace %s" %
               (req.pod_name, req.pod_namespace))

@@ -21,6 +21,13 @@
 /* where the agent remembers since when a record's netns has been gone (tmpfs, like the records) */
 #define AGENT_STALE_FILE "/run/rdma-qos/agent/stale.json"
 
+/* where the agent remembers repairs that fight another writer (fights.c); rm clears it */
+#define AGENT_FIGHT_FILE RQ_FIGHT_FILE
+/* a repair more than this after the last one of the same item is not part of a fight */
+#define FIGHT_WINDOW_S 1800
+/* the repair of one item, undone each time, that suspends it */
+#define FIGHT_MAX_REPAIRS 5
+
 struct agent_opts {
 	bool once;
 	int interval_s;
@@ -79,6 +86,7 @@ struct pass_report {
 	cJSON *pf_facts;    /* {pf: {"cnp", "dcqcn", "buffer", "pfcPreventionMs"}}: reported only */
 	int stale;	    /* records whose netns is gone, still within the grace */
 	int rolled_back;    /* pending records of dead ADDs put back this pass */
+	cJSON *suspended;   /* [{"pf","item","value"}]: rdma_qos_repair_suspended */
 	double started;	    /* wall clock, seconds */
 	double duration;
 	bool drift_left;
@@ -129,6 +137,23 @@ int stale_book_unjudged(const struct stale_book *b);
 bool stale_book_judge_pending(const struct stale_book *b, const char *key);
 int stale_book_save(const struct rq_env *env, struct stale_book *b);
 void stale_book_free(struct stale_book *b);
+
+/*
+ * fights.c: per PF and item, repairs in a row (each undone by another
+ * writer): back-off, then suspension until the catalog changes or
+ * AGENT_FIGHT_FILE is deleted.
+ */
+struct fight_book;
+int fight_book_load(const struct rq_env *env, struct fight_book **ret);
+/* false: some of @items of @pf is backing off or suspended: do not write the PF now */
+bool fight_may_repair(struct fight_book *b, const struct rq_env *env, const char *pf,
+		      unsigned items, double now);
+/* @items of @pf were repaired at @now */
+void fight_repaired(struct fight_book *b, const char *pf, unsigned items, double now);
+bool fight_suspended(const struct fight_book *b, const char *pf, int item);
+void fight_report(const struct fight_book *b, struct pass_report *rep);
+int fight_book_save(const struct rq_env *env, struct fight_book *b);
+void fight_book_free(struct fight_book *b);
 
 /* metrics.c */
 char *metrics_render(const struct agent *a, const struct pass_report *rep);

@@ -191,6 +191,14 @@ char *metrics_render(const struct agent *a, const struct pass_report *rep)
 	for (size_t i = 0; i < a->n_repairs; i++)
 		put(&b, "rdma_qos_repairs_total{pf=\"%s\",item=\"%s\"} %llu\n",
 		    esc(a->repairs[i].pf, e1, sizeof(e1)), a->repairs[i].item, a->repairs[i].n);
+	family(&b, "rdma_qos_repair_suspended", "gauge",
+	       "1 when the agent stopped repairing the item: it was undone again and again by "
+	       "another writer (cleared by a catalog change or by deleting the agent's "
+	       "fights.json).");
+	cJSON_ArrayForEach(it, rep->suspended)
+	    put(&b, "rdma_qos_repair_suspended{pf=\"%s\",item=\"%s\"} %d\n",
+		esc(json_str(it, "pf"), e1, sizeof(e1)), esc(json_str(it, "item"), e2, sizeof(e2)),
+		json_int(it, "value", 0));
 	family(&b, "rdma_qos_vf_traffic_class", "gauge",
 	       "The VF RDMA device's traffic class as read after the last pass (-1: unset).");
 	cJSON_ArrayForEach(it, rep->vf_tc) put(

@@ -404,8 +404,14 @@ int agent_pass(struct agent *a, struct pass_report *rep)
 		for (size_t i = 0; i < p.n_pfs; i++)
 			pass_report_drift(rep, p.pfs[i].pf.ifname, ITEM_DCB, true);
 	}
+	if (fight_book_load(&a->env, &p.fights) < 0)
+		p.fights = NULL;
 	for (size_t i = 0; ops && i < p.n_pfs; i++)
 		pass_pf(&p, &p.pfs[i], ops, dcb);
+	fight_report(p.fights, rep);
+	if (p.fights && (r = fight_book_save(&a->env, p.fights)) < 0)
+		log_warn("agent: writing %s: %s", AGENT_FIGHT_FILE, strerror(-r));
+	fight_book_free(p.fights);
 	if (ops)
 		ops->free(dcb);
 	pass_leftovers(&p);

@@ -22,6 +22,7 @@ struct pass {
 	struct pass_report *rep;
 	struct pf_acc *pfs;
 	size_t n_pfs;
+	struct fight_book *fights; /* NULL: unreadable, no back-off this pass */
 };
 
 /* A fresh context for one attachment (or one PF), sharing the agent's env and catalog. */

@@ -134,6 +134,7 @@ static void pf_report(struct pass *p, const struct pf_acc *acc, const struct pf_
 		log_info("agent: PF %s repaired %s: was %s, now %s", name, agent_item_names[it],
 			 was, now);
 		agent_count_repair(p->a, name, (enum agent_item)it);
+		fight_repaired(p->fights, name, 1u << it, agent_wall_now());
 	}
 	for (int it = 0; it < ITEM_N; it++)
 		if (after->items & (1u << it))
@@ -212,7 +213,11 @@ void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void
 		return;
 	}
 	r = pf_look(&p->a->env, ops, dcb, &acc->pf, &target, &l[0]);
-	if (r == 0 && l[0].items && acc->any_ensure) {
+	/* an item undone again and again by another writer: back off, then leave it (fights.c) */
+	if (r == 0 && l[0].items && acc->any_ensure &&
+	    !fight_may_repair(p->fights, &p->a->env, acc->pf.ifname, l[0].items, agent_wall_now())) {
+		l[1] = l[0];
+	} else if (r == 0 && l[0].items && acc->any_ensure) {
 		c.profile = acc->ensure;
 		(void)snprintf(c.profile.name, sizeof(c.profile.name), "%s", "agent (pf: ensure)");
 		c.pf_mode = RQ_PF_ENSURE;

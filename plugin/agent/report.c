@@ -33,6 +33,7 @@ void pass_report_init(struct pass_report *rep)
 	rep->vf_home = cJSON_CreateArray();
 	rep->baseline = cJSON_CreateObject();
 	rep->pf_facts = cJSON_CreateObject();
+	rep->suspended = cJSON_CreateArray();
 }
 
 void pass_report_fini(struct pass_report *rep)
@@ -45,6 +46,7 @@ void pass_report_fini(struct pass_report *rep)
 	cJSON_Delete(rep->baseline);
 	cJSON_Delete(rep->pf_facts);
 	tel_sample_fini(&rep->targets);
+	cJSON_Delete(rep->suspended);
 	memset(rep, 0, sizeof(*rep));
 }
 

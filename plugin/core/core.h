@@ -25,6 +25,12 @@
 /* kubelet's root dir: the catalog's node.kubeletDir, else the default */
 #define RQ_KUBELET_DIR(c) ((c)->cat ? (c)->cat->kubelet_dir : RQ_KUBELET_DIR_DEFAULT)
 
+/*
+ * The agent's book of repairs that fight another writer (agent/fights.c):
+ * `show` reads it; an operator deletes it to let the agent write again.
+ */
+#define RQ_FIGHT_FILE "/run/rdma-qos/agent/fights.json"
+
 struct rq_ctx {
 	struct rq_env env;
 	struct rq_cni_args args;

@@ -17,11 +17,15 @@
 #include "pkg/ethtool/ethtool.h"
 #include "pkg/sysfs/sysfs.h"
 
+/* the agent's first back-off after a repair undone again: 30 s, then 60, 120, 240 */
+#define RQ_REPAIR_BACKOFF_MS 30000
+
 struct rq_env {
 	struct rq_root root;
 	bool sim;
 	const char *binary;  /* "rdma-qos" or "rdma-qos-sim" */
 	int lock_timeout_ms; /* bounded wait for a PF lock */
+	int repair_backoff_ms; /* agent: first back-off of a repair undone again (doubling) */
 	/* opens the DCB backend; called in the host netns */
 	int (*dcb_open)(const struct rq_env *env, const struct dcb_ops **ret_ops, void **ret_ctx);
 	/*

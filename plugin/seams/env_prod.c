@@ -39,6 +39,7 @@ int env_init(struct rq_env *env, struct rq_error *e)
 		return rq_err(e, RQ_ERR_IO, r, "opening /: %s", strerror(-r));
 	env->binary = "rdma-qos";
 	env->lock_timeout_ms = 10000;
+	env->repair_backoff_ms = RQ_REPAIR_BACKOFF_MS;
 	env->dcb_open = prod_dcb_open;
 	env->ethtool_open = prod_ethtool_open;
 	env->link_pci = prod_link_pci;

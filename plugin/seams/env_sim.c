@@ -141,6 +141,10 @@ int env_init(struct rq_env *env, struct rq_error *e)
 	env->lock_timeout_ms = 10000;
 	if (getenv("RDMA_QOS_SIM_LOCK_TIMEOUT_MS"))
 		env->lock_timeout_ms = atoi(getenv("RDMA_QOS_SIM_LOCK_TIMEOUT_MS"));
+	/* tests shorten the agent's repair back-off to see a fight suspended in seconds */
+	env->repair_backoff_ms = RQ_REPAIR_BACKOFF_MS;
+	if (getenv("RDMA_QOS_SIM_REPAIR_BACKOFF_MS"))
+		env->repair_backoff_ms = atoi(getenv("RDMA_QOS_SIM_REPAIR_BACKOFF_MS"));
 	env->binary = "rdma-qos-sim";
 	env->dcb_open = sim_dcb_open;
 	env->ethtool_open = sim_ethtool_open;

@@ -234,6 +234,26 @@ static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *re
 	return v;
 }
 
+/* The items of @ifname the agent stopped repairing (another writer keeps undoing them). */
+static void pf_suspended_json(const struct rq_env *env, cJSON *o, const char *ifname)
+{
+	cJSON *book = NULL, *arr, *e;
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (sysfs_read_file(&env->root, RQ_FIGHT_FILE, (size_t)1024 * 1024, &buf, &len) == 0)
+		book = cJSON_ParseWithLength(buf, len);
+	free(buf);
+	arr = cJSON_AddArrayToObject(o, "repairSuspended");
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(
+				  cJSON_GetObjectItemCaseSensitive(book, "pfs"), ifname))
+	{
+		if (arr && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "suspended")))
+			cJSON_AddItemToArray(arr, cJSON_CreateString(e->string));
+	}
+	cJSON_Delete(book);
+}
+
 static cJSON *pf_json(const struct rq_env *env, const struct rq_catalog *cat, const char *ifname,
 		      const cJSON *recs)
 {
@@ -248,6 +268,7 @@ static cJSON *pf_json(const struct rq_env *env, const struct rq_catalog *cat, co
 	cJSON_AddStringToObject(o, "name", ifname);
 	cJSON_AddStringToObject(o, "pci", pci);
 	pf_dcb_json(env, cat, o, ifname, pci);
+	pf_suspended_json(env, o, ifname);
 	vfs = cJSON_AddArrayToObject(o, "vfs");
 	snprintf(path, sizeof(path), "/sys/class/net/%s/device", ifname);
 	if (sysfs_list(&env->root, path, &names, &n) < 0)
@@ -276,6 +297,14 @@ static void print_required(const cJSON *pf)
 		printf("  required %s: %s\n", req ? req : "-",
 		       cJSON_GetArraySize(unmet) ? "NOT MET" : "met");
 	cJSON_ArrayForEach(u, unmet) printf("    %s\n", u->valuestring);
+	free(req);
+	req = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(pf, "repairSuspended"))
+		  ? cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(pf, "repairSuspended"))
+		  : NULL;
+	if (req)
+		printf("  REPAIR SUSPENDED %s: another writer keeps undoing it; the agent leaves the "
+		       "port alone until the catalog changes or " RQ_FIGHT_FILE " is deleted\n",
+		       req);
 	free(req);
 }
 

@@ -23,7 +23,8 @@ sim_suite_start "agent as deployed" rqdp deployed_can_run
 HOSTPROC=$T/hostproc
 suite_teardown() {
 	[ -n "${SLEEPER:-}" ] && kill "$SLEEPER" 2>/dev/null
-	[ -n "${BG:-}" ] && kill "$BG" 2>/dev/null
+	[ -n "${BG:-}" ] && pkill -KILL -P "$BG" 2>/dev/null
+	[ -n "${FIGHTER:-}" ] && kill "$FIGHTER" 2>/dev/null
 	mountpoint -q "$HOSTPROC" && umount -l "$HOSTPROC"
 }
 # the agent in its own PID and mount namespaces, as in the pod
@@ -112,5 +113,49 @@ kill "$SLEEPER"; wait "$SLEEPER" 2>/dev/null; SLEEPER=""
 agent_ns --once --metrics-file "$M" --stale-grace 0 --host-proc "$HOSTPROC" 2> "$T/a5.log"
 check "with --host-proc, process gone: released" [ -z "$(rec_of "$VF2PCI")" ]
 check "... the log says so" grep -q "a lost DEL.*releasing" "$T/a5.log"
+
+echo "== a second writer that keeps clearing PFC"
+FIGHTS=$ROOT/run/rdma-qos/agent/fights.json
+rm -f "$FIGHTS"
+( while :; do dcb_edit "$ROOT" "$PF0" '.pfc = []'; sleep 0.1; done ) 2>/dev/null &
+FIGHTER=$!
+RDMA_QOS_SIM_REPAIR_BACKOFF_MS=200 RDMA_QOS_SIM_ROOT=$ROOT unshare --pid --fork --mount-proc --kill-child=TERM \
+	"$SIM" agent --interval 1 --metrics-file "$M" 2> "$T/fight.log" &
+BG=$!
+SUSP="rdma_qos_repair_suspended{pf=\"$PF0\",item=\"pfc\"}"
+for _ in $(seq 200); do [ "$(metric "$M" "$SUSP" 2>/dev/null)" = 1 ] && break; sleep 0.1; done
+check "the fight is detected: $SUSP 1" [ "$(metric "$M" "$SUSP")" = 1 ]
+check "... said loudly (error line naming the other writer)" grep -q "error: agent: PF $PF0: pfc repaired 5 times in a row.*another writer" "$T/fight.log"
+check "... after backing off (log)" grep -q "PF $PF0: pfc drifted again .* backing off" "$T/fight.log"
+N1=$(metric "$M" "rdma_qos_repairs_total{pf=\"$PF0\",item=\"pfc\"}")
+W1=$(dcb_writes "$ROOT" "$PF0")
+check "... repairs bounded (pfc repaired $N1 times)" [ "${N1:-99}" -le 5 ]
+sleep 3 # the other writer goes on; the agent stays out
+N2=$(metric "$M" "rdma_qos_repairs_total{pf=\"$PF0\",item=\"pfc\"}")
+check "... no repair while suspended ($N1 -> $N2)" [ -n "$N1" ] && [ "$N1" = "$N2" ]
+check "... no DCB write while suspended" [ "$(dcb_writes "$ROOT" "$PF0")" = "$W1" ]
+kill "$FIGHTER"; wait "$FIGHTER" 2>/dev/null
+pkill -TERM -P "$BG" # the agent itself: PID 1 of its namespace, as in the pod
+wait "$BG"
+check "SIGTERM to the agent as PID 1 of its namespace: exit 0" [ $? -eq 0 ] && grep -q "signal 15: exiting" "$T/fight.log"
+BG=""
+dcb_edit "$ROOT" "$PF0" '.pfc = []'
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --json > "$T/show.json"
+check "show --json lists the suspended item" [ "$(jq -c --arg p "$PF0" '.pfs[] | select(.name == $p) | .repairSuspended' "$T/show.json")" = '["pfc"]' ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show > "$T/show.txt"
+check "show says REPAIR SUSPENDED" grep -q 'REPAIR SUSPENDED \["pfc"\]' "$T/show.txt"
+agent_ns --once --metrics-file "$M" 2> "$T/f2.log"
+check "still suspended in the next pass: drift left, exit 1, PFC left alone" [ $? -eq 1 ] && [ "$(pfc_of "$ROOT" "$PF0")" = "[]" ]
+rm "$FIGHTS" # the operator clears it
+agent_ns --once --metrics-file "$M" 2> "$T/f3.log"
+check "cleared by deleting fights.json: repaired, exit 0" [ $? -eq 0 ] && [ "$(pfc_of "$ROOT" "$PF0")" = "[3]" ]
+check "... metric back to 0" [ "$(metric "$M" "$SUSP")" = 0 ]
+for _ in 1 2 3 4 5; do dcb_edit "$ROOT" "$PF0" '.pfc = []'; RDMA_QOS_SIM_REPAIR_BACKOFF_MS=0 agent_ns --once 2>/dev/null; done
+check "suspended again by five repairs in a row" [ "$(jq '.pfs["'"$PF0"'"].pfc.suspended' "$FIGHTS")" = true ]
+mkdir -p "$ROOT/etc/cni/rdma-qos"
+echo '{"namespaces":{"*":{"default":"roce-lossless","allow":["roce-lossless"]}}}' > "$ROOT/etc/cni/rdma-qos/profiles.json"
+dcb_edit "$ROOT" "$PF0" '.pfc = []'
+agent_ns --once --metrics-file "$M" 2> "$T/f4.log"
+check "a catalog change clears the suspension: repaired" [ "$(pfc_of "$ROOT" "$PF0")" = "[3]" ] && grep -q "catalog changed: repair back-offs and suspensions cleared" "$T/f4.log"
 
 summary

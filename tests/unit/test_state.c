@@ -2,6 +2,7 @@
 /* pkg/state and pkg/lock over a temporary root. */
 #include <check.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,6 +202,40 @@ START_TEST(lock_bounded_wait)
 }
 END_TEST
 
+/* A dead holder's lock is free (the kernel drops it); a live one is not; an unlinked file is re-made. */
+START_TEST(lock_attachment_liveness)
+{
+	int fd, st, pipefd[2];
+	pid_t pid;
+	char c;
+
+	ck_assert_int_eq(pipe(pipefd), 0);
+	pid = fork();
+	if (pid == 0) {
+		int r = lock_attachment(&root, "net_c1_eth0", 100);
+
+		(void)!write(pipefd[1], r >= 0 ? "y" : "n", 1);
+		pause(); /* held until killed, as an ADD between its pending and final writes */
+		_exit(0);
+	}
+	ck_assert_int_eq(read(pipefd[0], &c, 1), 1);
+	ck_assert_int_eq(c, 'y');
+	ck_assert_int_eq(lock_attachment(&root, "net_c1_eth0", 0), -EAGAIN);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	fd = lock_attachment(&root, "net_c1_eth0", 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(lock_attachment_remove(&root, "net_c1_eth0"), 0);
+	lock_release(fd);
+	fd = lock_attachment(&root, "net_c1_eth0", 0);
+	ck_assert_int_ge(fd, 0);
+	lock_release(fd);
+	ck_assert_int_eq(lock_attachment(&root, "../x", 0), -EINVAL);
+	close(pipefd[0]);
+	close(pipefd[1]);
+}
+END_TEST
+
 Suite *suite_state(void)
 {
 	Suite *s = suite_create("state");
@@ -212,6 +247,7 @@ Suite *suite_state(void)
 	tcase_add_test(tc, pf_index_detach);
 	tcase_add_test(tc, pf_index_walk);
 	tcase_add_test(tc, lock_bounded_wait);
+	tcase_add_test(tc, lock_attachment_liveness);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Repairs that fight another writer. Each PFC change on mlx5 toggles the
+ * link of the PF and of all its VFs; against another writer of the port
+ * (nic-configuration-operator, an mlnx_qos script, the other host of a
+ * multi-host card) a repair on every event and every pass would flap the
+ * port for ever. So the agent remembers, per PF and item, how many times in
+ * a row it repaired it: from the third repair in a row (each within
+ * FIGHT_WINDOW_S of the one before) a repair waits env.repair_backoff_ms
+ * after the last, then twice that, and so on; the FIGHT_MAX_REPAIRS-th suspends
+ * the item: the agent writes that PF no more, says so (log at error,
+ * rdma_qos_repair_suspended{pf,item} 1, `show`) and leaves the port to
+ * the operator until the catalog changes or someone deletes AGENT_FIGHT_FILE.
+ *
+ * The book lives in AGENT_FIGHT_FILE (tmpfs, beside stale.json) so it holds
+ * across `agent --once` runs and agent restarts, and so an operator can
+ * clear it with one rm.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/log/log.h"
+#include "plugin/agent/agent.h"
+
+struct fight_book {
+	cJSON *j; /* {"catalog": "<fnv hex>", "pfs": {pf: {item: {"n","last","suspended"}}}} */
+	bool dirty;
+};
+
+static void catalog_hash(const struct rq_env *env, char *out, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+	char *buf = NULL;
+	size_t n = 0;
+
+	if (sysfs_read_file(&env->root, RQ_CATALOG_PATH, (size_t)4 * 1024 * 1024, &buf, &n) < 0) {
+		(void)snprintf(out, len, "none");
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)buf[i]) * 1099511628211ull;
+	free(buf);
+	(void)snprintf(out, len, "%016llx", (unsigned long long)h);
+}
+
+int fight_book_load(const struct rq_env *env, struct fight_book **ret)
+{
+	struct fight_book *b = calloc(1, sizeof(*b));
+	char *buf = NULL, hash[32];
+	size_t len = 0;
+
+	if (!b)
+		return -ENOMEM;
+	if (sysfs_read_file(&env->root, AGENT_FIGHT_FILE, (size_t)1024 * 1024, &buf, &len) == 0)
+		b->j = cJSON_ParseWithLength(buf, len);
+	free(buf);
+	catalog_hash(env, hash, sizeof(hash));
+	if (cJSON_IsObject(b->j) && strcmp(json_str(b->j, "catalog") ?: "", hash) != 0) {
+		if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(b->j, "pfs")) > 0)
+			log_info("agent: the catalog changed: repair back-offs and suspensions "
+				 "cleared");
+		cJSON_Delete(b->j);
+		b->j = NULL;
+	}
+	if (!cJSON_IsObject(b->j)) {
+		cJSON_Delete(b->j);
+		b->j = cJSON_CreateObject();
+		b->dirty = true;
+	}
+	if (!b->j) {
+		free(b);
+		return -ENOMEM;
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(b->j, "catalog");
+	cJSON_AddStringToObject(b->j, "catalog", hash);
+	if (!cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(b->j, "pfs"))) {
+		cJSON_DeleteItemFromObjectCaseSensitive(b->j, "pfs");
+		cJSON_AddObjectToObject(b->j, "pfs");
+		b->dirty = true;
+	}
+	*ret = b;
+	return 0;
+}
+
+static cJSON *entry(struct fight_book *b, const char *pf, int item, bool create)
+{
+	cJSON *pfs = cJSON_GetObjectItemCaseSensitive(b->j, "pfs"), *p, *e;
+
+	p = cJSON_GetObjectItemCaseSensitive(pfs, pf);
+	if (!p && create)
+		p = cJSON_AddObjectToObject(pfs, pf);
+	e = cJSON_GetObjectItemCaseSensitive(p, agent_item_names[item]);
+	if (!e && create && p) {
+		e = cJSON_AddObjectToObject(p, agent_item_names[item]);
+		cJSON_AddNumberToObject(e, "n", 0);
+		cJSON_AddNumberToObject(e, "last", 0);
+		cJSON_AddFalseToObject(e, "suspended");
+	}
+	return e;
+}
+
+static double num(const cJSON *e, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(e, k);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static void set_num(cJSON *e, const char *k, double v)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(e, k);
+	cJSON_AddNumberToObject(e, k, v);
+}
+
+bool fight_suspended(const struct fight_book *b, const char *pf, int item)
+{
+	const cJSON *e = b ? entry((struct fight_book *)b, pf, item, false) : NULL;
+
+	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "suspended"));
+}
+
+bool fight_may_repair(struct fight_book *b, const struct rq_env *env, const char *pf,
+		      unsigned items, double now)
+{
+	for (int it = 0; b && it < ITEM_N; it++) {
+		const cJSON *e;
+		double n, wait;
+
+		if (!(items & (1u << it)) || !(e = entry(b, pf, it, false)))
+			continue;
+		if (fight_suspended(b, pf, it)) {
+			log_warn("agent: PF %s: %s drifted, and its repair is suspended (another writer "
+				 "keeps changing it): left alone; delete %s or change the catalog to "
+				 "resume",
+				 pf, agent_item_names[it], AGENT_FIGHT_FILE);
+			return false;
+		}
+		n = num(e, "n");
+		if (n < 1 || now - num(e, "last") > FIGHT_WINDOW_S)
+			continue;
+		/* a second repair is free (an operator's one-off change); from the third on it waits */
+		wait = n < 2 ? 0 : env->repair_backoff_ms / 1000.0;
+		for (int k = 2; k < (int)n && k < 30; k++)
+			wait *= 2;
+		if (now < num(e, "last") + wait) {
+			log_info("agent: PF %s: %s drifted again %.1f s after its repair #%.0f: backing "
+				 "off, no write before %.1f s after it",
+				 pf, agent_item_names[it], now - num(e, "last"), n, wait);
+			return false;
+		}
+	}
+	return true;
+}
+
+void fight_repaired(struct fight_book *b, const char *pf, unsigned items, double now)
+{
+	for (int it = 0; b && it < ITEM_N; it++) {
+		cJSON *e;
+		double n;
+
+		if (!(items & (1u << it)) || !(e = entry(b, pf, it, true)))
+			continue;
+		n = num(e, "n");
+		n = n >= 1 && now - num(e, "last") <= FIGHT_WINDOW_S ? n + 1 : 1;
+		set_num(e, "n", n);
+		set_num(e, "last", now);
+		b->dirty = true;
+		if (n >= FIGHT_MAX_REPAIRS) {
+			cJSON_DeleteItemFromObjectCaseSensitive(e, "suspended");
+			cJSON_AddTrueToObject(e, "suspended");
+			log_error("agent: PF %s: %s repaired %.0f times in a row, each time undone "
+				  "again: another writer is changing this port (nic-configuration-"
+				  "operator, mlnx_qos, the other host of a multi-host card?) and every "
+				  "PFC write flaps its link. The agent stops writing PF %s "
+				  "(rdma_qos_repair_suspended 1) until the catalog changes or %s is "
+				  "deleted",
+				  pf, agent_item_names[it], n, pf, AGENT_FIGHT_FILE);
+		}
+	}
+}
+
+void fight_report(const struct fight_book *b, struct pass_report *rep)
+{
+	const cJSON *p, *e;
+
+	if (!b || !rep->suspended)
+		return;
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(b->j, "pfs"))
+	    cJSON_ArrayForEach(e, p)
+	{
+		cJSON *o = cJSON_CreateObject();
+
+		if (!o)
+			return;
+		cJSON_AddStringToObject(o, "pf", p->string);
+		cJSON_AddStringToObject(o, "item", e->string);
+		cJSON_AddNumberToObject(
+		    o, "value", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "suspended")));
+		cJSON_AddItemToArray(rep->suspended, o);
+	}
+}
+
+int fight_book_save(const struct rq_env *env, struct fight_book *b)
+{
+	char *s;
+	int r;
+
+	if (!b->dirty)
+		return 0;
+	s = cJSON_PrintUnformatted(b->j);
+	if (!s)
+		return -ENOMEM;
+	r = sysfs_write_atomic(&env->root, AGENT_FIGHT_FILE, s, strlen(s));
+	free(s);
+	return r;
+}
+
+void fight_book_free(struct fight_book *b)
+{
+	if (!b)
+		return;
+	cJSON_Delete(b->j);
+	free(b);
+}

@@ -45,6 +45,8 @@ struct agent {
 	/* the metrics text of the last pass (owned), handed to the HTTP server */
 	char *metrics;
 	struct agent_httpd *httpd;
+	/* keys of attachments already reported out of their pod (logged once at warn) */
+	cJSON *vf_left;
 	/* the PFs the last pass saw: their link events raise a pass */
 	char (*pf_names)[IF_NAMESIZE];
 	size_t n_pf_names;

@@ -56,6 +56,8 @@ struct agent {
 	char *metrics;
 	struct agent_httpd *httpd;
 	struct agent_tel *tel; /* NULL with --no-counters */
+	/* keys of attachments already reported out of their pod (logged once at warn) */
+	cJSON *vf_left;
 	/* the PFs the last pass saw: their link events raise a pass */
 	char (*pf_names)[IF_NAMESIZE];
 	size_t n_pf_names;

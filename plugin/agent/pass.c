@@ -211,8 +211,20 @@ static bool pass_vf_home(struct pass *p, const char *key, const cJSON *rec,
 	if (r < 0)
 		return true; /* cannot tell: as before, the class is kept */
 	vf_home_report(p->rep, rec, r == 1);
-	if (r == 1)
+	if (!p->a->vf_left)
+		p->a->vf_left = cJSON_CreateObject();
+	if (r == 1) {
+		cJSON_DeleteItemFromObjectCaseSensitive(p->a->vf_left, key);
 		return true;
+	}
+	/* said once at warn, then at debug every pass: the metric keeps saying it */
+	if (cJSON_GetObjectItemCaseSensitive(p->a->vf_left, key)) {
+		log_debug("agent: %s: VF %s still out of its pod (%s)", key,
+			  json_str(rec, "vf") ?: "?", why);
+		pass_report_drift(p->rep, pf, ITEM_TRAFFIC_CLASS, true);
+		return false;
+	}
+	cJSON_AddTrueToObject(p->a->vf_left, key);
 	log_warn("agent: %s: VF %s left pod %s/%s (%s: a driver reload or device reset?): the pod "
 		 "has lost this rail; nothing of the VF is written until it is attached again",
 		 key, json_str(rec, "vf") ?: "?", json_str(rec, "podNamespace") ?: "?",

@@ -313,6 +313,12 @@ static int cnp_step(struct rq_ctx *c, const struct rq_pf *pf, const struct rq_pr
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_IO, r, "reading the CNP settings of PF %s: %s",
 			      pf->ifname, strerror(-r));
+	if (!st.has[CNP_DSCP] && !st.has[CNP_PRIO]) {
+		log_warn("PF %s has no CNP control (ecn/roce_np/cnp_dscp, cnp_802p_prio: MOFED/DOCA "
+			 "only): the CNPs' class is the firmware's, not ensured",
+			 pf->ifname);
+		return 0;
+	}
 	for (int f = 0; f < CNP_N; f++) {
 		if (!t->has_cnp[f])
 			continue;

@@ -53,15 +53,15 @@ int ethtool_fake_new(const struct rq_root *root, const struct ethtool_ops **ret_
  * storm events the level: warning 0, error 1).
  */
 enum port_stat {
-	PS_PAUSE_FRAMES = 0, /* {rx,tx}_prio%d_pause */
-	PS_PAUSE_USEC,	     /* {rx,tx}_prio%d_pause_duration, microseconds */
-	PS_PAUSE_TRANSITIONS,/* {rx,tx}_prio%d_pause_transition */
-	PS_PRIO_BYTES,	     /* {rx,tx}_prio%d_bytes */
-	PS_PRIO_PACKETS,     /* {rx,tx}_prio%d_packets */
-	PS_PRIO_DISCARDS,    /* rx_prio%d_discards */
-	PS_PRIO_BUF_DISCARDS,/* rx_prio%d_buf_discard, rx_prio%d_cong_discard (summed) */
-	PS_STORM_EVENTS,     /* tx_pause_storm_{warning,error}_events */
-	PS_PORT_DISCARDS,    /* rx_discards_phy */
+	PS_PAUSE_FRAMES = 0,  /* {rx,tx}_prio%d_pause */
+	PS_PAUSE_USEC,	      /* {rx,tx}_prio%d_pause_duration, microseconds */
+	PS_PAUSE_TRANSITIONS, /* {rx,tx}_prio%d_pause_transition */
+	PS_PRIO_BYTES,	      /* {rx,tx}_prio%d_bytes */
+	PS_PRIO_PACKETS,      /* {rx,tx}_prio%d_packets */
+	PS_PRIO_DISCARDS,     /* rx_prio%d_discards */
+	PS_PRIO_BUF_DISCARDS, /* rx_prio%d_buf_discard, rx_prio%d_cong_discard (summed) */
+	PS_STORM_EVENTS,      /* tx_pause_storm_{warning,error}_events */
+	PS_PORT_DISCARDS,     /* rx_discards_phy */
 	PS_N
 };
 #define PS_PRIOS 8

@@ -76,8 +76,7 @@ static void fake_free(void *ctx)
 
 static const struct ethtool_ops fake_ops = {.stats = fake_stats, .free = fake_free};
 
-int ethtool_fake_new(const struct rq_root *root, const struct ethtool_ops **ret_ops,
-		     void **ret_ctx)
+int ethtool_fake_new(const struct rq_root *root, const struct ethtool_ops **ret_ops, void **ret_ctx)
 {
 	struct fake *f = calloc(1, sizeof(*f));
 

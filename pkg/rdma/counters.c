@@ -108,7 +108,8 @@ static int read_host(int dfd, struct rdma_counters *ret)
 				continue;
 			fd = openat(dfd, d->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 			if (fd < 0)
-				continue; /* not readable (a counter the driver refuses): no series */
+				continue; /* not readable (a counter the driver refuses): no series
+					   */
 			got = read(fd, v, sizeof(v) - 1);
 			close(fd);
 			if (got <= 0)

@@ -112,14 +112,16 @@ static int entry_fill(struct rdma_ctr_cache *c, struct ctr_entry *e, int dfd)
 			int fd;
 
 			off += d->reclen;
-			if (d->name[0] == '.' || !strcmp(d->name, "lifespan") || nl >= RQ_RDMA_CTR_NAME)
+			if (d->name[0] == '.' || !strcmp(d->name, "lifespan") ||
+			    nl >= RQ_RDMA_CTR_NAME)
 				continue;
 			fd = openat(dfd, d->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 			if (fd < 0)
 				continue;
 			if (e->n == cap) {
 				size_t nc = cap ? cap * 2 : 64;
-				char(*nn)[RQ_RDMA_CTR_NAME] = realloc(e->names, nc * RQ_RDMA_CTR_NAME);
+				char(*nn)[RQ_RDMA_CTR_NAME] =
+				    realloc(e->names, nc * RQ_RDMA_CTR_NAME);
 				int *nf = nn ? realloc(e->fds, nc * sizeof(int)) : NULL;
 
 				if (nn)

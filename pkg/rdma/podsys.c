@@ -116,7 +116,8 @@ static int child_io(int nsfd, enum podsys_op op, const char *path, const char *v
 		rc = child_rw(op, path, val, buf, sizeof(buf) - 1, &n);
 	if (write(out, &rc, sizeof(rc)) != (ssize_t)sizeof(rc))
 		return 1;
-	if (rc == 0 && (op == POD_READ || op == POD_READDIR) && n > 0 && write(out, buf, (size_t)n) != n)
+	if (rc == 0 && (op == POD_READ || op == POD_READDIR) && n > 0 &&
+	    write(out, buf, (size_t)n) != n)
 		return 1;
 	return 0;
 }

@@ -108,8 +108,9 @@ static char *sample_now(struct agent_tel *t)
 	(void)tel_collect(t->env, &cur, t->cache);
 	t1 = mono();
 	text = metrics_render_tel(t->have_prev ? &t->prev : NULL, &cur);
-	log_debug("agent: counters of %zu attachments on %zu PFs read in %.1f ms, rendered in %.1f ms",
-		  cur.n_atts, cur.n_pfs, (t1 - t0) * 1e3, (mono() - t1) * 1e3);
+	log_debug(
+	    "agent: counters of %zu attachments on %zu PFs read in %.1f ms, rendered in %.1f ms",
+	    cur.n_atts, cur.n_pfs, (t1 - t0) * 1e3, (mono() - t1) * 1e3);
 	tel_sample_fini(&t->prev);
 	t->prev = cur;
 	t->have_prev = true;

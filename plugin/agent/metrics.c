@@ -320,11 +320,16 @@ static void tel_port(struct buf *b, const struct tel_sample *cur)
 						continue;
 					fam_head(b, &fm);
 					if (fams[f].k == PS_PAUSE_USEC)
-						put(b, "%s{pf=\"%s\",prio=\"%d\",direction=\"%s\"} %.6f\n",
+						put(b,
+						    "%s{pf=\"%s\",prio=\"%d\",direction=\"%s\"} "
+						    "%.6f\n",
 						    fm.name, esc(cur->pfs[i].name, e, sizeof(e)), p,
-						    dir_names[d], (double)ps->v[fams[f].k][p][d] / 1e6);
+						    dir_names[d],
+						    (double)ps->v[fams[f].k][p][d] / 1e6);
 					else
-						put(b, "%s{pf=\"%s\",prio=\"%d\",direction=\"%s\"} %llu\n",
+						put(b,
+						    "%s{pf=\"%s\",prio=\"%d\",direction=\"%s\"} "
+						    "%llu\n",
 						    fm.name, esc(cur->pfs[i].name, e, sizeof(e)), p,
 						    dir_names[d],
 						    (unsigned long long)ps->v[fams[f].k][p][d]);
@@ -335,9 +340,9 @@ static void tel_port(struct buf *b, const struct tel_sample *cur)
 
 static void tel_port_wide(struct buf *b, const struct tel_sample *cur)
 {
-	struct fam storm = {"rdma_qos_port_pause_storm_events_total", "counter",
-			    "Pause storm events the driver reported (it stops pausing for a while).",
-			    false};
+	struct fam storm = {
+	    "rdma_qos_port_pause_storm_events_total", "counter",
+	    "Pause storm events the driver reported (it stops pausing for a while).", false};
 	struct fam disc = {"rdma_qos_port_discards_total", "counter",
 			   "Packets the physical port discarded (rx_discards_phy).", false};
 	static const char *const lvl[2] = {"warning", "error"};
@@ -354,7 +359,8 @@ static void tel_port_wide(struct buf *b, const struct tel_sample *cur)
 	for (size_t i = 0; i < cur->n_pfs; i++)
 		if (cur->pfs[i].has_stats && cur->pfs[i].ps.has[PS_PORT_DISCARDS][0][0]) {
 			fam_head(b, &disc);
-			put(b, "%s{pf=\"%s\"} %llu\n", disc.name, esc(cur->pfs[i].name, e, sizeof(e)),
+			put(b, "%s{pf=\"%s\"} %llu\n", disc.name,
+			    esc(cur->pfs[i].name, e, sizeof(e)),
 			    (unsigned long long)cur->pfs[i].ps.v[PS_PORT_DISCARDS][0][0]);
 		}
 }
@@ -462,13 +468,14 @@ static void tel_derived(struct buf *b, const struct tel_sample *prev, const stru
 			if (d[i].discards_on_pfc[p] >= 0) {
 				fam_head(b, &disc);
 				put(b, "%s{pf=\"%s\",prio=\"%d\"} %d\n", disc.name,
-				    esc(cur->pfs[i].name, e, sizeof(e)), p, d[i].discards_on_pfc[p]);
+				    esc(cur->pfs[i].name, e, sizeof(e)), p,
+				    d[i].discards_on_pfc[p]);
 			}
 	for (size_t i = 0; i < cur->n_pfs; i++)
 		if (d[i].pause_storm >= 0) {
 			fam_head(b, &storm);
-			put(b, "%s{pf=\"%s\"} %d\n", storm.name, esc(cur->pfs[i].name, e, sizeof(e)),
-			    d[i].pause_storm);
+			put(b, "%s{pf=\"%s\"} %d\n", storm.name,
+			    esc(cur->pfs[i].name, e, sizeof(e)), d[i].pause_storm);
 		}
 	free(d);
 }

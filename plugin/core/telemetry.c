@@ -165,7 +165,8 @@ static void dscp_map(const struct dcb_port_state *st, uint8_t map[64])
 
 	for (size_t i = 0; i < st->n_app; i++)
 		n_dscp += st->app[i].selector == IEEE_8021QAZ_APP_SEL_DSCP;
-	dscp = st->has_trust ? st->n_trust && st->trust[0] == IEEE_8021QAZ_APP_SEL_DSCP : n_dscp > 0;
+	dscp =
+	    st->has_trust ? st->n_trust && st->trust[0] == IEEE_8021QAZ_APP_SEL_DSCP : n_dscp > 0;
 	for (int d = 0; d < 64; d++)
 		map[d] = dscp ? (uint8_t)(d >> 3) : 0; /* mlx5's fresh dscp2prio is dscp >> 3 */
 	for (size_t i = 0; dscp && i < st->n_app; i++)
@@ -247,7 +248,8 @@ const struct tel_att *tel_att_prev(const struct tel_sample *prev, const struct t
 	    !strcmp(prev->atts[hint].rdma_dev, a->rdma_dev))
 		return &prev->atts[hint];
 	for (size_t i = 0; i < prev->n_atts; i++)
-		if (!strcmp(prev->atts[i].vf, a->vf) && !strcmp(prev->atts[i].rdma_dev, a->rdma_dev))
+		if (!strcmp(prev->atts[i].vf, a->vf) &&
+		    !strcmp(prev->atts[i].rdma_dev, a->rdma_dev))
 			return &prev->atts[i];
 	return NULL;
 }
@@ -268,8 +270,7 @@ static int ctr_get(const struct tel_att *a, const char *name, size_t hint, uint6
 	return -ENOENT;
 }
 
-int tel_att_delta(const struct tel_att *a, const struct tel_att *p, const char *name,
-		  uint64_t *ret)
+int tel_att_delta(const struct tel_att *a, const struct tel_att *p, const char *name, uint64_t *ret)
 {
 	uint64_t c, o;
 
@@ -323,8 +324,8 @@ static int vf_sent(const struct tel_sample *prev, const struct tel_sample *cur,
 	return v;
 }
 
-void tel_derive(const struct tel_sample *prev, const struct tel_sample *cur, const struct tel_pf *pf,
-		struct tel_derived *ret)
+void tel_derive(const struct tel_sample *prev, const struct tel_sample *cur,
+		const struct tel_pf *pf, struct tel_derived *ret)
 {
 	const struct tel_pf *o = tel_pf_find(prev, pf->name);
 	double dt = prev ? cur->t - prev->t : 0;

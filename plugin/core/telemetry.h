@@ -21,10 +21,10 @@
 
 struct tel_att {
 	char ns[256], pod[256];
-	char ifname[IF_NAMESIZE]; /* the pod's interface */
-	char vf[16];		  /* PCI address */
-	char rdma_dev[64];	  /* "" when the record has none */
-	char pf[IF_NAMESIZE];	  /* "" for a VF without a PF */
+	char ifname[IF_NAMESIZE];      /* the pod's interface */
+	char vf[16];		       /* PCI address */
+	char rdma_dev[64];	       /* "" when the record has none */
+	char pf[IF_NAMESIZE];	       /* "" for a VF without a PF */
 	char netns[RQ_NETNS_PATH_MAX]; /* set when the device is in the pod (exclusive mode) */
 	int port;
 	int tclass;	 /* the class the profile sets, -1 none */
@@ -92,8 +92,8 @@ struct tel_derived {
 };
 /* The port counts as in a storm when paused for more than this share of the interval. */
 #define TEL_STORM_SHARE 0.5
-void tel_derive(const struct tel_sample *prev, const struct tel_sample *cur, const struct tel_pf *pf,
-		struct tel_derived *ret);
+void tel_derive(const struct tel_sample *prev, const struct tel_sample *cur,
+		const struct tel_pf *pf, struct tel_derived *ret);
 
 /* Rates of one attachment for the tools' tables (per second; -1: no such counter). */
 struct tel_att_rates {

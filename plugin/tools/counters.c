@@ -79,7 +79,8 @@ static cJSON *pf_json(const struct tel_sample *prev, const struct tel_sample *cu
 		cJSON_AddNumberToObject(e, "prio", p);
 		num(e, "pauseRx", rx);
 		num(e, "pauseTx", tx);
-		/* pause_duration is in microseconds: the share of the interval the port was paused */
+		/* pause_duration is in microseconds: the share of the interval the port was paused
+		 */
 		num(e, "pausedRxShare", us < 0 ? -1 : us / 1e6);
 		num(e, "txPackets", pk);
 		num(e, "discards", dc);
@@ -179,8 +180,8 @@ static void prio_text(const cJSON *l, char *buf, size_t len)
 	size_t o = 0;
 
 	buf[0] = '\0';
-	cJSON_ArrayForEach(it, l) o += (size_t)snprintf(buf + o, len > o ? len - o : 0, "%s%d",
-						       o ? "," : "", it->valueint);
+	cJSON_ArrayForEach(it, l) o +=
+	    (size_t)snprintf(buf + o, len > o ? len - o : 0, "%s%d", o ? "," : "", it->valueint);
 	if (!o)
 		(void)snprintf(buf, len, "none");
 }
@@ -193,16 +194,19 @@ static void print_pf(FILE *f, const cJSON *pf)
 	prio_text(cJSON_GetObjectItemCaseSensitive(pf, "pfc"), pfc, sizeof(pfc));
 	prio_text(cJSON_GetObjectItemCaseSensitive(pf, "roceOnLossyPrio"), lossy, sizeof(lossy));
 	prio_text(cJSON_GetObjectItemCaseSensitive(pf, "discardsOnPfcPrio"), disc, sizeof(disc));
-	fprintf(f, "PF %s  pfc %s  pause storm %s  roce on lossy prio %s  discards on pfc prio %s%s\n",
-		json_str(pf, "pf"), pfc,
-		cJSON_IsNull(st) ? "-" : cJSON_IsTrue(st) ? "YES" : "no", lossy, disc,
-		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pf, "stats")) ? ""
-									      : "  (no port stats)");
-	cJSON_ArrayForEach(pr, cJSON_GetObjectItemCaseSensitive(pf, "prios"))
-	    fprintf(f, "  prio %d  pause rx %s/s tx %s/s  paused %s s/s  tx %s pkt/s  discards %s/s\n",
-		    json_int(pr, "prio", -1), col(pr, "pauseRx", a, sizeof(a)),
-		    col(pr, "pauseTx", b, sizeof(b)), col(pr, "pausedRxShare", c, sizeof(c)),
-		    col(pr, "txPackets", d, sizeof(d)), col(pr, "discards", a, sizeof(a)));
+	fprintf(
+	    f, "PF %s  pfc %s  pause storm %s  roce on lossy prio %s  discards on pfc prio %s%s\n",
+	    json_str(pf, "pf"), pfc,
+	    cJSON_IsNull(st)   ? "-"
+	    : cJSON_IsTrue(st) ? "YES"
+			       : "no",
+	    lossy, disc,
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pf, "stats")) ? "" : "  (no port stats)");
+	cJSON_ArrayForEach(pr, cJSON_GetObjectItemCaseSensitive(pf, "prios")) fprintf(
+	    f, "  prio %d  pause rx %s/s tx %s/s  paused %s s/s  tx %s pkt/s  discards %s/s\n",
+	    json_int(pr, "prio", -1), col(pr, "pauseRx", a, sizeof(a)),
+	    col(pr, "pauseTx", b, sizeof(b)), col(pr, "pausedRxShare", c, sizeof(c)),
+	    col(pr, "txPackets", d, sizeof(d)), col(pr, "discards", a, sizeof(a)));
 }
 
 static void print_text(FILE *f, const cJSON *o, size_t max_rows)
@@ -227,7 +231,8 @@ static void print_text(FILE *f, const cJSON *o, size_t max_rows)
 			col(it, "cnpSent", c[1], sizeof(c[1])),
 			col(it, "cnpHandled", c[2], sizeof(c[2])),
 			col(it, "retransmissions", c[3], sizeof(c[3])),
-			col(it, "pauseRx", c[4], sizeof(c[4])), col(it, "pauseTx", c[5], sizeof(c[5])));
+			col(it, "pauseRx", c[4], sizeof(c[4])),
+			col(it, "pauseTx", c[5], sizeof(c[5])));
 	}
 }
 
@@ -306,12 +311,14 @@ static int counters_loop(const struct rq_env *env, bool top, bool json, double i
 			if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) < 0 || ws.ws_row < 8)
 				ws.ws_row = 24;
 			/* plain ANSI: cursor home, clear the screen */
-			printf("\033[H\033[2J%s top: every %.1f s, worst pod first (Ctrl-C quits)\n\n",
-			       env->binary, interval);
+			printf(
+			    "\033[H\033[2J%s top: every %.1f s, worst pod first (Ctrl-C quits)\n\n",
+			    env->binary, interval);
 			print_text(stdout, o, (size_t)ws.ws_row - 8);
 		} else {
-			printf("rates over %.2f s\n",
-			       cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "interval")));
+			printf(
+			    "rates over %.2f s\n",
+			    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "interval")));
 			print_text(stdout, o, (size_t)-1);
 		}
 		fflush(stdout);
@@ -334,8 +341,9 @@ int main_counters(int argc, char **argv, const char *binary, bool top)
 
 	r = parse_args(argc, argv, 2, top ? NULL : &json, &interval);
 	if (r < 0) {
-		fprintf(stderr, "usage: %s show --counters [--json] [--interval S] | %s top "
-				"[--interval S]\n",
+		fprintf(stderr,
+			"usage: %s show --counters [--json] [--interval S] | %s top "
+			"[--interval S]\n",
 			binary, binary);
 		return 2;
 	}

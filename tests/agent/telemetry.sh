@@ -114,12 +114,26 @@ for _ in $(seq 50); do get "$T/h0.prom" && break; sleep 0.1; done
 check "GET /metrics" [ -s "$T/h0.prom" ]
 check "promtool accepts /metrics" promcheck "$T/h0.prom"
 check "/metrics has the pod's CNPs" [ "$(metric "$T/h0.prom" "rdma_qos_vf_cnp_sent_total{$L0}")" = 205 ]
-echo 300 > "$HW0/np_cnp_sent"
-get "$T/h1.prom"
-check "within a second: the cached value (205)" [ "$(metric "$T/h1.prom" "rdma_qos_vf_cnp_sent_total{$L0}")" = 205 ]
+# a fresh read, a counter change, a second request: within the second it is the cached text.
+# A loaded machine (sanitizer builds) may take longer than the cache lasts: try again then.
+cached="" el=0
+for try in 1 2 3 4 5; do
+	sleep 1.1
+	t0=$(date +%s%N)
+	get "$T/ha.prom"
+	a=$(metric "$T/ha.prom" "rdma_qos_vf_cnp_sent_total{$L0}")
+	V=$((300 + try))
+	echo "$V" > "$HW0/np_cnp_sent"
+	get "$T/h1.prom"
+	el=$(( ($(date +%s%N) - t0) / 1000000 ))
+	[ "$el" -lt 800 ] || continue
+	cached=$(metric "$T/h1.prom" "rdma_qos_vf_cnp_sent_total{$L0}")
+	break
+done
+check "within a second: the cached value ($a; both requests in $el ms)" [ -n "$cached" ] && [ "$cached" = "$a" ]
 sleep 1.1
 get "$T/h2.prom"
-check "after a second: read again (300)" [ "$(metric "$T/h2.prom" "rdma_qos_vf_cnp_sent_total{$L0}")" = 300 ]
+check "after a second: read again ($V)" [ "$(metric "$T/h2.prom" "rdma_qos_vf_cnp_sent_total{$L0}")" = "$V" ]
 check "derived: no storm on a quiet port" [ "$(metric "$T/h2.prom" "rdma_qos_port_pause_storm{pf=\"$PF0\"}")" = 0 ]
 check "derived: no discards on the PFC priority" [ "$(metric "$T/h2.prom" "rdma_qos_port_discards_on_pfc_prio{pf=\"$PF0\",prio=\"3\"}")" = 0 ]
 check "derived: RoCE leaves on a lossless priority" [ "$(metric "$T/h2.prom" "rdma_qos_port_roce_on_lossy_prio{pf=\"$PF0\",prio=\"3\"}")" = 0 ]

@@ -16,11 +16,14 @@ VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 # rdma-core: RDMA netlink is spoken directly (rdma/rdma_netlink.h), so
 # libibverbs is not linked. libnl is linked statically where Debian ships the
 # archive: one shared object less to map at every pod start (see make bench).
-PKGS     := libnl-3.0 libnl-route-3.0 libcjson
+# kubelet's PodResources API (pkg/podres): protobuf-c for the messages (protoc-c generates them
+# from pkg/podres/api.proto into $(B)/gen), nghttp2 for HTTP/2; Debian ships both archives.
+PKGS     := libnl-3.0 libnl-route-3.0 libcjson libprotobuf-c libnghttp2
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 NL_STATIC  := $(wildcard /usr/lib/$(shell gcc -print-multiarch)/libnl-3.a)
+PODRES_LIBS := -lprotobuf-c -lnghttp2
 ifneq ($(NL_STATIC),)
-PKG_LIBS   := -Wl,-Bstatic -lnl-3 -Wl,-Bdynamic $(shell pkg-config --libs libcjson) -lpthread -lm
+PKG_LIBS   := -Wl,-Bstatic -lnl-3 -Wl,-Bdynamic $(shell pkg-config --libs libcjson) $(PODRES_LIBS) -lpthread -lm
 else
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS)) -lm
 endif
@@ -44,7 +47,7 @@ BIN_LDFLAGS := -static-pie -Wl,--gc-sections -Wl,-z,pack-relative-relocs
 # would otherwise map with it. The sanitizer builds keep theirs.
 NOUNWIND := -fno-asynchronous-unwind-tables -fno-unwind-tables
 # plugin/seams/static_nonss.c: no NSS from libc.a (see there)
-BIN_LIBS := $(B)/plugin/seams/static_nonss.o -lnl-3 $(CJSON_A) -lm
+BIN_LIBS := $(B)/plugin/seams/static_nonss.o -lnl-3 $(CJSON_A) $(PODRES_LIBS) -lm
 else
 CJSON_A  :=
 BIN_LDFLAGS :=
@@ -64,7 +67,7 @@ OPT      ?= -O2 -g
 SAN      ?=
 CFLAGS   += -std=gnu11 $(OPT) $(WARN) $(SAN) -fno-strict-aliasing -D_GNU_SOURCE \
             -ffunction-sections -fdata-sections $(NOUNWIND) \
-            -DRQ_VERSION=\"$(VERSION)\" -I. $(PKG_CFLAGS)
+            -DRQ_VERSION=\"$(VERSION)\" -I. -I$(B)/gen $(PKG_CFLAGS)
 LDFLAGS  += $(SAN) -Wl,--as-needed -Wl,-O1
 
 CORE_SRC := $(sort $(wildcard pkg/*/*.c netconf/*.c))
@@ -73,7 +76,7 @@ CORE_SRC := $(sort $(wildcard pkg/*/*.c netconf/*.c))
 PLUG_SRC := $(sort $(wildcard plugin/*.c plugin/cni/*.c plugin/core/*.c plugin/agent/*.c plugin/tools/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 
-CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
+CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o) $(B)/gen/pkg/podres/api.pb-c.o
 PLUG_OBJ := $(PLUG_SRC:%.c=$(B)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(B)/%.o)
 DEPS     := $(CORE_OBJ:.o=.d) $(PLUG_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/plugin/seams/env_prod.d \
@@ -88,6 +91,14 @@ include mk/microhttpd.mk
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# The PodResources messages, generated from our api.proto (no generated file is kept in git).
+$(B)/gen/pkg/podres/api.pb-c.c $(B)/gen/pkg/podres/api.pb-c.h: pkg/podres/api.proto
+	@mkdir -p $(B)/gen
+	protoc-c --c_out=$(B)/gen $<
+$(B)/gen/pkg/podres/api.pb-c.o: $(B)/gen/pkg/podres/api.pb-c.c
+	$(CC) $(filter-out -Wmissing-prototypes,$(CFLAGS)) -MMD -MP -c $< -o $@
+$(filter $(B)/pkg/podres/%,$(CORE_OBJ)): $(B)/gen/pkg/podres/api.pb-c.h
 
 $(B)/librq.a: $(CORE_OBJ)
 	@rm -f $@
@@ -108,7 +119,7 @@ $(B)/tests/unit/suites.h: $(UNIT_SRC)
 	@grep -ho '^Suite \*suite_[a-z0-9_]*(void)$$' $(filter-out tests/unit/main.c,$(UNIT_SRC)) | \
 		sed 's/^Suite \*\(suite_[a-z0-9_]*\)(void)$$/X(\1)/' > $@.tmp && mv $@.tmp $@
 
-$(UNIT_OBJ): $(B)/tests/unit/suites.h
+$(UNIT_OBJ): $(B)/tests/unit/suites.h $(B)/gen/pkg/podres/api.pb-c.h
 $(UNIT_OBJ): CFLAGS += -I$(B)/tests/unit -include tests/unit/suites_proto.h
 
 $(B)/unit-tests: $(UNIT_OBJ) $(B)/librq.a

@@ -223,10 +223,29 @@ static int parse_node_pf(struct rq_catalog *c, const cJSON *v, struct rq_error *
 		      "node.pf: expected one of \"ensure\", \"verify\", \"ignore\"");
 }
 
+/*
+ * node.numaSource: where ADD reads NUMA evidence. "auto" (default): kubelet's
+ * PodResources API, its files when the API gives no answer; "api", "files": that
+ * one only.
+ */
+static int parse_numa_source(struct rq_catalog *c, const cJSON *v, struct rq_error *e)
+{
+	static const enum rq_numa_source srcs[] = {RQ_NUMA_SRC_AUTO, RQ_NUMA_SRC_API,
+						   RQ_NUMA_SRC_FILES};
+
+	for (size_t i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++)
+		if (cJSON_IsString(v) && !strcmp(v->valuestring, numa_source_name(srcs[i]))) {
+			c->numa_source = srcs[i];
+			return 0;
+		}
+	return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+		      "node.numaSource: expected one of \"auto\", \"api\", \"files\"");
+}
+
 int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 {
-	static const char *const keys[] = {"pf", "baseline", "carrierWaitSeconds", "kubeletDir",
-					   NULL};
+	static const char *const keys[] = {"pf",	 "baseline",   "carrierWaitSeconds",
+					   "kubeletDir", "numaSource", NULL};
 	const cJSON *v;
 	long secs;
 	int r;
@@ -238,6 +257,9 @@ int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "pf")) && (r = parse_node_pf(c, v, e)) < 0)
 		return r;
 	if ((r = parse_kubelet_dir(c, o, e)) < 0)
+		return r;
+	if ((v = cJSON_GetObjectItemCaseSensitive(o, "numaSource")) &&
+	    (r = parse_numa_source(c, v, e)) < 0)
 		return r;
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "baseline"))) {
 		if (!cJSON_IsString(v) || !netconf_name_valid(v->valuestring))

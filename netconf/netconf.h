@@ -14,6 +14,7 @@
 #include "netconf/profile.h"
 #include "pkg/cni/error.h"
 #include "pkg/log/log.h"
+#include "pkg/numa/numa.h"
 
 enum rq_pf_mode { RQ_PF_IGNORE = 0, RQ_PF_VERIFY = 1, RQ_PF_ENSURE = 2 };
 enum rq_numa_mode { RQ_NUMA_OFF = 0, RQ_NUMA_WARN = 1, RQ_NUMA_STRICT = 2 };
@@ -77,10 +78,11 @@ struct rq_catalog {
 	struct rq_ns_policy *ns;
 	size_t n_ns;
 	/* node policy: the most a NAD may ask for */
-	enum rq_pf_mode pf_max; /* default RQ_PF_ENSURE */
+	enum rq_pf_mode pf_max;		    /* default RQ_PF_ENSURE */
 	char baseline[RQ_PROFILE_NAME_MAX]; /* node.baseline profile name, "" = none */
 	int carrier_wait_s;		    /* node.carrierWaitSeconds */
 	char kubelet_dir[256];		    /* node.kubeletDir, default RQ_KUBELET_DIR_DEFAULT */
+	enum rq_numa_source numa_source;    /* node.numaSource, default auto */
 };
 
 /* How long ADD waits for a PF's carrier after a PFC change (mlx5 toggles the link). */
@@ -91,10 +93,10 @@ struct rq_catalog {
  * Parse and validate the node catalog (profiles.json):
  * {"profiles": {name: profile}, "namespaces": {ns: {"default", "allow",
  * "inline"}}, "node": {"pf", "baseline", "carrierWaitSeconds"}}. node.baseline
- * names a profile whose PF requirements always hold on every PF. Every default/allow name must be a catalog
- * profile or the built-in roce-lossless (a catalog entry of that name
- * overrides the built-in); a default must also be in its allow list;
- * namespace keys are DNS labels or "*". Unknown keys are errors.
+ * names a profile whose PF requirements always hold on every PF. Every default/allow name must be a
+ * catalog profile or the built-in roce-lossless (a catalog entry of that name overrides the
+ * built-in); a default must also be in its allow list; namespace keys are DNS labels or "*".
+ * Unknown keys are errors.
  */
 int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct rq_error *e);
 

@@ -24,6 +24,10 @@ void profile_builtin(struct rq_profile *ret)
 	ret->pfc = 1u << 3;
 	ret->ecn = 1u << 3;
 	ret->ecn_required = false;
+	/* CNPs on DSCP 48 -> priority 6, as the map above puts them (MOFED's defaults too) */
+	ret->has_cnp[CNP_DSCP] = ret->has_cnp[CNP_PRIO] = true;
+	ret->cnp[CNP_DSCP] = 48;
+	ret->cnp[CNP_PRIO] = 6;
 	ret->traffic_class = 106;
 }
 
@@ -218,12 +222,46 @@ static int parse_dscp2prio(const cJSON *o, const char *path, struct rq_profile *
 	return 0;
 }
 
+/* "cnp": {"dscp": 0-63, "prio": 0-7}, either or both: the port's CNP class. */
+static int parse_cnp(const cJSON *v, const char *path, struct rq_profile *p, struct rq_error *e)
+{
+	static const char *const keys[] = {"dscp", "prio", NULL};
+	static const long max[CNP_N] = {63, 7};
+	char sub[320];
+	int r;
+
+	if (!cJSON_IsObject(v))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			      "%s: expected an object {\"dscp\": 0-63, \"prio\": 0-7}", path);
+	r = json_only_keys(v, path, keys, e);
+	if (r < 0)
+		return r;
+	for (int f = 0; f < CNP_N; f++) {
+		const cJSON *it = cJSON_GetObjectItemCaseSensitive(v, keys[f]);
+		long x;
+
+		if (!it)
+			continue;
+		(void)snprintf(sub, sizeof(sub), "%s.%s", path, keys[f]);
+		r = json_int_in(it, sub, -1, 0, max[f], &x, e);
+		if (r < 0)
+			return r;
+		p->has_cnp[f] = true;
+		p->cnp[f] = (uint8_t)x;
+	}
+	if (!p->has_cnp[CNP_DSCP] && !p->has_cnp[CNP_PRIO])
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: names neither \"dscp\" nor \"prio\"",
+			      path);
+	return 0;
+}
+
 int profile_from_json(const cJSON *obj, const char *path, const char *name, struct rq_profile *ret,
 		      struct rq_error *e)
 {
 	static const char *const keys[] = {"trust",	   "dscp2prio",	  "pfc",
 					   "ecn",	   "ecnRequired", "ets",
-					   "trafficClass", "tosScope",	  NULL};
+					   "trafficClass", "tosScope",	  "cnp",
+					   NULL};
 	struct rq_profile p;
 	const cJSON *v;
 	char sub[300];
@@ -264,6 +302,9 @@ int profile_from_json(const cJSON *obj, const char *path, const char *name, stru
 	}
 	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "ets")) &&
 	    (r = parse_ets(v, SUB("ets"), &p.ets, e)) < 0)
+		return r;
+	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "cnp")) &&
+	    (r = parse_cnp(v, SUB("cnp"), &p, e)) < 0)
 		return r;
 	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "trafficClass"))) {
 		r = json_int_in(v, SUB("trafficClass"), -1, 0, 255, &tc, e);
@@ -357,6 +398,17 @@ static cJSON *dscp_json(const struct rq_profile *p)
 	return m;
 }
 
+static cJSON *cnp_json(const struct rq_profile *p)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (o && p->has_cnp[CNP_DSCP])
+		cJSON_AddNumberToObject(o, "dscp", p->cnp[CNP_DSCP]);
+	if (o && p->has_cnp[CNP_PRIO])
+		cJSON_AddNumberToObject(o, "prio", p->cnp[CNP_PRIO]);
+	return o;
+}
+
 static cJSON *to_json(const struct rq_profile *p, bool with_vf)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -375,6 +427,8 @@ static cJSON *to_json(const struct rq_profile *p, bool with_vf)
 		ok = ok && add(o, "ecnRequired", cJSON_CreateTrue());
 	if (p->ets.present)
 		ok = ok && add(o, "ets", ets_json(&p->ets));
+	if (p->has_cnp[CNP_DSCP] || p->has_cnp[CNP_PRIO])
+		ok = ok && add(o, "cnp", cnp_json(p));
 	if (with_vf && p->traffic_class >= 0)
 		ok = ok && add(o, "trafficClass", cJSON_CreateNumber(p->traffic_class));
 	/* only when asked for: records of profiles without it stay as they were */
@@ -399,7 +453,8 @@ cJSON *profile_req_to_json(const struct rq_profile *p)
 
 bool profile_has_pf_req(const struct rq_profile *p)
 {
-	return p->has_trust || p->dscp_override || p->pfc || p->ecn || p->ets.present;
+	return p->has_trust || p->dscp_override || p->pfc || p->ecn || p->ets.present ||
+	       p->has_cnp[CNP_DSCP] || p->has_cnp[CNP_PRIO];
 }
 
 static bool ets_same(const struct rq_ets *a, const struct rq_ets *b)
@@ -437,6 +492,14 @@ bool profile_req_conflict(const struct rq_profile *a, const struct rq_profile *b
 			(void)snprintf(b_says, len, "DSCP %d -> priority %u", d, b->dscp_prio[d]);
 			return true;
 		}
+	for (int f = 0; f < CNP_N; f++)
+		if (a->has_cnp[f] && b->has_cnp[f] && a->cnp[f] != b->cnp[f]) {
+			(void)snprintf(a_says, len, "CNP %s %u", f == CNP_DSCP ? "dscp" : "prio",
+				       a->cnp[f]);
+			(void)snprintf(b_says, len, "CNP %s %u", f == CNP_DSCP ? "dscp" : "prio",
+				       b->cnp[f]);
+			return true;
+		}
 	if (a->ets.present && b->ets.present && !ets_same(&a->ets, &b->ets)) {
 		ets_says(&a->ets, a_says, len);
 		ets_says(&b->ets, b_says, len);
@@ -461,6 +524,11 @@ void profile_req_merge(struct rq_profile *acc, const struct rq_profile *b)
 	acc->ecn_required |= b->ecn_required;
 	if (!acc->ets.present && b->ets.present)
 		acc->ets = b->ets;
+	for (int f = 0; f < CNP_N; f++)
+		if (!acc->has_cnp[f] && b->has_cnp[f]) {
+			acc->has_cnp[f] = true;
+			acc->cnp[f] = b->cnp[f];
+		}
 }
 
 void profile_dcb_target(const struct rq_profile *p, struct dcb_target *ret)

@@ -37,6 +37,8 @@ struct rq_profile {
 	uint8_t pfc;		     /* bitmap of priorities that must have PFC on */
 	uint8_t ecn;		     /* bitmap of priorities that must have ECN NP+RP on */
 	bool ecn_required;	     /* missing ECN control fails ADD */
+	bool has_cnp[2];	     /* "cnp": {"dscp", "prio"}: the CNP's DSCP / 802.1p prio */
+	uint8_t cnp[2];		     /* indexed by enum cnp_field (pkg/dcb) */
 	struct rq_ets ets;	     /* present: must hold exactly */
 	int traffic_class;	     /* 0..255; -1: leave the VF's class alone */
 	enum rq_tos_scope tos_scope; /* "tosScope"; absent: rdma-cm */

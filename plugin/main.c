@@ -52,10 +52,12 @@ static void usage(const char *binary)
 	    "VERSION, STATUS, GC) and the network configuration on stdin.\n\n"
 	    "usage: %s --version\n"
 	    "       %s show [--json]     per PF and VF QoS state and attachments\n"
+	    "       %s show --counters [--json] [--interval S]  congestion counters as rates\n"
+	    "       %s top [--interval S] the same, refreshing, worst pod first\n"
 	    "       %s install --cni-bin-dir DIR [--catalog-source FILE]\n"
 	    "       %s validate FILE     a catalog, conflist, plugin config or NAD (JSON)\n"
 	    "       %s agent [--once] ... keep recorded attachments in profile (agent --help)\n",
-	    binary, RQ_VERSION, binary, binary, binary, binary, binary);
+	    binary, RQ_VERSION, binary, binary, binary, binary, binary, binary, binary);
 }
 
 static void print_error(const char *version, const struct rq_error *e)
@@ -247,8 +249,14 @@ int main(int argc, char **argv)
 		printf("%s %s\n", binary, RQ_VERSION);
 		return 0;
 	}
-	if (argc > 1 && !strcmp(argv[1], "show"))
+	if (argc > 1 && !strcmp(argv[1], "show")) {
+		for (int i = 2; i < argc; i++)
+			if (!strcmp(argv[i], "--counters"))
+				return main_counters(argc, argv, binary, false);
 		return main_show(argc, argv, binary);
+	}
+	if (argc > 1 && !strcmp(argv[1], "top"))
+		return main_counters(argc, argv, binary, true);
 	if (argc > 1 && !strcmp(argv[1], "install"))
 		return main_install(argc, argv, binary);
 	if (argc > 1 && !strcmp(argv[1], "validate"))

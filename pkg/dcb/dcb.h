@@ -56,6 +56,16 @@ struct dcb_port_state {
 	uint8_t trust[RQ_DCB_TRUST_MAX]; /* selectors in order */
 	bool has_dcbx;
 	uint8_t dcbx; /* DCB_CAP_DCBX_* bits */
+	/*
+	 * The port's receive buffers (DCB_ATTR_DCB_BUFFER, drivers with
+	 * dcbnl_getbuffer: mlx5): which buffer each priority lands in, and the
+	 * sizes in bytes. Reported only: a lossless priority sharing a buffer with
+	 * lossy ones pauses them too and its headroom is theirs.
+	 */
+	bool has_buffer;
+	uint8_t prio2buffer[8];
+	uint32_t buffer_size[8];
+	uint32_t buffer_total;
 	/* the structs as the kernel reported them: a SET changes only our fields */
 	struct ieee_pfc raw_pfc;
 	struct ieee_ets raw_ets;
@@ -196,5 +206,33 @@ int ecn_enable(const struct rq_root *r, const char *pf, uint8_t mask, uint16_t *
 int ecn_revert(const struct rq_root *r, const char *pf, uint16_t written);
 /* The priorities a written bitmap touches. */
 uint8_t ecn_written_prios(uint16_t written);
+
+/*
+ * cnp.c: the CNP's DSCP and 802.1p priority (MOFED/DOCA
+ * /sys/class/net/<pf>/ecn/roce_np/cnp_dscp, cnp_802p_prio). cnp_get: has[f]
+ * false where the driver lacks the file (upstream mlx5, every other driver).
+ */
+enum cnp_field { CNP_DSCP = 0, CNP_PRIO, CNP_N };
+struct cnp_state {
+	bool has[CNP_N];
+	uint8_t val[CNP_N];
+};
+const char *cnp_field_name(enum cnp_field f);
+int cnp_get(const struct rq_root *r, const char *pf, struct cnp_state *ret);
+int cnp_set(const struct rq_root *r, const char *pf, enum cnp_field f, uint8_t val);
+/*
+ * Each DCQCN parameter the driver exposes under ecn/roce_np and ecn/roce_rp
+ * (min_time_between_cnps, rpg_*, dce_tcp_*, ...), read only: @fn is called
+ * per readable one; returns how many.
+ */
+int dcqcn_each(const struct rq_root *r, const char *pf,
+	       void (*fn)(void *arg, const char *side, const char *param, long value), void *arg);
+
+/*
+ * pfc_storm.c: the port's PFC storm-prevention timeout (ETHTOOL_GTUNABLE
+ * ETHTOOL_PFC_PREVENTION_TOUT) in ms; 0 = prevention off, -1 = the driver's
+ * "auto". -EOPNOTSUPP where the driver has no such tunable.
+ */
+int pfc_storm_tout_get(const char *ifname, int *ret_ms);
 
 #endif

@@ -196,6 +196,34 @@ static int get_ets(const cJSON *v, struct dcb_port_state *st)
 	return r;
 }
 
+/* "buffer": {"prio2buffer": [8], "bufferSize": [8 bytes], "totalSize": bytes}: as DCB_ATTR_DCB_BUFFER */
+static int get_buffer(const cJSON *v, struct dcb_port_state *st)
+{
+	const cJSON *sz, *it;
+	int i = 0, r;
+
+	if (!v)
+		return 0;
+	r = u8_array(cJSON_GetObjectItemCaseSensitive(v, "prio2buffer"), 7, st->prio2buffer);
+	if (r < 0)
+		return r;
+	sz = cJSON_GetObjectItemCaseSensitive(v, "bufferSize");
+	if (!cJSON_IsArray(sz) || cJSON_GetArraySize(sz) != 8)
+		return -EBADMSG;
+	cJSON_ArrayForEach(it, sz)
+	{
+		if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble > 4294967295.0)
+			return -EBADMSG;
+		st->buffer_size[i++] = (uint32_t)it->valuedouble;
+	}
+	it = cJSON_GetObjectItemCaseSensitive(v, "totalSize");
+	if (it && (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble > 4294967295.0))
+		return -EBADMSG;
+	st->buffer_total = it ? (uint32_t)it->valuedouble : 0;
+	st->has_buffer = true;
+	return 0;
+}
+
 static int get_trust(const cJSON *o, struct dcb_port_state *st)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "trust"), *it;
@@ -238,6 +266,8 @@ static int get_fill(const cJSON *o, struct dcb_port_state *st)
 		r = get_ets(cJSON_GetObjectItemCaseSensitive(o, "ets"), st);
 	if (r == 0)
 		r = get_trust(o, st);
+	if (r == 0)
+		r = get_buffer(cJSON_GetObjectItemCaseSensitive(o, "buffer"), st);
 	if (r < 0)
 		return r;
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "dcbx"))) {

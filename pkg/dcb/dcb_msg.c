@@ -253,8 +253,23 @@ static int ieee_cb(int type, const char *data, size_t n, void *arg)
 		st->has_trust = true;
 		st->n_trust = 0;
 		return attrs_walk(data, n, trust_cb, st);
+	case DCB_ATTR_DCB_BUFFER: {
+		struct dcbnl_buffer b;
+
+		if (n < sizeof(b))
+			return -EBADMSG;
+		memcpy(&b, data, sizeof(b));
+		st->has_buffer = true;
+		for (int i = 0; i < 8; i++) {
+			/* a buffer index is 0-7: anything else is not a buffer we can name */
+			st->prio2buffer[i] = b.prio2buffer[i] < 8 ? b.prio2buffer[i] : 0;
+			st->buffer_size[i] = b.buffer_size[i];
+		}
+		st->buffer_total = b.total_size;
+		return 0;
+	}
 	default:
-		return 0; /* peer tables, maxrate, buffer, rewrite: not ours */
+		return 0; /* peer tables, maxrate, rewrite: not ours */
 	}
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 /* A decimal CPU number; -1 no digit, -2 at or beyond RQ_MAX_CPUS (stops before overflow). */
@@ -219,14 +220,25 @@ static int node_of(const char *key)
 
 struct dev_walk {
 	const char *uid;
+	const char *const *skip;
 	struct rq_kubelet_dev *devs;
 	size_t max, n;
 	uint64_t nodes;
 	struct rq_jbuf res, ids; /* one PodDeviceEntries element's ResourceName and DeviceIDs */
 };
 
+bool kubelet_dev_skipped(const char *const *skip, const char *id)
+{
+	for (; skip && *skip; skip++)
+		if (**skip && !strcasecmp(*skip, id))
+			return true;
+	return false;
+}
+
 static void dev_add(struct dev_walk *w, const cJSON *res, const char *id, int node)
 {
+	if (kubelet_dev_skipped(w->skip, id))
+		return;
 	if (node >= 0)
 		w->nodes |= 1ULL << node;
 	if (w->n >= w->max)
@@ -332,10 +344,10 @@ static int dev_data(struct rq_jscan *s, void *ctx)
 	return member(s, "PodDeviceEntries", dev_entries, ctx);
 }
 
-int kubelet_devices_src(struct rq_jsrc src, const char *pod_uid, struct rq_kubelet_dev *devs,
-			size_t max, size_t *ret_n, uint64_t *ret_nodes)
+int kubelet_devices_src(struct rq_jsrc src, const char *pod_uid, const char *const *skip,
+			struct rq_kubelet_dev *devs, size_t max, size_t *ret_n, uint64_t *ret_nodes)
 {
-	struct dev_walk w = {.uid = pod_uid, .devs = devs, .max = max};
+	struct dev_walk w = {.uid = pod_uid, .skip = skip, .devs = devs, .max = max};
 	struct rq_jscan *s;
 	int r;
 
@@ -362,7 +374,7 @@ int kubelet_devices(const char *buf, size_t len, const char *pod_uid, struct rq_
 {
 	struct rq_jmem m;
 
-	return kubelet_devices_src(mem_src(&m, buf, len), pod_uid, devs, max, ret_n, NULL);
+	return kubelet_devices_src(mem_src(&m, buf, len), pod_uid, NULL, devs, max, ret_n, NULL);
 }
 
 /* One container's memory blocks: the nodes of every numaAffinity entry that is a node number. */

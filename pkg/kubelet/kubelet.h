@@ -7,6 +7,7 @@
 #ifndef RQ_KUBELET_H
 #define RQ_KUBELET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,9 +57,16 @@ int kubelet_cpu_manager_src(struct rq_jsrc src, const char *pod_uid, uint64_t *b
  */
 int kubelet_devices(const char *buf, size_t len, const char *pod_uid, struct rq_kubelet_dev *devs,
 		    size_t max, size_t *ret_n);
-/* ... and in @ret_nodes (may be NULL) the NUMA nodes of all of them, beyond @max too. */
-int kubelet_devices_src(struct rq_jsrc src, const char *pod_uid, struct rq_kubelet_dev *devs,
-			size_t max, size_t *ret_n, uint64_t *ret_nodes);
+/*
+ * ... and in @ret_nodes (may be NULL) the NUMA nodes of all of them, beyond @max too.
+ * Device IDs in @skip (NULL-terminated, may be NULL; PCI addresses compare without
+ * case) are neither listed nor counted: the attachment's own VF is no evidence.
+ */
+int kubelet_devices_src(struct rq_jsrc src, const char *pod_uid, const char *const *skip,
+			struct rq_kubelet_dev *devs, size_t max, size_t *ret_n,
+			uint64_t *ret_nodes);
+/* Whether @id is one of @skip (NULL-terminated, may be NULL), without case. */
+bool kubelet_dev_skipped(const char *const *skip, const char *id);
 
 /* memory_manager_state: bitmap of NUMA nodes in the pod's numaAffinity. -ENOENT if none. */
 int kubelet_memory(const char *buf, size_t len, const char *pod_uid, uint64_t *ret_nodes);

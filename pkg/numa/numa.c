@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "pkg/kubelet/kubelet.h"
+#include "pkg/podres/podres.h"
 
 #define RQ_MAX_NODES 64
 
@@ -175,19 +176,12 @@ static int parse_cpus(struct rq_jsrc src, void *arg)
 	return kubelet_cpu_manager_src(src, a->uid, a->cpus);
 }
 
-static bool pod_cpus(const struct rq_root *r, const char *dir, const char *uid,
-		     struct rq_numa_result *res)
+/* Exclusive CPUs as evidence; false when they are on no known node. */
+static bool judge_cpus(const struct rq_root *r, const uint64_t *cpus, struct rq_numa_result *res)
 {
-	uint64_t cpus[RQ_CPU_WORDS] = {0}, nodes;
 	char text[256], ntext[128];
-	struct cpu_arg a = {uid, cpus};
-	int rr = kubelet_file(r, dir, "cpu_manager_state", parse_cpus, &a);
+	uint64_t nodes = nodes_of_cpus(r, cpus);
 
-	if (rr < 0 && unreadable(rr, res))
-		ev_add(res, "cpu_manager_state is unreadable: %s", unreadable(rr, res));
-	if (rr < 0)
-		return false;
-	nodes = nodes_of_cpus(r, cpus);
 	cpus_text(cpus, text, sizeof(text));
 	if (!nodes) {
 		ev_add(res, "pod CPUs %s are on no known NUMA node", text);
@@ -199,8 +193,23 @@ static bool pod_cpus(const struct rq_root *r, const char *dir, const char *uid,
 	return true;
 }
 
+static bool pod_cpus(const struct rq_root *r, const char *dir, const char *uid,
+		     struct rq_numa_result *res)
+{
+	uint64_t cpus[RQ_CPU_WORDS] = {0};
+	struct cpu_arg a = {uid, cpus};
+	int rr = kubelet_file(r, dir, "cpu_manager_state", parse_cpus, &a);
+
+	if (rr < 0 && unreadable(rr, res))
+		ev_add(res, "cpu_manager_state is unreadable: %s", unreadable(rr, res));
+	if (rr < 0)
+		return false;
+	return judge_cpus(r, cpus, res);
+}
+
 struct dev_arg {
 	const char *uid;
+	const char *const *skip;
 	struct rq_kubelet_dev *devs;
 	size_t n;
 	uint64_t nodes;
@@ -210,35 +219,46 @@ static int parse_devs(struct rq_jsrc src, void *arg)
 {
 	struct dev_arg *a = arg;
 
-	return kubelet_devices_src(src, a->uid, a->devs, RQ_KUBELET_MAX_DEVS, &a->n, &a->nodes);
+	return kubelet_devices_src(src, a->uid, a->skip, a->devs, RQ_KUBELET_MAX_DEVS, &a->n,
+				   &a->nodes);
 }
 
-static bool pod_devices(const struct rq_root *r, const char *dir, const char *uid,
-			struct rq_numa_result *res)
+/* Devices with topology as evidence: @n listed, @nodes of all of them. */
+static bool judge_devices(const struct rq_kubelet_dev *devs, size_t n, uint64_t nodes,
+			  struct rq_numa_result *res)
 {
-	struct rq_kubelet_dev devs[RQ_KUBELET_MAX_DEVS];
-	struct dev_arg a = {.uid = uid, .devs = devs};
 	char ntext[128];
 	uint64_t shown = 0;
-	int rr = kubelet_file(r, dir, "device-plugins/kubelet_internal_checkpoint", parse_devs, &a);
 
-	if (rr < 0 && unreadable(rr, res))
-		ev_add(res, "kubelet_internal_checkpoint is unreadable: %s", unreadable(rr, res));
-	if (rr < 0 || !a.nodes)
+	if (!nodes)
 		return false;
-	for (size_t i = 0; i < a.n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		if (devs[i].node < 0)
 			continue; /* no topology: says nothing about placement */
 		ev_add(res, "%s %s is on node %d", devs[i].resource, devs[i].id, devs[i].node);
 		shown |= 1ULL << devs[i].node;
 	}
 	/* devices past the ones listed still count */
-	if (a.nodes & ~shown) {
-		nodes_text(a.nodes, ntext, sizeof(ntext));
+	if (nodes & ~shown) {
+		nodes_text(nodes, ntext, sizeof(ntext));
 		ev_add(res, "the pod's devices are on node %s", ntext);
 	}
-	res->pod_nodes |= a.nodes;
+	res->pod_nodes |= nodes;
 	return true;
+}
+
+static bool pod_devices(const struct rq_root *r, const char *dir, const char *uid,
+			const char *const *self, struct rq_numa_result *res)
+{
+	struct rq_kubelet_dev devs[RQ_KUBELET_MAX_DEVS];
+	struct dev_arg a = {.uid = uid, .skip = self, .devs = devs};
+	int rr = kubelet_file(r, dir, "device-plugins/kubelet_internal_checkpoint", parse_devs, &a);
+
+	if (rr < 0 && unreadable(rr, res))
+		ev_add(res, "kubelet_internal_checkpoint is unreadable: %s", unreadable(rr, res));
+	if (rr < 0)
+		return false;
+	return judge_devices(devs, a.n, a.nodes, res);
 }
 
 struct mem_arg {
@@ -253,26 +273,98 @@ static int parse_mem(struct rq_jsrc src, void *arg)
 	return kubelet_memory_src(src, a->uid, &a->nodes);
 }
 
+static bool judge_memory(uint64_t nodes, struct rq_numa_result *res)
+{
+	char ntext[128];
+
+	if (!nodes)
+		return false;
+	nodes_text(nodes, ntext, sizeof(ntext));
+	ev_add(res, "pod memory is on node %s", ntext);
+	res->pod_nodes |= nodes;
+	return true;
+}
+
 static bool pod_memory(const struct rq_root *r, const char *dir, const char *uid,
 		       struct rq_numa_result *res)
 {
 	struct mem_arg a = {.uid = uid};
-	char ntext[128];
 	int rr = kubelet_file(r, dir, "memory_manager_state", parse_mem, &a);
 
 	if (rr < 0 && unreadable(rr, res))
 		ev_add(res, "memory_manager_state is unreadable: %s", unreadable(rr, res));
 	if (rr < 0)
 		return false;
-	nodes_text(a.nodes, ntext, sizeof(ntext));
-	ev_add(res, "pod memory is on node %s", ntext);
-	res->pod_nodes |= a.nodes;
-	return true;
+	return judge_memory(a.nodes, res);
 }
 
-int numa_evaluate(const struct rq_root *r, const char *kubelet_dir, const char *pod_uid,
-		  const char *vf_pci, struct rq_numa_result *ret)
+/* The VF and the attachment's other names for it, NULL-terminated in @own. */
+static void self_ids(const struct rq_numa_query *q, const char **own)
 {
+	size_t n = 0;
+
+	own[n++] = q->vf_pci;
+	for (size_t i = 0; i < RQ_NUMA_MAX_SELF && q->self[i]; i++)
+		own[n++] = q->self[i];
+	own[n] = NULL;
+}
+
+const char *numa_source_name(enum rq_numa_source s)
+{
+	return s == RQ_NUMA_SRC_API ? "api" : s == RQ_NUMA_SRC_FILES ? "files" : "auto";
+}
+
+/*
+ * The evidence from kubelet's PodResources API, in the same words as from its files.
+ * false: use the files (source files, or auto and the API gave no answer); in @res->source
+ * which, and why.
+ */
+static bool from_api(const struct rq_root *r, const struct rq_numa_query *q, const char **own,
+		     struct rq_numa_result *res, bool *known)
+{
+	struct rq_podres_placement pl, *p = &pl;
+	struct rq_podres_status st;
+	bool any = false;
+	int rr;
+
+	if (q->source == RQ_NUMA_SRC_FILES) {
+		(void)snprintf(res->source, sizeof(res->source),
+			       "kubelet files (node.numaSource files)");
+		return false;
+	}
+	rr = podres_get_pod(r, q->kubelet_dir, q->pod_ns, q->pod_name, own,
+			    q->api_timeout_ms > 0 ? q->api_timeout_ms : RQ_PODRES_TIMEOUT_MS, p,
+			    &st);
+	if (rr == 0 || rr == -ESRCH) {
+		(void)snprintf(res->source, sizeof(res->source), "PodResources API (%s)",
+			       st.used_list ? "List" : "Get");
+		*known = false;
+		if (rr == 0) {
+			for (int w = 0; w < RQ_CPU_WORDS; w++)
+				any |= p->cpus[w] != 0;
+			*known = any && judge_cpus(r, p->cpus, res);
+			*known |= judge_devices(p->devs, p->n_devs, p->dev_nodes, res);
+			*known |= judge_memory(p->mem_nodes, res);
+		}
+		return true;
+	}
+	if (q->source == RQ_NUMA_SRC_API) {
+		(void)snprintf(res->source, sizeof(res->source),
+			       "PodResources API (node.numaSource api)");
+		ev_add(res, "kubelet's PodResources API gave no answer: %s", st.detail);
+		*known = false;
+		return true;
+	}
+	(void)snprintf(res->source, sizeof(res->source), "kubelet files (PodResources API: %s)",
+		       st.detail);
+	return false;
+}
+
+int numa_evaluate(const struct rq_root *r, const struct rq_numa_query *q,
+		  struct rq_numa_result *ret)
+{
+	const char *own[RQ_NUMA_MAX_SELF + 2];
+	const char *pod_uid = q->pod_uid, *vf_pci = q->vf_pci;
 	struct rq_numa_result res;
 	bool known;
 
@@ -289,18 +381,22 @@ int numa_evaluate(const struct rq_root *r, const char *kubelet_dir, const char *
 		*ret = res;
 		return 0;
 	}
-	known = pod_cpus(r, kubelet_dir, pod_uid, &res);
-	known |= pod_devices(r, kubelet_dir, pod_uid, &res);
-	known |= pod_memory(r, kubelet_dir, pod_uid, &res);
+	self_ids(q, own);
+	if (!from_api(r, q, own, &res, &known)) {
+		known = pod_cpus(r, q->kubelet_dir, pod_uid, &res);
+		known |= pod_devices(r, q->kubelet_dir, pod_uid, own, &res);
+		known |= pod_memory(r, q->kubelet_dir, pod_uid, &res);
+	}
 	if (!known)
 		ev_add(&res, "kubelet has no CPU, device or memory placement for pod %s", pod_uid);
 	else if (res.vf_node >= 0)
 		/*
 		 * Aligned when the VF is on one of the pod's nodes: an 8-GPU, 8-rail pod spread
-		 * over both sockets has a rail on each, so either socket's VF is local to part of it.
+		 * over both sockets has a rail on each, so either socket's VF is local to part of
+		 * it.
 		 */
-		res.verdict = (res.pod_nodes & (1ULL << res.vf_node)) ? RQ_NUMA_ALIGNED
-								      : RQ_NUMA_MISALIGNED;
+		res.verdict =
+		    (res.pod_nodes & (1ULL << res.vf_node)) ? RQ_NUMA_ALIGNED : RQ_NUMA_MISALIGNED;
 	/* evidence was refused, not absent: only a misalignment already shown stands */
 	if (res.over_bound && res.verdict != RQ_NUMA_MISALIGNED)
 		res.verdict = RQ_NUMA_UNVERIFIABLE;

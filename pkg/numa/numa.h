@@ -19,8 +19,20 @@ enum rq_numa_verdict {
 	RQ_NUMA_UNVERIFIABLE
 };
 
+/* Where the evidence comes from (the catalog's node.numaSource). */
+enum rq_numa_source {
+	RQ_NUMA_SRC_AUTO =
+	    0,		  /* kubelet's PodResources API, its files when the API gives no answer */
+	RQ_NUMA_SRC_API,  /* the API only: no answer is an unknown verdict */
+	RQ_NUMA_SRC_FILES /* kubelet's checkpoint files only */
+};
+
+const char *numa_source_name(enum rq_numa_source s);
+
 struct rq_numa_result {
 	enum rq_numa_verdict verdict;
+	/* "PodResources API (Get)", "... (List)", or "kubelet files" with why not the API */
+	char source[224];
 	int vf_node;	     /* -1 unknown */
 	uint64_t pod_nodes;  /* NUMA nodes the pod's CPUs/devices/memory are on */
 	bool over_bound;     /* a kubelet file was over RQ_KUBELET_FILE_MAX or a value bound */
@@ -31,12 +43,31 @@ struct rq_numa_result {
 /* numa_node of a PCI device; -1 when unknown. */
 int numa_pci_node(const struct rq_root *r, const char *pci, int *ret);
 
+#define RQ_NUMA_MAX_SELF 4
+
+/* What to judge: an attachment's VF against its pod. */
+struct rq_numa_query {
+	const char *kubelet_dir;       /* host path, e.g. "/var/lib/kubelet" */
+	const char *pod_uid;	       /* may be NULL/empty -> unknown */
+	const char *pod_ns, *pod_name; /* K8S_POD_NAMESPACE/K8S_POD_NAME: the API's key */
+	enum rq_numa_source source;
+	int api_timeout_ms; /* 0: RQ_PODRES_TIMEOUT_MS */
+	const char *vf_pci;
+	/*
+	 * The attachment's other names for its own device (netdev, RDMA device),
+	 * NULL-terminated; may be all NULL. A device plugin lists the VF under its
+	 * own pod (the SR-IOV device plugin by PCI address, with its NUMA node): the
+	 * VF and these never count as placement evidence, or the VF vouches for itself.
+	 */
+	const char *self[RQ_NUMA_MAX_SELF + 1];
+};
+
 /*
- * Verdict for @pod_uid (may be NULL/empty -> unknown) using kubelet state under
- * @kubelet_dir (host path, e.g. "/var/lib/kubelet"). Never fails for missing or
- * malformed kubelet data: that is an unknown verdict with the reason in evidence.
+ * Verdict for @q using kubelet state under q->kubelet_dir. Never fails for
+ * missing or malformed kubelet data: that is an unknown verdict with the
+ * reason in evidence.
  */
-int numa_evaluate(const struct rq_root *r, const char *kubelet_dir, const char *pod_uid,
-		  const char *vf_pci, struct rq_numa_result *ret);
+int numa_evaluate(const struct rq_root *r, const struct rq_numa_query *q,
+		  struct rq_numa_result *ret);
 
 #endif

@@ -16,13 +16,16 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "pkg/netns/netns.h"
 #include "pkg/rdma/rdma.h"
 
-enum podsys_op { POD_READ, POD_WRITE, POD_EXISTS };
+enum podsys_op { POD_READ, POD_WRITE, POD_EXISTS, POD_READDIR };
+
+#define PODSYS_BUF 8192
 
 /* One open + read or write in the child; *ret_n is what was read. */
 static int child_rw(enum podsys_op op, const char *path, const char *val, char *buf, size_t len,
@@ -43,10 +46,61 @@ static int child_rw(enum podsys_op op, const char *path, const char *val, char *
 	return r;
 }
 
+/*
+ * POD_READDIR: every regular entry of directory @path as "name value\n" (the
+ * first line of each file). getdents64 itself: opendir allocates, and the
+ * child of a threaded agent must not.
+ */
+static int child_readdir(const char *path, char *buf, size_t len, ssize_t *ret_n)
+{
+	char ents[4096];
+	size_t o = 0;
+	long n;
+	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dfd < 0)
+		return -errno;
+	while ((n = syscall(SYS_getdents64, dfd, ents, sizeof(ents))) > 0) {
+		for (long off = 0; off < n;) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *d = (void *)(ents + off);
+			char v[64];
+			ssize_t got;
+			size_t nl = strlen(d->name);
+			int fd;
+
+			off += d->reclen;
+			if (d->name[0] == '.')
+				continue;
+			fd = openat(dfd, d->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+			if (fd < 0)
+				continue;
+			got = read(fd, v, sizeof(v) - 1);
+			close(fd);
+			if (got <= 0 || o + nl + (size_t)got + 2 >= len)
+				continue;
+			memcpy(buf + o, d->name, nl);
+			buf[o + nl] = ' ';
+			o += nl + 1;
+			for (ssize_t i = 0; i < got && v[i] != '\n'; i++)
+				buf[o++] = v[i];
+			buf[o++] = '\n';
+		}
+	}
+	close(dfd);
+	*ret_n = (ssize_t)o;
+	return n < 0 ? -errno : 0;
+}
+
 /* Everything in the child: no allocation, no stdio; the answer goes to @out. */
 static int child_io(int nsfd, enum podsys_op op, const char *path, const char *val, int out)
 {
-	char buf[4096];
+	char buf[PODSYS_BUF];
 	ssize_t n = 0;
 	int32_t rc;
 
@@ -56,11 +110,14 @@ static int child_io(int nsfd, enum podsys_op op, const char *path, const char *v
 		rc = -errno;
 	else if (op == POD_EXISTS)
 		rc = access(path, F_OK) < 0 ? -errno : 0;
+	else if (op == POD_READDIR)
+		rc = child_readdir(path, buf, sizeof(buf), &n);
 	else
 		rc = child_rw(op, path, val, buf, sizeof(buf) - 1, &n);
 	if (write(out, &rc, sizeof(rc)) != (ssize_t)sizeof(rc))
 		return 1;
-	if (rc == 0 && op == POD_READ && n > 0 && write(out, buf, (size_t)n) != n)
+	if (rc == 0 && (op == POD_READ || op == POD_READDIR) && n > 0 &&
+	    write(out, buf, (size_t)n) != n)
 		return 1;
 	return 0;
 }
@@ -86,7 +143,7 @@ static int read_all(int fd, char *buf, size_t len, size_t *ret_n)
 static int podsys_run(const char *netns, enum podsys_op op, const char *path, const char *val,
 		      char *ret, size_t len)
 {
-	char buf[sizeof(int32_t) + 4096];
+	char buf[sizeof(int32_t) + PODSYS_BUF];
 	int nsfd = -1, p[2], status = 0, r;
 	size_t got = 0;
 	int32_t rc;
@@ -123,7 +180,7 @@ static int podsys_run(const char *netns, enum podsys_op op, const char *path, co
 	memcpy(&rc, buf, sizeof(rc));
 	if (rc < 0)
 		return rc;
-	if (op == POD_READ) {
+	if (op == POD_READ || op == POD_READDIR) {
 		got -= sizeof(rc);
 		if (got >= len)
 			return -EFBIG;
@@ -148,4 +205,11 @@ int podsys_write(const char *netns, const char *path, const char *val)
 int podsys_exists(const char *netns, const char *path)
 {
 	return podsys_run(netns, POD_EXISTS, path, NULL, NULL, 0);
+}
+
+int podsys_read_dir(const char *netns, const char *path, char *buf, size_t len)
+{
+	if (!buf || len == 0)
+		return -EINVAL;
+	return podsys_run(netns, POD_READDIR, path, NULL, buf, len);
 }

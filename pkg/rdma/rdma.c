@@ -54,6 +54,28 @@ int rdma_find_by_pci(const struct rq_root *r, const char *pci, struct rq_rdma_de
 	return 0;
 }
 
+int rdma_dev_pci(const struct rq_root *r, const char *name, char *buf, size_t len)
+{
+	char path[320];
+
+	if (!name || !name[0] || strchr(name, '/'))
+		return -EINVAL;
+	char ndev[64];
+	int rr;
+
+	(void)snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device", name);
+	rr = sysfs_readlink_base(r, path, buf, len);
+	if (rr != -ENOENT)
+		return rr;
+	/* no parent (rxe): the netdev of its first GID, where the host's sysfs shows it */
+	(void)snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/1/gid_attrs/ndevs/0",
+		       name);
+	if (sysfs_read_str(r, path, ndev, sizeof(ndev)) < 0 || !ndev[0] || strchr(ndev, '/'))
+		return -ENOENT;
+	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/device", ndev);
+	return sysfs_readlink_base(r, path, buf, len);
+}
+
 /*
  * One RDMA_NLDEV_CMD_PORT_GET reply message: 1 and *ret filled when its
  * netdev index is @ifindex, 0 when it is another port, -EBADMSG when

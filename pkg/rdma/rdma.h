@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "pkg/cni/error.h"
 #include "pkg/sysfs/sysfs.h"
@@ -39,6 +40,14 @@ int rdma_knob_parse(const char *s);
 
 /* /sys/bus/pci/devices/<pci>/infiniband/<dev>; -ENOENT when the VF has none. */
 int rdma_find_by_pci(const struct rq_root *r, const char *pci, struct rq_rdma_dev *ret);
+/*
+ * The parent device of the RDMA device named @name in the host's sysfs (the
+ * basename of /sys/class/infiniband/<name>/device: a PCI address for mlx5).
+ * A name is not an identity: after a driver reload it may be another VF's
+ * device. A device without a parent (rxe) answers through the netdev of its
+ * first GID. -ENOENT: no such device here, or nothing tells.
+ */
+int rdma_dev_pci(const struct rq_root *r, const char *name, char *buf, size_t len);
 /*
  * RDMA netlink port dump in the current netns, matching RDMA_NLDEV_ATTR_NDEV_INDEX.
  * The kernel reports a port's netdev index only to a socket in the netdev's
@@ -88,5 +97,61 @@ int rdma_tos_write(const struct rq_root *r, const struct rq_rdma_dev *dev, enum 
 int podsys_read(const char *netns, const char *path, char *buf, size_t len);
 int podsys_write(const char *netns, const char *path, const char *val);
 int podsys_exists(const char *netns, const char *path);
+/* Every entry of directory @path as "name value\n" lines (first line of each file). */
+int podsys_read_dir(const char *netns, const char *path, char *buf, size_t len);
+
+/*
+ * The device port's hw_counters (/sys/class/infiniband/<dev>/ports/<port>/
+ * hw_counters), read through the pod's sysfs when @netns is not NULL or ""
+ * (exclusive RDMA netns mode: only the pod's netns shows the device).
+ * "lifespan" is the kernel's cache setting, not a counter: left out; so is
+ * any entry that is not a number. -ENOENT: no such directory (a driver
+ * without hw_counters, or the device is gone).
+ */
+#define RQ_RDMA_CTR_NAME 48
+struct rdma_counters {
+	size_t n;
+	char (*names)[RQ_RDMA_CTR_NAME];
+	uint64_t *vals;
+};
+int rdma_counters_read(const struct rq_root *r, const char *netns, const char *dev, int port,
+		       struct rdma_counters *ret);
+void rdma_counters_fini(struct rdma_counters *c);
+/*
+ * The same for a reader that comes back (the agent): each device port's
+ * counter files stay open in @c and are read again with pread at offset 0
+ * (sysfs makes the text afresh at every read from 0), one syscall per
+ * counter instead of three and no directory walk. A failed read (the device
+ * went away: kernfs answers -ENODEV) drops the entry and reads afresh; the
+ * directory is listed again every RQ_CTR_RELIST_S. Entries not read since
+ * the last rdma_ctr_cache_sweep are closed by it. Past @max_fds cached files
+ * it reads as rdma_counters_read does. Not for @netns reads (pod sysfs).
+ */
+#define RQ_CTR_RELIST_S 60
+struct rdma_ctr_cache;
+int rdma_ctr_cache_new(size_t max_fds, struct rdma_ctr_cache **ret);
+void rdma_ctr_cache_free(struct rdma_ctr_cache *c);
+void rdma_ctr_cache_sweep(struct rdma_ctr_cache *c);
+int rdma_counters_read_cached(struct rdma_ctr_cache *c, const struct rq_root *r, const char *dev,
+			      int port, struct rdma_counters *ret);
+/* Parse "name value\n" lines into @ret (what podsys_read_dir answers). */
+int rdma_counters_parse(const char *text, struct rdma_counters *ret);
+
+/*
+ * What a hw_counters entry means (DESIGN.md "Congestion telemetry"): mlx5's
+ * congestion counters, the retransmission reasons of mlx5 and rxe, rxe's
+ * packets; RC_OTHER: any other counter of the device. *ret_dir: 0 rx, 1 tx
+ * (RC_PACKETS, RC_BYTES).
+ */
+enum rdma_ctr {
+	RC_CNP_SENT = 0,
+	RC_CNP_HANDLED,
+	RC_ECN_MARKED,
+	RC_RETRANS,
+	RC_PACKETS,
+	RC_BYTES,
+	RC_OTHER,
+};
+enum rdma_ctr rdma_counter_classify(const char *name, int *ret_dir);
 
 #endif

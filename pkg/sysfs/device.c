@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* phys_port_name "p<N>": the uplink of a switchdev-mode PF (representors say "pf0vf3"). */
@@ -172,5 +173,56 @@ int device_resolve_vf(const struct rq_root *r, const char *vf_pci, struct rq_vf_
 	bond_slaves(r, &vf);
 	rdma_bond(r, &vf);
 	*ret = vf;
+	return 0;
+}
+
+int device_resolve_pf(const struct rq_root *r, const char *pf_pci, struct rq_pf *ret)
+{
+	struct rq_pf pf;
+
+	if (!sysfs_pci_valid(pf_pci))
+		return -EINVAL;
+	memset(&pf, 0, sizeof(pf));
+	(void)snprintf(pf.pci, sizeof(pf.pci), "%s", pf_pci);
+	pf_fill(r, &pf);
+	if (!pf.ifname[0])
+		return -ENODEV;
+	*ret = pf;
+	return 0;
+}
+
+/* An SR-IOV capable PF: it has sriov_numvfs and no physfn of its own. */
+static bool pci_is_sriov_pf(const struct rq_root *r, const char *pci)
+{
+	char path[256];
+
+	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/sriov_numvfs", pci);
+	if (!sysfs_exists(r, path))
+		return false;
+	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/physfn", pci);
+	return !sysfs_exists(r, path);
+}
+
+int device_list_pfs(const struct rq_root *r, struct rq_pf **ret, size_t *ret_n)
+{
+	char **names = NULL;
+	size_t n = 0, k = 0;
+	struct rq_pf *pfs;
+	int rr;
+
+	rr = sysfs_list(r, "/sys/bus/pci/devices", &names, &n);
+	if (rr < 0)
+		return rr;
+	pfs = calloc(n ? n : 1, sizeof(*pfs));
+	if (!pfs) {
+		sysfs_list_free(names, n);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (pci_is_sriov_pf(r, names[i]) && device_resolve_pf(r, names[i], &pfs[k]) == 0)
+			k++;
+	sysfs_list_free(names, n);
+	*ret = pfs;
+	*ret_n = k;
 	return 0;
 }

@@ -37,5 +37,15 @@ bool device_netdev_is_representor(const struct rq_root *r, const char *ifname);
 
 int device_resolve_vf(const struct rq_root *r, const char *vf_pci, struct rq_vf_info *ret,
 		      struct rq_error *e);
+/*
+ * A PF by its PCI address, as it is now: netdev (a driver reload may have
+ * renamed it) and driver. -ENODEV: no netdev.
+ */
+int device_resolve_pf(const struct rq_root *r, const char *pf_pci, struct rq_pf *ret);
+/*
+ * Every SR-IOV capable PF of the node that has a netdev (sriov_numvfs, no
+ * physfn), in PCI order; *ret (free()) may hold none.
+ */
+int device_list_pfs(const struct rq_root *r, struct rq_pf **ret, size_t *ret_n);
 
 #endif

@@ -22,7 +22,7 @@ static void agent_usage(const char *binary)
 	    stderr,
 	    "usage: %s agent [--once] [--interval S] [--metrics-file PATH]\n"
 	    "                [--listen ADDR:PORT] [--catalog-source FILE] [--stale-grace S]\n"
-	    "                [--host-proc DIR] [--repair-backoff S]\n"
+	    "                [--host-proc DIR] [--repair-backoff S] [--no-counters]\n"
 	    "                [--log-level error|warn|info|debug]\n"
 	    "  --once             one pass; exit 0 when all is in profile afterwards, 1 when\n"
 	    "                     drift remains\n"
@@ -37,7 +37,8 @@ static void agent_usage(const char *binary)
 	    "                     whose netns is /proc/<pid>/ns/net (no hostPID)\n"
 	    "  --repair-backoff S first wait before repairing again what another writer keeps\n"
 	    "                     undoing (default 30, doubling; the 5th repair in a row\n"
-	    "                     suspends it)\n",
+	    "                     suspends it)\n"
+	    "  --no-counters      no congestion telemetry (port and VF counters)\n",
 	    binary, AGENT_INTERVAL_DEFAULT_S, AGENT_STALE_GRACE_DEFAULT_S);
 }
 
@@ -69,6 +70,7 @@ static int parse_opts(int argc, char **argv, struct agent_opts *o, const char *b
 	    {"host-proc", required_argument, NULL, 'p'},
 	    {"repair-backoff", required_argument, NULL, 'b'},
 	    {"log-level", required_argument, NULL, 'v'},
+	    {"no-counters", no_argument, NULL, 'n'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -104,6 +106,9 @@ static int parse_opts(int argc, char **argv, struct agent_opts *o, const char *b
 			break;
 		case 'c':
 			o->catalog_source = optarg;
+			break;
+		case 'n':
+			o->no_counters = true;
 			break;
 		case 'v':
 			if (rq_log_level_parse(optarg, &lvl) < 0)
@@ -141,12 +146,18 @@ int cmd_agent(int argc, char **argv, const char *binary)
 	if (a.o.repair_backoff_s >= 0)
 		a.env.repair_backoff_ms = a.o.repair_backoff_s * 1000;
 	a.catalog_valid = true;
+	if (!a.o.no_counters && agent_tel_new(&a.env, &a.tel) < 0) {
+		(void)fprintf(stderr, "%s agent: out of memory\n", binary);
+		env_fini(&a.env);
+		return 2;
+	}
 	if (a.o.once) {
 		r = agent_do_pass(&a) ? 1 : 0;
 	} else {
 		(void)agent_block_signals();
-		if (a.o.listen && (r = agent_httpd_start(a.o.listen, &a.httpd)) < 0) {
+		if (a.o.listen && (r = agent_httpd_start(a.o.listen, a.tel, &a.httpd)) < 0) {
 			log_error("agent: cannot serve HTTP at %s: %s", a.o.listen, strerror(-r));
+			agent_tel_free(a.tel);
 			env_fini(&a.env);
 			return 2;
 		}
@@ -156,8 +167,10 @@ int cmd_agent(int argc, char **argv, const char *binary)
 		r = agent_run(&a) < 0 ? 2 : 0;
 		agent_httpd_stop(a.httpd);
 	}
+	agent_tel_free(a.tel);
 	free(a.repairs);
 	free(a.pf_names);
+	cJSON_Delete(a.vf_left);
 	env_fini(&a.env);
 	return r;
 }

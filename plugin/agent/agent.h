@@ -13,6 +13,7 @@
 #include <net/if.h>
 
 #include "plugin/core/core.h"
+#include "plugin/core/telemetry.h"
 
 #define AGENT_INTERVAL_DEFAULT_S    60
 #define AGENT_STALE_GRACE_DEFAULT_S 300
@@ -36,6 +37,7 @@ struct agent_opts {
 	int stale_grace_s;
 	const char *host_proc; /* --host-proc DIR: the host's /proc mounted into the pod */
 	int repair_backoff_s;  /* --repair-backoff S; -1: the environment's default */
+	bool no_counters;      /* --no-counters: no congestion telemetry */
 };
 
 /* One counter of rdma_qos_repairs_total{pf,item}: kept over the agent's life. */
@@ -54,6 +56,9 @@ struct agent {
 	/* the metrics text of the last pass (owned), handed to the HTTP server */
 	char *metrics;
 	struct agent_httpd *httpd;
+	struct agent_tel *tel; /* NULL with --no-counters */
+	/* keys of attachments already reported out of their pod (logged once at warn) */
+	cJSON *vf_left;
 	/* the PFs the last pass saw: their link events raise a pass */
 	char (*pf_names)[IF_NAMESIZE];
 	size_t n_pf_names;
@@ -68,6 +73,7 @@ enum agent_item {
 	ITEM_ETS,
 	ITEM_ECN,
 	ITEM_TRAFFIC_CLASS,
+	ITEM_CNP, /* the CNP's DSCP / 802.1p priority (MOFED ecn/roce_np) */
 	ITEM_N
 };
 extern const char *const agent_item_names[ITEM_N];
@@ -78,12 +84,16 @@ struct pass_report {
 	cJSON *pfs;	    /* {pf: bitmap of enum agent_item drifted after the pass} */
 	cJSON *vf_tc;	    /* [{"vf","rdmaDev","knob","value"}] */
 	cJSON *numa;	    /* [{"namespace","pod","vf"}] */
+	cJSON *vf_home;	    /* [{"namespace","pod","vf","inPod"}]: attachments judged */
+	cJSON *baseline;    /* {pf: 1/0}: PFs the node baseline covers, meeting it */
+	cJSON *pf_facts;    /* {pf: {"cnp", "dcqcn", "buffer", "pfcPreventionMs"}}: reported only */
 	int stale;	    /* records whose netns is gone, still within the grace */
 	int rolled_back;    /* pending records of dead ADDs put back this pass */
 	cJSON *suspended;   /* [{"pf","item","value"}]: rdma_qos_repair_suspended */
 	double started;	    /* wall clock, seconds */
 	double duration;
 	bool drift_left;
+	struct tel_sample targets; /* the attachments whose counters the telemetry reads */
 };
 
 /* Temporaries of atomic writes older than this are a killed writer's (no write takes that long). */
@@ -109,6 +119,12 @@ void pass_report_drift(struct pass_report *rep, const char *pf, enum agent_item 
  */
 int reconcile_tos(struct rq_ctx *c, cJSON *rec, const struct rq_vf_info *vf, bool *ret_drift,
 		  struct pass_report *rep, struct agent *a);
+
+/* pf_repair.c: what the PF's port says beyond its requirements (CNP, DCQCN, PFC buffers) */
+void pf_facts_collect(struct pass_report *rep, const struct rq_env *env, const struct rq_pf *pf,
+		      const struct dcb_ops *ops, void *dcb);
+/* report.c: rdma_qos_vf_in_pod of one attachment judged by vf_home_judge */
+void vf_home_report(struct pass_report *rep, const cJSON *rec, bool in_pod);
 
 /* stale.c: a record whose netns is gone past the grace; 1 = released, 0 = kept */
 struct stale_book;
@@ -144,11 +160,24 @@ void fight_book_free(struct fight_book *b);
 
 /* metrics.c */
 char *metrics_render(const struct agent *a, const struct pass_report *rep);
+/* The telemetry families of sample @cur (@prev: the one before, NULL for none). */
+char *metrics_render_tel(const struct tel_sample *prev, const struct tel_sample *cur);
+
+/* counters.c: congestion telemetry read when asked, cached for about a second */
+#define AGENT_TEL_CACHE_S 1.0
+struct agent_tel;
+int agent_tel_new(const struct rq_env *env, struct agent_tel **ret);
+void agent_tel_free(struct agent_tel *t);
+/* The attachments of the last pass (moved out of @s). */
+void agent_tel_targets(struct agent_tel *t, struct tel_sample *s);
+/* The telemetry text (malloc'd; NULL when there is none or on ENOMEM). */
+char *agent_tel_text(struct agent_tel *t);
 int metrics_write_file(const char *path, const char *text);
 
 /* httpd.c: /metrics and /healthz at ADDR:PORT (libmicrohttpd, its own thread) */
 struct agent_httpd;
-int agent_httpd_start(const char *listen, struct agent_httpd **ret);
+/* @tel, may be NULL: its text is appended to each /metrics answer, read at request time */
+int agent_httpd_start(const char *listen, struct agent_tel *tel, struct agent_httpd **ret);
 /* hand over the latest metrics text (the server keeps its own copy) */
 void agent_httpd_publish(struct agent_httpd *h, const char *text, bool healthy);
 void agent_httpd_stop(struct agent_httpd *h);

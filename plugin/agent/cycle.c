@@ -23,8 +23,19 @@ bool agent_do_pass(struct agent *a)
 	pass_report_init(&rep);
 	r = agent_pass(a, &rep);
 	text = r == 0 ? metrics_render(a, &rep) : NULL;
-	if (text && a->o.metrics_file && (r = metrics_write_file(a->o.metrics_file, text)) < 0)
-		log_warn("agent: writing %s: %s", a->o.metrics_file, strerror(-r));
+	if (r == 0)
+		agent_tel_targets(a->tel, &rep.targets);
+	if (text && a->o.metrics_file) {
+		/* the textfile has the counters as of this pass (the HTTP side reads its own) */
+		char *tel = agent_tel_text(a->tel), *all = NULL;
+
+		if (tel && asprintf(&all, "%s%s", text, tel) < 0)
+			all = NULL;
+		if ((r = metrics_write_file(a->o.metrics_file, all ? all : text)) < 0)
+			log_warn("agent: writing %s: %s", a->o.metrics_file, strerror(-r));
+		free(all);
+		free(tel);
+	}
 	agent_httpd_publish(a->httpd, text, text != NULL);
 	free(text);
 	/* the PFs whose link events raise the next pass */

@@ -21,6 +21,7 @@ struct agent_httpd {
 	pthread_mutex_t lock;
 	char *text;
 	bool healthy;
+	struct agent_tel *tel;
 };
 
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const char *type,
@@ -38,6 +39,52 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const
 	return r;
 }
 
+/*
+ * The last pass's text and the counters as of now (read outside the lock: a
+ * pass may publish meanwhile), joined into one buffer MHD takes over: with
+ * 256 attachments that is ~600 KiB, copied no more than it must be.
+ */
+static enum MHD_Result metrics(struct agent_httpd *h, struct MHD_Connection *conn)
+{
+	struct MHD_Response *res;
+	size_t lp = 0, lt;
+	char *all = NULL, *tel;
+	enum MHD_Result r;
+
+	pthread_mutex_lock(&h->lock);
+	if (h->text) {
+		lp = strlen(h->text);
+		all = malloc(lp + 1);
+		if (all)
+			memcpy(all, h->text, lp + 1);
+	}
+	pthread_mutex_unlock(&h->lock);
+	if (!all)
+		return reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", "no pass yet\n");
+	tel = agent_tel_text(h->tel);
+	lt = tel ? strlen(tel) : 0;
+	if (lt) {
+		char *n = realloc(all, lp + lt + 1);
+
+		if (n) {
+			memcpy(n + lp, tel, lt + 1);
+			all = n;
+			lp += lt;
+		}
+	}
+	free(tel);
+	res = MHD_create_response_from_buffer(lp, all, MHD_RESPMEM_MUST_FREE);
+	if (!res) {
+		free(all);
+		return MHD_NO;
+	}
+	MHD_add_response_header(res, MHD_HTTP_HEADER_CONTENT_TYPE,
+				"text/plain; version=0.0.4; charset=utf-8");
+	r = MHD_queue_response(conn, MHD_HTTP_OK, res);
+	MHD_destroy_response(res);
+	return r;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
 			      const char *method, const char *version, const char *upload,
 			      size_t *upload_size, void **con_cls)
@@ -47,13 +94,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "GET only\n");
-	pthread_mutex_lock(&h->lock);
 	if (!strcmp(url, "/metrics"))
-		r = h->text
-			? reply(conn, MHD_HTTP_OK, "text/plain; version=0.0.4; charset=utf-8",
-				h->text)
-			: reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", "no pass yet\n");
-	else if (!strcmp(url, "/healthz"))
+		return metrics(h, conn);
+	pthread_mutex_lock(&h->lock);
+	if (!strcmp(url, "/healthz"))
 		r = h->healthy
 			? reply(conn, MHD_HTTP_OK, "text/plain", "ok\n")
 			: reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", "no pass yet\n");
@@ -103,7 +147,7 @@ static int parse_listen(const char *s, struct sockaddr_storage *ss, unsigned *re
 	return inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) == 1 ? 0 : -EINVAL;
 }
 
-int agent_httpd_start(const char *listen, struct agent_httpd **ret)
+int agent_httpd_start(const char *listen, struct agent_tel *tel, struct agent_httpd **ret)
 {
 	struct sockaddr_storage ss;
 	struct agent_httpd *h;
@@ -117,8 +161,11 @@ int agent_httpd_start(const char *listen, struct agent_httpd **ret)
 	if (!h)
 		return -ENOMEM;
 	pthread_mutex_init(&h->lock, NULL);
+	h->tel = tel;
 	h->d = MHD_start_daemon(
-	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG | (v6 ? MHD_USE_DUAL_STACK : 0),
+	    /* epoll where there is: the telemetry keeps counter files open, so sockets may
+	       well get descriptors past select()'s FD_SETSIZE */
+	    MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | (v6 ? MHD_USE_DUAL_STACK : 0),
 	    (uint16_t)port, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 	    MHD_OPTION_CONNECTION_LIMIT, 16u, MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
 	if (!h->d) {

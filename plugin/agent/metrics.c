@@ -104,6 +104,77 @@ static void per_pf(struct buf *b, const struct pass_report *rep)
 		agent_item_names[i], ((unsigned)it->valuedouble >> i) & 1u);
 }
 
+/* Reported only (plugin/core/pf_facts.c): the CNP, DCQCN, PFC buffers, storm prevention. */
+static void pf_facts(struct buf *b, const struct pass_report *rep)
+{
+	const cJSON *pf, *it;
+	char e1[256], e2[256], e3[256];
+
+	family(b, "rdma_qos_pf_cnp", "gauge",
+	       "The DSCP (field dscp) and 802.1p priority (field prio) of the CNPs the port sends "
+	       "(MOFED ecn/roce_np), where the driver has them.");
+	cJSON_ArrayForEach(pf, rep->pf_facts) cJSON_ArrayForEach(
+	    it, cJSON_GetObjectItemCaseSensitive(pf, "cnp"))
+	    put(b, "rdma_qos_pf_cnp{pf=\"%s\",field=\"%s\"} %d\n", esc(pf->string, e1, sizeof(e1)),
+		it->string, it->valueint);
+	family(b, "rdma_qos_pf_dcqcn_param", "gauge",
+	       "A DCQCN parameter of the port as the driver reports it (ecn/roce_np, roce_rp; read "
+	       "only).");
+	cJSON_ArrayForEach(pf, rep->pf_facts) cJSON_ArrayForEach(
+	    it, cJSON_GetObjectItemCaseSensitive(pf, "dcqcn"))
+	    put(b, "rdma_qos_pf_dcqcn_param{pf=\"%s\",side=\"%s\",param=\"%s\"} %.0f\n",
+		esc(pf->string, e1, sizeof(e1)), esc(json_str(it, "side"), e2, sizeof(e2)),
+		esc(json_str(it, "param"), e3, sizeof(e3)),
+		cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "value")));
+	family(b, "rdma_qos_pf_prio_buffer", "gauge",
+	       "The receive buffer each priority lands in (DCB_ATTR_DCB_BUFFER).");
+	cJSON_ArrayForEach(pf, rep->pf_facts)
+	{
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(pf, "buffer"), "prio2buffer");
+
+		for (int i = 0; i < cJSON_GetArraySize(m); i++)
+			put(b, "rdma_qos_pf_prio_buffer{pf=\"%s\",prio=\"%d\"} %d\n",
+			    esc(pf->string, e1, sizeof(e1)), i, cJSON_GetArrayItem(m, i)->valueint);
+	}
+	family(b, "rdma_qos_pf_buffer_size_bytes", "gauge",
+	       "The size of each receive buffer of the port (DCB_ATTR_DCB_BUFFER).");
+	cJSON_ArrayForEach(pf, rep->pf_facts)
+	{
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(pf, "buffer"), "bufferSize");
+
+		for (int i = 0; i < cJSON_GetArraySize(m); i++)
+			put(b, "rdma_qos_pf_buffer_size_bytes{pf=\"%s\",buffer=\"%d\"} %.0f\n",
+			    esc(pf->string, e1, sizeof(e1)), i,
+			    cJSON_GetNumberValue(cJSON_GetArrayItem(m, i)));
+	}
+	family(b, "rdma_qos_pf_buffer_shared_lossless", "gauge",
+	       "1 when a receive buffer holds a priority with PFC and one without: the lossy "
+	       "traffic is paused with the lossless and shares its headroom.");
+	cJSON_ArrayForEach(pf, rep->pf_facts)
+	{
+		const cJSON *bu = cJSON_GetObjectItemCaseSensitive(pf, "buffer");
+		int mask = json_int(bu, "sharedLosslessMask", 0);
+
+		for (int i = 0; bu && i < 8; i++)
+			put(b, "rdma_qos_pf_buffer_shared_lossless{pf=\"%s\",buffer=\"%d\"} %d\n",
+			    esc(pf->string, e1, sizeof(e1)), i, (mask >> i) & 1);
+	}
+	family(b, "rdma_qos_pf_pfc_storm_prevention_seconds", "gauge",
+	       "The port's PFC storm-prevention timeout (ethtool pfc-prevention-tout): 0 off, -1 the "
+	       "driver's auto.");
+	cJSON_ArrayForEach(pf, rep->pf_facts)
+	{
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(pf, "pfcPreventionMs");
+
+		if (cJSON_IsNumber(v))
+			put(b, "rdma_qos_pf_pfc_storm_prevention_seconds{pf=\"%s\"} %g\n",
+			    esc(pf->string, e1, sizeof(e1)),
+			    v->valueint < 0 ? -1.0 : v->valueint / 1000.0);
+	}
+}
+
 char *metrics_render(const struct agent *a, const struct pass_report *rep)
 {
 	struct buf b = {.s = malloc(4096), .cap = 4096};
@@ -114,6 +185,7 @@ char *metrics_render(const struct agent *a, const struct pass_report *rep)
 		return NULL;
 	b.s[0] = '\0';
 	per_pf(&b, rep);
+	pf_facts(&b, rep);
 	family(&b, "rdma_qos_repairs_total", "counter",
 	       "Items the agent found drifted and repaired since it started.");
 	for (size_t i = 0; i < a->n_repairs; i++)
@@ -139,6 +211,19 @@ char *metrics_render(const struct agent *a, const struct pass_report *rep)
 	    put(&b, "rdma_qos_numa_misaligned{namespace=\"%s\",pod=\"%s\",vf=\"%s\"} 1\n",
 		esc(json_str(it, "namespace"), e1, sizeof(e1)),
 		esc(json_str(it, "pod"), e2, sizeof(e2)), esc(json_str(it, "vf"), e3, sizeof(e3)));
+	family(&b, "rdma_qos_vf_in_pod", "gauge",
+	       "1 while the attachment's VF is its pod's interface; 0 when it left the pod "
+	       "(driver reload, firmware reset): the pod has lost that rail.");
+	cJSON_ArrayForEach(it, rep->vf_home)
+	    put(&b, "rdma_qos_vf_in_pod{namespace=\"%s\",pod=\"%s\",vf=\"%s\"} %d\n",
+		esc(json_str(it, "namespace"), e1, sizeof(e1)),
+		esc(json_str(it, "pod"), e2, sizeof(e2)), esc(json_str(it, "vf"), e3, sizeof(e3)),
+		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "inPod")) ? 1 : 0);
+	family(&b, "rdma_qos_baseline_in_profile", "gauge",
+	       "1 when a PF the node baseline covers meets it after the last pass.");
+	cJSON_ArrayForEach(it, rep->baseline)
+	    put(&b, "rdma_qos_baseline_in_profile{pf=\"%s\"} %d\n", esc(it->string, e1, sizeof(e1)),
+		it->valueint);
 	family(&b, "rdma_qos_catalog_valid", "gauge",
 	       "1 when the catalog source (or the installed catalog) is valid.");
 	put(&b, "rdma_qos_catalog_valid %d\n", a->catalog_valid ? 1 : 0);
@@ -184,4 +269,231 @@ int metrics_write_file(const char *path, const char *text)
 	if (r < 0)
 		(void)unlink(tmp);
 	return r;
+}
+
+/* ---- congestion telemetry (DESIGN.md "Congestion telemetry") ---- */
+
+/* A family's # HELP / # TYPE, printed before its first series only: no counter, no family. */
+struct fam {
+	const char *name, *type, *help;
+	bool done;
+};
+
+static void fam_head(struct buf *b, struct fam *f)
+{
+	if (!f->done)
+		family(b, f->name, f->type, f->help);
+	f->done = true;
+}
+
+static const char *const dir_names[2] = {"rx", "tx"};
+
+static void tel_port(struct buf *b, const struct tel_sample *cur)
+{
+	static const struct {
+		enum port_stat k;
+		const char *name, *help;
+	} fams[] = {
+	    {PS_PAUSE_FRAMES, "rdma_qos_port_pause_frames_total",
+	     "PFC pause frames of the PF per priority and direction (driver counter)."},
+	    {PS_PAUSE_USEC, "rdma_qos_port_pause_seconds_total",
+	     "Time the PF was paused (rx) or pausing (tx) per priority, in seconds."},
+	    {PS_PAUSE_TRANSITIONS, "rdma_qos_port_pause_transitions_total",
+	     "Transitions between paused and not paused per priority."},
+	    {PS_PRIO_BYTES, "rdma_qos_port_prio_bytes_total", "Bytes of the PF per priority."},
+	    {PS_PRIO_PACKETS, "rdma_qos_port_prio_packets_total",
+	     "Packets of the PF per priority."},
+	    {PS_PRIO_DISCARDS, "rdma_qos_port_prio_discards_total",
+	     "Packets the PF discarded per priority (no buffer)."},
+	};
+	char e[64];
+
+	for (size_t f = 0; f < sizeof(fams) / sizeof(fams[0]); f++) {
+		struct fam fm = {fams[f].name, "counter", fams[f].help, false};
+
+		for (size_t i = 0; i < cur->n_pfs; i++) {
+			const struct port_sample *ps = &cur->pfs[i].ps;
+
+			for (int p = 0; cur->pfs[i].has_stats && p < PS_PRIOS; p++)
+				for (int d = 0; d < 2; d++) {
+					if (!ps->has[fams[f].k][p][d])
+						continue;
+					fam_head(b, &fm);
+					if (fams[f].k == PS_PAUSE_USEC)
+						put(b,
+						    "%s{pf=\"%s\",prio=\"%d\",direction=\"%s\"} "
+						    "%.6f\n",
+						    fm.name, esc(cur->pfs[i].name, e, sizeof(e)), p,
+						    dir_names[d],
+						    (double)ps->v[fams[f].k][p][d] / 1e6);
+					else
+						put(b,
+						    "%s{pf=\"%s\",prio=\"%d\",direction=\"%s\"} "
+						    "%llu\n",
+						    fm.name, esc(cur->pfs[i].name, e, sizeof(e)), p,
+						    dir_names[d],
+						    (unsigned long long)ps->v[fams[f].k][p][d]);
+				}
+		}
+	}
+}
+
+static void tel_port_wide(struct buf *b, const struct tel_sample *cur)
+{
+	struct fam storm = {
+	    "rdma_qos_port_pause_storm_events_total", "counter",
+	    "Pause storm events the driver reported (it stops pausing for a while).", false};
+	struct fam disc = {"rdma_qos_port_discards_total", "counter",
+			   "Packets the physical port discarded (rx_discards_phy).", false};
+	static const char *const lvl[2] = {"warning", "error"};
+	char e[64];
+
+	for (size_t i = 0; i < cur->n_pfs; i++)
+		for (int l = 0; cur->pfs[i].has_stats && l < 2; l++)
+			if (cur->pfs[i].ps.has[PS_STORM_EVENTS][0][l]) {
+				fam_head(b, &storm);
+				put(b, "%s{pf=\"%s\",level=\"%s\"} %llu\n", storm.name,
+				    esc(cur->pfs[i].name, e, sizeof(e)), lvl[l],
+				    (unsigned long long)cur->pfs[i].ps.v[PS_STORM_EVENTS][0][l]);
+			}
+	for (size_t i = 0; i < cur->n_pfs; i++)
+		if (cur->pfs[i].has_stats && cur->pfs[i].ps.has[PS_PORT_DISCARDS][0][0]) {
+			fam_head(b, &disc);
+			put(b, "%s{pf=\"%s\"} %llu\n", disc.name,
+			    esc(cur->pfs[i].name, e, sizeof(e)),
+			    (unsigned long long)cur->pfs[i].ps.v[PS_PORT_DISCARDS][0][0]);
+		}
+}
+
+/* The labels of an attachment's series, escaped once. */
+static void att_labels(const struct tel_att *a, char *out, size_t len)
+{
+	char ns[520], pod[520], ifn[40], vf[40], dev[136], pf[40];
+
+	(void)snprintf(out, len,
+		       "namespace=\"%s\",pod=\"%s\",interface=\"%s\",vf=\"%s\",rdma_dev=\"%s\","
+		       "pf=\"%s\"",
+		       esc(a->ns, ns, sizeof(ns)), esc(a->pod, pod, sizeof(pod)),
+		       esc(a->ifname, ifn, sizeof(ifn)), esc(a->vf, vf, sizeof(vf)),
+		       esc(a->rdma_dev, dev, sizeof(dev)), esc(a->pf, pf, sizeof(pf)));
+}
+
+static void tel_vf(struct buf *b, const struct tel_sample *cur)
+{
+	struct fam fams[] = {
+	    [RC_CNP_SENT] = {"rdma_qos_vf_cnp_sent_total", "counter",
+			     "CNPs this VF sent as a receiver of ECN-marked RoCE (asked senders to "
+			     "slow down).",
+			     false},
+	    [RC_CNP_HANDLED] = {"rdma_qos_vf_cnp_handled_total", "counter",
+				"CNPs this VF handled as a sender (was told to slow down).", false},
+	    [RC_ECN_MARKED] = {"rdma_qos_vf_ecn_marked_packets_total", "counter",
+			       "ECN-marked RoCE packets this VF received.", false},
+	    [RC_RETRANS] = {"rdma_qos_vf_retransmissions_total", "counter",
+			    "Retransmissions and their causes, by the driver's counter name.",
+			    false},
+	    [RC_PACKETS] = {"rdma_qos_vf_packets_total", "counter",
+			    "RDMA packets of this VF's device.", false},
+	    [RC_BYTES] = {"rdma_qos_vf_bytes_total", "counter", "RDMA bytes of this VF's device.",
+			  false},
+	    [RC_OTHER] = {"rdma_qos_vf_hw_counter_total", "counter",
+			  "Any other hw_counters entry of this VF's RDMA device, by name.", false},
+	};
+	char lab[1600], e[RQ_RDMA_CTR_NAME * 2 + 4];
+
+	for (int k = 0; k <= RC_OTHER; k++)
+		for (size_t i = 0; i < cur->n_atts; i++) {
+			const struct tel_att *a = &cur->atts[i];
+			bool labelled = false;
+
+			for (size_t j = 0; a->has_ctr && j < a->ctr.n; j++) {
+				int dir;
+
+				if ((int)rdma_counter_classify(a->ctr.names[j], &dir) != k)
+					continue;
+				if (!labelled)
+					att_labels(a, lab, sizeof(lab));
+				labelled = true;
+				fam_head(b, &fams[k]);
+				if (k == RC_RETRANS)
+					put(b, "%s{%s,reason=\"%s\"} %llu\n", fams[k].name, lab,
+					    esc(a->ctr.names[j], e, sizeof(e)),
+					    (unsigned long long)a->ctr.vals[j]);
+				else if (k == RC_OTHER)
+					put(b, "%s{%s,counter=\"%s\"} %llu\n", fams[k].name, lab,
+					    esc(a->ctr.names[j], e, sizeof(e)),
+					    (unsigned long long)a->ctr.vals[j]);
+				else if (k == RC_PACKETS || k == RC_BYTES)
+					put(b, "%s{%s,direction=\"%s\"} %llu\n", fams[k].name, lab,
+					    dir_names[dir], (unsigned long long)a->ctr.vals[j]);
+				else
+					put(b, "%s{%s} %llu\n", fams[k].name, lab,
+					    (unsigned long long)a->ctr.vals[j]);
+			}
+		}
+}
+
+static void tel_derived(struct buf *b, const struct tel_sample *prev, const struct tel_sample *cur)
+{
+	struct fam lossy = {"rdma_qos_port_roce_on_lossy_prio", "gauge",
+			    "1 when RoCE of lossless attachments left on this priority, which has "
+			    "no PFC, during the last interval (DSCP map or PFC mismatch).",
+			    false};
+	struct fam disc = {"rdma_qos_port_discards_on_pfc_prio", "gauge",
+			   "1 when a priority with PFC on discarded during the last interval (the "
+			   "link partner does not honour PFC).",
+			   false};
+	struct fam storm = {"rdma_qos_port_pause_storm", "gauge",
+			    "1 when the driver reported a pause storm or the port was paused for "
+			    "most of the last interval.",
+			    false};
+	struct tel_derived *d = calloc(cur->n_pfs ? cur->n_pfs : 1, sizeof(*d));
+	char e[64];
+
+	if (!d) {
+		b->oom = true;
+		return;
+	}
+	for (size_t i = 0; i < cur->n_pfs; i++)
+		tel_derive(prev, cur, &cur->pfs[i], &d[i]);
+	for (size_t i = 0; i < cur->n_pfs; i++)
+		for (int p = 0; p < PS_PRIOS; p++)
+			if (d[i].roce_on_lossy[p] >= 0) {
+				fam_head(b, &lossy);
+				put(b, "%s{pf=\"%s\",prio=\"%d\"} %d\n", lossy.name,
+				    esc(cur->pfs[i].name, e, sizeof(e)), p, d[i].roce_on_lossy[p]);
+			}
+	for (size_t i = 0; i < cur->n_pfs; i++)
+		for (int p = 0; p < PS_PRIOS; p++)
+			if (d[i].discards_on_pfc[p] >= 0) {
+				fam_head(b, &disc);
+				put(b, "%s{pf=\"%s\",prio=\"%d\"} %d\n", disc.name,
+				    esc(cur->pfs[i].name, e, sizeof(e)), p,
+				    d[i].discards_on_pfc[p]);
+			}
+	for (size_t i = 0; i < cur->n_pfs; i++)
+		if (d[i].pause_storm >= 0) {
+			fam_head(b, &storm);
+			put(b, "%s{pf=\"%s\"} %d\n", storm.name,
+			    esc(cur->pfs[i].name, e, sizeof(e)), d[i].pause_storm);
+		}
+	free(d);
+}
+
+char *metrics_render_tel(const struct tel_sample *prev, const struct tel_sample *cur)
+{
+	struct buf b = {.s = malloc(16384), .cap = 16384};
+
+	if (!b.s)
+		return NULL;
+	b.s[0] = '\0';
+	tel_port(&b, cur);
+	tel_port_wide(&b, cur);
+	tel_vf(&b, cur);
+	tel_derived(&b, prev, cur);
+	if (b.oom) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
 }

@@ -171,13 +171,75 @@ static bool pass_pending(struct pass *p, const char *key, cJSON *rec)
 	return true;
 }
 
+/* The VF's PFs as the record names them, each found again by PCI address (its name may change). */
+static void vf_from_record(const struct rq_root *root, const cJSON *rec, struct rq_vf_info *vf)
+{
+	const cJSON *it;
+
+	memset(vf, 0, sizeof(*vf));
+	(void)snprintf(vf->pci, sizeof(vf->pci), "%s", json_str(rec, "vf") ?: "");
+	vf->numa_node = -1;
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(rec, "pfs"))
+	{
+		const char *pci = json_str(it, "pci"), *ifn = json_str(it, "ifname");
+		struct rq_pf *pf = &vf->pf[vf->n_pf];
+
+		if (vf->n_pf >= RQ_MAX_PFS || !pci || !netconf_pci_addr_valid(pci))
+			continue;
+		if (device_resolve_pf(root, pci, pf) < 0) {
+			memset(pf, 0, sizeof(*pf));
+			(void)snprintf(pf->pci, sizeof(pf->pci), "%s", pci);
+			(void)snprintf(pf->ifname, sizeof(pf->ifname), "%s", ifn ?: pci);
+		}
+		vf->n_pf++;
+	}
+	vf->has_pf = vf->n_pf > 0;
+}
+
+/*
+ * false when the VF is not the pod's interface any more (or is gone): said
+ * once per pass in the log, as rdma_qos_vf_in_pod 0 and as traffic_class
+ * drift of its PF, so the attachment is never reported in profile.
+ */
+static bool pass_vf_home(struct pass *p, const char *key, const cJSON *rec,
+			 const struct rq_vf_info *vf)
+{
+	const char *pf = vf->n_pf ? vf->pf[0].ifname : json_str(rec, "vf") ?: "?";
+	char why[160];
+	int r = vf_home_judge(&p->a->env, rec, why, sizeof(why));
+
+	if (r < 0)
+		return true; /* cannot tell: as before, the class is kept */
+	vf_home_report(p->rep, rec, r == 1);
+	if (!p->a->vf_left)
+		p->a->vf_left = cJSON_CreateObject();
+	if (r == 1) {
+		cJSON_DeleteItemFromObjectCaseSensitive(p->a->vf_left, key);
+		return true;
+	}
+	/* said once at warn, then at debug every pass: the metric keeps saying it */
+	if (cJSON_GetObjectItemCaseSensitive(p->a->vf_left, key)) {
+		log_debug("agent: %s: VF %s still out of its pod (%s)", key,
+			  json_str(rec, "vf") ?: "?", why);
+		pass_report_drift(p->rep, pf, ITEM_TRAFFIC_CLASS, true);
+		return false;
+	}
+	cJSON_AddTrueToObject(p->a->vf_left, key);
+	log_warn("agent: %s: VF %s left pod %s/%s (%s: a driver reload or device reset?): the pod "
+		 "has lost this rail; nothing of the VF is written until it is attached again",
+		 key, json_str(rec, "vf") ?: "?", json_str(rec, "podNamespace") ?: "?",
+		 json_str(rec, "podName") ?: "?", why);
+	pass_report_drift(p->rep, pf, ITEM_TRAFFIC_CLASS, true);
+	return false;
+}
+
 static void pass_record(struct pass *p, struct stale_book *book, const char *key)
 {
 	struct rq_profile prof;
 	struct rq_vf_info vf;
 	struct rq_ctx c;
 	cJSON *rec = NULL;
-	bool drift = false;
+	bool drift = false, vf_gone = false, home = true;
 	int r;
 
 	r = state_record_read(&p->a->env.root, key, &rec);
@@ -209,22 +271,29 @@ static void pass_record(struct pass *p, struct stale_book *book, const char *key
 	numa_metric(p->rep, rec);
 	r = device_resolve_vf(&c.env.root, json_str(rec, "vf") ?: "", &vf, &c.err);
 	if (r < 0) {
-		const cJSON *pf0 =
-		    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rec, "pfs"), 0);
-
-		log_warn("agent: %s: VF %s is gone (%s)", key, json_str(rec, "vf") ?: "?",
-			 c.err.msg[0] ? c.err.msg : strerror(-r));
-		pass_report_drift(p->rep, json_str(pf0, "ifname") ?: json_str(rec, "vf") ?: "?",
-				  ITEM_DCB, true);
-		cJSON_Delete(rec);
-		return;
+		/* mid-reload: the VF is gone, its PF (reset with it) is still the attachment's */
+		log_warn("agent: %s: VF %s is gone (%s): its PF is still kept, its class cannot be",
+			 key, json_str(rec, "vf") ?: "?", c.err.msg[0] ? c.err.msg : strerror(-r));
+		vf_from_record(&c.env.root, rec, &vf);
+		vf_gone = true;
 	}
 	pass_record_pfs(p, rec, &prof, c.pf_mode, &vf);
-	/* the pod is gone: its VF's class is nobody's to keep; release comes after the grace */
-	if (stale_book_judge_pending(book, key))
+	if (stale_book_judge_pending(book, key)) {
+		/* the pod is gone: its VF's class is nobody's to keep; release comes after the grace */
 		p->rep->stale++;
-	else if (reconcile_tos(&c, rec, &vf, &drift, p->rep, p->a) < 0)
+	} else if (!(home = pass_vf_home(p, key, rec, &vf))) {
+		/* left its pod: nothing of the VF is written */
+	} else if (vf_gone) {
+		pass_report_drift(p->rep, vf.n_pf ? vf.pf[0].ifname : vf.pci, ITEM_TRAFFIC_CLASS,
+				  true);
+	} else if (reconcile_tos(&c, rec, &vf, &drift, p->rep, p->a) < 0) {
 		log_warn("agent: %s: %s", key, c.err.msg);
+	}
+	/* after the repair: the record names the RDMA device as it is now; a VF that is gone
+	 * or left its pod has no pod to count for */
+	if (p->a->tel && home && !vf_gone && !stale_book_judge_pending(book, key) &&
+	    tel_add_record(&p->rep->targets, rec, &prof) < 0)
+		log_warn("agent: %s: out of memory for its counters", key);
 	cJSON_Delete(rec);
 }
 
@@ -261,6 +330,38 @@ static struct rq_catalog *pass_catalog(struct agent *a)
 	if (!a->o.catalog_source)
 		a->catalog_valid = r == 0 || r == -ENOENT;
 	return r == 0 ? cat : NULL;
+}
+
+/*
+ * The node baseline holds on every SR-IOV PF of the node, attachments or not:
+ * after a reboot or a reset it is there before the first lossless pod lands.
+ * node.pf decides whether it is ensured or only verified.
+ */
+static void pass_baseline_pfs(struct pass *p)
+{
+	struct rq_pf *pfs = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!p->cat || !p->cat->baseline[0] || p->cat->pf_max == RQ_PF_IGNORE)
+		return;
+	r = device_list_pfs(&p->a->env.root, &pfs, &n);
+	if (r < 0) {
+		log_warn("agent: listing the node's PFs for the baseline: %s", strerror(-r));
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct pf_acc *acc = pf_acc_get(p, &pfs[i]);
+
+		if (!acc)
+			continue;
+		acc->baseline = true;
+		if (p->cat->pf_max == RQ_PF_ENSURE)
+			acc->any_ensure = true;
+		else
+			acc->any_verify = true;
+	}
+	free(pfs);
 }
 
 /*
@@ -352,6 +453,7 @@ int agent_pass(struct agent *a, struct pass_report *rep)
 			 "namespaces (a /proc/<pid> path without --host-proc, or a netns directory not "
 			 "mounted into the pod): never released as stale; see docs/operations.md",
 			 stale_book_unjudged(book));
+	pass_baseline_pfs(&p);
 	if (p.n_pfs && (r = a->env.dcb_open(&a->env, &ops, &dcb)) < 0) {
 		log_error("agent: opening the DCB backend: %s", strerror(-r));
 		ops = NULL;

@@ -13,6 +13,7 @@ struct pf_acc {
 	struct rq_pf pf;
 	struct rq_profile ensure, verify;
 	bool any_ensure, any_verify;
+	bool baseline; /* the node baseline covers it (with or without attachments) */
 };
 
 struct pass {

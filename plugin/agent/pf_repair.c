@@ -16,7 +16,7 @@
 
 /* The PF's state as one word per item, for "was X, now Y". */
 static void item_text(enum agent_item it, const struct dcb_port_state *st, uint8_t ecn_on,
-		      const struct dcb_plan *plan, char *buf, size_t len)
+		      const struct cnp_state *cnp, const struct dcb_plan *plan, char *buf, size_t len)
 {
 	size_t n_dscp = 0;
 	bool dscp = false;
@@ -43,6 +43,10 @@ static void item_text(enum agent_item it, const struct dcb_port_state *st, uint8
 		else
 			(void)snprintf(buf, len, "%zu DSCP entries", n_dscp);
 		break;
+	case ITEM_CNP:
+		(void)snprintf(buf, len, "dscp %d prio %d", cnp->has[CNP_DSCP] ? cnp->val[CNP_DSCP] : -1,
+			       cnp->has[CNP_PRIO] ? cnp->val[CNP_PRIO] : -1);
+		break;
 	case ITEM_ETS:
 		(void)snprintf(buf, len, "tcBw %u,%u,%u,%u,%u,%u,%u,%u", st->tc_tx_bw[0],
 			       st->tc_tx_bw[1], st->tc_tx_bw[2], st->tc_tx_bw[3], st->tc_tx_bw[4],
@@ -59,6 +63,7 @@ struct pf_look {
 	struct dcb_port_state st;
 	struct dcb_plan plan;
 	uint8_t ecn_on;
+	struct cnp_state cnp;
 	unsigned items;
 };
 
@@ -81,6 +86,10 @@ static int pf_look(struct rq_env *env, const struct dcb_ops *ops, void *dcb, con
 	    ecn_get(&env->root, pf->ifname, t->ecn, &l->ecn_on) == 0 &&
 	    (l->ecn_on & t->ecn) != t->ecn)
 		l->items |= 1u << ITEM_ECN;
+	if (cnp_get(&env->root, pf->ifname, &l->cnp) == 0)
+		for (int f = 0; f < CNP_N; f++)
+			if (t->has_cnp[f] && l->cnp.has[f] && l->cnp.val[f] != t->cnp[f])
+				l->items |= 1u << ITEM_CNP;
 	return 0;
 }
 
@@ -118,10 +127,10 @@ static void pf_report(struct pass *p, const struct pf_acc *acc, const struct pf_
 
 		if (!(before->items & (1u << it)) || (after->items & (1u << it)))
 			continue;
-		item_text((enum agent_item)it, &before->st, before->ecn_on, &before->plan, was,
-			  sizeof(was));
-		item_text((enum agent_item)it, &after->st, after->ecn_on, &after->plan, now,
-			  sizeof(now));
+		item_text((enum agent_item)it, &before->st, before->ecn_on, &before->cnp,
+			  &before->plan, was, sizeof(was));
+		item_text((enum agent_item)it, &after->st, after->ecn_on, &after->cnp, &after->plan,
+			  now, sizeof(now));
 		log_info("agent: PF %s repaired %s: was %s, now %s", name, agent_item_names[it],
 			 was, now);
 		agent_count_repair(p->a, name, (enum agent_item)it);
@@ -135,6 +144,43 @@ static void pf_report(struct pass *p, const struct pf_acc *acc, const struct pf_
 			 "see rdma_qos_drift; nothing written");
 }
 
+/* The PF's reported-only facts (plugin/core/pf_facts.c), once per pass. */
+void pf_facts_collect(struct pass_report *rep, const struct rq_env *env, const struct rq_pf *pf,
+		      const struct dcb_ops *ops, void *dcb)
+{
+	struct dcb_port_state *st = calloc(1, sizeof(*st));
+	cJSON *f;
+
+	if (cJSON_GetObjectItemCaseSensitive(rep->pf_facts, pf->ifname))
+		return free(st);
+	if (st && ops->get(dcb, pf->ifname, st) < 0) {
+		free(st);
+		st = NULL;
+	}
+	f = pf_facts_json(env, pf->ifname, st);
+	free(st);
+	if (f)
+		cJSON_AddItemToObject(rep->pf_facts, pf->ifname, f);
+}
+
+/* rdma_qos_baseline_in_profile: the PF against the node baseline alone, as it is now. */
+static void baseline_report(struct pass *p, const struct pf_acc *acc, const struct dcb_ops *ops,
+			    void *dcb, bool readable, struct pf_look *l)
+{
+	struct rq_profile base;
+	bool met = false;
+
+	if (!acc->baseline || catalog_baseline(p->cat, &base) < 0)
+		return;
+	if (readable && pf_look(&p->a->env, ops, dcb, &acc->pf, &base, l) == 0)
+		met = l->items == 0;
+	cJSON_DeleteItemFromObjectCaseSensitive(p->rep->baseline, acc->pf.ifname);
+	cJSON_AddNumberToObject(p->rep->baseline, acc->pf.ifname, met ? 1 : 0);
+	if (!met)
+		log_warn("agent: PF %s does not meet the node baseline \"%s\"%s", acc->pf.ifname,
+			 base.name, readable ? "" : " (its DCB cannot be read)");
+}
+
 void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void *dcb)
 {
 	struct rq_vf_info one = {.has_pf = true, .n_pf = 1};
@@ -145,8 +191,10 @@ void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void
 
 	/* lossy and pf: ignore attachments require nothing of the PF: ADD never reads it for them
 	 */
-	if (!acc->any_ensure && !acc->any_verify)
+	if (!acc->any_ensure && !acc->any_verify) {
+		pf_facts_collect(p->rep, &p->a->env, &acc->pf, ops, dcb);
 		return;
+	}
 	l = calloc(2, sizeof(*l));
 	if (!l)
 		return;
@@ -188,5 +236,7 @@ void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void
 	} else {
 		pf_report(p, acc, &l[0], &l[1]);
 	}
+	baseline_report(p, acc, ops, dcb, r == 0, &l[0]);
+	pf_facts_collect(p->rep, &p->a->env, &acc->pf, ops, dcb); /* as the repair left it */
 	free(l);
 }

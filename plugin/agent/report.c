@@ -12,7 +12,7 @@
 #include "plugin/agent/agent.h"
 
 const char *const agent_item_names[ITEM_N] = {
-    "dcb", "trust", "dscp2prio", "pfc", "ets", "ecn", "traffic_class",
+    "dcb", "trust", "dscp2prio", "pfc", "ets", "ecn", "traffic_class", "cnp",
 };
 
 double agent_wall_now(void)
@@ -30,6 +30,9 @@ void pass_report_init(struct pass_report *rep)
 	rep->pfs = cJSON_CreateObject();
 	rep->vf_tc = cJSON_CreateArray();
 	rep->numa = cJSON_CreateArray();
+	rep->vf_home = cJSON_CreateArray();
+	rep->baseline = cJSON_CreateObject();
+	rep->pf_facts = cJSON_CreateObject();
 	rep->suspended = cJSON_CreateArray();
 }
 
@@ -39,6 +42,10 @@ void pass_report_fini(struct pass_report *rep)
 	cJSON_Delete(rep->pfs);
 	cJSON_Delete(rep->vf_tc);
 	cJSON_Delete(rep->numa);
+	cJSON_Delete(rep->vf_home);
+	cJSON_Delete(rep->baseline);
+	cJSON_Delete(rep->pf_facts);
+	tel_sample_fini(&rep->targets);
 	cJSON_Delete(rep->suspended);
 	memset(rep, 0, sizeof(*rep));
 }
@@ -73,4 +80,17 @@ void agent_count_repair(struct agent *a, const char *pf, enum agent_item item)
 	(void)snprintf(n->pf, sizeof(n->pf), "%s", pf);
 	(void)snprintf(n->item, sizeof(n->item), "%s", agent_item_names[item]);
 	n->n = 1;
+}
+
+void vf_home_report(struct pass_report *rep, const cJSON *rec, bool in_pod)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o)
+		return;
+	cJSON_AddStringToObject(o, "namespace", json_str(rec, "podNamespace") ?: "");
+	cJSON_AddStringToObject(o, "pod", json_str(rec, "podName") ?: "");
+	cJSON_AddStringToObject(o, "vf", json_str(rec, "vf") ?: "");
+	cJSON_AddBoolToObject(o, "inPod", in_pod);
+	cJSON_AddItemToArray(rep->vf_home, o);
 }

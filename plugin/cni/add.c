@@ -41,11 +41,18 @@ struct add_tx {
 static int numa_step(struct rq_ctx *c, struct add_tx *tx)
 {
 	struct rq_numa_result *n = &tx->numa;
+	struct rq_numa_query q;
 	int r;
 
 	if (c->nc->numa == RQ_NUMA_OFF)
 		return 0;
-	r = numa_evaluate(&c->env.root, RQ_KUBELET_DIR(c), c->args.pod_uid, tx->t.vf.pci, n);
+	q = attach_numa_query(c, &tx->t);
+	r = numa_evaluate(&c->env.root, &q, n);
+	/* the API was meant to answer and did not: say why the files speak instead */
+	if (r == 0 && strstr(n->source, "(PodResources API:"))
+		log_info("%s: NUMA evidence from %s", c->key, n->source);
+	else if (r == 0)
+		log_debug("%s: NUMA evidence from %s", c->key, n->source);
 	if (r < 0) {
 		log_warn("%s: NUMA placement unknown: %s", c->key, strerror(-r));
 		n->verdict = RQ_NUMA_UNKNOWN;
@@ -263,6 +270,8 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx, bool pendi
 	cJSON_AddStringToObject(rec, "numa", numa_mode_name(c->nc->numa));
 	cJSON_AddStringToObject(rec, "numaVerdict", verdicts[tx->numa.verdict]);
 	cJSON_AddNumberToObject(rec, "numaNode", tx->numa.vf_node);
+	if (tx->numa.source[0])
+		cJSON_AddStringToObject(rec, "numaSource", tx->numa.source);
 	cJSON_AddStringToObject(rec, "profileName", c->profile.name);
 	cJSON_AddItemToObject(rec, "profile", profile_to_json(&c->profile));
 	return rec;

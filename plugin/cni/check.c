@@ -61,6 +61,7 @@ int cmd_check(struct rq_ctx *c)
 	char drift[8192] = "";
 	struct rq_target t;
 	struct rq_numa_result numa;
+	struct rq_numa_query q;
 	cJSON *rec = NULL;
 	int r;
 
@@ -85,8 +86,10 @@ int cmd_check(struct rq_ctx *c)
 		r = check_pfs(c, &t, drift, sizeof(drift));
 	if (r == 0)
 		r = tos_check(c, &t, rec, drift, sizeof(drift));
+	if (r == 0 && c->nc->numa == RQ_NUMA_STRICT)
+		q = attach_numa_query(c, &t);
 	if (r == 0 && c->nc->numa == RQ_NUMA_STRICT &&
-	    numa_evaluate(&c->env.root, RQ_KUBELET_DIR(c), c->args.pod_uid, t.vf.pci, &numa) == 0 &&
+	    numa_evaluate(&c->env.root, &q, &numa) == 0 &&
 	    (numa.verdict == RQ_NUMA_MISALIGNED || numa.verdict == RQ_NUMA_UNVERIFIABLE))
 		drift_add(drift, sizeof(drift), "NUMA: configured strict alignment, current %s\n",
 			  numa.evidence);

@@ -22,6 +22,24 @@ const char *numa_mode_name(enum rq_numa_mode m)
 	return m == RQ_NUMA_STRICT ? "strict" : m == RQ_NUMA_WARN ? "warn" : "off";
 }
 
+struct rq_numa_query attach_numa_query(const struct rq_ctx *c, const struct rq_target *t)
+{
+	struct rq_numa_query q = {.kubelet_dir = RQ_KUBELET_DIR(c),
+				  .pod_uid = c->args.pod_uid,
+				  .pod_ns = c->args.pod_namespace,
+				  .pod_name = c->args.pod_name,
+				  .vf_pci = t->vf.pci,
+				  .source = c->cat ? c->cat->numa_source : RQ_NUMA_SRC_AUTO};
+	size_t n = 0;
+
+	/* names a device plugin may list the VF by, besides its PCI address */
+	if (t->vf.ifname[0])
+		q.self[n++] = t->vf.ifname;
+	if (t->have_rdma && t->rdma.name[0])
+		q.self[n++] = t->rdma.name;
+	return q;
+}
+
 int attach_load_profile(struct rq_ctx *c)
 {
 	char *buf = NULL;
@@ -35,7 +53,8 @@ int attach_load_profile(struct rq_ctx *c)
 		return rq_err(&c->err, RQ_ERR_IO, r, "catalog %s: %s", RQ_CATALOG_PATH,
 			      strerror(-r));
 	} else {
-		/* only what this attachment uses is validated in full (netconf.h, docs/configuration.md) */
+		/* only what this attachment uses is validated in full (netconf.h,
+		 * docs/configuration.md) */
 		r = catalog_parse_for(buf, len, c->args.pod_namespace,
 				      c->nc->args_profile ? c->nc->args_profile : c->nc->profile,
 				      &c->cat, &c->err);

@@ -75,9 +75,24 @@ void attach_orphans_drop(const struct rq_env *env, const char *key, const char *
  * record exists and which holds @vf (any VF when @vf is NULL), or NULL.
  */
 cJSON *attach_vf_holder(struct rq_ctx *c, const cJSON *idx, const char *vf);
+/*
+ * vf_home.c: 1 when the record's pod interface is still its VF; 0 when the VF
+ * left the pod (driver reload, firmware reset: @why says how); <0 when it
+ * cannot be told (netns gone or unreadable, an interface without a device).
+ */
+int vf_home_judge(const struct rq_env *env, const cJSON *rec, char *why, size_t len);
+/*
+ * pf_facts.c (the agent's metrics and show): the PF's reported-only
+ * facts as JSON: "cnp", "dcqcn", "buffer" (from @st, may be NULL),
+ * "pfcPreventionMs". NULL on ENOMEM.
+ */
+cJSON *pf_facts_json(const struct rq_env *env, const char *ifname, const struct dcb_port_state *st);
 int attach_lock_pfs(struct rq_ctx *c, const struct rq_vf_info *vf, int *fds);
 void attach_unlock_pfs(const struct rq_vf_info *vf, int *fds);
 const char *pf_mode_name(enum rq_pf_mode m);
 const char *numa_mode_name(enum rq_numa_mode m);
+/* The NUMA question for @t's VF and the invocation's pod (names the VF's netdev and RDMA device).
+ */
+struct rq_numa_query attach_numa_query(const struct rq_ctx *c, const struct rq_target *t);
 
 #endif

@@ -274,6 +274,79 @@ static int pf_read(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const
 	return 0;
 }
 
+/*
+ * mlx5 refuses (EPERM) to turn ECN on while the port's congestion control is
+ * not the host's to change: firmware runs QCN (802.1Qau) on it, or the
+ * firmware denies the host congestion-control changes. No retry helps.
+ */
+static int ecn_refused(struct rq_ctx *c, const struct rq_pf *pf, const struct rq_profile *t)
+{
+	char msg[512];
+
+	(void)snprintf(msg, sizeof(msg),
+		       "PF %s refused to turn ECN on for priorities 0x%02x (EPERM): the driver "
+		       "does not let the host change congestion control on this port (QCN/"
+		       "802.1Qau is on, or the firmware denies it); turn QCN off or enable "
+		       "DCQCN with the NIC's firmware tools (mlxconfig), or drop \"ecn\" from "
+		       "profile \"%s\"",
+		       pf->ifname, t->ecn, c->profile.name);
+	if (c->profile.ecn_required)
+		return rq_err(&c->err, RQ_ERR_NO_ECN, -EPERM, "%s", msg);
+	log_warn("%s; ECN is left to the driver", msg);
+	return 0;
+}
+
+/*
+ * The CNP's DSCP and priority: written where the driver has the files and
+ * they differ (pf: ensure), else a mismatch (verify). Without the files
+ * (upstream mlx5, other drivers) the firmware's default stands: a warning.
+ */
+static int cnp_step(struct rq_ctx *c, const struct rq_pf *pf, const struct rq_profile *t, bool write,
+		    struct pf_undo *u)
+{
+	struct cnp_state st;
+	int r;
+
+	if (!t->has_cnp[CNP_DSCP] && !t->has_cnp[CNP_PRIO])
+		return 0;
+	r = cnp_get(&c->env.root, pf->ifname, &st);
+	if (r < 0)
+		return rq_err(&c->err, RQ_ERR_IO, r, "reading the CNP settings of PF %s: %s",
+			      pf->ifname, strerror(-r));
+	if (!st.has[CNP_DSCP] && !st.has[CNP_PRIO]) {
+		log_warn("PF %s has no CNP control (ecn/roce_np/cnp_dscp, cnp_802p_prio: MOFED/DOCA "
+			 "only): the CNPs' class is the firmware's, not ensured",
+			 pf->ifname);
+		return 0;
+	}
+	for (int f = 0; f < CNP_N; f++) {
+		if (!t->has_cnp[f])
+			continue;
+		if (!st.has[f]) {
+			log_warn("PF %s has no ecn/roce_np/%s: the CNP's %s is the firmware's, %u "
+				 "not ensured",
+				 pf->ifname, cnp_field_name(f), f == CNP_DSCP ? "DSCP" : "priority",
+				 t->cnp[f]);
+			continue;
+		}
+		if (st.val[f] == t->cnp[f])
+			continue;
+		if (!write)
+			return rq_err(&c->err, RQ_ERR_PF_MISMATCH, -EINVAL,
+				      "PF %s cnp: required %s %u, port has %u", pf->ifname,
+				      cnp_field_name(f), t->cnp[f], st.val[f]);
+		r = cnp_set(&c->env.root, pf->ifname, f, t->cnp[f]);
+		if (r < 0)
+			return rq_err(&c->err, RQ_ERR_IO, r, "setting %s of PF %s to %u: %s",
+				      cnp_field_name(f), pf->ifname, t->cnp[f], strerror(-r));
+		u->cnp_written[f] = true;
+		u->cnp_before[f] = st.val[f];
+		log_info("PF %s cnp: %s %u -> %u", pf->ifname, cnp_field_name(f), st.val[f],
+			 t->cnp[f]);
+	}
+	return 0;
+}
+
 static int ecn_step(struct rq_ctx *c, const struct rq_pf *pf, const struct rq_profile *t,
 		    bool write, uint16_t *ret_written)
 {
@@ -306,6 +379,8 @@ static int ecn_step(struct rq_ctx *c, const struct rq_pf *pf, const struct rq_pr
 			      "PF %s ecn: required priorities 0x%02x, port has 0x%02x", pf->ifname,
 			      t->ecn, on);
 	r = ecn_enable(&c->env.root, pf->ifname, t->ecn, ret_written);
+	if (r == -EPERM)
+		return ecn_refused(c, pf, t);
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_IO, r, "enabling ECN on PF %s: %s", pf->ifname,
 			      strerror(-r));
@@ -393,7 +468,10 @@ int pfqos_ensure(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const s
 		log_debug("PF %s already meets profile \"%s\": no DCB write", pf->ifname,
 			  c->profile.name);
 	}
-	return ecn_step(c, pf, &u->target, c->pf_mode == RQ_PF_ENSURE, &u->ecn_written);
+	r = ecn_step(c, pf, &u->target, c->pf_mode == RQ_PF_ENSURE, &u->ecn_written);
+	if (r < 0)
+		return r;
+	return cnp_step(c, pf, &u->target, c->pf_mode == RQ_PF_ENSURE, u);
 }
 
 /* Exactly the files this ADD wrote: a side the operator had on stays on. */
@@ -421,6 +499,10 @@ static void undo_ecn(struct rq_ctx *c, const struct rq_pf *pf, uint16_t written)
 void pfqos_undo(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,
 		const struct pf_undo *u)
 {
+	for (int f = 0; f < CNP_N; f++)
+		if (u->cnp_written[f] && cnp_set(&c->env.root, pf->ifname, f, u->cnp_before[f]) < 0)
+			log_warn("PF %s: putting %s back to %u failed", pf->ifname,
+				 cnp_field_name(f), u->cnp_before[f]);
 	undo_ecn(c, pf, u->ecn_written);
 	if (!u->dcb_applied)
 		return;
@@ -459,5 +541,22 @@ int pfqos_check(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const st
 		dcb_prio_text(on, b, sizeof(b));
 		snprintf(drift + n, len - n, "ecn: required priority %s, port has %s\n", a, b);
 	}
+	pfqos_cnp_describe(&c->env.root, pf->ifname, &t, drift, len);
 	return 0;
+}
+
+void pfqos_cnp_describe(const struct rq_root *root, const char *ifname, const struct rq_profile *t,
+			char *drift, size_t len)
+{
+	struct cnp_state st;
+
+	if (cnp_get(root, ifname, &st) < 0)
+		return;
+	for (int f = 0; f < CNP_N; f++) {
+		size_t n = strlen(drift);
+
+		if (t->has_cnp[f] && st.has[f] && st.val[f] != t->cnp[f] && n < len)
+			snprintf(drift + n, len - n, "cnp: required %s %u, port has %u\n",
+				 cnp_field_name(f), t->cnp[f], st.val[f]);
+	}
 }

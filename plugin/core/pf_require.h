@@ -14,6 +14,8 @@ struct pf_undo {
 	/* c->carrier_defer: a PFC change took down an up carrier; wait with pfqos_carrier_wait */
 	bool carrier_pending;
 	long carrier_changes; /* carrier_changes before the write */
+	bool cnp_written[CNP_N];
+	uint8_t cnp_before[CNP_N];
 };
 
 /* Settling time of an up carrier after a PFC change before it counts (mlx5 drops it async). */
@@ -48,6 +50,10 @@ void pfqos_undo(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const st
 /* Append "required X, port has Y" lines for @pf to @drift. */
 int pfqos_check(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,
 		char *drift, size_t len);
+
+/* Append "cnp: required X, port has Y" lines (files the driver has only) to @drift. */
+void pfqos_cnp_describe(const struct rq_root *root, const char *ifname, const struct rq_profile *t,
+			char *drift, size_t len);
 
 /* "a\nb\n" -> "a; b" in place */
 void join_lines(char *s, size_t cap);

@@ -313,6 +313,56 @@ static void release_dev(const cJSON *rec, const cJSON *rd, struct rq_rdma_dev *d
 	}
 }
 
+/*
+ * A name is not an identity: after a driver reload the recorded name may be
+ * another VF's device. The device is the VF's only when its parent in the
+ * host's sysfs is the VF's PCI function; one the host shows no parent of
+ * (rxe, or in the pod in exclusive mode) is taken on the record's word.
+ */
+static bool dev_is_vf(struct rq_ctx *c, const char *name, const char *vf_pci)
+{
+	char pci[64];
+
+	if (rdma_dev_pci(&c->env.root, name, pci, sizeof(pci)) < 0 || !sysfs_pci_valid(pci) ||
+	    !strcmp(pci, vf_pci ?: ""))
+		return true;
+	log_warn("%s: RDMA device %s is PCI device %s's now, not VF %s's: its traffic class is "
+		 "left alone",
+		 c->key, name, pci, vf_pci ?: "?");
+	return false;
+}
+
+/*
+ * DEL's device: the VF's, found by PCI address (it may have re-registered
+ * under another name, whose knobs are then read afresh), else as the record
+ * has it (rxe; in the pod in exclusive mode) if that name is not another's.
+ * false: nothing to restore.
+ */
+static bool release_target(struct rq_ctx *c, const cJSON *rec, struct rq_rdma_dev *dev,
+			   bool *ret_fresh)
+{
+	const cJSON *rd = cJSON_GetObjectItemCaseSensitive(rec, "rdma");
+	const char *vf = json_str(rec, "vf");
+
+	*ret_fresh = false;
+	release_dev(rec, rd, dev);
+	if (!dev->name[0])
+		return false;
+	if (!dev->netns[0] && vf && rdma_find_by_pci(&c->env.root, vf, dev) == 0) {
+		if (!strcmp(dev->name, json_str(rd, "device") ?: ""))
+			return true;
+		log_info("%s: VF %s RDMA device is %s now (recorded %s)", c->key, vf, dev->name,
+			 json_str(rd, "device") ?: "");
+		dev->port = json_int(rd, "port", 1);
+		*ret_fresh = rdma_tos_locate(&c->env.root, dev, false, NULL) == 0;
+		return *ret_fresh;
+	}
+	if (!dev->netns[0] && !dev_is_vf(c, dev->name, vf))
+		return false;
+	release_dev(rec, rd, dev);
+	return true;
+}
+
 void tos_release(struct rq_ctx *c, const cJSON *rec)
 {
 	const cJSON *rd = cJSON_GetObjectItemCaseSensitive(rec, "rdma");
@@ -321,17 +371,19 @@ void tos_release(struct rq_ctx *c, const cJSON *rec)
 	struct rec_knob rk;
 	char a[8], b[8];
 
-	release_dev(rec, rd, &dev);
-	if (!dev.name[0])
+	bool fresh = false;
+
+	if (!release_target(c, rec, &dev, &fresh))
 		return;
 	for (int k = 0; k < RQ_KNOB_N; k++) {
 		int prev;
 
 		if (!rec_knob(rd, k, &rk) || !rk.changed || !rk.path || !rk.path[0] ||
-		    strlen(rk.path) >= sizeof(dev.path[0]))
+		    strlen(rk.path) >= sizeof(dev.path[0]) || (fresh && !dev.has[k]))
 			continue;
 		dev.has[k] = true;
-		(void)snprintf(dev.path[k], sizeof(dev.path[0]), "%s", rk.path);
+		if (!fresh)
+			(void)snprintf(dev.path[k], sizeof(dev.path[0]), "%s", rk.path);
 		r = rdma_tos_read(&c->env.root, &dev, k, &cur);
 		if (r < 0) {
 			log_info("%s: RDMA device %s is gone (%s %s): nothing to restore", c->key,
@@ -365,10 +417,19 @@ void tos_show_json(const struct rq_env *env, const char *pci, const cJSON *rec, 
 	cJSON *knobs;
 	int tos = -1, eff = -1;
 
-	/* exclusive mode: a device in a pod is only in the record and the pod's sysfs */
+	/*
+	 * Exclusive mode: a device in a pod is only in the record and the pod's
+	 * sysfs. No PCI link (rxe on the VF's netdev): the record's device while
+	 * the host has it, as the agent's tos_reconcile takes it.
+	 */
 	if (rdma_find_by_pci(&env->root, pci, &d) < 0) {
+		char dir[sizeof(d.name) + 32];
+
 		release_dev(rec, rd, &d);
-		if (!d.name[0] || !d.netns[0])
+		if (!d.name[0])
+			return;
+		(void)snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s", d.name);
+		if (!d.netns[0] && !sysfs_exists(&env->root, dir))
 			return;
 	}
 	cJSON_AddStringToObject(v, "rdma", d.name);
@@ -449,7 +510,7 @@ int tos_reconcile(struct rq_ctx *c, cJSON *rec, const char *vf_pci, bool write,
 	} else {
 		/* no PCI link (rxe), or in the pod (exclusive mode): as the record has it */
 		release_dev(rec, rd, &d);
-		if (!d.name[0])
+		if (!d.name[0] || (!d.netns[0] && !dev_is_vf(c, d.name, vf_pci)))
 			return -ENODEV;
 		for (int k = 0; k < RQ_KNOB_N; k++)
 			if (rec_knob(rd, k, &rk) && rk.path && rk.path[0] &&

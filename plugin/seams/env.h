@@ -14,6 +14,7 @@
 
 #include "pkg/cni/error.h"
 #include "pkg/dcb/dcb.h"
+#include "pkg/ethtool/ethtool.h"
 #include "pkg/sysfs/sysfs.h"
 
 /* the agent's first back-off after a repair undone again: 30 s, then 60, 120, 240 */
@@ -27,6 +28,12 @@ struct rq_env {
 	int repair_backoff_ms; /* agent: first back-off of a repair undone again (doubling) */
 	/* opens the DCB backend; called in the host netns */
 	int (*dcb_open)(const struct rq_env *env, const struct dcb_ops **ret_ops, void **ret_ctx);
+	/*
+	 * Opens the port statistics reader (telemetry); called in the host
+	 * netns: SIOCETHTOOL (prod), <root>/ethtool/<pf>.json (sim).
+	 */
+	int (*ethtool_open)(const struct rq_env *env, const struct ethtool_ops **ret_ops,
+			    void **ret_ctx);
 	/*
 	 * The PCI address of netdev @ifname in the current netns (called inside
 	 * the pod netns): its parent device (prod); the sim's veth "VFs" have
@@ -46,6 +53,13 @@ struct rq_env {
 	 * <dir>/paused and waits, at most 60 s, for <dir>/go).
 	 */
 	void (*pause_point)(const struct rq_env *env, const char *point);
+	/*
+	 * The PF's PFC storm-prevention timeout in ms (0 off, -1 auto), reported
+	 * only: ethtool's tunable (prod); <root>/ethtool/<pf>.tunables.json
+	 * {"pfcPreventionTout": N} (sim, 65535 = auto as in ethtool). -ENOENT or
+	 * -EOPNOTSUPP: the driver has none.
+	 */
+	int (*pfc_storm_tout)(const struct rq_env *env, const char *ifname, int *ret_ms);
 };
 
 int env_init(struct rq_env *env, struct rq_error *e);

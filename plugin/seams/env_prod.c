@@ -12,9 +12,20 @@ static int prod_dcb_open(const struct rq_env *env, const struct dcb_ops **ret_op
 	return dcb_nl_new(ret_ops, ret_ctx);
 }
 
+static int prod_ethtool_open(const struct rq_env *env, const struct ethtool_ops **ret_ops,
+			     void **ret_ctx)
+{
+	return ethtool_ioctl_new(ret_ops, ret_ctx);
+}
+
 static int prod_link_pci(const struct rq_env *env, const char *ifname, char *buf, size_t len)
 {
 	return netns_link_pci(ifname, buf, len);
+}
+
+static int prod_pfc_storm_tout(const struct rq_env *env, const char *ifname, int *ret_ms)
+{
+	return pfc_storm_tout_get(ifname, ret_ms);
 }
 
 int env_init(struct rq_env *env, struct rq_error *e)
@@ -30,7 +41,9 @@ int env_init(struct rq_env *env, struct rq_error *e)
 	env->lock_timeout_ms = 10000;
 	env->repair_backoff_ms = RQ_REPAIR_BACKOFF_MS;
 	env->dcb_open = prod_dcb_open;
+	env->ethtool_open = prod_ethtool_open;
 	env->link_pci = prod_link_pci;
+	env->pfc_storm_tout = prod_pfc_storm_tout;
 	return 0;
 }
 

@@ -22,6 +22,12 @@ static int sim_dcb_open(const struct rq_env *env, const struct dcb_ops **ret_ops
 	return dcb_fake_new(&env->root, ret_ops, ret_ctx);
 }
 
+static int sim_ethtool_open(const struct rq_env *env, const struct ethtool_ops **ret_ops,
+			    void **ret_ctx)
+{
+	return ethtool_fake_new(&env->root, ret_ops, ret_ctx);
+}
+
 static int sim_link_pci(const struct rq_env *env, const char *ifname, char *buf, size_t len)
 {
 	char alias[64], path[128], dev[RQ_PCI_ADDR_MAX];
@@ -82,6 +88,31 @@ static void sim_pause_point(const struct rq_env *env, const char *point)
 		usleep(10000);
 }
 
+static int sim_pfc_storm_tout(const struct rq_env *env, const char *ifname, int *ret_ms)
+{
+	char path[128], *buf = NULL;
+	size_t len = 0;
+	const cJSON *v;
+	cJSON *o;
+	int r;
+
+	if (strchr(ifname, '/'))
+		return -EINVAL;
+	(void)snprintf(path, sizeof(path), "/ethtool/%s.tunables.json", ifname);
+	r = sysfs_read_file(&env->root, path, 65536, &buf, &len);
+	if (r < 0)
+		return r;
+	o = cJSON_ParseWithLength(buf, len);
+	free(buf);
+	v = cJSON_GetObjectItemCaseSensitive(o, "pfcPreventionTout");
+	if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 65535)
+		r = o && !v ? -EOPNOTSUPP : -EBADMSG;
+	else
+		*ret_ms = v->valueint == 65535 ? -1 : v->valueint;
+	cJSON_Delete(o);
+	return r;
+}
+
 int env_init(struct rq_env *env, struct rq_error *e)
 {
 	const char *root = getenv("RDMA_QOS_SIM_ROOT");
@@ -116,9 +147,11 @@ int env_init(struct rq_env *env, struct rq_error *e)
 		env->repair_backoff_ms = atoi(getenv("RDMA_QOS_SIM_REPAIR_BACKOFF_MS"));
 	env->binary = "rdma-qos-sim";
 	env->dcb_open = sim_dcb_open;
+	env->ethtool_open = sim_ethtool_open;
 	env->link_pci = sim_link_pci;
 	env->watch_open = sim_watch_open;
 	env->pause_point = sim_pause_point;
+	env->pfc_storm_tout = sim_pfc_storm_tout;
 	return 0;
 }
 

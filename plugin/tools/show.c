@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "plugin/tools/tools.h"
+#include "plugin/core/pf_require.h"
 #include "plugin/core/vf_class.h"
 
 static cJSON *records_by_vf(const struct rq_env *env)
@@ -114,6 +115,10 @@ static void pf_unmet_json(const struct rq_env *env, cJSON *o, const char *ifname
 		snprintf(buf, sizeof(buf), "ecn: required priority %s, port has %s", x, y);
 		cJSON_AddItemToArray(a, cJSON_CreateString(buf));
 	}
+	buf[0] = '\0';
+	pfqos_cnp_describe(&env->root, ifname, req, buf, sizeof(buf));
+	for (char *line = strtok(buf, "\n"); a && line; line = strtok(NULL, "\n"))
+		cJSON_AddItemToArray(a, cJSON_CreateString(line));
 }
 
 static void pf_dcb_json(const struct rq_env *env, const struct rq_catalog *cat, cJSON *o,
@@ -121,6 +126,7 @@ static void pf_dcb_json(const struct rq_env *env, const struct rq_catalog *cat, 
 {
 	struct rq_profile req;
 	bool any = false;
+	cJSON *facts;
 	const struct dcb_ops *ops = NULL;
 	struct dcb_port_state *st = calloc(1, sizeof(*st));
 	void *ctx = NULL;
@@ -164,6 +170,13 @@ static void pf_dcb_json(const struct rq_env *env, const struct rq_catalog *cat, 
 		cJSON_AddItemToObject(o, "ecn", prio_array(on));
 	else
 		cJSON_AddStringToObject(o, "ecn", "no control");
+	facts = pf_facts_json(env, ifname, r < 0 ? NULL : st);
+	while (facts && facts->child) {
+		cJSON *f = cJSON_DetachItemViaPointer(facts, facts->child);
+
+		cJSON_AddItemToObject(o, f->string, f);
+	}
+	cJSON_Delete(facts);
 	pf_required(env, cat, pci, &req, &any);
 	cJSON_AddItemToObject(o, "required", profile_req_to_json(&req));
 	if (any)
@@ -171,6 +184,19 @@ static void pf_dcb_json(const struct rq_env *env, const struct rq_catalog *cat, 
 	else
 		cJSON_AddArrayToObject(o, "unmet");
 	free(st);
+}
+
+/* "inPod": false once a driver reload took the VF out of its pod (absent when unknown). */
+static void vf_home_show(const struct rq_env *env, const cJSON *rec, cJSON *a)
+{
+	char why[160];
+	int r = vf_home_judge(env, rec, why, sizeof(why));
+
+	if (r < 0)
+		return;
+	cJSON_AddBoolToObject(a, "inPod", r == 1);
+	if (r == 0)
+		cJSON_AddStringToObject(a, "notInPod", why);
 }
 
 static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *recs)
@@ -198,6 +224,12 @@ static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *re
 		cJSON_AddStringToObject(a, "containerID", json_str(rec, "containerID") ?: "");
 		cJSON_AddStringToObject(a, "ifname", json_str(rec, "ifname") ?: "");
 		cJSON_AddStringToObject(a, "profile", json_str(rec, "profileName") ?: "");
+		if (json_str(rec, "numaVerdict"))
+			cJSON_AddStringToObject(a, "numaVerdict", json_str(rec, "numaVerdict"));
+		/* where ADD read the NUMA evidence: the API, or the files and why */
+		if (json_str(rec, "numaSource"))
+			cJSON_AddStringToObject(a, "numaSource", json_str(rec, "numaSource"));
+		vf_home_show(env, rec, a);
 	}
 	return v;
 }
@@ -276,6 +308,33 @@ static void print_required(const cJSON *pf)
 	free(req);
 }
 
+/* CNP, DCQCN count, buffers, storm prevention: reported only */
+static void print_facts(const cJSON *pf)
+{
+	const cJSON *cnp = cJSON_GetObjectItemCaseSensitive(pf, "cnp");
+	const cJSON *bu = cJSON_GetObjectItemCaseSensitive(pf, "buffer");
+	const cJSON *tout = cJSON_GetObjectItemCaseSensitive(pf, "pfcPreventionMs");
+
+	if (cnp)
+		printf("  cnp dscp %d prio %d, dcqcn %d parameters\n", json_int(cnp, "dscp", -1),
+		       json_int(cnp, "prio", -1),
+		       cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(pf, "dcqcn")));
+	if (bu) {
+		char *p2b = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(bu, "prio2buffer"));
+		char *sz = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(bu, "bufferSize"));
+		int shared = json_int(bu, "sharedLosslessMask", 0);
+
+		printf("  buffers: prio2buffer %s, sizes %s%s\n", p2b ? p2b : "-", sz ? sz : "-",
+		       shared ? ", A LOSSLESS PRIORITY SHARES A BUFFER WITH LOSSY ONES" : "");
+		free(p2b);
+		free(sz);
+	}
+	if (cJSON_IsNumber(tout) && tout->valueint > 0)
+		printf("  pfc storm prevention: %d ms\n", tout->valueint);
+	else if (cJSON_IsNumber(tout))
+		printf("  pfc storm prevention: %s\n", tout->valueint < 0 ? "auto" : "off");
+}
+
 static void print_text(const cJSON *pfs)
 {
 	const cJSON *pf, *vf;
@@ -294,6 +353,7 @@ static void print_text(const cJSON *pfs)
 		       cJSON_GetObjectItemCaseSensitive(pf, "ets") ? ", ets set" : "");
 		free(pfc);
 		free(ecn);
+		print_facts(pf);
 		print_required(pf);
 		cJSON_ArrayForEach(vf, cJSON_GetObjectItemCaseSensitive(pf, "vfs"))
 		{
@@ -308,12 +368,18 @@ static void print_text(const cJSON *pfs)
 				snprintf(req, sizeof(req), " (required %d%s)", want,
 					 want == json_int(vf, "trafficClass", -1) ? ""
 										  : ", NOT MET");
-			printf("  VF %s  numa %d  rdma %-10s tc %s%s  %s%s%s%s%s\n",
+			printf("  VF %s  numa %d  rdma %-10s tc %s%s  %s%s%s%s%s%s%s\n",
 			       json_str(vf, "pci"), json_int(vf, "numaNode", -1),
 			       json_str(vf, "rdma") ?: "-", tc, req,
 			       a ? json_str(a, "pod") : "(free)", a ? "/" : "",
 			       a ? json_str(a, "podName") : "", a ? " profile " : "",
-			       a ? json_str(a, "profile") : "");
+			       a ? json_str(a, "profile") : "",
+			       a && json_str(a, "notInPod") ? "  LEFT ITS POD: " : "",
+			       a ? json_str(a, "notInPod") ?: "" : "");
+			if (a && json_str(a, "numaSource"))
+				printf("    NUMA %s, evidence from %s\n",
+				       json_str(a, "numaVerdict") ?: "?",
+				       json_str(a, "numaSource"));
 		}
 	}
 }

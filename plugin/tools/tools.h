@@ -9,6 +9,8 @@
 #include "plugin/core/core.h"
 
 int cmd_show(struct rq_env *env, bool json);
+/* counters.c: `show --counters [--json] [--interval S]` and `top [--interval S]` */
+int main_counters(int argc, char **argv, const char *binary, bool top);
 int main_install(int argc, char **argv, const char *binary);
 int main_validate(int argc, char **argv, const char *binary);
 /* A whole file (or pipe) named on the command line (not a host path), at most @max bytes. */

@@ -12,7 +12,16 @@ agent_can_run() {
 
 # metric FILE 'name{labels}' -> value ("" when absent)
 metric() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
-promcheck() { promtool check metrics < "$1" > "$1.lint" 2>&1; }
+# promtool must parse the text and find nothing to lint, with one exception: its
+# linter flags any name containing "counter", and DESIGN.md fixes the name
+# rdma_qos_vf_hw_counter_total (a contract). That one finding alone passes;
+# any other finding, or a parse error, fails.
+promcheck() {
+	promtool check metrics < "$1" > "$1.lint" 2>&1 && return 0
+	[ -s "$1.lint" ] && ! grep -qv "^rdma_qos_vf_hw_counter_total metric name should not include type 'counter'$" "$1.lint"
+}
+# the same with a literal key (awk -v would unescape the label values' backslashes)
+metric_lit() { K=$2 awk '$1 == ENVIRON["K"] { print $2 }' "$1"; }
 
 tos_file() { echo "$1/sys/kernel/config/rdma_cm/$2/ports/1/default_roce_tos"; }
 rdma_of() { ls "$1/sys/bus/pci/devices/$2/infiniband" | head -1; }

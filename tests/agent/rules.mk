@@ -3,6 +3,7 @@
 .PHONY: agent-sim-test agent-soak
 agent-sim-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/run.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/reload.sh
 
 test: agent-sim-test asan-agent-sim-test
 
@@ -11,6 +12,7 @@ test: agent-sim-test asan-agent-sim-test
 .PHONY: asan-agent-sim-test
 asan-agent-sim-test:
 	$(call san_suite,$(abspath build-asan)/san-logs-agent,tests/agent/run.sh)
+	$(call san_suite,$(abspath build-asan)/san-logs-agent-reload,tests/agent/reload.sh)
 
 # 10 minutes of injected drifts against a running agent: RSS flat, every drift repaired
 AGENT_SOAK_S ?= 600
@@ -25,9 +27,18 @@ vm-agent-test: all
 
 vm-test: vm-agent-test
 
-# Agent pass time for 1..256 attachments (a point of make bench)
+# A driver reload under the running agent (tests/vm/reload.sh): its own guest boot
+.PHONY: vm-reload-test
+vm-reload-test: all
+	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/reload.sh
+
+vm-test: vm-reload-test
+
+# Agent pass time for 1..256 attachments, and what congestion telemetry adds to a pass and
+# to a /metrics request (points of make bench)
 .PHONY: agent-bench
 agent-bench: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_telemetry.sh
 
 bench: agent-bench

@@ -207,4 +207,13 @@ grep -E '^(PASS|FAIL|SKIP|==)' "$T/deployed.out"
 read -r dp _ df _ < <(tail -1 "$T/deployed.out" | tr -d ,)
 PASS=$((PASS + ${dp:-0})) FAIL=$((FAIL + ${df:-1}))
 
+echo "== congestion telemetry (tests/agent/telemetry.sh, its own node)"
+bash "$(dirname "$0")/telemetry.sh" > "$T/telemetry.out" 2>&1
+tel_rc=$?
+grep -E '^(==|PASS|FAIL)' "$T/telemetry.out"
+PASS=$((PASS + $(grep -c '^PASS:' "$T/telemetry.out")))
+FAIL=$((FAIL + $(grep -c '^FAIL:' "$T/telemetry.out")))
+grep -q ' passed, 0 failed$' "$T/telemetry.out" && [ $tel_rc -eq 0 ] ||
+	{ fail "telemetry.sh ran to its summary and exit 0 (rc $tel_rc)"; tail -20 "$T/telemetry.out"; }
+
 summary

@@ -46,6 +46,9 @@ $m["rdma-qos ADD steady"] as $ours | $m["rdma-qos ADD 2nd VF"] as $ours2 |
 		kubelet250_over_kubelet1: over($k["kubelet pods=250"]; $k["kubelet pods=1"]),
 		kubelet110_over_kubelet1: over($k["kubelet pods=110"]; $k["kubelet pods=1"]),
 		kubelet1_over_floor: over($k["kubelet pods=1"]; $k["floor ADD"]),
+		api250_over_api1: over($k["kubelet API pods=250"]; $k["kubelet API pods=1"]),
+		api1_over_floor: over($k["kubelet API pods=1"]; $k["floor ADD"]),
+		api250_over_floor: over($k["kubelet API pods=250"]; $k["floor ADD"]),
 		catalog200_over_none: over($k["catalog=200x50"]; $k["catalog=none"]),
 		catalog3_over_none: over($k["catalog=3x2"]; $k["catalog=none"]),
 		chain_over_hostdevice: over($k["chain host-device + rdma-qos ADD"];
@@ -67,6 +70,11 @@ $m["rdma-qos ADD steady"] as $ours | $m["rdma-qos ADD 2nd VF"] as $ours2 |
 		 measured: ("\(over($k["kubelet pods=250"]; $k["kubelet pods=1"]))x" +
 			" (110 pods: \(over($k["kubelet pods=110"]; $k["kubelet pods=1"]))x)"),
 		 met: (over($k["kubelet pods=250"]; $k["kubelet pods=1"]) <= 1.25)},
+		{target: "ADD over the PodResources API, 250 pods <= 1.15x the same on an empty node (1 pod)",
+		 measured: ("\(over($k["kubelet API pods=250"]; $k["kubelet API pods=1"]))x" +
+			" (API / C floor: 1 pod \(over($k["kubelet API pods=1"]; $k["floor ADD"]))x," +
+			" 250 pods \(over($k["kubelet API pods=250"]; $k["floor ADD"]))x)"),
+		 met: (over($k["kubelet API pods=250"]; $k["kubelet API pods=1"]) <= 1.15)},
 		{target: "ADD with a catalog of 200 namespaces / 50 profiles <= 1.1x no catalog",
 		 measured: ("\(over($k["catalog=200x50"]; $k["catalog=none"]))x" +
 			" (3 namespaces / 2 profiles: \(over($k["catalog=3x2"]; $k["catalog=none"]))x)"),

@@ -22,8 +22,10 @@ HOSTDEV=${HOSTDEV:-/usr/lib/cni/host-device}
 [ -x "$HOSTDEV" ] || die "no $HOSTDEV (containernetworking-plugins)"
 command -v strace >/dev/null || die "no strace"
 T=$(mktemp -d /tmp/rq-bench.XXXXXX) TB=$(mktemp -d /tmp/rq-bench-bin.XXXXXX)
-NS=rqbench$$ NS2=rqbenchc$$ HDEV=
+NS=rqbench$$ NS2=rqbenchc$$ HDEV= PSRVS=
 cleanup() {
+	local p
+	for p in $PSRVS; do kill "$p" 2>/dev/null || true; done
 	# BENCH_KEEP=1: leave the nodes, the pod and the plans for profiling one point by hand
 	if [ -n "${BENCH_KEEP:-}" ]; then echo "bench: kept $T, $TB (netns $NS $NS2)" >&2; return; fi
 	ip netns del "$NS" 2>/dev/null || true
@@ -292,6 +294,30 @@ for k in 1 110 250; do
 		"$d/var/lib/kubelet/device-plugins/kubelet_internal_checkpoint") bytes"
 	plan_line "kubelet pods=$k" - "$d.json" "$d.env" "$SIMB" >> "$T/plan.node"
 done
+# the same evidence over kubelet's PodResources API: a grpcio server (tests/simnode/
+# podres_server.py) serves the files' placements from memory, as kubelet does, on the node's
+# socket; node.numaSource api, so a point that fell back to the files would fail its check
+mkdir -p "$T/pb"
+protoc --python_out="$T/pb" -I"$RQ_SRC/pkg/podres" "$RQ_SRC/pkg/podres/api.proto" ||
+	die "protoc api.proto (protobuf-compiler)"
+for k in 1 250; do
+	d=$T/kapi$k; node "$d" 4
+	"$(dirname "$0")/kubelet-state.sh" "$d" "$k" pod-bench
+	mkdir -p "$d/etc/cni/rdma-qos"
+	echo '{"namespaces":{"*":{"default":"roce-lossless","allow":["roce-lossless"]}},"node":{"numaSource":"api"}}' \
+		> "$d/etc/cni/rdma-qos/profiles.json"
+	/usr/bin/python3 "$RQ_SRC/tests/simnode/podres_server.py" --root "$d" --pb "$T/pb" \
+		--pod ai/bench=pod-bench > "$T/psrv$k.log" 2>&1 &
+	PSRVS="$PSRVS $!"
+	for i in $(seq 100); do grep -q ready "$T/psrv$k.log" && break; sleep 0.1; done
+	grep -q ready "$T/psrv$k.log" || die "podres server: $(cat "$T/psrv$k.log")"
+	ours_conf "$(vf_pci "$d" 1)" > "$d.json"; envfile "$d.env" ADD "$d"
+	run_once "$d.env" "$d.json" "$SIMB"
+	[ "$(verdict "$d")" = aligned ] || die "kubelet API=$k: NUMA verdict $(verdict "$d"), not aligned"
+	src=$(jq -r .numaSource "$d/run/rdma-qos/state/bench_bench_net1.json")
+	[ "$src" = "PodResources API (Get)" ] || die "kubelet API=$k: evidence from $src"
+	plan_line "kubelet API pods=$k" - "$d.json" "$d.env" "$SIMB" >> "$T/plan.node"
+done
 for c in none 3x2 200x50; do
 	d=$T/cat$c; node "$d" 4
 	[ "$c" = none ] || gen_catalog "$d/etc/cni/rdma-qos/profiles.json" "${c%x*}" "${c#*x}"
@@ -381,6 +407,8 @@ jq -r '.ratios | "RATIOS  steady ADD / C floor ADD    = \(.ours_over_floor)x",
 	"        DEL / C floor ADD           = \(.del_over_floor)x",
 	"        kubelet 250 pods / 1 pod    = \(.kubelet250_over_kubelet1)x" +
 	" (110 pods: \(.kubelet110_over_kubelet1)x; 1 pod / C floor: \(.kubelet1_over_floor)x)",
+	"        API 250 pods / API 1 pod    = \(.api250_over_api1)x" +
+	" (API 1 pod / C floor: \(.api1_over_floor)x; API 250 pods / C floor: \(.api250_over_floor)x)",
 	"        catalog 200x50 / none       = \(.catalog200_over_none)x" +
 	" (3x2: \(.catalog3_over_none)x)",
 	"        host-device + rdma-qos / host-device alone = \(.chain_over_hostdevice)x"' "$RES"

@@ -25,7 +25,7 @@ prereqs() {
 	command -v aarch64-linux-gnu-gcc >/dev/null || { echo "no gcc-aarch64-linux-gnu"; return 1; }
 	[ -n "$QEMU" ] || { echo "no qemu-user-static"; return 1; }
 	local p
-	for p in libnl-3-dev:arm64 libcjson-dev:arm64 check:arm64; do
+	for p in libnl-3-dev:arm64 libcjson-dev:arm64 libprotobuf-c-dev:arm64 libnghttp2-dev:arm64 check:arm64; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 			{ echo "no $p"; return 1; }
 	done

@@ -17,7 +17,7 @@ CJSON_CACHE=${RQ_CJSON_CACHE:-/var/tmp/rdma-qos-cjson}
 NM=${RQ_NPM_CACHE:-/var/tmp/rdma-qos-npm}/node_modules
 SUITE=bookworm
 # what deploy/Containerfile's build stage needs, preinstalled so that it needs no network
-BASE_PKGS=gcc,libc6-dev,make,pkg-config,libcjson-dev,libnl-3-dev,libnl-route-3-dev,dpkg-dev
+BASE_PKGS=gcc,libc6-dev,make,pkg-config,libcjson-dev,libnl-3-dev,libnl-route-3-dev,dpkg-dev,libprotobuf-c-dev,protobuf-c-compiler,libnghttp2-dev
 BASE_KEY=$(printf '%s %s' "$SUITE" "$BASE_PKGS" | sha256sum | cut -c1-12)
 BASE_IMG=localhost/rq-debian-build:$BASE_KEY
 VERSION=$(cat "$SRC/VERSION")

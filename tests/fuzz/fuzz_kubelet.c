@@ -74,7 +74,7 @@ static void devices(const char *buf, size_t len, size_t step)
 	struct rq_jmem m;
 	size_t n = 0, rn = 0;
 	uint64_t nodes = 0, want = 0;
-	int r = kubelet_devices_src(src(&m, buf, len, step), UID, d, 4, &n, &nodes);
+	int r = kubelet_devices_src(src(&m, buf, len, step), UID, NULL, d, 4, &n, &nodes);
 
 	if (r != 0 && r != -EBADMSG && r != -EFBIG)
 		abort();

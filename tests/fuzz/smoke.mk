@@ -19,5 +19,6 @@ fuzz-smoke:
 	$(call fuzz_smoke,fuzz-cni fuzz-dcb,FUZZ_SECONDS)
 	$(call fuzz_smoke,fuzz-kubelet,KUBELET_FUZZ_SECONDS)
 	$(call fuzz_smoke,fuzz-netconf,NETCONF_FUZZ_SECONDS)
+	$(call fuzz_smoke,fuzz-podres,PODRES_FUZZ_SECONDS)
 
 test: fuzz-smoke

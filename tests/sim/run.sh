@@ -22,6 +22,11 @@ read -r _ VF2PCI VF2 <<< "${VFS[2]}"
 read -r _ VF3PCI VF3 <<< "${VFS[3]}"
 read -r PF1 VF4PCI VF4 <<< "${VFS[4]}"
 PF0PCI=$(basename "$(readlink -f "$ROOT/sys/class/net/$PF0/device")")
+# kubelet's checkpoint as the SR-IOV device plugin writes it: each VF under its
+# own pod, by PCI address, with its NUMA node (PF0's VFs are on node 0)
+"$MKNODE" --root "$ROOT" pod --uid pod-aligned --device "intel.com/sriov_rdma=$VF0PCI@0" \
+	--device "intel.com/sriov_rdma=$VF1PCI@0" > /dev/null
+"$MKNODE" --root "$ROOT" pod --uid pod-far --device "intel.com/sriov_rdma=$VF2PCI@0" > /dev/null
 tos_of() { local dev; dev=$(ls "$ROOT/sys/bus/pci/devices/$1/infiniband" | head -1); cat "$ROOT/sys/kernel/config/rdma_cm/$dev/ports/1/default_roce_tos"; }
 rdma_of() { ls "$ROOT/sys/bus/pci/devices/$1/infiniband" | head -1; }
 recs() { ls "$ROOT/run/rdma-qos/state/" 2>/dev/null | grep -c '\.json$'; }
@@ -144,6 +149,8 @@ msg=$(chain_add "$ROOT" roce c3 "$NSN" net1 "$VF2" "$(rq "$VF2PCI" '"numa":"stri
 check "numa strict: ADD fails" [ $? -ne 0 ]
 check "numa strict: code 103" [ "$(jq .code <<< "$msg")" = 103 ]
 check "numa strict: evidence names the VF node" grep -q "NUMA node 0" <<< "$(jq -r .msg <<< "$msg")"
+check "numa strict: the VF's own device-plugin entry is no evidence" \
+	[ "$(jq -r .msg <<< "$msg")" = "NUMA misaligned (numa: strict): VF $VF2PCI is on NUMA node 0; pod CPUs 4-5 are on node 1" ]
 check "numa strict: no record left" [ "$(recs)" = 0 ]
 check "numa strict: VF ToS untouched" [ "$(tos_of "$VF2PCI")" = 0 ]
 out=$(chain_add "$ROOT" roce c3 "$NSN" net1 "$VF2" "$(rq "$VF2PCI" '"numa":"warn","logLevel":"info"')" "$ARGS_FAR" 2> "$T/warn.log")
@@ -192,7 +199,7 @@ check "then lossy: ADD succeeds (no 102)" [ $? -eq 0 ]
 check "then lossy: no SET on the PF" [ "$(writes)" = "$W" ]
 check "both orders end in the same PF state" [ "$(pfstate)" = "$A" ]
 check "the PF index lists both, the lossy one without requirements" \
-	[ "$(jq -c '[.attachments[] | .profileName + ":" + (.req | keys | join("+"))] | sort' "$ROOT/run/rdma-qos/state/pf/$PF0PCI.json")" = '["lossy:","roce-lossless:dscp2prio+ecn+pfc+trust"]' ]
+	[ "$(jq -c '[.attachments[] | .profileName + ":" + (.req | keys | join("+"))] | sort' "$ROOT/run/rdma-qos/state/pf/$PF0PCI.json")" = '["lossy:","roce-lossless:cnp+dscp2prio+ecn+pfc+trust"]' ]
 # a contradiction: DSCP 26 to priority 5 against the live lossless attachment
 NSE=$(newns e)
 msg=$(chain_add "$ROOT" roce c6 "$NSE" net1 "$VF2" "$(rq "$VF2PCI" '"profile":"af31p5"')" "$ARGS_OK")
@@ -452,7 +459,7 @@ echo '{"writes": 0}' > "$ROOT/dcb/$PF1.json"
 mv "$ROOT/sys/kernel/config/rdma_cm" "$ROOT/sys/kernel/config/rdma_cm.off"
 msg=$(conf_for roce 1.0.0 "$(rq "$VF4PCI" '"numa":"off"')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
 	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD nt1 /proc/self/ns/net net1 "$ARGS_OK" 2>/dev/null)
-check "rdma_cm not loaded: code 108" [ "$(jq .code <<< "$msg")" = 108 ]
+check "rdma_cm not loaded: code 108" [ "$(jq .code <<< "$msg")" = 108 ] || echo "ADD said: $msg"
 check "no ToS message says rdma_cm is not loaded" grep -q 'rdma_cm is not loaded' <<< "$(jq -r .msg <<< "$msg")"
 check "no ToS: found before the PF was touched (0 writes)" [ "$(dcb_writes "$ROOT" "$PF1")" = 0 ]
 mv "$ROOT/sys/kernel/config/rdma_cm.off" "$ROOT/sys/kernel/config/rdma_cm"
@@ -668,5 +675,8 @@ chain_del "$ROOT" roce s1 "$NSS" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK"
 
 # the VF's traffic class on its own node (issue 12)
 . "$(dirname "$0")/tos.sh"
+
+# NUMA evidence from kubelet's PodResources API (issue 24)
+. "$(dirname "$0")/podres.sh"
 
 summary

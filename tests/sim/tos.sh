@@ -169,6 +169,21 @@ check "SF deviceID: code 104 saying it is a sub-function" \
 conf_for tos 1.0.0 "$(trq mlx5_core.sf.3)" | RDMA_QOS_SIM_ROOT=$RT run_plugin "$SIM" DEL sf1 "" net1 "$TARGS" 2> /dev/null
 check "... its DEL succeeds" [ $? -eq 0 ]
 
+echo "-- show: a VF's RDMA device without a PCI link (rxe on its netdev), as its record names it"
+# rxe sits on the VF's netdev, not on its PCI function: show takes the record's device
+# while the host has it (VF0 here: no infiniband/ under its PCI function)
+mkdir -p "$RT/run/rdma-qos/state" "$RT/sys/class/infiniband/rxe7" "$RT/sys/kernel/config/rdma_cm/rxe7/ports/1"
+echo 106 > "$RT/sys/kernel/config/rdma_cm/rxe7/ports/1/default_roce_tos"
+jq -n --arg vf "$TVF0PCI" --arg p "/sys/kernel/config/rdma_cm/rxe7/ports/1/default_roce_tos" \
+	'{version: 1, network: "tos", containerID: "rxe", ifname: "net1", netns: "/proc/1/ns/net", vf: $vf, pfs: [],
+	  rdma: {device: "rxe7", tosScope: "rdma-cm", port: 1, inPod: false, tosSet: 106,
+		 knobs: {configfs: {path: $p, previous: 32, changed: true}}}}' > "$(trec rxe)"
+rxe_show() { RDMA_QOS_SIM_ROOT=$RT "$SIM" show --json | jq -c --arg v "$TVF0PCI" '.pfs[].vfs[] | select(.pci == $v) | [.rdma, .tos.configfs, .tosScope]'; }
+check "show: the record's rxe7 on VF0 with configfs 106 (rdma-cm)" [ "$(rxe_show)" = '["rxe7",106,"rdma-cm"]' ]
+rmdir "$RT/sys/class/infiniband/rxe7"
+check "... and nothing once the host has no rxe7" [ "$(rxe_show)" = '[null,null,null]' ]
+rm -f "$(trec rxe)"; rm -rf "$RT/sys/kernel/config/rdma_cm/rxe7"
+
 echo "-- a record from before both knobs were kept"
 mkdir -p "$RT/run/rdma-qos/state"
 jq -n --arg vf "$TVF3PCI" --arg d "$(trdma "$TVF3PCI")" --arg p "/sys/kernel/config/rdma_cm/$(trdma "$TVF3PCI")/ports/1/default_roce_tos" \

@@ -79,6 +79,30 @@ START_TEST(kubelet_dir_refused)
 }
 END_TEST
 
+START_TEST(numa_source)
+{
+	static const char *const names[] = {"auto", "api", "files"};
+	struct rq_catalog *c = NULL;
+	struct rq_error e;
+	char json[128];
+
+	ck_assert_int_eq(parse("{}", &c, &e), 0);
+	ck_assert_int_eq(c->numa_source, RQ_NUMA_SRC_AUTO);
+	catalog_free(c);
+	for (int i = 0; i < 3; i++) {
+		(void)snprintf(json, sizeof(json), "{\"node\": {\"numaSource\": \"%s\"}}", names[i]);
+		ck_assert_int_eq(parse(json, &c, &e), 0);
+		ck_assert_int_eq(c->numa_source, i);
+		ck_assert_str_eq(numa_source_name(c->numa_source), names[i]);
+		catalog_free(c);
+	}
+	ck_assert_int_eq(parse("{\"node\": {\"numaSource\": \"API\"}}", &c, &e), -EINVAL);
+	ck_assert_str_eq(e.msg, "node.numaSource: expected one of \"auto\", \"api\", \"files\"");
+	ck_assert_int_eq(parse("{\"node\": {\"numaSource\": 1}}", &c, &e), -EINVAL);
+	ck_assert_int_eq(parse("{\"node\": {\"numaSource\": null}}", &c, &e), -EINVAL);
+}
+END_TEST
+
 Suite *suite_catalog_node(void)
 {
 	Suite *s = suite_create("catalog_node");
@@ -86,6 +110,7 @@ Suite *suite_catalog_node(void)
 
 	tcase_add_test(tc, kubelet_dir_default_and_set);
 	tcase_add_test(tc, kubelet_dir_refused);
+	tcase_add_test(tc, numa_source);
 	suite_add_tcase(s, tc);
 	return s;
 }

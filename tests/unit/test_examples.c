@@ -320,6 +320,9 @@ START_TEST(test_examples_profiles)
 	ck_assert_uint_eq(rl->pfc, builtin.pfc);
 	ck_assert_uint_eq(rl->dscp_override, builtin.dscp_override);
 	ck_assert_int_eq(rl->traffic_class, 106);
+	/* and its CNP class: DSCP 48 (CS6) on priority 6 */
+	ck_assert(rl->has_cnp[0] && rl->has_cnp[1] && !memcmp(rl->cnp, builtin.cnp, 2));
+	ck_assert(fab->has_cnp[0] && !memcmp(fab->cnp, builtin.cnp, 2));
 	ck_assert_int_eq(st->traffic_class, 138); /* DSCP 34 AF41 + ECT(0) */
 	ck_assert(!profile_has_pf_req(lossy));
 	ck_assert_int_eq(lossy->traffic_class, 0);

@@ -160,7 +160,7 @@ START_TEST(bound_is_an_error)
 	e.off = 0;
 	ck_assert_int_eq(kubelet_memory_src(src, "p", &nodes), -EFBIG);
 	e.off = 0;
-	ck_assert_int_eq(kubelet_devices_src(src, "p", d, 1, &n, NULL), -EFBIG);
+	ck_assert_int_eq(kubelet_devices_src(src, "p", NULL, d, 1, &n, NULL), -EFBIG);
 	/* a pod's entries past the value bound */
 	v = malloc(RQ_KUBELET_VALUE_MAX + 64);
 	ck_assert_ptr_nonnull(v);
@@ -226,7 +226,7 @@ START_TEST(stream_big_checkpoint)
 		n = 0;
 		nodes = 0;
 		ck_assert_int_eq(kubelet_devices_src((struct rq_jsrc){.read = jmem_read, .ctx = &m},
-						     "pod-x", d, RQ_KUBELET_MAX_DEVS, &n, &nodes),
+						     "pod-x", NULL, d, RQ_KUBELET_MAX_DEVS, &n, &nodes),
 				 0);
 		ck_assert_uint_eq(n, 9);
 		ck_assert_str_eq(d[0].resource, "nvidia.com/gpu0");
@@ -236,10 +236,31 @@ START_TEST(stream_big_checkpoint)
 	/* at most @max stored; the nodes still cover all */
 	ck_assert_int_eq(kubelet_devices_src((struct rq_jsrc){.read = jmem_read,
 							       .ctx = &(struct rq_jmem){j, len, 0, 0}},
-					     "pod-x", d, 1, &n, &nodes),
+					     "pod-x", NULL, d, 1, &n, &nodes),
 			 0);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_uint_eq(nodes, 3);
+	/*
+	 * The attachment's own devices are no evidence: with every odd rail skipped (one
+	 * spelled in capitals, as PCI addresses may be), node 1 is no longer the pod's.
+	 */
+	{
+		static const char *const own[] = {"dev-249-1", "DEV-249-3", "dev-249-5", "",
+						  "dev-249-7", NULL};
+
+		ck_assert_int_eq(
+		    kubelet_devices_src((struct rq_jsrc){.read = jmem_read,
+							 .ctx = &(struct rq_jmem){j, len, 0, 0}},
+					"pod-x", own, d, RQ_KUBELET_MAX_DEVS, &n, &nodes),
+		    0);
+		ck_assert_uint_eq(n, 5);
+		ck_assert_uint_eq(nodes, 1);
+		for (size_t i = 0; i < n; i++)
+			ck_assert_int_eq(d[i].node, 0);
+		ck_assert(kubelet_dev_skipped(own, "DEV-249-1"));
+		ck_assert(!kubelet_dev_skipped(own, ""));
+		ck_assert(!kubelet_dev_skipped(NULL, "dev-249-1"));
+	}
 	/* one damaged byte anywhere is malformed, even far from the pod (a comma dropped) */
 	*strstr(j + len / 2, ",{\"PodUID\"") = ' ';
 	ck_assert_int_eq(kubelet_devices(j, len, "pod-x", d, 4, &n), -EBADMSG);

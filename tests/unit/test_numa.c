@@ -35,7 +35,11 @@ static struct rq_numa_result eval(const char *uid, const char *vf)
 	struct rq_numa_result res;
 
 	memset(&res, 0x5a, sizeof(res));
-	ck_assert_int_eq(numa_evaluate(&node.root, KUBELET, uid, vf, &res), 0);
+	ck_assert_int_eq(numa_evaluate(&node.root,
+				       &(struct rq_numa_query){
+					   .kubelet_dir = KUBELET, .pod_uid = uid, .vf_pci = vf},
+				       &res),
+			 0);
 	return res;
 }
 
@@ -141,6 +145,48 @@ START_TEST(devices_and_memory)
 	ck_assert_str_eq(r.evidence, "VF 0000:82:00.2 is on NUMA node 1; pod memory is on node 1");
 	r = eval("pod-m", "0000:81:00.2");
 	ck_assert_int_eq(r.verdict, RQ_NUMA_MISALIGNED);
+}
+END_TEST
+
+/*
+ * The SR-IOV device plugin lists the VF under its own pod, by PCI address,
+ * with the VF's NUMA node (topology is on by default): that entry must not
+ * vouch for the VF, nor must the attachment's other names for it.
+ */
+START_TEST(vf_never_vouches_for_itself)
+{
+	struct rq_numa_result r;
+	struct rq_numa_query q = {.kubelet_dir = KUBELET, .pod_uid = "pod-far"};
+
+	/* pod CPUs on node 1, the VF 0000:81:00.1 on node 0, listed as the plugin writes it */
+	pod("--uid pod-far --cpus 4-5 --device intel.com/sriov_rdma=0000:81:00.1@0");
+	r = eval("pod-far", "0000:81:00.1");
+	ck_assert_int_eq(r.verdict, RQ_NUMA_MISALIGNED);
+	ck_assert_uint_eq(r.pod_nodes, 0x2);
+	ck_assert_str_eq(r.evidence,
+			 "VF 0000:81:00.1 is on NUMA node 0; pod CPUs 4-5 are on node 1");
+	/* a second rail of the same pod on node 0 is evidence: it is another attachment's */
+	pod("--uid pod-far --device intel.com/sriov_rdma=0000:81:00.2@0");
+	r = eval("pod-far", "0000:81:00.1");
+	ck_assert_int_eq(r.verdict, RQ_NUMA_ALIGNED);
+	ck_assert_str_eq(r.evidence, "VF 0000:81:00.1 is on NUMA node 0; pod CPUs 4-5 are on "
+				     "node 1; intel.com/sriov_rdma 0000:81:00.2 is on node 0");
+	/* only its own entries (by PCI address, RDMA device, netdev): no evidence, unknown */
+	pod("--uid pod-self --device intel.com/sriov_rdma=0000:81:00.1@0");
+	pod("--uid pod-self --device rdma/hca=mlx5_7@0 --device x/netdev=simpf0v0@0");
+	r = eval("pod-self", "0000:81:00.1");
+	ck_assert_int_eq(r.verdict, RQ_NUMA_ALIGNED); /* mlx5_7, simpf0v0 unknown as its own */
+	q.pod_uid = "pod-self";
+	q.vf_pci = "0000:81:00.1";
+	q.self[0] = "MLX5_7";
+	q.self[1] = "simpf0v0";
+	memset(&r, 0x5a, sizeof(r));
+	ck_assert_int_eq(numa_evaluate(&node.root, &q, &r), 0);
+	ck_assert_int_eq(r.verdict, RQ_NUMA_UNKNOWN);
+	ck_assert_uint_eq(r.pod_nodes, 0);
+	ck_assert_str_eq(r.evidence,
+			 "VF 0000:81:00.1 is on NUMA node 0; kubelet has no CPU, device "
+			 "or memory placement for pod pod-self");
 }
 END_TEST
 
@@ -337,6 +383,7 @@ Suite *suite_numa(void)
 	tcase_add_test(tc, misaligned_cpus);
 	tcase_add_test(tc, spanning_cpus);
 	tcase_add_test(tc, devices_and_memory);
+	tcase_add_test(tc, vf_never_vouches_for_itself);
 	tcase_add_test(tc, unknown_no_uid_or_no_data);
 	tcase_add_test(tc, unknown_vf_node);
 	tcase_add_test(tc, malformed_files);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "netconf/profile.h"
+#include "pkg/dcb/dcb.h"
 
 #define ETS_OK "\"tsa\":[\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\",\"ets\"]"
 #define PTC_OK "\"prioTc\":[0,1,2,3,4,5,6,7]"
@@ -415,13 +416,13 @@ START_TEST(test_profile_to_json_exact)
 	j = profile_to_json(&p);
 	s = cJSON_PrintUnformatted(j);
 	ck_assert_str_eq(s, "{\"trust\":\"dscp\",\"dscp2prio\":{\"26\":3,\"48\":6},\"pfc\":[3],"
-			    "\"ecn\":[3],\"trafficClass\":106}");
+			    "\"ecn\":[3],\"cnp\":{\"dscp\":48,\"prio\":6},\"trafficClass\":106}");
 	free(s);
 	/* the PF index gets the requirements only */
 	s = cJSON_PrintUnformatted(j2 = profile_req_to_json(&p));
 	cJSON_Delete(j2);
 	ck_assert_str_eq(s, "{\"trust\":\"dscp\",\"dscp2prio\":{\"26\":3,\"48\":6},\"pfc\":[3],"
-			    "\"ecn\":[3]}");
+			    "\"ecn\":[3],\"cnp\":{\"dscp\":48,\"prio\":6}}");
 	free(s);
 	cJSON_Delete(j);
 	ck_assert_int_eq(prof("{\"trust\":\"pcp\",\"pfc\":[],\"ecn\":[],\"trafficClass\":0,"
@@ -442,6 +443,38 @@ START_TEST(test_profile_to_json_exact)
 END_TEST
 
 /* Requirements conflict only where they contradict; everything else unites. */
+/* "cnp": a PF requirement of its own; either field alone; ranges; a real contradiction */
+START_TEST(test_profile_cnp)
+{
+	struct rq_profile a, b, u;
+	char x[200], y[200];
+	struct rq_error e;
+
+	ck_assert_int_eq(prof("{\"cnp\":{\"dscp\":46}}", "qos", &a, &e), 0);
+	ck_assert(a.has_cnp[CNP_DSCP] && !a.has_cnp[CNP_PRIO]);
+	ck_assert_uint_eq(a.cnp[CNP_DSCP], 46);
+	ck_assert(profile_has_pf_req(&a));
+	ck_assert_int_eq(prof("{\"cnp\":{\"dscp\":64}}", "qos", &a, &e), RQ_ERR_CONFIG);
+	ck_assert_str_eq(e.msg, "qos.cnp.dscp: 64 out of range 0-63");
+	ck_assert_int_eq(prof("{\"cnp\":{\"prio\":8}}", "qos", &a, &e), RQ_ERR_CONFIG);
+	ck_assert_int_eq(prof("{\"cnp\":{}}", "qos", &a, &e), RQ_ERR_CONFIG);
+	ck_assert_int_eq(prof("{\"cnp\":{\"pcp\":6}}", "qos", &a, &e), RQ_ERR_CONFIG);
+	ck_assert_int_eq(prof("{\"cnp\":6}", "qos", &a, &e), RQ_ERR_CONFIG);
+	profile_builtin(&a);
+	ck_assert_int_eq(prof("{\"cnp\":{\"prio\":5}}", "qos", &b, &e), 0);
+	ck_assert(profile_req_conflict(&a, &b, x, y, sizeof(x)));
+	ck_assert_str_eq(x, "CNP prio 6");
+	ck_assert_str_eq(y, "CNP prio 5");
+	ck_assert_int_eq(prof("{\"cnp\":{\"dscp\":48}}", "qos", &b, &e), 0);
+	ck_assert(!profile_req_conflict(&a, &b, x, y, sizeof(x)));
+	profile_empty(&u, "u");
+	profile_req_merge(&u, &b);
+	profile_req_merge(&u, &a);
+	ck_assert(u.has_cnp[CNP_DSCP] && u.has_cnp[CNP_PRIO]);
+	ck_assert_uint_eq(u.cnp[CNP_PRIO], 6);
+}
+END_TEST
+
 START_TEST(test_profile_req_conflict)
 {
 	struct rq_profile a, b, u;
@@ -513,6 +546,7 @@ Suite *suite_profile(void)
 			    (int)(sizeof(round_trip) / sizeof(round_trip[0])));
 	tcase_add_test(tc, test_profile_to_json_exact);
 	tcase_add_test(tc, test_profile_req_conflict);
+	tcase_add_test(tc, test_profile_cnp);
 	tcase_add_test(tc, test_profile_tos_scope);
 	suite_add_tcase(s, tc);
 	return s;

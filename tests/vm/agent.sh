@@ -77,7 +77,7 @@ sleep 0.5
 curl -sf http://127.0.0.1:9309/metrics > /tmp/http.prom
 check "GET /metrics answers" [ $? -eq 0 ]
 if command -v promtool > /dev/null; then
-	check "promtool accepts /metrics" promtool check metrics < /tmp/http.prom
+	check "promtool accepts /metrics" promcheck /tmp/http.prom
 else
 	fail "no promtool in the guest (the host's /usr is shared: apt-get install prometheus)"
 fi

@@ -16,7 +16,8 @@ fail() { echo "FAIL: vm test: $*"; echo "0 passed, 1 failed"; exit 1; }
 RQ_BUILD=$(cd "$RQ_BUILD" && pwd)
 make -s B="$RQ_BUILD" "$RQ_BUILD/tests/dcb/dcb-encode" >/dev/null || fail "cannot build the dcb encoder driver"
 bash tests/vm/guest.sh setup || skip "the QEMU guest could not be prepared (see above)"
-# an argument names another guest script (tests/vm/agent.sh: make vm-agent-test)
+# an argument names another guest script (tests/vm/agent.sh: make vm-agent-test;
+# tests/vm/wire.sh: make vm-wire-test)
 if [ -n "${1:-}" ]; then
 	RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh "$1"
 	exit $?
@@ -25,4 +26,6 @@ RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/e2e.sh; rc=$?
 # the VF's traffic class in exclusive RDMA netns mode: a guest of its own, since the
 # kernel switches the mode only while no other netns exists
 RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/tos.sh || rc=1
+# RoCEv2 packets on the wire (rxe on VFs in the host netns, tcpdump): a guest of its own
+RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/wire.sh || rc=1
 exit $rc

@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * One telemetry sample: counters of the PFs that have attachments and of the
+ * attachments' RDMA devices, with the labels the records give. The RDMA
+ * device is the record's (the agent's pass has already followed a device
+ * that re-registered under another name); in exclusive RDMA netns mode its
+ * hw_counters are read through the pod's sysfs (pkg/rdma podsys).
+ */
+#include "plugin/core/telemetry.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pkg/netns/netns.h"
+
+void tel_sample_init(struct tel_sample *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void tel_sample_fini(struct tel_sample *s)
+{
+	for (size_t i = 0; i < s->n_atts; i++)
+		rdma_counters_fini(&s->atts[i].ctr);
+	free(s->atts);
+	free(s->pfs);
+	memset(s, 0, sizeof(*s));
+}
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int pf_add(struct tel_sample *s, const char *name)
+{
+	struct tel_pf *n;
+
+	if (!name[0] || tel_pf_find(s, name))
+		return 0;
+	n = realloc(s->pfs, (s->n_pfs + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	s->pfs = n;
+	n = &s->pfs[s->n_pfs++];
+	memset(n, 0, sizeof(*n));
+	(void)snprintf(n->name, sizeof(n->name), "%s", name);
+	return 0;
+}
+
+static struct tel_att *att_new(struct tel_sample *s)
+{
+	struct tel_att *n;
+
+	/* grow geometrically: the agent adds 256 of them one by one */
+	if ((s->n_atts & (s->n_atts - 1)) == 0) {
+		n = realloc(s->atts, (s->n_atts ? s->n_atts * 2 : 4) * sizeof(*n));
+		if (!n)
+			return NULL;
+		s->atts = n;
+	}
+	n = &s->atts[s->n_atts++];
+	memset(n, 0, sizeof(*n));
+	n->prio = -1;
+	return n;
+}
+
+int tel_add_record(struct tel_sample *s, const cJSON *rec, const struct rq_profile *prof)
+{
+	const cJSON *rd = cJSON_GetObjectItemCaseSensitive(rec, "rdma");
+	const cJSON *pf0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rec, "pfs"), 0);
+	struct rq_profile own;
+	struct rq_error e;
+	struct tel_att *a;
+
+	if (!prof) {
+		if (profile_from_json(cJSON_GetObjectItemCaseSensitive(rec, "profile"), "profile",
+				      json_str(rec, "profileName") ?: "?", &own, &e) < 0)
+			profile_empty(&own, json_str(rec, "profileName") ?: "?");
+		prof = &own;
+	}
+	a = att_new(s);
+	if (!a)
+		return -ENOMEM;
+	(void)snprintf(a->ns, sizeof(a->ns), "%s", json_str(rec, "podNamespace") ?: "");
+	(void)snprintf(a->pod, sizeof(a->pod), "%s", json_str(rec, "podName") ?: "");
+	(void)snprintf(a->ifname, sizeof(a->ifname), "%s", json_str(rec, "ifname") ?: "");
+	(void)snprintf(a->vf, sizeof(a->vf), "%s", json_str(rec, "vf") ?: "");
+	(void)snprintf(a->rdma_dev, sizeof(a->rdma_dev), "%s", json_str(rd, "device") ?: "");
+	(void)snprintf(a->pf, sizeof(a->pf), "%s", json_str(pf0, "ifname") ?: "");
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rd, "inPod")))
+		(void)snprintf(a->netns, sizeof(a->netns), "%s", json_str(rec, "netns") ?: "");
+	a->port = json_int(rd, "port", 1);
+	a->tclass = prof->traffic_class;
+	a->pfc_req = prof->pfc;
+	return pf_add(s, a->pf);
+}
+
+int tel_load_records(const struct rq_env *env, struct tel_sample *s)
+{
+	char **keys = NULL;
+	size_t n = 0;
+	int r = state_record_list(&env->root, &keys, &n);
+
+	if (r == -ENOENT)
+		return 0;
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		cJSON *rec = NULL;
+
+		/* a record just taken by DEL, or pending an ADD: not (yet) an attachment */
+		if (state_record_read(&env->root, keys[i], &rec) == 0 &&
+		    !cJSON_GetObjectItemCaseSensitive(rec, "pending"))
+			r = tel_add_record(s, rec, NULL);
+		cJSON_Delete(rec);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(keys[i]);
+	free(keys);
+	return r < 0 ? r : 0;
+}
+
+int tel_copy_targets(const struct tel_sample *from, struct tel_sample *to)
+{
+	tel_sample_init(to);
+	to->pfs = malloc((from->n_pfs ? from->n_pfs : 1) * sizeof(*to->pfs));
+	to->atts = malloc((from->n_atts ? from->n_atts : 1) * sizeof(*to->atts));
+	if (!to->pfs || !to->atts) {
+		tel_sample_fini(to);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < from->n_pfs; i++) {
+		memset(&to->pfs[i], 0, sizeof(to->pfs[i]));
+		memcpy(to->pfs[i].name, from->pfs[i].name, sizeof(to->pfs[i].name));
+	}
+	to->n_pfs = from->n_pfs;
+	for (size_t i = 0; i < from->n_atts; i++) {
+		to->atts[i] = from->atts[i];
+		to->atts[i].has_ctr = false;
+		memset(&to->atts[i].ctr, 0, sizeof(to->atts[i].ctr));
+		to->atts[i].prio = -1;
+	}
+	to->n_atts = from->n_atts;
+	return 0;
+}
+
+const struct tel_pf *tel_pf_find(const struct tel_sample *s, const char *name)
+{
+	for (size_t i = 0; s && i < s->n_pfs; i++)
+		if (!strcmp(s->pfs[i].name, name))
+			return &s->pfs[i];
+	return NULL;
+}
+
+/* DSCP -> priority as the port has it now: its APP table under trust dscp, else all on 0. */
+static void dscp_map(const struct dcb_port_state *st, uint8_t map[64])
+{
+	bool dscp = false;
+	size_t n_dscp = 0;
+
+	for (size_t i = 0; i < st->n_app; i++)
+		n_dscp += st->app[i].selector == IEEE_8021QAZ_APP_SEL_DSCP;
+	dscp =
+	    st->has_trust ? st->n_trust && st->trust[0] == IEEE_8021QAZ_APP_SEL_DSCP : n_dscp > 0;
+	for (int d = 0; d < 64; d++)
+		map[d] = dscp ? (uint8_t)(d >> 3) : 0; /* mlx5's fresh dscp2prio is dscp >> 3 */
+	for (size_t i = 0; dscp && i < st->n_app; i++)
+		if (st->app[i].selector == IEEE_8021QAZ_APP_SEL_DSCP && st->app[i].protocol < 64 &&
+		    st->app[i].priority < 8)
+			map[st->app[i].protocol] = st->app[i].priority;
+}
+
+static void collect_pf(struct tel_pf *pf, const struct ethtool_ops *eops, void *ectx,
+		       const struct dcb_ops *dops, void *dctx, uint8_t map[64])
+{
+	struct dcb_port_state *st = calloc(1, sizeof(*st));
+	struct eth_stats es;
+
+	pf->has_stats = eops && eops->stats(ectx, pf->name, &es) == 0;
+	if (pf->has_stats) {
+		ethtool_port_sample(&es, &pf->ps);
+		eth_stats_fini(&es);
+	}
+	pf->has_dcb = st && dops && dops->get(dctx, pf->name, st) == 0;
+	if (pf->has_dcb) {
+		pf->pfc_en = st->has_pfc ? st->pfc_en : 0;
+		dscp_map(st, map);
+	}
+	free(st);
+}
+
+int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_cache *cache)
+{
+	const struct ethtool_ops *eops = NULL;
+	const struct dcb_ops *dops = NULL;
+	void *ectx = NULL, *dctx = NULL;
+	uint8_t(*maps)[64] = calloc(s->n_pfs ? s->n_pfs : 1, 64);
+
+	if (!maps)
+		return -ENOMEM;
+	s->t = mono_now();
+	if (s->n_pfs && env->ethtool_open && env->ethtool_open(env, &eops, &ectx) < 0)
+		eops = NULL;
+	if (s->n_pfs && env->dcb_open(env, &dops, &dctx) < 0)
+		dops = NULL;
+	for (size_t i = 0; i < s->n_pfs; i++)
+		collect_pf(&s->pfs[i], eops, ectx, dops, dctx, maps[i]);
+	if (eops)
+		eops->free(ectx);
+	if (dops)
+		dops->free(dctx);
+	for (size_t i = 0; i < s->n_atts; i++) {
+		struct tel_att *a = &s->atts[i];
+
+		for (size_t j = 0; j < s->n_pfs; j++)
+			if (s->pfs[j].has_dcb && a->tclass >= 0 && !strcmp(s->pfs[j].name, a->pf)) {
+				a->prio = maps[j][(a->tclass >> 2) & 63];
+				if (a->pfc_req)
+					s->pfs[j].roce_prios |= (uint8_t)(1u << a->prio);
+			}
+		rdma_counters_fini(&a->ctr);
+		if (!a->rdma_dev[0])
+			a->has_ctr = false;
+		else if (cache && !a->netns[0])
+			a->has_ctr = rdma_counters_read_cached(cache, &env->root, a->rdma_dev,
+							       a->port, &a->ctr) == 0;
+		else
+			a->has_ctr = rdma_counters_read(&env->root, a->netns, a->rdma_dev, a->port,
+							&a->ctr) == 0;
+	}
+	rdma_ctr_cache_sweep(cache);
+	s->t = (s->t + mono_now()) / 2;
+	free(maps);
+	return 0;
+}
+
+const struct tel_att *tel_att_prev(const struct tel_sample *prev, const struct tel_att *a,
+				   size_t hint)
+{
+	if (!prev)
+		return NULL;
+	if (hint < prev->n_atts && !strcmp(prev->atts[hint].vf, a->vf) &&
+	    !strcmp(prev->atts[hint].rdma_dev, a->rdma_dev))
+		return &prev->atts[hint];
+	for (size_t i = 0; i < prev->n_atts; i++)
+		if (!strcmp(prev->atts[i].vf, a->vf) &&
+		    !strcmp(prev->atts[i].rdma_dev, a->rdma_dev))
+			return &prev->atts[i];
+	return NULL;
+}
+
+static int ctr_get(const struct tel_att *a, const char *name, size_t hint, uint64_t *ret)
+{
+	if (!a || !a->has_ctr)
+		return -ENOENT;
+	if (hint < a->ctr.n && !strcmp(a->ctr.names[hint], name)) {
+		*ret = a->ctr.vals[hint];
+		return 0;
+	}
+	for (size_t i = 0; i < a->ctr.n; i++)
+		if (!strcmp(a->ctr.names[i], name)) {
+			*ret = a->ctr.vals[i];
+			return 0;
+		}
+	return -ENOENT;
+}
+
+int tel_att_delta(const struct tel_att *a, const struct tel_att *p, const char *name, uint64_t *ret)
+{
+	uint64_t c, o;
+
+	if (ctr_get(a, name, 0, &c) < 0 || ctr_get(p, name, 0, &o) < 0)
+		return -ENOENT;
+	*ret = tel_delta(o, c);
+	return 0;
+}
+
+/* The increase of port counter (@k, @prio, @dir) over the interval; false: no such counter. */
+static bool port_delta(const struct tel_pf *o, const struct tel_pf *n, enum port_stat k, int prio,
+		       int dir, uint64_t *ret)
+{
+	if (!o || !o->has_stats || !n->has_stats || !o->ps.has[k][prio][dir] ||
+	    !n->ps.has[k][prio][dir])
+		return false;
+	*ret = tel_delta(o->ps.v[k][prio][dir], n->ps.v[k][prio][dir]);
+	return true;
+}
+
+static int8_t storm(const struct tel_pf *o, const struct tel_pf *n, double dt)
+{
+	int8_t v = -1;
+	uint64_t d;
+
+	for (int lvl = 0; lvl < 2; lvl++)
+		if (port_delta(o, n, PS_STORM_EVENTS, 0, lvl, &d))
+			v = d > 0 || v == 1 ? 1 : 0;
+	for (int p = 0; p < PS_PRIOS; p++)
+		for (int dir = 0; dir < 2; dir++)
+			if (port_delta(o, n, PS_PAUSE_USEC, p, dir, &d))
+				v = (double)d / 1e6 > TEL_STORM_SHARE * dt || v == 1 ? 1 : 0;
+	return v;
+}
+
+/* Did the lossless attachments on @pf whose RoCE leaves on @p send anything? -1: cannot tell. */
+static int vf_sent(const struct tel_sample *prev, const struct tel_sample *cur,
+		   const struct tel_pf *pf, int p)
+{
+	int v = -1;
+
+	for (size_t i = 0; i < cur->n_atts; i++) {
+		const struct tel_att *a = &cur->atts[i];
+		uint64_t d;
+
+		if (strcmp(a->pf, pf->name) || a->prio != p || !a->pfc_req)
+			continue;
+		if (tel_att_delta(a, tel_att_prev(prev, a, i), "sent_pkts", &d) == 0)
+			v = d > 0 || v == 1 ? 1 : 0;
+	}
+	return v;
+}
+
+void tel_derive(const struct tel_sample *prev, const struct tel_sample *cur,
+		const struct tel_pf *pf, struct tel_derived *ret)
+{
+	const struct tel_pf *o = tel_pf_find(prev, pf->name);
+	double dt = prev ? cur->t - prev->t : 0;
+	uint64_t d;
+
+	memset(ret, -1, sizeof(*ret));
+	if (!o || dt <= 0)
+		return;
+	ret->pause_storm = storm(o, pf, dt);
+	if (!pf->has_dcb)
+		return;
+	for (int p = 0; p < PS_PRIOS; p++) {
+		bool on = pf->pfc_en & (1u << p);
+		int sent = -1;
+
+		if (on) {
+			if (port_delta(o, pf, PS_PRIO_DISCARDS, p, 0, &d))
+				ret->discards_on_pfc[p] = d > 0;
+			if (port_delta(o, pf, PS_PRIO_BUF_DISCARDS, p, 0, &d))
+				ret->discards_on_pfc[p] = d > 0 || ret->discards_on_pfc[p] == 1;
+		}
+		if (!(pf->roce_prios & (1u << p)))
+			continue;
+		if (port_delta(o, pf, PS_PRIO_PACKETS, p, 1, &d))
+			sent = d > 0;
+		else if (port_delta(o, pf, PS_PRIO_BYTES, p, 1, &d))
+			sent = d > 0;
+		else
+			sent = vf_sent(prev, cur, pf, p);
+		if (on)
+			ret->roce_on_lossy[p] = 0;
+		else if (sent >= 0)
+			ret->roce_on_lossy[p] = (int8_t)sent;
+	}
+}
+
+static double rate_of(const struct tel_att *a, const struct tel_att *p, enum rdma_ctr kind,
+		      int want_dir, double dt)
+{
+	double sum = -1;
+
+	for (size_t i = 0; a->has_ctr && p && i < a->ctr.n; i++) {
+		uint64_t o;
+		int dir;
+
+		if (rdma_counter_classify(a->ctr.names[i], &dir) != kind ||
+		    (want_dir >= 0 && dir != want_dir) || ctr_get(p, a->ctr.names[i], i, &o) < 0)
+			continue;
+		sum = (sum < 0 ? 0 : sum) + (double)tel_delta(o, a->ctr.vals[i]) / dt;
+	}
+	return sum;
+}
+
+void tel_att_rates(const struct tel_sample *prev, const struct tel_sample *cur, size_t i,
+		   struct tel_att_rates *ret)
+{
+	const struct tel_att *a = &cur->atts[i], *p = tel_att_prev(prev, a, i);
+	const struct tel_pf *pf = tel_pf_find(cur, a->pf), *opf = tel_pf_find(prev, a->pf);
+	double dt = prev ? cur->t - prev->t : 0;
+	uint64_t d;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->prio = a->prio;
+	if (dt <= 0) {
+		ret->cnp_sent = ret->cnp_handled = ret->ecn_marked = ret->retrans = -1;
+		ret->tx_pkts = ret->rx_pkts = ret->pause_rx = ret->pause_tx = -1;
+		return;
+	}
+	ret->cnp_sent = rate_of(a, p, RC_CNP_SENT, -1, dt);
+	ret->cnp_handled = rate_of(a, p, RC_CNP_HANDLED, -1, dt);
+	ret->ecn_marked = rate_of(a, p, RC_ECN_MARKED, -1, dt);
+	ret->retrans = rate_of(a, p, RC_RETRANS, -1, dt);
+	ret->tx_pkts = rate_of(a, p, RC_PACKETS, 1, dt);
+	ret->rx_pkts = rate_of(a, p, RC_PACKETS, 0, dt);
+	ret->pause_rx = ret->pause_tx = -1;
+	if (pf && a->prio >= 0 && port_delta(opf, pf, PS_PAUSE_FRAMES, a->prio, 0, &d))
+		ret->pause_rx = (double)d / dt;
+	if (pf && a->prio >= 0 && port_delta(opf, pf, PS_PAUSE_FRAMES, a->prio, 1, &d))
+		ret->pause_tx = (double)d / dt;
+}
+
+double tel_att_badness(const struct tel_att_rates *r)
+{
+	double b = 0;
+
+	b += r->cnp_sent > 0 ? r->cnp_sent : 0;
+	b += r->cnp_handled > 0 ? r->cnp_handled : 0;
+	b += r->retrans > 0 ? 10 * r->retrans : 0;
+	b += r->pause_rx > 0 ? r->pause_rx : 0;
+	b += r->pause_tx > 0 ? r->pause_tx : 0;
+	return b;
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Congestion telemetry (DESIGN.md "Congestion telemetry"): one sample of
+ * what each PF with attachments counts (ethtool stats by priority, its PFC
+ * and DSCP map) and what each attachment's RDMA device counts, labelled with
+ * the pod that owns the VF. The agent's /metrics and textfile and the tools'
+ * `show --counters` and `top` all take their numbers from here; two samples
+ * give rates and the derived signals. Read only: nothing here writes.
+ */
+#ifndef RQ_CORE_TELEMETRY_H
+#define RQ_CORE_TELEMETRY_H
+
+#include <cjson/cJSON.h>
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pkg/ethtool/ethtool.h"
+#include "pkg/rdma/rdma.h"
+#include "plugin/core/core.h"
+
+struct tel_att {
+	char ns[256], pod[256];
+	char ifname[IF_NAMESIZE];      /* the pod's interface */
+	char vf[16];		       /* PCI address */
+	char rdma_dev[64];	       /* "" when the record has none */
+	char pf[IF_NAMESIZE];	       /* "" for a VF without a PF */
+	char netns[RQ_NETNS_PATH_MAX]; /* set when the device is in the pod (exclusive mode) */
+	int port;
+	int tclass;	 /* the class the profile sets, -1 none */
+	uint8_t pfc_req; /* the priorities the profile wants lossless */
+	int prio;	 /* where its RoCE leaves per the PF's DSCP map now; -1 unknown */
+	bool has_ctr;
+	struct rdma_counters ctr;
+};
+
+struct tel_pf {
+	char name[IF_NAMESIZE];
+	bool has_stats;
+	struct port_sample ps;
+	bool has_dcb;
+	uint8_t pfc_en;
+	uint8_t roce_prios; /* where the lossless attachments' RoCE leaves, per the DSCP map */
+};
+
+struct tel_sample {
+	double t; /* CLOCK_MONOTONIC, seconds */
+	struct tel_pf *pfs;
+	size_t n_pfs;
+	struct tel_att *atts;
+	size_t n_atts;
+};
+
+void tel_sample_init(struct tel_sample *s);
+void tel_sample_fini(struct tel_sample *s);
+/*
+ * One attachment from its record (labels from the record: pod, namespace,
+ * interface, VF, RDMA device, first PF); @prof may be NULL (then the
+ * record's own profile is parsed).
+ */
+int tel_add_record(struct tel_sample *s, const cJSON *rec, const struct rq_profile *prof);
+/* Every record of the node (the tools; the agent adds its pass's records one by one). */
+int tel_load_records(const struct rq_env *env, struct tel_sample *s);
+/* @to gets @from's attachments and PFs, without counters. */
+int tel_copy_targets(const struct tel_sample *from, struct tel_sample *to);
+/*
+ * Read every counter now: ethtool and DCB of each PF, hw_counters of each
+ * attachment; @cache (may be NULL) keeps the counter files open between
+ * calls (a reader that comes back: the agent).
+ */
+int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_cache *cache);
+
+/* A counter's increase; a decrease is a reset (the device re-registered, a 32-bit wrap). */
+static inline uint64_t tel_delta(uint64_t prev, uint64_t cur)
+{
+	return cur >= prev ? cur - prev : cur;
+}
+
+/* The same attachment (VF and RDMA device) in @prev, or NULL; @hint: its index in @cur. */
+const struct tel_att *tel_att_prev(const struct tel_sample *prev, const struct tel_att *a,
+				   size_t hint);
+const struct tel_pf *tel_pf_find(const struct tel_sample *s, const char *name);
+/* The increase of hw_counter @name of @a since @p (NULL: no series); -ENOENT: none. */
+int tel_att_delta(const struct tel_att *a, const struct tel_att *p, const char *name,
+		  uint64_t *ret);
+
+/* Derived signals of one PF over the interval prev -> cur; -1: no series. */
+struct tel_derived {
+	int8_t roce_on_lossy[PS_PRIOS];
+	int8_t discards_on_pfc[PS_PRIOS];
+	int8_t pause_storm;
+};
+/* The port counts as in a storm when paused for more than this share of the interval. */
+#define TEL_STORM_SHARE 0.5
+void tel_derive(const struct tel_sample *prev, const struct tel_sample *cur,
+		const struct tel_pf *pf, struct tel_derived *ret);
+
+/* Rates of one attachment for the tools' tables (per second; -1: no such counter). */
+struct tel_att_rates {
+	double cnp_sent, cnp_handled, ecn_marked, retrans, tx_pkts, rx_pkts;
+	double pause_rx, pause_tx; /* the port's pause frames on the attachment's priority */
+	int prio;		   /* that priority, -1 unknown */
+};
+void tel_att_rates(const struct tel_sample *prev, const struct tel_sample *cur, size_t i,
+		   struct tel_att_rates *ret);
+/* How bad an attachment looks, for sorting (higher: worse). */
+double tel_att_badness(const struct tel_att_rates *r);
+
+#endif

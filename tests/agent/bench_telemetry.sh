@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# What congestion telemetry costs (make agent-bench, run by make bench): for
+# 1, 64 and 256 attachments on a simulated node of 2 PFs x 128 VFs whose
+# drivers have mlx5's counters (mknode --counters yes), the wall time of
+# `agent --once` (a cold pass and its textfile: every counter file opened)
+# with telemetry and with --no-counters; in a running agent, a pass raised
+# by an event (--no-counters) and what reading and rendering the counters
+# adds to it (the agent keeps the counter files open between reads), and an
+# uncached /metrics request with counters and without. Medians of BENCH_RUNS
+# (5). Goal (issue 22): telemetry adds <= 20 ms to a
+# 256-attachment pass; a /metrics request stays under 25 ms.
+set -u
+. "$(dirname "$0")/lib.sh"
+why=$(sim_can_run) || { echo "agent-bench (telemetry): cannot run: $why"; exit 1; }
+RUNS=${BENCH_RUNS:-5}
+T=$(mktemp -d /tmp/rq-tbench.XXXXXX)
+ROOT=$T/node
+AP=""
+cleanup() {
+	[ -n "$AP" ] && kill "$AP" 2>/dev/null && wait "$AP" 2>/dev/null
+	ip netns del "rqtb$$" 2>/dev/null; ip link del "rqtb$$" 2>/dev/null; rm -rf "$T"
+}
+trap cleanup EXIT
+"$MKNODE" --root "$ROOT" --pfs 2 --vfs 128 --rdma configfs --ecn yes --dcb yes --counters yes \
+	--pf-prefix tb$$ > /dev/null || exit 1
+mapfile -t VFS < <(sim_vfs "$ROOT")
+read -r PF0 VF0PCI VF0 <<< "${VFS[0]}"
+ip netns add "rqtb$$"
+ip link add "$VF0" type veth peer name "${VF0}p"
+ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p;K8S_POD_UID=u"
+chain_add "$ROOT" roce c0 "/run/netns/rqtb$$" net1 "$VF0" "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF0PCI\"}" "$ARGS" > /dev/null 2>&1 || { echo "agent-bench: ADD failed"; exit 1; }
+SD=$(state_dir "$ROOT")
+REC=$(ls "$SD"/*.json | head -1)
+jq -c . "$REC" > "$T/rec0.json"
+rm -f "$REC"
+MED() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+ms() { awk -v a="$1" 'BEGIN { printf "%.1f", a / 1000 }'; }
+once() { # flags... -> median wall us of agent --once
+	: > "$T/w"
+	for _ in $(seq "$RUNS"); do
+		t0=$(date +%s%N)
+		RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --once --metrics-file "$T/m" --log-level error "$@" 2>/dev/null
+		echo $(( ($(date +%s%N) - t0) / 1000 )) >> "$T/w"
+	done
+	MED < "$T/w"
+}
+# A running agent (flags...): the median us of an uncached GET /metrics (requests 1.1 s apart,
+# past the cache) -> $T/scrape; then passes raised by DCB events, whose debug lines say
+# what reading and rendering the counters took -> $T/tel (us) and $T/pass (us).
+running() {
+	local port=$((30000 + $$ % 20000)) f="$ROOT/dcb/$PF0.json"
+	RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 600 --listen "127.0.0.1:$port" \
+		--metrics-file "$T/bg.prom" --log-level debug "$@" 2> "$T/bg.log" &
+	AP=$!
+	for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/metrics" > /dev/null && break; sleep 0.1; done
+	: > "$T/s"
+	for _ in $(seq "$RUNS"); do
+		sleep 1.1
+		curl -sf -o "$T/h.prom" -w '%{time_total}\n' "http://127.0.0.1:$port/metrics" |
+			awk '{ printf "%d\n", $1 * 1e6 }' >> "$T/s"
+	done
+	MED < "$T/s" > "$T/scrape"
+	: > "$T/bg.log"
+	for _ in $(seq "$RUNS"); do jq -c . "$f" > "$f.new" && mv "$f.new" "$f"; sleep 1.2; done
+	kill "$AP"; wait "$AP" 2>/dev/null; AP=""
+	sed -n 's/.*counters of .* read in \([0-9.]*\) ms, rendered in \([0-9.]*\) ms.*/\1 \2/p' "$T/bg.log" |
+		awk '{ printf "%d\n", ($1 + $2) * 1000 }' | MED > "$T/tel"
+	sed -n 's/.*pass took \([0-9.]*\) s.*/\1/p' "$T/bg.log" | awk '{ printf "%d\n", $1 * 1e6 }' | MED > "$T/pass"
+}
+printf '%-5s %-27s %-27s %-22s %s\n' N "--once ms: counters/none" "pass ms / its counters ms" "GET /metrics ms: c/none" series
+prev=0
+for n in 1 64 256; do
+	for i in $(seq "$prev" $((n - 1))); do
+		read -r pf vpci _ <<< "${VFS[$i]}"
+		pfpci=$(basename "$(readlink -f "$ROOT/sys/class/net/$pf/device")")
+		jq -c --arg v "$vpci" --arg k "c$i" --arg pf "$pf" --arg pp "$pfpci" \
+			'.vf = $v | .containerID = $k | .pfs = [{pci: $pp, ifname: $pf}]' "$T/rec0.json" > "$SD/roce_c${i}_net1.json"
+	done
+	prev=$n
+	ow=$(once); on=$(once --no-counters)
+	running; sw=$(cat "$T/scrape") tel=$(cat "$T/tel") pass=$(cat "$T/pass")
+	series=$(grep -c '^rdma_qos_\(port\|vf\)_.*_total{' "$T/h.prom")
+	running --no-counters; sn=$(cat "$T/scrape") passn=$(cat "$T/pass")
+	printf '%-5s %-27s %-27s %-22s %s\n' "$n" "$(ms "$ow") / $(ms "$on")" \
+		"$(ms "$passn") + $(ms "$tel")" "$(ms "$sw") / $(ms "$sn")" "$series"
+done

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: Apache-2.0
+# libFuzzer target over the PodResources reply decoder (pkg/podres/podres.c: gRPC framing,
+# protobuf-c unpacking of our api.proto's messages, the placement it yields):
+#   make fuzz-podres                      build build/fuzz/fuzz-podres, run PODRES_FUZZ_SECONDS (60)
+# Needs clang with libFuzzer (Debian: clang) and protoc-c. Seeds: a Get and a List reply (a pod
+# with CPUs, a device on two nodes, one without topology, memory), written into
+# build/fuzz/corpus-podres.
+ifndef RQ_FUZZ_PODRES_MK
+RQ_FUZZ_PODRES_MK := 1
+
+PODRES_FUZZ_SECONDS ?= 60
+PODRES_FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+                     -fno-sanitize-recover=undefined -D_GNU_SOURCE -I. -I$(B)/gen $(PKG_CFLAGS)
+PODRES_FUZZ_SRC := tests/fuzz/fuzz_podres.c pkg/podres/podres.c $(B)/gen/pkg/podres/api.pb-c.c \
+                   pkg/kubelet/kubelet.c pkg/json/jscan.c
+
+.PHONY: fuzz-podres
+$(B)/fuzz/fuzz-podres: $(PODRES_FUZZ_SRC) pkg/podres/podres.h $(B)/gen/pkg/podres/api.pb-c.h \
+                       tests/fuzz/podres.mk
+	@mkdir -p $(dir $@)
+	clang $(PODRES_FUZZ_FLAGS) -o $@ $(PODRES_FUZZ_SRC) $(PKG_LIBS)
+
+# The first byte picks the decoder: 0 Get, 1 List for ns/p, 3 List for an empty name.
+$(B)/fuzz/corpus-podres/.seeded: tests/fuzz/podres.mk
+	@mkdir -p $(dir $@)
+	printf '\000\000\000\000\000\160\012\156\012\001\160\022\002\156\163\032\145\012\003\141\160\160\022\065\012\017\151\156\164\145\154\056\143\157\155\057\163\162\151\157\166\022\014\060\060\060\060\072\070\061\072\060\060\056\061\022\014\060\060\060\060\072\070\061\072\060\060\056\062\032\006\012\000\012\002\010\001\022\013\012\003\170\057\171\022\004\144\145\166\060\032\004\000\001\377\037\042\024\012\006\155\145\155\157\162\171\020\200\200\200\200\004\032\004\012\002\010\001' > $(dir $@)seed-get
+	printf '\001\000\000\000\000\171\012\007\012\001\161\022\002\156\163\012\156\012\001\160\022\002\156\163\032\145\012\003\141\160\160\022\065\012\017\151\156\164\145\154\056\143\157\155\057\163\162\151\157\166\022\014\060\060\060\060\072\070\061\072\060\060\056\061\022\014\060\060\060\060\072\070\061\072\060\060\056\062\032\006\012\000\012\002\010\001\022\013\012\003\170\057\171\022\004\144\145\166\060\032\004\000\001\377\037\042\024\012\006\155\145\155\157\162\171\020\200\200\200\200\004\032\004\012\002\010\001' > $(dir $@)seed-list
+	printf '\000\000\000\000\000\000' > $(dir $@)seed-get-empty
+	@touch $@
+
+fuzz-podres: $(B)/fuzz/fuzz-podres $(B)/fuzz/corpus-podres/.seeded
+	$(B)/fuzz/fuzz-podres -max_total_time=$(PODRES_FUZZ_SECONDS) -max_len=4096 -timeout=5 \
+		-artifact_prefix=$(B)/fuzz/podres- $(B)/fuzz/corpus-podres
+
+fuzz: fuzz-podres
+endif

@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: Apache-2.0
+# Sourced by tests/sim/run.sh (its helpers, counters, $T): NUMA evidence from
+# kubelet's PodResources API (issue 24). A grpcio server (tests/simnode/
+# podres_server.py) serves on <sim root>/var/lib/kubelet/pod-resources/
+# kubelet.sock the placements the node's kubelet files hold; every NUMA case
+# runs with node.numaSource files and api and must give the same verdict and
+# the same evidence. Then kubelets without Get (List), no socket, and servers
+# that hang, reset or answer garbage: the files or "unknown" within the bound,
+# never a hang or a crash.
+
+echo "== NUMA evidence: kubelet's PodResources API against its files"
+PY=/usr/bin/python3
+if ! "$PY" -c 'import grpc, google.protobuf' 2>/dev/null || ! command -v protoc > /dev/null; then
+	if [ -n "${CI:-}" ]; then fail "podres: needs python3-grpcio, python3-protobuf, protobuf-compiler"
+	else echo "SKIP: podres: no python3-grpcio/python3-protobuf/protoc (tests/sim/packages.txt)"; fi
+	return 0 2>/dev/null || exit 0
+fi
+RP=$T/prnode
+"$MKNODE" --root "$RP" --pfs 2 --vfs 2 --numa-nodes 2 --cpus-per-node 4 --rdma configfs \
+	--ecn yes --dcb yes --pf-prefix pr$$ --pci-base a0 > /dev/null || fail "mknode prnode"
+sim_make_vfs "$RP"
+mapfile -t PV < <(sim_vfs "$RP")
+read -r _ PVF0PCI _ <<< "${PV[0]}" # PF0's VFs: node 0
+read -r _ PVF1PCI _ <<< "${PV[1]}"
+read -r _ PVF2PCI _ <<< "${PV[2]}" # PF1's VFs: node 1
+mkdir -p "$T/pb" && protoc --python_out="$T/pb" -I"$RQ_SRC/pkg/podres" \
+	"$RQ_SRC/pkg/podres/api.proto" || fail "protoc api.proto"
+PSOCK=$RP/var/lib/kubelet/pod-resources/kubelet.sock
+# pods as kubelet placed them; each VF listed under its own pod, as the SR-IOV device plugin does
+pmk() { "$MKNODE" --root "$RP" pod "$@" > /dev/null; }
+pmk --uid u-al --cpus 0-1 --device "intel.com/sriov_rdma=$PVF0PCI@0"
+pmk --uid u-far --cpus 4-5 --device "intel.com/sriov_rdma=$PVF1PCI@0"
+pmk --uid u-gpu --cpus 4-7 --device nvidia.com/gpu=GPU-1@0 --device "intel.com/sriov_rdma=$PVF0PCI@0"
+pmk --uid u-mem --mem-node 1
+pmk --uid u-flat --device x/y=dev0 --device x/y=dev1@-1
+pmk --uid u-rails --cpus 4 --device "intel.com/sriov_rdma=$PVF0PCI@0" --device "intel.com/sriov_rdma=$PVF1PCI@0"
+PODS=(u-al u-far u-gpu u-mem u-flat u-rails u-none)
+# the pod -> the VF its attachment gets
+declare -A PVF=([u-al]=$PVF0PCI [u-far]=$PVF1PCI [u-gpu]=$PVF0PCI [u-mem]=$PVF0PCI [u-flat]=$PVF2PCI
+	[u-rails]=$PVF0PCI [u-none]=$PVF2PCI)
+pargs() { echo "IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p-$1;K8S_POD_UID=$1"; }
+podargs=()
+for p in "${PODS[@]}"; do podargs+=(--pod "ai/p-$p=$p"); done
+PSRV=""
+psrv_start() { # MODE
+	psrv_stop
+	rm -f "$PSOCK"
+	"$PY" "$RQ_SRC/tests/simnode/podres_server.py" --root "$RP" --pb "$T/pb" --mode "$1" \
+		"${podargs[@]}" > "$T/psrv.log" 2>&1 &
+	PSRV=$!
+	local i
+	for i in $(seq 100); do grep -q ready "$T/psrv.log" && return 0; sleep 0.1; done
+	fail "podres server ($1) did not start: $(cat "$T/psrv.log")"
+}
+psrv_stop() { [ -z "$PSRV" ] || { kill "$PSRV" 2>/dev/null; wait "$PSRV" 2>/dev/null; PSRV=""; }; }
+psource() { # auto|api|files
+	mkdir -p "$RP/etc/cni/rdma-qos"
+	echo "{\"namespaces\":{\"*\":{\"default\":\"roce-lossless\",\"allow\":[\"roce-lossless\"]}},\"node\":{\"numaSource\":\"$1\"}}" \
+		> "$RP/etc/cni/rdma-qos/profiles.json"
+}
+prq() { echo "{\"type\":\"rdma-qos\",\"deviceID\":\"$1\",\"numa\":\"warn\",\"logLevel\":\"debug\"}"; }
+# pnuma POD CID -> "verdict|evidence|source" of an ADD (numa warn), then DEL; the ADD's log in $T/pn.log
+pnuma() {
+	local pod=$1 cid=$2 rec ev
+	conf_for pr 1.0.0 "$(prq "${PVF[$pod]}")" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+		RDMA_QOS_SIM_ROOT=$RP run_plugin "$SIM" ADD "$cid" /proc/self/ns/net net1 "$(pargs "$pod")" \
+		> /dev/null 2> "$T/pn.log"
+	rec=$RP/run/rdma-qos/state/pr_${cid}_net1.json
+	ev=$(sed -n 's/.*NUMA \(aligned\|misaligned (numa: warn, continuing)\|placement unknown\): //p' "$T/pn.log" | head -1)
+	echo "$(jq -r .numaVerdict "$rec" 2>/dev/null)|$ev|$(jq -r .numaSource "$rec" 2>/dev/null)"
+	conf_for pr 1.0.0 "$(prq "${PVF[$pod]}")" | RDMA_QOS_SIM_ROOT=$RP run_plugin "$SIM" DEL "$cid" "" net1 "$(pargs "$pod")" 2>/dev/null
+}
+declare -A WANT=([u-al]=aligned [u-far]=misaligned [u-gpu]=aligned [u-mem]=misaligned [u-flat]=unknown
+	[u-rails]=aligned [u-none]=unknown)
+
+psrv_start ok
+declare -A FILES API
+for p in "${PODS[@]}"; do
+	psource files
+	FILES[$p]=$(pnuma "$p" "f$p"); [ -n "${PRDEBUG:-}" ] && cat "$T/pn.log" >&2
+	psource api
+	API[$p]=$(pnuma "$p" "a$p")
+	check "$p: files say ${WANT[$p]}" [ "${FILES[$p]%%|*}" = "${WANT[$p]}" ]
+	check "$p: the API gives the same verdict and evidence (${API[$p]%|*})" \
+		[ "${API[$p]%|*}" = "${FILES[$p]%|*}" ]
+	check "$p: sources recorded" [ "${FILES[$p]##*|}|${API[$p]##*|}" = "kubelet files (node.numaSource files)|PodResources API (Get)" ]
+done
+check "the VF never vouches for itself, over the API too" \
+	grep -q "^misaligned|VF $PVF1PCI is on NUMA node 0; pod CPUs 4-5 are on node 1|" <<< "${API[u-far]}"
+check "another rail of the pod is evidence" grep -q "intel.com/sriov_rdma $PVF1PCI is on node 0" <<< "${API[u-rails]}"
+
+echo "-- strict over the API: the misaligned pod fails with the files' message"
+psource api
+msg=$(conf_for pr 1.0.0 "{\"type\":\"rdma-qos\",\"deviceID\":\"$PVF1PCI\",\"numa\":\"strict\"}" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$RP run_plugin "$SIM" ADD sfar /proc/self/ns/net net1 "$(pargs u-far)" 2>/dev/null)
+check "numa strict over the API: code 103, the files' evidence" \
+	[ "$(jq -r '"\(.code) \(.msg)"' <<< "$msg")" = "103 NUMA misaligned (numa: strict): VF $PVF1PCI is on NUMA node 0; pod CPUs 4-5 are on node 1" ]
+
+echo "-- auto: the API where kubelet serves it, List where it has no Get, the files otherwise"
+psource auto
+r=$(pnuma u-gpu x1)
+check "auto, Get served: the API" [ "$r" = "${API[u-gpu]}" ]
+psrv_start noget
+r=$(pnuma u-gpu x2)
+check "auto, no Get (kubelet < 1.27 or gate off): List, same verdict and evidence" \
+	[ "$r" = "${API[u-gpu]%|*}|PodResources API (List)" ]
+r=$(pnuma u-none x3)
+check "... a pod List does not hold: unknown, as from the files" [ "${r%|*}" = "${FILES[u-none]%|*}" ]
+psrv_stop
+rm -f "$PSOCK"
+r=$(pnuma u-far x4)
+check "auto, no socket: the files, and why" \
+	[ "$r" = "${FILES[u-far]%|*}|kubelet files (PodResources API: no socket or nobody on it)" ]
+check "... said in the log" grep -q "NUMA evidence from kubelet files (PodResources API: no socket" "$T/pn.log"
+# show tells which source the attachment's verdict came from
+conf_for pr 1.0.0 "$(prq "$PVF1PCI")" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$RP run_plugin "$SIM" ADD show1 /proc/self/ns/net net1 "$(pargs u-far)" > /dev/null 2>&1
+RDMA_QOS_SIM_ROOT=$RP "$SIM" show > "$T/prshow.txt" 2>&1
+check "show: the verdict and where its evidence came from" \
+	grep -q "NUMA misaligned, evidence from kubelet files (PodResources API: no socket or nobody on it)" "$T/prshow.txt"
+RDMA_QOS_SIM_ROOT=$RP "$SIM" show --json > "$T/prshow.json" 2>&1
+check "show --json: attachment.numaSource" \
+	[ "$(jq -r --arg v "$PVF1PCI" '.pfs[].vfs[] | select(.pci == $v) | .attachment.numaSource' "$T/prshow.json")" = "kubelet files (PodResources API: no socket or nobody on it)" ]
+conf_for pr 1.0.0 "$(prq "$PVF1PCI")" | RDMA_QOS_SIM_ROOT=$RP run_plugin "$SIM" DEL show1 "" net1 "$(pargs u-far)" 2>/dev/null
+: > "$PSOCK" # a stale socket path, nobody listening
+r=$(pnuma u-far x5)
+check "auto, a stale socket file: the files" [ "$r" = "${FILES[u-far]%|*}|kubelet files (PodResources API: no socket or nobody on it)" ]
+
+echo "-- servers that hang, reset or answer garbage: the files (auto) or unknown (api), within the bound"
+for m in hang reset garbage badproto; do
+	psrv_start "$m"
+	psource auto
+	t0=$(date +%s%N)
+	r=$(pnuma u-far "h$m")
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	check "$m, auto: the files' verdict and evidence ($ms ms)" [ "${r%|*}" = "${FILES[u-far]%|*}" ]
+	check "$m, auto: the source says why (${r##*|})" grep -q "^kubelet files (PodResources API: ." <<< "${r##*|}"
+	# the bound is 1 s; the rest is ADD, DEL and jq on a loaded machine. A hang would never end.
+	check "$m, auto: within the 1 s bound and ADD's own time" [ "$ms" -lt 6000 ]
+	psource api
+	r=$(pnuma u-far "i$m")
+	check "$m, api: unknown, saying the API gave no answer" \
+		grep -q "^unknown|VF $PVF1PCI is on NUMA node 0; kubelet's PodResources API gave no answer: .*; kubelet has no CPU, device or memory placement for pod u-far|PodResources API (node.numaSource api)$" <<< "$r"
+done
+psrv_stop
+check "no ADD crashed or hung (all records gone)" [ "$(ls "$RP/run/rdma-qos/state/" 2>/dev/null | grep -c '\.json$')" = 0 ]
+sim_del_vfs "$RP"

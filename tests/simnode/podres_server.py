@@ -1,0 +1,195 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""kubelet's PodResources API (v1) for a simulated node, over the real protocol
+(grpcio, gRPC over HTTP/2 on a unix socket), serving the placements the node's
+kubelet files hold: cpu_manager_state, device-plugins/kubelet_internal_checkpoint,
+memory_manager_state under ROOT/var/lib/kubelet, read again at every call.
+
+  podres_server.py --root ROOT --pb DIR [--mode MODE] [--pod NS/NAME=UID ...]
+
+DIR holds api_pb2.py (protoc --python_out from pkg/podres/api.proto). A pod
+without --pod is served as default/<uid>. MODE:
+  ok       Get and List
+  noget    List only: Get is UNIMPLEMENTED, as on kubelets before 1.27 or
+           without the KubeletPodResourcesGet feature gate
+  badproto valid gRPC whose replies are not protobuf
+  hang     accepts and never answers
+  reset    accepts and closes at once
+  garbage  accepts and answers bytes that are not HTTP/2
+The socket is ROOT/var/lib/kubelet/pod-resources/kubelet.sock; the server
+prints "ready" once it listens.
+"""
+import argparse
+import json
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from concurrent import futures
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--root", required=True)
+ap.add_argument("--pb", required=True)
+ap.add_argument("--mode", default="ok")
+ap.add_argument("--pod", action="append", default=[])
+ap.add_argument("--kubelet-dir", default="/var/lib/kubelet")
+args = ap.parse_args()
+
+KDIR = args.root + args.kubelet_dir
+SOCK = KDIR + "/pod-resources/kubelet.sock"
+os.makedirs(os.path.dirname(SOCK), exist_ok=True)
+if os.path.exists(SOCK):
+    os.unlink(SOCK)
+
+NAMES = {}  # uid -> (ns, name)
+for p in args.pod:
+    key, uid = p.split("=", 1)
+    ns, name = key.split("/", 1)
+    NAMES[uid] = (ns, name)
+
+
+def raw_server(handle):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(SOCK)
+    s.listen(16)
+    print("ready", flush=True)
+    held = []
+    while True:
+        c, _ = s.accept()
+        handle(c, held)
+
+
+if args.mode in ("hang", "reset", "garbage"):
+    def handle(c, held):
+        if args.mode == "hang":
+            held.append(c)  # read nothing, answer nothing, keep it open
+        elif args.mode == "reset":
+            c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            c.close()
+        else:
+            try:
+                c.sendall(b"HTTP/1.1 200 OK\r\n\r\n" + os.urandom(4096))
+            except OSError:
+                pass
+            held.append(c)
+    raw_server(handle)
+    sys.exit(0)
+
+import grpc  # noqa: E402  (only the gRPC modes need it)
+
+sys.path.insert(0, args.pb)
+import api_pb2 as pb  # noqa: E402
+
+
+def load(rel):
+    try:
+        with open(KDIR + "/" + rel) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def cpuset(s):
+    out = []
+    for part in filter(None, s.split(",")):
+        a, _, b = part.partition("-")
+        out += range(int(a), int(b or a) + 1)
+    return out
+
+
+CACHE = {"key": None, "pods": [], "by": {}}
+FILES = ("cpu_manager_state", "device-plugins/kubelet_internal_checkpoint", "memory_manager_state")
+
+
+def pods():
+    """(list, {(ns, name): pod}) of the files' pods, rebuilt when a file changes: kubelet
+    serves from memory, so a 250-pod node costs the client its reply, not our parsing."""
+    key = []
+    for f in FILES:
+        try:
+            st = os.stat(KDIR + "/" + f)
+            key.append((st.st_mtime_ns, st.st_size, st.st_ino))
+        except OSError:
+            key.append(None)
+    if key != CACHE["key"]:
+        CACHE["pods"] = build_pods()
+        CACHE["by"] = {(p.namespace, p.name): p for p in CACHE["pods"]}
+        CACHE["key"] = key
+    return CACHE["pods"], CACHE["by"]
+
+
+def build_pods():
+    """PodResources messages for every pod the files know."""
+    ctrs = {}  # uid -> {container: ContainerResources}
+
+    def ctr(uid, name):
+        c = ctrs.setdefault(uid, {})
+        if name not in c:
+            c[name] = pb.ContainerResources(name=name)
+        return c[name]
+
+    for uid, cs in (load("cpu_manager_state").get("entries") or {}).items():
+        for name, s in cs.items():
+            ctr(uid, name).cpu_ids.extend(cpuset(s))
+    data = load("device-plugins/kubelet_internal_checkpoint").get("Data") or {}
+    for e in data.get("PodDeviceEntries") or []:
+        c = ctr(e["PodUID"], e.get("ContainerName", ""))
+        ids = e.get("DeviceIDs")
+        if isinstance(ids, list):  # before 1.20: no topology
+            c.devices.append(pb.ContainerDevices(resource_name=e.get("ResourceName", ""),
+                                                 device_ids=ids))
+            continue
+        for node, lst in (ids or {}).items():
+            for i in lst:
+                d = pb.ContainerDevices(resource_name=e.get("ResourceName", ""), device_ids=[i])
+                if int(node) >= 0:
+                    d.topology.nodes.append(pb.NUMANode(ID=int(node)))
+                c.devices.append(d)
+    for uid, cs in (load("memory_manager_state").get("entries") or {}).items():
+        for name, blocks in cs.items():
+            for b in blocks:
+                m = pb.ContainerMemory(memory_type=b.get("type", ""), size=b.get("size", 0))
+                for n in b.get("numaAffinity") or []:
+                    m.topology.nodes.append(pb.NUMANode(ID=n))
+                ctr(uid, name).memory.append(m)
+    out = []
+    for uid, cs in ctrs.items():
+        ns, name = NAMES.get(uid, ("default", uid))
+        out.append(pb.PodResources(name=name, namespace=ns, containers=list(cs.values())))
+    return out
+
+
+def do_list(req, ctx):
+    return pb.ListPodResourcesResponse(pod_resources=pods()[0])
+
+
+def do_get(req, ctx):
+    p = pods()[1].get((req.pod_namespace, req.pod_name))
+    if p is not None:
+        return pb.GetPodResourcesResponse(pod_resources=p)
+    # kubelet: the pod is unknown to its pod manager
+    ctx.abort(grpc.StatusCode.NOT_FOUND, "pod %s not found in namespace %s" %
+              (req.pod_name, req.pod_namespace))
+
+
+if args.mode == "badproto":
+    ser = lambda m: b"\xff\xff\xff\xff garbage, not protobuf"  # noqa: E731
+else:
+    ser = lambda m: m.SerializeToString()  # noqa: E731
+methods = {"List": grpc.unary_unary_rpc_method_handler(
+    do_list, request_deserializer=pb.ListPodResourcesRequest.FromString,
+    response_serializer=ser)}
+if args.mode != "noget":
+    methods["Get"] = grpc.unary_unary_rpc_method_handler(
+        do_get, request_deserializer=pb.GetPodResourcesRequest.FromString,
+        response_serializer=ser)
+server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
+    "v1.PodResourcesLister", methods),))
+server.add_insecure_port("unix:" + SOCK)
+server.start()
+print("ready", flush=True)
+signal.signal(signal.SIGTERM, lambda *_: (server.stop(0), sys.exit(0)))
+server.wait_for_termination()

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: Apache-2.0
+/* pkg/podres: PodResources replies into placements (the transport runs in tests/sim/podres.sh). */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/podres/api.pb-c.h"
+#include "pkg/podres/podres.h"
+
+/* A gRPC body (flag, length, message) of @m. */
+static uint8_t *frame(const ProtobufCMessage *m, size_t *len)
+{
+	size_t n = protobuf_c_message_get_packed_size(m);
+	uint8_t *b = malloc(n + 5);
+
+	ck_assert_ptr_nonnull(b);
+	b[0] = 0;
+	b[1] = (uint8_t)(n >> 24);
+	b[2] = (uint8_t)(n >> 16);
+	b[3] = (uint8_t)(n >> 8);
+	b[4] = (uint8_t)n;
+	protobuf_c_message_pack(m, b + 5);
+	*len = n + 5;
+	return b;
+}
+
+/* One pod: CPUs 0,1,65; the VF on node 0, a GPU on nodes 0 and 1, a device without topology. */
+struct pod_fixture {
+	V1__NUMANode n0, n1, *nodes01[2], *nodes0[1], *nodes1[1];
+	V1__TopologyInfo t01, t0, t1;
+	V1__ContainerDevices vf, gpu, flat, *devs[3];
+	V1__ContainerMemory mem, *mems[1];
+	V1__ContainerResources ctr, *ctrs[1];
+	V1__PodResources pod;
+	char *vf_ids[1], *gpu_ids[1], *flat_ids[1];
+	int64_t cpus[3];
+};
+
+static void pod_init(struct pod_fixture *f, const char *ns, const char *name)
+{
+	v1__numanode__init(&f->n0);
+	v1__numanode__init(&f->n1);
+	f->n1.id = 1;
+	f->nodes01[0] = f->nodes0[0] = &f->n0;
+	f->nodes01[1] = f->nodes1[0] = &f->n1;
+	v1__topology_info__init(&f->t01);
+	f->t01.n_nodes = 2;
+	f->t01.nodes = f->nodes01;
+	v1__topology_info__init(&f->t0);
+	f->t0.n_nodes = 1;
+	f->t0.nodes = f->nodes0;
+	v1__topology_info__init(&f->t1);
+	f->t1.n_nodes = 1;
+	f->t1.nodes = f->nodes1;
+	f->vf_ids[0] = "0000:81:00.1";
+	f->gpu_ids[0] = "GPU-1";
+	f->flat_ids[0] = "dev0";
+	v1__container_devices__init(&f->vf);
+	f->vf.resource_name = "intel.com/sriov";
+	f->vf.n_device_ids = 1;
+	f->vf.device_ids = f->vf_ids;
+	f->vf.topology = &f->t0;
+	v1__container_devices__init(&f->gpu);
+	f->gpu.resource_name = "nvidia.com/gpu";
+	f->gpu.n_device_ids = 1;
+	f->gpu.device_ids = f->gpu_ids;
+	f->gpu.topology = &f->t01;
+	v1__container_devices__init(&f->flat);
+	f->flat.resource_name = "x/y";
+	f->flat.n_device_ids = 1;
+	f->flat.device_ids = f->flat_ids;
+	f->devs[0] = &f->vf;
+	f->devs[1] = &f->gpu;
+	f->devs[2] = &f->flat;
+	v1__container_memory__init(&f->mem);
+	f->mem.memory_type = "memory";
+	f->mem.topology = &f->t1;
+	f->mems[0] = &f->mem;
+	f->cpus[0] = 0;
+	f->cpus[1] = 1;
+	f->cpus[2] = 65;
+	v1__container_resources__init(&f->ctr);
+	f->ctr.name = "app";
+	f->ctr.n_devices = 3;
+	f->ctr.devices = f->devs;
+	f->ctr.n_cpu_ids = 3;
+	f->ctr.cpu_ids = f->cpus;
+	f->ctr.n_memory = 1;
+	f->ctr.memory = f->mems;
+	f->ctrs[0] = &f->ctr;
+	v1__pod_resources__init(&f->pod);
+	f->pod.name = (char *)name;
+	f->pod.namespace_ = (char *)ns;
+	f->pod.n_containers = 1;
+	f->pod.containers = f->ctrs;
+}
+
+static uint8_t *get_reply(struct pod_fixture *f, size_t *len)
+{
+	V1__GetPodResourcesResponse m = V1__GET_POD_RESOURCES_RESPONSE__INIT;
+
+	m.pod_resources = &f->pod;
+	return frame(&m.base, len);
+}
+
+START_TEST(get_placement)
+{
+	static const char *const skip[] = {"0000:81:00.1", NULL};
+	struct rq_podres_placement p;
+	struct pod_fixture f;
+	size_t len;
+	uint8_t *b;
+
+	pod_init(&f, "ai", "p");
+	b = get_reply(&f, &len);
+	ck_assert_int_eq(podres_decode_get(b, len, NULL, &p), 0);
+	ck_assert_uint_eq(p.cpus[0], 0x3);
+	ck_assert_uint_eq(p.cpus[1], 0x2);
+	/* one entry a node, as the checkpoint lists them; no topology is node -1 */
+	ck_assert_uint_eq(p.n_devs, 4);
+	ck_assert_str_eq(p.devs[0].id, "0000:81:00.1");
+	ck_assert_int_eq(p.devs[0].node, 0);
+	ck_assert_str_eq(p.devs[1].resource, "nvidia.com/gpu");
+	ck_assert_int_eq(p.devs[1].node, 0);
+	ck_assert_int_eq(p.devs[2].node, 1);
+	ck_assert_str_eq(p.devs[3].id, "dev0");
+	ck_assert_int_eq(p.devs[3].node, -1);
+	ck_assert_uint_eq(p.dev_nodes, 0x3);
+	ck_assert_uint_eq(p.mem_nodes, 0x2);
+	/* the attachment's own VF is no evidence */
+	f.gpu.n_device_ids = 0;
+	free(b);
+	b = get_reply(&f, &len);
+	ck_assert_int_eq(podres_decode_get(b, len, skip, &p), 0);
+	ck_assert_uint_eq(p.n_devs, 1);
+	ck_assert_str_eq(p.devs[0].id, "dev0");
+	ck_assert_uint_eq(p.dev_nodes, 0);
+	free(b);
+}
+END_TEST
+
+START_TEST(list_finds_the_pod)
+{
+	V1__ListPodResourcesResponse m = V1__LIST_POD_RESOURCES_RESPONSE__INIT;
+	V1__PodResources other = V1__POD_RESOURCES__INIT, *pods[2] = {&other, NULL};
+	struct rq_podres_placement p;
+	struct pod_fixture f;
+	size_t len;
+	uint8_t *b;
+
+	pod_init(&f, "ai", "p");
+	other.name = "p";
+	other.namespace_ = "lab"; /* same name, other namespace */
+	pods[1] = &f.pod;
+	m.n_pod_resources = 2;
+	m.pod_resources = pods;
+	b = frame(&m.base, &len);
+	ck_assert_int_eq(podres_decode_list(b, len, "ai", "p", NULL, &p), 0);
+	ck_assert_uint_eq(p.cpus[0], 0x3);
+	ck_assert_int_eq(podres_decode_list(b, len, "lab", "p", NULL, &p), 0);
+	ck_assert_uint_eq(p.cpus[0], 0);
+	ck_assert_uint_eq(p.n_devs, 0);
+	ck_assert_int_eq(podres_decode_list(b, len, "ai", "q", NULL, &p), -ESRCH);
+	ck_assert_int_eq(podres_decode_list(b, len, NULL, "p", NULL, &p), -EINVAL);
+	free(b);
+}
+END_TEST
+
+START_TEST(malformed_replies)
+{
+	struct rq_podres_placement p;
+	struct pod_fixture f;
+	size_t len;
+	uint8_t *b;
+
+	pod_init(&f, "ai", "p");
+	b = get_reply(&f, &len);
+	/* framing: short, a length that is not the rest, compressed */
+	ck_assert_int_eq(podres_decode_get(b, 4, NULL, &p), -EBADMSG);
+	ck_assert_int_eq(podres_decode_get(b, len - 1, NULL, &p), -EBADMSG);
+	ck_assert_int_eq(podres_decode_get(NULL, 0, NULL, &p), -EBADMSG);
+	b[0] = 1;
+	ck_assert_int_eq(podres_decode_get(b, len, NULL, &p), -EBADMSG);
+	b[0] = 0;
+	/* not protobuf: a truncated field inside a right frame */
+	b[len - 1] = 0xff;
+	b[len - 2] = 0xff;
+	ck_assert_int_eq(podres_decode_get(b, len, NULL, &p), -EBADMSG);
+	free(b);
+	/* a CPU id past RQ_MAX_CPUS, a negative one */
+	f.cpus[2] = RQ_MAX_CPUS;
+	b = get_reply(&f, &len);
+	ck_assert_int_eq(podres_decode_get(b, len, NULL, &p), -EBADMSG);
+	free(b);
+	f.cpus[2] = -1;
+	b = get_reply(&f, &len);
+	ck_assert_int_eq(podres_decode_get(b, len, NULL, &p), -EBADMSG);
+	free(b);
+	/* a node ID kubelet cannot have: the device is not placed there */
+	f.cpus[2] = 2;
+	f.n1.id = 64;
+	b = get_reply(&f, &len);
+	ck_assert_int_eq(podres_decode_get(b, len, NULL, &p), 0);
+	ck_assert_uint_eq(p.dev_nodes, 0x1);
+	ck_assert_uint_eq(p.mem_nodes, 0);
+	free(b);
+	/* an empty reply: a pod with nothing placed */
+	ck_assert_int_eq(podres_decode_get((const uint8_t *)"\0\0\0\0\0", 5, NULL, &p), 0);
+	ck_assert_uint_eq(p.n_devs, 0);
+}
+END_TEST
+
+/* More devices than kept: the nodes still count all of them. */
+START_TEST(many_devices)
+{
+	struct rq_podres_placement p;
+	struct pod_fixture f;
+	char *ids[40], names[40][16];
+	size_t len;
+	uint8_t *b;
+
+	pod_init(&f, "ai", "p");
+	for (int i = 0; i < 40; i++) {
+		(void)snprintf(names[i], sizeof(names[i]), "GPU-%d", i);
+		ids[i] = names[i];
+	}
+	f.gpu.topology = &f.t0;
+	f.gpu.n_device_ids = 40;
+	f.gpu.device_ids = ids;
+	f.ctr.devices = &f.devs[1];
+	f.ctr.n_devices = 1;
+	b = get_reply(&f, &len);
+	ck_assert_int_eq(podres_decode_get(b, len, NULL, &p), 0);
+	ck_assert_uint_eq(p.n_devs, RQ_KUBELET_MAX_DEVS);
+	ck_assert_uint_eq(p.dev_nodes, 0x1);
+	free(b);
+	f.devs[2] = &f.vf;
+	f.vf.topology = &f.t1;
+	f.ctr.n_devices = 2;
+	b = get_reply(&f, &len);
+	ck_assert_int_eq(podres_decode_get(b, len, NULL, &p), 0);
+	ck_assert_uint_eq(p.dev_nodes, 0x3);
+	free(b);
+}
+END_TEST
+
+Suite *suite_podres(void);
+Suite *suite_podres(void)
+{
+	Suite *s = suite_create("podres");
+	TCase *tc = tcase_create("decode");
+
+	tcase_add_test(tc, get_placement);
+	tcase_add_test(tc, list_finds_the_pod);
+	tcase_add_test(tc, malformed_replies);
+	tcase_add_test(tc, many_devices);
+	suite_add_tcase(s, tc);
+	return s;
+}

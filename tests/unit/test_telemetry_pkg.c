@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * pkg/ethtool (port statistics: the ioctl on a real veth, the simulated
+ * node's file, what mlx5's names mean) and pkg/rdma's hw_counters reader.
+ */
+#include <check.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pkg/ethtool/ethtool.h"
+#include "pkg/rdma/rdma.h"
+#include "tests/simnode/simnode.h"
+
+static struct simnode node;
+
+static void teardown(void)
+{
+	sim_destroy(&node);
+}
+
+START_TEST(port_classify)
+{
+	struct port_stat_id id;
+
+	ck_assert_int_eq(ethtool_port_classify("rx_prio3_pause", &id), 0);
+	ck_assert(id.kind == PS_PAUSE_FRAMES && id.prio == 3 && id.dir == 0);
+	ck_assert_int_eq(ethtool_port_classify("tx_prio7_pause_duration", &id), 0);
+	ck_assert(id.kind == PS_PAUSE_USEC && id.prio == 7 && id.dir == 1);
+	ck_assert_int_eq(ethtool_port_classify("rx_prio0_pause_transition", &id), 0);
+	ck_assert(id.kind == PS_PAUSE_TRANSITIONS && id.prio == 0);
+	ck_assert_int_eq(ethtool_port_classify("tx_prio3_bytes", &id), 0);
+	ck_assert(id.kind == PS_PRIO_BYTES && id.dir == 1);
+	ck_assert_int_eq(ethtool_port_classify("rx_prio5_packets", &id), 0);
+	ck_assert(id.kind == PS_PRIO_PACKETS && id.prio == 5 && id.dir == 0);
+	ck_assert_int_eq(ethtool_port_classify("rx_prio3_discards", &id), 0);
+	ck_assert(id.kind == PS_PRIO_DISCARDS && id.prio == 3);
+	ck_assert_int_eq(ethtool_port_classify("rx_prio2_cong_discard", &id), 0);
+	ck_assert(id.kind == PS_PRIO_BUF_DISCARDS && id.prio == 2);
+	ck_assert_int_eq(ethtool_port_classify("tx_pause_storm_warning_events", &id), 0);
+	ck_assert(id.kind == PS_STORM_EVENTS && id.dir == 0);
+	ck_assert_int_eq(ethtool_port_classify("tx_pause_storm_error_events", &id), 0);
+	ck_assert(id.kind == PS_STORM_EVENTS && id.dir == 1);
+	ck_assert_int_eq(ethtool_port_classify("rx_discards_phy", &id), 0);
+	ck_assert(id.kind == PS_PORT_DISCARDS);
+	/* not ours: other names, priority out of range, tx discards per prio (mlx5 has none) */
+	ck_assert_int_eq(ethtool_port_classify("rx_bytes", &id), -ENOENT);
+	ck_assert_int_eq(ethtool_port_classify("rx_prio8_pause", &id), -ENOENT);
+	ck_assert_int_eq(ethtool_port_classify("rx_prio3_pausex", &id), -ENOENT);
+	ck_assert_int_eq(ethtool_port_classify("rx_prio33_pause", &id), -ENOENT);
+	ck_assert_int_eq(ethtool_port_classify("tx_prio3_discards", &id), -ENOENT);
+	ck_assert_int_eq(ethtool_port_classify("rx_prio", &id), -ENOENT);
+}
+END_TEST
+
+START_TEST(port_sample_has_only_what_exists)
+{
+	char names[4][RQ_ETH_NAME_LEN] = {"rx_prio3_buf_discard", "rx_prio3_cong_discard",
+					  "tx_prio3_pause", "rx_bytes"};
+	uint64_t vals[4] = {5, 7, 11, 99};
+	struct eth_stats s = {.n = 4, .names = names, .vals = vals};
+	struct port_sample ps;
+	uint64_t v;
+
+	ethtool_port_sample(&s, &ps);
+	ck_assert(ps.has[PS_PRIO_BUF_DISCARDS][3][0]);
+	ck_assert_uint_eq(ps.v[PS_PRIO_BUF_DISCARDS][3][0], 12);
+	ck_assert(ps.has[PS_PAUSE_FRAMES][3][1] && ps.v[PS_PAUSE_FRAMES][3][1] == 11);
+	ck_assert(!ps.has[PS_PAUSE_FRAMES][3][0]);
+	ck_assert(!ps.has[PS_PRIO_DISCARDS][3][0]);
+	ck_assert_int_eq(eth_stats_get(&s, "rx_bytes", &v), 0);
+	ck_assert_uint_eq(v, 99);
+	ck_assert_int_eq(eth_stats_get(&s, "tx_bytes", &v), -ENOENT);
+}
+END_TEST
+
+START_TEST(fake_reads_the_file)
+{
+	const struct ethtool_ops *ops;
+	struct eth_stats s;
+	void *ctx;
+	uint64_t v;
+
+	sim_build(&node, "--pfs 1 --vfs 1");
+	ck_assert_int_eq(ethtool_fake_new(&node.root, &ops, &ctx), 0);
+	ck_assert_int_eq(ops->stats(ctx, "ens1f0", &s), -EOPNOTSUPP);
+	ck_assert_int_eq(sim_sh(&node, "mkdir -p $R/ethtool && echo '{\"rx_prio3_pause\": 12, "
+				       "\"tx_prio3_bytes\": 4294967296000}' > $R/ethtool/ens1f0.json"),
+			 0);
+	ck_assert_int_eq(ops->stats(ctx, "ens1f0", &s), 0);
+	ck_assert_uint_eq(s.n, 2);
+	ck_assert_int_eq(eth_stats_get(&s, "tx_prio3_bytes", &v), 0);
+	ck_assert_uint_eq(v, 4294967296000ULL);
+	eth_stats_fini(&s);
+	ck_assert_int_eq(sim_sh(&node, "echo '{\"rx_prio3_pause\": -1}' > $R/ethtool/ens1f0.json"), 0);
+	ck_assert_int_eq(ops->stats(ctx, "ens1f0", &s), -EBADMSG);
+	ck_assert_int_eq(sim_sh(&node, "echo '[1]' > $R/ethtool/ens1f0.json"), 0);
+	ck_assert_int_eq(ops->stats(ctx, "ens1f0", &s), -EBADMSG);
+	ck_assert_int_eq(ops->stats(ctx, "../x", &s), -ENODEV);
+	ops->free(ctx);
+}
+END_TEST
+
+/* The real ioctl: a veth's driver stats name its peer (peer_ifindex). */
+START_TEST(ioctl_on_veth)
+{
+	const struct ethtool_ops *ops;
+	char a[IF_NAMESIZE], b[IF_NAMESIZE], cmd[128];
+	struct eth_stats s;
+	void *ctx;
+	uint64_t v = 0;
+	int r;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "ethtool: SKIP ioctl_on_veth: not root\n");
+		return;
+	}
+	snprintf(a, sizeof(a), "rqet%d", (int)getpid() % 100000);
+	snprintf(b, sizeof(b), "rqeu%d", (int)getpid() % 100000);
+	snprintf(cmd, sizeof(cmd), "ip link add %s type veth peer name %s", a, b);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "ethtool: SKIP ioctl_on_veth: cannot make a veth\n");
+		return;
+	}
+	ck_assert_int_eq(ethtool_ioctl_new(&ops, &ctx), 0);
+	r = ops->stats(ctx, a, &s);
+	ck_assert_int_eq(r, 0);
+	ck_assert_uint_gt(s.n, 0);
+	ck_assert_int_eq(eth_stats_get(&s, "peer_ifindex", &v), 0);
+	ck_assert_uint_eq(v, if_nametoindex(b));
+	eth_stats_fini(&s);
+	/* the names are cached: a second read gives the same */
+	ck_assert_int_eq(ops->stats(ctx, a, &s), 0);
+	ck_assert_int_eq(eth_stats_get(&s, "peer_ifindex", &v), 0);
+	eth_stats_fini(&s);
+	ck_assert_int_eq(ops->stats(ctx, "lo", &s), -EOPNOTSUPP);
+	ck_assert_int_eq(ops->stats(ctx, "rq-nosuch0", &s), -ENODEV);
+	ops->free(ctx);
+	snprintf(cmd, sizeof(cmd), "ip link del %s", a);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+START_TEST(counters_host)
+{
+	struct rdma_counters c;
+	int dir;
+
+	sim_build(&node, "--pfs 1 --vfs 1");
+	ck_assert_int_eq(rdma_counters_read(&node.root, NULL, "mlx5_0", 1, &c), -ENOENT);
+	ck_assert_int_eq(sim_sh(&node, "d=$R/sys/class/infiniband/mlx5_0/ports/1/hw_counters; "
+				       "mkdir -p $d && echo 7 > $d/np_cnp_sent && "
+				       "echo 1000 > $d/lifespan && echo x > $d/bogus && "
+				       "echo 4294967295 > $d/out_of_sequence"),
+			 0);
+	ck_assert_int_eq(rdma_counters_read(&node.root, "", "mlx5_0", 1, &c), 0);
+	ck_assert_uint_eq(c.n, 2);
+	for (size_t i = 0; i < c.n; i++) {
+		if (!strcmp(c.names[i], "np_cnp_sent"))
+			ck_assert_uint_eq(c.vals[i], 7);
+		else
+			ck_assert(!strcmp(c.names[i], "out_of_sequence") &&
+				  c.vals[i] == 4294967295ULL);
+	}
+	rdma_counters_fini(&c);
+	ck_assert_int_eq(rdma_counters_read(&node.root, NULL, "../x", 1, &c), -EINVAL);
+	ck_assert_int_eq(rdma_counter_classify("np_cnp_sent", &dir), RC_CNP_SENT);
+	ck_assert_int_eq(rdma_counter_classify("rp_cnp_handled", &dir), RC_CNP_HANDLED);
+	ck_assert_int_eq(rdma_counter_classify("np_ecn_marked_roce_packets", &dir), RC_ECN_MARKED);
+	ck_assert_int_eq(rdma_counter_classify("local_ack_timeout_err", &dir), RC_RETRANS);
+	ck_assert_int_eq(rdma_counter_classify("rcvd_seq_err", &dir), RC_RETRANS);
+	ck_assert_int_eq(rdma_counter_classify("sent_pkts", &dir), RC_PACKETS);
+	ck_assert_int_eq(dir, 1);
+	ck_assert_int_eq(rdma_counter_classify("rcvd_pkts", &dir), RC_PACKETS);
+	ck_assert_int_eq(dir, 0);
+	ck_assert_int_eq(rdma_counter_classify("rp_cnp_ignored", &dir), RC_OTHER);
+}
+END_TEST
+
+START_TEST(counters_parse)
+{
+	struct rdma_counters c;
+
+	ck_assert_int_eq(rdma_counters_parse("a 1\nlifespan 10\nb x\nc 18446744073709551615\n"
+					     "noval\n-neg -1\nd 2",
+					     &c),
+			 0);
+	ck_assert_uint_eq(c.n, 3);
+	ck_assert_str_eq(c.names[0], "a");
+	ck_assert_str_eq(c.names[1], "c");
+	ck_assert_uint_eq(c.vals[1], 18446744073709551615ULL);
+	ck_assert_str_eq(c.names[2], "d");
+	ck_assert_uint_eq(c.vals[2], 2);
+	rdma_counters_fini(&c);
+}
+END_TEST
+
+/* podsys_read_dir: a netdev's statistics directory as the pod's netns shows it. */
+START_TEST(counters_in_pod)
+{
+	char ns[64], path[128], cmd[256], buf[8192];
+	struct rdma_counters c;
+	bool found = false;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "ethtool: SKIP counters_in_pod: not root\n");
+		return;
+	}
+	snprintf(ns, sizeof(ns), "rqctr%d", (int)getpid());
+	snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	snprintf(cmd, sizeof(cmd), "ip netns add %s && ip -n %s link add rqca type veth peer name rqcb",
+		 ns, ns);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "ethtool: SKIP counters_in_pod: cannot make a netns with a veth\n");
+		snprintf(cmd, sizeof(cmd), "ip netns del %s 2>/dev/null", ns);
+		(void)!system(cmd);
+		return;
+	}
+	ck_assert_int_eq(podsys_read_dir(path, "/sys/class/net/rqca/statistics", buf, sizeof(buf)),
+			 0);
+	ck_assert_int_eq(rdma_counters_parse(buf, &c), 0);
+	for (size_t i = 0; i < c.n; i++)
+		found |= !strcmp(c.names[i], "rx_bytes") && c.vals[i] == 0;
+	ck_assert_msg(found, "no rx_bytes 0 in %s", buf);
+	ck_assert_uint_gt(c.n, 10);
+	rdma_counters_fini(&c);
+	ck_assert_int_eq(podsys_read_dir(path, "/sys/class/net/nosuch/statistics", buf, sizeof(buf)),
+			 -ENOENT);
+	snprintf(cmd, sizeof(cmd), "ip netns del %s", ns);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+static int open_fds(void)
+{
+	char cmd[64];
+	FILE *f;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "ls /proc/%d/fd | wc -l", (int)getpid());
+	f = popen(cmd, "r");
+	if (f && fscanf(f, "%d", &n) != 1)
+		n = -1;
+	if (f)
+		pclose(f);
+	return n;
+}
+
+static uint64_t ctr_val(const struct rdma_counters *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->names[i], name))
+			return c->vals[i];
+	return (uint64_t)-1;
+}
+
+/* Kept files read again with pread: an in-place rewrite (as sysfs regenerates) is seen. */
+START_TEST(counters_cached)
+{
+	struct rdma_ctr_cache *cache, *none;
+	struct rdma_counters c;
+	int fds0;
+
+	sim_build(&node, "--pfs 1 --vfs 2 --counters yes");
+	ck_assert_int_eq(rdma_ctr_cache_new(1000, &cache), 0);
+	ck_assert_int_eq(rdma_ctr_cache_new(0, &none), 0);
+	fds0 = open_fds();
+	ck_assert_int_eq(sim_sh(&node, "echo 7 > $R/sys/class/infiniband/mlx5_0/ports/1/hw_counters/"
+				       "np_cnp_sent"),
+			 0);
+	ck_assert_int_eq(rdma_counters_read_cached(cache, &node.root, "mlx5_0", 1, &c), 0);
+	ck_assert_uint_eq(ctr_val(&c, "np_cnp_sent"), 7);
+	ck_assert_uint_eq(ctr_val(&c, "lifespan"), (uint64_t)-1);
+	rdma_counters_fini(&c);
+	ck_assert_int_gt(open_fds(), fds0 + 5); /* the counter files stay open */
+	ck_assert_int_eq(sim_sh(&node, "echo 1234 > $R/sys/class/infiniband/mlx5_0/ports/1/"
+				       "hw_counters/np_cnp_sent"),
+			 0);
+	ck_assert_int_eq(rdma_counters_read_cached(cache, &node.root, "mlx5_0", 1, &c), 0);
+	ck_assert_uint_eq(ctr_val(&c, "np_cnp_sent"), 1234);
+	rdma_counters_fini(&c);
+	/* no budget: read as rdma_counters_read does, nothing kept */
+	ck_assert_int_eq(rdma_counters_read_cached(none, &node.root, "mlx5_1", 1, &c), 0);
+	ck_assert_uint_eq(ctr_val(&c, "np_cnp_sent"), 0);
+	rdma_counters_fini(&c);
+	ck_assert_int_eq(rdma_counters_read_cached(cache, &node.root, "nosuch", 1, &c), -ENOENT);
+	/* a sweep after a round that read mlx5_0 keeps it; the next one (unread) closes it */
+	rdma_ctr_cache_sweep(cache);
+	ck_assert_int_gt(open_fds(), fds0 + 5);
+	rdma_ctr_cache_sweep(cache);
+	ck_assert_int_eq(open_fds(), fds0);
+	rdma_ctr_cache_free(cache);
+	rdma_ctr_cache_free(none);
+}
+END_TEST
+
+Suite *suite_telemetry_pkg(void);
+Suite *suite_telemetry_pkg(void)
+{
+	Suite *s = suite_create("telemetry_pkg");
+	TCase *tc = tcase_create("ethtool");
+
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, port_classify);
+	tcase_add_test(tc, port_sample_has_only_what_exists);
+	tcase_add_test(tc, fake_reads_the_file);
+	tcase_add_test(tc, ioctl_on_veth);
+	tcase_add_test(tc, counters_host);
+	tcase_add_test(tc, counters_parse);
+	tcase_add_test(tc, counters_in_pod);
+	tcase_add_test(tc, counters_cached);
+	suite_add_tcase(s, tc);
+	return s;
+}

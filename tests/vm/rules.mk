@@ -1,0 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# The on-the-wire guest alone (tests/vm/wire.sh; make vm-test runs it too, from tests/vm/run.sh)
+.PHONY: vm-wire-test
+vm-wire-test: all
+	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/wire.sh

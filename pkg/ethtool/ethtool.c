@@ -67,9 +67,10 @@ static int eth_ioctl(int fd, const char *ifname, void *data)
 
 static int stats_count(int fd, const char *ifname, size_t *ret)
 {
-	struct {
+	/* the reply's one count lands in hdr.data[0], inside raw */
+	union {
 		struct ethtool_sset_info hdr;
-		uint32_t data[1];
+		uint8_t raw[sizeof(struct ethtool_sset_info) + sizeof(uint32_t)];
 	} s;
 	int r;
 
@@ -79,11 +80,11 @@ static int stats_count(int fd, const char *ifname, size_t *ret)
 	r = eth_ioctl(fd, ifname, &s);
 	if (r < 0)
 		return r;
-	if (!(s.hdr.sset_mask & (1ULL << ETH_SS_STATS)) || s.data[0] == 0)
+	if (!(s.hdr.sset_mask & (1ULL << ETH_SS_STATS)) || s.hdr.data[0] == 0)
 		return -EOPNOTSUPP;
-	if (s.data[0] > ETH_STATS_MAX)
+	if (s.hdr.data[0] > ETH_STATS_MAX)
 		return -E2BIG;
-	*ret = s.data[0];
+	*ret = s.hdr.data[0];
 	return 0;
 }
 

@@ -189,7 +189,7 @@ static void prio_text(const cJSON *l, char *buf, size_t len)
 static void print_pf(FILE *f, const cJSON *pf)
 {
 	const cJSON *pr, *st = cJSON_GetObjectItemCaseSensitive(pf, "pauseStorm");
-	char pfc[32], lossy[32], disc[32], a[32], b[32], c[32], d[32];
+	char pfc[32], lossy[32], disc[32], a[32], b[32], c[32], d[32], e[32];
 
 	prio_text(cJSON_GetObjectItemCaseSensitive(pf, "pfc"), pfc, sizeof(pfc));
 	prio_text(cJSON_GetObjectItemCaseSensitive(pf, "roceOnLossyPrio"), lossy, sizeof(lossy));
@@ -206,7 +206,7 @@ static void print_pf(FILE *f, const cJSON *pf)
 	    f, "  prio %d  pause rx %s/s tx %s/s  paused %s s/s  tx %s pkt/s  discards %s/s\n",
 	    json_int(pr, "prio", -1), col(pr, "pauseRx", a, sizeof(a)),
 	    col(pr, "pauseTx", b, sizeof(b)), col(pr, "pausedRxShare", c, sizeof(c)),
-	    col(pr, "txPackets", d, sizeof(d)), col(pr, "discards", a, sizeof(a)));
+	    col(pr, "txPackets", d, sizeof(d)), col(pr, "discards", e, sizeof(e)));
 }
 
 static void print_text(FILE *f, const cJSON *o, size_t max_rows)

@@ -80,25 +80,30 @@ check "--no-counters: no telemetry family" [ "$(grep -c '^rdma_qos_\(port\|vf_[a
 
 echo "== show --counters: rates over the interval, worst pod first"
 snap() { (cd "$ROOT" && find . -printf '%p %y %m %s %l\n' | sort && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
-RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --json --interval 1 > "$T/c.json" &
+# the writes land well inside the 2 s interval, also on a loaded machine (sanitizer builds)
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --json --interval 2 > "$T/c.json" &
 SP=$!
-sleep 0.3
-echo 205 > "$HW0/np_cnp_sent"           # +200 over ~1 s
+sleep 0.8
+echo 205 > "$HW0/np_cnp_sent"           # +200 over ~2 s
 echo 51 > "$HW1/out_of_sequence"         # pod p\x retransmits: +51
 set_stat "$PF0" '.rx_prio3_pause += 50'
 wait "$SP"
 check "show --counters --json: exit 0" [ $? -eq 0 ]
 R=$(jq '.attachments[] | select(.pod == "trainer-0") | .cnpSent' "$T/c.json")
-check "CNPs sent per second ~200 (got $R)" awk -v r="$R" 'BEGIN { exit !(r > 150 && r < 210) }'
+check "CNPs sent per second ~100 (got $R)" awk -v r="$R" 'BEGIN { exit !(r > 70 && r < 105) }'
 R=$(jq '.attachments[] | select(.pod == "trainer-0") | .pauseRx' "$T/c.json")
-check "the port's pause rate on the pod's priority ~50/s (got $R)" awk -v r="$R" 'BEGIN { exit !(r > 35 && r < 52) }'
+check "the port's pause rate on the pod's priority ~25/s (got $R)" awk -v r="$R" 'BEGIN { exit !(r > 17 && r < 26) }'
 check "a counter the VF lacks is null, not 0" [ "$(jq '.attachments[] | select(.pod == "p\\x") | .cnpSent' "$T/c.json")" = null ]
 check "worst pod first (retransmissions weigh most)" [ "$(jq -r '.attachments[0].pod' "$T/c.json")" = 'p\x' ]
 check "the pod's priority is the DSCP map's for class 106 (3)" [ "$(jq '.attachments[0].prio' "$T/c.json")" = 3 ]
 check "PF0 pfc [3]" [ "$(jq -c '.pfs[0].pfc' "$T/c.json")" = "[3]" ]
-snap > "$T/before"
-RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --interval 0.2 > "$T/c.txt"
+( sleep 0.5; set_stat "$PF0" '.rx_prio3_pause += 500' ) &
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --interval 1.5 > "$T/c.txt"
+wait $!
+check "show --counters (text): each column its own counter (pause rx > 0, discards 0.0)" grep -Eq "^  prio 3  pause rx [1-9][0-9.]*/s tx 0.0/s .* discards 0.0/s" "$T/c.txt"
 check "show --counters (text) lists both pods" [ "$(grep -c -e 'trainer-0' -e 'p\\x' "$T/c.txt")" = 2 ]
+snap > "$T/before"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --interval 0.2 > /dev/null
 snap > "$T/after"
 check "show --counters leaves the node tree byte-identical" cmp -s "$T/before" "$T/after"
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --interval 0 > /dev/null 2>&1

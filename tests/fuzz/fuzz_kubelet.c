@@ -2,7 +2,7 @@
 /*
  * libFuzzer target for the node layer's parsers of untrusted bytes
  * (make fuzz-kubelet): kubelet's three checkpoints, cpusets, the RDMA ToS
- * file text and RDMA netlink PORT_GET replies. The first input byte picks
+ * file text, RDMA netlink PORT_GET replies and hw_counters lines. The first input byte picks
  * the parser; the rest is copied into an exactly-sized buffer so ASan sees
  * any read past the end. Each parser's own promises are checked and a
  * broken one aborts.
@@ -134,6 +134,20 @@ static void nl_port(const uint8_t *buf, size_t len)
 		abort();
 }
 
+/* hw_counters as "name value" lines (podsys_read_dir's answer): named, bounded, no lifespan. */
+static void counters(const char *buf)
+{
+	struct rdma_counters c;
+
+	if (rdma_counters_parse(buf, &c) < 0)
+		return;
+	for (size_t i = 0; i < c.n; i++)
+		if (!c.names[i][0] || !memchr(c.names[i], '\0', RQ_RDMA_CTR_NAME) ||
+		    strchr(c.names[i], '\n') || !strcmp(c.names[i], "lifespan"))
+			abort();
+	rdma_counters_fini(&c);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf;
@@ -149,7 +163,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(buf, data + 1, len);
 	/* the string parsers need a NUL; the JSON parsers get @len and must not read it */
 	buf[len] = '\0';
-	switch (data[0] % 6) {
+	switch (data[0] % 7) {
 	case 0:
 		cpuset(buf);
 		break;
@@ -164,15 +178,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!buf)
 			return 0;
 		memcpy(buf, data + 2, len - 1);
-		if (data[0] % 6 == 1)
+		if (data[0] % 7 == 1)
 			cpu_manager(buf, len - 1, data[1]);
-		else if (data[0] % 6 == 2)
+		else if (data[0] % 7 == 2)
 			devices(buf, len - 1, data[1]);
 		else
 			memory(buf, len - 1, data[1]);
 		break;
 	case 4:
 		tos(buf);
+		break;
+	case 6:
+		counters(buf);
 		break;
 	default:
 		free(buf);

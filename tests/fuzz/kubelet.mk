@@ -13,7 +13,7 @@ KUBELET_FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 # a scanner buffer and a pod-entries bound that fuzz inputs cross (-max_len is 16384)
 KUBELET_FUZZ_FLAGS += -DRQ_JSCAN_BUF=61 -DRQ_KUBELET_VALUE_MAX=300
 KUBELET_FUZZ_SRC := tests/fuzz/fuzz_kubelet.c tests/fuzz/kubelet_ref.c pkg/kubelet/kubelet.c \
-                    pkg/json/jscan.c pkg/rdma/rdma.c pkg/rdma/tos.c pkg/rdma/podsys.c \
+                    pkg/json/jscan.c pkg/rdma/rdma.c pkg/rdma/tos.c pkg/rdma/podsys.c pkg/rdma/counters.c \
                     pkg/netns/netns.c \
                     pkg/sysfs/sysfs.c pkg/mem/mem.c pkg/cni/error.c
 
@@ -36,6 +36,7 @@ $(B)/fuzz/corpus-kubelet/.seeded: tests/fuzz/kubelet.mk
 		head -c 700 /dev/zero | tr '\0' Q; printf '"},'; done; \
 		printf '{"PodUID":"pod-a","DeviceIDs":[]}],"RegisteredDevices":{}},"Checksum":9}'; } > $(dir $@)seed-dev-blobs
 	printf '\004%s' 'Global tclass=106' > $(dir $@)seed-tos
+	printf '\006%s' 'np_cnp_sent 5\nlifespan 10\nout_of_sequence 18446744073709551615\nx -1\n' > $(dir $@)seed-counters
 	printf '\004%s' 'Global tclass=96\ndst_ip=10.0.0.0/8,tclass=24\n' > $(dir $@)seed-tos-rules
 	printf '\005\054\000\000\000\000\000\002\000\000\000\000\000\000\000\000\000\011\000\002\000rxe0\000\000\000\000\010\000\003\000\001\000\000\000\010\000\062\000\007\000\000\000' > $(dir $@)seed-nl
 	@touch $@

@@ -60,6 +60,9 @@ void profile_empty(struct rq_profile *ret, const char *name);
 int profile_from_json(const cJSON *obj, const char *path, const char *name, struct rq_profile *ret,
 		      struct rq_error *e);
 
+/* The JSON name of a TSA value ("strict", "ets", "vendor"). */
+const char *profile_tsa_name(uint8_t t);
+
 /* Serialise (for the attachment record / show); NULL on ENOMEM. */
 cJSON *profile_to_json(const struct rq_profile *p);
 /* Only the PF requirements (the PF index); NULL on ENOMEM. */

@@ -18,25 +18,7 @@
 #include "plugin/cni/commands.h"
 #include "plugin/core/vf_class.h"
 
-struct add_tx {
-	struct rq_target t;
-	const struct dcb_ops *ops;
-	void *dcb;
-	int fds[RQ_MAX_PFS];
-	struct pf_undo *pf; /* [t.vf.n_pf] */
-	size_t n_pf_done;
-	cJSON *idx[RQ_MAX_PFS];	       /* PF indexes read under the lock */
-	cJSON *idx_before[RQ_MAX_PFS]; /* ... as read, taken before index_add changes them */
-	bool idx_written[RQ_MAX_PFS];
-	bool idx_steady[RQ_MAX_PFS]; /* listed as it is: the index was streamed, not read */
-	struct tos_tx tos;	     /* every knob of the VF's traffic class (core/vf_class.c) */
-	bool intent_written;	     /* the pending record is on disk */
-	cJSON *rec_before; /* the record of an earlier ADD as this one found it (or none) */
-	struct rq_numa_result numa;
-	int att_fd; /* the attachment's lock: held from before the pending write to exit */
-	bool idx_moved[RQ_MAX_PFS]; /* others changed the index while the lock was dropped */
-	bool pf_unlocked;	    /* the PF locks could not be taken again */
-};
+#include "plugin/cni/add_int.h"
 
 static int numa_step(struct rq_ctx *c, struct add_tx *tx)
 {
@@ -205,10 +187,11 @@ static int carrier_step(struct rq_ctx *c, struct add_tx *tx)
 
 		if (state_pf_read(&c->env.root, vf->pf[i].pci, &now) < 0)
 			now = NULL;
-		tx->idx_moved[i] = !(snap[i] == now || (snap[i] && now && cJSON_Compare(snap[i], now, true)));
+		tx->idx_moved[i] =
+		    !(snap[i] == now || (snap[i] && now && cJSON_Compare(snap[i], now, true)));
 		if (tx->idx_moved[i])
-			log_info("%s: PF %s: other attachments came while the carrier was down", c->key,
-				 vf->pf[i].ifname);
+			log_info("%s: PF %s: other attachments came while the carrier was down",
+				 c->key, vf->pf[i].ifname);
 		cJSON_Delete(now);
 		cJSON_Delete(snap[i]);
 	}
@@ -275,95 +258,6 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx, bool pendi
 	cJSON_AddStringToObject(rec, "profileName", c->profile.name);
 	cJSON_AddItemToObject(rec, "profile", profile_to_json(&c->profile));
 	return rec;
-}
-
-static cJSON *index_entry(const cJSON *att, const char *key)
-{
-	cJSON *it;
-
-	cJSON_ArrayForEach(it, att)
-	{
-		const char *k = json_str(it, "key");
-
-		if (k && !strcmp(k, key))
-			return it;
-	}
-	return NULL;
-}
-
-/*
- * An index written before requirements were per entry has one "profile" for
- * all: give each entry its own copy, then drop it.
- */
-static void index_upgrade(cJSON *idx)
-{
-	cJSON *old = cJSON_GetObjectItemCaseSensitive(idx, "profile"), *it;
-
-	if (!old)
-		return;
-	cJSON_ArrayForEach(
-	    it, cJSON_GetObjectItemCaseSensitive(
-		    idx, "attachments")) if (!cJSON_GetObjectItemCaseSensitive(it, "req"))
-	    cJSON_AddItemToObject(it, "req", cJSON_Duplicate(old, true));
-	cJSON_DeleteItemFromObjectCaseSensitive(idx, "profile");
-	cJSON_DeleteItemFromObjectCaseSensitive(idx, "profileName");
-}
-
-/*
- * The PF index lists every attachment on the PF with its PF requirements
- * ("req"): the union of those and of the node baseline is what the port must
- * offer, and a new attachment is checked against each of them.
- */
-static int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i)
-{
-	const struct rq_pf *pf = &tx->t.vf.pf[i];
-	char pod[600];
-	cJSON *idx = tx->idx[i], *att, *e, *req;
-	int r;
-
-	/* a repeated ADD of a listed attachment with the same profile changes nothing */
-	if (tx->idx_steady[i])
-		return 0;
-	if (!idx && !(idx = tx->idx[i] = cJSON_CreateObject()))
-		return -ENOMEM;
-	if (!(req = profile_req_to_json(&c->profile)))
-		return -ENOMEM;
-	att = cJSON_GetObjectItemCaseSensitive(idx, "attachments");
-	e = index_entry(att, c->key);
-	/* a repeated ADD of a listed attachment with the same profile changes nothing */
-	if (e && !strcmp(json_str(e, "profileName") ?: "", c->profile.name) &&
-	    cJSON_Compare(cJSON_GetObjectItemCaseSensitive(e, "req"), req, true) &&
-	    !cJSON_GetObjectItemCaseSensitive(idx, "profile")) {
-		cJSON_Delete(req);
-		return 0;
-	}
-	/* what rollback writes back (taken only when there is something to write) */
-	if (cJSON_GetArraySize(att) > 0 && !(tx->idx_before[i] = cJSON_Duplicate(idx, true))) {
-		cJSON_Delete(req);
-		return -ENOMEM;
-	}
-	index_upgrade(idx);
-	if (!cJSON_IsArray(att)) {
-		cJSON_DeleteItemFromObjectCaseSensitive(idx, "attachments");
-		att = cJSON_AddArrayToObject(idx, "attachments");
-	}
-	if (!e) {
-		snprintf(pod, sizeof(pod), "%s/%s (container %.12s, %s)", c->args.pod_namespace,
-			 c->args.pod_name, c->args.containerid, c->args.ifname);
-		e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "key", c->key);
-		cJSON_AddStringToObject(e, "pod", pod);
-		cJSON_AddStringToObject(e, "vf", tx->t.vf.pci);
-		cJSON_AddItemToArray(att, e);
-	}
-	cJSON_DeleteItemFromObjectCaseSensitive(e, "profileName");
-	cJSON_DeleteItemFromObjectCaseSensitive(e, "req");
-	cJSON_AddStringToObject(e, "profileName", c->profile.name);
-	cJSON_AddItemToObject(e, "req", req);
-	r = state_pf_write(&c->env.root, pf->pci, idx);
-	if (r == 0)
-		tx->idx_written[i] = true;
-	return r;
 }
 
 /*

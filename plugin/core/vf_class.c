@@ -16,7 +16,7 @@
 #include "pkg/log/log.h"
 #include "pkg/netns/netns.h"
 
-static const char *tos_str(int v, char *buf, size_t len)
+const char *vf_tos_str(int v, char *buf, size_t len)
 {
 	if (v < 0)
 		return "unset";
@@ -188,7 +188,7 @@ int tos_write(struct rq_ctx *c, const struct rq_target *t, struct tos_tx *tx)
 				      want, d->path[k], strerror(-r));
 		tx->k[k].written = true;
 		log_info("%s: %s port %d %s traffic class %s -> %d (%s%s)", c->key, d->name,
-			 d->port, rdma_knob_name(k), tos_str(tx->k[k].found, a, sizeof(a)), want,
+			 d->port, rdma_knob_name(k), vf_tos_str(tx->k[k].found, a, sizeof(a)), want,
 			 d->path[k],
 			 k == RQ_KNOB_MOFED && d->netns[0] ? " in the pod's sysfs" : "");
 	}
@@ -205,7 +205,7 @@ void tos_rollback(struct rq_ctx *c, const struct rq_target *t, const struct tos_
 
 		if (tx->k[k].written && rdma_tos_write(&c->env.root, &t->rdma, k, v) == 0)
 			log_info("%s: %s %s traffic class restored to %s (ADD failed)", c->key,
-				 t->rdma.name, rdma_knob_name(k), tos_str(v, a, sizeof(a)));
+				 t->rdma.name, rdma_knob_name(k), vf_tos_str(v, a, sizeof(a)));
 	}
 }
 
@@ -289,7 +289,7 @@ int tos_check(struct rq_ctx *c, struct rq_target *t, const cJSON *rec, char *dri
 		if (cur != want)
 			drift_add(drift, len, "%s traffic class (%s): configured %d, current %s\n",
 				  t->rdma.name, rdma_knob_name(k), want,
-				  tos_str(cur, a, sizeof(a)));
+				  vf_tos_str(cur, a, sizeof(a)));
 	}
 	if (c->profile.tos_scope == RQ_TOS_SCOPE_ALL_QPS && !t->rdma.has[RQ_KNOB_MOFED])
 		drift_add(drift, len, "traffic class scope: configured all-qps, current rdma-cm\n");
@@ -297,7 +297,7 @@ int tos_check(struct rq_ctx *c, struct rq_target *t, const cJSON *rec, char *dri
 }
 
 /* The record's device as DEL can reach it: in the pod's sysfs while the pod's netns exists. */
-static void release_dev(const cJSON *rec, const cJSON *rd, struct rq_rdma_dev *dev)
+void vf_record_dev(const cJSON *rec, const cJSON *rd, struct rq_rdma_dev *dev)
 {
 	const char *ns = json_str(rec, "netns");
 	int fd = -1;
@@ -345,7 +345,7 @@ static bool release_target(struct rq_ctx *c, const cJSON *rec, struct rq_rdma_de
 	const char *vf = json_str(rec, "vf");
 
 	*ret_fresh = false;
-	release_dev(rec, rd, dev);
+	vf_record_dev(rec, rd, dev);
 	if (!dev->name[0])
 		return false;
 	if (!dev->netns[0] && vf && rdma_find_by_pci(&c->env.root, vf, dev) == 0) {
@@ -359,7 +359,7 @@ static bool release_target(struct rq_ctx *c, const cJSON *rec, struct rq_rdma_de
 	}
 	if (!dev->netns[0] && !dev_is_vf(c, dev->name, vf))
 		return false;
-	release_dev(rec, rd, dev);
+	vf_record_dev(rec, rd, dev);
 	return true;
 }
 
@@ -394,7 +394,8 @@ void tos_release(struct rq_ctx *c, const cJSON *rec)
 			log_warn(
 			    "%s: %s %s traffic class is %s, not the %d this attachment set: left "
 			    "alone",
-			    c->key, dev.name, rdma_knob_name(k), tos_str(cur, a, sizeof(a)), set);
+			    c->key, dev.name, rdma_knob_name(k), vf_tos_str(cur, a, sizeof(a)),
+			    set);
 			continue;
 		}
 		/* MOFED's unset is written as -1 (a 0 would override the next pod's own class) */
@@ -402,69 +403,12 @@ void tos_release(struct rq_ctx *c, const cJSON *rec)
 		r = rdma_tos_write(&c->env.root, &dev, k, prev);
 		if (r < 0)
 			log_warn("%s: restoring %s %s traffic class to %s: %s", c->key, dev.name,
-				 rdma_knob_name(k), tos_str(prev, a, sizeof(a)), strerror(-r));
+				 rdma_knob_name(k), vf_tos_str(prev, a, sizeof(a)), strerror(-r));
 		else
 			log_info("%s: %s %s traffic class %s -> %s (restored)", c->key, dev.name,
-				 rdma_knob_name(k), tos_str(cur, b, sizeof(b)),
-				 tos_str(prev, a, sizeof(a)));
+				 rdma_knob_name(k), vf_tos_str(cur, b, sizeof(b)),
+				 vf_tos_str(prev, a, sizeof(a)));
 	}
-}
-
-void tos_show_json(const struct rq_env *env, const char *pci, const cJSON *rec, cJSON *v)
-{
-	const cJSON *rd = cJSON_GetObjectItemCaseSensitive(rec, "rdma");
-	struct rq_rdma_dev d;
-	cJSON *knobs;
-	int tos = -1, eff = -1;
-
-	/*
-	 * Exclusive mode: a device in a pod is only in the record and the pod's
-	 * sysfs. No PCI link (rxe on the VF's netdev): the record's device while
-	 * the host has it, as the agent's tos_reconcile takes it.
-	 */
-	if (rdma_find_by_pci(&env->root, pci, &d) < 0) {
-		char dir[sizeof(d.name) + 32];
-
-		release_dev(rec, rd, &d);
-		if (!d.name[0])
-			return;
-		(void)snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s", d.name);
-		if (!d.netns[0] && !sysfs_exists(&env->root, dir))
-			return;
-	}
-	cJSON_AddStringToObject(v, "rdma", d.name);
-	if (rdma_tos_locate(&env->root, &d, false, NULL) < 0)
-		return;
-	knobs = cJSON_AddObjectToObject(v, "tos");
-	for (int k = 0; knobs && k < RQ_KNOB_N; k++) {
-		if (!d.has[k] || rdma_tos_read(&env->root, &d, k, &tos) < 0)
-			continue;
-		cJSON_AddNumberToObject(knobs, rdma_knob_name(k), tos);
-		if (k == RQ_KNOB_MOFED || !d.has[RQ_KNOB_MOFED])
-			eff = tos;
-	}
-	/* the class every QP gets where MOFED's knob exists, else RDMA-CM's default */
-	cJSON_AddNumberToObject(v, "trafficClass", eff);
-	cJSON_AddStringToObject(v, "tosScope", d.has[RQ_KNOB_MOFED] ? "all-qps" : "rdma-cm");
-}
-
-void tos_show_text(const cJSON *vf, char *buf, size_t len)
-{
-	const cJSON *knobs = cJSON_GetObjectItemCaseSensitive(vf, "tos"), *k;
-	size_t n = 0;
-
-	buf[0] = '\0';
-	cJSON_ArrayForEach(k, knobs)
-	{
-		char a[8];
-
-		if (n < len)
-			n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? " " : "", k->string,
-					      tos_str(k->valueint, a, sizeof(a)));
-	}
-	if (n < len)
-		(void)snprintf(buf + n, len - n, "%s(%s)", n ? " " : "",
-			       json_str(vf, "tosScope") ?: "none");
 }
 
 /* The record follows the device, so DEL restores the class where it now lives. */
@@ -509,7 +453,7 @@ int tos_reconcile(struct rq_ctx *c, cJSON *rec, const char *vf_pci, bool write,
 		record_follow(c, rec, &d);
 	} else {
 		/* no PCI link (rxe), or in the pod (exclusive mode): as the record has it */
-		release_dev(rec, rd, &d);
+		vf_record_dev(rec, rd, &d);
 		if (!d.name[0] || (!d.netns[0] && !dev_is_vf(c, d.name, vf_pci)))
 			return -ENODEV;
 		for (int k = 0; k < RQ_KNOB_N; k++)

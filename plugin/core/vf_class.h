@@ -80,4 +80,11 @@ struct tos_seen {
 int tos_reconcile(struct rq_ctx *c, cJSON *rec, const char *vf_pci, bool write,
 		  struct tos_seen *ret);
 
+/* A class for messages: the number, or "unset" for -1. */
+const char *vf_tos_str(int v, char *buf, size_t len);
+
+/* The record's RDMA device @rd as DEL can reach it: in the pod's sysfs while the pod's netns
+ * exists. */
+void vf_record_dev(const cJSON *rec, const cJSON *rd, struct rq_rdma_dev *dev);
+
 #endif

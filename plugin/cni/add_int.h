@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* ADD's transaction, shared by add.c (the steps) and add_index.c (the PF index step). */
+#ifndef RQ_CNI_ADD_INT_H
+#define RQ_CNI_ADD_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "plugin/core/pf_require.h"
+#include "plugin/core/vf_class.h"
+
+struct add_tx {
+	struct rq_target t;
+	const struct dcb_ops *ops;
+	void *dcb;
+	int fds[RQ_MAX_PFS];
+	struct pf_undo *pf; /* [t.vf.n_pf] */
+	size_t n_pf_done;
+	cJSON *idx[RQ_MAX_PFS];	       /* PF indexes read under the lock */
+	cJSON *idx_before[RQ_MAX_PFS]; /* ... as read, taken before index_add changes them */
+	bool idx_written[RQ_MAX_PFS];
+	bool idx_steady[RQ_MAX_PFS]; /* listed as it is: the index was streamed, not read */
+	struct tos_tx tos;	     /* every knob of the VF's traffic class (core/vf_class.c) */
+	bool intent_written;	     /* the pending record is on disk */
+	cJSON *rec_before; /* the record of an earlier ADD as this one found it (or none) */
+	struct rq_numa_result numa;
+	int att_fd; /* the attachment's lock: held from before the pending write to exit */
+	bool idx_moved[RQ_MAX_PFS]; /* others changed the index while the lock was dropped */
+	bool pf_unlocked;	    /* the PF locks could not be taken again */
+};
+
+/*
+ * List the attachment in PF @i's index (read under the PF lock), with its
+ * requirements; the index as read is kept for the rollback.
+ */
+int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i);
+
+#endif

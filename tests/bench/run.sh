@@ -25,7 +25,8 @@ T=$(mktemp -d /tmp/rq-bench.XXXXXX) TB=$(mktemp -d /tmp/rq-bench-bin.XXXXXX)
 NS=rqbench$$ NS2=rqbenchc$$ HDEV= PSRVS=
 cleanup() {
 	local p
-	for p in $PSRVS; do kill "$p" 2>/dev/null || true; done
+	# the PodResources servers hold sockets on the tmpfs: gone before it is unmounted
+	for p in $PSRVS; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
 	# BENCH_KEEP=1: leave the nodes, the pod and the plans for profiling one point by hand
 	if [ -n "${BENCH_KEEP:-}" ]; then echo "bench: kept $T, $TB (netns $NS $NS2)" >&2; return; fi
 	ip netns del "$NS" 2>/dev/null || true

@@ -275,6 +275,15 @@ int state_tmp_sweep(const struct rq_root *r, int min_age_s, int *ret_removed)
 	return rr;
 }
 
+int state_tmp_sweep_dir(const struct rq_root *r, const char *dir, int min_age_s, int *ret_removed)
+{
+	/* age 0: every temporary, also one made within this second */
+	time_t before = min_age_s > 0 ? time(NULL) - min_age_s : time(NULL) + 1;
+
+	*ret_removed = 0;
+	return sweep_dir(r, dir, before, ret_removed);
+}
+
 int state_pf_detach(const struct rq_root *r, const char *pf_pci, const char *key)
 {
 	cJSON *idx = NULL, *att, *it;

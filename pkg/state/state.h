@@ -76,6 +76,8 @@ int state_pf_walk(const struct rq_root *r, const char *pf_pci,
  * half-way left and no later write of the same file replaced.
  */
 int state_tmp_sweep(const struct rq_root *r, int min_age_s, int *ret_removed);
+/* The same for the temporaries in @dir (a directory with one writer, such as the agent's). */
+int state_tmp_sweep_dir(const struct rq_root *r, const char *dir, int min_age_s, int *ret_removed);
 
 /* Check the state directory is usable (create it if needed). */
 int state_dir_check(const struct rq_root *r);

@@ -19,6 +19,7 @@
 #define AGENT_STALE_GRACE_DEFAULT_S 300
 #define AGENT_COALESCE_MS	    200
 /* where the agent remembers since when a record's netns has been gone (tmpfs, like the records) */
+#define AGENT_DIR	 "/run/rdma-qos/agent"
 #define AGENT_STALE_FILE "/run/rdma-qos/agent/stale.json"
 
 /* where the agent remembers repairs that fight another writer (fights.c); rm clears it */

@@ -421,6 +421,10 @@ static void pass_leftovers(struct pass *p)
 	attach_orphans_drop(&p->a->env, NULL, "agent");
 	if (state_tmp_sweep(&p->a->env.root, AGENT_TMP_AGE_S, &removed) == 0 && removed)
 		log_info("agent: removed %d leftover temporaries of killed writers", removed);
+	/* the agent is the only writer of its own books (stale, fights): a temporary there is
+	 * what a killed pass left, before this pass writes its own */
+	if (state_tmp_sweep_dir(&p->a->env.root, AGENT_DIR, 0, &removed) == 0 && removed)
+		log_info("agent: removed %d leftover temporaries of a killed agent", removed);
 }
 
 int agent_pass(struct agent *a, struct pass_report *rep)

@@ -29,13 +29,22 @@ command -v jq > /dev/null || skip "needs jq"
 [ $? -eq 137 ] || skip "this strace cannot kill a tracee by fault injection (strace -e inject=...:signal=KILL)"
 
 T=$(mktemp -d /tmp/rq-crash.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+NSA=rqcra$$ NSB=rqcrb$$
+trap 'ip netns del "$NSA" 2>/dev/null; ip netns del "$NSB" 2>/dev/null; rm -rf "$T"' EXIT
 BASE=$T/base
 "$MKNODE" --root "$BASE" --pfs 1 --vfs 3 --numa-nodes 1 --rdma both --ecn yes --dcb yes \
 	--pf-prefix cr > /dev/null || { echo "FAIL: mknode"; exit 1; }
 vf_of() { basename "$(readlink -f "$1/sys/class/net/cr0/device/virtfn$2")"; }
 VFA=$(vf_of "$BASE" 0) VFB=$(vf_of "$BASE" 1)
 PFPCI=$(basename "$(readlink -f "$BASE/sys/class/net/cr0/device")")
+# Each attachment's pod: a netns whose net1 is its VF, as after host-device (the sim knows a
+# link's VF by its alias, the VF's netdev name); the agent reports a VF that is not its pod's
+# interface any more and leaves it alone, so the pod must really have it.
+pod_ns() {   # NAME VF
+	ip netns add "$1" && ip -n "$1" link add net1 type veth peer name net1p &&
+		ip -n "$1" link set net1 alias "$(ls "$BASE/sys/bus/pci/devices/$2/net" | head -1)"
+}
+pod_ns "$NSA" "$VFA" && pod_ns "$NSB" "$VFB" || skip "cannot make the pods' network namespaces"
 knobs() {   # ROOT VF -> "<mofed>|<configfs>", MOFED's unset (empty, or -1 as written) as -1
 	local dev m
 	dev=$(ls "$1/sys/bus/pci/devices/$2/infiniband" | head -1)
@@ -49,8 +58,9 @@ conf() {   # VF
 }
 # op ROOT CMD KEY VF [strace args...]: the plugin as a runtime runs it; its exit status
 op() {
-	local root=$1 cmd=$2 key=$3 vf=$4 ns=/proc/self/ns/net
+	local root=$1 cmd=$2 key=$3 vf=$4 ns=/run/netns/$NSA
 	shift 4
+	[ "$vf" = "$VFB" ] && ns=/run/netns/$NSB
 	[ "$cmd" = DEL ] && ns=""
 	conf "$vf" > "$T/conf"
 	RDMA_QOS_SIM_ROOT=$root RDMA_QOS_SIM_LOCK_TIMEOUT_MS=3000 CNI_COMMAND=$cmd \
@@ -62,6 +72,12 @@ agent() {   # ROOT [strace args...]
 	local root=$1
 	shift
 	RDMA_QOS_SIM_ROOT=$root "$@" "$SIM" agent --once > /dev/null 2>> "$T/plugin.log"
+}
+# after an agent pass that was not killed: no temporary left in its own directory
+inv_no_agent_tmp() {
+	local t
+	t=$(find "$1/run/rdma-qos/agent" -name '.*.tmp' 2> /dev/null | head -3)
+	[ -z "$t" ] || bad "agent temporaries left after an agent pass: $t"
 }
 
 REASON=""
@@ -79,7 +95,10 @@ inv_pf() {
 # write replaces: the fake's, standing for kernel state that has none.)
 inv_no_tmp() {
 	local t
-	t=$(find "$1/run/rdma-qos" -name '.*.tmp' 2> /dev/null | head -3)
+	# the agent's own books (run/rdma-qos/agent) have one writer, the agent, whose next pass
+	# removes what a killed pass left: checked after every agent pass (inv_no_agent_tmp)
+	t=$(find "$1/run/rdma-qos" -path "$1/run/rdma-qos/agent" -prune -o -name '.*.tmp' -print \
+		2> /dev/null | head -3)
 	[ -z "$t" ] || bad "temporaries left: $t"
 }
 # After the attachment's last DEL: knobs as before, no record, not listed, nothing left.
@@ -154,6 +173,7 @@ after_retry() {   # NAME ROOT
 		inv_gone "$root" a "$VFA" "$ORIG_A" ;;
 	agent)
 		agent "$root" || bad "the next agent pass did not leave all in profile"
+		inv_no_agent_tmp "$root"
 		inv_added "$root" a "$VFA" "$ORIG_A"
 		[ "$(jq -c '.pfc' "$root/dcb/cr0.json")" = "[3]" ] || bad "PFC not repaired"
 		op "$root" DEL a "$VFA" || bad "DEL failed"
@@ -167,6 +187,7 @@ after_agent() {   # NAME ROOT
 	agent "$root"
 	p=$(grep -l '"pending"' "$root"/run/rdma-qos/state/*.json 2> /dev/null | head -1)
 	[ -z "$p" ] || bad "a pending record survived the agent's pass: $p"
+	inv_no_agent_tmp "$root"
 	after_del "$name" "$root"
 }
 after_del() {   # NAME ROOT: DEL alone after the kill

@@ -309,11 +309,6 @@ static void self_ids(const struct rq_numa_query *q, const char **own)
 	own[n] = NULL;
 }
 
-const char *numa_source_name(enum rq_numa_source s)
-{
-	return s == RQ_NUMA_SRC_API ? "api" : s == RQ_NUMA_SRC_FILES ? "files" : "auto";
-}
-
 /*
  * The evidence from kubelet's PodResources API, in the same words as from its files.
  * false: use the files (source files, or auto and the API gave no answer); in @res->source

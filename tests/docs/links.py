@@ -10,7 +10,7 @@ os.chdir(root)
 skip_dirs = {'.git', 'build', 'build-asan', 'node_modules'}
 files = []
 for d, dirs, fs in os.walk('.'):
-    dirs[:] = [x for x in dirs if x not in skip_dirs]
+    dirs[:] = [x for x in dirs if x not in skip_dirs and not x.startswith('build')]
     files += [os.path.join(d, f) for f in fs if f.endswith('.md')]
 
 def slugs(path):

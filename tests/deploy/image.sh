@@ -12,26 +12,17 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 SRC=$(cd "$HERE/../.." && pwd)
-CACHE=${RQ_IMAGE_CACHE:-/var/tmp/rdma-qos-image}
-CJSON_CACHE=${RQ_CJSON_CACHE:-/var/tmp/rdma-qos-cjson}
 NM=${RQ_NPM_CACHE:-/var/tmp/rdma-qos-npm}/node_modules
-SUITE=bookworm
-# what deploy/Containerfile's build stage needs, preinstalled so that it needs no network
-BASE_PKGS=gcc,libc6-dev,make,pkg-config,libcjson-dev,libnl-3-dev,libnl-route-3-dev,dpkg-dev,libprotobuf-c-dev,protobuf-c-compiler,libnghttp2-dev
-BASE_KEY=$(printf '%s %s' "$SUITE" "$BASE_PKGS" | sha256sum | cut -c1-12)
-BASE_IMG=localhost/rq-debian-build:$BASE_KEY
 VERSION=$(cat "$SRC/VERSION")
+image_vars "$SRC"
 
 prereqs() {
-	[ "$(id -u)" = 0 ] || { echo "needs root (podman, host paths)"; return 1; }
+	image_prereqs || return 1
 	local c
-	for c in podman runc catatonit node jq; do
+	for c in catatonit node jq; do
 		command -v "$c" >/dev/null || { echo "no $c"; return 1; }
 	done
-	[ -f "$CACHE/base-$BASE_KEY.tar" ] || command -v mmdebstrap >/dev/null ||
-		{ echo "no mmdebstrap and no cached base"; return 1; }
 	[ -d "$NM/yaml" ] || { echo "no yaml module in $NM (manifests.sh installs it)"; return 1; }
-	ls "$CJSON_CACHE"/cjson_*.dsc >/dev/null 2>&1 || { echo "no cJSON source in $CJSON_CACHE (make)"; return 1; }
 }
 if ! why=$(prereqs); then
 	skip image "$why"
@@ -40,21 +31,7 @@ fi
 
 T=$(mktemp -d /tmp/rq-image.XXXXXX)
 OLDPID=""
-# this sandbox may cap RLIMIT_NOFILE/NPROC below podman's defaults (as in tests/clients)
-cat > "$T/containers.conf" <<CONF
-[containers]
-default_ulimits = ["nofile=1024:1024", "nproc=4096:4096"]
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-[network]
-network_backend = "cni"
-CONF
-# a store of our own, kept in the cache (the base image stays imported); podman records the
-# run dir in the store, so that is fixed too
-P=(env CONTAINERS_CONF="$T/containers.conf" podman --root "$CACHE/store"
-	--runroot /run/rdma-qos-image --storage-driver vfs)
+image_podman "$T"
 cleanup() {
 	[ -z "$OLDPID" ] || kill "$OLDPID" 2>/dev/null
 	"${P[@]}" pod rm -a -f >/dev/null 2>&1
@@ -65,28 +42,13 @@ cleanup() {
 }
 trap 'exit 130' INT TERM
 trap cleanup EXIT
-mkdir -p "$CACHE"
-# a store podman cannot open (another run dir, an interrupted run) is started afresh
-"${P[@]}" info > /dev/null 2>&1 || rm -rf "$CACHE/store" /run/rdma-qos-image
-
 echo "== base image (mmdebstrap, $SUITE: $BASE_PKGS)"
-if [ ! -f "$CACHE/base-$BASE_KEY.tar" ]; then
-	mmdebstrap --quiet --variant=apt --include="$BASE_PKGS" "$SUITE" "$CACHE/base.tmp.tar" \
-		"deb http://deb.debian.org/debian $SUITE main" \
-		"deb http://deb.debian.org/debian $SUITE-updates main" \
-		"deb http://deb.debian.org/debian-security $SUITE-security main" &&
-		mv "$CACHE/base.tmp.tar" "$CACHE/base-$BASE_KEY.tar"
-fi
+image_base
 check "a Debian 12 base tarball exists (cached in $CACHE)" [ -f "$CACHE/base-$BASE_KEY.tar" ]
-"${P[@]}" image exists "$BASE_IMG" || "${P[@]}" import -q "$CACHE/base-$BASE_KEY.tar" "$BASE_IMG" >/dev/null
 check "the base is imported as $BASE_IMG" "${P[@]}" image exists "$BASE_IMG"
 
 echo "== podman build -f deploy/Containerfile"
-build() { # TARGET
-	"${P[@]}" build -q -f "$SRC/deploy/Containerfile" --build-arg BASE="$BASE_IMG" \
-		-v "$CJSON_CACHE:$CJSON_CACHE" --target "$1" -t "localhost/$1:test" "$SRC" \
-		> "$T/build-$1.log" 2>&1 || { tail -30 "$T/build-$1.log"; return 1; }
-}
+build() { image_build "$1" test "$T/build-$1.log"; }
 s0=$(date +%s)
 build rdma-qos
 rc=$? took=$(($(date +%s) - s0))

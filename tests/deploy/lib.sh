@@ -17,3 +17,68 @@ finish() {
 }
 # status_is WANT STATUS CMD...: STATUS is WANT and CMD succeeds (one check for both)
 status_is() { [ "$1" = "$2" ] && shift 2 && "$@"; }
+
+# The image build, shared by image.sh and tests/vm/run.sh (the image tests/vm/confine.sh runs
+# in the guest). image_vars SRC: the cache, the local Debian 12 base's key and name.
+image_vars() {
+	CACHE=${RQ_IMAGE_CACHE:-/var/tmp/rdma-qos-image}
+	CJSON_CACHE=${RQ_CJSON_CACHE:-/var/tmp/rdma-qos-cjson}
+	SUITE=bookworm
+	# what deploy/Containerfile's build stage needs, preinstalled so that it needs no network
+	BASE_PKGS=gcc,libc6-dev,make,pkg-config,libcjson-dev,libnl-3-dev,libnl-route-3-dev,dpkg-dev,libprotobuf-c-dev,protobuf-c-compiler,libnghttp2-dev
+	BASE_KEY=$(printf '%s %s' "$SUITE" "$BASE_PKGS" | sha256sum | cut -c1-12)
+	BASE_IMG=localhost/rq-debian-build:$BASE_KEY
+	IMG_SRC=$1
+}
+# image_prereqs: why the image cannot be built here (rc 1), or nothing
+image_prereqs() {
+	[ "$(id -u)" = 0 ] || { echo "needs root (podman, host paths)"; return 1; }
+	local c
+	for c in podman runc; do
+		command -v "$c" >/dev/null || { echo "no $c"; return 1; }
+	done
+	[ -f "$CACHE/base-$BASE_KEY.tar" ] || command -v mmdebstrap >/dev/null ||
+		{ echo "no mmdebstrap and no cached base"; return 1; }
+	ls "$CJSON_CACHE"/cjson_*.dsc >/dev/null 2>&1 || { echo "no cJSON source in $CJSON_CACHE (make)"; return 1; }
+}
+# image_podman DIR: P, the podman command on the cache's own store (DIR holds its config)
+image_podman() {
+	# this sandbox may cap RLIMIT_NOFILE/NPROC below podman's defaults (as in tests/clients)
+	cat > "$1/containers.conf" <<CONF
+[containers]
+default_ulimits = ["nofile=1024:1024", "nproc=4096:4096"]
+[engine]
+runtime = "runc"
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+[network]
+network_backend = "cni"
+CONF
+	# a store of our own, kept in the cache (the base image stays imported); podman records
+	# the run dir in the store, so that is fixed too
+	P=(env CONTAINERS_CONF="$1/containers.conf" podman --root "$CACHE/store"
+		--runroot /run/rdma-qos-image --storage-driver vfs)
+	mkdir -p "$CACHE"
+	# a store podman cannot open (another run dir, an interrupted run) is started afresh
+	"${P[@]}" info > /dev/null 2>&1 || rm -rf "$CACHE/store" /run/rdma-qos-image
+}
+# image_base: the Debian 12 base tarball (mmdebstrap, cached) imported as BASE_IMG
+image_base() {
+	if [ ! -f "$CACHE/base-$BASE_KEY.tar" ]; then
+		mmdebstrap --quiet --variant=apt --include="$BASE_PKGS" "$SUITE" "$CACHE/base.tmp.tar" \
+			"deb http://deb.debian.org/debian $SUITE main" \
+			"deb http://deb.debian.org/debian $SUITE-updates main" \
+			"deb http://deb.debian.org/debian-security $SUITE-security main" &&
+			mv "$CACHE/base.tmp.tar" "$CACHE/base-$BASE_KEY.tar"
+	fi
+	[ -f "$CACHE/base-$BASE_KEY.tar" ] || return 1
+	"${P[@]}" image exists "$BASE_IMG" || "${P[@]}" import -q "$CACHE/base-$BASE_KEY.tar" "$BASE_IMG" >/dev/null
+	"${P[@]}" image exists "$BASE_IMG"
+}
+# image_build TARGET TAG LOG: deploy/Containerfile's TARGET from IMG_SRC on the base, as
+# localhost/TARGET:TAG; the log's tail on failure
+image_build() {
+	"${P[@]}" build -q -f "$IMG_SRC/deploy/Containerfile" --build-arg BASE="$BASE_IMG" \
+		-v "$CJSON_CACHE:$CJSON_CACHE" --target "$1" -t "localhost/$1:$2" "$IMG_SRC" \
+		> "$3" 2>&1 || { tail -30 "$3"; return 1; }
+}

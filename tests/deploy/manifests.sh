@@ -91,6 +91,84 @@ for cap in $(jq -r '.spec.template.spec.containers[].securityContext.capabilitie
 		grep -qE "^# .*$cap for " "$DS"
 done
 
+echo "== confinement (docs/operations.md \"Confinement\")"
+jsc() { jq -r --arg c "$1" "(.spec.template.spec.initContainers + .spec.template.spec.containers)[] |
+	select(.name == \$c) | .securityContext | $2" "$ds"; }
+check "both containers ask for the runtime's default seccomp filter (RuntimeDefault)" \
+	[ "$(jsc install .seccompProfile.type) $(jsc agent .seccompProfile.type)" = "RuntimeDefault RuntimeDefault" ]
+check "the agent is AppArmor-unconfined by field (>= 1.30) and by annotation (older clusters)" \
+	[ "$(jsc agent .appArmorProfile.type) $(jq -r '.spec.template.metadata.annotations
+	["container.apparmor.security.beta.kubernetes.io/agent"]' "$ds")" = "Unconfined unconfined" ]
+check "the install container keeps the default AppArmor profile" [ "$(jsc install .appArmorProfile) $(jq -r \
+	'.spec.template.metadata.annotations["container.apparmor.security.beta.kubernetes.io/install"]' "$ds")" = "null null" ]
+check "the agent runs as SELinux spc_t" [ "$(jsc agent .seLinuxOptions.type)" = spc_t ]
+for k in seccompProfile appArmorProfile seLinuxOptions; do
+	check "$k is given with its reason (a comment above it) in daemonset.yaml" \
+		[ -z "$(awk -v k="$k:" '$1 == k && prev !~ /^ *#/ { print NR } { prev = $0 }' "$DS")" ]
+done
+
+echo "== OpenShift overlay (deploy/openshift), rendered offline (kustomize.mjs)"
+OS=$SRC/deploy/openshift
+node "$HERE/kustomize.mjs" "$NM" "$OS" > "$T/openshift.json"
+check "deploy/openshift renders" [ $? -eq 0 ]
+jq -r '.[] | "---", tojson' "$T/openshift.json" > "$T/openshift-rendered.yaml"
+out=$(k8s_check "$T/osjson" "$T/openshift-rendered.yaml" "$OS/kustomization.yaml" "$OS/base/kustomization.yaml" 2>&1)
+check "every rendered document and both kustomizations pass (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
+if kubectl kustomize --help 2>/dev/null | grep -q load-restrictor; then
+	kubectl kustomize --load-restrictor LoadRestrictionsNone "$OS" > "$T/kubectl.yaml" 2>&1
+	check "kubectl kustomize renders the same objects" [ "$(node -e 'const Y = require(process.argv[1]);
+		const s = (v) => Array.isArray(v) ? v.map(s) : v && typeof v === "object" ? Object.fromEntries(
+			Object.keys(v).sort().map((k) => [k, s(v[k])])) : v;
+		const k = (o) => o.kind + "/" + o.metadata.name, c = (a, b) => k(a) < k(b) ? -1 : 1;
+		const a = Y.parseAllDocuments(require("fs").readFileSync(process.argv[2], "utf8")).map((d) => d.toJS());
+		const b = JSON.parse(require("fs").readFileSync(process.argv[3], "utf8"));
+		console.log(JSON.stringify(s(a).sort(c)) === JSON.stringify(s(b).sort(c)))' \
+		"$NM/yaml" "$T/kubectl.yaml" "$T/openshift.json")" = true ] || head -5 "$T/kubectl.yaml"
+else
+	echo "INFO: no kubectl with kustomize here: the overlay is rendered by kustomize.mjs only"
+fi
+R=$T/openshift.json
+obj() { jq --arg k "$1" '[.[] | select(.kind == $k)] | first' "$R"; }
+ods=$(obj DaemonSet) sa=$(obj ServiceAccount) scc=$(obj SecurityContextConstraints)
+check "base/ has deploy/kustomization.yaml's namespace and images" [ "$(jq -c '[.namespace, .images]' \
+	"$ks")" = "$(node -e 'const Y = require(process.argv[1]); console.log(JSON.stringify(Y.parse(
+	require("fs").readFileSync(process.argv[2], "utf8"))))' "$NM/yaml" "$OS/base/kustomization.yaml" |
+	jq -c '[.namespace, .images]')" ]
+check "... and its resources" [ "$(jq -c '[.resources[] | "../../" + .]' "$ks")" = "$(node -e \
+	'const Y = require(process.argv[1]); console.log(JSON.stringify(Y.parse(require("fs").readFileSync(
+	process.argv[2], "utf8")).resources))' "$NM/yaml" "$OS/base/kustomization.yaml")" ]
+check "the rendered DaemonSet is the base one but for the patch" [ "$(jq -c 'del(.metadata.namespace) |
+	del(.spec.template.spec.serviceAccountName) | del(.spec.template.spec.initContainers[0].securityContext.seLinuxOptions) |
+	del(.spec.template.spec.volumes[] | select(.name == "cni-bin") | .hostPath.path) |
+	.spec.template.spec.initContainers[].image |= sub(".*/"; "") |
+	.spec.template.spec.containers[].image |= sub(".*/"; "")' <<< "$ods")" = \
+	"$(jq -c 'del(.spec.template.spec.volumes[] | select(.name == "cni-bin") | .hostPath.path)' "$ds")" ]
+check "the CNI bin dir is /var/lib/cni/bin" [ "$(jq -r '.spec.template.spec.volumes[] |
+	select(.name == "cni-bin") | .hostPath.path' <<< "$ods")" = /var/lib/cni/bin ]
+check "the pod runs as the ServiceAccount rdma-qos/rdma-qos" [ "$(jq -r .spec.template.spec.serviceAccountName \
+	<<< "$ods")/$(jq -r '.metadata.namespace + "/" + .metadata.name' <<< "$sa")" = rdma-qos/rdma-qos/rdma-qos ]
+check "the SCC admits that account" [ "$(jq -r '.users | join(" ")' <<< "$scc")" = \
+	"system:serviceaccount:$(jq -r '.metadata.namespace + ":" + .metadata.name' <<< "$sa")" ]
+check "the SCC is cluster-scoped (no namespace)" [ "$(jq -r .metadata.namespace <<< "$scc")" = null ]
+check "the SCC allows exactly the capabilities the containers add" [ "$(jq -c '.allowedCapabilities | sort' \
+	<<< "$scc")" = "$(jq -c '[(.spec.template.spec.initContainers + .spec.template.spec.containers)[] |
+	.securityContext.capabilities.add[]?] | unique' <<< "$ods")" ]
+check "... the volume kinds the pod uses" [ -z "$(jq -r --argjson s "$scc" '.spec.template.spec.volumes[] |
+	del(.name) | keys[0] | select(. as $v | $s.volumes | index($v) | not)' <<< "$ods")" ]
+check "... host network and host dirs, nothing privileged" [ "$(jq -c '[.allowHostNetwork,
+	.allowHostDirVolumePlugin, .allowPrivilegedContainer, .allowHostPID, .allowPrivilegeEscalation]' \
+	<<< "$scc")" = '[true,true,false,false,false]' ]
+check "... seccomp runtime/default, which every container asks for" [ "$(jq -c .seccompProfiles <<< "$scc") $(jq -c \
+	'[(.spec.template.spec.initContainers + .spec.template.spec.containers)[].securityContext.seccompProfile.type] |
+	unique' <<< "$ods")" = '["runtime/default"] ["RuntimeDefault"]' ]
+check "... any SELinux type (the pod's spc_t) and uid (0)" [ "$(jq -c '[.seLinuxContext.type, .runAsUser.type]' \
+	<<< "$scc")" = '["RunAsAny","RunAsAny"]' ]
+check "... and the read-only root the containers keep" [ "$(jq -r .readOnlyRootFilesystem <<< "$scc")" = true ]
+# the key list catches what it claims to
+sed 's/^allowHostNetwork: true/allowHostNetwrk: true/' "$OS/scc.yaml" > "$T/broken/scc.yaml"
+o=$(k8s_check "$T/bjson" "$T/broken/scc.yaml" 2>&1)
+check "an SCC with a misspelt key is refused" status_is 1 $? grep -qF "allowHostNetwrk: unknown key" <<< "$o"
+
 echo "== embedded CNI configs and catalogs through rdma-qos validate"
 v() { "$B/rdma-qos" validate "$1" 2>&1; }
 for f in "$J"/*.json; do

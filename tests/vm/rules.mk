@@ -3,3 +3,7 @@
 .PHONY: vm-wire-test
 vm-wire-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/wire.sh
+# The confinement guest alone (tests/vm/confine.sh; make vm-test runs it too)
+.PHONY: vm-confine-test
+vm-confine-test: all
+	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/confine.sh

@@ -16,8 +16,24 @@ fail() { echo "FAIL: vm test: $*"; echo "0 passed, 1 failed"; exit 1; }
 RQ_BUILD=$(cd "$RQ_BUILD" && pwd)
 make -s B="$RQ_BUILD" "$RQ_BUILD/tests/dcb/dcb-encode" >/dev/null || fail "cannot build the dcb encoder driver"
 bash tests/vm/guest.sh setup || skip "the QEMU guest could not be prepared (see above)"
+# the confinement guest (tests/vm/confine.sh) needs the production image and the
+# DaemonSet's settings as podman arguments, prepared on the host first
+confine() {
+	local why prc
+	why=$(bash tests/vm/confine-prep.sh); prc=$?
+	case $prc in
+	0) RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/confine.sh ;;
+	2) if [ -n "${CI:-}" ]; then echo "FAIL: confine.sh cannot run under CI: $why"; return 1; fi
+	   echo "SKIP: confine.sh: $why" ;;
+	*) echo "FAIL: confine.sh: the image or the podman arguments: $why"; return 1 ;;
+	esac
+}
 # an argument names another guest script (tests/vm/agent.sh: make vm-agent-test;
 # tests/vm/wire.sh: make vm-wire-test)
+if [ "${1:-}" = tests/vm/confine.sh ]; then
+	confine
+	exit $?
+fi
 if [ -n "${1:-}" ]; then
 	RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh "$1"
 	exit $?
@@ -28,4 +44,6 @@ RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/e2e.sh; rc=$?
 RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/tos.sh || rc=1
 # RoCEv2 packets on the wire (rxe on VFs in the host netns, tcpdump): a guest of its own
 RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/wire.sh || rc=1
+# the agent from the image, confined as deploy/daemonset.yaml says: a guest of its own
+confine || rc=1
 exit $rc

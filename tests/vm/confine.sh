@@ -38,6 +38,8 @@ pass "AppArmor is enabled in the guest kernel"
 command -v apparmor_parser > /dev/null || { fail "no apparmor_parser (the host's package apparmor, tests/vm/packages.txt)"; finish; }
 [ -f "$IN/rdma-qos.tar" ] && [ -f "$A/agent.argv" ] || { fail "no image or argv in $IN (tests/vm/confine-prep.sh)"; finish; }
 
+# the busybox init makes no /dev/fd (bash's process substitution, podman's tools)
+[ -e /dev/fd ] || ln -s /proc/self/fd /dev/fd
 # podman: storage on tmpfs, cgroup v2 by cgroupfs, runc (as tests/deploy/image.sh)
 mkdir -p /sys/fs/cgroup && { mountpoint -q /sys/fs/cgroup || mount -t cgroup2 none /sys/fs/cgroup; }
 cat > /tmp/containers.conf <<'CONF'
@@ -62,7 +64,8 @@ check "the image built by tests/deploy's build is loaded ($(tail -1 /tmp/load.lo
 # run_argv FILE [SED]: podman run -d with the translated arguments (SED edits the lines)
 run_argv() {
 	local -a a
-	mapfile -t a < <(sed -e "${2:-}" "$1")
+	sed -e "${2:-}" "$1" > /tmp/argv
+	mapfile -t a < /tmp/argv
 	"${P[@]}" run -d "${a[@]}"
 }
 clog() { "${P[@]}" logs "$1" 2>&1; }
@@ -161,6 +164,8 @@ check "default profile: PFC is still repaired (dcbnl is netlink, not mediated; t
 echo 0 > $TOS
 sleep $(( INTERVAL * 2 + 2 ))
 check "default profile: ToS 0 in configfs NOT repaired after two intervals ($(cat $TOS))" [ "$(cat $TOS)" = 0 ]
+check "default profile: the metrics report the traffic_class drift" \
+	[ "$(metric "$M" "rdma_qos_drift{pf=\"$PF\",item=\"traffic_class\"}")" = 1 ]
 clog rq-agent > /tmp/agent-default.log
 grep -iE 'denied|tos|traffic' /tmp/agent-default.log | head -4
 check "default profile: the agent says the write was refused" grep -qiE 'permission denied|EACCES|denied' /tmp/agent-default.log

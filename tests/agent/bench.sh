@@ -12,7 +12,7 @@ set -u
 why=$(sim_can_run) || { echo "agent-bench: cannot run: $why"; exit 1; }
 T=$(mktemp -d /tmp/rq-abench.XXXXXX)
 ROOT=$T/node
-cleanup() { ip netns del "rqab$$" 2>/dev/null; ip link del "rqab$$" 2>/dev/null; rm -rf "$T"; }
+cleanup() { ip netns del "rqab$$" 2>/dev/null; bench_pods_del "rqab$$"; ip link del "rqab$$" 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
 "$MKNODE" --root "$ROOT" --pfs 2 --vfs 128 --rdma configfs --ecn yes --dcb yes --pf-prefix ab$$ > /dev/null || exit 1
 mapfile -t VFS < <(sim_vfs "$ROOT")
@@ -29,12 +29,7 @@ MED() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 printf '%-6s %-22s %-22s\n' N "in profile: pass/wall ms" "N ToS repairs: pass/wall ms"
 prev=0
 for n in 1 4 16 64 256; do
-	for i in $(seq "$prev" $((n - 1))); do
-		read -r pf vpci _ <<< "${VFS[$i]}"
-		pfpci=$(basename "$(readlink -f "$ROOT/sys/class/net/$pf/device")")
-		jq -c --arg v "$vpci" --arg k "c$i" --arg pf "$pf" --arg pp "$pfpci" \
-			'.vf = $v | .containerID = $k | .pfs = [{pci: $pp, ifname: $pf}]' "$T/rec0.json" > "$SD/roce_c${i}_net1.json"
-	done
+	bench_records "$ROOT" "$SD" "$T/rec0.json" "rqab$$" "$prev" "$n" || { echo "agent-bench: cannot make the pods"; exit 1; }
 	prev=$n
 	for mode in steady repair; do
 		: > "$T/p" ; : > "$T/w"
@@ -48,6 +43,9 @@ for n in 1 4 16 64 256; do
 			awk '$1 == "rdma_qos_pass_duration_seconds" { printf "%d\n", $2 * 1e6 }' "$T/m" >> "$T/p"
 		done
 		eval "${mode}_p=$(MED < "$T/p") ${mode}_w=$(MED < "$T/w")"
+		# the point measures N attachments in their pods, or it measures nothing
+		home=$(grep -c '^rdma_qos_vf_in_pod{.*} 1$' "$T/m")
+		[ "$home" = "$n" ] || { echo "agent-bench: $home of $n VFs in their pods"; exit 1; }
 	done
 	printf '%-6s %-22s %-22s\n' "$n" "$(awk -v a="$steady_p" -v b="$steady_w" 'BEGIN { printf "%.1f / %.1f", a / 1000, b / 1000 }')" \
 		"$(awk -v a="$repair_p" -v b="$repair_w" 'BEGIN { printf "%.1f / %.1f", a / 1000, b / 1000 }')"

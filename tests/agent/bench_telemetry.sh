@@ -19,7 +19,7 @@ ROOT=$T/node
 AP=""
 cleanup() {
 	[ -n "$AP" ] && kill "$AP" 2>/dev/null && wait "$AP" 2>/dev/null
-	ip netns del "rqtb$$" 2>/dev/null; ip link del "rqtb$$" 2>/dev/null; rm -rf "$T"
+	ip netns del "rqtb$$" 2>/dev/null; bench_pods_del "rqtb$$"; ip link del "rqtb$$" 2>/dev/null; rm -rf "$T"
 }
 trap cleanup EXIT
 "$MKNODE" --root "$ROOT" --pfs 2 --vfs 128 --rdma configfs --ecn yes --dcb yes --counters yes \
@@ -71,16 +71,13 @@ running() {
 printf '%-5s %-27s %-27s %-22s %s\n' N "--once ms: counters/none" "pass ms / its counters ms" "GET /metrics ms: c/none" series
 prev=0
 for n in 1 64 256; do
-	for i in $(seq "$prev" $((n - 1))); do
-		read -r pf vpci _ <<< "${VFS[$i]}"
-		pfpci=$(basename "$(readlink -f "$ROOT/sys/class/net/$pf/device")")
-		jq -c --arg v "$vpci" --arg k "c$i" --arg pf "$pf" --arg pp "$pfpci" \
-			'.vf = $v | .containerID = $k | .pfs = [{pci: $pp, ifname: $pf}]' "$T/rec0.json" > "$SD/roce_c${i}_net1.json"
-	done
+	bench_records "$ROOT" "$SD" "$T/rec0.json" "rqtb$$" "$prev" "$n" || { echo "agent-bench: cannot make the pods"; exit 1; }
 	prev=$n
 	ow=$(once); on=$(once --no-counters)
 	running; sw=$(cat "$T/scrape") tel=$(cat "$T/tel") pass=$(cat "$T/pass")
 	series=$(grep -c '^rdma_qos_\(port\|vf\)_.*_total{' "$T/h.prom")
+	vfs=$(grep -c '^rdma_qos_vf_cnp_sent_total{' "$T/h.prom")
+	[ "$vfs" = "$n" ] || { echo "agent-bench: /metrics has the counters of $vfs VFs, not $n"; exit 1; }
 	running --no-counters; sn=$(cat "$T/scrape") passn=$(cat "$T/pass")
 	printf '%-5s %-27s %-27s %-22s %s\n' "$n" "$(ms "$ow") / $(ms "$on")" \
 		"$(ms "$passn") + $(ms "$tel")" "$(ms "$sw") / $(ms "$sn")" "$series"

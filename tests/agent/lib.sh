@@ -37,3 +37,24 @@ state_dir() {
 	done
 	echo "$1/run/rdma-qos/state"
 }
+# bench_records ROOT SD REC0 NSPREFIX FROM TO: the records FROM..TO-1 of a bench, each its
+# own pod: record REC0 re-keyed to VF i (lines of sim_vfs in the VFS array) with a netns
+# NSPREFIX-i whose net1 is that VF (a veth whose alias is the VF's netdev, as the sim knows
+# it). Without the pod the agent rightly reports the VF out of its pod and reads nothing of it.
+bench_records() {
+	local root=$1 sd=$2 rec0=$3 pre=$4 i pf vpci vdev pfpci
+	for ((i = $5; i < $6; i++)); do
+		read -r pf vpci vdev <<< "${VFS[$i]}"
+		pfpci=$(basename "$(readlink -f "$root/sys/class/net/$pf/device")")
+		if [ "$i" -gt 0 ]; then
+			ip netns add "$pre-$i" && ip -n "$pre-$i" link add net1 type veth peer name net1p &&
+				ip -n "$pre-$i" link set net1 alias "$vdev" || return 1
+		fi
+		jq -c --arg v "$vpci" --arg k "c$i" --arg pf "$pf" --arg pp "$pfpci" \
+			--arg ns "$([ "$i" -gt 0 ] && echo "/run/netns/$pre-$i" || echo "")" \
+			'.vf = $v | .containerID = $k | .pfs = [{pci: $pp, ifname: $pf}]
+			 | if $ns != "" then .netns = $ns else . end' "$rec0" > "$sd/roce_c${i}_net1.json"
+	done
+}
+# bench_pods_del NSPREFIX: the netns bench_records made
+bench_pods_del() { local n; for n in $(ip netns list | awk -v p="$1-" 'index($1, p) == 1 { print $1 }'); do ip netns del "$n"; done; }

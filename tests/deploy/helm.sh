@@ -157,6 +157,25 @@ check "... which passes k8s-check with the PodMonitor's keys (${out##*$'\n'})" [
 check "no value renders an unknown key (the default render has no PodMonitor)" \
 	[ -z "$(obj default PodMonitor)" ]
 
+echo "== one release per node pool"
+render poolbase '{"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+	{"nodeSelectorTerms": [{"matchExpressions": [{"key": "rdma-qos/pool",
+	"operator": "DoesNotExist"}]}]}}}}'
+render poola '{"_release": {"Name": "rdma-qos-gpu-a", "Namespace": "rdma-qos"},
+	"nodeSelector": {"rdma-qos/pool": "gpu-a"}}'
+lands() { [ "$(obj "$1" DaemonSet | jq --argjson labels "$2" -f "$HERE/nodes.jq")" = true ]; }
+pools() { # LABELS: the releases whose pods land on such a node
+	local r out=()
+	for r in poolbase poola; do lands "$r" "$1" && out+=("$r"); done
+	echo "${out[*]}"
+}
+OS='"kubernetes.io/os": "linux"'
+check "a node in no pool: the base release only" [ "$(pools "{$OS}")" = poolbase ]
+check "a gpu-a node: the gpu-a release only" [ "$(pools "{$OS, \"rdma-qos/pool\": \"gpu-a\"}")" = poola ]
+check "distinct DaemonSets, ConfigMaps and selectors" [ "$(jq -s -c '[.[][] | select(.kind !=
+	"Namespace") | .metadata.name] | unique | length' "$T/poolbase.json" "$T/poola.json")" = 4 ] &&
+	[ "$(obj poolbase DaemonSet | jq -c .spec.selector)" != "$(obj poola DaemonSet | jq -c .spec.selector)" ]
+
 echo "== the renderer refuses what it does not implement"
 cp -r "$CHART" "$T/chart2"
 printf '{{ with .Values.image }}{{ .tag }}{{ end }}\n' > "$T/chart2/templates/with.yaml"

@@ -16,7 +16,6 @@ T=$(mktemp -d /tmp/rq-helm.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$HERE/npm.sh"
 
-n=0
 # render NAME [VALUES_JSON]: the objects as a JSON list in $T/NAME.json, the files in $T/NAME/
 render() {
 	local v=()

@@ -78,7 +78,8 @@ J=$T/json
 ks=$J/kustomization.yaml.0.json ds=$J/daemonset.yaml.0.json
 check "deploy/base/kustomization.yaml lists every other file in deploy/base/" [ "$(jq -r \
 	'.resources[], .configMapGenerator[].files[]' "$ks" | sort | tr '\n' ' ')" = \
-	"$(cd "$SRC/deploy/base" && ls | grep -v kustomization | sort | tr '\n' ' ')" ]
+	"$(cd "$SRC/deploy/base" && for f in *; do [ "$f" = kustomization.yaml ] || echo "$f"; done |
+	sort | tr '\n' ' ')" ]
 check "the DaemonSet's config volume is the generated catalog ConfigMap" [ "$(jq -r \
 	'.spec.template.spec.volumes[] | select(.name == "config") | .configMap.name' "$ds")" = \
 	"$(jq -r '.configMapGenerator[0].name' "$ks")" ]

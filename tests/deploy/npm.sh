@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
+# shellcheck shell=bash disable=SC2034
 # Sourced by tests/deploy/overlays.sh and helm.sh: the node modules manifests.sh pins (same
 # cache, same versions), installed when missing; sets NM, or skips the whole part.
 NPM_CACHE=${RQ_NPM_CACHE:-/var/tmp/rdma-qos-npm}

@@ -134,6 +134,11 @@ check "affinity rendered" [ "$(spec sched | jq -r '.affinity.nodeAffinity
 	.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key')" = gpu ]
 check "updateStrategy.maxUnavailable 1" [ "$(obj sched DaemonSet | jq -c \
 	.spec.updateStrategy.rollingUpdate.maxUnavailable)" = 1 ]
+check "image.tag empty: the chart's appVersion (VERSION)" [ "$(spec default | jq -c '[(.initContainers +
+	.containers)[].image] | unique')" = "[\"registry.example.com/rdma-qos:$(cat "$SRC/VERSION")\"]" ]
+render tag '{"image": {"tag": "9.9.9"}}'
+check "image.tag set: that tag on both containers" [ "$(spec tag | jq -c '[(.initContainers +
+	.containers)[].image] | unique')" = '["registry.example.com/rdma-qos:9.9.9"]' ]
 check "image.pullPolicy on both containers" [ "$(spec sched | jq -c '[(.initContainers +
 	.containers)[].imagePullPolicy] | unique')" = '["Always"]' ]
 out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/sched-json" "$T"/sched/*.yaml "$T"/ns/*.yaml 2>&1)
@@ -190,7 +195,7 @@ echo "== Go's text/template renders the same"
 if command -v go > /dev/null; then
 	export GOCACHE=${GOCACHE:-/var/tmp/rdma-qos-gocache} GO111MODULE=off
 	go build -o "$T/gotpl" "$HERE/gotemplate-render.go" 2> "$T/gobuild.err" || cat "$T/gobuild.err"
-	for r in default live edit ocp ns sched mon; do
+	for r in default live edit ocp ns sched mon tag; do
 		v=()
 		[ -f "$T/$r.values.json" ] && v=("$T/$r.values.json")
 		node -e 'const Y = require(process.argv[1]); const fs = require("fs");

@@ -94,8 +94,9 @@ render edit "$(jq -n --arg c "$cat2" '{catalog: $c}')"
 sum() { obj "$1" DaemonSet | jq -r '.spec.template.metadata.annotations["rdma-qos/catalog-sha256"]'; }
 check "the pod template's checksum is the catalog's sha256" [ "$(sum default)" = "$(jq -j \
 	'.data["profiles.json"]' <<< "$(obj default ConfigMap)" | sha256sum | cut -d' ' -f1)" ]
-check "an edit changes it (the DaemonSet rolls at maxUnavailable)" [ "$(sum edit)" != "$(sum default)" ] &&
+check "an edit changes it to the new catalog's (the DaemonSet rolls at maxUnavailable)" \
 	[ "$(sum edit)" = "$(printf '%s' "$cat2" | sha256sum | cut -d' ' -f1)" ]
+check "... which differs from the old" [ "$(sum edit)" != "$(sum default)" ]
 check "... and nothing else in the pod template" [ "$(obj edit DaemonSet | jq -S \
 	'del(.spec.template.metadata.annotations)')" = "$(obj default DaemonSet | jq -S \
 	'del(.spec.template.metadata.annotations)')" ]
@@ -151,9 +152,9 @@ check "metrics.textfile.enabled false: no --metrics-file, no textfile mount or v
 check "metrics.listen: --listen=0.0.0.0:9474 and the port named metrics" [ "$(ctr mon agent | jq -c \
 	'[(.command[] | select(startswith("--listen"))), .ports[0].name, .ports[0].containerPort]')" = \
 	'["--listen=0.0.0.0:9474","metrics",9474]' ]
-check "metrics.podMonitor: a PodMonitor on that port, honorLabels, selecting the DaemonSet's pods" \
-	[ "$(obj mon PodMonitor | jq -c '[.spec.podMetricsEndpoints[0] | .port, .honorLabels]')" = \
-	'["metrics",true]' ] && [ "$(obj mon PodMonitor | jq -c .spec.selector.matchLabels)" = \
+check "metrics.podMonitor: a PodMonitor on that port, honorLabels" [ "$(obj mon PodMonitor |
+	jq -c '[.spec.podMetricsEndpoints[0] | .port, .honorLabels]')" = '["metrics",true]' ]
+check "... selecting the DaemonSet's pods" [ "$(obj mon PodMonitor | jq -c .spec.selector.matchLabels)" = \
 	"$(obj mon DaemonSet | jq -c .spec.selector.matchLabels)" ]
 out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/mon-json" "$T"/mon/*.yaml 2>&1)
 check "... which passes k8s-check with the PodMonitor's keys (${out##*$'\n'})" [ $? -eq 0 ] ||
@@ -176,9 +177,10 @@ pools() { # LABELS: the releases whose pods land on such a node
 OS='"kubernetes.io/os": "linux"'
 check "a node in no pool: the base release only" [ "$(pools "{$OS}")" = poolbase ]
 check "a gpu-a node: the gpu-a release only" [ "$(pools "{$OS, \"rdma-qos/pool\": \"gpu-a\"}")" = poola ]
-check "distinct DaemonSets, ConfigMaps and selectors" [ "$(jq -s -c '[.[][] | select(.kind !=
-	"Namespace") | .metadata.name] | unique | length' "$T/poolbase.json" "$T/poola.json")" = 4 ] &&
-	[ "$(obj poolbase DaemonSet | jq -c .spec.selector)" != "$(obj poola DaemonSet | jq -c .spec.selector)" ]
+check "distinct DaemonSets and ConfigMaps" [ "$(jq -s -c '[.[][] | select(.kind !=
+	"Namespace") | .metadata.name] | unique | length' "$T/poolbase.json" "$T/poola.json")" = 4 ]
+check "... and selectors" [ "$(obj poolbase DaemonSet | jq -c .spec.selector)" != \
+	"$(obj poola DaemonSet | jq -c .spec.selector)" ]
 
 echo "== the renderer refuses what it does not implement"
 cp -r "$CHART" "$T/chart2"

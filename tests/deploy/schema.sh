@@ -23,7 +23,8 @@ fi
 check "the schema is JSON and declares draft 2020-12" [ "$(jq -r '."$schema"' "$SCHEMA")" = \
 	https://json-schema.org/draft/2020-12/schema ]
 # the corpus: catalog files (a JSON object with no kind/plugins/type: what validate reads as
-# a catalog) and the catalogs embedded in the tests' shell scripts
+# a catalog), the catalogs in the examples' ConfigMaps and the chart's values, and those
+# embedded in the tests' shell scripts
 files=()
 for f in "$SRC"/examples/*.json $(find "$SRC/deploy" -name '*.json' -not -path '*/schema/*' |
 	sort); do
@@ -38,8 +39,26 @@ while IFS= read -r c; do
 	printf '%s\n' "$c" > "$T/from-tests-$n.json"
 	files+=("$T/from-tests-$n.json")
 done < <(grep -ohE "'\{[^']*\}'" "$SRC"/tests/*/*.sh | sed "s/^'//; s/'\$//" | sort -u)
-check "the corpus has the examples' and deploy's catalogs and $n from the tests" \
-	[ "${#files[@]}" -gt "$n" ] && [ "$n" -ge 5 ]
+# the catalogs of the examples' ConfigMaps and the Helm chart's default
+"$PY" - "$T" "$SRC"/examples/*.yaml "$SRC/deploy/helm/rdma-qos/values.yaml" <<'PYEOF' > "$T/embedded.txt"
+import os, sys, yaml
+out = sys.argv[1]
+for f in sys.argv[2:]:
+    for i, d in enumerate(yaml.safe_load_all(open(f, encoding="utf-8"))):
+        if not isinstance(d, dict):
+            continue
+        c = d.get("data", {}).get("profiles.json") if d.get("kind") == "ConfigMap" else (
+            d.get("catalog") if f.endswith("values.yaml") else None)
+        if c:
+            p = os.path.join(out, f"{os.path.basename(f)}.{i}.json")
+            open(p, "w", encoding="utf-8").write(c)
+            print(p)
+PYEOF
+mapfile -t emb < "$T/embedded.txt"
+files+=("${emb[@]}")
+check "the corpus has the examples' and deploy's catalogs, ${#emb[@]} embedded in manifests and $n from the tests" \
+	[ "$([ "${#files[@]}" -gt "$((n + ${#emb[@]}))" ] && [ "$n" -ge 5 ] && [ "${#emb[@]}" -ge 2 ] &&
+	echo yes)" = yes ]
 out=$("$PY" "$HERE/schema-check.py" "$SCHEMA" "$B/rdma-qos" "${files[@]}" 2>&1)
 rc=$?
 sed "s|$T/||; s|$SRC/||" <<< "$out"

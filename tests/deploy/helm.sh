@@ -50,11 +50,12 @@ check "the DaemonSet's config volume names it" [ "$(obj default DaemonSet | jq -
 	.spec.volumes[] | select(.name == "config") | .configMap.name')" = "$(obj default ConfigMap |
 	jq -r .metadata.name)" ]
 
-node "$HERE/kustomize.mjs" "$NM" "$SRC/deploy" > "$T/base.json"
-node "$HERE/kustomize.mjs" "$NM" "$SRC/deploy/overlays/live-sync" > "$T/live.json"
-kspec() { jq -S '.[] | select(.kind == "DaemonSet") | .spec.template.spec' "$T/$1.json"; }
+# the kustomize renders (k-*.json: render() writes NAME.json)
+node "$HERE/kustomize.mjs" "$NM" "$SRC/deploy" > "$T/k-base.json"
+node "$HERE/kustomize.mjs" "$NM" "$SRC/deploy/overlays/live-sync" > "$T/k-live.json"
+kspec() { jq -S '.[] | select(.kind == "DaemonSet") | .spec.template.spec' "$T/k-$1.json"; }
 kctr() { jq -c --arg c "$2" '.[] | select(.kind == "DaemonSet") | .spec.template.spec |
-	(.initContainers + .containers)[] | select(.name == $c)' "$T/$1.json"; }
+	(.initContainers + .containers)[] | select(.name == $c)' "$T/k-$1.json"; }
 echo "== the DaemonSet against the kustomize base (deploy/), field by field"
 for c in $(kspec base | jq -r '(.initContainers + .containers)[].name'); do
 	for f in image command args securityContext volumeMounts ports resources livenessProbe \
@@ -73,10 +74,10 @@ check "the whole pod spec agrees (the config ConfigMap's name aside)" [ "$(spec 
 	jq -S "$NOCM")" = "$(kspec base | jq -S "$NOCM")" ] ||
 	diff <(kspec base | jq -S "$NOCM") <(spec default | jq -S "$NOCM")
 check "the same update strategy" [ "$(obj default DaemonSet | jq -S .spec.updateStrategy)" = \
-	"$(jq -S '.[] | select(.kind == "DaemonSet") | .spec.updateStrategy' "$T/base.json")" ]
+	"$(jq -S '.[] | select(.kind == "DaemonSet") | .spec.updateStrategy' "$T/k-base.json")" ]
 check "the selector holds the base's and the release (documented)" [ "$(obj default DaemonSet |
 	jq -c .spec.selector.matchLabels)" = "$(jq -c '.[] | select(.kind == "DaemonSet") |
-	.spec.selector.matchLabels + {"app.kubernetes.io/instance": "rdma-qos"}' "$T/base.json")" ]
+	.spec.selector.matchLabels + {"app.kubernetes.io/instance": "rdma-qos"}' "$T/k-base.json")" ]
 
 echo "== liveSync against the live-sync overlay"
 render live '{"liveSync": true}'

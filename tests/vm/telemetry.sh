@@ -114,7 +114,7 @@ scrape m2
 check "/metrics follows: rx pause frames prio 3 now 500" is /tmp/m2.prom "rdma_qos_port_pause_frames_total{$P,prio=\"3\",direction=\"rx\"}" 500
 
 echo "== PFC on priority 5 on, then off: its pause series appear and go"
-check "prio 5 pause absent while PFC 5 is off" bash -c "! grep -qF '{$P,prio=\"5\",direction=\"rx\"}' <(grep ^rdma_qos_port_pause /tmp/m2.prom)"
+check "prio 5 pause absent while PFC 5 is off" bash -c "! grep ^rdma_qos_port_pause /tmp/m2.prom | grep -qF '{$P,prio=\"5\",'"
 dcb pfc set dev "$PF" prio-pfc 5:on
 sleep 1
 scrape m3
@@ -156,15 +156,16 @@ check "retransmissions reason=roce_adp_retrans 4" is /tmp/d3.prom "rdma_qos_vf_r
 check "hw_counter counter=rx_write_requests 99" is /tmp/d3.prom "rdma_qos_vf_hw_counter_total{$L2,counter=\"rx_write_requests\"}" 99
 check "hw_counter counter=rp_cnp_ignored 0 (a counter is a series even at 0)" is /tmp/d3.prom "rdma_qos_vf_hw_counter_total{$L2,counter=\"rp_cnp_ignored\"}" 0
 check "no ibsim0 series carries another pod's labels" \
-	bash -c "! grep 'rdma_dev=\"ibsim0\"' /tmp/d3.prom | grep -v -F '{$L2'"
+	bash -c "! grep -E '^rdma_qos_vf_[a-z_]+_total\\{' /tmp/d3.prom | grep 'rdma_dev=\"ibsim0\"' | grep -v -F '{$L2'"
 ib "np_cnp_sent 41"
 scrape v1
 check "/metrics follows: cnp_sent 41" is /tmp/v1.prom "rdma_qos_vf_cnp_sent_total{$L2}" 41
 ib "np_cnp_sent 4294967290"
 scrape v2
 ( sleep 2; ib "np_cnp_sent +10" ) &
+WP=$!
 "$RQ" show --counters --json --interval 4 > /tmp/wrap.json 2> /tmp/wrap.err
-wait
+wait $WP
 scrape v3
 check "32-bit wrap: 4294967290 + 10 reads 4" is /tmp/v3.prom "rdma_qos_vf_cnp_sent_total{$L2}" 4
 r=$(jq -r '.attachments[] | select(.pod == "ib-0") | .cnpSent' /tmp/wrap.json)
@@ -222,8 +223,9 @@ check "train-1 (no traffic) kept its tx packets" \
 echo "== show --counters (one sample, text and JSON)"
 ( sleep 1.5; ib "np_cnp_sent +30" "rp_cnp_handled +12" "roce_adp_retrans +3"
   ds "rx_prio3_pause +200" "tx_prio3_pause +40" "tx_prio3_packets +1000" "rx_prio3_pause_duration +400000" ) &
+WP=$!
 "$RQ" show --counters --interval 3 > /tmp/show.txt 2> /tmp/show.err
-wait
+wait $WP
 echo "==== show --counters sample (guest, text) ===="
 cat /tmp/show.txt
 echo "==== end of sample ===="

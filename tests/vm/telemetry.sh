@@ -175,7 +175,7 @@ check "show --counters treats the decrease as a reset: ib-0 cnpSent $r/s (0 < r 
 echo "== rxe: real hw_counters, read as they are"
 n=$(find /sys/class/infiniband/rxe1/ports/1/hw_counters/ -mindepth 1 ! -name lifespan | wc -l)
 m=$(grep -cF "{$L1" /tmp/v3.prom)
-check "every one of rxe1's $n hw_counters files has a series on train-1 ($m)" [ "$n" -gt 0 ] && [ "$n" = "$m" ]
+check "every one of rxe1's $n hw_counters files has a series on train-1 ($m)" [ "$n" -gt 0 -a "$n" = "$m" ]
 rp=$(cat /sys/class/infiniband/rxe1/ports/1/hw_counters/rcvd_pkts)
 check "rxe1 rcvd_pkts $rp is rdma_qos_vf_packets_total{train-1,rx}" is /tmp/v3.prom "rdma_qos_vf_packets_total{$L1,direction=\"rx\"}" "$rp"
 
@@ -217,8 +217,8 @@ tx0=$(val /tmp/t0.prom "rdma_qos_vf_packets_total{$L0,direction=\"tx\"}") tx1=$(
 check "train-0 tx packets moved by the traffic ($tx0 -> $tx1, >= 200 more)" [ "${tx1:-0}" -ge $(( ${tx0:-0} + 200 )) ]
 r0=$(retx /tmp/t0.prom "$L0") r1=$(retx /tmp/t1.prom "$L0")
 check "train-0 retransmission counters moved ($r0 -> $r1)" [ "$r1" -gt "$r0" ]
-check "train-1 (no traffic) kept its tx packets" \
-	[ "$(val /tmp/t0.prom "rdma_qos_vf_packets_total{$L1,direction=\"tx\"}")" = "$(val /tmp/t1.prom "rdma_qos_vf_packets_total{$L1,direction=\"tx\"}")" ]
+u0=$(val /tmp/t0.prom "rdma_qos_vf_packets_total{$L1,direction=\"tx\"}") u1=$(val /tmp/t1.prom "rdma_qos_vf_packets_total{$L1,direction=\"tx\"}")
+check "train-1 (no traffic) kept its tx packets ($u0 -> $u1)" [ -n "$u0" -a "$u0" = "$u1" ]
 
 echo "== show --counters (one sample, text and JSON)"
 ( sleep 1.5; ib "np_cnp_sent +30" "rp_cnp_handled +12" "roce_adp_retrans +3"
@@ -246,7 +246,7 @@ ms=$(until_ms 8000 grep -qx 106 /sys/kernel/config/rdma_cm/rxe0/ports/1/default_
 check "the agent repaired the re-registered rxe0 ($ms ms)" [ $rc -eq 0 ]
 scrape r1
 a=$(val /tmp/r1.prom "rdma_qos_vf_packets_total{$L0,direction=\"tx\"}")
-check "train-0's tx packets series starts over ($b -> $a, same labels)" [ -n "$a" ] && [ "$a" -lt "${b:-0}" ]
+check "train-0's tx packets series starts over ($b -> $a, same labels)" [ -n "$a" -a "${a:-0}" -lt "${b:-0}" ]
 
 echo "== promtool"
 check "promtool accepts /metrics" promcheck /tmp/r1.prom

@@ -156,7 +156,8 @@ int cmd_agent(int argc, char **argv, const char *binary)
 		r = agent_do_pass(&a) ? 1 : 0;
 	} else {
 		(void)agent_block_signals();
-		if (a.o.listen && (r = agent_httpd_start(a.o.listen, a.o.interval_s, a.tel, &a.httpd)) < 0) {
+		if (a.o.listen &&
+		    (r = agent_httpd_start(a.o.listen, a.o.interval_s, a.tel, &a.httpd)) < 0) {
 			log_error("agent: cannot serve HTTP at %s: %s", a.o.listen, strerror(-r));
 			agent_tel_free(a.tel);
 			env_fini(&a.env);

@@ -67,7 +67,8 @@ static unsigned health(const struct agent_httpd *h, bool ready, char *msg, size_
 		return ready ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_OK;
 	}
 	if (ready && !h->catalog_ok) {
-		(void)snprintf(msg, len, "catalog source invalid (the last good catalog is kept)\n");
+		(void)snprintf(msg, len,
+			       "catalog source invalid (the last good catalog is kept)\n");
 		return MHD_HTTP_SERVICE_UNAVAILABLE;
 	}
 	(void)snprintf(msg, len, "ok\n");

@@ -258,6 +258,10 @@ char *metrics_render(const struct agent *a, const struct pass_report *rep)
 	family(&b, "rdma_qos_pass_duration_seconds", "gauge",
 	       "How long the last reconcile pass took.");
 	put(&b, "rdma_qos_pass_duration_seconds %.6f\n", rep->duration);
+	family(&b, "rdma_qos_pass_interval_seconds", "gauge",
+	       "The agent's --interval: a pass at least this often (/healthz and the alert "
+	       "RdmaQosAgentNotPassing allow 3).");
+	put(&b, "rdma_qos_pass_interval_seconds %d\n", a->o.interval_s);
 	if (b.oom) {
 		free(b.s);
 		return NULL;

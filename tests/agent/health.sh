@@ -50,6 +50,8 @@ curl -sf "http://127.0.0.1:$PORT/metrics" > "$T/http.prom"
 want="rdma_qos_build_info{version=\"$(cat "$(dirname "$0")/../../VERSION")\",revision=\"\",arch=\"$(dpkg --print-architecture 2>/dev/null || echo amd64)\"}"
 check "/metrics has $want 1" [ "$(metric_lit "$T/http.prom" "$want")" = 1 ]
 check "the textfile has it too" [ "$(metric_lit "$M" "$want")" = 1 ]
+check "/metrics has rdma_qos_pass_interval_seconds 1" \
+	[ "$(metric "$T/http.prom" rdma_qos_pass_interval_seconds)" = 1 ]
 check "/metrics with build_info passes promtool" promcheck "$T/http.prom"
 
 echo "== passes stop (the catalog source is a FIFO: the pass blocks opening it)"

@@ -103,7 +103,9 @@ for f in "$J"/*.json; do
 	esac
 done
 # what sriov-network-operator renders: [sriov, <metaPlugins>] in one conflist
-sn=$J/sriovnetwork.yaml.0.json
+pc=$J/sriovnetwork.yaml.0.json sn=$J/sriovnetwork.yaml.1.json
+check "SriovNetworkPoolConfig puts the pool in exclusive RDMA mode" \
+	[ "$(jq -r '.kind + " " + .spec.rdmaMode' "$pc")" = "SriovNetworkPoolConfig exclusive" ]
 jq '{cniVersion: "1.0.0", name: .metadata.name, plugins: ([{type: "sriov",
 	spoofchk: .spec.spoofChk, trust: .spec.trust, ipam: (.spec.ipam | fromjson)}] +
 	("[" + .spec.metaPlugins + "]" | fromjson))}' "$sn" > "$T/sriov.conflist"
@@ -114,6 +116,16 @@ check "... rdma-qos declares the deviceID capability" \
 o=$(v "$T/sriov.conflist")
 check "... and the rendered conflist validates" status_is 0 $? \
 	grep -q 'rdma-qos is plugins\[2\] of 3 (profile roce-lossless, pf ensure, numa strict)' <<< "$o"
+# what network-operator renders from a HostDeviceNetwork: [host-device, <metaPlugins>]
+hd=$J/hostdevicenetwork.yaml.0.json
+jq '{cniVersion: "1.0.0", name: .metadata.name, plugins: ([{type: "host-device",
+	ipam: (.spec.ipam | fromjson)}] + ("[" + .spec.metaPlugins + "]" | fromjson))}' "$hd" \
+	> "$T/hostdev.conflist"
+check "HostDeviceNetwork's metaPlugins render the chain host-device -> rdma-qos" \
+	[ "$(jq -c '[.plugins[].type]' "$T/hostdev.conflist")" = '["host-device","rdma-qos"]' ]
+o=$(v "$T/hostdev.conflist")
+check "... and the rendered conflist validates" status_is 0 $? \
+	grep -q 'rdma-qos is plugins\[1\] of 2' <<< "$o"
 # what Multus does with the pod's cni-args: args.cni in every plugin of the selected NAD
 pod=$J/pod-cni-args.yaml.0.json
 sel=$(jq -r '.metadata.annotations["k8s.v1.cni.cncf.io/networks"]' "$pod")
@@ -135,6 +147,15 @@ check "nic-configuration-operator: the operator's PFC string is the catalog prof
 	'.data["profiles.json"] | fromjson | .profiles["operator-lossless"].pfc | tostring' "$nic.1.json")" ]
 check "... trust is the same" [ "$(jq -r .spec.template.roceOptimized.qos.trust "$nic.0.json")" = \
 	"$(jq -r '.data["profiles.json"] | fromjson | .profiles["operator-lossless"].trust' "$nic.1.json")" ]
+qos='.spec.template.roceOptimized.qos' prof='.data["profiles.json"] | fromjson | .profiles["operator-lossless"]'
+check "... the operator's ECN priority is the profile's ecn" [ "$(jq -c "[$qos.ecn |
+	select(.enabled) | .priority]" "$nic.0.json")" = "$(jq -c "$prof.ecn" "$nic.1.json")" ]
+check "... the operator's port ToS is the profile's trafficClass" [ "$(jq "$qos.tos" \
+	"$nic.0.json")" = "$(jq "$prof.trafficClass" "$nic.1.json")" ]
+check "... the operator turns global pause off (PFC needs it; rdma-qos leaves it)" \
+	[ "$(jq "$qos.pauseFrames.enabled" "$nic.0.json")" = false ]
+check "... the pods' NAD asks for pf verify, as the node allows" [ "$(jq -r '.spec.config | fromjson |
+	.plugins[] | select(.type == "rdma-qos") | .pf' "$nic.2.json")" = verify ]
 check "... and the node never writes the PF (node.pf verify)" [ "$(jq -r \
 	'.data["profiles.json"] | fromjson | .node.pf' "$nic.1.json")" = verify ]
 finish

@@ -57,7 +57,7 @@ broken() { # NAME SED EXPECTED
 }
 broken "a wrong type" 's/      hostNetwork: true/      hostNetwork: "yes"/' \
 	"hostNetwork must be boolean"
-broken "a misspelt container key" 's/^\(          \)image: rdma-qos:0.1.0/&\n\1imagePullPolcy: Always/' \
+broken "a misspelt container key" 's/^\(          \)image: rdma-qos:[0-9.]*/&\n\1imagePullPolcy: Always/' \
 	"containers[0].imagePullPolcy: unknown key (not in IContainer)"
 broken "a duplicate key" 's/      hostNetwork: true/&\n      hostNetwork: true/' \
 	"Map keys must be unique"
@@ -90,6 +90,33 @@ for cap in $(jq -r '.spec.template.spec.containers[].securityContext.capabilitie
 	check "capability $cap is given with its reason in daemonset.yaml" \
 		grep -qE "^# .*$cap for " "$DS"
 done
+
+echo "== deploy/uninstall: the cleanup DaemonSet"
+out=$(k8s_check "$T/ujson" "$SRC"/deploy/uninstall/*.yaml 2>&1)
+check "every document in deploy/uninstall/ passes (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
+uds=$T/ujson/daemonset.yaml.0.json uks=$T/ujson/kustomization.yaml.0.json
+check "its kustomization lists its DaemonSet, in the namespace and with the image of deploy/" \
+	[ "$(jq -c '[.resources, .namespace, .images]' "$uks")" = \
+	"$(jq -c '[["daemonset.yaml"], .namespace, .images]' "$ks")" ]
+check "its init container runs uninstall on the DaemonSet's CNI bin dir, waiting for DELs" \
+	[ "$(jq -c '.spec.template.spec.initContainers[0].command' "$uds")" = \
+	'["/rdma-qos","uninstall","--cni-bin-dir=/host/opt/cni/bin","--wait=300"]' ]
+hp() { jq -r --arg m "$2" '.spec.template.spec as $s | ($s.initContainers + $s.containers)[].volumeMounts[]? |
+	select(.mountPath == $m) | .name as $n | $s.volumes[] | select(.name == $n) | .hostPath.path' "$1" | sort -u; }
+check "... the bin dir is the host path install writes" [ "$(hp "$uds" /host/opt/cni/bin)" = \
+	"$(hp "$ds" /host/opt/cni/bin)" ]
+check "... the state directory is the host path the agent uses (records are read there)" \
+	[ "$(hp "$uds" /run/rdma-qos)" = "$(hp "$ds" /run/rdma-qos)" ]
+check "... the catalog's host directory is under its /etc/cni mount" \
+	[ "$(hp "$uds" /etc/cni)/rdma-qos" = "$(hp "$ds" /etc/cni/rdma-qos)" ]
+check "... every container drops ALL capabilities, adds none, not privileged" [ "$(jq -c \
+	'[(.spec.template.spec.initContainers + .spec.template.spec.containers)[].securityContext |
+	[.privileged // false, .capabilities.drop, .capabilities.add]] | unique' "$uds")" = \
+	'[[false,["ALL"],null]]' ]
+check "both DaemonSets show an install or uninstall error in kubectl describe" [ "$(jq -s -c \
+	'[.[] | .spec.template.spec | (.initContainers + .containers)[] | select(.image |
+	startswith("rdma-qos")) | .terminationMessagePolicy] | unique' "$ds" "$uds")" = \
+	'["FallbackToLogsOnError"]' ]
 
 echo "== embedded CNI configs and catalogs through rdma-qos validate"
 v() { "$B/rdma-qos" validate "$1" 2>&1; }

@@ -158,9 +158,10 @@ static int wait_for_records(const struct rq_env *env, long wait_s)
 	if (n > 0) {
 		n = remaining(env, true);
 		if (n > 0)
-			log_error("%d attachment(s) remain: %s and %s are left in place for their DEL "
-				  "(delete those pods, then run uninstall again)",
-				  n, "the plugin binary", "the catalog");
+			log_error("%d attachment(s) remain: the plugin binary and the catalog are "
+				  "left in place for their DEL (delete those pods, then run "
+				  "uninstall again)",
+				  n);
 	}
 	return n;
 }
@@ -174,11 +175,12 @@ int main_uninstall(int argc, char **argv, const char *binary)
 	int r, n;
 
 	if (parse_opts(argc - 1, argv + 1, &o) < 0) {
-		(void)fprintf(stderr,
-			      "usage: %s uninstall --cni-bin-dir DIR [--wait S]\n"
-			      "       DIR: an absolute path, as given to install\n"
-			      "       S: seconds to wait for recorded attachments (0-%d, default 0)\n",
-			      binary, RQ_UNINSTALL_WAIT_MAX);
+		(void)fprintf(
+		    stderr,
+		    "usage: %s uninstall --cni-bin-dir DIR [--wait S]\n"
+		    "       DIR: an absolute path, as given to install\n"
+		    "       S: seconds to wait for recorded attachments (0-%d, default 0)\n",
+		    binary, RQ_UNINSTALL_WAIT_MAX);
 		return 1;
 	}
 	rq_err_clear(&e);
@@ -195,7 +197,8 @@ int main_uninstall(int argc, char **argv, const char *binary)
 	r = remove_file(&env, "binary", path);
 	/* an ADD that was running when the records were listed: its DEL needs the binary */
 	if (r > 0 && remaining(&env, true) > 0) {
-		log_error("an attachment was recorded while the binary was removed: reinstalling it");
+		log_error(
+		    "an attachment was recorded while the binary was removed: reinstalling it");
 		(void)install_binary(&env, o.bin_dir);
 		env_fini(&env);
 		return 1;

@@ -85,14 +85,17 @@ echo "== podman build --platform linux/{amd64,arm64} -f deploy/Containerfile"
 img() { echo "localhost/rdma-qos:$V-$1"; }
 for a in amd64 arm64; do
 	s0=$(date +%s)
-	# the cached cJSON and libmicrohttpd sources (per target triple) are mounted: no network
+	# the cached cJSON and libmicrohttpd sources (per target triple) are mounted: no network.
+	# podman 4.3 sets TARGETARCH from --platform but not BUILDPLATFORM (buildx and later
+	# podman do): given here, or the build stage would be the target's platform
 	"${P[@]}" build -q --platform "linux/$a" -f "$SRC/deploy/Containerfile" \
+		--build-arg BUILDPLATFORM=linux/amd64 \
 		--build-arg BASE="$BASE_IMG" --build-arg VERSION="$V" --build-arg REVISION="$R" \
 		-v "$CJSON_CACHE:$CJSON_CACHE" -v "$MHD_CACHE:$MHD_CACHE" --network none \
 		--target rdma-qos -t "$(img $a)" "$SRC" > "$T/build-$a.log" 2>&1
 	rc=$?
-	check "the $a image builds ($(($(date +%s) - s0)) s, no network)" [ $rc -eq 0 ] ||
-		tail -30 "$T/build-$a.log"
+	[ $rc -eq 0 ] || tail -30 "$T/build-$a.log"
+	check "the $a image builds ($(($(date +%s) - s0)) s, no network)" [ $rc -eq 0 ]
 done
 "${P[@]}" manifest rm "localhost/rdma-qos:$V-test" >/dev/null 2>&1
 "${P[@]}" manifest create "localhost/rdma-qos:$V-test" >/dev/null &&
@@ -120,8 +123,9 @@ for a in amd64 arm64; do
 	"${P[@]}" cp "$c:/rdma-qos" "$T/rdma-qos-$a" >/dev/null 2>&1
 	"${P[@]}" rm "$c" >/dev/null
 	f=$(file -b "$T/rdma-qos-$a")
+	echo "INFO: $a binary: $f"
 	check "$a: the binary is an ELF for ${ELF[$a]}, static-pie" \
-		grep -q "ELF 64-bit.*${ELF[$a]}.*static-pie linked" <<< "$f" || echo "   $f"
+		grep -q "ELF 64-bit.*${ELF[$a]}.*static-pie linked" <<< "$f"
 done
 check "amd64: podman runs it: --version prints 'rdma-qos $V'" [ "$("${P[@]}" run --rm --network none \
 	"$(img amd64)" --version 2>&1)" = "rdma-qos $V" ]

@@ -95,9 +95,14 @@ echo "== deploy/uninstall: the cleanup DaemonSet"
 out=$(k8s_check "$T/ujson" "$SRC"/deploy/uninstall/*.yaml 2>&1)
 check "every document in deploy/uninstall/ passes (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
 uds=$T/ujson/daemonset.yaml.0.json uks=$T/ujson/kustomization.yaml.0.json
-check "its kustomization lists its DaemonSet, in the namespace and with the image of deploy/" \
+# the kustomization that sets the image (deploy/, or deploy/base/ where the base moved)
+kimg=$SRC/deploy/kustomization.yaml
+[ -f "$SRC/deploy/base/kustomization.yaml" ] && kimg=$SRC/deploy/base/kustomization.yaml
+node -e 'const Y=require(process.argv[1]); console.log(JSON.stringify(Y.parse(
+	require("fs").readFileSync(process.argv[2], "utf8"))))' "$NM/yaml" "$kimg" > "$T/kimg.json"
+check "its kustomization lists its DaemonSet, in the namespace and with the image of ${kimg#"$SRC"/}" \
 	[ "$(jq -c '[.resources, .namespace, .images]' "$uks")" = \
-	"$(jq -c '[["daemonset.yaml"], .namespace, .images]' "$ks")" ]
+	"$(jq -c '[["daemonset.yaml"], .namespace, .images]' "$T/kimg.json")" ]
 check "its init container runs uninstall on the DaemonSet's CNI bin dir, waiting for DELs" \
 	[ "$(jq -c '.spec.template.spec.initContainers[0].command' "$uds")" = \
 	'["/rdma-qos","uninstall","--cni-bin-dir=/host/opt/cni/bin","--wait=300"]' ]

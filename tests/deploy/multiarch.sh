@@ -88,7 +88,9 @@ for a in amd64 arm64; do
 	# the cached cJSON and libmicrohttpd sources (per target triple) are mounted: no network.
 	# podman 4.3 sets TARGETARCH from --platform but not BUILDPLATFORM (buildx and later
 	# podman do): given here, or the build stage would be the target's platform
-	"${P[@]}" build -q --platform "linux/$a" -f "$SRC/deploy/Containerfile" \
+	# --no-cache: buildah 1.28 reuses a cached final stage whose LABEL build-args differ
+	"${P[@]}" rmi -f "$(img $a)" >/dev/null 2>&1
+	"${P[@]}" build -q --no-cache --platform "linux/$a" -f "$SRC/deploy/Containerfile" \
 		--build-arg BUILDPLATFORM=linux/amd64 \
 		--build-arg BASE="$BASE_IMG" --build-arg VERSION="$V" --build-arg REVISION="$R" \
 		-v "$CJSON_CACHE:$CJSON_CACHE" -v "$MHD_CACHE:$MHD_CACHE" --network none \
@@ -120,9 +122,10 @@ for a in amd64 arm64; do
 	c=$("${P[@]}" create "$i" 2>/dev/null)
 	check "$a: the image holds the static binary and nothing else" \
 		[ "$("${P[@]}" export "$c" | tar -t | sort | tr '\n' ' ')" = "rdma-qos " ]
-	"${P[@]}" cp "$c:/rdma-qos" "$T/rdma-qos-$a" >/dev/null 2>&1
+	mkdir -p "$T/$a"
+	"${P[@]}" cp "$c:/rdma-qos" "$T/$a/rdma-qos" >/dev/null 2>&1
 	"${P[@]}" rm "$c" >/dev/null
-	f=$(file -b "$T/rdma-qos-$a")
+	f=$(file -b "$T/$a/rdma-qos")
 	echo "INFO: $a binary: $f"
 	check "$a: the binary is an ELF for ${ELF[$a]}, static-pie" \
 		grep -q "ELF 64-bit.*${ELF[$a]}.*static-pie linked" <<< "$f"
@@ -130,7 +133,7 @@ done
 check "amd64: podman runs it: --version prints 'rdma-qos $V'" [ "$("${P[@]}" run --rm --network none \
 	"$(img amd64)" --version 2>&1)" = "rdma-qos $V" ]
 check "arm64: under qemu-user ($QEMU) --version prints 'rdma-qos $V'" \
-	[ "$("$QEMU" "$T/rdma-qos-arm64" --version 2>&1)" = "rdma-qos $V" ]
-check "arm64: CNI VERSION under qemu-user" [ "$(CNI_COMMAND=VERSION "$QEMU" "$T/rdma-qos-arm64" \
+	[ "$("$QEMU" "$T/arm64/rdma-qos" --version 2>&1)" = "rdma-qos $V" ]
+check "arm64: CNI VERSION under qemu-user" [ "$(CNI_COMMAND=VERSION "$QEMU" "$T/arm64/rdma-qos" \
 	< /dev/null | jq -r '.supportedVersions[-1]')" = 1.1.0 ]
 finish

@@ -7,7 +7,8 @@
 # config names its architecture, its binary is a static ELF of that
 # architecture and the only file, the amd64 one runs --version in podman and
 # the arm64 one under qemu-user, and the OCI labels carry the version and the
-# source revision. Its own podman store (image.sh prunes its own).
+# source revision. Then deploy/uninstall's pod template is played with the amd64 image.
+# Its own podman store (image.sh prunes its own).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
@@ -58,6 +59,7 @@ CONF
 P=(env CONTAINERS_CONF="$T/containers.conf" podman --root "$CACHE/store-multiarch"
 	--runroot /run/rdma-qos-image-multiarch --storage-driver vfs)
 cleanup() {
+	"${P[@]}" pod rm -a -f >/dev/null 2>&1
 	"${P[@]}" rm -a -f >/dev/null 2>&1
 	"${P[@]}" manifest rm "localhost/rdma-qos:$V-test" >/dev/null 2>&1
 	"${P[@]}" image prune -f >/dev/null 2>&1
@@ -136,4 +138,60 @@ check "arm64: under qemu-user ($QEMU) --version prints 'rdma-qos $V'" \
 	[ "$("$QEMU" "$T/arm64/rdma-qos" --version 2>&1)" = "rdma-qos $V" ]
 check "arm64: CNI VERSION under qemu-user" [ "$(CNI_COMMAND=VERSION "$QEMU" "$T/arm64/rdma-qos" \
 	< /dev/null | jq -r '.supportedVersions[-1]')" = 1.1.0 ]
+
+# deploy/uninstall/'s pod template, played with the amd64 image against host paths under $H
+# (as image.sh plays the DaemonSet): with a record it refuses and names the pod, without it
+# removes the binary and the catalog and nothing else. The idle pause container (not
+# available offline) is replaced by the image's --version.
+NM=${RQ_NPM_CACHE:-/var/tmp/rdma-qos-npm}/node_modules
+if ! command -v node >/dev/null || [ ! -d "$NM/yaml" ]; then
+	skip "uninstall pod" "no node or no yaml module in $NM (manifests.sh installs it)"
+	finish
+fi
+echo "== podman kube play: deploy/uninstall's pod template"
+H=$T/host
+node "$HERE/pod-template.mjs" "$NM" "$SRC/deploy/uninstall/daemonset.yaml" | jq --arg img "$(img amd64)" \
+	--arg h "$H" '.metadata.annotations = {"io.podman.annotations.init.container.type": "always"} |
+	.spec.restartPolicy = "Never" | .spec.initContainers[].image = $img |
+	.spec.initContainers[0].command |= map(if startswith("--wait=") then "--wait=1" else . end) |
+	.spec.containers[0] = (.spec.initContainers[0] | .name = "done" |
+		.command = ["/rdma-qos", "--version"]) |
+	.spec.volumes |= map(if .hostPath then .hostPath.path = $h + .hostPath.path else . end)' \
+	> "$T/upod.json"
+mkdir -p "$H/opt/cni/bin" "$H/etc/cni/net.d" "$H/etc/cni/rdma-qos" "$H/run/rdma-qos/state/pf"
+cp "$T/amd64/rdma-qos" "$H/opt/cni/bin/rdma-qos"
+cp "$T/amd64/rdma-qos" "$H/opt/cni/bin/host-device"
+echo '{}' > "$H/etc/cni/net.d/10-other.conflist"
+cp "$SRC/examples/profiles.json" "$H/etc/cni/rdma-qos/profiles.json"
+printf '{"podNamespace": "ai-training", "podName": "trainer-0"}' \
+	> "$H/run/rdma-qos/state/roce_c1_net1.json"
+uplay() { # prints the uninstall init container's exit code
+	"${P[@]}" pod rm -a -f >/dev/null 2>&1
+	"${P[@]}" kube play --network none "$T/upod.json" > "$T/uplay.log" 2>&1 || cat "$T/uplay.log" >&2
+	local st
+	for _ in $(seq 60); do
+		st=$("${P[@]}" inspect --format '{{.State.Status}} {{.State.ExitCode}}' \
+			rdma-qos-uninstall-uninstall 2>/dev/null)
+		case $st in exited*) break ;; esac
+		sleep 0.5
+	done
+	echo "${st#* }"
+}
+ulog() { "${P[@]}" logs rdma-qos-uninstall-uninstall 2>&1; }
+rc=$(uplay)
+check "with a record the uninstall init container fails (exit 1)" [ "$rc" = 1 ] || ulog
+check "... its log names the attachment and its pod" \
+	grep -q 'attachment roce_c1_net1 (pod ai-training/trainer-0) is still recorded' <<< "$(ulog)"
+check "... the binary and the catalog stay" [ -x "$H/opt/cni/bin/rdma-qos" ] &&
+	[ -f "$H/etc/cni/rdma-qos/profiles.json" ]
+rm "$H/run/rdma-qos/state/roce_c1_net1.json"
+rc=$(uplay)
+check "without records it exits 0" [ "$rc" = 0 ] || ulog
+check "... the binary is gone from the host's CNI bin dir" [ ! -e "$H/opt/cni/bin/rdma-qos" ]
+check "... the catalog and its directory are gone" [ ! -e "$H/etc/cni/rdma-qos" ]
+check "... the other plugin and the other CNI config stay" [ -x "$H/opt/cni/bin/host-device" ] &&
+	[ -f "$H/etc/cni/net.d/10-other.conflist" ]
+check "... then the pod's idle container ran" [ "$("${P[@]}" logs rdma-qos-uninstall-done 2>&1)" = \
+	"rdma-qos $V" ]
+"${P[@]}" pod rm -a -f >/dev/null 2>&1
 finish

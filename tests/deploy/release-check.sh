@@ -6,8 +6,9 @@
 # every kustomization under deploy/ (images[].newTag for rdma-qos) and every
 # `image: rdma-qos:TAG` in deploy/; the Containerfile's VERSION build-arg default and
 # every rdma-qos:TAG it or the docs mention; CHANGELOG.md's top release, each release
-# with an "Upgrade notes" part and its tag named; deploy/helm/*/Chart.yaml appVersion when a
-# chart exists; LICENSE is the Apache-2.0 text. Prints each disagreement; exit 1 if any.
+# with an "Upgrade notes" part and its tag named; `--set image.tag=X` in the docs;
+# deploy/helm/*/Chart.yaml appVersion when a chart exists; LICENSE is the Apache-2.0 text.
+# Prints each disagreement; exit 1 if any.
 set -u
 SRC=${1:?SRC} B=${2:?BUILD}
 bad=0
@@ -36,6 +37,13 @@ while IFS=: read -r f line text; do
 	done
 done < <(grep -rnE 'rdma-qos:[0-9]+\.[0-9]+\.[0-9]+' "$SRC/deploy" "$SRC/docs" "$SRC/CONTRIBUTING.md" \
 	--include='*.yaml' --include='*.md' --include=Containerfile --include='*.tpl' 2>/dev/null)
+
+# the chart's image tag as the docs pass it (helm --set image.tag=X.Y.Z)
+while IFS=: read -r f line text; do
+	t=$(grep -oE 'image\.tag=[0-9]+\.[0-9]+\.[0-9]+' <<< "$text" | head -1 | cut -d= -f2)
+	[ "$t" = "$V" ] || no "${f#"$SRC"/}:$line: image.tag=$t, VERSION is $V"
+done < <(grep -rnE 'image\.tag=[0-9]+\.[0-9]+\.[0-9]+' "$SRC/docs" "$SRC/deploy" "$SRC/CONTRIBUTING.md" \
+	--include='*.md' --include='*.yaml' 2>/dev/null)
 
 cf=$SRC/deploy/Containerfile
 d=$(sed -n 's/^ARG VERSION=\(.*\)$/\1/p' "$cf")

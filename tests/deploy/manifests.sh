@@ -43,11 +43,17 @@ NM=$NPM_CACHE/node_modules
 k8s_check() { node "$HERE/k8s-check.mjs" "$NM" "$@"; }
 
 echo "== manifests against kubernetes-models and crd-keys.json"
-out=$(k8s_check "$T/json" "$SRC"/deploy/*.yaml "$SRC"/examples/*.yaml 2>&1)
-check "every document in deploy/ and examples/ passes (${out##*$'\n'})" [ $? -eq 0 ] ||
+# deploy/base/ and examples/ (their documents are looked at below); the other kustomizations
+# apart (they share the file name); what the kustomizations render: tests/deploy/overlays.sh
+out=$(k8s_check "$T/json" "$SRC"/deploy/base/*.yaml "$SRC"/examples/*.yaml 2>&1)
+check "every document in deploy/base/ and examples/ passes (${out##*$'\n'})" [ $? -eq 0 ] ||
 	echo "$out"
+out=$(for k in $(find "$SRC/deploy" -name kustomization.yaml -not -path '*/base/*' | sort); do
+	k8s_check "$T/kjson" "$k" 2>&1 || echo "FAILED: $k"; done)
+check "every other kustomization.yaml in deploy/ passes ($(grep -c '^1 documents' <<< "$out"))" \
+	[ -z "$(grep -E 'PROBLEM|FAILED' <<< "$out")" ] || echo "$out"
 # the checker catches what it claims to: one broken copy per kind of mistake
-DS=$SRC/deploy/daemonset.yaml
+DS=$SRC/deploy/base/daemonset.yaml
 broken() { # NAME SED EXPECTED
 	mkdir -p "$T/broken" && sed "$2" "$DS" > "$T/broken/$1.yaml"
 	local o
@@ -70,11 +76,15 @@ check "a SriovNetwork with a misspelt spec key is refused" status_is 1 $? \
 echo "== kustomization and DaemonSet wiring"
 J=$T/json
 ks=$J/kustomization.yaml.0.json ds=$J/daemonset.yaml.0.json
-check "the kustomization lists every other file in deploy/" [ "$(jq -r '.resources[]' "$ks" | sort |
-	tr '\n' ' ')" = "$(cd "$SRC/deploy" && ls *.yaml | grep -v kustomization | sort | tr '\n' ' ')" ]
-check "the DaemonSet's config volume is deploy/configmap.yaml's ConfigMap" [ "$(jq -r \
+check "deploy/base/kustomization.yaml lists every other file in deploy/base/" [ "$(jq -r \
+	'.resources[], .configMapGenerator[].files[]' "$ks" | sort | tr '\n' ' ')" = \
+	"$(cd "$SRC/deploy/base" && ls | grep -v kustomization | sort | tr '\n' ' ')" ]
+check "the DaemonSet's config volume is the generated catalog ConfigMap" [ "$(jq -r \
 	'.spec.template.spec.volumes[] | select(.name == "config") | .configMap.name' "$ds")" = \
-	"$(jq -r .metadata.name "$J/configmap.yaml.0.json")" ]
+	"$(jq -r '.configMapGenerator[0].name' "$ks")" ]
+k8s_check "$T/top" "$SRC/deploy/kustomization.yaml" > /dev/null 2>&1
+check "deploy/kustomization.yaml is the base (resources: [base])" \
+	[ "$(jq -c .resources "$T/top/kustomization.yaml.0.json")" = '["base"]' ]
 check "every volumeMount names a volume" [ -z "$(jq -r '.spec.template.spec as $s |
 	[$s.volumes[].name] as $v | ($s.initContainers + $s.containers)[].volumeMounts[] |
 	select(.name as $n | $v | index($n) | not) | .name' "$ds")" ]
@@ -83,6 +93,9 @@ check "the init container runs install with the ConfigMap's catalog" [ "$(jq -c 
 	'["/rdma-qos","install","--cni-bin-dir=/host/opt/cni/bin","--catalog-source=/config/profiles.json"]' ]
 check "the main container runs the agent" \
 	[ "$(jq -r '.spec.template.spec.containers[0].command[1]' "$ds")" = agent ]
+check "... on the catalog installed at pod start: no live sync (no --catalog-source, no /config)" \
+	[ "$(jq -c '.spec.template.spec.containers[0] | [(.command[] | select(startswith(
+	"--catalog-source"))), (.volumeMounts[] | select(.name == "config"))]' "$ds")" = '[]' ]
 check "no container is privileged, every one drops ALL capabilities" [ "$(jq -c \
 	'[(.spec.template.spec.initContainers + .spec.template.spec.containers)[].securityContext |
 	[.privileged // false, .capabilities.drop]] | unique' "$ds")" = '[[false,["ALL"]]]' ]
@@ -125,6 +138,11 @@ check "both DaemonSets show an install or uninstall error in kubectl describe" [
 
 echo "== embedded CNI configs and catalogs through rdma-qos validate"
 v() { "$B/rdma-qos" validate "$1" 2>&1; }
+for f in $(find "$SRC/deploy" -name profiles.json | sort); do
+	o=$(v "$f")
+	check "rdma-qos validate ${f#"$SRC"/} (a kustomize catalog)" status_is 0 $? \
+		grep -q 'valid catalog' <<< "$o" || echo "   $o"
+done
 for f in "$J"/*.json; do
 	case $(jq -r .kind "$f") in
 	ConfigMap | NetworkAttachmentDefinition)

@@ -3,3 +3,7 @@
 .PHONY: vm-wire-test
 vm-wire-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/wire.sh
+# The congestion telemetry guest alone (tests/vm/telemetry.sh; make vm-test runs it too)
+.PHONY: vm-telemetry-test
+vm-telemetry-test: all
+	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/telemetry.sh

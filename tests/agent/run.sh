@@ -246,4 +246,13 @@ FAIL=$((FAIL + $(grep -c '^FAIL:' "$T/telemetry.out")))
 grep -q ' passed, 0 failed$' "$T/telemetry.out" && [ $tel_rc -eq 0 ] ||
 	{ fail "telemetry.sh ran to its summary and exit 0 (rc $tel_rc)"; tail -20 "$T/telemetry.out"; }
 
+echo "== liveness, readiness and build info (tests/agent/health.sh, its own node)"
+bash "$(dirname "$0")/health.sh" > "$T/health.out" 2>&1
+hl_rc=$?
+grep -E '^(==|PASS|FAIL)' "$T/health.out"
+PASS=$((PASS + $(grep -c '^PASS:' "$T/health.out")))
+FAIL=$((FAIL + $(grep -c '^FAIL:' "$T/health.out")))
+grep -q ' passed, 0 failed$' "$T/health.out" && [ $hl_rc -eq 0 ] ||
+	{ fail "health.sh ran to its summary and exit 0 (rc $hl_rc)"; tail -20 "$T/health.out"; }
+
 summary

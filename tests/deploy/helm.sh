@@ -32,8 +32,9 @@ NOCM='del(.volumes[] | select(.name == "config") | .configMap.name)'
 
 echo "== the chart at its defaults"
 render default
-check "renders: a ConfigMap and a DaemonSet ($(jq -c '[.[].kind]' "$T/default.json"))" \
-	[ "$(jq -c '[.[].kind] | sort' "$T/default.json")" = '["ConfigMap","DaemonSet"]' ]
+check "renders the base's kinds ($(jq -c '[.[].kind]' "$T/default.json"))" \
+	[ "$(jq -c '[.[].kind] | sort' "$T/default.json")" = "$(node "$HERE/kustomize.mjs" "$NM" \
+	"$SRC/deploy" | jq -c '[.[].kind | select(. != "Namespace")] | sort')" ]
 check "Chart.yaml's version and appVersion are VERSION" [ "$(node -e 'const Y = require(
 	process.argv[1]); const c = Y.parse(require("fs").readFileSync(process.argv[2], "utf8"));
 	console.log(c.version + " " + c.appVersion + " " + c.apiVersion)' "$NM/yaml" \
@@ -75,6 +76,16 @@ check "the whole pod spec agrees (the config ConfigMap's name aside)" [ "$(spec 
 	diff <(kspec base | jq -S "$NOCM") <(spec default | jq -S "$NOCM")
 check "the same update strategy" [ "$(obj default DaemonSet | jq -S .spec.updateStrategy)" = \
 	"$(jq -S '.[] | select(.kind == "DaemonSet") | .spec.updateStrategy' "$T/k-base.json")" ]
+for k in ServiceAccount ClusterRole ClusterRoleBinding; do
+	check "$k: as the base's but for names and labels" [ "$(obj default $k | jq -S 'del(.metadata) |
+		walk(if type == "object" and has("name") then del(.name) else . end)')" = "$(jq -S --arg k $k \
+		'.[] | select(.kind == $k) | del(.metadata) | walk(if type == "object" and has("name") then
+		del(.name) else . end)' "$T/k-base.json")" ]
+done
+check "the pod template's annotations are the base's, plus the catalog checksum" [ "$(obj default \
+	DaemonSet | jq -S '.spec.template.metadata.annotations | del(.["rdma-qos/catalog-sha256"])')" = \
+	"$(jq -S '.[] | select(.kind == "DaemonSet") | .spec.template.metadata.annotations // {}' \
+	"$T/k-base.json")" ]
 check "the selector holds the base's and the release (documented)" [ "$(obj default DaemonSet |
 	jq -c .spec.selector.matchLabels)" = "$(jq -c '.[] | select(.kind == "DaemonSet") |
 	.spec.selector.matchLabels + {"app.kubernetes.io/instance": "rdma-qos"}' "$T/k-base.json")" ]
@@ -87,7 +98,7 @@ check "liveSync: the pod spec is the live-sync overlay's (the config ConfigMap's
 check "... the agent takes --catalog-source" [ "$(ctr live agent | jq -r '.command |
 	index("--catalog-source=/config/profiles.json") != null')" = true ]
 check "... and the pod template carries no catalog checksum" [ "$(obj live DaemonSet | jq -c \
-	'.spec.template.metadata.annotations // {} | keys')" = '[]' ]
+	'.spec.template.metadata.annotations // {} | has("rdma-qos/catalog-sha256")')" = false ]
 
 echo "== a catalog edit"
 cat2=$(jq '.node.pf = "verify"' "$SRC/deploy/base/profiles.json")
@@ -120,9 +131,12 @@ render ns '{"namespace": {"create": true}, "_release": {"Name": "rq", "Namespace
 check "namespace.create: a Namespace named for the release's, Pod Security privileged" [ "$(obj ns \
 	Namespace | jq -c '[.metadata.name, .metadata.labels["pod-security.kubernetes.io/enforce"]]')" = \
 	'["net-qos","privileged"]' ]
-check "... every object in it, named for the release" [ "$(jq -c '[.[] | select(.kind !=
-	"Namespace") | [.metadata.namespace, .metadata.name]] | sort' "$T/ns.json")" = \
-	'[["net-qos","rq"],["net-qos","rq-catalog"]]' ]
+check "... every namespaced object in it, named for the release" [ "$(jq -c '[.[] |
+	select(.metadata.namespace != null) | [.kind, .metadata.namespace, .metadata.name]] | sort' \
+	"$T/ns.json")" = '[["ConfigMap","net-qos","rq-catalog"],["DaemonSet","net-qos","rq"],["ServiceAccount","net-qos","rq"]]' ]
+check "... the DaemonSet runs as that ServiceAccount, the ClusterRoleBinding names it" [ "$(spec ns |
+	jq -r .serviceAccountName) $(obj ns ClusterRoleBinding | jq -r '.subjects[0] | .namespace + "/" +
+	.name')" = "rq net-qos/rq" ]
 check "... the config volume follows the ConfigMap's name" [ "$(spec ns | jq -r '.volumes[] |
 	select(.name == "config") | .configMap.name')" = rq-catalog ]
 render sched '{"nodeSelector": {"rdma-qos/pool": "gpu-a"}, "tolerations": [],
@@ -137,31 +151,44 @@ check "affinity rendered" [ "$(spec sched | jq -r '.affinity.nodeAffinity
 check "updateStrategy.maxUnavailable 1" [ "$(obj sched DaemonSet | jq -c \
 	.spec.updateStrategy.rollingUpdate.maxUnavailable)" = 1 ]
 check "image.tag empty: the chart's appVersion (VERSION)" [ "$(spec default | jq -c '[(.initContainers +
-	.containers)[].image] | unique')" = "[\"registry.example.com/rdma-qos:$(cat "$SRC/VERSION")\"]" ]
+	.containers)[] | select(.name != "kube-rbac-proxy").image] | unique')" = \
+	"[\"registry.example.com/rdma-qos:$(cat "$SRC/VERSION")\"]" ]
 render tag '{"image": {"tag": "9.9.9"}}'
 check "image.tag set: that tag on both containers" [ "$(spec tag | jq -c '[(.initContainers +
-	.containers)[].image] | unique')" = '["registry.example.com/rdma-qos:9.9.9"]' ]
+	.containers)[] | select(.name != "kube-rbac-proxy").image] | unique')" = \
+	'["registry.example.com/rdma-qos:9.9.9"]' ]
 check "image.pullPolicy on both containers" [ "$(spec sched | jq -c '[(.initContainers +
-	.containers)[].imagePullPolicy] | unique')" = '["Always"]' ]
+	.containers)[] | select(.name != "kube-rbac-proxy").imagePullPolicy] | unique')" = '["Always"]' ]
 out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/sched-json" "$T"/sched/*.yaml "$T"/ns/*.yaml 2>&1)
 check "... those renders pass k8s-check (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
-render mon '{"metrics": {"textfile": {"enabled": false}, "listen": {"address": "0.0.0.0"},
-	"podMonitor": {"enabled": true}}}'
+render mon '{"metrics": {"textfile": {"enabled": false}, "serviceMonitor": {"enabled": true}}}'
 check "metrics.textfile.enabled false: no --metrics-file, no textfile mount or volume" [ "$(spec mon |
 	jq -c '[(.containers[0].command[] | select(startswith("--metrics-file"))),
 	(.containers[0].volumeMounts[], .volumes[] | select(.name == "textfile"))]')" = '[]' ]
-check "metrics.listen: --listen=0.0.0.0:9474 and the port named metrics" [ "$(ctr mon agent | jq -c \
-	'[(.command[] | select(startswith("--listen"))), .ports[0].name, .ports[0].containerPort]')" = \
-	'["--listen=0.0.0.0:9474","metrics",9474]' ]
-check "metrics.podMonitor: a PodMonitor on that port, honorLabels" [ "$(obj mon PodMonitor |
-	jq -c '[.spec.podMetricsEndpoints[0] | .port, .honorLabels]')" = '["metrics",true]' ]
-check "... selecting the DaemonSet's pods" [ "$(obj mon PodMonitor | jq -c .spec.selector.matchLabels)" = \
-	"$(obj mon DaemonSet | jq -c .spec.selector.matchLabels)" ]
-out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/mon-json" "$T"/mon/*.yaml 2>&1)
-check "... which passes k8s-check with the PodMonitor's keys (${out##*$'\n'})" [ $? -eq 0 ] ||
-	echo "$out"
-check "no value renders an unknown key (the default render has no PodMonitor)" \
-	[ -z "$(obj default PodMonitor)" ]
+check "metrics.serviceMonitor: a headless Service and a ServiceMonitor, https through the proxy, honorLabels" \
+	[ "$(obj mon ServiceMonitor | jq -c '[.spec.endpoints[0] | .port, .scheme, .honorLabels]') $(obj mon \
+	Service | jq -r .spec.clusterIP)" = '["metrics","https",true] None' ]
+check "... the Service selects the DaemonSet's pods" [ "$(obj mon Service | jq -S .spec.selector)" = \
+	"$(obj mon DaemonSet | jq -S .spec.selector.matchLabels)" ]
+check "... the ServiceMonitor selects the Service" [ "$(obj mon ServiceMonitor | jq -r --argjson l \
+	"$(obj mon Service | jq -c .metadata.labels)" '.spec.selector.matchLabels | to_entries |
+	all(.value == $l[.key])')" = true ]
+render noproxy '{"metrics": {"kubeRbacProxy": {"enabled": false}, "listen": {"address": "10.0.0.1"},
+	"serviceMonitor": {"enabled": true}}}'
+check "kubeRbacProxy off: no sidecar, no token volume, the agent's own port named metrics" [ "$(spec noproxy |
+	jq -c '[[.containers[].name], [.volumes[].name | select(startswith("kube-rbac"))],
+	(.containers[0].ports[0] | .name, .containerPort)]')" = '[["agent"],[],"metrics",9474]' ]
+check "... --listen on the address given, probes there" [ "$(ctr noproxy agent | jq -c '[(.command[] |
+	select(startswith("--listen"))), .livenessProbe.httpGet.host]')" = '["--listen=10.0.0.1:9474","10.0.0.1"]' ]
+check "... the ServiceMonitor scrapes plain http" [ "$(obj noproxy ServiceMonitor | jq -r \
+	'.spec.endpoints[0].scheme')" = http ]
+check "... and no ClusterRole for it" [ -z "$(obj noproxy ClusterRole)" ]
+render nolisten '{"metrics": {"kubeRbacProxy": {"enabled": false}, "listen": {"address": ""}}}'
+check "listen.address empty: no --listen, no probes" [ "$(ctr nolisten agent | jq -c '[(.command[] |
+	select(startswith("--listen"))), .livenessProbe, .readinessProbe] | map(select(. != null))')" = '[]' ]
+out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/mon-json" "$T"/mon/*.yaml "$T"/noproxy/*.yaml 2>&1)
+check "... those renders pass k8s-check (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
+check "the default render has no ServiceMonitor" [ -z "$(obj default ServiceMonitor)" ]
 
 echo "== one release per node pool"
 render poolbase '{"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
@@ -178,8 +205,9 @@ pools() { # LABELS: the releases whose pods land on such a node
 OS='"kubernetes.io/os": "linux"'
 check "a node in no pool: the base release only" [ "$(pools "{$OS}")" = poolbase ]
 check "a gpu-a node: the gpu-a release only" [ "$(pools "{$OS, \"rdma-qos/pool\": \"gpu-a\"}")" = poola ]
-check "distinct DaemonSets and ConfigMaps" [ "$(jq -s -c '[.[][] | select(.kind !=
-	"Namespace") | .metadata.name] | unique | length' "$T/poolbase.json" "$T/poola.json")" = 4 ]
+check "no object of one release has the name of the other's ($(jq length "$T/poola.json") each)" \
+	[ "$(jq -s -c '[.[][] | [.kind, .metadata.name]] | unique | length' "$T/poolbase.json" \
+	"$T/poola.json")" = "$(jq -s '[.[][]] | length' "$T/poolbase.json" "$T/poola.json")" ]
 check "... and selectors" [ "$(obj poolbase DaemonSet | jq -c .spec.selector)" != \
 	"$(obj poola DaemonSet | jq -c .spec.selector)" ]
 
@@ -198,7 +226,7 @@ echo "== Go's text/template renders the same"
 if command -v go > /dev/null; then
 	export GOCACHE=${GOCACHE:-/var/tmp/rdma-qos-gocache} GO111MODULE=off
 	go build -o "$T/gotpl" "$HERE/gotemplate-render.go" 2> "$T/gobuild.err" || cat "$T/gobuild.err"
-	for r in default live edit ocp ns sched mon tag; do
+	for r in default live edit ocp ns sched mon noproxy nolisten tag; do
 		v=()
 		[ -f "$T/$r.values.json" ] && v=("$T/$r.values.json")
 		node -e 'const Y = require(process.argv[1]); const fs = require("fs");

@@ -110,12 +110,16 @@ echo "INFO: image size $("${P[@]}" image inspect --format '{{.Size}}' localhost/
 
 # pod IMAGE BIN HOST: the DaemonSet's pod template as a Pod against host paths under HOST. The
 # agent needs issue 13: its container runs --version instead. Init containers are kept
-# ("always") so that their logs can be read.
+# ("always") so that their logs can be read. The kube-rbac-proxy sidecar (it needs an API
+# server), its token volume and the agent's HTTP probes are left out.
 pod() {
 	node "$HERE/pod-template.mjs" "$NM" "$SRC/deploy/base/daemonset.yaml" | jq --arg img "$1" \
 		--arg bin "/$2" --arg h "$3" '.metadata.annotations =
 		{"io.podman.annotations.init.container.type": "always"} |
 		.spec.restartPolicy = "Never" | del(.spec.priorityClassName) |
+		.spec.containers |= map(select(.name != "kube-rbac-proxy") |
+			del(.livenessProbe, .readinessProbe)) |
+		.spec.volumes |= map(select(.projected == null)) |
 		.spec.initContainers[].image = $img | .spec.containers[].image = $img |
 		.spec.initContainers[0].command[0] = $bin |
 		.spec.containers[0].command = [$bin, "--version"] |

@@ -19,6 +19,9 @@ const [nm, top] = process.argv.slice(2);
 const YAML = createRequire(path.join(nm, "noop.js"))("yaml");
 const KNOWN = new Set(["apiVersion", "kind", "namespace", "resources", "nameSuffix", "images",
 	"configMapGenerator", "patches"]);
+// kinds without a namespace, which kustomize's namespace transformer leaves alone
+const CLUSTER_SCOPED = new Set(["Namespace", "ClusterRole", "ClusterRoleBinding",
+	"CustomResourceDefinition", "PriorityClass", "StorageClass"]);
 const die = (msg) => { console.error(`kustomize.mjs: ${msg}`); process.exit(1); };
 const parse = (text, where) => {
 	try { return YAML.parseAllDocuments(text, { uniqueKeys: true }).map((d) => {
@@ -113,7 +116,7 @@ function build(dir) {
 		}
 	}
 	if (k.namespace)
-		for (const o of objs) if (o.kind !== "Namespace") o.metadata.namespace = k.namespace;
+		for (const o of objs) if (!CLUSTER_SCOPED.has(o.kind)) o.metadata.namespace = k.namespace;
 	for (const img of k.images || [])
 		for (const o of objs)
 			for (const s of podSpecs(o))

@@ -63,7 +63,7 @@ broken() { # NAME SED EXPECTED
 }
 broken "a wrong type" 's/      hostNetwork: true/      hostNetwork: "yes"/' \
 	"hostNetwork must be boolean"
-broken "a misspelt container key" 's/^\(          \)image: rdma-qos:0.1.0/&\n\1imagePullPolcy: Always/' \
+broken "a misspelt container key" 's/^\(          \)image: rdma-qos:[0-9.]*/&\n\1imagePullPolcy: Always/' \
 	"containers[0].imagePullPolcy: unknown key (not in IContainer)"
 broken "a duplicate key" 's/      hostNetwork: true/&\n      hostNetwork: true/' \
 	"Map keys must be unique"
@@ -105,6 +105,38 @@ for cap in $(jq -r '.spec.template.spec.containers[].securityContext.capabilitie
 		grep -qE "^# .*$cap for " "$DS"
 done
 
+echo "== deploy/uninstall: the cleanup DaemonSet"
+out=$(k8s_check "$T/ujson" "$SRC"/deploy/uninstall/*.yaml 2>&1)
+check "every document in deploy/uninstall/ passes (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
+uds=$T/ujson/daemonset.yaml.0.json uks=$T/ujson/kustomization.yaml.0.json
+# the kustomization that sets the image (deploy/, or deploy/base/ where the base moved)
+kimg=$SRC/deploy/kustomization.yaml
+[ -f "$SRC/deploy/base/kustomization.yaml" ] && kimg=$SRC/deploy/base/kustomization.yaml
+node -e 'const Y=require(process.argv[1]); console.log(JSON.stringify(Y.parse(
+	require("fs").readFileSync(process.argv[2], "utf8"))))' "$NM/yaml" "$kimg" > "$T/kimg.json"
+check "its kustomization lists its DaemonSet, in the namespace and with the image of ${kimg#"$SRC"/}" \
+	[ "$(jq -c '[.resources, .namespace, .images]' "$uks")" = \
+	"$(jq -c '[["daemonset.yaml"], .namespace, .images]' "$T/kimg.json")" ]
+check "its init container runs uninstall on the DaemonSet's CNI bin dir, waiting for DELs" \
+	[ "$(jq -c '.spec.template.spec.initContainers[0].command' "$uds")" = \
+	'["/rdma-qos","uninstall","--cni-bin-dir=/host/opt/cni/bin","--wait=300"]' ]
+hp() { jq -r --arg m "$2" '.spec.template.spec as $s | ($s.initContainers + $s.containers)[].volumeMounts[]? |
+	select(.mountPath == $m) | .name as $n | $s.volumes[] | select(.name == $n) | .hostPath.path' "$1" | sort -u; }
+check "... the bin dir is the host path install writes" [ "$(hp "$uds" /host/opt/cni/bin)" = \
+	"$(hp "$ds" /host/opt/cni/bin)" ]
+check "... the state directory is the host path the agent uses (records are read there)" \
+	[ "$(hp "$uds" /run/rdma-qos)" = "$(hp "$ds" /run/rdma-qos)" ]
+check "... the catalog's host directory is under its /etc/cni mount" \
+	[ "$(hp "$uds" /etc/cni)/rdma-qos" = "$(hp "$ds" /etc/cni/rdma-qos)" ]
+check "... every container drops ALL capabilities, adds none, not privileged" [ "$(jq -c \
+	'[(.spec.template.spec.initContainers + .spec.template.spec.containers)[].securityContext |
+	[.privileged // false, .capabilities.drop, .capabilities.add]] | unique' "$uds")" = \
+	'[[false,["ALL"],null]]' ]
+check "both DaemonSets show an install or uninstall error in kubectl describe" [ "$(jq -s -c \
+	'[.[] | .spec.template.spec | (.initContainers + .containers)[] | select(.image |
+	startswith("rdma-qos")) | .terminationMessagePolicy] | unique' "$ds" "$uds")" = \
+	'["FallbackToLogsOnError"]' ]
+
 echo "== embedded CNI configs and catalogs through rdma-qos validate"
 v() { "$B/rdma-qos" validate "$1" 2>&1; }
 for f in $(find "$SRC/deploy" -name profiles.json | sort); do
@@ -122,7 +154,9 @@ for f in "$J"/*.json; do
 	esac
 done
 # what sriov-network-operator renders: [sriov, <metaPlugins>] in one conflist
-sn=$J/sriovnetwork.yaml.0.json
+pc=$J/sriovnetwork.yaml.0.json sn=$J/sriovnetwork.yaml.1.json
+check "SriovNetworkPoolConfig puts the pool in exclusive RDMA mode" \
+	[ "$(jq -r '.kind + " " + .spec.rdmaMode' "$pc")" = "SriovNetworkPoolConfig exclusive" ]
 jq '{cniVersion: "1.0.0", name: .metadata.name, plugins: ([{type: "sriov",
 	spoofchk: .spec.spoofChk, trust: .spec.trust, ipam: (.spec.ipam | fromjson)}] +
 	("[" + .spec.metaPlugins + "]" | fromjson))}' "$sn" > "$T/sriov.conflist"
@@ -133,6 +167,16 @@ check "... rdma-qos declares the deviceID capability" \
 o=$(v "$T/sriov.conflist")
 check "... and the rendered conflist validates" status_is 0 $? \
 	grep -q 'rdma-qos is plugins\[2\] of 3 (profile roce-lossless, pf ensure, numa strict)' <<< "$o"
+# what network-operator renders from a HostDeviceNetwork: [host-device, <metaPlugins>]
+hd=$J/hostdevicenetwork.yaml.0.json
+jq '{cniVersion: "1.0.0", name: .metadata.name, plugins: ([{type: "host-device",
+	ipam: (.spec.ipam | fromjson)}] + ("[" + .spec.metaPlugins + "]" | fromjson))}' "$hd" \
+	> "$T/hostdev.conflist"
+check "HostDeviceNetwork's metaPlugins render the chain host-device -> rdma-qos" \
+	[ "$(jq -c '[.plugins[].type]' "$T/hostdev.conflist")" = '["host-device","rdma-qos"]' ]
+o=$(v "$T/hostdev.conflist")
+check "... and the rendered conflist validates" status_is 0 $? \
+	grep -q 'rdma-qos is plugins\[1\] of 2' <<< "$o"
 # what Multus does with the pod's cni-args: args.cni in every plugin of the selected NAD
 pod=$J/pod-cni-args.yaml.0.json
 sel=$(jq -r '.metadata.annotations["k8s.v1.cni.cncf.io/networks"]' "$pod")
@@ -154,6 +198,15 @@ check "nic-configuration-operator: the operator's PFC string is the catalog prof
 	'.data["profiles.json"] | fromjson | .profiles["operator-lossless"].pfc | tostring' "$nic.1.json")" ]
 check "... trust is the same" [ "$(jq -r .spec.template.roceOptimized.qos.trust "$nic.0.json")" = \
 	"$(jq -r '.data["profiles.json"] | fromjson | .profiles["operator-lossless"].trust' "$nic.1.json")" ]
+qos='.spec.template.roceOptimized.qos' prof='.data["profiles.json"] | fromjson | .profiles["operator-lossless"]'
+check "... the operator's ECN priority is the profile's ecn" [ "$(jq -c "[$qos.ecn |
+	select(.enabled) | .priority]" "$nic.0.json")" = "$(jq -c "$prof.ecn" "$nic.1.json")" ]
+check "... the operator's port ToS is the profile's trafficClass" [ "$(jq "$qos.tos" \
+	"$nic.0.json")" = "$(jq "$prof.trafficClass" "$nic.1.json")" ]
+check "... the operator turns global pause off (PFC needs it; rdma-qos leaves it)" \
+	[ "$(jq "$qos.pauseFrames.enabled" "$nic.0.json")" = false ]
+check "... the pods' NAD asks for pf verify, as the node allows" [ "$(jq -r '.spec.config | fromjson |
+	.plugins[] | select(.type == "rdma-qos") | .pf' "$nic.2.json")" = verify ]
 check "... and the node never writes the PF (node.pf verify)" [ "$(jq -r \
 	'.data["profiles.json"] | fromjson | .node.pf' "$nic.1.json")" = verify ]
 finish

@@ -119,7 +119,8 @@ check "two DaemonSets, rdma-qos and rdma-qos-gpu-a" [ "$(jq -c '[.[] | select(.k
 check "two distinct catalog ConfigMaps" [ "$(jq -c '[.[] | select(.kind == "ConfigMap") |
 	.metadata.name] | unique | length' "$P")" = 2 ]
 check "one Namespace, and every object in it" [ "$(jq -c '[.[] | select(.kind == "Namespace")
-	| .metadata.name], [.[] | select(.kind != "Namespace") | .metadata.namespace] | unique' "$P" |
+	| .metadata.name], [.[] | select(.kind | IN("Namespace", "ClusterRole", "ClusterRoleBinding") | not) |
+	.metadata.namespace] | unique' "$P" |
 	tr -d '\n')" = '["rdma-qos"]["rdma-qos"]' ]
 for n in rdma-qos rdma-qos-gpu-a; do
 	cm=$(ds "$P" $n | jq -r '.spec.template.spec.volumes[] | select(.name == "config") |

@@ -92,6 +92,9 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# a VERSION bump rebuilds what prints it (-DRQ_VERSION), so --version cannot lag behind
+$(patsubst %.c,$(B)/%.o,$(shell grep -l RQ_VERSION plugin/*.c plugin/*/*.c pkg/*/*.c netconf/*.c 2>/dev/null)): VERSION
+
 # The PodResources messages, generated from our api.proto (no generated file is kept in git).
 $(B)/gen/pkg/podres/api.pb-c.c $(B)/gen/pkg/podres/api.pb-c.h: pkg/podres/api.proto
 	@mkdir -p $(B)/gen

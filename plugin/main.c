@@ -55,9 +55,10 @@ static void usage(const char *binary)
 	    "       %s show --counters [--json] [--interval S]  congestion counters as rates\n"
 	    "       %s top [--interval S] the same, refreshing, worst pod first\n"
 	    "       %s install --cni-bin-dir DIR [--catalog-source FILE]\n"
+	    "       %s uninstall --cni-bin-dir DIR [--wait S]  once no attachment is recorded\n"
 	    "       %s validate FILE     a catalog, conflist, plugin config or NAD (JSON)\n"
 	    "       %s agent [--once] ... keep recorded attachments in profile (agent --help)\n",
-	    binary, RQ_VERSION, binary, binary, binary, binary, binary, binary, binary);
+	    binary, RQ_VERSION, binary, binary, binary, binary, binary, binary, binary, binary);
 }
 
 static void print_error(const char *version, const struct rq_error *e)
@@ -259,6 +260,8 @@ int main(int argc, char **argv)
 		return main_counters(argc, argv, binary, true);
 	if (argc > 1 && !strcmp(argv[1], "install"))
 		return main_install(argc, argv, binary);
+	if (argc > 1 && !strcmp(argv[1], "uninstall"))
+		return main_uninstall(argc, argv, binary);
 	if (argc > 1 && !strcmp(argv[1], "validate"))
 		return main_validate(argc, argv, binary);
 	if (argc > 1 && !strcmp(argv[1], "agent"))

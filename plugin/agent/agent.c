@@ -28,8 +28,9 @@ static void agent_usage(const char *binary)
 	    "                     drift remains\n"
 	    "  --interval S       full pass every S seconds (default %d); events come sooner\n"
 	    "  --metrics-file P   Prometheus text file, replaced atomically after each pass\n"
-	    "  --listen A:P       serve /metrics and /healthz over HTTP (\":9101\": all "
-	    "addresses)\n"
+	    "  --listen A:P       serve /metrics, /healthz and /readyz over HTTP (\":9101\": "
+	    "all\n"
+	    "                     addresses)\n"
 	    "  --catalog-source F validate F and install it as the node catalog when it changed\n"
 	    "  --stale-grace S    release a record whose pod netns is gone for S seconds\n"
 	    "                     (default %d)\n"
@@ -155,7 +156,8 @@ int cmd_agent(int argc, char **argv, const char *binary)
 		r = agent_do_pass(&a) ? 1 : 0;
 	} else {
 		(void)agent_block_signals();
-		if (a.o.listen && (r = agent_httpd_start(a.o.listen, a.tel, &a.httpd)) < 0) {
+		if (a.o.listen &&
+		    (r = agent_httpd_start(a.o.listen, a.o.interval_s, a.tel, &a.httpd)) < 0) {
 			log_error("agent: cannot serve HTTP at %s: %s", a.o.listen, strerror(-r));
 			agent_tel_free(a.tel);
 			env_fini(&a.env);

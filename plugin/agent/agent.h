@@ -175,12 +175,20 @@ void agent_tel_targets(struct agent_tel *t, struct tel_sample *s);
 char *agent_tel_text(struct agent_tel *t);
 int metrics_write_file(const char *path, const char *text);
 
-/* httpd.c: /metrics and /healthz at ADDR:PORT (libmicrohttpd, its own thread) */
+/* httpd.c: /metrics, /healthz and /readyz at ADDR:PORT (libmicrohttpd, its own thread) */
 struct agent_httpd;
+/* /healthz goes stale (503) after this many --interval plus the longest pass */
+#define AGENT_STALE_INTERVALS 3
+double agent_stale_bound_s(int interval_s, double longest_pass_s);
 /* @tel, may be NULL: its text is appended to each /metrics answer, read at request time */
-int agent_httpd_start(const char *listen, struct agent_tel *tel, struct agent_httpd **ret);
-/* hand over the latest metrics text (the server keeps its own copy) */
-void agent_httpd_publish(struct agent_httpd *h, const char *text, bool healthy);
+int agent_httpd_start(const char *listen, int interval_s, struct agent_tel *tel,
+		      struct agent_httpd **ret);
+/*
+ * Hand over a pass's metrics text (the server keeps its own copy). @text NULL: the
+ * pass could not run, which refreshes nothing.
+ */
+void agent_httpd_publish(struct agent_httpd *h, const char *text, bool catalog_valid,
+			 double duration_s);
 void agent_httpd_stop(struct agent_httpd *h);
 
 /* events.c: the event loop (after agent_block_signals, before any thread) */

@@ -36,7 +36,7 @@ bool agent_do_pass(struct agent *a)
 		free(all);
 		free(tel);
 	}
-	agent_httpd_publish(a->httpd, text, text != NULL);
+	agent_httpd_publish(a->httpd, text, a->catalog_valid, rep.duration);
 	free(text);
 	/* the PFs whose link events raise the next pass */
 	free(a->pf_names);

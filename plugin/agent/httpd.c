@@ -1,8 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * /metrics and /healthz over plain HTTP with libmicrohttpd (its own thread):
- * HTTP parsing is not ours to write. The server answers from a copy of the
- * last pass's text, so a slow pass never delays a scrape.
+ * /metrics, /healthz and /readyz over plain HTTP with libmicrohttpd (its own
+ * thread): HTTP parsing is not ours to write. The server answers from a copy
+ * of the last pass's text, so a slow pass never delays a scrape.
+ *
+ * /healthz (liveness) is about the passes, not the server: it answers 503 once
+ * the last completed pass (or the start, before the first) is older than
+ * AGENT_STALE_INTERVALS x --interval + the longest pass seen, so a loop stuck
+ * in a pass (a hung read, a lock never released) gets the container restarted
+ * while this thread still answers. /readyz (readiness) answers 200 only while
+ * /healthz would, a pass has completed and the catalog source is valid: an
+ * invalid catalog stops a rolling update (maxUnavailable) at the first node.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pkg/log/log.h"
 #include "plugin/agent/agent.h"
@@ -20,9 +29,51 @@ struct agent_httpd {
 	struct MHD_Daemon *d;
 	pthread_mutex_t lock;
 	char *text;
-	bool healthy;
 	struct agent_tel *tel;
+	int interval_s;
+	double started;	 /* monotonic seconds */
+	double last_ok;	 /* monotonic seconds of the last completed pass; 0: none yet */
+	double longest;	 /* the longest pass seen, seconds */
+	bool catalog_ok; /* as of the last completed pass */
 };
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double agent_stale_bound_s(int interval_s, double longest_pass_s)
+{
+	return AGENT_STALE_INTERVALS * (double)interval_s + longest_pass_s;
+}
+
+/* Under h->lock: the /healthz or /readyz answer (status and a one-line body). */
+static unsigned health(const struct agent_httpd *h, bool ready, char *msg, size_t len)
+{
+	double now = mono_now(), since = h->last_ok ? h->last_ok : h->started;
+	double bound = agent_stale_bound_s(h->interval_s, h->longest), age = now - since;
+
+	if (age > bound) {
+		(void)snprintf(msg, len, "stale: %s %.0f s ago (bound %.0f s)\n",
+			       h->last_ok ? "last pass completed" : "started, no pass completed",
+			       age, bound);
+		return MHD_HTTP_SERVICE_UNAVAILABLE;
+	}
+	if (!h->last_ok) {
+		(void)snprintf(msg, len, "%s\n", ready ? "no pass yet" : "starting");
+		return ready ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_OK;
+	}
+	if (ready && !h->catalog_ok) {
+		(void)snprintf(msg, len,
+			       "catalog source invalid (the last good catalog is kept)\n");
+		return MHD_HTTP_SERVICE_UNAVAILABLE;
+	}
+	(void)snprintf(msg, len, "ok\n");
+	return MHD_HTTP_OK;
+}
 
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const char *type,
 			     const char *body)
@@ -96,14 +147,16 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "GET only\n");
 	if (!strcmp(url, "/metrics"))
 		return metrics(h, conn);
-	pthread_mutex_lock(&h->lock);
-	if (!strcmp(url, "/healthz"))
-		r = h->healthy
-			? reply(conn, MHD_HTTP_OK, "text/plain", "ok\n")
-			: reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", "no pass yet\n");
-	else
-		r = reply(conn, MHD_HTTP_NOT_FOUND, "text/plain", "/metrics or /healthz\n");
-	pthread_mutex_unlock(&h->lock);
+	if (!strcmp(url, "/healthz") || !strcmp(url, "/readyz")) {
+		char msg[160];
+		unsigned st;
+
+		pthread_mutex_lock(&h->lock);
+		st = health(h, url[1] == 'r', msg, sizeof(msg));
+		pthread_mutex_unlock(&h->lock);
+		return reply(conn, st, "text/plain", msg);
+	}
+	r = reply(conn, MHD_HTTP_NOT_FOUND, "text/plain", "/metrics, /healthz or /readyz\n");
 	return r;
 }
 
@@ -147,7 +200,8 @@ static int parse_listen(const char *s, struct sockaddr_storage *ss, unsigned *re
 	return inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) == 1 ? 0 : -EINVAL;
 }
 
-int agent_httpd_start(const char *listen, struct agent_tel *tel, struct agent_httpd **ret)
+int agent_httpd_start(const char *listen, int interval_s, struct agent_tel *tel,
+		      struct agent_httpd **ret)
 {
 	struct sockaddr_storage ss;
 	struct agent_httpd *h;
@@ -162,6 +216,8 @@ int agent_httpd_start(const char *listen, struct agent_tel *tel, struct agent_ht
 		return -ENOMEM;
 	pthread_mutex_init(&h->lock, NULL);
 	h->tel = tel;
+	h->interval_s = interval_s;
+	h->started = mono_now();
 	h->d = MHD_start_daemon(
 	    /* epoll where there is: the telemetry keeps counter files open, so sockets may
 	       well get descriptors past select()'s FD_SETSIZE */
@@ -177,7 +233,8 @@ int agent_httpd_start(const char *listen, struct agent_tel *tel, struct agent_ht
 	return 0;
 }
 
-void agent_httpd_publish(struct agent_httpd *h, const char *text, bool healthy)
+void agent_httpd_publish(struct agent_httpd *h, const char *text, bool catalog_valid,
+			 double duration_s)
 {
 	char *copy;
 
@@ -189,7 +246,13 @@ void agent_httpd_publish(struct agent_httpd *h, const char *text, bool healthy)
 		free(h->text);
 		h->text = copy;
 	}
-	h->healthy = healthy;
+	/* a pass that could not run (no text) is no sign of life */
+	if (text) {
+		h->last_ok = mono_now();
+		h->catalog_ok = catalog_valid;
+		if (duration_s > h->longest)
+			h->longest = duration_s;
+	}
 	pthread_mutex_unlock(&h->lock);
 }
 

@@ -175,6 +175,23 @@ static void pf_facts(struct buf *b, const struct pass_report *rep)
 	}
 }
 
+/* The machine the binary was built for, in the OCI/Go spelling images and node labels use. */
+#if defined(__x86_64__)
+#define RQ_ARCH "amd64"
+#elif defined(__aarch64__)
+#define RQ_ARCH "arm64"
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define RQ_ARCH "ppc64le"
+#elif defined(__s390x__)
+#define RQ_ARCH "s390x"
+#else
+#define RQ_ARCH "unknown"
+#endif
+/* the commit the build came from, when the build passes one (-DRQ_REVISION=...) */
+#ifndef RQ_REVISION
+#define RQ_REVISION ""
+#endif
+
 char *metrics_render(const struct agent *a, const struct pass_report *rep)
 {
 	struct buf b = {.s = malloc(4096), .cap = 4096};
@@ -184,6 +201,11 @@ char *metrics_render(const struct agent *a, const struct pass_report *rep)
 	if (!b.s)
 		return NULL;
 	b.s[0] = '\0';
+	family(&b, "rdma_qos_build_info", "gauge",
+	       "Always 1: the agent's version, source revision (empty when unknown) and "
+	       "architecture.");
+	put(&b, "rdma_qos_build_info{version=\"%s\",revision=\"%s\",arch=\"%s\"} 1\n", RQ_VERSION,
+	    RQ_REVISION, RQ_ARCH);
 	per_pf(&b, rep);
 	pf_facts(&b, rep);
 	family(&b, "rdma_qos_repairs_total", "counter",
@@ -236,6 +258,10 @@ char *metrics_render(const struct agent *a, const struct pass_report *rep)
 	family(&b, "rdma_qos_pass_duration_seconds", "gauge",
 	       "How long the last reconcile pass took.");
 	put(&b, "rdma_qos_pass_duration_seconds %.6f\n", rep->duration);
+	family(&b, "rdma_qos_pass_interval_seconds", "gauge",
+	       "The agent's --interval: a pass at least this often (/healthz and the alert "
+	       "RdmaQosAgentNotPassing allow 3).");
+	put(&b, "rdma_qos_pass_interval_seconds %d\n", a->o.interval_s);
 	if (b.oom) {
 		free(b.s);
 		return NULL;

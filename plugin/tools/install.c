@@ -99,6 +99,13 @@ static int install_executable(const struct rq_root *root, const char *dir, const
 	return r;
 }
 
+int install_bin_path(const struct rq_env *env, const char *dir, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/%s", dir, env->binary);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
 static int install_catalog(const struct rq_env *env, const char *source)
 {
 	struct rq_catalog *cat = NULL;
@@ -134,14 +141,15 @@ out:
 	return r;
 }
 
-static int install_binary(const struct rq_env *env, const char *dir)
+int install_binary(const struct rq_env *env, const char *dir)
 {
 	char path[4096], *self = NULL;
 	size_t len = 0;
 	int r;
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, env->binary) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
+	r = install_bin_path(env, dir, path, sizeof(path));
+	if (r < 0)
+		return r;
 	/* the running image itself: no second copy of the binary to keep in step */
 	r = cli_read_file("/proc/self/exe", RQ_BINARY_MAX, &self, &len);
 	if (r < 0) {

@@ -106,6 +106,36 @@ check "a valid source again: installed, ensure repairs, exit 0" [ $? -eq 0 ]
 check "catalog valid again" [ "$(metric "$M" rdma_qos_catalog_valid)" = 1 ]
 check "pfc has 3 again (4 kept: nobody contradicts it)" [ "$(pfc_of "$ROOT" "$PF0")" = "[3,4]" ]
 
+echo "== without --catalog-source (deploy/base): the catalog installed at pod start, not the source"
+# the ConfigMap is edited to verify while the agent runs: the installed catalog (ensure) stays
+cp "$CAT" "$T/installed.json"
+echo '{"namespaces":{"*":{"default":"roce-lossless","allow":["roce-lossless"]}},"node":{"pf":"verify"}}' > "$T/src.json"
+dcb_edit "$ROOT" "$PF0" '.pfc = [4]'
+agent --once --metrics-file "$M" 2> "$T/log"
+rc=$?
+check "no source: exit 0, the installed catalog's ensure repairs pfc" \
+	[ "$rc $(pfc_of "$ROOT" "$PF0")" = "0 [3,4]" ]
+check "... the installed catalog is untouched by the edited source" cmp -s "$T/installed.json" "$CAT"
+check "... catalog valid (the installed one)" [ "$(metric "$M" rdma_qos_catalog_valid)" = 1 ]
+check "... and no install logged" [ "$(grep -c 'installed from' "$T/log")" = 0 ]
+# the pod is replaced (the rollout reaches this node): the init container installs the edit
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" install --cni-bin-dir /opt/cni/bin --catalog-source "$T/src.json" \
+	> "$T/install.log" 2>&1
+rc=$?
+check "the init container's install puts the edited catalog in place" \
+	[ "$rc $(cmp -s "$T/src.json" "$CAT" && echo same)" = "0 same" ]
+dcb_edit "$ROOT" "$PF0" '.pfc = [4]'
+W3=$(dcb_writes "$ROOT" "$PF0")
+agent --once --metrics-file "$M" 2> "$T/log"
+rc=$?
+check "the next agent runs it: verify, drift left (exit 1), nothing written" \
+	[ "$rc $(dcb_writes "$ROOT" "$PF0")" = "1 $W3" ]
+# back to ensure for what follows
+cp "$T/installed.json" "$CAT"
+agent --once --metrics-file "$M" 2> "$T/log"
+rc=$?
+check "the ensure catalog back: repaired, exit 0" [ "$rc $(pfc_of "$ROOT" "$PF0")" = "0 [3,4]" ]
+
 echo "== a PF whose DCB is gone: the pass survives and reports it"
 mv "$ROOT/dcb/$PF0.json" "$T/dcb.saved"
 agent --once --metrics-file "$M" 2> "$T/log"
@@ -215,5 +245,14 @@ PASS=$((PASS + $(grep -c '^PASS:' "$T/telemetry.out")))
 FAIL=$((FAIL + $(grep -c '^FAIL:' "$T/telemetry.out")))
 grep -q ' passed, 0 failed$' "$T/telemetry.out" && [ $tel_rc -eq 0 ] ||
 	{ fail "telemetry.sh ran to its summary and exit 0 (rc $tel_rc)"; tail -20 "$T/telemetry.out"; }
+
+echo "== liveness, readiness and build info (tests/agent/health.sh, its own node)"
+bash "$(dirname "$0")/health.sh" > "$T/health.out" 2>&1
+hl_rc=$?
+grep -E '^(==|PASS|FAIL)' "$T/health.out"
+PASS=$((PASS + $(grep -c '^PASS:' "$T/health.out")))
+FAIL=$((FAIL + $(grep -c '^FAIL:' "$T/health.out")))
+grep -q ' passed, 0 failed$' "$T/health.out" && [ $hl_rc -eq 0 ] ||
+	{ fail "health.sh ran to its summary and exit 0 (rc $hl_rc)"; tail -20 "$T/health.out"; }
 
 summary

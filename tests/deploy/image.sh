@@ -72,12 +72,16 @@ echo "INFO: image size $("${P[@]}" image inspect --format '{{.Size}}' localhost/
 
 # pod IMAGE BIN HOST: the DaemonSet's pod template as a Pod against host paths under HOST. The
 # agent needs issue 13: its container runs --version instead. Init containers are kept
-# ("always") so that their logs can be read.
+# ("always") so that their logs can be read. The kube-rbac-proxy sidecar (it needs an API
+# server), its token volume and the agent's HTTP probes are left out.
 pod() {
-	node "$HERE/pod-template.mjs" "$NM" "$SRC/deploy/daemonset.yaml" | jq --arg img "$1" \
+	node "$HERE/pod-template.mjs" "$NM" "$SRC/deploy/base/daemonset.yaml" | jq --arg img "$1" \
 		--arg bin "/$2" --arg h "$3" '.metadata.annotations =
 		{"io.podman.annotations.init.container.type": "always"} |
 		.spec.restartPolicy = "Never" | del(.spec.priorityClassName) |
+		.spec.containers |= map(select(.name != "kube-rbac-proxy") |
+			del(.livenessProbe, .readinessProbe)) |
+		.spec.volumes |= map(select(.projected == null)) |
 		.spec.initContainers[].image = $img | .spec.containers[].image = $img |
 		.spec.initContainers[0].command[0] = $bin |
 		.spec.containers[0].command = [$bin, "--version"] |
@@ -104,10 +108,11 @@ H=$T/host
 pod localhost/rdma-qos:test rdma-qos "$H" > "$T/pod.json"
 for d in $(jq -r '.spec.volumes[].hostPath.path // empty' "$T/pod.json"); do mkdir -p "$d"; done
 BIN=$H/opt/cni/bin/rdma-qos CAT=$H/etc/cni/rdma-qos/profiles.json
-jq -j '.data["profiles.json"]' <(node -e 'const Y=require(process.argv[1]);
-	console.log(JSON.stringify(Y.parse(require("fs").readFileSync(process.argv[2], "utf8"))))' \
-	"$NM/yaml" "$SRC/deploy/configmap.yaml") > "$T/configmap-catalog.json"
-rc=$(play "$T/pod.json" "$SRC/deploy/configmap.yaml")
+# the ConfigMap deploy/base's generator makes (kube play takes it under its plain name)
+cp "$SRC/deploy/base/profiles.json" "$T/configmap-catalog.json"
+jq -Rs '{apiVersion: "v1", kind: "ConfigMap", metadata: {name: "rdma-qos-catalog"},
+	data: {"profiles.json": .}}' "$T/configmap-catalog.json" > "$T/configmap.yaml"
+rc=$(play "$T/pod.json" "$T/configmap.yaml")
 check "the install init container exits 0" status_is 0 "$rc" \
 	grep -q "binary /host/opt/cni/bin/rdma-qos: installed" <<< "$(install_log)" ||
 	{ cat "$T/play.log"; install_log; }
@@ -129,7 +134,7 @@ OLDPID=$!
 exec 7<> "$T/stdin"
 sleep 0.3
 check "the old binary is executing" grep -q "^$BIN" <<< "$(readlink "/proc/$OLDPID/exe")"
-rc=$(play "$T/pod.json" "$SRC/deploy/configmap.yaml")
+rc=$(play "$T/pod.json" "$T/configmap.yaml")
 check "the second install exits 0 over the running binary" [ "$rc" = 0 ] || install_log
 check "... and replaced it" cmp -s "$T/image-rdma-qos" "$BIN"
 check "... the catalog was unchanged and left alone" grep -q 'catalog .*: unchanged' <<< "$(install_log)"
@@ -140,8 +145,9 @@ OLDPID=""
 
 echo "== a bad ConfigMap keeps the old catalog"
 sed 's/"default": "lossy", "allow": \["lossy"\]/"default": "lossy", "allow": ["nope"]/' \
-	"$SRC/deploy/configmap.yaml" > "$T/bad-configmap.yaml"
-check "(the bad ConfigMap differs)" [ "$(cmp -s "$SRC/deploy/configmap.yaml" \
+	"$T/configmap-catalog.json" | jq -Rs '{apiVersion: "v1", kind: "ConfigMap",
+	metadata: {name: "rdma-qos-catalog"}, data: {"profiles.json": .}}' > "$T/bad-configmap.yaml"
+check "(the bad ConfigMap differs)" [ "$(cmp -s "$T/configmap.yaml" \
 	"$T/bad-configmap.yaml" && echo same)" != same ]
 printf 'old' >> "$BIN"
 cp "$BIN" "$T/bin.before"
@@ -162,7 +168,7 @@ pod localhost/rdma-qos-sim:test rdma-qos-sim "$HS" | jq '.spec.initContainers[0]
 	[{name: "RDMA_QOS_SIM_ROOT", value: "/"}] | .spec.containers[0].env =
 	[{name: "RDMA_QOS_SIM_ROOT", value: "/"}]' > "$T/pod-sim.json"
 for d in $(jq -r '.spec.volumes[].hostPath.path // empty' "$T/pod-sim.json"); do mkdir -p "$d"; done
-rc=$(play "$T/pod-sim.json" "$SRC/deploy/configmap.yaml")
+rc=$(play "$T/pod-sim.json" "$T/configmap.yaml")
 check "the rdma-qos-sim image installs rdma-qos-sim" \
 	status_is 0 "$rc" [ -x "$HS/opt/cni/bin/rdma-qos-sim" ] || install_log
 "${P[@]}" pod rm -a -f >/dev/null 2>&1

@@ -101,6 +101,71 @@ out=$("${S[@]}" install --cni-bin-dir /opt/cni/bin --catalog-source "$T/missing.
 check "a missing catalog source fails, the catalog is kept" \
 	status_is 1 $? cmp -s "$T/cat2.json" "$CAT"
 
+echo "== uninstall: only once no attachment is recorded (rdma-qos-sim, simulated root)"
+U=$T/unode
+US=(env RDMA_QOS_SIM_ROOT="$U" "$SIMB")
+mkdir -p "$U"
+"${US[@]}" install --cni-bin-dir /opt/cni/bin --catalog-source "$SRC/examples/profiles.json" \
+	> /dev/null 2>&1
+UBIN=$U/opt/cni/bin/rdma-qos-sim UCAT=$U/etc/cni/rdma-qos/profiles.json
+check "(installed: binary and catalog)" [ -x "$UBIN" ] && [ -f "$UCAT" ]
+mkdir -p "$U/run/rdma-qos/state/pf"
+rec() { # KEY NS POD
+	printf '{"podNamespace": "%s", "podName": "%s", "vf": "0000:3b:00.2"}' "$2" "$3" \
+		> "$U/run/rdma-qos/state/$1.json"
+}
+rec roce_c1_net1 ai-training trainer-0
+rec roce_c2_net1 ai-training trainer-1
+out=$("${US[@]}" uninstall --cni-bin-dir /opt/cni/bin 2>&1)
+rc=$?
+check "with attachments recorded uninstall refuses (exit 1)" [ $rc -eq 1 ] || echo "   $out"
+check "... naming each attachment and its pod" grep -q \
+	'attachment roce_c1_net1 (pod ai-training/trainer-0) is still recorded' <<< "$out" &&
+	grep -q 'attachment roce_c2_net1 (pod ai-training/trainer-1)' <<< "$out"
+check "... saying what it leaves and why" grep -q '2 attachment(s) remain: the plugin binary' <<< "$out"
+check "... the binary stays for their DEL" cmp -s "$SIMB" "$UBIN"
+check "... and the catalog too" cmp -s "$SRC/examples/profiles.json" "$UCAT"
+s0=$(date +%s.%N)
+"${US[@]}" uninstall --cni-bin-dir /opt/cni/bin --wait 1 > /dev/null 2>&1
+rc=$?
+took=$(echo "$(date +%s.%N) - $s0" | bc)
+check "--wait 1 with records that stay: exit 1 after about 1 s ($took s)" \
+	status_is 1 $rc [ "$(echo "$took >= 1 && $took < 5" | bc)" = 1 ]
+check "... the binary stays" [ -x "$UBIN" ]
+# the pods' DELs come while uninstall waits
+(sleep 1; rm "$U/run/rdma-qos/state/roce_c1_net1.json"; sleep 1
+	rm "$U/run/rdma-qos/state/roce_c2_net1.json") &
+out=$("${US[@]}" uninstall --cni-bin-dir /opt/cni/bin --wait 30 2>&1)
+rc=$?
+wait
+check "--wait 30 while the records go: exit 0" [ $rc -eq 0 ] || echo "   $out"
+check "... it said it waits" grep -q '2 attachment(s) recorded: waiting up to 30 s' <<< "$out"
+check "... the binary is removed" [ ! -e "$UBIN" ]
+check "... the catalog is removed" [ ! -e "$UCAT" ]
+check "... and its directory (it held nothing else)" [ ! -e "$U/etc/cni/rdma-qos" ]
+check "... the CNI bin dir itself stays (other plugins live there)" [ -d "$U/opt/cni/bin" ]
+check "... logged" grep -q "binary /opt/cni/bin/rdma-qos-sim: removed" <<< "$out" &&
+	grep -q "catalog /etc/cni/rdma-qos/profiles.json: removed" <<< "$out"
+out=$("${US[@]}" uninstall --cni-bin-dir /opt/cni/bin 2>&1)
+check "a second uninstall on the clean node exits 0 (idempotent)" [ $? -eq 0 ] || echo "   $out"
+check "... saying what was already gone" \
+	[ "$(grep -c 'already absent' <<< "$out")" = 2 ]
+mkdir -p "$T/never"
+out=$(env RDMA_QOS_SIM_ROOT="$T/never" "$SIMB" uninstall --cni-bin-dir /opt/cni/bin 2>&1)
+check "uninstall on a node rdma-qos never ran on exits 0" [ $? -eq 0 ] || echo "   $out"
+# the production binary: its own name in a host bin dir, catalog untouched elsewhere
+"$PROD" install --cni-bin-dir "$T/pbin" > /dev/null 2>&1
+cp "$SIMB" "$T/pbin/other-plugin"
+check "(the production binary is installed)" [ -x "$T/pbin/rdma-qos" ]
+"$PROD" uninstall --cni-bin-dir "$T/pbin" --bogus > /dev/null 2>&1
+check "uninstall: an unknown option is refused, nothing removed" status_is 1 $? [ -x "$T/pbin/rdma-qos" ]
+for w in -1 x 86401; do
+	"$PROD" uninstall --cni-bin-dir "$T/pbin" --wait "$w" > /dev/null 2>&1
+	check "uninstall: --wait $w is refused, nothing removed" status_is 1 $? [ -x "$T/pbin/rdma-qos" ]
+done
+"$PROD" uninstall --cni-bin-dir relative > /dev/null 2>&1
+check "uninstall: a relative --cni-bin-dir is refused" [ $? -eq 1 ]
+
 echo "== install usage"
 "$PROD" install --cni-bin-dir relative/bin > /dev/null 2>&1
 check "a relative --cni-bin-dir is refused" [ $? -eq 1 ]

@@ -1,76 +1,144 @@
 // SPDX-License-Identifier: Apache-2.0
-// tests/deploy/manifests.sh: a kustomization rendered offline, without kustomize (a fresh
-// Debian 12 has none that reads `patches:`), for the fields deploy/ uses:
-//   node kustomize.mjs NODE_MODULES DIR > rendered.json   (a JSON list of objects)
-// resources (files, or directories with their own kustomization, recursively), namespace
-// (every object but a Namespace and the cluster-scoped kinds below), images (newName,
-// newTag) and patches (strategic merge: maps merge, lists of named objects merge by name,
-// other lists are replaced). Anything else in a kustomization is an error.
+// A small kustomize for the tests (tests/deploy/overlays.sh, helm.sh): exactly the subset
+// deploy/ uses, so that a Debian 12 machine without kubectl (its kubernetes-client 1.20 carries
+// a kustomize too old for these files) renders the base and the overlays offline:
+//   node kustomize.mjs NODE_MODULES DIR > out.json      (a JSON list of the objects)
+// Supported: resources (files and directories), namespace, nameSuffix, images (newName,
+// newTag), configMapGenerator (files, behavior create/merge/replace, options.labels,
+// options.disableNameSuffixHash), patches given inline with a target {kind, name}: a JSON 6902
+// list (add, replace, remove, test) or a strategic-merge `$patch: delete`. Anything else is an
+// error, not ignored. Generated ConfigMap names get a content hash suffix (10 characters, not
+// kustomize's own hash: the tests compare names with the suffix masked) and the pod templates'
+// configMap volumes follow the rename.
 import fs from "node:fs";
 import path from "node:path";
+import crypto from "node:crypto";
 import { createRequire } from "node:module";
 
 const [nm, top] = process.argv.slice(2);
 const YAML = createRequire(path.join(nm, "noop.js"))("yaml");
-const clusterScoped = new Set(["Namespace", "SecurityContextConstraints", "ClusterRole",
-	"ClusterRoleBinding", "CustomResourceDefinition"]);
-const known = new Set(["apiVersion", "kind", "namespace", "resources", "images", "patches"]);
+const KNOWN = new Set(["apiVersion", "kind", "namespace", "resources", "nameSuffix", "images",
+	"configMapGenerator", "patches"]);
+// kinds without a namespace, which kustomize's namespace transformer leaves alone
+const CLUSTER_SCOPED = new Set(["Namespace", "ClusterRole", "ClusterRoleBinding",
+	"CustomResourceDefinition", "PriorityClass", "StorageClass", "SecurityContextConstraints"]);
+const die = (msg) => { console.error(`kustomize.mjs: ${msg}`); process.exit(1); };
+const parse = (text, where) => {
+	try { return YAML.parseAllDocuments(text, { uniqueKeys: true }).map((d) => {
+		if (d.errors.length) throw d.errors[0];
+		return d.toJS();
+	}).filter((o) => o !== null); } catch (e) { die(`${where}: ${e.message}`); }
+};
 
-const docs = (file) => YAML.parseAllDocuments(fs.readFileSync(file, "utf8"), { uniqueKeys: true })
-	.map((d) => d.toJS()).filter((o) => o !== null);
-
-function merge(base, patch) {
-	if (Array.isArray(base) && Array.isArray(patch) &&
-	    [...base, ...patch].every((e) => e && typeof e === "object" && "name" in e)) {
-		const out = base.map((e) => ({ ...e }));
-		for (const p of patch) {
-			const i = out.findIndex((e) => e.name === p.name);
-			if (i < 0) out.push(p);
-			else out[i] = merge(out[i], p);
+function podSpecs(o) {
+	const s = o.spec && o.spec.template && o.spec.template.spec;
+	return s ? [s] : [];
+}
+function renameConfigMap(objs, from, to) {
+	for (const o of objs)
+		for (const s of podSpecs(o))
+			for (const v of s.volumes || [])
+				if (v.configMap && v.configMap.name === from) v.configMap.name = to;
+}
+const ptr = (p) => p.split("/").slice(1).map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
+function json6902(obj, ops, where) {
+	for (const op of ops) {
+		const keys = ptr(op.path), last = keys.pop();
+		let cur = obj;
+		for (const k of keys) {
+			if (cur === null || typeof cur !== "object" || !(k in cur))
+				die(`${where}: ${op.op} ${op.path}: no such parent`);
+			cur = cur[k];
 		}
-		return out;
+		if (op.op === "add" || op.op === "replace") {
+			if (op.op === "replace" && !(last in cur)) die(`${where}: replace ${op.path}: missing`);
+			if (Array.isArray(cur)) {
+				if (last === "-") cur.push(op.value);
+				else if (op.op === "add") cur.splice(Number(last), 0, op.value);
+				else cur[Number(last)] = op.value;
+			} else cur[last] = op.value;
+		} else if (op.op === "remove") {
+			if (!(last in cur)) die(`${where}: remove ${op.path}: missing`);
+			if (Array.isArray(cur)) cur.splice(Number(last), 1); else delete cur[last];
+		} else if (op.op === "test") {
+			if (JSON.stringify(cur[last]) !== JSON.stringify(op.value))
+				die(`${where}: test ${op.path}: ${JSON.stringify(cur[last])}, not ${JSON.stringify(op.value)}`);
+		} else die(`${where}: op ${op.op} not supported`);
 	}
-	if (base && patch && typeof base === "object" && typeof patch === "object" &&
-	    !Array.isArray(base) && !Array.isArray(patch)) {
-		const out = { ...base };
-		for (const [k, v] of Object.entries(patch)) out[k] = k in base ? merge(base[k], v) : v;
-		return out;
-	}
-	return patch;
 }
 
+// build(DIR): the objects, each with a hidden _hash flag (a generated ConfigMap)
 function build(dir) {
-	const k = docs(path.join(dir, "kustomization.yaml"))[0];
-	for (const key of Object.keys(k))
-		if (!known.has(key)) throw new Error(`${dir}/kustomization.yaml: ${key}: not rendered here`);
+	const kfile = path.join(dir, "kustomization.yaml");
+	const k = parse(fs.readFileSync(kfile, "utf8"), kfile)[0];
+	for (const key of Object.keys(k)) if (!KNOWN.has(key)) die(`${kfile}: ${key} not supported`);
 	let objs = [];
 	for (const r of k.resources || []) {
 		const p = path.resolve(dir, r);
-		objs.push(...(fs.statSync(p).isDirectory() ? build(p) : docs(p)));
+		if (fs.statSync(p).isDirectory()) objs.push(...build(p));
+		else objs.push(...parse(fs.readFileSync(p, "utf8"), p));
 	}
-	if (k.namespace)
-		for (const o of objs)
-			if (!clusterScoped.has(o.kind)) o.metadata = { ...o.metadata, namespace: k.namespace };
-	for (const img of k.images || []) {
-		for (const o of objs) {
-			const ps = o.spec && o.spec.template && o.spec.template.spec;
-			if (!ps) continue;
-			for (const c of [...(ps.initContainers || []), ...(ps.containers || [])]) {
-				const [name, tag] = c.image.split(":");
-				if (name === img.name)
-					c.image = `${img.newName || name}:${img.newTag || tag}`;
-			}
+	for (const g of k.configMapGenerator || []) {
+		const data = {};
+		for (const f of g.files || []) {
+			const [key, file] = f.includes("=") ? f.split("=") : [path.basename(f), f];
+			const p = path.resolve(dir, file);
+			if (!p.startsWith(dir + path.sep)) die(`${kfile}: ${f}: not in or below ${dir}`);
+			data[key] = fs.readFileSync(p, "utf8");
 		}
+		const opt = g.options || {};
+		const behavior = g.behavior || "create";
+		let cm = objs.find((o) => o.kind === "ConfigMap" && o._gen === g.name);
+		if (behavior === "create") {
+			if (cm) die(`${kfile}: ConfigMap ${g.name} exists`);
+			cm = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: g.name }, _gen: g.name };
+			objs.push(cm);
+		} else if (!cm) die(`${kfile}: ${behavior}: no ConfigMap ${g.name} to ${behavior}`);
+		if (behavior === "replace") { cm.data = data; cm.metadata.labels = {}; }
+		else if (g.files) cm.data = { ...(cm.data || {}), ...data };
+		if (opt.labels) cm.metadata.labels = { ...(cm.metadata.labels || {}), ...opt.labels };
+		cm._hash = !opt.disableNameSuffixHash;
 	}
 	for (const p of k.patches || []) {
-		if (!p.path) throw new Error(`${dir}: only patches with a path`);
-		for (const pd of docs(path.resolve(dir, p.path))) {
-			const i = objs.findIndex((o) => o.kind === pd.kind && o.metadata.name === pd.metadata.name);
-			if (i < 0) throw new Error(`${p.path}: no ${pd.kind} ${pd.metadata.name} to patch`);
-			objs[i] = merge(objs[i], pd);
+		if (!p.patch || !p.target || Object.keys(p.target).some((x) => x !== "kind" && x !== "name"))
+			die(`${kfile}: only inline patches with a target {kind, name} are supported`);
+		const hit = (o) => o.kind === p.target.kind && (o._orig || o.metadata.name) === p.target.name;
+		if (!objs.some(hit)) die(`${kfile}: patch target ${p.target.kind}/${p.target.name}: none`);
+		const body = parse(p.patch, `${kfile} patch`)[0];
+		if (Array.isArray(body)) objs.filter(hit).forEach((o) => json6902(o, body, kfile));
+		else if (body && body.$patch === "delete") objs = objs.filter((o) => !hit(o));
+		else die(`${kfile}: only JSON 6902 patches and $patch: delete are supported`);
+	}
+	if (k.nameSuffix) {
+		for (const o of objs) {
+			if (o.kind === "Namespace") continue;
+			const from = o.metadata.name, to = from + k.nameSuffix;
+			o._orig = o._orig || from;
+			o.metadata.name = to;
+			if (o.kind === "ConfigMap") { renameConfigMap(objs, from, to); o._gen = to; }
 		}
 	}
+	if (k.namespace)
+		for (const o of objs) if (!CLUSTER_SCOPED.has(o.kind)) o.metadata.namespace = k.namespace;
+	for (const img of k.images || [])
+		for (const o of objs)
+			for (const s of podSpecs(o))
+				for (const c of [...(s.initContainers || []), ...s.containers]) {
+					const [name, tag] = c.image.split(":");
+					if (name !== img.name) continue;
+					c.image = `${img.newName || name}:${img.newTag || tag}`;
+				}
 	return objs;
 }
 
-process.stdout.write(JSON.stringify(build(path.resolve(top)), null, 1) + "\n");
+const objs = build(path.resolve(top));
+for (const o of objs) {
+	if (o._hash) {
+		const h = crypto.createHash("sha256").update(JSON.stringify({ kind: o.kind,
+			name: o.metadata.name, data: o.data })).digest("hex").slice(0, 10);
+		const to = `${o.metadata.name}-${h}`;
+		renameConfigMap(objs, o.metadata.name, to);
+		o.metadata.name = to;
+	}
+}
+process.stdout.write(JSON.stringify(objs.map(({ _hash, _gen, _orig, ...o }) => o), null, 1) + "\n");

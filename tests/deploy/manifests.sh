@@ -43,11 +43,17 @@ NM=$NPM_CACHE/node_modules
 k8s_check() { node "$HERE/k8s-check.mjs" "$NM" "$@"; }
 
 echo "== manifests against kubernetes-models and crd-keys.json"
-out=$(k8s_check "$T/json" "$SRC"/deploy/*.yaml "$SRC"/examples/*.yaml 2>&1)
-check "every document in deploy/ and examples/ passes (${out##*$'\n'})" [ $? -eq 0 ] ||
+# deploy/base/ and examples/ (their documents are looked at below); the other kustomizations
+# apart (they share the file name); what the kustomizations render: tests/deploy/overlays.sh
+out=$(k8s_check "$T/json" "$SRC"/deploy/base/*.yaml "$SRC"/examples/*.yaml 2>&1)
+check "every document in deploy/base/ and examples/ passes (${out##*$'\n'})" [ $? -eq 0 ] ||
 	echo "$out"
+out=$(for k in $(find "$SRC/deploy" -name kustomization.yaml -not -path '*/base/*' | sort); do
+	k8s_check "$T/kjson" "$k" 2>&1 || echo "FAILED: $k"; done)
+check "every other kustomization.yaml in deploy/ passes ($(grep -c '^1 documents' <<< "$out"))" \
+	[ -z "$(grep -E 'PROBLEM|FAILED' <<< "$out")" ] || echo "$out"
 # the checker catches what it claims to: one broken copy per kind of mistake
-DS=$SRC/deploy/daemonset.yaml
+DS=$SRC/deploy/base/daemonset.yaml
 broken() { # NAME SED EXPECTED
 	mkdir -p "$T/broken" && sed "$2" "$DS" > "$T/broken/$1.yaml"
 	local o
@@ -57,7 +63,7 @@ broken() { # NAME SED EXPECTED
 }
 broken "a wrong type" 's/      hostNetwork: true/      hostNetwork: "yes"/' \
 	"hostNetwork must be boolean"
-broken "a misspelt container key" 's/^\(          \)image: rdma-qos:0.1.0/&\n\1imagePullPolcy: Always/' \
+broken "a misspelt container key" 's/^\(          \)image: rdma-qos:[0-9.]*/&\n\1imagePullPolcy: Always/' \
 	"containers[0].imagePullPolcy: unknown key (not in IContainer)"
 broken "a duplicate key" 's/      hostNetwork: true/&\n      hostNetwork: true/' \
 	"Map keys must be unique"
@@ -70,11 +76,16 @@ check "a SriovNetwork with a misspelt spec key is refused" status_is 1 $? \
 echo "== kustomization and DaemonSet wiring"
 J=$T/json
 ks=$J/kustomization.yaml.0.json ds=$J/daemonset.yaml.0.json
-check "the kustomization lists every other file in deploy/" [ "$(jq -r '.resources[]' "$ks" | sort |
-	tr '\n' ' ')" = "$(cd "$SRC/deploy" && ls *.yaml | grep -v kustomization | sort | tr '\n' ' ')" ]
-check "the DaemonSet's config volume is deploy/configmap.yaml's ConfigMap" [ "$(jq -r \
+check "deploy/base/kustomization.yaml lists every other file in deploy/base/" [ "$(jq -r \
+	'.resources[], .configMapGenerator[].files[]' "$ks" | sort | tr '\n' ' ')" = \
+	"$(cd "$SRC/deploy/base" && for f in *; do [ "$f" = kustomization.yaml ] || echo "$f"; done |
+	sort | tr '\n' ' ')" ]
+check "the DaemonSet's config volume is the generated catalog ConfigMap" [ "$(jq -r \
 	'.spec.template.spec.volumes[] | select(.name == "config") | .configMap.name' "$ds")" = \
-	"$(jq -r .metadata.name "$J/configmap.yaml.0.json")" ]
+	"$(jq -r '.configMapGenerator[0].name' "$ks")" ]
+k8s_check "$T/top" "$SRC/deploy/kustomization.yaml" > /dev/null 2>&1
+check "deploy/kustomization.yaml is the base (resources: [base])" \
+	[ "$(jq -c .resources "$T/top/kustomization.yaml.0.json")" = '["base"]' ]
 check "every volumeMount names a volume" [ -z "$(jq -r '.spec.template.spec as $s |
 	[$s.volumes[].name] as $v | ($s.initContainers + $s.containers)[].volumeMounts[] |
 	select(.name as $n | $v | index($n) | not) | .name' "$ds")" ]
@@ -83,6 +94,9 @@ check "the init container runs install with the ConfigMap's catalog" [ "$(jq -c 
 	'["/rdma-qos","install","--cni-bin-dir=/host/opt/cni/bin","--catalog-source=/config/profiles.json"]' ]
 check "the main container runs the agent" \
 	[ "$(jq -r '.spec.template.spec.containers[0].command[1]' "$ds")" = agent ]
+check "... on the catalog installed at pod start: no live sync (no --catalog-source, no /config)" \
+	[ "$(jq -c '.spec.template.spec.containers[0] | [(.command[] | select(startswith(
+	"--catalog-source"))), (.volumeMounts[] | select(.name == "config"))]' "$ds")" = '[]' ]
 check "no container is privileged, every one drops ALL capabilities" [ "$(jq -c \
 	'[(.spec.template.spec.initContainers + .spec.template.spec.containers)[].securityContext |
 	[.privileged // false, .capabilities.drop]] | unique' "$ds")" = '[[false,["ALL"]]]' ]
@@ -94,8 +108,9 @@ done
 echo "== confinement (docs/operations.md \"Confinement\")"
 jsc() { jq -r --arg c "$1" "(.spec.template.spec.initContainers + .spec.template.spec.containers)[] |
 	select(.name == \$c) | .securityContext | $2" "$ds"; }
-check "both containers ask for the runtime's default seccomp filter (RuntimeDefault)" \
-	[ "$(jsc install .seccompProfile.type) $(jsc agent .seccompProfile.type)" = "RuntimeDefault RuntimeDefault" ]
+check "every container asks for the runtime's default seccomp filter (RuntimeDefault)" \
+	[ "$(jsc install .seccompProfile.type) $(jsc agent .seccompProfile.type) $(jsc kube-rbac-proxy \
+	.seccompProfile.type)" = "RuntimeDefault RuntimeDefault RuntimeDefault" ]
 check "the agent is AppArmor-unconfined by field (>= 1.30) and by annotation (older clusters)" \
 	[ "$(jsc agent .appArmorProfile.type) $(jq -r '.spec.template.metadata.annotations
 	["container.apparmor.security.beta.kubernetes.io/agent"]' "$ds")" = "Unconfined unconfined" ]
@@ -107,70 +122,49 @@ for k in seccompProfile appArmorProfile seLinuxOptions; do
 		[ -z "$(awk -v k="$k:" '$1 == k && prev !~ /^ *#/ { print NR } { prev = $0 }' "$DS")" ]
 done
 
-echo "== OpenShift overlay (deploy/openshift), rendered offline (kustomize.mjs)"
-OS=$SRC/deploy/openshift
-node "$HERE/kustomize.mjs" "$NM" "$OS" > "$T/openshift.json"
-check "deploy/openshift renders" [ $? -eq 0 ]
-jq -r '.[] | "---", tojson' "$T/openshift.json" > "$T/openshift-rendered.yaml"
-out=$(k8s_check "$T/osjson" "$T/openshift-rendered.yaml" "$OS/kustomization.yaml" "$OS/base/kustomization.yaml" 2>&1)
-check "every rendered document and both kustomizations pass (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
-if kubectl kustomize --help 2>/dev/null | grep -q load-restrictor; then
-	kubectl kustomize --load-restrictor LoadRestrictionsNone "$OS" > "$T/kubectl.yaml" 2>&1
-	check "kubectl kustomize renders the same objects" [ "$(node -e 'const Y = require(process.argv[1]);
-		const s = (v) => Array.isArray(v) ? v.map(s) : v && typeof v === "object" ? Object.fromEntries(
-			Object.keys(v).sort().map((k) => [k, s(v[k])])) : v;
-		const k = (o) => o.kind + "/" + o.metadata.name, c = (a, b) => k(a) < k(b) ? -1 : 1;
-		const a = Y.parseAllDocuments(require("fs").readFileSync(process.argv[2], "utf8")).map((d) => d.toJS());
-		const b = JSON.parse(require("fs").readFileSync(process.argv[3], "utf8"));
-		console.log(JSON.stringify(s(a).sort(c)) === JSON.stringify(s(b).sort(c)))' \
-		"$NM/yaml" "$T/kubectl.yaml" "$T/openshift.json")" = true ] || head -5 "$T/kubectl.yaml"
-else
-	echo "INFO: no kubectl with kustomize here: the overlay is rendered by kustomize.mjs only"
-fi
-R=$T/openshift.json
-obj() { jq --arg k "$1" '[.[] | select(.kind == $k)] | first' "$R"; }
-ods=$(obj DaemonSet) sa=$(obj ServiceAccount) scc=$(obj SecurityContextConstraints)
-check "base/ has deploy/kustomization.yaml's namespace and images" [ "$(jq -c '[.namespace, .images]' \
-	"$ks")" = "$(node -e 'const Y = require(process.argv[1]); console.log(JSON.stringify(Y.parse(
-	require("fs").readFileSync(process.argv[2], "utf8"))))' "$NM/yaml" "$OS/base/kustomization.yaml" |
-	jq -c '[.namespace, .images]')" ]
-check "... and its resources" [ "$(jq -c '[.resources[] | "../../" + .]' "$ks")" = "$(node -e \
-	'const Y = require(process.argv[1]); console.log(JSON.stringify(Y.parse(require("fs").readFileSync(
-	process.argv[2], "utf8")).resources))' "$NM/yaml" "$OS/base/kustomization.yaml")" ]
-check "the rendered DaemonSet is the base one but for the patch" [ "$(jq -c 'del(.metadata.namespace) |
-	del(.spec.template.spec.serviceAccountName) | del(.spec.template.spec.initContainers[0].securityContext.seLinuxOptions) |
-	del(.spec.template.spec.volumes[] | select(.name == "cni-bin") | .hostPath.path) |
-	.spec.template.spec.initContainers[].image |= sub(".*/"; "") |
-	.spec.template.spec.containers[].image |= sub(".*/"; "")' <<< "$ods")" = \
-	"$(jq -c 'del(.spec.template.spec.volumes[] | select(.name == "cni-bin") | .hostPath.path)' "$ds")" ]
-check "the CNI bin dir is /var/lib/cni/bin" [ "$(jq -r '.spec.template.spec.volumes[] |
-	select(.name == "cni-bin") | .hostPath.path' <<< "$ods")" = /var/lib/cni/bin ]
-check "the pod runs as the ServiceAccount rdma-qos/rdma-qos" [ "$(jq -r .spec.template.spec.serviceAccountName \
-	<<< "$ods")/$(jq -r '.metadata.namespace + "/" + .metadata.name' <<< "$sa")" = rdma-qos/rdma-qos/rdma-qos ]
-check "the SCC admits that account" [ "$(jq -r '.users | join(" ")' <<< "$scc")" = \
-	"system:serviceaccount:$(jq -r '.metadata.namespace + ":" + .metadata.name' <<< "$sa")" ]
-check "the SCC is cluster-scoped (no namespace)" [ "$(jq -r .metadata.namespace <<< "$scc")" = null ]
-check "the SCC allows exactly the capabilities the containers add" [ "$(jq -c '.allowedCapabilities | sort' \
-	<<< "$scc")" = "$(jq -c '[(.spec.template.spec.initContainers + .spec.template.spec.containers)[] |
-	.securityContext.capabilities.add[]?] | unique' <<< "$ods")" ]
-check "... the volume kinds the pod uses" [ -z "$(jq -r --argjson s "$scc" '.spec.template.spec.volumes[] |
-	del(.name) | keys[0] | select(. as $v | $s.volumes | index($v) | not)' <<< "$ods")" ]
-check "... host network and host dirs, nothing privileged" [ "$(jq -c '[.allowHostNetwork,
-	.allowHostDirVolumePlugin, .allowPrivilegedContainer, .allowHostPID, .allowPrivilegeEscalation]' \
-	<<< "$scc")" = '[true,true,false,false,false]' ]
-check "... seccomp runtime/default, which every container asks for" [ "$(jq -c .seccompProfiles <<< "$scc") $(jq -c \
-	'[(.spec.template.spec.initContainers + .spec.template.spec.containers)[].securityContext.seccompProfile.type] |
-	unique' <<< "$ods")" = '["runtime/default"] ["RuntimeDefault"]' ]
-check "... any SELinux type (the pod's spc_t) and uid (0)" [ "$(jq -c '[.seLinuxContext.type, .runAsUser.type]' \
-	<<< "$scc")" = '["RunAsAny","RunAsAny"]' ]
-check "... and the read-only root the containers keep" [ "$(jq -r .readOnlyRootFilesystem <<< "$scc")" = true ]
 # the key list catches what it claims to
-sed 's/^allowHostNetwork: true/allowHostNetwrk: true/' "$OS/scc.yaml" > "$T/broken/scc.yaml"
+sed 's/^allowHostNetwork: true/allowHostNetwrk: true/' "$SRC/deploy/overlays/openshift/scc.yaml" > "$T/broken/scc.yaml"
 o=$(k8s_check "$T/bjson" "$T/broken/scc.yaml" 2>&1)
 check "an SCC with a misspelt key is refused" status_is 1 $? grep -qF "allowHostNetwrk: unknown key" <<< "$o"
+echo "== deploy/uninstall: the cleanup DaemonSet"
+out=$(k8s_check "$T/ujson" "$SRC"/deploy/uninstall/*.yaml 2>&1)
+check "every document in deploy/uninstall/ passes (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
+uds=$T/ujson/daemonset.yaml.0.json uks=$T/ujson/kustomization.yaml.0.json
+# the kustomization that sets the image (deploy/, or deploy/base/ where the base moved)
+kimg=$SRC/deploy/kustomization.yaml
+[ -f "$SRC/deploy/base/kustomization.yaml" ] && kimg=$SRC/deploy/base/kustomization.yaml
+node -e 'const Y=require(process.argv[1]); console.log(JSON.stringify(Y.parse(
+	require("fs").readFileSync(process.argv[2], "utf8"))))' "$NM/yaml" "$kimg" > "$T/kimg.json"
+check "its kustomization lists its DaemonSet, in the namespace and with the image of ${kimg#"$SRC"/}" \
+	[ "$(jq -c '[.resources, .namespace, .images]' "$uks")" = \
+	"$(jq -c '[["daemonset.yaml"], .namespace, .images]' "$T/kimg.json")" ]
+check "its init container runs uninstall on the DaemonSet's CNI bin dir, waiting for DELs" \
+	[ "$(jq -c '.spec.template.spec.initContainers[0].command' "$uds")" = \
+	'["/rdma-qos","uninstall","--cni-bin-dir=/host/opt/cni/bin","--wait=300"]' ]
+hp() { jq -r --arg m "$2" '.spec.template.spec as $s | ($s.initContainers + $s.containers)[].volumeMounts[]? |
+	select(.mountPath == $m) | .name as $n | $s.volumes[] | select(.name == $n) | .hostPath.path' "$1" | sort -u; }
+check "... the bin dir is the host path install writes" [ "$(hp "$uds" /host/opt/cni/bin)" = \
+	"$(hp "$ds" /host/opt/cni/bin)" ]
+check "... the state directory is the host path the agent uses (records are read there)" \
+	[ "$(hp "$uds" /run/rdma-qos)" = "$(hp "$ds" /run/rdma-qos)" ]
+check "... the catalog's host directory is under its /etc/cni mount" \
+	[ "$(hp "$uds" /etc/cni)/rdma-qos" = "$(hp "$ds" /etc/cni/rdma-qos)" ]
+check "... every container drops ALL capabilities, adds none, not privileged" [ "$(jq -c \
+	'[(.spec.template.spec.initContainers + .spec.template.spec.containers)[].securityContext |
+	[.privileged // false, .capabilities.drop, .capabilities.add]] | unique' "$uds")" = \
+	'[[false,["ALL"],null]]' ]
+check "both DaemonSets show an install or uninstall error in kubectl describe" [ "$(jq -s -c \
+	'[.[] | .spec.template.spec | (.initContainers + .containers)[] | select(.image |
+	startswith("rdma-qos")) | .terminationMessagePolicy] | unique' "$ds" "$uds")" = \
+	'["FallbackToLogsOnError"]' ]
 
 echo "== embedded CNI configs and catalogs through rdma-qos validate"
 v() { "$B/rdma-qos" validate "$1" 2>&1; }
+for f in $(find "$SRC/deploy" -name profiles.json | sort); do
+	o=$(v "$f")
+	check "rdma-qos validate ${f#"$SRC"/} (a kustomize catalog)" status_is 0 $? \
+		grep -q 'valid catalog' <<< "$o" || echo "   $o"
+done
 for f in "$J"/*.json; do
 	case $(jq -r .kind "$f") in
 	ConfigMap | NetworkAttachmentDefinition)
@@ -181,7 +175,9 @@ for f in "$J"/*.json; do
 	esac
 done
 # what sriov-network-operator renders: [sriov, <metaPlugins>] in one conflist
-sn=$J/sriovnetwork.yaml.0.json
+pc=$J/sriovnetwork.yaml.0.json sn=$J/sriovnetwork.yaml.1.json
+check "SriovNetworkPoolConfig puts the pool in exclusive RDMA mode" \
+	[ "$(jq -r '.kind + " " + .spec.rdmaMode' "$pc")" = "SriovNetworkPoolConfig exclusive" ]
 jq '{cniVersion: "1.0.0", name: .metadata.name, plugins: ([{type: "sriov",
 	spoofchk: .spec.spoofChk, trust: .spec.trust, ipam: (.spec.ipam | fromjson)}] +
 	("[" + .spec.metaPlugins + "]" | fromjson))}' "$sn" > "$T/sriov.conflist"
@@ -192,6 +188,16 @@ check "... rdma-qos declares the deviceID capability" \
 o=$(v "$T/sriov.conflist")
 check "... and the rendered conflist validates" status_is 0 $? \
 	grep -q 'rdma-qos is plugins\[2\] of 3 (profile roce-lossless, pf ensure, numa strict)' <<< "$o"
+# what network-operator renders from a HostDeviceNetwork: [host-device, <metaPlugins>]
+hd=$J/hostdevicenetwork.yaml.0.json
+jq '{cniVersion: "1.0.0", name: .metadata.name, plugins: ([{type: "host-device",
+	ipam: (.spec.ipam | fromjson)}] + ("[" + .spec.metaPlugins + "]" | fromjson))}' "$hd" \
+	> "$T/hostdev.conflist"
+check "HostDeviceNetwork's metaPlugins render the chain host-device -> rdma-qos" \
+	[ "$(jq -c '[.plugins[].type]' "$T/hostdev.conflist")" = '["host-device","rdma-qos"]' ]
+o=$(v "$T/hostdev.conflist")
+check "... and the rendered conflist validates" status_is 0 $? \
+	grep -q 'rdma-qos is plugins\[1\] of 2' <<< "$o"
 # what Multus does with the pod's cni-args: args.cni in every plugin of the selected NAD
 pod=$J/pod-cni-args.yaml.0.json
 sel=$(jq -r '.metadata.annotations["k8s.v1.cni.cncf.io/networks"]' "$pod")
@@ -213,6 +219,15 @@ check "nic-configuration-operator: the operator's PFC string is the catalog prof
 	'.data["profiles.json"] | fromjson | .profiles["operator-lossless"].pfc | tostring' "$nic.1.json")" ]
 check "... trust is the same" [ "$(jq -r .spec.template.roceOptimized.qos.trust "$nic.0.json")" = \
 	"$(jq -r '.data["profiles.json"] | fromjson | .profiles["operator-lossless"].trust' "$nic.1.json")" ]
+qos='.spec.template.roceOptimized.qos' prof='.data["profiles.json"] | fromjson | .profiles["operator-lossless"]'
+check "... the operator's ECN priority is the profile's ecn" [ "$(jq -c "[$qos.ecn |
+	select(.enabled) | .priority]" "$nic.0.json")" = "$(jq -c "$prof.ecn" "$nic.1.json")" ]
+check "... the operator's port ToS is the profile's trafficClass" [ "$(jq "$qos.tos" \
+	"$nic.0.json")" = "$(jq "$prof.trafficClass" "$nic.1.json")" ]
+check "... the operator turns global pause off (PFC needs it; rdma-qos leaves it)" \
+	[ "$(jq "$qos.pauseFrames.enabled" "$nic.0.json")" = false ]
+check "... the pods' NAD asks for pf verify, as the node allows" [ "$(jq -r '.spec.config | fromjson |
+	.plugins[] | select(.type == "rdma-qos") | .pf' "$nic.2.json")" = verify ]
 check "... and the node never writes the PF (node.pf verify)" [ "$(jq -r \
 	'.data["profiles.json"] | fromjson | .node.pf' "$nic.1.json")" = verify ]
 finish

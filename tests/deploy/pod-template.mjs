@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // tests/deploy/image.sh: podman 4.3 cannot play a DaemonSet, so this turns
-// deploy/daemonset.yaml's pod template into a Pod, as the DaemonSet
+// deploy/base/daemonset.yaml's pod template into a Pod, as the DaemonSet
 // controller would, for `podman kube play`:
 //   node pod-template.mjs NODE_MODULES DAEMONSET.yaml > pod.json
 // The test edits the result with jq (images, host paths).

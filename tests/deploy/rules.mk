@@ -6,3 +6,8 @@ deploy-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/deploy/run.sh
 
 test: deploy-test
+
+# every place that carries the version agrees with VERSION (CONTRIBUTING.md, "Cutting a release")
+.PHONY: release-check
+release-check: all
+	bash tests/deploy/release-check.sh $(CURDIR) $(abspath $(B))

@@ -307,7 +307,8 @@ START_TEST(test_examples_profiles)
 	struct rq_profile p, builtin;
 	enum rq_pf_mode pf;
 	struct rq_error e;
-	static const char nad[] = "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"profile\":\"fabric\"}";
+	static const char nad[] =
+	    "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"profile\":\"fabric\"}";
 
 	ck_assert_uint_eq(c->n_profiles, 4);
 	fab = example_profile(c, "fabric");
@@ -450,40 +451,46 @@ START_TEST(test_examples_sriovnetwork)
 }
 END_TEST
 
-/* network-operator: its pool, and the admin's NAD chaining rdma-qos after host-device on it. */
+/* network-operator renders [host-device, <metaPlugins>] into one conflist. */
 START_TEST(test_examples_hostdevicenetwork)
 {
 	struct rq_catalog *cat = example_catalog();
-	char *b = slurp("hostdevicenetwork.yaml", &(size_t){0}), *conf, *ipam, res[128];
+	char *b = slurp("hostdevicenetwork.yaml", &(size_t){0}), *meta, *ipam, conf[4096];
 	struct rq_netconf *nc;
 	struct rq_profile p;
 	enum rq_pf_mode pf;
 	struct rq_error e;
 	cJSON *o;
 
+	ck_assert(strstr(b, "\napiVersion: mellanox.com/v1alpha1\n"));
 	ck_assert(strstr(b, "\nkind: HostDeviceNetwork\n"));
-	ck_assert(strstr(b, "\nkind: NetworkAttachmentDefinition\n"));
-	/* the NAD draws from the pool the HostDeviceNetwork names */
-	snprintf(res, sizeof(res), "nvidia.com/%s", yaml_scalar(b, "resourceName"));
-	ck_assert_str_eq(yaml_scalar(b, "k8s.v1.cni.cncf.io/resourceName"), res);
+	ck_assert_str_eq(yaml_scalar(b, "networkNamespace"), "ai-training");
+	meta = yaml_block(b, "metaPlugins");
 	ipam = yaml_block(b, "ipam");
 	o = cJSON_Parse(ipam);
 	ck_assert_ptr_nonnull(o);
 	cJSON_Delete(o);
-	conf = nad_config(b);
+	snprintf(conf, sizeof(conf),
+		 "{\"cniVersion\": \"1.0.0\", \"name\": \"roce-hostdev\", \"plugins\": "
+		 "[{\"type\": \"host-device\", \"ipam\": %s}, %s]}",
+		 ipam, meta);
+	ck_assert_msg(cJSON_IsObject(o = cJSON_Parse(conf)), "not JSON: %s", conf);
+	cJSON_Delete(o);
 	ck_assert_str_eq(first_type(conf), "host-device");
 	nc = conflist_entry(conf, "0000:81:10.4");
 	ck_assert_str_eq(nc->name, "roce-hostdev");
+	ck_assert_str_eq(nc->device_id, "0000:81:10.4");
 	ck_assert_ptr_null(nc->profile);
 	/* no profile named: each namespace gets its default */
 	rq_err_clear(&e);
 	ck_assert_int_eq(netconf_resolve_profile(nc, cat, "ai-training", &p, &pf, &e), 0);
 	ck_assert_str_eq(p.name, "roce-lossless");
+	ck_assert_int_eq(pf, RQ_PF_ENSURE);
 	ck_assert_int_eq(netconf_resolve_profile(nc, cat, "web", &p, &pf, &e), 0);
 	ck_assert_str_eq(p.name, "lossy");
 	netconf_free(nc);
 	catalog_free(cat);
-	free(conf);
+	free(meta);
 	free(ipam);
 	free(b);
 }

@@ -1,43 +1,37 @@
 // SPDX-License-Identifier: Apache-2.0
 // tests/vm/confine.sh's container settings, translated from the DaemonSet (not a hand copy):
-//   node confine-argv.mjs NODE_MODULES DAEMONSET.yaml DEPLOY_DIR OUTDIR IMAGE
-// For each container of the pod template (init containers included) it writes
+//   node confine-argv.mjs RENDERED.json OUTDIR IMAGE
+// RENDERED.json: deploy/ as kustomize renders it (tests/deploy/kustomize.mjs: a JSON list
+// with the DaemonSet and the generated catalog ConfigMap). For each container of the pod
+// template that runs the rdma-qos image (init containers included; the kube-rbac-proxy
+// sidecar needs an API server and is left out, as tests/deploy/image.sh does) it writes
 // OUTDIR/<container>.argv, the `podman run` arguments one per line, as a kubelet with
 // containerd or CRI-O would run it: hostNetwork/hostPID, user, read-only root,
 // no-new-privileges, capabilities, seccomp (RuntimeDefault = the runtime's default filter,
 // absent = Unconfined as with the kubelet), AppArmor (securityContext.appArmorProfile,
 // else the beta annotation, else the runtime's default profile), SELinux type, every
-// volumeMount (hostPath with its propagation, configMap materialised from DEPLOY_DIR under
-// OUTDIR/configmap/<name>, emptyDir as tmpfs), env, command and args. Variants of each:
-// <container>.apparmor-default.argv (the runtime's default AppArmor profile instead) and
-// <container>.apparmor-<profile>.argv for every file in DEPLOY_DIR/apparmor (Localhost).
+// volumeMount (hostPath with its propagation, configMap materialised from RENDERED.json
+// under OUTDIR/configmap/<name>, emptyDir as tmpfs), env, command and args. A variant of
+// each: <container>.apparmor-default.argv (the runtime's default AppArmor profile instead).
 // OUTDIR/<container>.mkdir: the hostPath directories of type DirectoryOrCreate;
 // OUTDIR/<container>.map: "containerPath hostPath" for each hostPath mount.
-// Resources (limits) are not translated. Fails on anything it cannot translate.
+// Resources (limits) and probes are not translated. Fails on anything it cannot translate.
 import fs from "node:fs";
 import path from "node:path";
-import { createRequire } from "node:module";
 
-const [nm, dsFile, deployDir, outdir, image] = process.argv.slice(2);
-const YAML = createRequire(path.join(nm, "noop.js"))("yaml");
-const ds = YAML.parse(fs.readFileSync(dsFile, "utf8"), { uniqueKeys: true });
-if (ds.kind !== "DaemonSet") throw new Error(`${dsFile}: not a DaemonSet`);
+const [rendered, outdir, image] = process.argv.slice(2);
+const objs = JSON.parse(fs.readFileSync(rendered, "utf8"));
+const dss = objs.filter((o) => o.kind === "DaemonSet");
+if (dss.length !== 1) throw new Error(`${rendered}: ${dss.length} DaemonSets, not one`);
+const ds = dss[0];
 const tmpl = ds.spec.template;
 const spec = tmpl.spec;
 const annotations = tmpl.metadata.annotations || {};
 const podSc = spec.securityContext || {};
 const volumes = new Map((spec.volumes || []).map((v) => [v.name, v]));
-
-// the ConfigMaps in DEPLOY_DIR by name
-const configMaps = new Map();
-for (const f of fs.readdirSync(deployDir).filter((f) => f.endsWith(".yaml"))) {
-	for (const d of YAML.parseAllDocuments(fs.readFileSync(path.join(deployDir, f), "utf8"))) {
-		const o = d.toJS();
-		if (o && o.kind === "ConfigMap") configMaps.set(o.metadata.name, o);
-	}
-}
-const profiles = fs.existsSync(path.join(deployDir, "apparmor"))
-	? fs.readdirSync(path.join(deployDir, "apparmor")) : [];
+// the ConfigMaps rendered with it, by name (the generator's hash suffix included)
+const configMaps = new Map(objs.filter((o) => o.kind === "ConfigMap").map((o) => [o.metadata.name, o]));
+const ours = (c) => /(^|\/)rdma-qos(:|@|$)/.test(c.image);
 
 const propagation = { HostToContainer: "rslave", Bidirectional: "rshared", None: "rprivate" };
 
@@ -85,7 +79,7 @@ function translate(c, apparmorOverride) {
 			map.push(`${m.mountPath} ${v.hostPath.path}`);
 		} else if (v.configMap) {
 			const cm = configMaps.get(v.configMap.name);
-			if (!cm) throw new Error(`${c.name}: no ConfigMap ${v.configMap.name} in ${deployDir}`);
+			if (!cm) throw new Error(`${c.name}: no ConfigMap ${v.configMap.name} in ${rendered}`);
 			const dir = path.join(outdir, "configmap", v.configMap.name);
 			fs.mkdirSync(dir, { recursive: true });
 			for (const [k, val] of Object.entries(cm.data || {})) fs.writeFileSync(path.join(dir, k), val);
@@ -104,12 +98,13 @@ function translate(c, apparmorOverride) {
 }
 
 fs.mkdirSync(outdir, { recursive: true });
-for (const c of [...(spec.initContainers || []), ...spec.containers]) {
+const cs = [...(spec.initContainers || []), ...spec.containers].filter(ours);
+if (!cs.some((c) => c.name === "agent")) throw new Error(`${rendered}: no agent container with the rdma-qos image`);
+for (const c of cs) {
 	const w = (suffix, r) => fs.writeFileSync(path.join(outdir, `${c.name}${suffix}.argv`), r.argv.join("\n") + "\n");
 	const r = translate(c);
 	w("", r);
 	fs.writeFileSync(path.join(outdir, `${c.name}.mkdir`), r.mkdirs.join("\n") + "\n");
 	fs.writeFileSync(path.join(outdir, `${c.name}.map`), r.map.join("\n") + "\n");
 	w(".apparmor-default", translate(c, "default"));
-	for (const p of profiles) w(`.apparmor-${p}`, translate(c, p));
 }

@@ -4,7 +4,7 @@
 # the production image built with tests/deploy/image.sh's build (tests/deploy/lib.sh
 # image_*: the same local Debian 12 base and deploy/Containerfile, cached store),
 # saved as a docker archive into the VM cache, and the DaemonSet's containers translated
-# to podman arguments there (confine-argv.mjs). Exit 0 when ready; 2 with the reason
+# to podman arguments there (confine-argv.mjs, from deploy/ rendered by kustomize.mjs). Exit 0 when ready; 2 with the reason
 # when a prerequisite is missing (run.sh skips, or fails under CI); 1 on a failure.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -37,5 +37,8 @@ if [ "$(cat "$OUT/image.id" 2>/dev/null)" != "$id" ] || [ ! -f "$OUT/rdma-qos.ta
 		echo "$id" > "$OUT/image.id" || { echo "podman save failed"; exit 1; }
 fi
 rm -rf "$OUT/argv"
-node "$HERE/confine-argv.mjs" "$NPM_CACHE/node_modules" "$SRC/deploy/daemonset.yaml" "$SRC/deploy" \
-	"$OUT/argv" localhost/rdma-qos:confine || { echo "confine-argv.mjs failed"; exit 1; }
+# deploy/ as kubectl apply -k renders it (the generated catalog ConfigMap, its hashed name)
+node "$SRC/tests/deploy/kustomize.mjs" "$NPM_CACHE/node_modules" "$SRC/deploy" > "$T/deploy.json" ||
+	{ echo "kustomize.mjs could not render deploy/"; exit 1; }
+node "$HERE/confine-argv.mjs" "$T/deploy.json" "$OUT/argv" localhost/rdma-qos:confine ||
+	{ echo "confine-argv.mjs failed"; exit 1; }

@@ -3,7 +3,7 @@
 # Guest side of the confinement test (run by guest.sh inside QEMU after
 # tests/vm/confine-prep.sh on the host, see tests/vm/README.md "What confine.sh
 # asserts"): the production image, run with podman exactly as the DaemonSet's
-# settings say (confine-argv.mjs translated them from deploy/daemonset.yaml: host
+# settings say (confine-argv.mjs translated them from deploy/ as kustomize renders it: host
 # network, caps NET_ADMIN+SYS_ADMIN only, read-only root, no-new-privileges, podman's
 # default seccomp filter for RuntimeDefault, AppArmor unconfined, the hostPath mounts).
 # The install container (confined by the default AppArmor profile) installs the plugin
@@ -80,7 +80,7 @@ prof=$("${P[@]}" inspect --format '{{.AppArmorProfile}}' rq-install)
 check "install ran under podman's default AppArmor profile ($prof)" grep -q '^containers-default' <<< "$prof"
 check "... it installed /opt/cni/bin/rdma-qos" [ -x /opt/cni/bin/rdma-qos ]
 check "... and the ConfigMap's catalog as /etc/cni/rdma-qos/profiles.json" \
-	cmp -s /etc/cni/rdma-qos/profiles.json "$A/configmap/rdma-qos-catalog/profiles.json"
+	cmp -s /etc/cni/rdma-qos/profiles.json "$A"/configmap/rdma-qos-catalog-*/profiles.json
 RQI=/opt/cni/bin/rdma-qos
 check "the installed plugin is the image's ($($RQI --version))" [ "$($RQI --version)" = "$("$RQ" --version)" ]
 

@@ -7,3 +7,7 @@ vm-wire-test: all
 .PHONY: vm-confine-test
 vm-confine-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/confine.sh
+# The congestion telemetry guest alone (tests/vm/telemetry.sh; make vm-test runs it too)
+.PHONY: vm-telemetry-test
+vm-telemetry-test: all
+	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/telemetry.sh

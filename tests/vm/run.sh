@@ -44,6 +44,9 @@ RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/e2e.sh; rc=$?
 RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/tos.sh || rc=1
 # RoCEv2 packets on the wire (rxe on VFs in the host netns, tcpdump): a guest of its own
 RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/wire.sh || rc=1
-# the agent from the image, confined as deploy/daemonset.yaml says: a guest of its own
+# the agent from the image, confined as deploy/base/daemonset.yaml says: a guest of its own
 confine || rc=1
+# congestion telemetry (dcbsim's port stats, ibsim's hw_counters in exclusive RDMA netns
+# mode, rxe under netem loss): a guest of its own, exclusive mode from the start
+RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/telemetry.sh || rc=1
 exit $rc

@@ -6,7 +6,7 @@
  * every SET the kernel hands it in /sys/module/dcbsim/parameters/sets, so a
  * test can see that an ADD on an already-right port wrote nothing.
  *
- *   insmod dcbsim.ko ifname=<netdev> [mlx5=1 [flap_ms=N]] [fw_dcbx=1]
+ *   insmod dcbsim.ko ifname=<netdev> [mlx5=1 [flap_ms=N]] [fw_dcbx=1] [stats=1 [storm=0]]
  *
  * mlx5=1 behaves as drivers/net/ethernet/mellanox/mlx5/core/en_dcbnl.c does
  * where a DCB client can tell: DSCP APP entries only, one per DSCP (the
@@ -14,11 +14,27 @@
  * count), and a PFC change toggles the port link. fw_dcbx=1 reports DCBX
  * without DCB_CAP_DCBX_HOST (firmware-managed) while the IEEE setters still
  * accept, as mlx5 does in firmware mode.
+ *
+ * stats=1 replaces the netdev's ethtool statistics (get_sset_count,
+ * get_strings, get_ethtool_stats; the rest of its ethtool ops stay) with the
+ * port counters mlx5e has under the same names (en_stats.c): per priority
+ * rx_prio%d_{bytes,packets,discards} and tx_prio%d_{bytes,packets} always;
+ * rx_prio%d_{pause,pause_duration,pause_transition} and
+ * tx_prio%d_{pause,pause_duration} only for priorities with PFC on, so the
+ * name list changes with the PFC configuration as mlx5's does;
+ * rx_discards_phy; tx_pause_storm_{warning,error}_events unless storm=0 (the
+ * stall-detection capability). A test sets them through debugfs:
+ * `echo "rx_prio3_pause 120" > /sys/kernel/debug/dcbsim/stats` (any name of
+ * any priority, shown or not: a hidden counter keeps its value, as the
+ * hardware's does); reading the file lists every counter.
  */
+#include <linux/debugfs.h>
+#include <linux/ethtool.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <linux/uaccess.h>
 #include <linux/workqueue.h>
 #include <net/dcbnl.h>
 
@@ -50,12 +66,48 @@ static int flaps;
 module_param(flaps, int, 0444);
 MODULE_PARM_DESC(flaps, "mlx5: link toggles so far");
 
+static bool stats;
+module_param(stats, bool, 0444);
+MODULE_PARM_DESC(stats, "give the netdev mlx5e's port counters as its ethtool stats (values: debugfs dcbsim/stats)");
+
+static bool storm = true;
+module_param(storm, bool, 0444);
+MODULE_PARM_DESC(storm, "stats: the tx_pause_storm_*_events counters exist (mlx5: stall detection capability)");
+
 #define DCBSIM_NDSCP 64
+
+/* mlx5e's per-priority counters: the traffic ones always, the PFC ones while PFC is on */
+enum { PS_RX_BYTES, PS_RX_PACKETS, PS_RX_DISCARDS, PS_TX_BYTES, PS_TX_PACKETS, PS_NTRAFFIC };
+enum { PS_RX_PAUSE, PS_RX_PAUSE_DUR, PS_TX_PAUSE, PS_TX_PAUSE_DUR, PS_RX_PAUSE_TRANS, PS_NPFC };
+static const char *const traffic_fmt[PS_NTRAFFIC] = {
+	"rx_prio%d_bytes", "rx_prio%d_packets", "rx_prio%d_discards", "tx_prio%d_bytes",
+	"tx_prio%d_packets",
+};
+/* as en_stats.c orders them; the duration is in microseconds */
+static const char *const pfc_fmt[PS_NPFC] = {
+	"rx_prio%d_pause", "rx_prio%d_pause_duration", "tx_prio%d_pause",
+	"tx_prio%d_pause_duration", "rx_prio%d_pause_transition",
+};
+enum { PS_DISCARDS_PHY, PS_STORM_WARN, PS_STORM_ERR, PS_NPORT };
+static const char *const port_names[PS_NPORT] = {
+	"rx_discards_phy", "tx_pause_storm_warning_events", "tx_pause_storm_error_events",
+};
+
+static struct {
+	spinlock_t lock;
+	u64 traffic[IEEE_8021QAZ_MAX_TCS][PS_NTRAFFIC];
+	u64 pfc[IEEE_8021QAZ_MAX_TCS][PS_NPFC];
+	u64 port[PS_NPORT];
+	struct ethtool_ops ops; /* the netdev's own, with the three stats hooks ours */
+	const struct ethtool_ops *saved;
+	struct dentry *dir;
+} st = { .lock = __SPIN_LOCK_UNLOCKED(st.lock) };
 
 static struct {
 	struct net_device *dev;
 	netdevice_tracker tracker;
 	const struct dcbnl_rtnl_ops *saved;
+	const struct ethtool_ops *saved_eth; /* stats=1: the netdev's own ethtool ops */
 	struct ieee_ets ets;
 	struct ieee_pfc pfc;
 	u8 dcbx;
@@ -357,6 +409,162 @@ static const struct dcbnl_rtnl_ops mlx5_ops = {
 	.setdcbx = m_setdcbx,
 };
 
+/*
+ * ethtool statistics (stats=1). The ethtool core calls these under rtnl, as
+ * dcbnl's setters run, so the PFC set cannot change between a count and the
+ * strings or values of the same request.
+ */
+static int st_nport(void)
+{
+	return storm ? PS_NPORT : PS_DISCARDS_PHY + 1;
+}
+
+static int st_count(void)
+{
+	return IEEE_8021QAZ_MAX_TCS * PS_NTRAFFIC + hweight8(port.pfc.pfc_en) * PS_NPFC +
+	       st_nport();
+}
+
+static int s_sset_count(struct net_device *dev, int sset)
+{
+	if (sset != ETH_SS_STATS)
+		return port.saved_eth && port.saved_eth->get_sset_count ?
+			       port.saved_eth->get_sset_count(dev, sset) : -EOPNOTSUPP;
+	return ours(dev) ? st_count() : -EOPNOTSUPP;
+}
+
+static void s_strings(struct net_device *dev, u32 sset, u8 *data)
+{
+	int p, i;
+
+	if (sset != ETH_SS_STATS) {
+		if (port.saved_eth && port.saved_eth->get_strings)
+			port.saved_eth->get_strings(dev, sset, data);
+		return;
+	}
+	for (p = 0; p < IEEE_8021QAZ_MAX_TCS; p++)
+		for (i = 0; i < PS_NTRAFFIC; i++)
+			ethtool_sprintf(&data, traffic_fmt[i], p);
+	for (p = 0; p < IEEE_8021QAZ_MAX_TCS; p++)
+		for (i = 0; (port.pfc.pfc_en & BIT(p)) && i < PS_NPFC; i++)
+			ethtool_sprintf(&data, pfc_fmt[i], p);
+	for (i = 0; i < st_nport(); i++)
+		ethtool_puts(&data, port_names[i]);
+}
+
+static void s_stats(struct net_device *dev, struct ethtool_stats *es, u64 *data)
+{
+	int p, i, n = 0;
+
+	spin_lock_bh(&st.lock);
+	for (p = 0; p < IEEE_8021QAZ_MAX_TCS; p++)
+		for (i = 0; i < PS_NTRAFFIC; i++)
+			data[n++] = st.traffic[p][i];
+	for (p = 0; p < IEEE_8021QAZ_MAX_TCS; p++)
+		for (i = 0; (port.pfc.pfc_en & BIT(p)) && i < PS_NPFC; i++)
+			data[n++] = st.pfc[p][i];
+	for (i = 0; i < st_nport(); i++)
+		data[n++] = st.port[i];
+	spin_unlock_bh(&st.lock);
+}
+
+/* the counter called @name, whether the netdev shows it now or not; NULL: none */
+static u64 *st_find(const char *name)
+{
+	char buf[ETH_GSTRING_LEN];
+	int p, i;
+
+	for (i = 0; i < st_nport(); i++)
+		if (!strcmp(name, port_names[i]))
+			return &st.port[i];
+	for (p = 0; p < IEEE_8021QAZ_MAX_TCS; p++) {
+		for (i = 0; i < PS_NTRAFFIC; i++) {
+			snprintf(buf, sizeof(buf), traffic_fmt[i], p);
+			if (!strcmp(name, buf))
+				return &st.traffic[p][i];
+		}
+		for (i = 0; i < PS_NPFC; i++) {
+			snprintf(buf, sizeof(buf), pfc_fmt[i], p);
+			if (!strcmp(name, buf))
+				return &st.pfc[p][i];
+		}
+	}
+	return NULL;
+}
+
+/* "NAME VALUE" per line: set; "NAME +N": add */
+static ssize_t st_write(struct file *f, const char __user *ubuf, size_t len, loff_t *pos)
+{
+	char buf[256], *line, *cur, *sp;
+	u64 v, *c;
+	int err;
+
+	if (len >= sizeof(buf))
+		return -E2BIG;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	cur = buf;
+	while ((line = strsep(&cur, "\n"))) {
+		bool add;
+
+		if (!*line)
+			continue;
+		sp = strchr(line, ' ');
+		if (!sp)
+			return -EINVAL;
+		*sp++ = '\0';
+		add = *sp == '+';
+		err = kstrtou64(sp + add, 0, &v);
+		if (err)
+			return err;
+		spin_lock_bh(&st.lock);
+		c = st_find(line);
+		if (c)
+			*c = add ? *c + v : v;
+		spin_unlock_bh(&st.lock);
+		if (!c)
+			return -ENOENT;
+	}
+	return len;
+}
+
+static int st_show(struct seq_file *m, void *v)
+{
+	char buf[ETH_GSTRING_LEN];
+	int p, i;
+
+	spin_lock_bh(&st.lock);
+	for (p = 0; p < IEEE_8021QAZ_MAX_TCS; p++) {
+		for (i = 0; i < PS_NTRAFFIC; i++) {
+			snprintf(buf, sizeof(buf), traffic_fmt[i], p);
+			seq_printf(m, "%s %llu\n", buf, st.traffic[p][i]);
+		}
+		for (i = 0; i < PS_NPFC; i++) {
+			snprintf(buf, sizeof(buf), pfc_fmt[i], p);
+			seq_printf(m, "%s %llu\n", buf, st.pfc[p][i]);
+		}
+	}
+	for (i = 0; i < st_nport(); i++)
+		seq_printf(m, "%s %llu\n", port_names[i], st.port[i]);
+	spin_unlock_bh(&st.lock);
+	return 0;
+}
+
+static int st_open(struct inode *inode, struct file *f)
+{
+	return single_open(f, st_show, NULL);
+}
+
+static const struct file_operations st_fops = {
+	.owner = THIS_MODULE,
+	.open = st_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = st_write,
+};
+
 /* The kernel keeps APP entries in a global list keyed by ifindex: drop ours. */
 static void port_flush_dscp(struct net_device *dev)
 {
@@ -380,6 +588,9 @@ static void port_detach(void)
 	port_link_release();
 	port_flush_dscp(port.dev);
 	port.dev->dcbnl_ops = port.saved;
+	if (port.saved_eth)
+		port.dev->ethtool_ops = port.saved_eth;
+	port.saved_eth = NULL;
 	netdev_put(port.dev, &port.tracker);
 	WRITE_ONCE(port.dev, NULL); /* read by the kretprobe without rtnl */
 }
@@ -452,17 +663,31 @@ static int __init dcbsim_init(void)
 	port.saved = dev->dcbnl_ops;
 	port_init_state();
 	dev->dcbnl_ops = mlx5 ? &mlx5_ops : &port_ops;
+	if (stats) {
+		port.saved_eth = dev->ethtool_ops;
+		if (port.saved_eth)
+			st.ops = *port.saved_eth;
+		st.ops.get_sset_count = s_sset_count;
+		st.ops.get_strings = s_strings;
+		st.ops.get_ethtool_stats = s_stats;
+		dev->ethtool_ops = &st.ops;
+	}
 	rtnl_unlock();
+	if (stats)
+		st.dir = debugfs_create_dir("dcbsim", NULL);
+	if (stats && !IS_ERR_OR_NULL(st.dir))
+		debugfs_create_file("stats", 0600, st.dir, NULL, &st_fops);
 	err = register_netdevice_notifier(&port_nb);
 	if (err) {
 		/* a failed load frees this module: its ops must not stay on the netdev */
 		rtnl_lock();
 		port_detach();
 		rtnl_unlock();
+		debugfs_remove(st.dir);
 		goto unprobe;
 	}
-	pr_info("dcbsim: DCB ops on %s%s%s\n", ifname, mlx5 ? " (mlx5)" : "",
-		fw_dcbx ? " (firmware DCBX)" : "");
+	pr_info("dcbsim: DCB ops on %s%s%s%s\n", ifname, mlx5 ? " (mlx5)" : "",
+		fw_dcbx ? " (firmware DCBX)" : "", stats ? " (mlx5e port stats)" : "");
 	return 0;
 unprobe:
 	if (port.probed)
@@ -472,6 +697,7 @@ unprobe:
 
 static void __exit dcbsim_exit(void)
 {
+	debugfs_remove(st.dir);
 	unregister_netdevice_notifier(&port_nb);
 	rtnl_lock();
 	mutex_lock(&port_lock);

@@ -16,8 +16,19 @@
  * and posting sends fail. /sys/module/ibsim/parameters/tc_writes counts the
  * writes to traffic_class; each is logged with the writer's netns inode.
  *
- *   insmod ibsim.ko ifname=<netdev> [name=ibsim%d]
+ * Port 1 has hw_counters under mlx5_ib's names (hw/mlx5/counters.c: the
+ * Q-counters, the RoCE retransmission ones and, unless cc=0, the congestion
+ * counters that firmware shows only where cc_query_allowed). They are 32-bit
+ * like mlx5's Q-counters (a value wraps at 2^32) and start at zero whenever
+ * the device registers. A test sets them through debugfs:
+ * `echo "np_cnp_sent 40" > /sys/kernel/debug/ibsim/hw_counters` ("NAME +N"
+ * adds); reading the file lists them. The device caches a read for
+ * `lifespan` ms as every driver's does (the lifespan module parameter; 0 in
+ * the tests so a value set is read at once).
+ *
+ *   insmod ibsim.ko ifname=<netdev> [name=ibsim%d] [cc=0] [lifespan=MS]
  */
+#include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/nsproxy.h>
@@ -38,11 +49,51 @@ static int tc_writes;
 module_param(tc_writes, int, 0444);
 MODULE_PARM_DESC(tc_writes, "writes to tc/1/traffic_class so far");
 
+static bool cc = true;
+module_param(cc, bool, 0444);
+MODULE_PARM_DESC(cc, "the congestion counters exist (mlx5: cc_query_allowed)");
+
+static unsigned int lifespan = 10;
+module_param(lifespan, uint, 0444);
+MODULE_PARM_DESC(lifespan, "hw_counters read cache, ms (the core's default 10)");
+
+/* mlx5_ib's names: Q-counters, retransmissions, RoCE acceleration; then congestion (cc=1) */
+static const struct rdma_stat_desc ctr_descs[] = {
+	{ .name = "rx_write_requests" },
+	{ .name = "rx_read_requests" },
+	{ .name = "out_of_buffer" },
+	{ .name = "out_of_sequence" },
+	{ .name = "duplicate_request" },
+	{ .name = "rnr_nak_retry_err" },
+	{ .name = "packet_seq_err" },
+	{ .name = "implied_nak_seq_err" },
+	{ .name = "local_ack_timeout_err" },
+	{ .name = "req_cqe_error" },
+	{ .name = "roce_adp_retrans" },
+	{ .name = "roce_adp_retrans_to" },
+	{ .name = "roce_slow_restart" },
+	/* congestion: only where firmware allows */
+	{ .name = "rp_cnp_ignored" },
+	{ .name = "rp_cnp_handled" },
+	{ .name = "np_ecn_marked_roce_packets" },
+	{ .name = "np_cnp_sent" },
+};
+#define CTR_NCC 4
+#define CTR_N ARRAY_SIZE(ctr_descs)
+
+static int ctr_count(void)
+{
+	return cc ? CTR_N : CTR_N - CTR_NCC;
+}
+
 struct sim_dev {
 	struct ib_device ib;
 	struct kobject *tc_dir, *tc_port;
 	struct mutex tc_lock;
 	int tclass; /* -1: no global class (MOFED's initial state) */
+	spinlock_t ctr_lock;
+	u32 ctr[CTR_N]; /* 32-bit, as mlx5's Q-counters */
+	struct dentry *dbg;
 };
 
 struct sim_pd {
@@ -224,10 +275,31 @@ static int sim_dereg_mr(struct ib_mr *mr, struct ib_udata *udata)
 	return -EOPNOTSUPP;
 }
 
+static struct rdma_hw_stats *sim_alloc_port_stats(struct ib_device *ib, u32 port)
+{
+	return rdma_alloc_hw_stats_struct(ctr_descs, ctr_count(), lifespan);
+}
+
+static int sim_get_hw_stats(struct ib_device *ib, struct rdma_hw_stats *stats, u32 port,
+			    int index)
+{
+	struct sim_dev *d = container_of(ib, struct sim_dev, ib);
+	int i;
+
+	if (!port)
+		return -EINVAL;
+	spin_lock(&d->ctr_lock);
+	for (i = 0; i < stats->num_counters; i++)
+		stats->value[i] = d->ctr[i];
+	spin_unlock(&d->ctr_lock);
+	return stats->num_counters;
+}
+
 static const struct ib_device_ops sim_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = 1,
+	.alloc_hw_port_stats = sim_alloc_port_stats,
 	.alloc_pd = sim_alloc_pd,
 	.alloc_ucontext = sim_alloc_ucontext,
 	.create_cq = sim_create_cq,
@@ -239,6 +311,7 @@ static const struct ib_device_ops sim_ops = {
 	.destroy_qp = sim_destroy_qp,
 	.disassociate_ucontext = sim_disassociate_ucontext,
 	.get_dma_mr = sim_get_dma_mr,
+	.get_hw_stats = sim_get_hw_stats,
 	.get_link_layer = sim_link_layer,
 	.get_port_immutable = sim_port_immutable,
 	.modify_qp = sim_modify_qp,
@@ -288,6 +361,69 @@ static ssize_t traffic_class_store(struct kobject *kobj, struct kobj_attribute *
 
 static struct kobj_attribute traffic_class_attr = __ATTR_RW(traffic_class);
 
+/* debugfs ibsim/hw_counters: "NAME VALUE" sets, "NAME +N" adds, both modulo 2^32 */
+static ssize_t ctr_write(struct file *f, const char __user *ubuf, size_t len, loff_t *pos)
+{
+	char buf[256], *line, *cur, *sp;
+	int i, err;
+	u64 v;
+
+	if (len >= sizeof(buf))
+		return -E2BIG;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	cur = buf;
+	while ((line = strsep(&cur, "\n"))) {
+		bool add;
+
+		if (!*line)
+			continue;
+		sp = strchr(line, ' ');
+		if (!sp)
+			return -EINVAL;
+		*sp++ = '\0';
+		add = *sp == '+';
+		err = kstrtou64(sp + add, 0, &v);
+		if (err)
+			return err;
+		for (i = 0; i < ctr_count(); i++)
+			if (!strcmp(line, ctr_descs[i].name))
+				break;
+		if (i == ctr_count())
+			return -ENOENT;
+		spin_lock(&sim->ctr_lock);
+		sim->ctr[i] = add ? sim->ctr[i] + (u32)v : (u32)v;
+		spin_unlock(&sim->ctr_lock);
+	}
+	return len;
+}
+
+static int ctr_show(struct seq_file *m, void *v)
+{
+	int i;
+
+	spin_lock(&sim->ctr_lock);
+	for (i = 0; i < ctr_count(); i++)
+		seq_printf(m, "%s %u\n", ctr_descs[i].name, sim->ctr[i]);
+	spin_unlock(&sim->ctr_lock);
+	return 0;
+}
+
+static int ctr_open(struct inode *inode, struct file *f)
+{
+	return single_open(f, ctr_show, NULL);
+}
+
+static const struct file_operations ctr_fops = {
+	.owner = THIS_MODULE,
+	.open = ctr_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = ctr_write,
+};
+
 static void sim_tc_remove(void)
 {
 	kobject_put(sim->tc_port);
@@ -326,6 +462,7 @@ static int __init ibsim_init(void)
 		goto put;
 	}
 	mutex_init(&sim->tc_lock);
+	spin_lock_init(&sim->ctr_lock);
 	sim->tclass = -1;
 	strscpy(sim->ib.node_desc, "ibsim", sizeof(sim->ib.node_desc));
 	sim->ib.node_type = RDMA_NODE_IB_CA;
@@ -347,6 +484,9 @@ static int __init ibsim_init(void)
 		ib_unregister_device(&sim->ib);
 		goto dealloc;
 	}
+	sim->dbg = debugfs_create_dir("ibsim", NULL);
+	if (!IS_ERR_OR_NULL(sim->dbg))
+		debugfs_create_file("hw_counters", 0600, sim->dbg, NULL, &ctr_fops);
 	pr_info("ibsim: %s on %s, parent %s\n", dev_name(&sim->ib.dev), ifname,
 		ndev->dev.parent ? dev_name(ndev->dev.parent) : "none");
 	dev_put(ndev);
@@ -361,6 +501,7 @@ put:
 
 static void __exit ibsim_exit(void)
 {
+	debugfs_remove(sim->dbg);
 	sim_tc_remove();
 	ib_unregister_device(&sim->ib);
 	ib_dealloc_device(&sim->ib);

@@ -1,0 +1,263 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# deploy/helm/rdma-qos offline. Helm is not packaged in Debian 12: helm-render.mjs renders the
+# chart's Go-template subset (and, where Go is installed, gotemplate-render.go renders it again
+# with Go's own text/template: both must give the same objects). Then: every rendered
+# document through k8s-check.mjs and the ConfigMap through rdma-qos validate; the DaemonSet's
+# pod spec against the kustomize base's, field by field, except the documented value-driven
+# differences (docs/operations.md "Installing with Helm"); and what each value does.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+B=${RQ_BUILD:?}
+SRC=$(cd "$HERE/../.." && pwd)
+CHART=$SRC/deploy/helm/rdma-qos
+T=$(mktemp -d /tmp/rq-helm.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+. "$HERE/npm.sh"
+
+# render NAME [VALUES_JSON]: the objects as a JSON list in $T/NAME.json, the files in $T/NAME/
+render() {
+	local v=()
+	[ -z "${2:-}" ] || { printf '%s\n' "$2" > "$T/$1.values.json"; v=("$T/$1.values.json"); }
+	node "$HERE/helm-render.mjs" "$NM" "$CHART" "$T/$1" "${v[@]}" > "$T/$1.json"
+}
+obj() { jq --arg k "$2" '.[] | select(.kind == $k)' "$T/$1.json"; }
+spec() { obj "$1" DaemonSet | jq -S .spec.template.spec; }
+ctr() { obj "$1" DaemonSet | jq -c --arg c "$2" '.spec.template.spec | (.initContainers +
+	.containers)[] | select(.name == $c)'; }
+# the one documented difference at the defaults: the catalog ConfigMap's name (kustomize:
+# rdma-qos-catalog-<hash>; Helm: <release>-catalog, the pod template carrying its checksum)
+NOCM='del(.volumes[] | select(.name == "config") | .configMap.name)'
+
+echo "== the chart at its defaults"
+render default
+check "renders the base's kinds ($(jq -c '[.[].kind]' "$T/default.json"))" \
+	[ "$(jq -c '[.[].kind] | sort' "$T/default.json")" = "$(node "$HERE/kustomize.mjs" "$NM" \
+	"$SRC/deploy" | jq -c '[.[].kind | select(. != "Namespace")] | sort')" ]
+check "Chart.yaml's version and appVersion are VERSION" [ "$(node -e 'const Y = require(
+	process.argv[1]); const c = Y.parse(require("fs").readFileSync(process.argv[2], "utf8"));
+	console.log(c.version + " " + c.appVersion + " " + c.apiVersion)' "$NM/yaml" \
+	"$CHART/Chart.yaml")" = "$(cat "$SRC/VERSION") $(cat "$SRC/VERSION") v2" ]
+out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/default-json" "$T"/default/*.yaml 2>&1)
+check "every rendered document passes k8s-check (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
+o=$("$B/rdma-qos" validate "$T/default-json/configmap.yaml.0.json" 2>&1)
+check "the rendered ConfigMap passes rdma-qos validate" status_is 0 $? grep -q 'valid ConfigMap' \
+	<<< "$o" || echo "   $o"
+check "its catalog is deploy/base/profiles.json byte for byte (values.yaml catalog)" [ "$(obj \
+	default ConfigMap | jq -j '.data["profiles.json"]' | sha256sum)" = \
+	"$(sha256sum < "$SRC/deploy/base/profiles.json")" ]
+check "the DaemonSet's config volume names it" [ "$(obj default DaemonSet | jq -r '.spec.template
+	.spec.volumes[] | select(.name == "config") | .configMap.name')" = "$(obj default ConfigMap |
+	jq -r .metadata.name)" ]
+
+# the kustomize renders (k-*.json: render() writes NAME.json)
+node "$HERE/kustomize.mjs" "$NM" "$SRC/deploy" > "$T/k-base.json"
+node "$HERE/kustomize.mjs" "$NM" "$SRC/deploy/overlays/live-sync" > "$T/k-live.json"
+kspec() { jq -S '.[] | select(.kind == "DaemonSet") | .spec.template.spec' "$T/k-$1.json"; }
+kctr() { jq -c --arg c "$2" '.[] | select(.kind == "DaemonSet") | .spec.template.spec |
+	(.initContainers + .containers)[] | select(.name == $c)' "$T/k-$1.json"; }
+echo "== the DaemonSet against the kustomize base (deploy/), field by field"
+for c in $(kspec base | jq -r '(.initContainers + .containers)[].name'); do
+	for f in image command args securityContext volumeMounts ports resources livenessProbe \
+		readinessProbe startupProbe env terminationMessagePolicy; do
+		h=$(ctr default "$c" | jq -S ".$f") k=$(kctr base "$c" | jq -S ".$f")
+		check "container $c: $f agrees ($(jq -c 'if type == "array" then "\(length) items"
+			elif . == null then "none" else "set" end' <<< "$k"))" [ "$h" = "$k" ] ||
+			diff <(echo "$k") <(echo "$h")
+	done
+done
+check "the same containers, in the same order" [ "$(spec default | jq -c '[(.initContainers +
+	.containers)[].name]')" = "$(kspec base | jq -c '[(.initContainers + .containers)[].name]')" ]
+check "the same volumes (the config ConfigMap's name aside)" [ "$(spec default | jq -S \
+	".volumes | {volumes: .} | $NOCM")" = "$(kspec base | jq -S ".volumes | {volumes: .} | $NOCM")" ]
+check "the whole pod spec agrees (the config ConfigMap's name aside)" [ "$(spec default |
+	jq -S "$NOCM")" = "$(kspec base | jq -S "$NOCM")" ] ||
+	diff <(kspec base | jq -S "$NOCM") <(spec default | jq -S "$NOCM")
+check "the same update strategy" [ "$(obj default DaemonSet | jq -S .spec.updateStrategy)" = \
+	"$(jq -S '.[] | select(.kind == "DaemonSet") | .spec.updateStrategy' "$T/k-base.json")" ]
+for k in ServiceAccount ClusterRole ClusterRoleBinding; do
+	check "$k: as the base's but for names and labels" [ "$(obj default $k | jq -S 'del(.metadata) |
+		walk(if type == "object" and has("name") then del(.name) else . end)')" = "$(jq -S --arg k $k \
+		'.[] | select(.kind == $k) | del(.metadata) | walk(if type == "object" and has("name") then
+		del(.name) else . end)' "$T/k-base.json")" ]
+done
+check "the pod template's annotations are the base's, plus the catalog checksum" [ "$(obj default \
+	DaemonSet | jq -S '.spec.template.metadata.annotations | del(.["rdma-qos/catalog-sha256"])')" = \
+	"$(jq -S '.[] | select(.kind == "DaemonSet") | .spec.template.metadata.annotations // {}' \
+	"$T/k-base.json")" ]
+check "the selector holds the base's and the release (documented)" [ "$(obj default DaemonSet |
+	jq -c .spec.selector.matchLabels)" = "$(jq -c '.[] | select(.kind == "DaemonSet") |
+	.spec.selector.matchLabels + {"app.kubernetes.io/instance": "rdma-qos"}' "$T/k-base.json")" ]
+
+echo "== liveSync against the live-sync overlay"
+render live '{"liveSync": true}'
+check "liveSync: the pod spec is the live-sync overlay's (the config ConfigMap's name aside)" \
+	[ "$(spec live | jq -S "$NOCM")" = "$(kspec live | jq -S "$NOCM")" ] ||
+	diff <(kspec live | jq -S "$NOCM") <(spec live | jq -S "$NOCM")
+check "... the agent takes --catalog-source" [ "$(ctr live agent | jq -r '.command |
+	index("--catalog-source=/config/profiles.json") != null')" = true ]
+check "... and the pod template carries no catalog checksum" [ "$(obj live DaemonSet | jq -c \
+	'.spec.template.metadata.annotations // {} | has("rdma-qos/catalog-sha256")')" = false ]
+
+echo "== a catalog edit"
+cat2=$(jq '.node.pf = "verify"' "$SRC/deploy/base/profiles.json")
+render edit "$(jq -n --arg c "$cat2" '{catalog: $c}')"
+sum() { obj "$1" DaemonSet | jq -r '.spec.template.metadata.annotations["rdma-qos/catalog-sha256"]'; }
+check "the pod template's checksum is the catalog's sha256" [ "$(sum default)" = "$(jq -j \
+	'.data["profiles.json"]' <<< "$(obj default ConfigMap)" | sha256sum | cut -d' ' -f1)" ]
+check "an edit changes it to the new catalog's (the DaemonSet rolls at maxUnavailable)" \
+	[ "$(sum edit)" = "$(printf '%s' "$cat2" | sha256sum | cut -d' ' -f1)" ]
+check "... which differs from the old" [ "$(sum edit)" != "$(sum default)" ]
+check "... and nothing else in the pod template" [ "$(obj edit DaemonSet | jq -S \
+	'del(.spec.template.metadata.annotations)')" = "$(obj default DaemonSet | jq -S \
+	'del(.spec.template.metadata.annotations)')" ]
+render editlive "$(jq -n --arg c "$cat2" '{catalog: $c, liveSync: true}')"
+check "with liveSync an edit leaves the pod template alone (every node at once)" \
+	[ "$(obj editlive DaemonSet | jq -S .spec.template)" = "$(obj live DaemonSet | jq -S .spec.template)" ]
+render bad '{"catalog": "{\"node\": {\"pf\": \"always\"}}"}'
+o=$("$B/rdma-qos" validate <(obj bad ConfigMap) 2>&1)
+check "a bad catalog value renders a ConfigMap that rdma-qos validate refuses (as the init container would)" \
+	status_is 1 $? grep -qF 'data["profiles.json"].node.pf' <<< "$o" || echo "   $o"
+
+echo "== values"
+render ocp '{"cniBinDir": "/var/lib/cni/bin"}'
+check "cniBinDir /var/lib/cni/bin (OpenShift): the cni-bin host path" [ "$(spec ocp | jq -r \
+	'.volumes[] | select(.name == "cni-bin") | .hostPath.path')" = /var/lib/cni/bin ]
+check "... and nothing else in the pod spec" [ "$(spec ocp | jq -S 'del(.volumes[] |
+	select(.name == "cni-bin"))')" = "$(spec default | jq -S 'del(.volumes[] | select(.name ==
+	"cni-bin"))')" ]
+render ns '{"namespace": {"create": true}, "_release": {"Name": "rq", "Namespace": "net-qos"}}'
+check "namespace.create: a Namespace named for the release's, Pod Security privileged" [ "$(obj ns \
+	Namespace | jq -c '[.metadata.name, .metadata.labels["pod-security.kubernetes.io/enforce"]]')" = \
+	'["net-qos","privileged"]' ]
+check "... every namespaced object in it, named for the release" [ "$(jq -c '[.[] |
+	select(.metadata.namespace != null) | [.kind, .metadata.namespace, .metadata.name]] | sort' \
+	"$T/ns.json")" = '[["ConfigMap","net-qos","rq-catalog"],["DaemonSet","net-qos","rq"],["ServiceAccount","net-qos","rq"]]' ]
+check "... the DaemonSet runs as that ServiceAccount, the ClusterRoleBinding names it" [ "$(spec ns |
+	jq -r .serviceAccountName) $(obj ns ClusterRoleBinding | jq -r '.subjects[0] | .namespace + "/" +
+	.name')" = "rq net-qos/rq" ]
+check "... the config volume follows the ConfigMap's name" [ "$(spec ns | jq -r '.volumes[] |
+	select(.name == "config") | .configMap.name')" = rq-catalog ]
+render sched '{"nodeSelector": {"rdma-qos/pool": "gpu-a"}, "tolerations": [],
+	"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+	{"nodeSelectorTerms": [{"matchExpressions": [{"key": "gpu", "operator": "Exists"}]}]}}},
+	"updateStrategy": {"maxUnavailable": 1}, "image": {"pullPolicy": "Always"}}'
+check "nodeSelector replaced (helm -f merges maps: the os key stays)" [ "$(spec sched | jq -c \
+	.nodeSelector)" = '{"kubernetes.io/os":"linux","rdma-qos/pool":"gpu-a"}' ]
+check "tolerations: [] renders none" [ "$(spec sched | jq -c '.tolerations // "none"')" = '"none"' ]
+check "affinity rendered" [ "$(spec sched | jq -r '.affinity.nodeAffinity
+	.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].key')" = gpu ]
+check "updateStrategy.maxUnavailable 1" [ "$(obj sched DaemonSet | jq -c \
+	.spec.updateStrategy.rollingUpdate.maxUnavailable)" = 1 ]
+check "image.tag empty: the chart's appVersion (VERSION)" [ "$(spec default | jq -c '[(.initContainers +
+	.containers)[] | select(.name != "kube-rbac-proxy").image] | unique')" = \
+	"[\"registry.example.com/rdma-qos:$(cat "$SRC/VERSION")\"]" ]
+render tag '{"image": {"tag": "9.9.9"}}'
+check "image.tag set: that tag on both containers" [ "$(spec tag | jq -c '[(.initContainers +
+	.containers)[] | select(.name != "kube-rbac-proxy").image] | unique')" = \
+	'["registry.example.com/rdma-qos:9.9.9"]' ]
+check "image.pullPolicy on both containers" [ "$(spec sched | jq -c '[(.initContainers +
+	.containers)[] | select(.name != "kube-rbac-proxy").imagePullPolicy] | unique')" = '["Always"]' ]
+out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/sched-json" "$T"/sched/*.yaml "$T"/ns/*.yaml 2>&1)
+check "... those renders pass k8s-check (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
+render mon '{"metrics": {"textfile": {"enabled": false}, "serviceMonitor": {"enabled": true}}}'
+check "metrics.textfile.enabled false: no --metrics-file, no textfile mount or volume" [ "$(spec mon |
+	jq -c '[(.containers[0].command[] | select(startswith("--metrics-file"))),
+	(.containers[0].volumeMounts[], .volumes[] | select(.name == "textfile"))]')" = '[]' ]
+check "metrics.serviceMonitor: a headless Service and a ServiceMonitor, https through the proxy, honorLabels" \
+	[ "$(obj mon ServiceMonitor | jq -c '[.spec.endpoints[0] | .port, .scheme, .honorLabels]') $(obj mon \
+	Service | jq -r .spec.clusterIP)" = '["metrics","https",true] None' ]
+check "... the Service selects the DaemonSet's pods" [ "$(obj mon Service | jq -S .spec.selector)" = \
+	"$(obj mon DaemonSet | jq -S .spec.selector.matchLabels)" ]
+check "... the ServiceMonitor selects the Service" [ "$(obj mon ServiceMonitor | jq -r --argjson l \
+	"$(obj mon Service | jq -c .metadata.labels)" '.spec.selector.matchLabels | to_entries |
+	all(.value == $l[.key])')" = true ]
+render noproxy '{"metrics": {"kubeRbacProxy": {"enabled": false}, "listen": {"address": "10.0.0.1"},
+	"serviceMonitor": {"enabled": true}}}'
+check "kubeRbacProxy off: no sidecar, no token volume, the agent's own port named metrics" [ "$(spec noproxy |
+	jq -c '[[.containers[].name], [.volumes[].name | select(startswith("kube-rbac"))],
+	(.containers[0].ports[0] | .name, .containerPort)]')" = '[["agent"],[],"metrics",9474]' ]
+check "... --listen on the address given, probes there" [ "$(ctr noproxy agent | jq -c '[(.command[] |
+	select(startswith("--listen"))), .livenessProbe.httpGet.host]')" = '["--listen=10.0.0.1:9474","10.0.0.1"]' ]
+check "... the ServiceMonitor scrapes plain http" [ "$(obj noproxy ServiceMonitor | jq -r \
+	'.spec.endpoints[0].scheme')" = http ]
+check "... and no ClusterRole for it" [ -z "$(obj noproxy ClusterRole)" ]
+render nolisten '{"metrics": {"kubeRbacProxy": {"enabled": false}, "listen": {"address": ""}}}'
+check "listen.address empty: no --listen, no probes" [ "$(ctr nolisten agent | jq -c '[(.command[] |
+	select(startswith("--listen"))), .livenessProbe, .readinessProbe] | map(select(. != null))')" = '[]' ]
+out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/mon-json" "$T"/mon/*.yaml "$T"/noproxy/*.yaml 2>&1)
+check "... those renders pass k8s-check (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
+check "the default render has no ServiceMonitor" [ -z "$(obj default ServiceMonitor)" ]
+
+echo "== one release per node pool"
+render poolbase '{"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+	{"nodeSelectorTerms": [{"matchExpressions": [{"key": "rdma-qos/pool",
+	"operator": "DoesNotExist"}]}]}}}}'
+render poola '{"_release": {"Name": "rdma-qos-gpu-a", "Namespace": "rdma-qos"},
+	"nodeSelector": {"rdma-qos/pool": "gpu-a"}}'
+lands() { [ "$(obj "$1" DaemonSet | jq --argjson labels "$2" -f "$HERE/nodes.jq")" = true ]; }
+pools() { # LABELS: the releases whose pods land on such a node
+	local r out=()
+	for r in poolbase poola; do lands "$r" "$1" && out+=("$r"); done
+	echo "${out[*]}"
+}
+OS='"kubernetes.io/os": "linux"'
+check "a node in no pool: the base release only" [ "$(pools "{$OS}")" = poolbase ]
+check "a gpu-a node: the gpu-a release only" [ "$(pools "{$OS, \"rdma-qos/pool\": \"gpu-a\"}")" = poola ]
+check "no object of one release has the name of the other's ($(jq length "$T/poola.json") each)" \
+	[ "$(jq -s -c '[.[][] | [.kind, .metadata.name]] | unique | length' "$T/poolbase.json" \
+	"$T/poola.json")" = "$(jq -s '[.[][]] | length' "$T/poolbase.json" "$T/poola.json")" ]
+check "... and selectors" [ "$(obj poolbase DaemonSet | jq -c .spec.selector)" != \
+	"$(obj poola DaemonSet | jq -c .spec.selector)" ]
+
+echo "== the renderer refuses what it does not implement"
+cp -r "$CHART" "$T/chart2"
+printf '{{ with .Values.image }}{{ .tag }}{{ end }}\n' > "$T/chart2/templates/with.yaml"
+o=$(node "$HERE/helm-render.mjs" "$NM" "$T/chart2" "$T/c2" 2>&1)
+check "a template using {{ with }} is an error, not a pass-through" status_is 1 $? \
+	grep -q 'with .Values.image.*not supported' <<< "$o"
+rm "$T/chart2/templates/with.yaml"
+printf 'x: {{ .Values.imag.tag }}\n' > "$T/chart2/templates/typo.yaml"
+o=$(node "$HERE/helm-render.mjs" "$NM" "$T/chart2" "$T/c2" 2>&1)
+check "a misspelt value is an error" status_is 1 $? grep -q 'printing a missing value' <<< "$o"
+
+echo "== Go's text/template renders the same"
+if command -v go > /dev/null; then
+	export GOCACHE=${GOCACHE:-/var/tmp/rdma-qos-gocache} GO111MODULE=off
+	go build -o "$T/gotpl" "$HERE/gotemplate-render.go" 2> "$T/gobuild.err" || cat "$T/gobuild.err"
+	for r in default live edit ocp ns sched mon noproxy nolisten tag; do
+		v=()
+		[ -f "$T/$r.values.json" ] && v=("$T/$r.values.json")
+		node -e 'const Y = require(process.argv[1]); const fs = require("fs");
+			let v = Y.parse(fs.readFileSync(process.argv[2], "utf8"));
+			const m = (a, b) => (b === null || typeof b !== "object" || Array.isArray(b) ||
+				a === null || typeof a !== "object" || Array.isArray(a)) ? b :
+				Object.fromEntries([...new Set([...Object.keys(a), ...Object.keys(b)])].map(
+				(k) => [k, k in b ? (k in a ? m(a[k], b[k]) : b[k]) : a[k]]));
+			for (const f of process.argv.slice(4)) v = m(v, JSON.parse(fs.readFileSync(f, "utf8")));
+			const c = Y.parse(fs.readFileSync(process.argv[3], "utf8"));
+			const rel = Object.assign({Name: "rdma-qos", Namespace: "rdma-qos", Service: "Helm"},
+				v._release || {});
+			delete v._release;
+			console.log(JSON.stringify({Values: v, Release: rel, Chart: {Name: c.name,
+				Version: c.version, AppVersion: c.appVersion}}))' "$NM/yaml" \
+			"$CHART/values.yaml" "$CHART/Chart.yaml" "${v[@]}" > "$T/$r.ctx.json"
+		if ! "$T/gotpl" "$CHART/templates" "$T/$r.ctx.json" \
+			> "$T/$r.go.yaml" 2> "$T/$r.go.err"; then
+			fail "Go text/template renders $r"
+			cat "$T/$r.go.err"
+			continue
+		fi
+		node -e 'const Y = require(process.argv[1]); console.log(JSON.stringify(
+			Y.parseAllDocuments(require("fs").readFileSync(process.argv[2], "utf8")).map(
+			(d) => d.toJS()).filter((o) => o !== null)))' "$NM/yaml" "$T/$r.go.yaml" \
+			> "$T/$r.go.json"
+		check "render '$r': Go's text/template gives the same objects" [ "$(jq -S \
+			'sort_by(.kind)' "$T/$r.go.json")" = "$(jq -S 'sort_by(.kind)' "$T/$r.json")" ] ||
+			diff <(jq -S 'sort_by(.kind)' "$T/$r.json") <(jq -S 'sort_by(.kind)' "$T/$r.go.json")
+	done
+else
+	skip "Go text/template cross-check" "no go (golang-go)"
+fi
+finish

@@ -1,0 +1,214 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# The kustomize base and overlays as rendered (tests/deploy/kustomize.mjs; where kubectl is
+# installed, its kustomize must render the same, hash suffix masked): every rendered document
+# against kubernetes-models (k8s-check.mjs), the rendered catalogs through rdma-qos validate,
+# then what the layout promises (docs/operations.md "Rolling out a catalog change"):
+# - base: the agent runs the installed catalog (no live sync); a catalog edit renames the
+#   ConfigMap and so changes the pod template (a rollout at maxUnavailable), nothing else;
+# - live-sync: --catalog-source and the /config mount, a ConfigMap under one name: an edit
+#   leaves the pod template alone (every node follows it at once);
+# - pool-example: distinct DaemonSets and ConfigMaps, one Namespace, and every node label set
+#   tried lands on at most one DaemonSet;
+# - openshift: the base plus an SCC that admits exactly what the pod asks for, the CNI bin dir
+#   /var/lib/cni/bin and spc_t for install, nothing else changed (docs/operations.md "OpenShift").
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+B=${RQ_BUILD:?}
+SRC=$(cd "$HERE/../.." && pwd)
+T=$(mktemp -d /tmp/rq-overlays.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+. "$HERE/npm.sh"
+
+MASK='def mask: if type == "string" then sub("^(?<n>rdma-qos-catalog.*)-[a-z0-9]{10}$";
+	"\(.n)-HASH") else . end;
+	[.[] | walk(if type == "object" and has("name") then .name |= mask else . end)] |
+	sort_by(.kind, .metadata.name)'
+render() { node "$HERE/kustomize.mjs" "$NM" "$1"; } # DIR -> JSON list
+docs() { jq -c '.[]' "$1" | sed 's/^/---\n/'; }      # JSON list -> YAML stream
+ds() { jq --arg n "$2" '.[] | select(.kind == "DaemonSet" and .metadata.name == $n)' "$1"; }
+cms() { jq -c '[.[] | select(.kind == "ConfigMap") | .metadata.name] | sort' "$1"; }
+agent() { ds "$1" "${2:-rdma-qos}" | jq -c '.spec.template.spec.containers[] |
+	select(.name == "agent")'; }
+# kubectl's own kustomize, when it is one that reads these files (v4+: `patches`, `behavior`;
+# Debian 12's kubernetes-client 1.20 carries v2)
+HAVE_KUBECTL=""
+kv=$(kubectl version --client 2>/dev/null | sed -n 's/^Kustomize Version: v\([0-9]*\).*/\1/p')
+[ "${kv:-0}" -ge 4 ] 2>/dev/null && HAVE_KUBECTL=kubectl
+
+for d in deploy deploy/overlays/live-sync deploy/overlays/pool-example deploy/overlays/openshift; do
+	n=$(basename "$d")
+	echo "== $d"
+	render "$SRC/$d" > "$T/$n.json"
+	check "$d renders ($(jq length "$T/$n.json") objects)" [ $? -eq 0 ]
+	docs "$T/$n.json" > "$T/$n.yaml"
+	out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/json-$n" "$T/$n.yaml" 2>&1)
+	check "... every rendered document passes k8s-check (${out##*$'\n'})" [ $? -eq 0 ] ||
+		echo "$out"
+	for f in "$T/json-$n"/*.json; do
+		[ "$(jq -r .kind "$f")" = ConfigMap ] || continue
+		o=$("$B/rdma-qos" validate "$f" 2>&1)
+		check "... rendered ConfigMap $(jq -r .metadata.name "$f"): rdma-qos validate" \
+			status_is 0 $? grep -q 'valid ConfigMap' <<< "$o" || echo "   $o"
+	done
+	if [ -n "$HAVE_KUBECTL" ]; then
+		kubectl kustomize "$SRC/$d" > "$T/$n.kubectl.yaml" 2>&1
+		node -e 'const Y = require(process.argv[1]); console.log(JSON.stringify(Y.parseAllDocuments(
+			require("fs").readFileSync(process.argv[2], "utf8")).map((d) => d.toJS())))' \
+			"$NM/yaml" "$T/$n.kubectl.yaml" > "$T/$n.kubectl.json"
+		check "... kubectl kustomize renders the same (hash suffix masked)" [ "$(jq -S "$MASK" \
+			"$T/$n.json")" = "$(jq -S "$MASK" "$T/$n.kubectl.json")" ]
+	else
+		echo "INFO: no kubectl with kustomize v4+: the renderer is not cross-checked here"
+	fi
+done
+
+echo "== base: staged rollout"
+R=$T/deploy.json
+check "one catalog ConfigMap, named with a hash suffix" \
+	grep -qE '^\["rdma-qos-catalog-[a-z0-9]{10}"\]$' <<< "$(cms "$R")"
+check "... holding deploy/base/profiles.json byte for byte" [ "$(jq -j '.[] |
+	select(.kind == "ConfigMap") | .data["profiles.json"]' "$R" | sha256sum)" = \
+	"$(sha256sum < "$SRC/deploy/base/profiles.json")" ]
+check "the DaemonSet's config volume names it" [ "$(ds "$R" rdma-qos | jq -c '[.spec.template.spec
+	.volumes[] | select(.name == "config") | .configMap.name]')" = "$(cms "$R")" ]
+check "the init container installs the catalog from /config" [ "$(ds "$R" rdma-qos | jq -r \
+	'.spec.template.spec.initContainers[] | select(.name == "install") | .command |
+	index("--catalog-source=/config/profiles.json") != null')" = true ]
+check "the agent has no --catalog-source and no /config mount (no live sync)" [ "$(agent "$R" |
+	jq -c '[(.command + (.args // []))[] | select(startswith("--catalog-source"))] +
+	[.volumeMounts[] | select(.mountPath == "/config")]')" = '[]' ]
+check "the rollout is RollingUpdate with a maxUnavailable ($(ds "$R" rdma-qos | jq -c \
+	.spec.updateStrategy.rollingUpdate))" [ "$(ds "$R" rdma-qos | jq -r '.spec.updateStrategy |
+	.type + " " + (.rollingUpdate.maxUnavailable != null | tostring)')" = "RollingUpdate true" ]
+# a catalog edit, in a copy of deploy/
+cp -r "$SRC/deploy" "$T/edit"
+jq '.node.pf = "verify"' "$SRC/deploy/base/profiles.json" > "$T/edit/base/profiles.json"
+render "$T/edit" > "$T/edit.json"
+render "$T/edit/overlays/live-sync" > "$T/edit-live.json"
+check "a catalog edit renames the ConfigMap ($(cms "$R") -> $(cms "$T/edit.json"))" \
+	[ "$(cms "$R")" != "$(cms "$T/edit.json")" ]
+tmpl() { ds "$1" rdma-qos | jq -S .spec.template; }
+check "... so the pod template changes (the DaemonSet rolls)" [ "$(tmpl "$R")" != "$(tmpl "$T/edit.json")" ]
+nocm='del(.spec.template.spec.volumes[] | select(.name == "config") | .configMap.name)'
+check "... and in nothing but the config volume's ConfigMap name" [ "$(ds "$R" rdma-qos |
+	jq -S "$nocm")" = "$(ds "$T/edit.json" rdma-qos | jq -S "$nocm")" ]
+
+echo "== live-sync overlay"
+L=$T/live-sync.json
+check "the agent takes --catalog-source=/config/profiles.json" [ "$(agent "$L" | jq -r \
+	'.command | index("--catalog-source=/config/profiles.json") != null')" = true ]
+check "... and mounts the ConfigMap at /config read-only" [ "$(agent "$L" | jq -c '[.volumeMounts[] |
+	select(.name == "config") | [.mountPath, .readOnly]]')" = '[["/config",true]]' ]
+check "the ConfigMap keeps one name (rdma-qos-catalog, no hash)" \
+	[ "$(cms "$L")" = '["rdma-qos-catalog"]' ]
+check "a catalog edit leaves the pod template alone (every node follows it at once)" \
+	[ "$(tmpl "$L")" = "$(tmpl "$T/edit-live.json")" ]
+check "... the ConfigMap's data changes under the same name" [ "$(cms "$T/edit-live.json") $(jq \
+	-r '.[] | select(.kind == "ConfigMap") | .data["profiles.json"] | fromjson | .node.pf' \
+	"$T/edit-live.json")" = '["rdma-qos-catalog"] verify' ]
+check "apart from those, the live-sync DaemonSet is the base's" [ "$(ds "$L" rdma-qos | jq -S \
+	"$nocm"' | .spec.template.spec.containers |= map(if .name == "agent" then
+	.command -= ["--catalog-source=/config/profiles.json"] |
+	.volumeMounts |= map(select(.name != "config")) else . end)')" = "$(ds "$R" rdma-qos |
+	jq -S "$nocm")" ]
+
+echo "== pool-example overlay"
+P=$T/pool-example.json
+check "two DaemonSets, rdma-qos and rdma-qos-gpu-a" [ "$(jq -c '[.[] | select(.kind ==
+	"DaemonSet") | .metadata.name] | sort' "$P")" = '["rdma-qos","rdma-qos-gpu-a"]' ]
+check "two distinct catalog ConfigMaps" [ "$(jq -c '[.[] | select(.kind == "ConfigMap") |
+	.metadata.name] | unique | length' "$P")" = 2 ]
+check "one Namespace, and every object in it" [ "$(jq -c '[.[] | select(.kind == "Namespace")
+	| .metadata.name], [.[] | select(.kind | IN("Namespace", "ClusterRole", "ClusterRoleBinding") | not) |
+	.metadata.namespace] | unique' "$P" |
+	tr -d '\n')" = '["rdma-qos"]["rdma-qos"]' ]
+for n in rdma-qos rdma-qos-gpu-a; do
+	cm=$(ds "$P" $n | jq -r '.spec.template.spec.volumes[] | select(.name == "config") |
+		.configMap.name')
+	check "$n's config volume names a ConfigMap of the render ($cm)" \
+		[ "$(jq --arg c "$cm" '[.[] | select(.kind == "ConfigMap" and .metadata.name == $c)] |
+		length' "$P")" = 1 ]
+done
+check "rdma-qos-gpu-a's ConfigMap holds gpu-a/profiles.json" [ "$(jq -j '.[] | select(.kind ==
+	"ConfigMap" and (.metadata.name | startswith("rdma-qos-catalog-gpu-a-"))) |
+	.data["profiles.json"]' "$P" | sha256sum)" = "$(sha256sum < \
+	"$SRC/deploy/overlays/pool-example/gpu-a/profiles.json")" ]
+check "the two selectors differ" [ "$(ds "$P" rdma-qos | jq -c .spec.selector)" != \
+	"$(ds "$P" rdma-qos-gpu-a | jq -c .spec.selector)" ]
+# landing FILE LABELS: the DaemonSets whose pods land on a node with LABELS
+landing() {
+	local n out=()
+	for n in $(jq -r '.[] | select(.kind == "DaemonSet") | .metadata.name' "$1"); do
+		[ "$(ds "$1" "$n" | jq --argjson labels "$2" -f "$HERE/nodes.jq")" = true ] &&
+			out+=("$n")
+	done
+	echo "${out[*]}"
+}
+OS='"kubernetes.io/os": "linux"'
+check "a node in no pool: rdma-qos only" [ "$(landing "$P" "{$OS}")" = rdma-qos ]
+check "a node labelled rdma-qos/pool=gpu-a: rdma-qos-gpu-a only" \
+	[ "$(landing "$P" "{$OS, \"rdma-qos/pool\": \"gpu-a\"}")" = rdma-qos-gpu-a ]
+check "a node labelled with another pool: none (each pool is listed)" \
+	[ -z "$(landing "$P" "{$OS, \"rdma-qos/pool\": \"gpu-b\"}")" ]
+check "a non-Linux node: none" [ -z "$(landing "$P" '{"kubernetes.io/os": "windows"}')" ]
+# the check catches an overlap: without the base's DoesNotExist patch a pool node runs two agents
+cp -r "$SRC/deploy" "$T/overlap"
+sed -i '/^patches:/,$d' "$T/overlap/overlays/pool-example/default/kustomization.yaml"
+render "$T/overlap/overlays/pool-example" > "$T/overlap.json"
+check "(without default/'s patch a gpu-a node lands two DaemonSets: the check sees overlaps)" \
+	[ "$(landing "$T/overlap.json" "{$OS, \"rdma-qos/pool\": \"gpu-a\"}")" = \
+	"rdma-qos rdma-qos-gpu-a" ]
+echo "== openshift overlay"
+O=$T/openshift.json
+ods=$(ds "$O" rdma-qos) bds=$(ds "$T/deploy.json" rdma-qos)
+scc=$(jq '.[] | select(.kind == "SecurityContextConstraints")' "$O")
+check "apart from the SCC, the objects are the base's" [ "$(jq -c '[.[] | select(.kind !=
+	"SecurityContextConstraints") | .kind + "/" + .metadata.name] | sort' "$O")" = \
+	"$(jq -c '[.[] | .kind + "/" + .metadata.name] | sort' "$T/deploy.json")" ]
+check "the DaemonSet is the base's but for the CNI bin dir and install's SELinux type" [ "$(jq -S -c \
+	'del(.spec.template.spec.volumes[] | select(.name == "cni-bin") | .hostPath.path) |
+	del(.spec.template.spec.initContainers[0].securityContext.seLinuxOptions)' <<< "$ods")" = \
+	"$(jq -S -c 'del(.spec.template.spec.volumes[] | select(.name == "cni-bin") | .hostPath.path)' \
+	<<< "$bds")" ]
+check "the CNI bin dir is /var/lib/cni/bin" [ "$(jq -r '.spec.template.spec.volumes[] |
+	select(.name == "cni-bin") | .hostPath.path' <<< "$ods")" = /var/lib/cni/bin ]
+check "install and agent run as spc_t" [ "$(jq -c '[(.spec.template.spec.initContainers +
+	.spec.template.spec.containers)[] | select(.name != "kube-rbac-proxy") |
+	.securityContext.seLinuxOptions.type]' <<< "$ods")" = '["spc_t","spc_t"]' ]
+sa=$(jq -r '.spec.template.spec.serviceAccountName' <<< "$ods")
+check "the SCC admits the pod's ServiceAccount ($sa), which the base has" [ "$(jq -r '.users | join(" ")' \
+	<<< "$scc") $(jq -r --arg n "$sa" '.[] | select(.kind == "ServiceAccount" and .metadata.name == $n) |
+	.metadata.name' "$O")" = "system:serviceaccount:rdma-qos:$sa $sa" ]
+check "the SCC is cluster-scoped (no namespace)" [ "$(jq -r .metadata.namespace <<< "$scc")" = null ]
+check "the SCC allows exactly the capabilities the containers add" [ "$(jq -c '.allowedCapabilities | sort' \
+	<<< "$scc")" = "$(jq -c '[(.spec.template.spec.initContainers + .spec.template.spec.containers)[] |
+	.securityContext.capabilities.add[]?] | unique' <<< "$ods")" ]
+check "... exactly the volume kinds the pod uses" [ "$(jq -c '.volumes | sort' <<< "$scc")" = \
+	"$(jq -c '[.spec.template.spec.volumes[] | del(.name) | keys[0]] | unique' <<< "$ods")" ]
+check "... host network and host dirs, nothing privileged, no host PID/IPC/ports" [ "$(jq -c \
+	'[.allowHostNetwork, .allowHostDirVolumePlugin, .allowPrivilegedContainer, .allowHostPID,
+	.allowHostIPC, .allowHostPorts, .allowPrivilegeEscalation]' <<< "$scc")" = \
+	'[true,true,false,false,false,false,false]' ]
+check "... seccomp runtime/default, which every container asks for" [ "$(jq -c .seccompProfiles <<< "$scc") $(jq -c \
+	'[(.spec.template.spec.initContainers + .spec.template.spec.containers)[].securityContext.seccompProfile.type] |
+	unique' <<< "$ods")" = '["runtime/default"] ["RuntimeDefault"]' ]
+check "... any SELinux type (the pod's spc_t) and uid (0, the proxy's 65534)" [ "$(jq -c \
+	'[.seLinuxContext.type, .runAsUser.type]' <<< "$scc")" = '["RunAsAny","RunAsAny"]' ]
+check "... and the read-only root every container keeps" [ "$(jq -r .readOnlyRootFilesystem <<< "$scc") $(jq -c \
+	'[(.spec.template.spec.initContainers + .spec.template.spec.containers)[].securityContext.readOnlyRootFilesystem] |
+	unique' <<< "$ods")" = 'true [true]' ]
+# the patch's test operations: a base whose first volume is not cni-bin fails the render
+cp -r "$SRC/deploy" "$T/reorder"
+python3 - "$T/reorder/base/daemonset.yaml" <<'PY'
+import sys
+p = sys.argv[1]; s = open(p).read()
+a = s.index("        - name: cni-bin\n"); b = s.index("        - name: catalog-dir\n")
+c = s.index("        - name: config\n")
+open(p, "w").write(s[:a] + s[b:c] + s[a:b] + s[c:])
+PY
+o=$(render "$T/reorder/overlays/openshift" 2>&1 > /dev/null)
+check "a base with cni-bin not first: the openshift render fails, naming the test" status_is 1 $? \
+	grep -q 'test /spec/template/spec/volumes/0/name' <<< "$o" || echo "   $o"
+finish

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+# The promtool unit tests of deploy/monitoring/prometheusrule.yaml, generated (tests/monitoring/
+# rules.sh): one case per alert on synthetic series (and more where an alert has several
+# paths), in which that alert fires with the expected labels and every other alert of the
+# file stays quiet; one healthy node on which nothing fires; the SR-IOV exporter join.
+#   alert_cases.py RULES_FILE ALERT... > tests.yaml
+# Exit 1 when an alert of the rules has no firing case here.
+import json
+import re
+import sys
+
+import yaml
+
+rules_file = sys.argv[1]
+RULES = {r["alert"]: r for g in yaml.safe_load(open(rules_file))["groups"] for r in g["rules"]
+         if "alert" in r}
+alerts = list(RULES)
+
+
+def render(text, labels, where):
+    """The annotation templates' subset the rules use: {{ $labels.x }}, {{ if [not] $labels.x }}
+    ... {{ end }}. A label the alert does not have is an error (an annotation that would read
+    "on  is not passing"), unless guarded by an if."""
+    def cond(m):
+        have = bool(labels.get(m.group(2)))
+        return m.group(3) if have != bool(m.group(1)) else ""
+    text = re.sub(r"\{\{ if (not )?\$labels\.(\w+) \}\}(.*?)\{\{ end \}\}", cond, text)
+
+    def lab(m):
+        if m.group(1) not in labels:
+            sys.exit(f"alert_cases.py: {where}: annotation uses $labels.{m.group(1)}, "
+                     "which the alert does not have")
+        return labels[m.group(1)]
+    text = re.sub(r"\{\{ \$labels\.(\w+) \}\}", lab, text)
+    if "{{" in text:
+        sys.exit(f"alert_cases.py: {where}: template not understood: {text}")
+    return text
+A = {"job": "rdma-qos-agent", "node": "n1", "namespace": "rdma-qos", "pod": "rdma-qos-x1"}
+POD = {"job": "rdma-qos-agent", "node": "n1", "namespace": "ai", "pod": "trainer-0",
+       "interface": "net1", "vf": "0000:3b:00.2", "rdma_dev": "mlx5_2", "pf": "ens1f0"}
+T = 30  # minutes of input
+
+
+def sel(name, labels):
+    return name + "{" + ",".join(f'{k}="{v}"' for k, v in sorted(labels.items())) + "}"
+
+
+def healthy(skip=()):
+    """A node in order: every family the rules read, at healthy values."""
+    s = {
+        sel("up", {k: A[k] for k in ("job", "node", "namespace", "pod")}): f"1x{T}",
+        sel("rdma_qos_last_pass_timestamp_seconds", A): f"0+60x{T}",
+        sel("rdma_qos_pass_interval_seconds", A): f"60x{T}",
+        sel("rdma_qos_catalog_valid", A): f"1x{T}",
+        sel("rdma_qos_drift", {**A, "pf": "ens1f0", "item": "pfc"}): f"0x{T}",
+        sel("rdma_qos_pf_in_profile", {**A, "pf": "ens1f0"}): f"1x{T}",
+        sel("rdma_qos_repair_suspended", {**A, "pf": "ens1f0", "item": "pfc"}): f"0x{T}",
+        sel("rdma_qos_numa_misaligned", {**POD}): None,  # present only when misaligned
+        sel("rdma_qos_port_pause_storm", {**A, "pf": "ens1f0"}): f"0x{T}",
+        sel("rdma_qos_port_pause_storm_events_total", {**A, "pf": "ens1f0", "level": "error"}):
+            f"7x{T}",
+        sel("rdma_qos_port_discards_on_pfc_prio", {**A, "pf": "ens1f0", "prio": "3"}): f"0x{T}",
+        sel("rdma_qos_port_roce_on_lossy_prio", {**A, "pf": "ens1f0", "prio": "0"}): f"0x{T}",
+        # DCQCN at work: 100 CNPs/s each way
+        sel("rdma_qos_vf_cnp_handled_total", POD): f"0+6000x{T}",
+        sel("rdma_qos_vf_cnp_sent_total", POD): f"0+6000x{T}",
+    }
+    return {k: v for k, v in s.items() if v is not None and k.split("{")[0] not in skip}
+
+
+def case(name, alert, series, at, labels, quiet_before=None, drop=()):
+    """@series replace the healthy node's (by exact selector) or add to it."""
+    s = healthy(drop)
+    s.update(series)
+    return {"name": name, "alert": alert, "series": s, "at": at, "labels": labels,
+            "quiet_before": quiet_before}
+
+
+AL = {"node": "n1", "namespace": "rdma-qos", "pod": "rdma-qos-x1", "job": "rdma-qos-agent"}
+cases = [
+    case("passes stopped 5 min ago", "RdmaQosAgentNotPassing",
+         {sel("rdma_qos_last_pass_timestamp_seconds", A): f"0+60x5 300x{T - 5}"}, "16m",
+         [{**AL, "severity": "critical"}], quiet_before="12m"),
+    case("the agent's target is down", "RdmaQosAgentNotPassing",
+         {sel("up", {k: A[k] for k in ("job", "node", "namespace", "pod")}): f"1x5 0x{T - 5}"},
+         "12m", [{"job": "rdma-qos-agent", "node": "n1", "namespace": "rdma-qos",
+                  "pod": "rdma-qos-x1", "severity": "critical"}], quiet_before="9m"),
+    case("no agent reports at all", "RdmaQosAgentNotPassing", {}, "6m",
+         [{"severity": "critical"}], quiet_before="4m",
+         drop=("rdma_qos_last_pass_timestamp_seconds", "rdma_qos_pass_interval_seconds", "up")),
+    case("catalog source invalid", "RdmaQosCatalogInvalid",
+         {sel("rdma_qos_catalog_valid", A): f"1x2 0x{T - 2}"}, "8m",
+         [{**AL, "severity": "warning"}], quiet_before="6m"),
+    case("PFC drifted and stays", "RdmaQosDriftNotRepaired",
+         {sel("rdma_qos_drift", {**A, "pf": "ens1f0", "item": "pfc"}): f"0x2 1x{T - 2}",
+          sel("rdma_qos_pf_in_profile", {**A, "pf": "ens1f0"}): f"1x2 1x{T - 2}"}, "13m",
+         [{**AL, "pf": "ens1f0", "item": "pfc", "severity": "warning"}], quiet_before="11m"),
+    case("PF not in profile", "RdmaQosPfNotInProfile",
+         {sel("rdma_qos_pf_in_profile", {**A, "pf": "ens1f0"}): f"1x2 0x{T - 2}"}, "13m",
+         [{**AL, "pf": "ens1f0", "severity": "critical"}], quiet_before="11m"),
+    case("repair suspended", "RdmaQosRepairSuspended",
+         {sel("rdma_qos_repair_suspended", {**A, "pf": "ens1f0", "item": "pfc"}): f"0x2 1x{T - 2}"},
+         "3m", [{**AL, "pf": "ens1f0", "item": "pfc", "severity": "warning"}], quiet_before="1m"),
+    case("VF on the other socket", "RdmaQosNumaMisaligned",
+         {sel("rdma_qos_numa_misaligned", {"job": "rdma-qos-agent", "node": "n1", "namespace": "ai",
+                                            "pod": "trainer-0", "vf": "0000:3b:00.2"}): f"1x{T}"},
+         "16m", [{"job": "rdma-qos-agent", "node": "n1", "namespace": "ai", "pod": "trainer-0",
+                  "vf": "0000:3b:00.2", "severity": "info"}], quiet_before="14m"),
+    case("port paused most of the time", "RdmaQosPauseStorm",
+         {sel("rdma_qos_port_pause_storm", {**A, "pf": "ens1f0"}): f"0x2 1x{T - 2}"}, "5m",
+         [{"node": "n1", "pf": "ens1f0", "severity": "critical"}], quiet_before="3m"),
+    case("the driver reports storm events", "RdmaQosPauseStorm",
+         {sel("rdma_qos_port_pause_storm_events_total", {**A, "pf": "ens1f0", "level": "error"}):
+          f"7x10 8+1x{T - 10}"}, "14m",
+         [{"node": "n1", "pf": "ens1f0", "severity": "critical"}], quiet_before="11m"),
+    case("discards on a PFC priority", "RdmaQosDiscardsDespitePfc",
+         {sel("rdma_qos_port_discards_on_pfc_prio", {**A, "pf": "ens1f0", "prio": "3"}):
+          f"0x5 1 0x{T - 6}"}, "8m",
+         [{"node": "n1", "pf": "ens1f0", "prio": "3", "severity": "warning"}], quiet_before="5m"),
+    case("RoCE on priority 0 without PFC", "RdmaQosRoceOnLossyPriority",
+         {sel("rdma_qos_port_roce_on_lossy_prio", {**A, "pf": "ens1f0", "prio": "0"}):
+          f"0x2 1x{T - 2}"}, "9m",
+         [{"node": "n1", "pf": "ens1f0", "prio": "0", "severity": "warning"}], quiet_before="6m"),
+    case("a pod is told to slow down 10000 times a second", "RdmaQosCnpStorm",
+         {sel("rdma_qos_vf_cnp_handled_total", POD): f"0+600000x{T}"}, "16m",
+         [{"node": "n1", "namespace": "ai", "pod": "trainer-0", "pf": "ens1f0", "cnp": "handled",
+           "severity": "warning"}], quiet_before="9m"),
+    case("a pod asks its senders to slow down 10000 times a second", "RdmaQosCnpStorm",
+         {sel("rdma_qos_vf_cnp_sent_total", POD): f"0+600000x{T}"}, "16m",
+         [{"node": "n1", "namespace": "ai", "pod": "trainer-0", "pf": "ens1f0", "cnp": "sent",
+           "severity": "warning"}], quiet_before="9m"),
+]
+
+missing = sorted(set(alerts) - {c["alert"] for c in cases})
+unknown = sorted({c["alert"] for c in cases} - set(alerts))
+if missing or unknown:
+    print(f"alert_cases.py: no case for {missing}; cases for alerts not in the rules: {unknown}",
+          file=sys.stderr)
+    sys.exit(1)
+
+
+def group(name, series, checks, promql=()):
+    return {"name": name, "interval": "1m",
+            "input_series": [{"series": k, "values": v} for k, v in series.items()],
+            "alert_rule_test": checks, "promql_expr_test": list(promql)}
+
+
+tests = []
+for c in cases:
+    checks = [{"eval_time": c["at"], "alertname": c["alert"],
+               "exp_alerts": [{"exp_labels": lab, "exp_annotations": {
+                   k: render(v, lab, f'{c["alert"]}: {c["name"]}')
+                   for k, v in RULES[c["alert"]]["annotations"].items()}}
+                   for lab in c["labels"]]}]
+    if c["quiet_before"]:
+        checks.append({"eval_time": c["quiet_before"], "alertname": c["alert"], "exp_alerts": []})
+    checks += [{"eval_time": c["at"], "alertname": a, "exp_alerts": []}
+               for a in alerts if a != c["alert"]]
+    tests.append(group(f'{c["alert"]}: {c["name"]}', c["series"], checks))
+
+# a healthy node: nothing fires at any time
+tests.append(group("a healthy node", healthy(),
+                   [{"eval_time": f"{m}m", "alertname": a, "exp_alerts": []}
+                    for m in (5, 15, 29) for a in alerts]))
+
+# The SR-IOV metrics exporter's series (its labels: numa_node, pciAddr, pf, vf = the VF index;
+# node from its ServiceMonitor) joined to the pod rdma-qos reports on the same node and PCI
+# address; the same address on another node and a VF of no pod stay out.
+EXP = {"job": "sriov-metrics-exporter", "namespace": "monitoring", "pod": "sriov-exp-1",
+       "numa_node": "0", "pf": "ens1f0"}
+join_series = {
+    sel("sriov_vf_rx_bytes", {**EXP, "node": "n1", "pciAddr": "0000:3b:00.2", "vf": "0"}):
+        f"0+6000x{T}",
+    sel("sriov_vf_tx_bytes", {**EXP, "node": "n1", "pciAddr": "0000:3b:00.2", "vf": "0"}):
+        f"0+1200x{T}",
+    sel("sriov_vf_rx_bytes", {**EXP, "node": "n1", "pciAddr": "0000:3b:00.3", "vf": "1"}):
+        f"0+60x{T}",
+    sel("sriov_vf_rx_bytes", {**EXP, "node": "n2", "pciAddr": "0000:3b:00.2", "vf": "0"}):
+        f"0+120x{T}",
+    sel("rdma_qos_vf_in_pod", {"job": "rdma-qos-agent", "node": "n1", "namespace": "ai",
+                               "pod": "trainer-0", "vf": "0000:3b:00.2"}): f"1x{T}",
+    # on n2 that address belongs to a pod whose VF left it: no join
+    sel("rdma_qos_vf_in_pod", {"job": "rdma-qos-agent", "node": "n2", "namespace": "ai",
+                               "pod": "gone-0", "vf": "0000:3b:00.2"}): f"0x{T}",
+}
+J = {"job": "sriov-metrics-exporter", "numa_node": "0", "pf": "ens1f0", "node": "n1",
+     "pciAddr": "0000:3b:00.2", "vf": "0", "namespace": "ai", "pod": "trainer-0"}
+tests.append(group("SR-IOV exporter join on (node, pciAddr)", join_series, [], [
+    {"expr": "rdma_qos:sriov_vf_rx_bytes:by_pod", "eval_time": "10m",
+     "exp_samples": [{"labels": sel("rdma_qos:sriov_vf_rx_bytes:by_pod", J), "value": 60000}]},
+    {"expr": "rdma_qos:sriov_vf_tx_bytes:by_pod", "eval_time": "10m",
+     "exp_samples": [{"labels": sel("rdma_qos:sriov_vf_tx_bytes:by_pod", J), "value": 12000}]},
+    {"expr": 'sum by (namespace, pod) (rate(rdma_qos:sriov_vf_rx_bytes:by_pod[5m]))',
+     "eval_time": "10m",
+     "exp_samples": [{"labels": '{namespace="ai",pod="trainer-0"}', "value": 100}]},
+]))
+
+print(json.dumps({"rule_files": [rules_file], "evaluation_interval": "1m", "tests": tests},
+                 indent=1))

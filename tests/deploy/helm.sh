@@ -127,6 +127,19 @@ check "cniBinDir /var/lib/cni/bin (OpenShift): the cni-bin host path" [ "$(spec 
 check "... and nothing else in the pod spec" [ "$(spec ocp | jq -S 'del(.volumes[] |
 	select(.name == "cni-bin"))')" = "$(spec default | jq -S 'del(.volumes[] | select(.name ==
 	"cni-bin"))')" ]
+render scc '{"openshift": {"scc": true}, "cniBinDir": "/var/lib/cni/bin"}'
+check "openshift.scc: a SecurityContextConstraints for the release's service account" [ "$(obj scc \
+	SecurityContextConstraints | jq -c '[.users, .allowedCapabilities, .allowHostNetwork]')" = \
+	'[["system:serviceaccount:rdma-qos:rdma-qos"],["NET_ADMIN","SYS_ADMIN"],true]' ]
+check "... admitting every volume type the pod uses" [ "$(spec scc | jq -c --argjson t "$(obj scc \
+	SecurityContextConstraints | jq -c .volumes)" '[.volumes[] | keys_unsorted[] | select(. != "name")]
+	| unique | map(select(. as $v | $t | index($v) | not))')" = '[]' ]
+check "... and the install container spc_t" [ "$(ctr scc install | jq -r \
+	.securityContext.seLinuxOptions.type)" = spc_t ]
+if jq -e '.kinds["security.openshift.io/v1/SecurityContextConstraints"]' "$HERE/crd-keys.json" > /dev/null; then
+	out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/scc-json" "$T"/scc/*.yaml 2>&1)
+	check "... which passes k8s-check (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
+fi
 render ns '{"namespace": {"create": true}, "_release": {"Name": "rq", "Namespace": "net-qos"}}'
 check "namespace.create: a Namespace named for the release's, Pod Security privileged" [ "$(obj ns \
 	Namespace | jq -c '[.metadata.name, .metadata.labels["pod-security.kubernetes.io/enforce"]]')" = \
@@ -226,7 +239,7 @@ echo "== Go's text/template renders the same"
 if command -v go > /dev/null; then
 	export GOCACHE=${GOCACHE:-/var/tmp/rdma-qos-gocache} GO111MODULE=off
 	go build -o "$T/gotpl" "$HERE/gotemplate-render.go" 2> "$T/gobuild.err" || cat "$T/gobuild.err"
-	for r in default live edit ocp ns sched mon noproxy nolisten tag; do
+	for r in default live edit ocp scc ns sched mon noproxy nolisten tag; do
 		v=()
 		[ -f "$T/$r.values.json" ] && v=("$T/$r.values.json")
 		node -e 'const Y = require(process.argv[1]); const fs = require("fs");

@@ -136,6 +136,14 @@ check "... admitting every volume type the pod uses" [ "$(spec scc | jq -c --arg
 	| unique | map(select(. as $v | $t | index($v) | not))')" = '[]' ]
 check "... and the install container spc_t" [ "$(ctr scc install | jq -r \
 	.securityContext.seLinuxOptions.type)" = spc_t ]
+node "$HERE/kustomize.mjs" "$NM" "$SRC/deploy/overlays/openshift" > "$T/k-ocp.json"
+check "... the same SCC as deploy/overlays/openshift's (labels and annotations aside)" [ "$(obj scc \
+	SecurityContextConstraints | jq -S -c 'del(.metadata.labels, .metadata.annotations)')" = \
+	"$(jq -S -c '.[] | select(.kind == "SecurityContextConstraints") | del(.metadata.labels,
+	.metadata.annotations)' "$T/k-ocp.json")" ]
+check "... and the same pod spec as that overlay (the config ConfigMap's name aside)" [ "$(spec scc |
+	jq -S "$NOCM")" = "$(jq -S '.[] | select(.kind == "DaemonSet") | .spec.template.spec' "$T/k-ocp.json" |
+	jq -S "$NOCM")" ]
 if jq -e '.kinds["security.openshift.io/v1/SecurityContextConstraints"]' "$HERE/crd-keys.json" > /dev/null; then
 	out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/scc-json" "$T"/scc/*.yaml 2>&1)
 	check "... which passes k8s-check (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"

@@ -92,6 +92,18 @@ $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# the commit the build came from, for rdma_qos_build_info{revision}: git's, or what the
+# image build passes (REVISION=, from --build-arg REVISION; its context has no .git); empty
+# when neither. A stamp file rebuilds metrics.o only when it changes.
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+$(B)/gen/revision: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(REVISION)' | cmp -s - $@ || echo '$(REVISION)' > $@
+$(B)/plugin/agent/metrics.o: $(B)/gen/revision
+$(B)/plugin/agent/metrics.o: CFLAGS += -DRQ_REVISION=\"$(REVISION)\"
+.PHONY: FORCE
+FORCE:
+
 # a VERSION bump rebuilds what prints it (-DRQ_VERSION), so --version cannot lag behind
 $(patsubst %.c,$(B)/%.o,$(shell grep -l RQ_VERSION plugin/*.c plugin/*/*.c pkg/*/*.c netconf/*.c 2>/dev/null)): VERSION
 

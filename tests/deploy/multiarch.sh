@@ -131,6 +131,8 @@ for a in amd64 arm64; do
 	echo "INFO: $a binary: $f"
 	check "$a: the binary is an ELF for ${ELF[$a]}, static-pie" \
 		grep -q "ELF 64-bit.*${ELF[$a]}.*static-pie linked" <<< "$f"
+	check "$a: the binary carries the same revision for rdma_qos_build_info" \
+		grep -qxF "$R" <(strings "$T/$a/rdma-qos")
 done
 check "amd64: podman runs it: --version prints 'rdma-qos $V'" [ "$("${P[@]}" run --rm --network none \
 	"$(img amd64)" --version 2>&1)" = "rdma-qos $V" ]

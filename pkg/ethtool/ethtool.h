@@ -6,6 +6,10 @@
  * GSTATS): the ethtool netlink stats groups carry nothing per priority. The
  * reader is an ops table so the simulated node reads <root>/ethtool/<pf>.json
  * ({"name": value, ...}) instead; no file there is a driver without stats.
+ * A netdev inside another netns (a VF in its pod) is read from inside that
+ * netns: the ioctl's socket is made there; the simulated node reads
+ * <root>/ethtool/netns/<basename of the netns path>/<ifname>.json, same
+ * format.
  */
 #ifndef RQ_ETHTOOL_H
 #define RQ_ETHTOOL_H
@@ -38,12 +42,23 @@ struct ethtool_ops {
 	 * fetch the names again whenever their count changes.
 	 */
 	int (*stats)(void *ctx, const char *ifname, struct eth_stats *ret);
+	/*
+	 * The same for netdev @ifname inside the netns at path @netns (a
+	 * CNI_NETNS: /run/netns/<name>, /proc/<pid>/ns/net); NULL or "": the
+	 * context's own netns, as stats. -ENOENT: the netns is gone; -EINVAL:
+	 * not a netns; else as stats. Names are not cached across calls (the
+	 * same ifname in two pods is two netdevs).
+	 */
+	int (*stats_netns)(void *ctx, const char *netns, const char *ifname, struct eth_stats *ret);
 	void (*free)(void *ctx);
 };
 
 /* SIOCETHTOOL in the calling thread's netns (the socket keeps it). */
 int ethtool_ioctl_new(const struct ethtool_ops **ret_ops, void **ret_ctx);
-/* The simulated node's stats: <root>/ethtool/<ifname>.json. */
+/*
+ * The simulated node's stats: <root>/ethtool/<ifname>.json; in netns @ns
+ * <root>/ethtool/netns/<basename of @ns>/<ifname>.json (only while @ns exists).
+ */
 int ethtool_fake_new(const struct rq_root *root, const struct ethtool_ops **ret_ops,
 		     void **ret_ctx);
 
@@ -82,5 +97,20 @@ struct port_sample {
 };
 
 void ethtool_port_sample(const struct eth_stats *s, struct port_sample *ret);
+
+/*
+ * A VF netdev's RoCE traffic as mlx5 counts it (en_stats.c, the vport
+ * counters: received_ib_unicast / transmitted_ib_unicast, packets and octets
+ * = bytes): the RDMA device itself has no such hw_counters. Index
+ * RQ_VPORT_RDMA_{RX,TX}_{PACKETS,BYTES}; rdma_counter_classify knows the names.
+ */
+enum {
+	RQ_VPORT_RDMA_RX_PACKETS = 0,
+	RQ_VPORT_RDMA_RX_BYTES,
+	RQ_VPORT_RDMA_TX_PACKETS,
+	RQ_VPORT_RDMA_TX_BYTES,
+	RQ_VPORT_RDMA_N
+};
+extern const char *const ethtool_vport_rdma_names[RQ_VPORT_RDMA_N];
 
 #endif

@@ -4,12 +4,16 @@
  * {"name": value, ...} with the driver's names. No file: the driver has no
  * statistics (-EOPNOTSUPP, as a real netdev without get_ethtool_stats).
  * Entries that are not non-negative numbers are a test bug: -EBADMSG.
+ * A netdev inside netns path P (a VF in its pod): the same format in
+ * <root>/ethtool/netns/<basename of P>/<ifname>.json, read only while P
+ * exists (a pod deleted: its netns is gone, -ENOENT, as the ioctl says).
  */
 #include <errno.h>
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pkg/ethtool/ethtool.h"
 
@@ -40,18 +44,22 @@ static int fake_fill(const cJSON *o, struct eth_stats *ret)
 	return 0;
 }
 
-static int fake_stats(void *ctx, const char *ifname, struct eth_stats *ret)
+static bool name_ok(const char *s, size_t max)
 {
-	struct fake *f = ctx;
-	char path[64], *buf = NULL;
+	return s[0] && s[0] != '.' && strnlen(s, max) < max && !strchr(s, '/');
+}
+
+static int fake_read(struct fake *f, const char *dir, const char *ifname, struct eth_stats *ret)
+{
+	char path[384], *buf = NULL;
 	size_t len = 0;
 	cJSON *o;
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
-	if (!ifname[0] || strnlen(ifname, 16) >= 16 || strchr(ifname, '/') || ifname[0] == '.')
+	if (!name_ok(ifname, 16))
 		return -ENODEV;
-	(void)snprintf(path, sizeof(path), "/ethtool/%s.json", ifname);
+	(void)snprintf(path, sizeof(path), "/ethtool/%s%s.json", dir, ifname);
 	r = sysfs_read_file(&f->root, path, FAKE_FILE_MAX, &buf, &len);
 	if (r == -ENOENT)
 		return -EOPNOTSUPP;
@@ -69,12 +77,37 @@ static int fake_stats(void *ctx, const char *ifname, struct eth_stats *ret)
 	return r;
 }
 
+static int fake_stats(void *ctx, const char *ifname, struct eth_stats *ret)
+{
+	return fake_read(ctx, "", ifname, ret);
+}
+
+static int fake_stats_netns(void *ctx, const char *netns, const char *ifname, struct eth_stats *ret)
+{
+	const char *base;
+	char dir[300];
+
+	memset(ret, 0, sizeof(*ret));
+	if (!netns || !netns[0])
+		return fake_read(ctx, "", ifname, ret);
+	/* the netns itself is the host's (tests make real ones); gone: the pod is */
+	if (access(netns, F_OK) < 0)
+		return errno == ENOENT || errno == ENOTDIR ? -ENOENT : -errno;
+	base = strrchr(netns, '/');
+	base = base ? base + 1 : netns;
+	if (!name_ok(base, 256))
+		return -EINVAL;
+	(void)snprintf(dir, sizeof(dir), "netns/%s/", base);
+	return fake_read(ctx, dir, ifname, ret);
+}
+
 static void fake_free(void *ctx)
 {
 	free(ctx);
 }
 
-static const struct ethtool_ops fake_ops = {.stats = fake_stats, .free = fake_free};
+static const struct ethtool_ops fake_ops = {
+    .stats = fake_stats, .stats_netns = fake_stats_netns, .free = fake_free};
 
 int ethtool_fake_new(const struct rq_root *root, const struct ethtool_ops **ret_ops, void **ret_ctx)
 {

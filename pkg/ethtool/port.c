@@ -73,3 +73,10 @@ void ethtool_port_sample(const struct eth_stats *s, struct port_sample *ret)
 		ret->has[id.kind][id.prio][id.dir] = true;
 	}
 }
+
+const char *const ethtool_vport_rdma_names[RQ_VPORT_RDMA_N] = {
+    [RQ_VPORT_RDMA_RX_PACKETS] = "rx_vport_rdma_unicast_packets",
+    [RQ_VPORT_RDMA_RX_BYTES] = "rx_vport_rdma_unicast_bytes",
+    [RQ_VPORT_RDMA_TX_PACKETS] = "tx_vport_rdma_unicast_packets",
+    [RQ_VPORT_RDMA_TX_BYTES] = "tx_vport_rdma_unicast_bytes",
+};

@@ -179,6 +179,15 @@ static const struct {
     {"completer_retry_err", RC_RETRANS, 0},
     {"sent_pkts", RC_PACKETS, 1},
     {"rcvd_pkts", RC_PACKETS, 0},
+    /*
+     * mlx5: not hw_counters but the VF netdev's ethtool vport counters
+     * (pkg/ethtool ethtool_vport_rdma_names), which core/telemetry.c adds
+     * to an attachment's counters when its device has no packets/bytes
+     */
+    {"rx_vport_rdma_unicast_packets", RC_PACKETS, 0},
+    {"tx_vport_rdma_unicast_packets", RC_PACKETS, 1},
+    {"rx_vport_rdma_unicast_bytes", RC_BYTES, 0},
+    {"tx_vport_rdma_unicast_bytes", RC_BYTES, 1},
 };
 
 enum rdma_ctr rdma_counter_classify(const char *name, int *ret_dir)

@@ -4,7 +4,10 @@
  * attachments' RDMA devices, with the labels the records give. The RDMA
  * device is the record's (the agent's pass has already followed a device
  * that re-registered under another name); in exclusive RDMA netns mode its
- * hw_counters are read through the pod's sysfs (pkg/rdma podsys).
+ * hw_counters are read through the pod's sysfs (pkg/rdma podsys). mlx5's
+ * RDMA device counts no packets or bytes: its VF netdev does (ethtool vport
+ * counters), read in the pod's netns and added to the same counters, so the
+ * metrics and the tools see one set; hw_counters that have them (rxe) win.
  */
 #include "plugin/core/telemetry.h"
 
@@ -94,6 +97,7 @@ int tel_add_record(struct tel_sample *s, const cJSON *rec, const struct rq_profi
 	(void)snprintf(a->vf, sizeof(a->vf), "%s", json_str(rec, "vf") ?: "");
 	(void)snprintf(a->rdma_dev, sizeof(a->rdma_dev), "%s", json_str(rd, "device") ?: "");
 	(void)snprintf(a->pf, sizeof(a->pf), "%s", json_str(pf0, "ifname") ?: "");
+	(void)snprintf(a->podns, sizeof(a->podns), "%s", json_str(rec, "netns") ?: "");
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rd, "inPod")))
 		(void)snprintf(a->netns, sizeof(a->netns), "%s", json_str(rec, "netns") ?: "");
 	a->port = json_int(rd, "port", 1);
@@ -194,6 +198,50 @@ static void collect_pf(struct tel_pf *pf, const struct ethtool_ops *eops, void *
 	free(st);
 }
 
+static bool ctr_has_traffic(const struct rdma_counters *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		int dir;
+		enum rdma_ctr k = rdma_counter_classify(c->names[i], &dir);
+
+		if (k == RC_PACKETS || k == RC_BYTES)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The VF netdev's vport RDMA counters, added to @a's counters: only those the
+ * driver has (no netdev, no netns, another driver: nothing added).
+ */
+static void collect_vport(struct tel_att *a, const struct ethtool_ops *eops, void *ectx)
+{
+	char(*names)[RQ_RDMA_CTR_NAME];
+	struct eth_stats es;
+	uint64_t *vals;
+
+	if (!eops || !eops->stats_netns || !a->ifname[0] ||
+	    eops->stats_netns(ectx, a->podns, a->ifname, &es) < 0)
+		return;
+	if (!a->has_ctr)
+		rdma_counters_fini(&a->ctr);
+	/* spare room left by a failed second realloc is harmless: n says what is there */
+	names = realloc(a->ctr.names, (a->ctr.n + RQ_VPORT_RDMA_N) * sizeof(*names));
+	if (names)
+		a->ctr.names = names;
+	vals = names ? realloc(a->ctr.vals, (a->ctr.n + RQ_VPORT_RDMA_N) * sizeof(*vals)) : NULL;
+	if (vals) {
+		a->ctr.vals = vals;
+		for (int i = 0; i < RQ_VPORT_RDMA_N; i++)
+			if (eth_stats_get(&es, ethtool_vport_rdma_names[i],
+					  &a->ctr.vals[a->ctr.n]) == 0)
+				(void)snprintf(a->ctr.names[a->ctr.n++], RQ_RDMA_CTR_NAME, "%s",
+					       ethtool_vport_rdma_names[i]);
+		a->has_ctr = a->ctr.n > 0;
+	}
+	eth_stats_fini(&es);
+}
+
 int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_cache *cache)
 {
 	const struct ethtool_ops *eops = NULL;
@@ -204,14 +252,13 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 	if (!maps)
 		return -ENOMEM;
 	s->t = mono_now();
-	if (s->n_pfs && env->ethtool_open && env->ethtool_open(env, &eops, &ectx) < 0)
+	if ((s->n_pfs || s->n_atts) && env->ethtool_open &&
+	    env->ethtool_open(env, &eops, &ectx) < 0)
 		eops = NULL;
 	if (s->n_pfs && env->dcb_open(env, &dops, &dctx) < 0)
 		dops = NULL;
 	for (size_t i = 0; i < s->n_pfs; i++)
 		collect_pf(&s->pfs[i], eops, ectx, dops, dctx, maps[i]);
-	if (eops)
-		eops->free(ectx);
 	if (dops)
 		dops->free(dctx);
 	for (size_t i = 0; i < s->n_atts; i++) {
@@ -232,7 +279,11 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 		else
 			a->has_ctr = rdma_counters_read(&env->root, a->netns, a->rdma_dev, a->port,
 							&a->ctr) == 0;
+		if (!a->has_ctr || !ctr_has_traffic(&a->ctr))
+			collect_vport(a, eops, ectx);
 	}
+	if (eops)
+		eops->free(ectx);
 	rdma_ctr_cache_sweep(cache);
 	s->t = (s->t + mono_now()) / 2;
 	free(maps);
@@ -318,7 +369,9 @@ static int vf_sent(const struct tel_sample *prev, const struct tel_sample *cur,
 
 		if (strcmp(a->pf, pf->name) || a->prio != p || !a->pfc_req)
 			continue;
-		if (tel_att_delta(a, tel_att_prev(prev, a, i), "sent_pkts", &d) == 0)
+		if (tel_att_delta(a, tel_att_prev(prev, a, i), "sent_pkts", &d) == 0 ||
+		    tel_att_delta(a, tel_att_prev(prev, a, i),
+				  ethtool_vport_rdma_names[RQ_VPORT_RDMA_TX_PACKETS], &d) == 0)
 			v = d > 0 || v == 1 ? 1 : 0;
 	}
 	return v;

@@ -26,10 +26,16 @@ struct tel_att {
 	char rdma_dev[64];	       /* "" when the record has none */
 	char pf[IF_NAMESIZE];	       /* "" for a VF without a PF */
 	char netns[RQ_NETNS_PATH_MAX]; /* set when the device is in the pod (exclusive mode) */
+	char podns[RQ_NETNS_PATH_MAX]; /* the pod's netns, where the VF netdev is ("" host) */
 	int port;
 	int tclass;	 /* the class the profile sets, -1 none */
 	uint8_t pfc_req; /* the priorities the profile wants lossless */
 	int prio;	 /* where its RoCE leaves per the PF's DSCP map now; -1 unknown */
+	/*
+	 * The device's hw_counters; when they count no packets or bytes (mlx5)
+	 * the VF netdev's vport RDMA counters (ethtool_vport_rdma_names) are
+	 * added, read in the pod's netns. has_ctr: any of either.
+	 */
 	bool has_ctr;
 	struct rdma_counters ctr;
 };
@@ -65,8 +71,8 @@ int tel_load_records(const struct rq_env *env, struct tel_sample *s);
 int tel_copy_targets(const struct tel_sample *from, struct tel_sample *to);
 /*
  * Read every counter now: ethtool and DCB of each PF, hw_counters of each
- * attachment; @cache (may be NULL) keeps the counter files open between
- * calls (a reader that comes back: the agent).
+ * attachment (or, for packets and bytes, its VF netdev's vport counters); @cache (may be NULL)
+ * keeps the counter files open between calls (a reader that comes back: the agent).
  */
 int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_cache *cache);
 

@@ -104,6 +104,122 @@ START_TEST(fake_reads_the_file)
 }
 END_TEST
 
+/* A VF netdev in its pod: <root>/ethtool/netns/<netns basename>/<ifname>.json, while the netns is.
+ */
+START_TEST(fake_reads_the_netns_file)
+{
+	const struct ethtool_ops *ops;
+	char ns[128];
+	struct eth_stats s;
+	void *ctx;
+	uint64_t v;
+
+	sim_build(&node, "--pfs 1 --vfs 1");
+	ck_assert_int_eq(ethtool_fake_new(&node.root, &ops, &ctx), 0);
+	snprintf(ns, sizeof(ns), "%s/podns-a", node.dir); /* stands for /run/netns/podns-a */
+	ck_assert_int_eq(ops->stats_netns(ctx, ns, "net1", &s), -ENOENT); /* no netns */
+	ck_assert_int_eq(sim_sh(&node, "touch $R/podns-a $R/podns-b"), 0);
+	ck_assert_int_eq(ops->stats_netns(ctx, ns, "net1", &s), -EOPNOTSUPP); /* no file */
+	ck_assert_int_eq(
+	    sim_sh(
+		&node,
+		"mkdir -p $R/ethtool/netns/podns-a && echo '{\"tx_vport_rdma_unicast_bytes\": "
+		"5000000000, \"rx_vport_rdma_unicast_packets\": 7}' > "
+		"$R/ethtool/netns/podns-a/net1.json && echo '{\"x\": 1}' > $R/ethtool/net1.json"),
+	    0);
+	ck_assert_int_eq(ops->stats_netns(ctx, ns, "net1", &s), 0);
+	ck_assert_uint_eq(s.n, 2);
+	ck_assert_int_eq(eth_stats_get(&s, "tx_vport_rdma_unicast_bytes", &v), 0);
+	ck_assert_uint_eq(v, 5000000000ULL);
+	eth_stats_fini(&s);
+	/* another pod's net1 is another netdev; the host's net1 is the host's file */
+	snprintf(ns, sizeof(ns), "%s/podns-b", node.dir);
+	ck_assert_int_eq(ops->stats_netns(ctx, ns, "net1", &s), -EOPNOTSUPP);
+	ck_assert_int_eq(ops->stats_netns(ctx, "", "net1", &s), 0);
+	ck_assert_int_eq(eth_stats_get(&s, "x", &v), 0);
+	eth_stats_fini(&s);
+	ck_assert_int_eq(ops->stats_netns(ctx, NULL, "net1", &s), 0);
+	eth_stats_fini(&s);
+	/* the pod is deleted: its netns goes, the file may stay */
+	snprintf(ns, sizeof(ns), "%s/podns-a", node.dir);
+	ck_assert_int_eq(sim_sh(&node, "rm $R/podns-a"), 0);
+	ck_assert_int_eq(ops->stats_netns(ctx, ns, "net1", &s), -ENOENT);
+	ck_assert_int_eq(ops->stats_netns(ctx, ns, "../x", &s), -ENOENT);
+	snprintf(ns, sizeof(ns), "%s/podns-b", node.dir);
+	ck_assert_int_eq(ops->stats_netns(ctx, ns, "../x", &s), -ENODEV);
+	ops->free(ctx);
+}
+END_TEST
+
+/* The vport names and what they count (mlx5 en_stats.c: octets are bytes). */
+START_TEST(vport_rdma_names)
+{
+	static const struct {
+		const char *name;
+		enum rdma_ctr kind;
+		int dir;
+	} want[] = {
+	    {"rx_vport_rdma_unicast_packets", RC_PACKETS, 0},
+	    {"rx_vport_rdma_unicast_bytes", RC_BYTES, 0},
+	    {"tx_vport_rdma_unicast_packets", RC_PACKETS, 1},
+	    {"tx_vport_rdma_unicast_bytes", RC_BYTES, 1},
+	};
+	int dir;
+
+	for (int i = 0; i < RQ_VPORT_RDMA_N; i++) {
+		ck_assert_str_eq(ethtool_vport_rdma_names[i], want[i].name);
+		ck_assert_int_eq(rdma_counter_classify(want[i].name, &dir), want[i].kind);
+		ck_assert_int_eq(dir, want[i].dir);
+		ck_assert_uint_lt(strlen(want[i].name), RQ_ETH_NAME_LEN);
+	}
+	ck_assert_int_eq(RQ_VPORT_RDMA_TX_PACKETS, 2);
+	/* the other vport counters are the netdev's, not RDMA traffic */
+	ck_assert_int_eq(rdma_counter_classify("rx_vport_unicast_bytes", &dir), RC_OTHER);
+	ck_assert_int_eq(rdma_counter_classify("rx_vport_rdma_multicast_packets", &dir), RC_OTHER);
+}
+END_TEST
+
+/* The real ioctl inside another netns: a veth there, none of that name on the host. */
+START_TEST(ioctl_in_netns)
+{
+	const struct ethtool_ops *ops;
+	char ns[64], path[128], cmd[256];
+	struct eth_stats s;
+	void *ctx;
+	uint64_t v = 0;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "ethtool: SKIP ioctl_in_netns: not root\n");
+		return;
+	}
+	snprintf(ns, sizeof(ns), "rqeth%d", (int)getpid());
+	snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	snprintf(cmd, sizeof(cmd),
+		 "ip netns add %s && ip -n %s link add rqva type veth peer name rqvb", ns, ns);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "ethtool: SKIP ioctl_in_netns: cannot make a netns with a veth\n");
+		snprintf(cmd, sizeof(cmd), "ip netns del %s 2>/dev/null", ns);
+		(void)!system(cmd);
+		return;
+	}
+	ck_assert_int_eq(ethtool_ioctl_new(&ops, &ctx), 0);
+	ck_assert_int_eq(ops->stats(ctx, "rqva", &s), -ENODEV); /* not on the host */
+	ck_assert_int_eq(ops->stats_netns(ctx, path, "rqva", &s), 0);
+	ck_assert_int_eq(eth_stats_get(&s, "peer_ifindex", &v), 0);
+	ck_assert_uint_gt(v, 0);
+	eth_stats_fini(&s);
+	/* back in the host netns afterwards: its own netdevs still answer */
+	ck_assert_int_eq(ops->stats(ctx, "rqva", &s), -ENODEV);
+	ck_assert_int_eq(ops->stats_netns(ctx, path, "nosuch0", &s), -ENODEV);
+	ck_assert_int_eq(ops->stats_netns(ctx, "/run/netns/rq-no-such-ns", "rqva", &s), -ENOENT);
+	ck_assert_int_eq(ops->stats_netns(ctx, "/etc/hostname", "rqva", &s), -EINVAL);
+	ck_assert_int_eq(ops->stats_netns(ctx, "", "lo", &s), -EOPNOTSUPP);
+	ops->free(ctx);
+	snprintf(cmd, sizeof(cmd), "ip netns del %s", ns);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* The real ioctl: a veth's driver stats name its peer (peer_ifindex). */
 START_TEST(ioctl_on_veth)
 {
@@ -309,6 +425,9 @@ Suite *suite_telemetry_pkg(void)
 	tcase_add_test(tc, port_sample_has_only_what_exists);
 	tcase_add_test(tc, fake_reads_the_file);
 	tcase_add_test(tc, ioctl_on_veth);
+	tcase_add_test(tc, fake_reads_the_netns_file);
+	tcase_add_test(tc, vport_rdma_names);
+	tcase_add_test(tc, ioctl_in_netns);
 	tcase_add_test(tc, counters_host);
 	tcase_add_test(tc, counters_parse);
 	tcase_add_test(tc, counters_in_pod);

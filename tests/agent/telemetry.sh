@@ -6,6 +6,8 @@
 # with the pod's labels (odd values escaped), no series where the driver has
 # no counter, derived signals over the interval between two samples, a
 # decrease taken as a reset; `show --counters` gives rates; `top` under tmux.
+# The VF netdev's vport RDMA counters (mlx5) in the pod's netns:
+# <root>/ethtool/netns/<netns basename>/<ifname>.json.
 # Run by tests/agent/run.sh (its PASS/FAIL lines are counted there).
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -77,6 +79,47 @@ check "a VF without congestion counters has no such series" [ "$(grep -c "rdma_q
 check "--once: no interval, no derived series" [ "$(grep -c '^rdma_qos_port_pause_storm{' "$M")" = 0 ]
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --once --no-counters --metrics-file "$T/nc.prom" 2> /dev/null
 check "--no-counters: no telemetry family" [ "$(grep -c '^rdma_qos_\(port\|vf_[a-z_]*_total\)' "$T/nc.prom")" = 0 ]
+
+echo "== the VF netdev's vport RDMA counters (mlx5: hw_counters count no packets/bytes)"
+# <root>/ethtool/netns/<basename of the pod's netns>/<ifname>.json, the driver's names
+VP0=$ROOT/ethtool/netns/$(basename "$NSA")/net1.json
+VP1=$ROOT/ethtool/netns/$(basename "$NSB")/net2.json
+mkdir -p "$(dirname "$VP0")" "$(dirname "$VP1")"
+# set_vport FILE 'jq assignment' (renamed over)
+set_vport() { jq -c "$2" "$1" > "$1.new" && mv "$1.new" "$1"; }
+echo '{"rx_vport_rdma_unicast_packets": 20, "rx_vport_rdma_unicast_bytes": 1000,
+	"tx_vport_rdma_unicast_packets": 300, "tx_vport_rdma_unicast_bytes": 5000000000,
+	"rx_vport_unicast_bytes": 77}' > "$VP0"
+# the host netns has a net1 too (not the pod's): its stats must not land on the pod
+echo '{"tx_vport_rdma_unicast_bytes": 999}' > "$ROOT/ethtool/net1.json"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --once --metrics-file "$T/vp.prom" 2> /dev/null
+check "vport: agent --once exit 0" [ $? -eq 0 ]
+check "vport: promtool accepts it" promcheck "$T/vp.prom"
+check "vport: tx bytes of the pod's VF netdev (past 32 bits)" [ "$(metric "$T/vp.prom" "rdma_qos_vf_bytes_total{$L0,direction=\"tx\"}")" = 5000000000 ]
+check "vport: rx bytes" [ "$(metric "$T/vp.prom" "rdma_qos_vf_bytes_total{$L0,direction=\"rx\"}")" = 1000 ]
+check "vport: tx packets" [ "$(metric "$T/vp.prom" "rdma_qos_vf_packets_total{$L0,direction=\"tx\"}")" = 300 ]
+check "vport: rx packets" [ "$(metric "$T/vp.prom" "rdma_qos_vf_packets_total{$L0,direction=\"rx\"}")" = 20 ]
+check "vport: exactly four series, all on the right pod" [ "$(grep -c '^rdma_qos_vf_\(bytes\|packets\)_total{' "$T/vp.prom")" = 4 ]
+check "vport: the netdev's own unicast bytes are not RDMA (no series)" [ "$(grep -c rx_vport_unicast_bytes "$T/vp.prom")" = 0 ]
+check "vport: the pod without a file has no series" [ "$(grep -cF "rdma_qos_vf_bytes_total{$L1" "$T/vp.prom")" = 0 ]
+check "vport: the hw_counters series stay (CNPs 5)" [ "$(metric "$T/vp.prom" "rdma_qos_vf_cnp_sent_total{$L0}")" = 5 ]
+# hw_counters that count packets (rxe) win: the vport file of that pod is not read
+echo '{"tx_vport_rdma_unicast_packets": 4444, "tx_vport_rdma_unicast_bytes": 8888}' > "$VP1"
+echo 9 > "$HW1/sent_pkts"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --once --metrics-file "$T/vp2.prom" 2> /dev/null
+check "vport: hw_counters' packets win (sent_pkts 9)" [ "$(metric_lit "$T/vp2.prom" "rdma_qos_vf_packets_total{$L1,direction=\"tx\"}")" = 9 ]
+check "vport: ... and the vport counters are not mixed in" [ "$(grep -cF -e 4444 -e 8888 "$T/vp2.prom")" = 0 ]
+rm "$HW1/sent_pkts" "$VP1"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --json --interval 2 > "$T/vp.json" &
+SP=$!
+sleep 0.8
+set_vport "$VP0" '.tx_vport_rdma_unicast_packets += 200 | .rx_vport_rdma_unicast_packets += 100'
+wait "$SP"
+R=$(jq '.attachments[] | select(.pod == "trainer-0") | .txPackets' "$T/vp.json")
+check "show --counters rates the vport tx packets ~100/s (got $R)" awk -v r="$R" 'BEGIN { exit !(r > 70 && r < 105) }'
+R=$(jq '.attachments[] | select(.pod == "trainer-0") | .rxPackets' "$T/vp.json")
+check "show --counters rates the vport rx packets ~50/s (got $R)" awk -v r="$R" 'BEGIN { exit !(r > 35 && r < 53) }'
+check "show --counters: no packets for the pod without a file (null)" [ "$(jq '.attachments[] | select(.pod == "p\\x") | .txPackets' "$T/vp.json")" = null ]
 
 echo "== show --counters: rates over the interval, worst pod first"
 snap() { (cd "$ROOT" && find . -printf '%p %y %m %s %l\n' | sort && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
@@ -172,6 +215,23 @@ sleep 1.1
 get "$T/h7.prom"
 check "a decrease is a reset: the series starts over (4)" [ "$(metric "$T/h7.prom" "rdma_qos_vf_cnp_sent_total{$L0}")" = 4 ]
 check "promtool accepts /metrics with derived series" promcheck "$T/h7.prom"
+# the VF netdev's vport counters at request time: they follow the file, a decrease
+# (the netdev re-created, the driver reloaded) restarts the series, no file: no series
+check "/metrics: vport tx bytes of the pod" [ "$(metric "$T/h7.prom" "rdma_qos_vf_bytes_total{$L0,direction=\"tx\"}")" = 5000000000 ]
+set_vport "$VP0" '.tx_vport_rdma_unicast_bytes = 5000123456'
+sleep 1.1
+get "$T/h8.prom"
+check "/metrics: vport bytes follow the file" [ "$(metric "$T/h8.prom" "rdma_qos_vf_bytes_total{$L0,direction=\"tx\"}")" = 5000123456 ]
+set_vport "$VP0" '.tx_vport_rdma_unicast_bytes = 64'
+sleep 1.1
+get "$T/h9.prom"
+check "/metrics: vport reset: the series starts over (64)" [ "$(metric "$T/h9.prom" "rdma_qos_vf_bytes_total{$L0,direction=\"tx\"}")" = 64 ]
+mv "$VP0" "$VP0.gone"
+sleep 1.1
+get "$T/h10.prom"
+check "/metrics: the VF netdev gone: no vport series" [ "$(grep -c '^rdma_qos_vf_\(bytes\|packets\)_total{' "$T/h10.prom")" = 0 ]
+check "/metrics: ... the pod's hw_counters series stay" [ -n "$(metric "$T/h10.prom" "rdma_qos_vf_cnp_sent_total{$L0}")" ]
+mv "$VP0.gone" "$VP0"
 check "the textfile of the first pass has the counters too" [ -n "$(metric "$M" "rdma_qos_vf_cnp_sent_total{$L0}")" ]
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --json --interval 0.5 > "$T/c2.json" &
 SP=$!

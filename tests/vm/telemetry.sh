@@ -9,6 +9,9 @@
 #   appear and disappear with PFC, the derived signals go 1 on their case only;
 # - ibsim has mlx5_ib's hw_counters (set in debugfs), in the pod's netns only
 #   (exclusive mode), 32-bit: a wrap is a reset, not a huge rate;
+# - dcbsim vf_stats=1 gives the igbvf netdevs mlx5e's vport RDMA counters: the
+#   pod's net1 (ibsim0, no packets/bytes in hw_counters) is read inside its
+#   netns into rdma_qos_vf_{packets,bytes}_total; rxe's own counters win;
 # - rxe's own hw_counters, read as they are, moved by real RoCE traffic under
 #   netem loss, on the right pod's series; a re-registered rxe starts over.
 # It prints one `show --counters` sample, delimited, for the docs.
@@ -40,7 +43,7 @@ for i in 0 1 2; do
 	eval "VF$i=\$(ls /sys/bus/pci/devices/\$VF${i}PCI/net)"
 done
 echo "kernel $(uname -r); PF $PF ($PFPCI), VFs $VF0 ($VF0PCI) $VF1 ($VF1PCI) $VF2 ($VF2PCI)"
-modprobe dcbsim ifname="$PF" stats=1 || fail "modprobe dcbsim stats=1"
+modprobe dcbsim ifname="$PF" stats=1 vf_stats=1 || fail "modprobe dcbsim stats=1 vf_stats=1"
 modprobe rdma_rxe && modprobe rdma_cm && modprobe ib_uverbs && modprobe sch_netem ||
 	fail "modprobe rdma_rxe rdma_cm ib_uverbs sch_netem"
 # the kernel switches the mode only while no other netns exists
@@ -171,6 +174,44 @@ check "32-bit wrap: 4294967290 + 10 reads 4" is /tmp/v3.prom "rdma_qos_vf_cnp_se
 r=$(jq -r '.attachments[] | select(.pod == "ib-0") | .cnpSent' /tmp/wrap.json)
 check "show --counters treats the decrease as a reset: ib-0 cnpSent $r/s (0 < r < 10, not 2^64)" \
 	awk -v r="$r" 'BEGIN { exit !(r > 0 && r < 10) }'
+
+echo "== the VF netdev's vport RDMA counters (dcbsim vf_stats: mlx5e's names on igbvf), read in the pod's netns"
+# ibsim0 is mlx5_ib: its hw_counters count no packets or bytes, its VF netdev (net1 in podc) does
+VS=/sys/kernel/debug/dcbsim/vf_stats
+vs() { printf '%s\n' "$@" > $VS; }
+vport_of() { grep -F "{$2" "$1" | grep -cE '^rdma_qos_vf_(bytes|packets)_total\{'; }
+check "ib-0: no packets/bytes series while its netdev has no such counters" [ "$(vport_of /tmp/v3.prom "$L2")" = 0 ]
+vs "$VF2PCI rx_vport_rdma_unicast_packets 80" "$VF2PCI rx_vport_rdma_unicast_bytes 1234" \
+	"$VF2PCI tx_vport_rdma_unicast_packets 700" "$VF2PCI tx_vport_rdma_unicast_bytes 6000000000" \
+	"$VF0PCI tx_vport_rdma_unicast_packets 999999" "$VF0PCI tx_vport_rdma_unicast_bytes 888888"
+check "dcbsim: $VF2PCI's vport counters on" grep -q "^$VF2PCI on " $VS
+scrape p1
+check "ib-0 tx bytes 6000000000 (past 32 bits)" is /tmp/p1.prom "rdma_qos_vf_bytes_total{$L2,direction=\"tx\"}" 6000000000
+check "ib-0 rx bytes 1234" is /tmp/p1.prom "rdma_qos_vf_bytes_total{$L2,direction=\"rx\"}" 1234
+check "ib-0 tx packets 700" is /tmp/p1.prom "rdma_qos_vf_packets_total{$L2,direction=\"tx\"}" 700
+check "ib-0 rx packets 80" is /tmp/p1.prom "rdma_qos_vf_packets_total{$L2,direction=\"rx\"}" 80
+check "the host has no net1: they were read inside podc" [ ! -e /sys/class/net/net1 ]
+check "no bytes series but ib-0's two (train-1's netdev has no counters)" [ "$(grep -cE '^rdma_qos_vf_bytes_total\{' /tmp/p1.prom)" = 2 ]
+sp0=$(cat /sys/class/infiniband/rxe0/ports/1/hw_counters/sent_pkts)
+check "train-0: rxe0's own sent_pkts ($sp0) win over its netdev's vport counters" is /tmp/p1.prom "rdma_qos_vf_packets_total{$L0,direction=\"tx\"}" "$sp0"
+check "... and its vport bytes are not mixed in" bash -c "! grep -qF 'rdma_qos_vf_bytes_total{$L0' /tmp/p1.prom"
+vs "$VF2PCI tx_vport_rdma_unicast_bytes +1000"
+scrape p2
+check "/metrics follows: ib-0 tx bytes 6000001000" is /tmp/p2.prom "rdma_qos_vf_bytes_total{$L2,direction=\"tx\"}" 6000001000
+( sleep 1.5; vs "$VF2PCI tx_vport_rdma_unicast_packets +300" ) &
+WP=$!
+"$RQ" show --counters --json --interval 3 > /tmp/vport.json 2> /tmp/vport.err
+wait $WP
+r=$(jq -r '.attachments[] | select(.pod == "ib-0") | .txPackets' /tmp/vport.json)
+check "show --counters rates ib-0's vport tx packets: $r/s (~100)" awk -v r="$r" 'BEGIN { exit !(r > 50 && r < 200) }'
+vs "$VF2PCI reset"
+scrape p3
+check "the counters reset (a re-created netdev): the series starts over at 0" is /tmp/p3.prom "rdma_qos_vf_bytes_total{$L2,direction=\"tx\"}" 0
+vs "$VF2PCI off" "$VF0PCI off"
+scrape p4
+check "the netdev's counters gone: no packets/bytes series for ib-0" [ "$(vport_of /tmp/p4.prom "$L2")" = 0 ]
+check "... its hw_counters series stay" has /tmp/p4.prom "rdma_qos_vf_cnp_sent_total{$L2}"
+check "promtool accepts /metrics with vport series" promcheck /tmp/p2.prom
 
 echo "== rxe: real hw_counters, read as they are"
 n=$(find /sys/class/infiniband/rxe1/ports/1/hw_counters/ -mindepth 1 ! -name lifespan | wc -l)

@@ -27,6 +27,17 @@
  * `echo "rx_prio3_pause 120" > /sys/kernel/debug/dcbsim/stats` (any name of
  * any priority, shown or not: a hidden counter keeps its value, as the
  * hardware's does); reading the file lists every counter.
+ *
+ * vf_stats=1 does the same for every netdev of driver vf_driver (igbvf), in
+ * any netns, now and later: after the driver's own statistics it shows the
+ * four RoCE traffic counters mlx5e has on a VF netdev (en_stats.c vport
+ * group: rx/tx_vport_rdma_unicast_{packets,bytes}). A VF shows them once a
+ * test gives it a value through debugfs, keyed by the VF's PCI address:
+ * `echo "0000:81:10.4 tx_vport_rdma_unicast_bytes 5000" > .../dcbsim/vf_stats`
+ * ("+N" adds), "<pci> reset" sets all four to 0 (a re-created netdev; a
+ * netdev registered anew starts at 0 too), "<pci> off" hides them again (a
+ * driver without them). The netdev keeps the hooks when it moves into a pod's
+ * netns (its ethtool ops go with it).
  */
 #include <linux/debugfs.h>
 #include <linux/ethtool.h>
@@ -73,6 +84,14 @@ MODULE_PARM_DESC(stats, "give the netdev mlx5e's port counters as its ethtool st
 static bool storm = true;
 module_param(storm, bool, 0444);
 MODULE_PARM_DESC(storm, "stats: the tx_pause_storm_*_events counters exist (mlx5: stall detection capability)");
+
+static bool vf_stats;
+module_param(vf_stats, bool, 0444);
+MODULE_PARM_DESC(vf_stats, "give every vf_driver netdev mlx5e's vport RDMA counters (values: debugfs dcbsim/vf_stats)");
+
+static char *vf_driver = "igbvf";
+module_param(vf_driver, charp, 0444);
+MODULE_PARM_DESC(vf_driver, "vf_stats: the driver whose netdevs get them");
 
 #define DCBSIM_NDSCP 64
 
@@ -565,6 +584,286 @@ static const struct file_operations st_fops = {
 	.write = st_write,
 };
 
+/*
+ * vf_stats=1: the vport RDMA counters of VF netdevs. The hooked netdevs are
+ * kept (with a reference) in vfs.devs, under rtnl (the notifier runs under
+ * it, so do the ethtool hooks); the values per PCI address under vfs.lock.
+ */
+#define VF_NCTR 4
+#define VF_MAX_SLOTS 16
+#define VF_MAX_DEVS 16
+static const char *const vf_names[VF_NCTR] = {
+	"rx_vport_rdma_unicast_packets", "rx_vport_rdma_unicast_bytes",
+	"tx_vport_rdma_unicast_packets", "tx_vport_rdma_unicast_bytes",
+};
+
+static struct {
+	spinlock_t lock;
+	struct {
+		char pci[32];
+		bool on;
+		u64 v[VF_NCTR];
+	} slot[VF_MAX_SLOTS];
+	struct {
+		struct net_device *dev;
+		netdevice_tracker tracker;
+	} devs[VF_MAX_DEVS];
+	struct ethtool_ops ops; /* the driver's own, with the three stats hooks ours */
+	const struct ethtool_ops *saved;
+	bool registered;
+} vfs = { .lock = __SPIN_LOCK_UNLOCKED(vfs.lock) };
+
+static const char *vf_pci(struct net_device *dev)
+{
+	return dev->dev.parent ? dev_name(dev->dev.parent) : "";
+}
+
+/* the slot of @pci (vfs.lock held); @make: take a free one; -1: none */
+static int vf_slot(const char *pci, bool make)
+{
+	int i, empty = -1;
+
+	for (i = 0; i < VF_MAX_SLOTS; i++) {
+		if (vfs.slot[i].pci[0] && !strcmp(vfs.slot[i].pci, pci))
+			return i;
+		if (!vfs.slot[i].pci[0] && empty < 0)
+			empty = i;
+	}
+	if (!make || empty < 0 || strlen(pci) >= sizeof(vfs.slot[0].pci))
+		return -1;
+	strscpy(vfs.slot[empty].pci, pci, sizeof(vfs.slot[0].pci));
+	return empty;
+}
+
+static bool vf_on(struct net_device *dev)
+{
+	bool on;
+	int i;
+
+	spin_lock_bh(&vfs.lock);
+	i = vf_slot(vf_pci(dev), false);
+	on = i >= 0 && vfs.slot[i].on;
+	spin_unlock_bh(&vfs.lock);
+	return on;
+}
+
+static int vf_own_count(struct net_device *dev)
+{
+	int n = vfs.saved && vfs.saved->get_sset_count ?
+			vfs.saved->get_sset_count(dev, ETH_SS_STATS) : 0;
+
+	return n < 0 ? 0 : n;
+}
+
+static int v_sset_count(struct net_device *dev, int sset)
+{
+	if (sset != ETH_SS_STATS)
+		return vfs.saved && vfs.saved->get_sset_count ?
+			       vfs.saved->get_sset_count(dev, sset) : -EOPNOTSUPP;
+	return vf_own_count(dev) + (vf_on(dev) ? VF_NCTR : 0) ?: -EOPNOTSUPP;
+}
+
+static void v_strings(struct net_device *dev, u32 sset, u8 *data)
+{
+	int i, n = sset == ETH_SS_STATS ? vf_own_count(dev) : 0;
+
+	if (vfs.saved && vfs.saved->get_strings && (sset != ETH_SS_STATS || n))
+		vfs.saved->get_strings(dev, sset, data);
+	if (sset != ETH_SS_STATS || !vf_on(dev))
+		return;
+	data += n * ETH_GSTRING_LEN;
+	for (i = 0; i < VF_NCTR; i++)
+		ethtool_puts(&data, vf_names[i]);
+}
+
+static void v_stats(struct net_device *dev, struct ethtool_stats *es, u64 *data)
+{
+	int i, s, n = vf_own_count(dev);
+
+	if (n && vfs.saved && vfs.saved->get_ethtool_stats)
+		vfs.saved->get_ethtool_stats(dev, es, data);
+	/* the count was taken under the same rtnl: on then is on now */
+	if (es->n_stats < n + VF_NCTR)
+		return;
+	spin_lock_bh(&vfs.lock);
+	s = vf_slot(vf_pci(dev), false);
+	for (i = 0; i < VF_NCTR; i++)
+		data[n + i] = s >= 0 ? vfs.slot[s].v[i] : 0;
+	spin_unlock_bh(&vfs.lock);
+}
+
+static bool vf_is_ours(struct net_device *dev)
+{
+	struct device *p = dev->dev.parent;
+
+	return p && p->driver && p->driver->name && !strcmp(p->driver->name, vf_driver);
+}
+
+static int vf_find(struct net_device *dev)
+{
+	int i;
+
+	for (i = 0; i < VF_MAX_DEVS; i++)
+		if (vfs.devs[i].dev == dev)
+			return i;
+	return -1;
+}
+
+/* under rtnl */
+static void vf_attach(struct net_device *dev)
+{
+	int i, s;
+
+	if (vf_find(dev) >= 0 || !vf_is_ours(dev))
+		return; /* a netns move: the hooks went along */
+	if (!vfs.saved) {
+		vfs.saved = dev->ethtool_ops;
+		if (vfs.saved)
+			vfs.ops = *vfs.saved;
+		vfs.ops.get_sset_count = v_sset_count;
+		vfs.ops.get_strings = v_strings;
+		vfs.ops.get_ethtool_stats = v_stats;
+	}
+	if (dev->ethtool_ops != vfs.saved)
+		return; /* another ops table than the first VF's: leave it */
+	i = vf_find(NULL);
+	if (i < 0)
+		return;
+	vfs.devs[i].dev = dev;
+	netdev_hold(dev, &vfs.devs[i].tracker, GFP_KERNEL);
+	dev->ethtool_ops = &vfs.ops;
+	/* a netdev made anew counts from 0, as the hardware's vport counters do */
+	spin_lock_bh(&vfs.lock);
+	s = vf_slot(vf_pci(dev), false);
+	if (s >= 0)
+		memset(vfs.slot[s].v, 0, sizeof(vfs.slot[s].v));
+	spin_unlock_bh(&vfs.lock);
+}
+
+static void vf_detach(int i)
+{
+	struct net_device *dev = vfs.devs[i].dev;
+
+	dev->ethtool_ops = vfs.saved;
+	netdev_put(dev, &vfs.devs[i].tracker);
+	vfs.devs[i].dev = NULL;
+}
+
+static int vf_event(struct notifier_block *nb, unsigned long ev, void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	int i;
+
+	if (ev == NETDEV_REGISTER)
+		vf_attach(dev);
+	/* a netns move unregisters with reg_state still REGISTERED: keep it */
+	if (ev == NETDEV_UNREGISTER && dev->reg_state == NETREG_UNREGISTERING) {
+		i = vf_find(dev);
+		if (i >= 0)
+			vf_detach(i);
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block vf_nb = { .notifier_call = vf_event };
+
+/* "<pci> NAME VALUE" / "<pci> NAME +N" / "<pci> reset" / "<pci> off", one a line */
+static ssize_t vf_write(struct file *f, const char __user *ubuf, size_t len, loff_t *pos)
+{
+	char buf[512], *line, *cur, *name, *val;
+	int err, i, s;
+	u64 v = 0;
+
+	if (len >= sizeof(buf))
+		return -E2BIG;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	cur = buf;
+	while ((line = strsep(&cur, "\n"))) {
+		bool add = false;
+
+		if (!*line)
+			continue;
+		name = strchr(line, ' ');
+		if (!name)
+			return -EINVAL;
+		*name++ = '\0';
+		val = strchr(name, ' ');
+		if (val) {
+			*val++ = '\0';
+			add = *val == '+';
+			err = kstrtou64(val + add, 0, &v);
+			if (err)
+				return err;
+		}
+		for (i = 0; val && i < VF_NCTR && strcmp(name, vf_names[i]); i++)
+			;
+		if ((val && i == VF_NCTR) || (!val && strcmp(name, "reset") && strcmp(name, "off")))
+			return -ENOENT;
+		spin_lock_bh(&vfs.lock);
+		s = vf_slot(line, !!val);
+		if (s >= 0 && val) {
+			vfs.slot[s].on = true;
+			vfs.slot[s].v[i] = add ? vfs.slot[s].v[i] + v : v;
+		} else if (s >= 0 && !strcmp(name, "reset")) {
+			memset(vfs.slot[s].v, 0, sizeof(vfs.slot[s].v));
+		} else if (s >= 0) {
+			vfs.slot[s].on = false;
+		}
+		spin_unlock_bh(&vfs.lock);
+		if (s < 0 && val)
+			return -ENOSPC;
+	}
+	return len;
+}
+
+static int vf_show(struct seq_file *m, void *v)
+{
+	int s, i;
+
+	spin_lock_bh(&vfs.lock);
+	for (s = 0; s < VF_MAX_SLOTS; s++) {
+		if (!vfs.slot[s].pci[0])
+			continue;
+		seq_printf(m, "%s %s", vfs.slot[s].pci, vfs.slot[s].on ? "on" : "off");
+		for (i = 0; i < VF_NCTR; i++)
+			seq_printf(m, " %s=%llu", vf_names[i], vfs.slot[s].v[i]);
+		seq_putc(m, '\n');
+	}
+	spin_unlock_bh(&vfs.lock);
+	return 0;
+}
+
+static int vf_open(struct inode *inode, struct file *f)
+{
+	return single_open(f, vf_show, NULL);
+}
+
+static const struct file_operations vf_fops = {
+	.owner = THIS_MODULE,
+	.open = vf_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = vf_write,
+};
+
+/* the hooks off every VF netdev (the notifier is gone, so no new ones) */
+static void vf_stop(void)
+{
+	int i;
+
+	if (vfs.registered)
+		unregister_netdevice_notifier(&vf_nb);
+	vfs.registered = false;
+	rtnl_lock();
+	for (i = 0; i < VF_MAX_DEVS; i++)
+		if (vfs.devs[i].dev)
+			vf_detach(i);
+	rtnl_unlock();
+}
+
 /* The kernel keeps APP entries in a global list keyed by ifindex: drop ours. */
 static void port_flush_dscp(struct net_device *dev)
 {
@@ -673,21 +972,32 @@ static int __init dcbsim_init(void)
 		dev->ethtool_ops = &st.ops;
 	}
 	rtnl_unlock();
-	if (stats)
+	if (stats || vf_stats)
 		st.dir = debugfs_create_dir("dcbsim", NULL);
 	if (stats && !IS_ERR_OR_NULL(st.dir))
 		debugfs_create_file("stats", 0600, st.dir, NULL, &st_fops);
+	if (vf_stats && !IS_ERR_OR_NULL(st.dir))
+		debugfs_create_file("vf_stats", 0600, st.dir, NULL, &vf_fops);
 	err = register_netdevice_notifier(&port_nb);
+	/* replays NETDEV_REGISTER for every netdev of every netns: the VFs there now */
+	if (!err && vf_stats) {
+		err = register_netdevice_notifier(&vf_nb);
+		vfs.registered = !err;
+		if (err)
+			unregister_netdevice_notifier(&port_nb);
+	}
 	if (err) {
 		/* a failed load frees this module: its ops must not stay on the netdev */
+		vf_stop();
 		rtnl_lock();
 		port_detach();
 		rtnl_unlock();
 		debugfs_remove(st.dir);
 		goto unprobe;
 	}
-	pr_info("dcbsim: DCB ops on %s%s%s%s\n", ifname, mlx5 ? " (mlx5)" : "",
-		fw_dcbx ? " (firmware DCBX)" : "", stats ? " (mlx5e port stats)" : "");
+	pr_info("dcbsim: DCB ops on %s%s%s%s%s\n", ifname, mlx5 ? " (mlx5)" : "",
+		fw_dcbx ? " (firmware DCBX)" : "", stats ? " (mlx5e port stats)" : "",
+		vf_stats ? " (mlx5e vport RDMA stats on VFs)" : "");
 	return 0;
 unprobe:
 	if (port.probed)
@@ -698,6 +1008,7 @@ unprobe:
 static void __exit dcbsim_exit(void)
 {
 	debugfs_remove(st.dir);
+	vf_stop();
 	unregister_netdevice_notifier(&port_nb);
 	rtnl_lock();
 	mutex_lock(&port_lock);

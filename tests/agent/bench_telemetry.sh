@@ -10,6 +10,10 @@
 # uncached /metrics request with counters and without. Medians of BENCH_RUNS
 # (5). Goal (issue 22): telemetry adds <= 20 ms to a
 # 256-attachment pass; a /metrics request stays under 25 ms.
+# BENCH_VPORT=1: every pod's net1 also has mlx5's vport RDMA counters
+# (<root>/ethtool/netns/<pod netns>/net1.json), read in the pod's netns since
+# the hw_counters count no packets/bytes. BENCH_NS: the attachment counts
+# ("1 64 256").
 set -u
 . "$(dirname "$0")/lib.sh"
 why=$(sim_can_run) || { echo "agent-bench (telemetry): cannot run: $why"; exit 1; }
@@ -70,14 +74,22 @@ running() {
 }
 printf '%-5s %-27s %-27s %-22s %s\n' N "--once ms: counters/none" "pass ms / its counters ms" "GET /metrics ms: c/none" series
 prev=0
-for n in 1 64 256; do
+for n in ${BENCH_NS:-1 64 256}; do
 	bench_records "$ROOT" "$SD" "$T/rec0.json" "rqtb$$" "$prev" "$n" || { echo "agent-bench: cannot make the pods"; exit 1; }
+	for ((i = prev; i < n && ${BENCH_VPORT:-0}; i++)); do
+		d="$ROOT/ethtool/netns/rqtb$$$([ "$i" -gt 0 ] && echo "-$i")"
+		mkdir -p "$d"
+		echo '{"rx_vport_rdma_unicast_packets": 1, "rx_vport_rdma_unicast_bytes": 2,
+			"tx_vport_rdma_unicast_packets": 3, "tx_vport_rdma_unicast_bytes": 4}' > "$d/net1.json"
+	done
 	prev=$n
 	ow=$(once); on=$(once --no-counters)
 	running; sw=$(cat "$T/scrape") tel=$(cat "$T/tel") pass=$(cat "$T/pass")
 	series=$(grep -c '^rdma_qos_\(port\|vf\)_.*_total{' "$T/h.prom")
 	vfs=$(grep -c '^rdma_qos_vf_cnp_sent_total{' "$T/h.prom")
 	[ "$vfs" = "$n" ] || { echo "agent-bench: /metrics has the counters of $vfs VFs, not $n"; exit 1; }
+	vp=$(grep -c '^rdma_qos_vf_bytes_total{' "$T/h.prom")
+	[ "$vp" = $((${BENCH_VPORT:-0} ? 2 * n : 0)) ] || { echo "agent-bench: /metrics has $vp vport bytes series at $n"; exit 1; }
 	running --no-counters; sn=$(cat "$T/scrape") passn=$(cat "$T/pass")
 	printf '%-5s %-27s %-27s %-22s %s\n' "$n" "$(ms "$ow") / $(ms "$on")" \
 		"$(ms "$passn") + $(ms "$tel")" "$(ms "$sw") / $(ms "$sn")" "$series"

@@ -41,8 +41,10 @@ image_prereqs() {
 		{ echo "no mmdebstrap and no cached base"; return 1; }
 	ls "$CJSON_CACHE"/cjson_*.dsc >/dev/null 2>&1 || { echo "no cJSON source in $CJSON_CACHE (make)"; return 1; }
 }
-# image_podman DIR: P, the podman command on the cache's own store (DIR holds its config)
+# image_podman DIR [NAME]: P, the podman command on the cache's own store (DIR holds its
+# config); NAME gives a separate store and run dir (multiarch.sh: its own, pruned apart)
 image_podman() {
+	local store=$CACHE/store${2:+-$2} run=/run/rdma-qos-image${2:+-$2}
 	# this sandbox may cap RLIMIT_NOFILE/NPROC below podman's defaults (as in tests/clients)
 	cat > "$1/containers.conf" <<CONF
 [containers]
@@ -56,11 +58,11 @@ network_backend = "cni"
 CONF
 	# a store of our own, kept in the cache (the base image stays imported); podman records
 	# the run dir in the store, so that is fixed too
-	P=(env CONTAINERS_CONF="$1/containers.conf" podman --root "$CACHE/store"
-		--runroot /run/rdma-qos-image --storage-driver vfs)
+	P=(env CONTAINERS_CONF="$1/containers.conf" podman --root "$store"
+		--runroot "$run" --storage-driver vfs)
 	mkdir -p "$CACHE"
 	# a store podman cannot open (another run dir, an interrupted run) is started afresh
-	"${P[@]}" info > /dev/null 2>&1 || rm -rf "$CACHE/store" /run/rdma-qos-image
+	"${P[@]}" info > /dev/null 2>&1 || rm -rf "$store" "$run"
 }
 # image_base: the Debian 12 base tarball (mmdebstrap, cached) imported as BASE_IMG
 image_base() {

@@ -46,18 +46,7 @@ if ! why=$(prereqs); then
 fi
 
 T=$(mktemp -d /tmp/rq-multiarch.XXXXXX)
-cat > "$T/containers.conf" <<CONF
-[containers]
-default_ulimits = ["nofile=1024:1024", "nproc=4096:4096"]
-[engine]
-runtime = "runc"
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-[network]
-network_backend = "cni"
-CONF
-P=(env CONTAINERS_CONF="$T/containers.conf" podman --root "$CACHE/store-multiarch"
-	--runroot /run/rdma-qos-image-multiarch --storage-driver vfs)
+image_podman "$T" multiarch
 cleanup() {
 	"${P[@]}" pod rm -a -f >/dev/null 2>&1
 	"${P[@]}" rm -a -f >/dev/null 2>&1
@@ -67,8 +56,7 @@ cleanup() {
 }
 trap 'exit 130' INT TERM
 trap cleanup EXIT
-mkdir -p "$CACHE" "$MHD_CACHE"
-"${P[@]}" info > /dev/null 2>&1 || rm -rf "$CACHE/store-multiarch" /run/rdma-qos-image-multiarch
+mkdir -p "$MHD_CACHE"
 
 echo "== base image (mmdebstrap, $SUITE, amd64 + arm64: the cross compiler and arm64 libraries)"
 if [ ! -f "$CACHE/base-$BASE_KEY.tar" ]; then

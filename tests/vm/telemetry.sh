@@ -316,6 +316,9 @@ kill -TERM $APID; wait $APID
 check "agent exits 0 on SIGTERM" [ $? -eq 0 ]
 grep -E 'warn|error' /tmp/agent.log | grep -v 'repaired\|fight\|in a row' | head -5
 echo "== harness"
+vs "$VF2PCI tx_vport_rdma_unicast_bytes 5"
+check "dcbsim unloads with VF hooks on (one of them in podc)" modprobe -r dcbsim
+check "... podc's net1 is still there (its own ethtool ops back)" ip netns exec podc ip link show net1
 check "no kernel warning during the run" [ -z "$(dmesg | grep -E 'WARNING:|BUG:|Oops|refcount_t')" ]
 echo "telemetry.sh ran $((SECONDS - T0)) s in the guest"
 echo "$PASS passed, $FAIL failed"

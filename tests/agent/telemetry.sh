@@ -232,6 +232,20 @@ get "$T/h10.prom"
 check "/metrics: the VF netdev gone: no vport series" [ "$(grep -c '^rdma_qos_vf_\(bytes\|packets\)_total{' "$T/h10.prom")" = 0 ]
 check "/metrics: ... the pod's hw_counters series stay" [ -n "$(metric "$T/h10.prom" "rdma_qos_vf_cnp_sent_total{$L0}")" ]
 mv "$VP0.gone" "$VP0"
+# a driver without per-priority traffic counters: whether RoCE leaves on lossy priority 0 is
+# judged from the lossless VFs' own tx packets (trainer-0's are its vport counters)
+set_stat "$PF0" 'del(.tx_prio0_packets, .tx_prio0_bytes)'
+sleep 1.1
+get "$T/h11.prom"
+set_vport "$VP0" '.tx_vport_rdma_unicast_packets += 500'
+sleep 1.1
+get "$T/h12.prom"
+check "derived, no port traffic counters: trainer-0's vport tx packets -> RoCE on lossy priority 0" \
+	[ "$(metric "$T/h12.prom" "rdma_qos_port_roce_on_lossy_prio{pf=\"$PF0\",prio=\"0\"}")" = 1 ]
+sleep 1.1
+get "$T/h13.prom"
+check "derived, no port traffic counters: the VFs quiet -> 0" \
+	[ "$(metric "$T/h13.prom" "rdma_qos_port_roce_on_lossy_prio{pf=\"$PF0\",prio=\"0\"}")" = 0 ]
 check "the textfile of the first pass has the counters too" [ -n "$(metric "$M" "rdma_qos_vf_cnp_sent_total{$L0}")" ]
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --json --interval 0.5 > "$T/c2.json" &
 SP=$!

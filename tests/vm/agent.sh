@@ -16,14 +16,7 @@ pfc3_on() { dcb pfc show dev "$PF" prio-pfc | grep -q '3:on'; }
 dscp26() { dcb -j app show dev "$PF" | jq -e '[.dscp_prio[] | select(.[0] == 26 and .[1] == 3)] | length == 1' > /dev/null; }
 metric() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 
-modprobe igb && modprobe igbvf || fail "modprobe igb igbvf"
-udevadm settle 2>/dev/null; sleep 1
-PFPCI=0000:81:00.0
-vf_enable "$PFPCI" 1
-VF0PCI=$(basename "$(readlink -f /sys/bus/pci/devices/$PFPCI/virtfn0)"); VF0=$(ls /sys/bus/pci/devices/$VF0PCI/net)
-modprobe dcbsim ifname="$PF" || fail "modprobe dcbsim"
-modprobe rdma_rxe && modprobe rdma_cm || fail "modprobe rdma_rxe rdma_cm"
-ip link set "$VF0" up
+dcb_rxe_node
 mkdir -p /var/lib/kubelet
 ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p0;K8S_POD_UID=pod-n0"
 ip netns add pod1

@@ -90,14 +90,7 @@ RQI=/opt/cni/bin/rdma-qos
 check "the installed plugin is the image's ($($RQI --version))" [ "$($RQI --version)" = "$("$RQ" --version)" ]
 
 echo "== an attachment made by the installed plugin (dcbsim PF, igbvf VF, rxe in a pod netns)"
-modprobe igb && modprobe igbvf || fail "modprobe igb igbvf"
-udevadm settle 2>/dev/null; sleep 1
-PFPCI=0000:81:00.0
-vf_enable "$PFPCI" 1
-VF0PCI=$(basename "$(readlink -f /sys/bus/pci/devices/$PFPCI/virtfn0)"); VF0=$(ls /sys/bus/pci/devices/$VF0PCI/net)
-modprobe dcbsim ifname="$PF" || fail "modprobe dcbsim"
-modprobe rdma_rxe && modprobe rdma_cm || fail "modprobe rdma_rxe rdma_cm"
-ip link set "$VF0" up
+dcb_rxe_node
 # the catalog grants roce-lossless to namespace ai-training
 ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai-training;K8S_POD_NAME=p0;K8S_POD_UID=pod-c0"
 ip netns add pod1

@@ -33,6 +33,19 @@ vf_enable() {
 	echo "$2" > "/sys/bus/pci/devices/$1/sriov_numvfs"
 	for _ in $(seq 100); do [ -d "/sys/bus/pci/devices/$1/virtfn0/net" ] && break; sleep 0.2; done
 }
+# dcb_rxe_node: the one-VF node of agent.sh and confine.sh: igb with one igbvf VF on
+# 0000:81:00.0 (sets PFPCI, PF, VF0PCI, VF0, the VF up), dcbsim on the PF, rxe and rdma_cm
+dcb_rxe_node() {
+	modprobe igb && modprobe igbvf || fail "modprobe igb igbvf"
+	udevadm settle 2>/dev/null; sleep 1
+	PFPCI=0000:81:00.0
+	vf_enable "$PFPCI" 1
+	VF0PCI=$(basename "$(readlink -f "/sys/bus/pci/devices/$PFPCI/virtfn0")")
+	VF0=$(ls "/sys/bus/pci/devices/$VF0PCI/net")
+	modprobe dcbsim ifname="$PF" || fail "modprobe dcbsim"
+	modprobe rdma_rxe && modprobe rdma_cm || fail "modprobe rdma_rxe rdma_cm"
+	ip link set "$VF0" up
+}
 # promcheck FILE: promtool parses it and lints nothing but the one finding a contract name
 # brings (its linter flags any name containing "counter"; DESIGN.md fixes
 # rdma_qos_vf_hw_counter_total); tests/agent/lib.sh has the same rule for the sim

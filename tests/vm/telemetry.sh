@@ -299,11 +299,15 @@ FPID=$!
 SUSP="rdma_qos_repair_suspended{$P,item=\"pfc\"}"
 ms=$(until_ms 60000 sh -c "curl -sf $URL | grep -qF '$SUSP 1'"); rc=$?
 check "repair suspended after the fight ($ms ms)" [ $rc -eq 0 ]
-# the writer stops (PFC 3 stays off, the repair stays suspended): no more DCB events, so
-# no pass takes a sample between the two below
+# the writer stops with PFC 3 off: its last write may have come before the agent's last
+# repair (the one that counted the fight that suspended it), so it writes once more, as a
+# writer that owns the port would. The repair stays suspended, so PFC 3 stays off; after
+# that write's event and pass, no more DCB events: no pass takes a sample between the
+# scrapes below
 kill $FPID; wait $FPID 2> /dev/null
-check "PFC 3 stays off" grep -qw '3:off' <<< "$(dcb pfc show dev "$PF" prio-pfc)"
+dcb pfc set dev "$PF" prio-pfc 3:off
 sleep 1.5
+check "PFC 3 stays off (the repair is suspended)" grep -qw '3:off' <<< "$(dcb pfc show dev "$PF" prio-pfc)"
 scrape l0
 check "PFC 3 off: prio 3's pause series are gone" bash -c "! grep -F 'prio=\"3\"' /tmp/l0.prom | grep -q '^rdma_qos_port_pause'"
 ds "tx_prio3_packets +500"

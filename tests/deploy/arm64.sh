@@ -18,6 +18,7 @@ declare -A QEMU_GAPS=(
 	[open_not_a_netns]="the NS_GET_NSTYPE ioctl|== 0"
 	[real_netns]="the SIOCETHTOOL ioctl (ENOTTY)|== -25"
 	[ioctl_on_veth]="the SIOCETHTOOL ioctl (ENOTTY)|r == -25"
+	[ioctl_in_netns]="the SIOCETHTOOL ioctl (ENOTTY)|== -25, -19 == -19"
 	[host_root_falls_back]="seccomp filters (prctl EINVAL)|no_openat2() == -22"
 	[other_root_refused]="seccomp filters (prctl EINVAL)|no_openat2() == -22"
 )

@@ -10,36 +10,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 B=${RQ_BUILD:?}
 SRC=$(cd "$HERE/../.." && pwd)
-NPM_CACHE=${RQ_NPM_CACHE:-/var/tmp/rdma-qos-npm}
-# pinned: what the checks were written against (4.5.1: node >= 14, Debian 12 has 18; 5.x needs 22)
-NPM_PKGS=(kubernetes-models@4.5.1 yaml@2.9.1)
 T=$(mktemp -d /tmp/rq-manifests.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-
-npm_ready() {
-	local p
-	for p in "${NPM_PKGS[@]}"; do
-		[ "$(jq -r .version "$NPM_CACHE/node_modules/${p%@*}/package.json" 2>/dev/null)" = \
-			"${p##*@}" ] || return 1
-	done
-}
-ensure_npm() {
-	npm_ready && return 0
-	command -v npm >/dev/null || { echo "no npm"; return 1; }
-	mkdir -p "$NPM_CACHE" && echo '{"private": true}' > "$NPM_CACHE/package.json"
-	npm install --prefix "$NPM_CACHE" --no-audit --no-fund --loglevel=error "${NPM_PKGS[@]}" >&2 &&
-		npm_ready
-}
-
-if ! command -v node >/dev/null; then
-	skip manifests "no node (nodejs)"
-	finish
-fi
-if ! why=$(ensure_npm); then
-	skip manifests "npm packages ${NPM_PKGS[*]} not installable: $why"
-	finish
-fi
-NM=$NPM_CACHE/node_modules
+# the pinned node modules (npm.sh), or the whole part skips
+. "$HERE/npm.sh"
 k8s_check() { node "$HERE/k8s-check.mjs" "$NM" "$@"; }
 
 echo "== manifests against kubernetes-models and crd-keys.json"

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash disable=SC2034
-# Sourced by tests/deploy/overlays.sh and helm.sh: the node modules manifests.sh pins (same
-# cache, same versions), installed when missing; sets NM, or skips the whole part.
+# Sourced by tests/deploy/manifests.sh, overlays.sh and helm.sh: the pinned node modules (one
+# cache), installed when missing; sets NM, or skips the whole part.
 NPM_CACHE=${RQ_NPM_CACHE:-/var/tmp/rdma-qos-npm}
+# pinned: what the checks were written against (4.5.1: node >= 14, Debian 12 has 18; 5.x needs 22)
 NPM_PKGS=(kubernetes-models@4.5.1 yaml@2.9.1)
 npm_ready() {
 	local p

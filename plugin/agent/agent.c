@@ -23,6 +23,7 @@ static void agent_usage(const char *binary)
 	    "usage: %s agent [--once] [--interval S] [--metrics-file PATH]\n"
 	    "                [--listen ADDR:PORT] [--catalog-source FILE] [--stale-grace S]\n"
 	    "                [--host-proc DIR] [--repair-backoff S] [--no-counters]\n"
+	    "                [--nfd-features-file PATH]\n"
 	    "                [--log-level error|warn|info|debug]\n"
 	    "  --once             one pass; exit 0 when all is in profile afterwards, 1 when\n"
 	    "                     drift remains\n"
@@ -39,7 +40,10 @@ static void agent_usage(const char *binary)
 	    "  --repair-backoff S first wait before repairing again what another writer keeps\n"
 	    "                     undoing (default 30, doubling; the 5th repair in a row\n"
 	    "                     suspends it)\n"
-	    "  --no-counters      no congestion telemetry (port and VF counters)\n",
+	    "  --no-counters      no congestion telemetry (port and VF counters)\n"
+	    "  --nfd-features-file P  Node Feature Discovery local feature file (in NFD's\n"
+	    "                     features.d/), replaced atomically after each pass:\n"
+	    "                     rdma-qos.lossless, rdma-qos.peer, expiring 3 intervals ahead\n",
 	    binary, AGENT_INTERVAL_DEFAULT_S, AGENT_STALE_GRACE_DEFAULT_S);
 }
 
@@ -72,6 +76,7 @@ static int parse_opts(int argc, char **argv, struct agent_opts *o, const char *b
 	    {"repair-backoff", required_argument, NULL, 'b'},
 	    {"log-level", required_argument, NULL, 'v'},
 	    {"no-counters", no_argument, NULL, 'n'},
+	    {"nfd-features-file", required_argument, NULL, 'f'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -110,6 +115,9 @@ static int parse_opts(int argc, char **argv, struct agent_opts *o, const char *b
 			break;
 		case 'n':
 			o->no_counters = true;
+			break;
+		case 'f':
+			o->nfd_file = optarg;
 			break;
 		case 'v':
 			if (rq_log_level_parse(optarg, &lvl) < 0)

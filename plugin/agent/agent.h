@@ -39,6 +39,7 @@ struct agent_opts {
 	const char *host_proc; /* --host-proc DIR: the host's /proc mounted into the pod */
 	int repair_backoff_s;  /* --repair-backoff S; -1: the environment's default */
 	bool no_counters;      /* --no-counters: no congestion telemetry */
+	const char *nfd_file;  /* --nfd-features-file PATH: NFD local feature file (nfd.c) */
 };
 
 /* One counter of rdma_qos_repairs_total{pf,item}: kept over the agent's life. */
@@ -91,6 +92,7 @@ struct pass_report {
 	int stale;	    /* records whose netns is gone, still within the grace */
 	int rolled_back;    /* pending records of dead ADDs put back this pass */
 	cJSON *suspended;   /* [{"pf","item","value"}]: rdma_qos_repair_suspended */
+	cJSON *req_pfs;	    /* {pf: true}: PFs with requirements (an attachment's or the baseline's) */
 	double started;	    /* wall clock, seconds */
 	double duration;
 	bool drift_left;
@@ -159,6 +161,11 @@ void fight_report(const struct fight_book *b, struct pass_report *rep);
 int fight_book_save(const struct rq_env *env, struct fight_book *b);
 void fight_book_free(struct fight_book *b);
 
+/* nfd.c: the NFD local feature file of a pass (@pass_ok false: the pass could not run) */
+int nfd_render(const struct pass_report *rep, bool pass_ok, double now, int interval_s,
+	       char *buf, size_t len);
+int nfd_write_file(const char *path, const char *text);
+void agent_nfd_publish(const struct agent *a, const struct pass_report *rep, bool pass_ok);
 /* metrics.c */
 char *metrics_render(const struct agent *a, const struct pass_report *rep);
 /* The telemetry families of sample @cur (@prev: the one before, NULL for none). */

@@ -37,6 +37,7 @@ bool agent_do_pass(struct agent *a)
 		free(tel);
 	}
 	agent_httpd_publish(a->httpd, text, a->catalog_valid, rep.duration);
+	agent_nfd_publish(a, &rep, r == 0);
 	free(text);
 	/* the PFs whose link events raise the next pass */
 	free(a->pf_names);

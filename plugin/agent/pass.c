@@ -458,6 +458,9 @@ int agent_pass(struct agent *a, struct pass_report *rep)
 			 "mounted into the pod): never released as stale; see docs/operations.md",
 			 stale_book_unjudged(book));
 	pass_baseline_pfs(&p);
+	for (size_t i = 0; i < p.n_pfs; i++)
+		if (p.pfs[i].any_ensure || p.pfs[i].any_verify)
+			cJSON_AddTrueToObject(rep->req_pfs, p.pfs[i].pf.ifname);
 	if (p.n_pfs && (r = a->env.dcb_open(&a->env, &ops, &dcb)) < 0) {
 		log_error("agent: opening the DCB backend: %s", strerror(-r));
 		ops = NULL;

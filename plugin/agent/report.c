@@ -34,6 +34,7 @@ void pass_report_init(struct pass_report *rep)
 	rep->baseline = cJSON_CreateObject();
 	rep->pf_facts = cJSON_CreateObject();
 	rep->suspended = cJSON_CreateArray();
+	rep->req_pfs = cJSON_CreateObject();
 }
 
 void pass_report_fini(struct pass_report *rep)
@@ -47,6 +48,7 @@ void pass_report_fini(struct pass_report *rep)
 	cJSON_Delete(rep->pf_facts);
 	tel_sample_fini(&rep->targets);
 	cJSON_Delete(rep->suspended);
+	cJSON_Delete(rep->req_pfs);
 	memset(rep, 0, sizeof(*rep));
 }
 

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * --nfd-features-file PATH: the node's lossless readiness as a Node Feature
+ * Discovery local feature file (DESIGN.md "Node labels through Node Feature
+ * Discovery"). nfd-worker reads every file in its features.d/ directory:
+ * `key=value` lines, `#` comments, and the directive `# +expiry-time=<RFC3339>`
+ * after which the labels that follow are dropped; a key without a namespace
+ * becomes feature.node.kubernetes.io/<key>; dot files are skipped and a file
+ * over 64 KiB is ignored (NFD source/local). So the file is written to a dot
+ * temporary beside it and renamed over, and carries an expiry three intervals
+ * ahead: when the agent stops, the labels lapse instead of vouching for a node
+ * nobody watches any more. Written after every pass, --once included.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pkg/log/log.h"
+#include "plugin/agent/agent.h"
+
+/*
+ * rdma-qos.lossless: true when the node has at least one PF with requirements
+ * (a lossless attachment's or the node baseline's), every one of them is in
+ * profile after the pass (DCB, ECN and its attachments' classes), and no
+ * repair is suspended. A node with no such PF is not known to be lossless.
+ */
+static bool nfd_lossless(const struct pass_report *rep)
+{
+	const cJSON *it;
+	int n = 0;
+
+	cJSON_ArrayForEach(it, rep->suspended) /* every item the fight book knows, 0 or 1 */
+		if (json_int(it, "value", 0) != 0)
+			return false;
+	cJSON_ArrayForEach(it, rep->req_pfs)
+	{
+		/* drift of its attachments' requirements; a baseline-only PF is judged by that */
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(rep->pfs, it->string);
+		const cJSON *b = cJSON_GetObjectItemCaseSensitive(rep->baseline, it->string);
+
+		if ((!m && !b) || (m && (unsigned)m->valuedouble != 0) || (b && b->valuedouble != 1))
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
+int nfd_render(const struct pass_report *rep, bool pass_ok, double now, int interval_s,
+	       char *buf, size_t len)
+{
+	time_t exp = (time_t)now + 3 * (time_t)interval_s;
+	struct tm tm;
+	char when[32];
+	int n;
+
+	if (!gmtime_r(&exp, &tm) || !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return -EINVAL;
+	/*
+	 * rdma-qos.peer: over the same PFs, what their link partners' LLDP says.
+	 * This agent does not listen for the partner yet (DESIGN.md "The link
+	 * partner"), and a partner not heard is "unknown", never a mismatch.
+	 */
+	n = snprintf(buf, len,
+		     "# rdma-qos agent: written after every pass; expires three intervals ahead\n"
+		     "# +expiry-time=%s\n"
+		     "rdma-qos.lossless=%s\n"
+		     "rdma-qos.peer=unknown\n",
+		     when, pass_ok && nfd_lossless(rep) ? "true" : "false");
+	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
+}
+
+/* tmp + rename in the same directory; the temporary is a dot file, which nfd-worker skips */
+int nfd_write_file(const char *path, const char *text)
+{
+	char d[4096], b[4096], tmp[8200];
+	size_t len = strlen(text), off = 0;
+	int fd, r = 0;
+
+	if (snprintf(d, sizeof(d), "%s", path) >= (int)sizeof(d) ||
+	    snprintf(b, sizeof(b), "%s", path) >= (int)sizeof(b))
+		return -ENAMETOOLONG;
+	(void)snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dirname(d), basename(b));
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	while (off < len && r == 0) {
+		ssize_t w = write(fd, text + off, len - off);
+
+		if (w < 0 && errno != EINTR)
+			r = -errno;
+		else if (w > 0)
+			off += (size_t)w;
+	}
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		(void)unlink(tmp);
+	return r;
+}
+
+void agent_nfd_publish(const struct agent *a, const struct pass_report *rep, bool pass_ok)
+{
+	char text[512];
+	int r;
+
+	if (!a->o.nfd_file)
+		return;
+	r = nfd_render(rep, pass_ok, agent_wall_now(), a->o.interval_s, text, sizeof(text));
+	if (r == 0)
+		r = nfd_write_file(a->o.nfd_file, text);
+	if (r < 0)
+		log_warn("agent: writing the NFD feature file %s: %s", a->o.nfd_file, strerror(-r));
+}

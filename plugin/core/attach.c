@@ -212,9 +212,10 @@ static void bond_note(const struct rq_ctx *c, const struct rq_vf_info *vf)
 			 "leave by any of its %zu ports, each is a target",
 			 c->key, vf->pf[0].ifname, vf->bond, vf->rdma_bond, vf->n_pf);
 	else if (vf->bond[0])
-		log_info("%s: PF %s is a slave of bond %s with no hardware LAG (no mlx5_bond "
-			 "device: legacy SR-IOV): the VF sends on its own port, only %s is a target",
-			 c->key, vf->pf[0].ifname, vf->bond, vf->pf[0].ifname);
+		log_info(
+		    "%s: PF %s is a slave of bond %s with no hardware LAG (no mlx5_bond "
+		    "device: legacy SR-IOV): the VF sends on its own port, only %s is a target",
+		    c->key, vf->pf[0].ifname, vf->bond, vf->pf[0].ifname);
 }
 
 int attach_resolve_target(struct rq_ctx *c, struct rq_target *t)

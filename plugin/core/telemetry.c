@@ -286,7 +286,8 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 
 		/* every port it can leave by (a VF LAG: each slave); its label's map names prio */
 		for (size_t j = 0; j < s->n_pfs; j++)
-			if (s->pfs[j].has_dcb && a->tclass >= 0 && tel_att_on_pf(a, s->pfs[j].name)) {
+			if (s->pfs[j].has_dcb && a->tclass >= 0 &&
+			    tel_att_on_pf(a, s->pfs[j].name)) {
 				uint8_t q = maps[j][(a->tclass >> 2) & 63];
 
 				if (prio < 0 || !strcmp(s->pfs[j].name, a->pf))

@@ -25,9 +25,6 @@ struct tel_att {
 	char vf[16];		       /* PCI address */
 	char rdma_dev[64];	       /* "" when the record has none */
 	char pf[IF_NAMESIZE];	       /* "" for a VF without a PF */
-	/* every port its RoCE can leave by: pf, and in a hardware VF LAG each slave */
-	char ports[RQ_MAX_PFS][IF_NAMESIZE];
-	size_t n_ports;
 	char netns[RQ_NETNS_PATH_MAX]; /* set when the device is in the pod (exclusive mode) */
 	char podns[RQ_NETNS_PATH_MAX]; /* the pod's netns, where the VF netdev is ("" host) */
 	int port;
@@ -41,6 +38,9 @@ struct tel_att {
 	 */
 	bool has_ctr;
 	struct rdma_counters ctr;
+	/* every port its RoCE can leave by: pf, and in a hardware VF LAG each slave */
+	char ports[RQ_MAX_PFS][IF_NAMESIZE];
+	size_t n_ports;
 };
 
 struct tel_pf {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* VF -> PF(s): physfn, the PF's netdev, its driver, and bond slaves. */
+/* VF -> PF(s): physfn, the PF's netdev, its driver, and the ports of a hardware VF LAG. */
 #include "pkg/sysfs/device.h"
 
 #include <errno.h>
@@ -73,51 +73,65 @@ static void pf_fill(const struct rq_root *r, struct rq_pf *pf)
 		pf->ifname[0] = '\0';
 }
 
-/* Every slave of the PF's bond that is a PCI netdev becomes a target PF. */
-static void bond_slaves(const struct rq_root *r, struct rq_vf_info *vf)
+/*
+ * The PCI functions enslaved to the PF's bond (the PF's own first), in
+ * @slaves; vf->bond names the bond. A virtual slave (a veth in a test bond)
+ * has no PCI function and is left out.
+ */
+static size_t bond_slaves(const struct rq_root *r, struct rq_vf_info *vf,
+			  struct rq_pf slaves[RQ_MAX_PFS])
 {
-	char path[256], slaves[1024], *save = NULL, *tok;
+	char path[256], list[1024], *save = NULL, *tok;
+	size_t n = 1;
 
+	slaves[0] = vf->pf[0];
 	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/master", vf->pf[0].ifname);
 	if (sysfs_readlink_base(r, path, vf->bond, sizeof(vf->bond)) < 0) {
 		vf->bond[0] = '\0';
-		return;
+		return n;
 	}
 	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/bonding/slaves", vf->bond);
-	if (sysfs_read_str(r, path, slaves, sizeof(slaves)) < 0) {
+	if (sysfs_read_str(r, path, list, sizeof(list)) < 0) {
 		vf->bond[0] = '\0'; /* a master that is not a bond (a bridge, a VRF) */
-		return;
+		return n;
 	}
-	for (tok = strtok_r(slaves, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+	for (tok = strtok_r(list, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
 		char pci[64];
 		bool dup = false;
 
 		(void)snprintf(path, sizeof(path), "/sys/class/net/%s/device", tok);
 		if (sysfs_readlink_base(r, path, pci, sizeof(pci)) < 0 || !sysfs_pci_valid(pci))
 			continue;
-		/* a virtual slave (a veth in a test bond) has no PCI function to configure */
 		(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", pci);
 		if (!sysfs_exists(r, path))
 			continue;
-		for (size_t i = 0; i < vf->n_pf; i++)
-			dup |= !strcmp(vf->pf[i].pci, pci);
-		if (dup || vf->n_pf >= RQ_MAX_PFS)
+		for (size_t i = 0; i < n; i++)
+			dup |= !strcmp(slaves[i].pci, pci);
+		if (dup || n >= RQ_MAX_PFS)
 			continue;
-		(void)snprintf(vf->pf[vf->n_pf].pci, sizeof(vf->pf[0].pci), "%s", pci);
-		pf_fill(r, &vf->pf[vf->n_pf]);
-		vf->n_pf++;
+		memset(&slaves[n], 0, sizeof(slaves[n]));
+		(void)snprintf(slaves[n].pci, sizeof(slaves[0].pci), "%s", pci);
+		pf_fill(r, &slaves[n]);
+		n++;
 	}
+	return n;
 }
 
-/* mlx5 names the RDMA device of a bond mlx5_bond_<n>; its device link is the first PF. */
-static void rdma_bond(const struct rq_root *r, struct rq_vf_info *vf)
+/*
+ * mlx5 names its RDMA device mlx5_bond_<n> only while the LAG is active in
+ * the NIC (mlx5_ib_stage_ib_reg_init: mlx5_lag_is_active), registered on the
+ * first PF's PCI function: "" when no such device sits on one of @slaves.
+ */
+static void rdma_bond(const struct rq_root *r, const struct rq_pf *slaves, size_t n_slaves,
+		      char *buf, size_t len)
 {
 	char **names = NULL;
 	size_t n = 0;
 
+	buf[0] = '\0';
 	if (sysfs_list(r, "/sys/class/infiniband", &names, &n) < 0)
 		return;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && !buf[0]; i++) {
 		char path[300], pci[64];
 
 		if (strncmp(names[i], "mlx5_bond_", 10) != 0)
@@ -125,12 +139,36 @@ static void rdma_bond(const struct rq_root *r, struct rq_vf_info *vf)
 		(void)snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device", names[i]);
 		if (sysfs_readlink_base(r, path, pci, sizeof(pci)) < 0)
 			continue;
-		for (size_t k = 0; k < vf->n_pf; k++)
-			if (!strcmp(pci, vf->pf[k].pci))
-				(void)snprintf(vf->rdma_bond, sizeof(vf->rdma_bond), "%s",
-					       names[i]);
+		for (size_t k = 0; k < n_slaves; k++)
+			if (!strcmp(pci, slaves[k].pci))
+				(void)snprintf(buf, len, "%s", names[i]);
 	}
 	sysfs_list_free(names, n);
+}
+
+/*
+ * Which ports the VF's RoCE can leave by. A bond the NIC carries (hardware
+ * VF LAG: the PFs in switchdev mode with bonded uplinks, the LAG active, its
+ * RDMA device mlx5_bond_<n>) sends the VF's traffic out of any slave
+ * (lag/port_sel.c hashes it; active-backup moves it on failover): every
+ * slave is a target. A Linux bond over PFs in legacy SR-IOV mode is software
+ * only: mlx5_lag_check_prereq refuses a LAG while a legacy-mode PF has VFs,
+ * so the VF sends on its own port and only its own PF is a target.
+ */
+static void bond_ports(const struct rq_root *r, struct rq_vf_info *vf)
+{
+	struct rq_pf slaves[RQ_MAX_PFS];
+	size_t n = bond_slaves(r, vf, slaves);
+
+	if (!vf->bond[0] || n < 2)
+		return;
+	rdma_bond(r, slaves, n, vf->rdma_bond, sizeof(vf->rdma_bond));
+	if (!vf->rdma_bond[0])
+		return;
+	vf->lag = true;
+	for (size_t i = 0; i < n; i++)
+		vf->pf[i] = slaves[i];
+	vf->n_pf = n;
 }
 
 int device_resolve_vf(const struct rq_root *r, const char *vf_pci, struct rq_vf_info *ret,
@@ -170,8 +208,7 @@ int device_resolve_vf(const struct rq_root *r, const char *vf_pci, struct rq_vf_
 	if (!vf.pf[0].ifname[0])
 		return rq_err(e, RQ_ERR_NO_DEVICE, -ENODEV, "PF %s of VF %s has no netdev",
 			      vf.pf[0].pci, vf_pci);
-	bond_slaves(r, &vf);
-	rdma_bond(r, &vf);
+	bond_ports(r, &vf);
 	*ret = vf;
 	return 0;
 }

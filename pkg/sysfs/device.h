@@ -20,10 +20,15 @@ struct rq_pf {
 struct rq_vf_info {
 	char pci[16];
 	bool has_pf; /* false: no physfn (plain NIC via host-device) */
-	size_t n_pf; /* >1 when the PF is in a bond: every slave PF */
+	/*
+	 * >1 only for a hardware VF LAG (@lag): every slave of the bond, the
+	 * VF's own PF first. A bond without one (legacy SR-IOV) keeps 1.
+	 */
+	size_t n_pf;
 	struct rq_pf pf[RQ_MAX_PFS];
-	char bond[IF_NAMESIZE];	  /* "" unless bonded */
-	char rdma_bond[64];	  /* "mlx5_bond_N" when recognised, else "" */
+	char bond[IF_NAMESIZE];	  /* the PF's bond, "" unless bonded */
+	bool lag;		  /* the NIC carries the bond (mlx5_bond_N on a slave) */
+	char rdma_bond[64];	  /* that "mlx5_bond_N", else "" */
 	char ifname[IF_NAMESIZE]; /* VF netdev in the host netns, "" when moved */
 	int numa_node;		  /* -1 unknown */
 };

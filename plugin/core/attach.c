@@ -204,6 +204,20 @@ static int rdma_resolve(struct rq_ctx *c, struct rq_target *t, int ifindex)
 	return 0;
 }
 
+/* Which ports of a bonded PF are the VF's (docs/operations.md, "Bonds and VF LAG"). */
+static void bond_note(const struct rq_ctx *c, const struct rq_vf_info *vf)
+{
+	if (vf->lag)
+		log_info("%s: PF %s is a port of VF LAG %s (RDMA device %s): the VF's RoCE may "
+			 "leave by any of its %zu ports, each is a target",
+			 c->key, vf->pf[0].ifname, vf->bond, vf->rdma_bond, vf->n_pf);
+	else if (vf->bond[0])
+		log_info(
+		    "%s: PF %s is a slave of bond %s with no hardware LAG (no mlx5_bond "
+		    "device: legacy SR-IOV): the VF sends on its own port, only %s is a target",
+		    c->key, vf->pf[0].ifname, vf->bond, vf->pf[0].ifname);
+}
+
 int attach_resolve_target(struct rq_ctx *c, struct rq_target *t)
 {
 	char pci[RQ_PCI_ADDR_MAX] = "";
@@ -238,6 +252,7 @@ int attach_resolve_target(struct rq_ctx *c, struct rq_target *t)
 	r = device_resolve_vf(&c->env.root, pci, &t->vf, &c->err);
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_NO_DEVICE, r, "VF %s: %s", pci, strerror(-r));
+	bond_note(c, &t->vf);
 	/* a whole NIC (a host PF, say) is never taken on the NAD's word alone */
 	if (!t->vf.has_pf && !confirmed)
 		return rq_err(

@@ -77,10 +77,11 @@ static struct tel_att *att_new(struct tel_sample *s)
 int tel_add_record(struct tel_sample *s, const cJSON *rec, const struct rq_profile *prof)
 {
 	const cJSON *rd = cJSON_GetObjectItemCaseSensitive(rec, "rdma");
-	const cJSON *pf0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rec, "pfs"), 0);
+	const cJSON *pfs = cJSON_GetObjectItemCaseSensitive(rec, "pfs"), *it;
 	struct rq_profile own;
 	struct rq_error e;
 	struct tel_att *a;
+	int r;
 
 	if (!prof) {
 		if (profile_from_json(cJSON_GetObjectItemCaseSensitive(rec, "profile"), "profile",
@@ -96,14 +97,24 @@ int tel_add_record(struct tel_sample *s, const cJSON *rec, const struct rq_profi
 	(void)snprintf(a->ifname, sizeof(a->ifname), "%s", json_str(rec, "ifname") ?: "");
 	(void)snprintf(a->vf, sizeof(a->vf), "%s", json_str(rec, "vf") ?: "");
 	(void)snprintf(a->rdma_dev, sizeof(a->rdma_dev), "%s", json_str(rd, "device") ?: "");
-	(void)snprintf(a->pf, sizeof(a->pf), "%s", json_str(pf0, "ifname") ?: "");
+	cJSON_ArrayForEach(it, pfs)
+	{
+		const char *name = json_str(it, "ifname");
+
+		if (!name || !name[0] || a->n_ports >= RQ_MAX_PFS)
+			continue;
+		if ((r = pf_add(s, name)) < 0)
+			return r;
+		(void)snprintf(a->ports[a->n_ports++], sizeof(a->ports[0]), "%s", name);
+	}
+	(void)snprintf(a->pf, sizeof(a->pf), "%s", a->n_ports ? a->ports[0] : "");
 	(void)snprintf(a->podns, sizeof(a->podns), "%s", json_str(rec, "netns") ?: "");
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rd, "inPod")))
 		(void)snprintf(a->netns, sizeof(a->netns), "%s", json_str(rec, "netns") ?: "");
 	a->port = json_int(rd, "port", 1);
 	a->tclass = prof->traffic_class;
 	a->pfc_req = prof->pfc;
-	return pf_add(s, a->pf);
+	return 0;
 }
 
 int tel_load_records(const struct rq_env *env, struct tel_sample *s)
@@ -151,6 +162,14 @@ int tel_copy_targets(const struct tel_sample *from, struct tel_sample *to)
 	}
 	to->n_atts = from->n_atts;
 	return 0;
+}
+
+bool tel_att_on_pf(const struct tel_att *a, const char *pf)
+{
+	for (size_t i = 0; i < a->n_ports; i++)
+		if (!strcmp(a->ports[i], pf))
+			return true;
+	return false;
 }
 
 const struct tel_pf *tel_pf_find(const struct tel_sample *s, const char *name)
@@ -263,13 +282,21 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 		dops->free(dctx);
 	for (size_t i = 0; i < s->n_atts; i++) {
 		struct tel_att *a = &s->atts[i];
+		int prio = -1;
 
+		/* every port it can leave by (a VF LAG: each slave); its label's map names prio */
 		for (size_t j = 0; j < s->n_pfs; j++)
-			if (s->pfs[j].has_dcb && a->tclass >= 0 && !strcmp(s->pfs[j].name, a->pf)) {
-				a->prio = maps[j][(a->tclass >> 2) & 63];
+			if (s->pfs[j].has_dcb && a->tclass >= 0 &&
+			    tel_att_on_pf(a, s->pfs[j].name)) {
+				uint8_t q = maps[j][(a->tclass >> 2) & 63];
+
+				if (prio < 0 || !strcmp(s->pfs[j].name, a->pf))
+					prio = q;
 				if (a->pfc_req)
-					s->pfs[j].roce_prios |= (uint8_t)(1u << a->prio);
+					s->pfs[j].roce_prios |= (uint8_t)(1u << q);
 			}
+		if (prio >= 0)
+			a->prio = prio;
 		rdma_counters_fini(&a->ctr);
 		if (!a->rdma_dev[0])
 			a->has_ctr = false;
@@ -367,7 +394,7 @@ static int vf_sent(const struct tel_sample *prev, const struct tel_sample *cur,
 		const struct tel_att *a = &cur->atts[i];
 		uint64_t d;
 
-		if (strcmp(a->pf, pf->name) || a->prio != p || !a->pfc_req)
+		if (!tel_att_on_pf(a, pf->name) || a->prio != p || !a->pfc_req)
 			continue;
 		if (tel_att_delta(a, tel_att_prev(prev, a, i), "sent_pkts", &d) == 0 ||
 		    tel_att_delta(a, tel_att_prev(prev, a, i),
@@ -436,7 +463,6 @@ void tel_att_rates(const struct tel_sample *prev, const struct tel_sample *cur, 
 		   struct tel_att_rates *ret)
 {
 	const struct tel_att *a = &cur->atts[i], *p = tel_att_prev(prev, a, i);
-	const struct tel_pf *pf = tel_pf_find(cur, a->pf), *opf = tel_pf_find(prev, a->pf);
 	double dt = prev ? cur->t - prev->t : 0;
 	uint64_t d;
 
@@ -454,10 +480,18 @@ void tel_att_rates(const struct tel_sample *prev, const struct tel_sample *cur, 
 	ret->tx_pkts = rate_of(a, p, RC_PACKETS, 1, dt);
 	ret->rx_pkts = rate_of(a, p, RC_PACKETS, 0, dt);
 	ret->pause_rx = ret->pause_tx = -1;
-	if (pf && a->prio >= 0 && port_delta(opf, pf, PS_PAUSE_FRAMES, a->prio, 0, &d))
-		ret->pause_rx = (double)d / dt;
-	if (pf && a->prio >= 0 && port_delta(opf, pf, PS_PAUSE_FRAMES, a->prio, 1, &d))
-		ret->pause_tx = (double)d / dt;
+	/* summed over every port it can leave by (a VF LAG: each slave) */
+	for (size_t k = 0; a->prio >= 0 && k < a->n_ports; k++) {
+		const struct tel_pf *pf = tel_pf_find(cur, a->ports[k]);
+		const struct tel_pf *opf = tel_pf_find(prev, a->ports[k]);
+
+		for (int dir = 0; pf && dir < 2; dir++) {
+			double *v = dir ? &ret->pause_tx : &ret->pause_rx;
+
+			if (port_delta(opf, pf, PS_PAUSE_FRAMES, a->prio, dir, &d))
+				*v = (*v < 0 ? 0 : *v) + (double)d / dt;
+		}
+	}
 }
 
 double tel_att_badness(const struct tel_att_rates *r)

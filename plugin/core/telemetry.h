@@ -38,6 +38,9 @@ struct tel_att {
 	 */
 	bool has_ctr;
 	struct rdma_counters ctr;
+	/* every port its RoCE can leave by: pf, and in a hardware VF LAG each slave */
+	char ports[RQ_MAX_PFS][IF_NAMESIZE];
+	size_t n_ports;
 };
 
 struct tel_pf {
@@ -61,7 +64,8 @@ void tel_sample_init(struct tel_sample *s);
 void tel_sample_fini(struct tel_sample *s);
 /*
  * One attachment from its record (labels from the record: pod, namespace,
- * interface, VF, RDMA device, first PF); @prof may be NULL (then the
+ * interface, VF, RDMA device, first PF), and every PF the record names as
+ * a port of the sample (a VF LAG has two); @prof may be NULL (then the
  * record's own profile is parsed).
  */
 int tel_add_record(struct tel_sample *s, const cJSON *rec, const struct rq_profile *prof);
@@ -86,6 +90,8 @@ static inline uint64_t tel_delta(uint64_t prev, uint64_t cur)
 const struct tel_att *tel_att_prev(const struct tel_sample *prev, const struct tel_att *a,
 				   size_t hint);
 const struct tel_pf *tel_pf_find(const struct tel_sample *s, const char *name);
+/* Can @a's RoCE leave by the port named @pf (its own PF, any slave of its VF LAG)? */
+bool tel_att_on_pf(const struct tel_att *a, const char *pf);
 /* The increase of hw_counter @name of @a since @p (NULL: no series); -ENOENT: none. */
 int tel_att_delta(const struct tel_att *a, const struct tel_att *p, const char *name,
 		  uint64_t *ret);

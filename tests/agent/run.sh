@@ -246,6 +246,15 @@ FAIL=$((FAIL + $(grep -c '^FAIL:' "$T/telemetry.out")))
 grep -q ' passed, 0 failed$' "$T/telemetry.out" && [ $tel_rc -eq 0 ] ||
 	{ fail "telemetry.sh ran to its summary and exit 0 (rc $tel_rc)"; tail -20 "$T/telemetry.out"; }
 
+echo "== bonds and VF LAG (tests/agent/bond.sh, its own nodes)"
+bash "$(dirname "$0")/bond.sh" > "$T/bond.out" 2>&1
+bd_rc=$?
+grep -E '^(==|PASS|FAIL)' "$T/bond.out"
+PASS=$((PASS + $(grep -c '^PASS:' "$T/bond.out")))
+FAIL=$((FAIL + $(grep -c '^FAIL:' "$T/bond.out")))
+grep -q ' passed, 0 failed$' "$T/bond.out" && [ $bd_rc -eq 0 ] ||
+	{ fail "bond.sh ran to its summary and exit 0 (rc $bd_rc)"; tail -20 "$T/bond.out"; }
+
 echo "== liveness, readiness and build info (tests/agent/health.sh, its own node)"
 bash "$(dirname "$0")/health.sh" > "$T/health.out" 2>&1
 hl_rc=$?

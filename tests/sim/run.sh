@@ -333,13 +333,13 @@ check "inline qos not allowed: code 101" [ "$(err_code "$msg")" = 101 ]
 rm -f "$ROOT/etc/cni/rdma-qos/profiles.json"
 check "no records left by failed ADDs" [ "$(recs)" = 0 ]
 
-echo "== bonded PFs: both slaves get the PF settings"
+echo "== a hardware VF LAG: both ports get the PF settings (legacy bonds: tests/agent/bond.sh)"
 RB=$T/bond
-"$MKNODE" --root "$RB" --pfs 2 --vfs 2 --numa-nodes 1 --rdma mofed --ecn no --dcb yes --bond --pf-prefix bd$$ > /dev/null
+"$MKNODE" --root "$RB" --pfs 2 --vfs 2 --numa-nodes 1 --rdma mofed --ecn no --dcb yes --vf-lag --pf-prefix bd$$ > /dev/null
 BVF=$(sim_vfs "$RB" | awk 'NR == 1 { print $2 }')
 out=$(conf_for roce 1.0.0 "$(rq "$BVF" '"numa":"off"')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
 	RDMA_QOS_SIM_ROOT=$RB run_plugin "$SIM" ADD b1 /proc/self/ns/net net1 "$ARGS_OK" 2> "$T/bond.log")
-check "ADD on a bonded PF's VF succeeds" [ $? -eq 0 ]
+check "ADD on a VF LAG's VF succeeds" [ $? -eq 0 ]
 check "bond slave 1 has pfc [3]" [ "$(jq -c .pfc "$RB/dcb/bd$$""0.json")" = "[3]" ]
 check "bond slave 2 has pfc [3]" [ "$(jq -c .pfc "$RB/dcb/bd$$""1.json")" = "[3]" ]
 check "record lists both PFs" [ "$(jq '.pfs | length' "$RB/run/rdma-qos/state/roce_b1_net1.json")" = 2 ]

@@ -194,13 +194,38 @@ START_TEST(physfn_broken)
 }
 END_TEST
 
-START_TEST(bond_both_slaves)
+/*
+ * A Linux bond over PFs in legacy SR-IOV mode is software only (mlx5 activates
+ * no LAG while a legacy-mode PF has VFs): the VF's RoCE leaves by its own port.
+ */
+START_TEST(legacy_bond_own_pf)
 {
 	struct rq_vf_info vf;
 
 	sim_build(&node, "--pfs 2 --vfs 2 --numa-nodes 1 --bond --pf-prefix bd");
 	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:81:00.2", &vf, NULL), 0);
+	ck_assert_uint_eq(vf.n_pf, 1);
+	ck_assert_str_eq(vf.bond, "bond0");
+	ck_assert(!vf.lag);
+	ck_assert_str_eq(vf.rdma_bond, "");
+	ck_assert_str_eq(vf.pf[0].pci, "0000:81:00.0");
+	ck_assert_str_eq(vf.pf[0].ifname, "bd0");
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:82:00.1", &vf, NULL), 0);
+	ck_assert_uint_eq(vf.n_pf, 1);
+	ck_assert_str_eq(vf.pf[0].pci, "0000:82:00.0");
+	ck_assert_str_eq(vf.pf[0].ifname, "bd1");
+}
+END_TEST
+
+/* Hardware VF LAG (mlx5_bond_N on the first PF): every slave is a port of the VF. */
+START_TEST(vf_lag_both_slaves)
+{
+	struct rq_vf_info vf;
+
+	sim_build(&node, "--pfs 2 --vfs 2 --numa-nodes 1 --vf-lag --pf-prefix bd");
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:81:00.2", &vf, NULL), 0);
 	ck_assert_uint_eq(vf.n_pf, 2);
+	ck_assert(vf.lag);
 	ck_assert_str_eq(vf.bond, "bond0");
 	ck_assert_str_eq(vf.pf[0].pci, "0000:81:00.0");
 	ck_assert_str_eq(vf.pf[0].ifname, "bd0");
@@ -214,6 +239,12 @@ START_TEST(bond_both_slaves)
 	ck_assert_str_eq(vf.pf[0].pci, "0000:82:00.0");
 	ck_assert_str_eq(vf.pf[1].pci, "0000:81:00.0");
 	ck_assert_str_eq(vf.rdma_bond, "mlx5_bond_0");
+	/* the LAG torn down (a slave left, firmware reset): back to the VF's own port */
+	ck_assert_int_eq(sim_sh(&node, "rm $R/sys/class/infiniband/mlx5_bond_0"), 0);
+	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:82:00.1", &vf, NULL), 0);
+	ck_assert_uint_eq(vf.n_pf, 1);
+	ck_assert(!vf.lag);
+	ck_assert_str_eq(vf.pf[0].pci, "0000:82:00.0");
 }
 END_TEST
 
@@ -235,7 +266,7 @@ START_TEST(bond_slave_filtering)
 {
 	struct rq_vf_info vf;
 
-	sim_build(&node, "--pfs 6 --vfs 1 --bond");
+	sim_build(&node, "--pfs 6 --vfs 1 --vf-lag");
 	ck_assert_int_eq(
 	    sim_sh(&node,
 		   "mkdir -p $R/sys/devices/virtual/net/veth0 && "
@@ -259,7 +290,7 @@ START_TEST(rdma_bond_other_pf)
 {
 	struct rq_vf_info vf;
 
-	sim_build(&node, "--pfs 3 --vfs 1 --bond");
+	sim_build(&node, "--pfs 3 --vfs 1 --vf-lag");
 	ck_assert_int_eq(device_resolve_vf(&node.root, "0000:83:00.1", &vf, NULL), 0);
 	ck_assert_uint_eq(vf.n_pf, 1);
 	ck_assert_str_eq(vf.bond, "");
@@ -299,7 +330,8 @@ Suite *suite_device(void)
 	tcase_add_test(tc, pf_without_netdev);
 	tcase_add_test(tc, pf_first_netdev_sorted);
 	tcase_add_test(tc, physfn_broken);
-	tcase_add_test(tc, bond_both_slaves);
+	tcase_add_test(tc, legacy_bond_own_pf);
+	tcase_add_test(tc, vf_lag_both_slaves);
 	tcase_add_test(tc, master_not_bond);
 	tcase_add_test(tc, bond_slave_filtering);
 	tcase_add_test(tc, rdma_bond_other_pf);

@@ -49,4 +49,6 @@ confine || rc=1
 # congestion telemetry (dcbsim's port stats, ibsim's hw_counters in exclusive RDMA netns
 # mode, rxe under netem loss): a guest of its own, exclusive mode from the start
 RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/telemetry.sh || rc=1
+# a Linux bond over both PFs in legacy SR-IOV mode (bonding.ko): a guest of its own
+RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/bond.sh || rc=1
 exit $rc

@@ -29,7 +29,7 @@ cms() { jq -c '[.[] | select(.kind == "ConfigMap") | .metadata.name] | sort' "$1
 agent() { ds "$1" "${2:-rdma-qos}" | jq -c '.spec.template.spec.containers[] |
 	select(.name == "agent")'; }
 for d in deploy deploy/overlays/live-sync deploy/overlays/pool-example deploy/overlays/openshift \
-	deploy/overlays/openshift-live-sync deploy/monitoring deploy/uninstall; do
+	deploy/overlays/openshift-live-sync deploy/overlays/metrics-tls deploy/monitoring deploy/uninstall; do
 	n=$(basename "$d")
 	echo "== $d"
 	render "$SRC/$d" > "$T/$n.json"
@@ -174,6 +174,44 @@ check "live-sync and openshift are Components (kind: Component), their overlays 
 	live-sync openshift; do yaml_list "$SRC/deploy/components/$c/kustomization.yaml" | jq -r '.[0].kind'
 	yaml_list "$SRC/deploy/overlays/$c/kustomization.yaml" | jq -c '.[0].components'; done |
 	tr '\n' ' ')" = 'Component ["../../components/live-sync"] Component ["../../components/openshift"] ' ]
+
+echo "== verified scrape: deploy/monitoring with deploy/overlays/metrics-tls"
+MO=$T/monitoring.json MT=$T/metrics-tls.json
+smep() { jq -c ".[] | select(.kind == \"ServiceMonitor\") | .spec.endpoints[0] | $1" "$MO"; }
+check "no insecureSkipVerify, no bearerTokenFile in any rendered object" \
+	[ -z "$(grep -E 'insecureSkipVerify|bearerTokenFile' "$MO" "$MT")" ]
+svc=$(jq -r '.[] | select(.kind == "Service") | .metadata.name + "." + .metadata.namespace + ".svc"' "$MO")
+check "tlsConfig.serverName is the metrics Service's DNS name ($svc)" [ "$(smep .tlsConfig.serverName)" = "\"$svc\"" ]
+check "... a name of the serving Certificate of components/metrics-tls" [ "$(jq -c --arg s "$svc" '[.[] |
+	select(.kind == "Certificate" and (.spec.isCA | not)) | .spec.dnsNames | index($s) != null]' "$MT")" = '[true]' ]
+tlssec=$(jq -r '.[] | select(.kind == "Certificate" and (.spec.isCA | not)) | .spec.secretName' "$MT")
+check "... tlsConfig.ca: key ca.crt of that Certificate's Secret ($tlssec), in the ServiceMonitor's namespace" \
+	[ "$(smep '.tlsConfig.ca.secret | {name, key}') $(jq -r '[.[] | select(.kind == "ServiceMonitor" or .kind == "Certificate") |
+	.metadata.namespace] | unique | join(" ")' "$MO" "$MT" | sort -u | tr '\n' ' ')" = \
+	"{\"name\":\"$tlssec\",\"key\":\"ca.crt\"} rdma-qos " ]
+check "... issued by a CA Issuer whose CA is the self-signed Certificate" [ "$(jq -r '[.[] | select(.kind ==
+	"Issuer" and .spec.ca) | .spec.ca.secretName] + [.[] | select(.kind == "Certificate" and .spec.isCA) |
+	.spec.secretName] | unique | length' "$MT")" = 1 ]
+proxy() { ds "$1" rdma-qos | jq -c '.spec.template.spec.containers[] | select(.name == "kube-rbac-proxy")'; }
+check "the metrics-tls DaemonSet's kube-rbac-proxy serves that Secret's certificate" [ "$(proxy "$MT" | jq -c \
+	'[(.args[] | select(startswith("--tls-"))), (.volumeMounts[] | select(.name == "kube-rbac-proxy-tls") |
+	.mountPath)]') $(ds "$MT" rdma-qos | jq -r '.spec.template.spec.volumes[] | select(.name ==
+	"kube-rbac-proxy-tls") | .secret.secretName')" = '["--tls-cert-file=/etc/kube-rbac-proxy/tls/tls.crt",'\
+'"--tls-private-key-file=/etc/kube-rbac-proxy/tls/tls.key","/etc/kube-rbac-proxy/tls"] '"$tlssec" ]
+check "... and is the base's otherwise" [ "$(ds "$MT" rdma-qos | jq -S "$nocm"' | .spec.template.spec |=
+	(.volumes |= map(select(.name != "kube-rbac-proxy-tls")) | .containers |= map(if .name == "kube-rbac-proxy"
+	then .args |= map(select(startswith("--tls-") | not)) | .volumeMounts |= map(select(.name !=
+	"kube-rbac-proxy-tls")) else . end))')" = "$(ds "$R" rdma-qos | jq -S "$nocm")" ]
+tok=$(smep .authorization.credentials.name | tr -d '"')
+sa=$(jq -r --arg t "$tok" '.[] | select(.kind == "Secret" and .metadata.name == $t and .type ==
+	"kubernetes.io/service-account-token") | .metadata.annotations["kubernetes.io/service-account.name"]' "$MO")
+check "authorization: Bearer, the token Secret ($tok) of a ServiceAccount of the render (${sa:-none})" \
+	[ "$(smep .authorization.type) $(jq -r --arg s "$sa" '[.[] | select(.kind == "ServiceAccount" and
+	.metadata.name == $s)] | length' "$MO")" = '"Bearer" 1' ]
+check "... bound to a ClusterRole that may get /metrics (what kube-rbac-proxy asks)" [ "$(jq -r --arg s "$sa" \
+	'[.[] | select(.kind == "ClusterRoleBinding" and .subjects[0].name == $s and .subjects[0].namespace ==
+	"rdma-qos") | .roleRef.name] as $r | .[] | select(.kind == "ClusterRole" and (.metadata.name |
+	IN($r[]))) | .rules[] | select(.nonResourceURLs == ["/metrics"]) | .verbs[]' "$MO")" = get ]
 
 echo "== openshift overlay"
 O=$T/openshift.json

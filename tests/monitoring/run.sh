@@ -144,8 +144,9 @@ check "deploy/monitoring renders with kubectl kustomize ($(jq length "$T/rendere
 check "... the dashboard ConfigMap holds dashboard.json as it is" [ "$(jq -r '.[] |
 	select(.kind == "ConfigMap") | .data["dashboard.json"]' "$T/rendered.json" | jq -cS .)" = \
 	"$(jq -cS . "$D")" ]
-check "... the reader's binding keeps its subject's namespace (monitoring)" [ "$(jq -r '.[] |
-	select(.kind == "ClusterRoleBinding") | .subjects[0].namespace' "$T/rendered.json")" = monitoring ]
+check "... the reader's binding names the scrape's ServiceAccount in rdma-qos" [ "$(jq -r '.[] |
+	select(.kind == "ClusterRoleBinding") | .subjects[0] | .namespace + "/" + .name' "$T/rendered.json")" = \
+	rdma-qos/rdma-qos-prometheus ]
 
 echo "== wiring"
 y2j "$SRC/deploy/base/daemonset.yaml" 0 > "$T/ds.json"

@@ -213,6 +213,50 @@ check "... bound to a ClusterRole that may get /metrics (what kube-rbac-proxy as
 	"rdma-qos") | .roleRef.name] as $r | .[] | select(.kind == "ClusterRole" and (.metadata.name |
 	IN($r[]))) | .rules[] | select(.nonResourceURLs == ["/metrics"]) | .verbs[]' "$MO")" = get ]
 
+echo "== a TLS handshake as the ServiceMonitor verifies (openssl s_server, curl)"
+# certificates shaped as the rendered Certificates (a CA; a serving certificate with their
+# dnsNames and usages), served as kube-rbac-proxy would on a node's address; curl checks it
+# as Prometheus does: the CA of tlsConfig.ca, the name of tlsConfig.serverName
+handshake() { # DIR: curl with the ServiceMonitor's serverName against the server on $port
+	curl -s -o /dev/null --max-time 5 --cacert "$1/ca.crt" --resolve "$sn:$port:127.0.0.1" "https://$sn:$port/"
+}
+serve() { # CERT KEY: openssl s_server on 127.0.0.1:$port until stop
+	openssl s_server -quiet -www -accept "127.0.0.1:$port" -cert "$1" -key "$2" > /dev/null 2>&1 &
+	srv=$!
+	for _ in $(seq 50); do curl -sk -o /dev/null --max-time 1 "https://127.0.0.1:$port/" && return; sleep 0.1; done
+}
+stop() { kill "$srv" 2> /dev/null; wait "$srv" 2> /dev/null; }
+if command -v openssl > /dev/null && command -v curl > /dev/null; then
+	W=$T/tls && mkdir -p "$W"
+	sn=$(smep .tlsConfig.serverName | tr -d '"') port=$((20000 + RANDOM % 20000))
+	ec=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
+	openssl req -x509 "${ec[@]}" -keyout "$W/ca.key" -out "$W/ca.crt" -days 1 -subj "/CN=$(jq -r '.[] |
+		select(.kind == "Certificate" and .spec.isCA) | .spec.commonName' "$MT")" \
+		-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign 2> /dev/null
+	jq -r '.[] | select(.kind == "Certificate" and (.spec.isCA | not)) | .spec |
+		"subjectAltName=" + ([.dnsNames[] | "DNS:" + .] | join(",")), "extendedKeyUsage=" + ([.usages[] |
+		select(. == "server auth") | "serverAuth"] | join(",")), "keyUsage=" + ([.usages[] | {"digital signature":
+		"digitalSignature", "key encipherment": "keyEncipherment"}[.] // empty] | join(","))' "$MT" > "$W/ext"
+	openssl req "${ec[@]}" -keyout "$W/tls.key" -out "$W/tls.csr" -subj / 2> /dev/null
+	openssl x509 -req -in "$W/tls.csr" -CA "$W/ca.crt" -CAkey "$W/ca.key" -CAcreateserial -days 1 \
+		-extfile "$W/ext" -out "$W/tls.crt" 2> /dev/null
+	serve "$W/tls.crt" "$W/tls.key"
+	handshake "$W"
+	check "the serving certificate verifies with the ServiceMonitor's CA and serverName ($sn)" [ $? -eq 0 ]
+	curl -s -o /dev/null --max-time 5 --cacert "$W/ca.crt" "https://127.0.0.1:$port/"
+	check "... by the node's address alone it does not (why serverName is set)" [ $? -eq 60 ]
+	stop
+	# what kube-rbac-proxy serves without --tls-cert-file: a certificate of its own
+	openssl req -x509 "${ec[@]}" -keyout "$W/self.key" -out "$W/self.crt" -days 1 -subj /CN=kube-rbac-proxy \
+		-addext "subjectAltName=DNS:$sn" 2> /dev/null
+	serve "$W/self.crt" "$W/self.key"
+	handshake "$W"
+	check "a self-signed proxy certificate (no metrics-tls) is refused (curl 60)" [ $? -eq 60 ]
+	stop
+else
+	skip "TLS handshake" "no openssl or curl"
+fi
+
 echo "== openshift overlay"
 O=$T/openshift.json
 ods=$(ds "$O" rdma-qos) bds=$(ds "$T/deploy.json" rdma-qos)

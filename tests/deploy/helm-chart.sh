@@ -6,10 +6,10 @@
 
 echo "== values.schema.json refuses what the chart would misread"
 refused() { # DESC WANT HELM_ARGS...: helm template and helm lint --strict both refuse, naming WANT
-	local d=$1 want=$2 o1 o2 r1 r2
+	local d=$1 want=$2 o1 r1 r2
 	shift 2
 	o1=$("${HELM[@]}" template rdma-qos "$CHART" "$@" 2>&1); r1=$?
-	o2=$("${HELM[@]}" lint --strict "$CHART" "$@" 2>&1); r2=$?
+	"${HELM[@]}" lint --strict "$CHART" "$@" > /dev/null 2>&1; r2=$?
 	check "$d: refused by helm template and helm lint --strict" status_is 1 "$([ $r1 -ne 0 ] && [ $r2 -ne 0 ] &&
 		echo 1)" grep -qF -- "$want" <<< "$o1" || echo "   template rc $r1, lint rc $r2: $o1"
 }

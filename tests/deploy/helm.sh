@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# deploy/helm/rdma-qos offline. Helm is not packaged in Debian 12: helm-render.mjs renders the
-# chart's Go-template subset (and, where Go is installed, gotemplate-render.go renders it again
-# with Go's own text/template: both must give the same objects). Then: every rendered
-# document through k8s-check.mjs and the ConfigMap through rdma-qos validate; the DaemonSet's
-# pod spec against the kustomize base's, field by field, except the documented value-driven
-# differences (docs/operations.md "Installing with Helm"); and what each value does.
+# deploy/helm/rdma-qos offline, with the real Helm (4.1, tests/deploy/tools.sh): every value
+# set below through `helm template` and `helm lint --strict`; every rendered document through
+# k8s-check.mjs and the ConfigMap through rdma-qos validate; the DaemonSet's pod spec against
+# the kustomize base's (kubectl kustomize), field by field, except the documented value-driven
+# differences (docs/operations.md "Installing with Helm"); what each value does; what
+# values.schema.json refuses; .Capabilities (--kube-version, --api-versions); names unique per
+# release and namespace; verified TLS for the ServiceMonitor; the uninstall path.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
@@ -16,44 +17,55 @@ T=$(mktemp -d /tmp/rq-helm.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$HERE/npm.sh"
 
-# render NAME [VALUES_JSON]: the objects as a JSON list in $T/NAME.json, the files in $T/NAME/
+. "$HERE/tools.sh"
+LINTED=0
+# render NAME [VALUES_JSON [RELEASE [NAMESPACE [HELM_ARGS...]]]]: helm template's output in
+# $T/NAME.yaml, its objects as a JSON list in $T/NAME.json; the same values through helm lint
+# --strict (its failure is a check's failure)
 render() {
-	local v=()
-	[ -z "${2:-}" ] || { printf '%s\n' "$2" > "$T/$1.values.json"; v=("$T/$1.values.json"); }
-	node "$HERE/helm-render.mjs" "$NM" "$CHART" "$T/$1" "${v[@]}" > "$T/$1.json"
+	local n=$1 rel=${3:-rdma-qos} ns=${4:-rdma-qos} v=()
+	[ -z "${2:-}" ] || { printf '%s\n' "$2" > "$T/$n.values.json"; v=(-f "$T/$n.values.json"); }
+	shift $(($# < 4 ? $# : 4))
+	"${HELM[@]}" template "$rel" "$CHART" -n "$ns" "${v[@]}" "$@" > "$T/$n.yaml" 2> "$T/$n.err" ||
+		{ fail "helm template $n: $(cat "$T/$n.err")"; : > "$T/$n.yaml"; }
+	yaml_list "$T/$n.yaml" > "$T/$n.json"
+	if ! "${HELM[@]}" lint --strict "$CHART" -n "$ns" "${v[@]}" > "$T/$n.lint" 2>&1; then
+		fail "helm lint --strict with the values of '$n'"; cat "$T/$n.lint"
+	else LINTED=$((LINTED + 1)); fi
 }
 obj() { jq --arg k "$2" '.[] | select(.kind == $k)' "$T/$1.json"; }
 spec() { obj "$1" DaemonSet | jq -S .spec.template.spec; }
 ctr() { obj "$1" DaemonSet | jq -c --arg c "$2" '.spec.template.spec | (.initContainers +
 	.containers)[] | select(.name == $c)'; }
-# the one documented difference at the defaults: the catalog ConfigMap's name (kustomize:
-# rdma-qos-catalog-<hash>; Helm: <release>-catalog, the pod template carrying its checksum)
+# the documented differences at the defaults: the catalog ConfigMap's name (kustomize:
+# rdma-qos-catalog-<hash>; Helm: <fullname>-catalog, the pod template carrying its checksum);
+# AppArmor by field alone (Kubernetes >= 1.30, Helm's default; the base has field and annotation)
 NOCM='del(.volumes[] | select(.name == "config") | .configMap.name)'
 
 echo "== the chart at its defaults"
 render default
 check "renders the base's kinds ($(jq -c '[.[].kind]' "$T/default.json"))" \
-	[ "$(jq -c '[.[].kind] | sort' "$T/default.json")" = "$(node "$HERE/kustomize.mjs" "$NM" \
-	"$SRC/deploy" | jq -c '[.[].kind | select(. != "Namespace")] | sort')" ]
+	[ "$(jq -c '[.[].kind] | sort' "$T/default.json")" = "$(kustomize "$SRC/deploy" |
+	jq -c '[.[].kind | select(. != "Namespace")] | sort')" ]
 check "Chart.yaml's version and appVersion are VERSION" [ "$(node -e 'const Y = require(
 	process.argv[1]); const c = Y.parse(require("fs").readFileSync(process.argv[2], "utf8"));
 	console.log(c.version + " " + c.appVersion + " " + c.apiVersion)' "$NM/yaml" \
 	"$CHART/Chart.yaml")" = "$(cat "$SRC/VERSION") $(cat "$SRC/VERSION") v2" ]
-out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/default-json" "$T"/default/*.yaml 2>&1)
+out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/default-json" "$T/default.yaml" 2>&1)
 check "every rendered document passes k8s-check (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
-o=$("$B/rdma-qos" validate "$T/default-json/configmap.yaml.0.json" 2>&1)
+o=$("$B/rdma-qos" validate <(obj default ConfigMap) 2>&1)
 check "the rendered ConfigMap passes rdma-qos validate" status_is 0 $? grep -q 'valid ConfigMap' \
 	<<< "$o" || echo "   $o"
-check "its catalog is deploy/base/profiles.json byte for byte (values.yaml catalog)" [ "$(obj \
-	default ConfigMap | jq -j '.data["profiles.json"]' | sha256sum)" = \
-	"$(sha256sum < "$SRC/deploy/base/profiles.json")" ]
+check "its catalog is deploy/base/profiles.json (values.yaml catalog, a map, as JSON)" [ "$(obj \
+	default ConfigMap | jq -r '.data["profiles.json"]' | jq -cS .)" = \
+	"$(jq -cS . "$SRC/deploy/base/profiles.json")" ]
 check "the DaemonSet's config volume names it" [ "$(obj default DaemonSet | jq -r '.spec.template
 	.spec.volumes[] | select(.name == "config") | .configMap.name')" = "$(obj default ConfigMap |
 	jq -r .metadata.name)" ]
 
 # the kustomize renders (k-*.json: render() writes NAME.json)
-node "$HERE/kustomize.mjs" "$NM" "$SRC/deploy" > "$T/k-base.json"
-node "$HERE/kustomize.mjs" "$NM" "$SRC/deploy/overlays/live-sync" > "$T/k-live.json"
+kustomize "$SRC/deploy" > "$T/k-base.json"
+kustomize "$SRC/deploy/overlays/live-sync" > "$T/k-live.json"
 kspec() { jq -S '.[] | select(.kind == "DaemonSet") | .spec.template.spec' "$T/k-$1.json"; }
 kctr() { jq -c --arg c "$2" '.[] | select(.kind == "DaemonSet") | .spec.template.spec |
 	(.initContainers + .containers)[] | select(.name == $c)' "$T/k-$1.json"; }
@@ -82,10 +94,10 @@ for k in ServiceAccount ClusterRole ClusterRoleBinding; do
 		'.[] | select(.kind == $k) | del(.metadata) | walk(if type == "object" and has("name") then
 		del(.name) else . end)' "$T/k-base.json")" ]
 done
-check "the pod template's annotations are the base's, plus the catalog checksum" [ "$(obj default \
-	DaemonSet | jq -S '.spec.template.metadata.annotations | del(.["rdma-qos/catalog-sha256"])')" = \
-	"$(jq -S '.[] | select(.kind == "DaemonSet") | .spec.template.metadata.annotations // {}' \
-	"$T/k-base.json")" ]
+check "the pod template's annotations are the base's but AppArmor's (by field), plus the catalog checksum" \
+	[ "$(obj default DaemonSet | jq -S '.spec.template.metadata.annotations | del(.["rdma-qos/catalog-sha256"])')" = \
+	"$(jq -S '.[] | select(.kind == "DaemonSet") | .spec.template.metadata.annotations // {} |
+	del(.["container.apparmor.security.beta.kubernetes.io/agent"])' "$T/k-base.json")" ]
 check "the selector holds the base's and the release (documented)" [ "$(obj default DaemonSet |
 	jq -c .spec.selector.matchLabels)" = "$(jq -c '.[] | select(.kind == "DaemonSet") |
 	.spec.selector.matchLabels + {"app.kubernetes.io/instance": "rdma-qos"}' "$T/k-base.json")" ]
@@ -102,20 +114,20 @@ check "... and the pod template carries no catalog checksum" [ "$(obj live Daemo
 
 echo "== a catalog edit"
 cat2=$(jq '.node.pf = "verify"' "$SRC/deploy/base/profiles.json")
-render edit "$(jq -n --arg c "$cat2" '{catalog: $c}')"
+render edit "$(jq -n --argjson c "$cat2" '{catalog: $c}')"
 sum() { obj "$1" DaemonSet | jq -r '.spec.template.metadata.annotations["rdma-qos/catalog-sha256"]'; }
 check "the pod template's checksum is the catalog's sha256" [ "$(sum default)" = "$(jq -j \
-	'.data["profiles.json"]' <<< "$(obj default ConfigMap)" | sha256sum | cut -d' ' -f1)" ]
+	'.data["profiles.json"] | rtrimstr("\n")' <<< "$(obj default ConfigMap)" | sha256sum | cut -d' ' -f1)" ]
 check "an edit changes it to the new catalog's (the DaemonSet rolls at maxUnavailable)" \
-	[ "$(sum edit)" = "$(printf '%s' "$cat2" | sha256sum | cut -d' ' -f1)" ]
+	[ "$(sum edit)" = "$(jq -cjS . <<< "$cat2" | sha256sum | cut -d' ' -f1)" ]
 check "... which differs from the old" [ "$(sum edit)" != "$(sum default)" ]
 check "... and nothing else in the pod template" [ "$(obj edit DaemonSet | jq -S \
 	'del(.spec.template.metadata.annotations)')" = "$(obj default DaemonSet | jq -S \
 	'del(.spec.template.metadata.annotations)')" ]
-render editlive "$(jq -n --arg c "$cat2" '{catalog: $c, liveSync: true}')"
+render editlive "$(jq -n --argjson c "$cat2" '{catalog: $c, liveSync: true}')"
 check "with liveSync an edit leaves the pod template alone (every node at once)" \
 	[ "$(obj editlive DaemonSet | jq -S .spec.template)" = "$(obj live DaemonSet | jq -S .spec.template)" ]
-render bad '{"catalog": "{\"node\": {\"pf\": \"always\"}}"}'
+render bad '{"catalog": {"node": {"pf": "always"}}}'
 o=$("$B/rdma-qos" validate <(obj bad ConfigMap) 2>&1)
 check "a bad catalog value renders a ConfigMap that rdma-qos validate refuses (as the init container would)" \
 	status_is 1 $? grep -qF 'data["profiles.json"].node.pf' <<< "$o" || echo "   $o"
@@ -136,30 +148,31 @@ check "... admitting every volume type the pod uses" [ "$(spec scc | jq -c --arg
 	| unique | map(select(. as $v | $t | index($v) | not))')" = '[]' ]
 check "... and the install container spc_t" [ "$(ctr scc install | jq -r \
 	.securityContext.seLinuxOptions.type)" = spc_t ]
-node "$HERE/kustomize.mjs" "$NM" "$SRC/deploy/overlays/openshift" > "$T/k-ocp.json"
-check "... the same SCC as deploy/overlays/openshift's (labels and annotations aside)" [ "$(obj scc \
-	SecurityContextConstraints | jq -S -c 'del(.metadata.labels, .metadata.annotations)')" = \
-	"$(jq -S -c '.[] | select(.kind == "SecurityContextConstraints") | del(.metadata.labels,
-	.metadata.annotations)' "$T/k-ocp.json")" ]
+kustomize "$SRC/deploy/overlays/openshift" > "$T/k-ocp.json"
+check "... the same SCC as deploy/overlays/openshift's (metadata aside)" [ "$(obj scc \
+	SecurityContextConstraints | jq -S -c 'del(.metadata)')" = \
+	"$(jq -S -c '.[] | select(.kind == "SecurityContextConstraints") | del(.metadata)' "$T/k-ocp.json")" ]
+check "... under another name, cluster-scoped: <namespace>-<fullname> ($(obj scc SecurityContextConstraints |
+	jq -r .metadata.name))" [ "$(obj scc SecurityContextConstraints | jq -r .metadata.name)" = rdma-qos-rdma-qos ]
 check "... and the same pod spec as that overlay (the config ConfigMap's name aside)" [ "$(spec scc |
 	jq -S "$NOCM")" = "$(jq -S '.[] | select(.kind == "DaemonSet") | .spec.template.spec' "$T/k-ocp.json" |
 	jq -S "$NOCM")" ]
 if jq -e '.kinds["security.openshift.io/v1/SecurityContextConstraints"]' "$HERE/crd-keys.json" > /dev/null; then
-	out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/scc-json" "$T"/scc/*.yaml 2>&1)
+	out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/scc-json" "$T/scc.yaml" 2>&1)
 	check "... which passes k8s-check (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
 fi
-render ns '{"namespace": {"create": true}, "_release": {"Name": "rq", "Namespace": "net-qos"}}'
+render ns '{"namespace": {"create": true}}' rq net-qos
 check "namespace.create: a Namespace named for the release's, Pod Security privileged" [ "$(obj ns \
 	Namespace | jq -c '[.metadata.name, .metadata.labels["pod-security.kubernetes.io/enforce"]]')" = \
 	'["net-qos","privileged"]' ]
 check "... every namespaced object in it, named for the release" [ "$(jq -c '[.[] |
 	select(.metadata.namespace != null) | [.kind, .metadata.namespace, .metadata.name]] | sort' \
-	"$T/ns.json")" = '[["ConfigMap","net-qos","rq-catalog"],["DaemonSet","net-qos","rq"],["ServiceAccount","net-qos","rq"]]' ]
+	"$T/ns.json")" = '[["ConfigMap","net-qos","rq-rdma-qos-catalog"],["DaemonSet","net-qos","rq-rdma-qos"],["ServiceAccount","net-qos","rq-rdma-qos"]]' ]
 check "... the DaemonSet runs as that ServiceAccount, the ClusterRoleBinding names it" [ "$(spec ns |
 	jq -r .serviceAccountName) $(obj ns ClusterRoleBinding | jq -r '.subjects[0] | .namespace + "/" +
-	.name')" = "rq net-qos/rq" ]
+	.name')" = "rq-rdma-qos net-qos/rq-rdma-qos" ]
 check "... the config volume follows the ConfigMap's name" [ "$(spec ns | jq -r '.volumes[] |
-	select(.name == "config") | .configMap.name')" = rq-catalog ]
+	select(.name == "config") | .configMap.name')" = rq-rdma-qos-catalog ]
 render sched '{"nodeSelector": {"rdma-qos/pool": "gpu-a"}, "tolerations": [],
 	"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
 	{"nodeSelectorTerms": [{"matchExpressions": [{"key": "gpu", "operator": "Exists"}]}]}}},
@@ -180,9 +193,11 @@ check "image.tag set: that tag on both containers" [ "$(spec tag | jq -c '[(.ini
 	'["registry.example.com/rdma-qos:9.9.9"]' ]
 check "image.pullPolicy on both containers" [ "$(spec sched | jq -c '[(.initContainers +
 	.containers)[] | select(.name != "kube-rbac-proxy").imagePullPolicy] | unique')" = '["Always"]' ]
-out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/sched-json" "$T"/sched/*.yaml "$T"/ns/*.yaml 2>&1)
+out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/sched-json" "$T/sched.yaml" "$T/ns.yaml" 2>&1)
 check "... those renders pass k8s-check (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
-render mon '{"metrics": {"textfile": {"enabled": false}, "serviceMonitor": {"enabled": true}}}'
+SM=(-a monitoring.coreos.com/v1/ServiceMonitor) # a cluster that serves ServiceMonitor
+render mon '{"metrics": {"textfile": {"enabled": false}, "serviceMonitor": {"enabled": true},
+	"tls": {"certManager": {"enabled": true}}}}' rdma-qos rdma-qos "${SM[@]}"
 check "metrics.textfile.enabled false: no --metrics-file, no textfile mount or volume" [ "$(spec mon |
 	jq -c '[(.containers[0].command[] | select(startswith("--metrics-file"))),
 	(.containers[0].volumeMounts[], .volumes[] | select(.name == "textfile"))]')" = '[]' ]
@@ -195,7 +210,7 @@ check "... the ServiceMonitor selects the Service" [ "$(obj mon ServiceMonitor |
 	"$(obj mon Service | jq -c .metadata.labels)" '.spec.selector.matchLabels | to_entries |
 	all(.value == $l[.key])')" = true ]
 render noproxy '{"metrics": {"kubeRbacProxy": {"enabled": false}, "listen": {"address": "10.0.0.1"},
-	"serviceMonitor": {"enabled": true}}}'
+	"serviceMonitor": {"enabled": true}}}' rdma-qos rdma-qos "${SM[@]}"
 check "kubeRbacProxy off: no sidecar, no token volume, the agent's own port named metrics" [ "$(spec noproxy |
 	jq -c '[[.containers[].name], [.volumes[].name | select(startswith("kube-rbac"))],
 	(.containers[0].ports[0] | .name, .containerPort)]')" = '[["agent"],[],"metrics",9474]' ]
@@ -207,7 +222,7 @@ check "... and no ClusterRole for it" [ -z "$(obj noproxy ClusterRole)" ]
 render nolisten '{"metrics": {"kubeRbacProxy": {"enabled": false}, "listen": {"address": ""}}}'
 check "listen.address empty: no --listen, no probes" [ "$(ctr nolisten agent | jq -c '[(.command[] |
 	select(startswith("--listen"))), .livenessProbe, .readinessProbe] | map(select(. != null))')" = '[]' ]
-out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/mon-json" "$T"/mon/*.yaml "$T"/noproxy/*.yaml 2>&1)
+out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/mon-json" "$T/mon.yaml" "$T/noproxy.yaml" 2>&1)
 check "... those renders pass k8s-check (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
 check "the default render has no ServiceMonitor" [ -z "$(obj default ServiceMonitor)" ]
 
@@ -215,8 +230,7 @@ echo "== one release per node pool"
 render poolbase '{"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
 	{"nodeSelectorTerms": [{"matchExpressions": [{"key": "rdma-qos/pool",
 	"operator": "DoesNotExist"}]}]}}}}'
-render poola '{"_release": {"Name": "rdma-qos-gpu-a", "Namespace": "rdma-qos"},
-	"nodeSelector": {"rdma-qos/pool": "gpu-a"}}'
+render poola '{"nodeSelector": {"rdma-qos/pool": "gpu-a"}}' rdma-qos-gpu-a rdma-qos
 lands() { [ "$(obj "$1" DaemonSet | jq --argjson labels "$2" -f "$HERE/nodes.jq")" = true ]; }
 pools() { # LABELS: the releases whose pods land on such a node
 	local r out=()
@@ -232,53 +246,5 @@ check "no object of one release has the name of the other's ($(jq length "$T/poo
 check "... and selectors" [ "$(obj poolbase DaemonSet | jq -c .spec.selector)" != \
 	"$(obj poola DaemonSet | jq -c .spec.selector)" ]
 
-echo "== the renderer refuses what it does not implement"
-cp -r "$CHART" "$T/chart2"
-printf '{{ with .Values.image }}{{ .tag }}{{ end }}\n' > "$T/chart2/templates/with.yaml"
-o=$(node "$HERE/helm-render.mjs" "$NM" "$T/chart2" "$T/c2" 2>&1)
-check "a template using {{ with }} is an error, not a pass-through" status_is 1 $? \
-	grep -q 'with .Values.image.*not supported' <<< "$o"
-rm "$T/chart2/templates/with.yaml"
-printf 'x: {{ .Values.imag.tag }}\n' > "$T/chart2/templates/typo.yaml"
-o=$(node "$HERE/helm-render.mjs" "$NM" "$T/chart2" "$T/c2" 2>&1)
-check "a misspelt value is an error" status_is 1 $? grep -q 'printing a missing value' <<< "$o"
-
-echo "== Go's text/template renders the same"
-if command -v go > /dev/null; then
-	export GOCACHE=${GOCACHE:-/var/tmp/rdma-qos-gocache} GO111MODULE=off
-	go build -o "$T/gotpl" "$HERE/gotemplate-render.go" 2> "$T/gobuild.err" || cat "$T/gobuild.err"
-	for r in default live edit ocp scc ns sched mon noproxy nolisten tag; do
-		v=()
-		[ -f "$T/$r.values.json" ] && v=("$T/$r.values.json")
-		node -e 'const Y = require(process.argv[1]); const fs = require("fs");
-			let v = Y.parse(fs.readFileSync(process.argv[2], "utf8"));
-			const m = (a, b) => (b === null || typeof b !== "object" || Array.isArray(b) ||
-				a === null || typeof a !== "object" || Array.isArray(a)) ? b :
-				Object.fromEntries([...new Set([...Object.keys(a), ...Object.keys(b)])].map(
-				(k) => [k, k in b ? (k in a ? m(a[k], b[k]) : b[k]) : a[k]]));
-			for (const f of process.argv.slice(4)) v = m(v, JSON.parse(fs.readFileSync(f, "utf8")));
-			const c = Y.parse(fs.readFileSync(process.argv[3], "utf8"));
-			const rel = Object.assign({Name: "rdma-qos", Namespace: "rdma-qos", Service: "Helm"},
-				v._release || {});
-			delete v._release;
-			console.log(JSON.stringify({Values: v, Release: rel, Chart: {Name: c.name,
-				Version: c.version, AppVersion: c.appVersion}}))' "$NM/yaml" \
-			"$CHART/values.yaml" "$CHART/Chart.yaml" "${v[@]}" > "$T/$r.ctx.json"
-		if ! "$T/gotpl" "$CHART/templates" "$T/$r.ctx.json" \
-			> "$T/$r.go.yaml" 2> "$T/$r.go.err"; then
-			fail "Go text/template renders $r"
-			cat "$T/$r.go.err"
-			continue
-		fi
-		node -e 'const Y = require(process.argv[1]); console.log(JSON.stringify(
-			Y.parseAllDocuments(require("fs").readFileSync(process.argv[2], "utf8")).map(
-			(d) => d.toJS()).filter((o) => o !== null)))' "$NM/yaml" "$T/$r.go.yaml" \
-			> "$T/$r.go.json"
-		check "render '$r': Go's text/template gives the same objects" [ "$(jq -S \
-			'sort_by(.kind)' "$T/$r.go.json")" = "$(jq -S 'sort_by(.kind)' "$T/$r.json")" ] ||
-			diff <(jq -S 'sort_by(.kind)' "$T/$r.json") <(jq -S 'sort_by(.kind)' "$T/$r.go.json")
-	done
-else
-	skip "Go text/template cross-check" "no go (golang-go)"
-fi
+. "$HERE/helm-chart.sh"
 finish

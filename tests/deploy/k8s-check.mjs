@@ -6,7 +6,10 @@
 //   required fields), plus an unknown-key walk over the TypeScript interfaces
 //   the same package ships (its schemas allow unknown keys, the API server's
 //   pruning or strict field validation would not);
-// - CRDs and the kustomization: crd-keys.json, key lists taken from the
+// - prometheus-operator's kinds (ServiceMonitor, PrometheusRule, PodMonitor):
+//   @kubernetes-models/prometheus-operator's schema validation, plus the same
+//   unknown-key walk over the inline types of its .d.ts (a key tree);
+// - other CRDs and the kustomization: crd-keys.json, key lists taken from the
 //   operators' CRDs (see that file), with the same unknown-key walk.
 // Each document is written as JSON to OUTDIR/<file>.<n>.json for the plugin's
 // own `rdma-qos validate`. Exit 0, or 1 listing every problem.
@@ -94,6 +97,40 @@ function walkTree(obj, tree, where) {
 	}
 }
 
+// The inline object types of a model's interface (@kubernetes-models/prometheus-operator writes
+// nested CRD schemas inline): a tree {key: subtree | null}; {"*": ...} for an index signature
+// (a map: any key), null for a leaf. Arrays of objects are walked item by item.
+function inlineTree(file) {
+	if (dtsCache.has(file)) return dtsCache.get(file);
+	const lines = fs.readFileSync(file, "utf8").split("\n");
+	const start = lines.findIndex((l) => /^export interface \w+ \{$/.test(l));
+	const root = {}, stack = [root];
+	for (const l of lines.slice(start + 1)) {
+		if (/^\}/.test(l)) break;
+		const m = l.match(/^ *(?:"([^"]+)"\??|\[key: string\]): (.*)$/);
+		if (m) {
+			const key = m[1] === undefined ? "*" : m[1];
+			if (/(\{|Array<\{)$/.test(m[2])) {
+				const child = {};
+				stack[stack.length - 1][key] = child;
+				stack.push(child);
+			} else stack[stack.length - 1][key] = null;
+		} else if (/^ *\}/.test(l)) stack.pop();
+	}
+	dtsCache.set(file, root);
+	return root;
+}
+function walkInline(obj, tree, where) {
+	if (tree === null || obj === null || typeof obj !== "object") return;
+	if (Array.isArray(obj)) return obj.forEach((it, i) => walkInline(it, tree, `${where}[${i}]`));
+	for (const [k, v] of Object.entries(obj)) {
+		const t = k in tree ? tree[k] : "*" in tree ? tree["*"] : undefined;
+		if (t === undefined) problems.push(`${where}.${k}: unknown key`);
+		else walkInline(v, t, `${where}.${k}`);
+	}
+}
+const promOp = path.join(nm, "@kubernetes-models/prometheus-operator");
+
 const metaFile = path.join(nm, "@kubernetes-models/apimachinery/apis/meta/v1/ObjectMeta.d.ts");
 // the ES module of a model: .mjs beside a CommonJS .js (4.x), else the .js (5.x is ESM only)
 const esm = (dts) => {
@@ -103,6 +140,15 @@ const esm = (dts) => {
 
 async function checkDoc(obj, where) {
 	const gv = String(obj.apiVersion || ""), kind = String(obj.kind || "");
+	const pdts = gv === "monitoring.coreos.com/v1" && path.join(promOp, gv, `${kind}.d.ts`);
+	if (pdts && fs.existsSync(pdts)) {
+		const mod = await import(esm(pdts));
+		try { new mod[kind](obj).validate(); } catch (e) { problems.push(`${where}: ${e.message}`); }
+		const { metadata, ...rest } = obj;
+		walkInline(rest, inlineTree(pdts), where);
+		if (metadata !== undefined) walkIface(metadata, loadIface(metaFile), `${where}.metadata`);
+		return;
+	}
 	const crd = crds.kinds[`${gv}/${kind}`];
 	if (crd) {
 		const { metadata, apiVersion, kind: _k, ...rest } = obj;

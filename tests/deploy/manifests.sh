@@ -97,7 +97,7 @@ for k in seccompProfile appArmorProfile seLinuxOptions; do
 done
 
 # the key list catches what it claims to
-sed 's/^allowHostNetwork: true/allowHostNetwrk: true/' "$SRC/deploy/overlays/openshift/scc.yaml" > "$T/broken/scc.yaml"
+sed 's/^allowHostNetwork: true/allowHostNetwrk: true/' "$SRC/deploy/components/openshift/scc.yaml" > "$T/broken/scc.yaml"
 o=$(k8s_check "$T/bjson" "$T/broken/scc.yaml" 2>&1)
 check "an SCC with a misspelt key is refused" status_is 1 $? grep -qF "allowHostNetwrk: unknown key" <<< "$o"
 echo "== deploy/uninstall: the cleanup DaemonSet"

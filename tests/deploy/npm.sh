@@ -4,7 +4,8 @@
 # cache), installed when missing; sets NM, or skips the whole part.
 NPM_CACHE=${RQ_NPM_CACHE:-/var/tmp/rdma-qos-npm}
 # pinned: what the checks were written against (4.5.1: node >= 14, Debian 12 has 18; 5.x needs 22)
-NPM_PKGS=(kubernetes-models@4.5.1 yaml@2.9.1)
+# @kubernetes-models/prometheus-operator 4.4.4: ServiceMonitor and PrometheusRule (with kubernetes-models 4.5.1)
+NPM_PKGS=(kubernetes-models@4.5.1 @kubernetes-models/prometheus-operator@4.4.4 yaml@2.9.1)
 npm_ready() {
 	local p
 	for p in "${NPM_PKGS[@]}"; do

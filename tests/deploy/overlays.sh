@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# The kustomize base and overlays as rendered (tests/deploy/kustomize.mjs; where kubectl is
-# installed, its kustomize must render the same, hash suffix masked): every rendered document
+# The kustomize base and overlays as kubectl kustomize renders them (kubectl 1.35, kustomize
+# v5.7, tools.sh): every rendered document
 # against kubernetes-models (k8s-check.mjs), the rendered catalogs through rdma-qos validate,
 # then what the layout promises (docs/operations.md "Rolling out a catalog change"):
 # - base: the agent runs the installed catalog (no live sync); a catalog edit renames the
@@ -20,48 +20,32 @@ SRC=$(cd "$HERE/../.." && pwd)
 T=$(mktemp -d /tmp/rq-overlays.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$HERE/npm.sh"
+. "$HERE/tools.sh"
 
-MASK='def mask: if type == "string" then sub("^(?<n>rdma-qos-catalog.*)-[a-z0-9]{10}$";
-	"\(.n)-HASH") else . end;
-	[.[] | walk(if type == "object" and has("name") then .name |= mask else . end)] |
-	sort_by(.kind, .metadata.name)'
-render() { node "$HERE/kustomize.mjs" "$NM" "$1"; } # DIR -> JSON list
+render() { kustomize "$1"; } # DIR -> JSON list (kubectl kustomize, tools.sh)
 docs() { jq -c '.[]' "$1" | sed 's/^/---\n/'; }      # JSON list -> YAML stream
 ds() { jq --arg n "$2" '.[] | select(.kind == "DaemonSet" and .metadata.name == $n)' "$1"; }
 cms() { jq -c '[.[] | select(.kind == "ConfigMap") | .metadata.name] | sort' "$1"; }
 agent() { ds "$1" "${2:-rdma-qos}" | jq -c '.spec.template.spec.containers[] |
 	select(.name == "agent")'; }
-# kubectl's own kustomize, when it is one that reads these files (v4+: `patches`, `behavior`;
-# Debian 12's kubernetes-client 1.20 carries v2)
-HAVE_KUBECTL=""
-kv=$(kubectl version --client 2>/dev/null | sed -n 's/^Kustomize Version: v\([0-9]*\).*/\1/p')
-[ "${kv:-0}" -ge 4 ] 2>/dev/null && HAVE_KUBECTL=kubectl
-
-for d in deploy deploy/overlays/live-sync deploy/overlays/pool-example deploy/overlays/openshift; do
+for d in deploy deploy/overlays/live-sync deploy/overlays/pool-example deploy/overlays/openshift \
+	deploy/overlays/openshift-live-sync deploy/overlays/metrics-tls deploy/monitoring deploy/uninstall; do
 	n=$(basename "$d")
 	echo "== $d"
 	render "$SRC/$d" > "$T/$n.json"
-	check "$d renders ($(jq length "$T/$n.json") objects)" [ $? -eq 0 ]
+	rc=$?
+	check "$d renders ($(jq length "$T/$n.json") objects)" [ $rc -eq 0 ]
 	docs "$T/$n.json" > "$T/$n.yaml"
 	out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/json-$n" "$T/$n.yaml" 2>&1)
 	check "... every rendered document passes k8s-check (${out##*$'\n'})" [ $? -eq 0 ] ||
 		echo "$out"
 	for f in "$T/json-$n"/*.json; do
-		[ "$(jq -r .kind "$f")" = ConfigMap ] || continue
+		# the catalogs (the dashboard's ConfigMap is not one)
+		[ "$(jq -r '.kind == "ConfigMap" and (.data | has("profiles.json"))' "$f")" = true ] || continue
 		o=$("$B/rdma-qos" validate "$f" 2>&1)
 		check "... rendered ConfigMap $(jq -r .metadata.name "$f"): rdma-qos validate" \
 			status_is 0 $? grep -q 'valid ConfigMap' <<< "$o" || echo "   $o"
 	done
-	if [ -n "$HAVE_KUBECTL" ]; then
-		kubectl kustomize "$SRC/$d" > "$T/$n.kubectl.yaml" 2>&1
-		node -e 'const Y = require(process.argv[1]); console.log(JSON.stringify(Y.parseAllDocuments(
-			require("fs").readFileSync(process.argv[2], "utf8")).map((d) => d.toJS())))' \
-			"$NM/yaml" "$T/$n.kubectl.yaml" > "$T/$n.kubectl.json"
-		check "... kubectl kustomize renders the same (hash suffix masked)" [ "$(jq -S "$MASK" \
-			"$T/$n.json")" = "$(jq -S "$MASK" "$T/$n.kubectl.json")" ]
-	else
-		echo "INFO: no kubectl with kustomize v4+: the renderer is not cross-checked here"
-	fi
 done
 
 echo "== base: staged rollout"
@@ -137,6 +121,16 @@ check "rdma-qos-gpu-a's ConfigMap holds gpu-a/profiles.json" [ "$(jq -j '.[] | s
 	"$SRC/deploy/overlays/pool-example/gpu-a/profiles.json")" ]
 check "the two selectors differ" [ "$(ds "$P" rdma-qos | jq -c .spec.selector)" != \
 	"$(ds "$P" rdma-qos-gpu-a | jq -c .spec.selector)" ]
+# selects FILE: "A>B" for each DaemonSet A whose selector matches the pod template of another B
+selects() { jq -r '[.[] | select(.kind == "DaemonSet")] as $d | $d[] as $a | $d[] as $b |
+	select($a.metadata.name != $b.metadata.name) | select($a.spec.selector.matchLabels |
+	to_entries | all(.value == $b.spec.template.metadata.labels[.key])) |
+	"\($a.metadata.name)>\($b.metadata.name)"' "$1" | tr '\n' ' '; }
+check "no DaemonSet selects another's pods (the DaemonSet documentation forbids it)" \
+	[ -z "$(selects "$P")" ] || echo "   $(selects "$P")"
+check "... every selector in its own pod template's labels" [ "$(jq '[.[] | select(.kind ==
+	"DaemonSet") | .spec.selector.matchLabels as $s | .spec.template.metadata.labels as $l |
+	$s | to_entries | all(.value == $l[.key])] | all' "$P")" = true ]
 # landing FILE LABELS: the DaemonSets whose pods land on a node with LABELS
 landing() {
 	local n out=()
@@ -160,6 +154,109 @@ render "$T/overlap/overlays/pool-example" > "$T/overlap.json"
 check "(without default/'s patch a gpu-a node lands two DaemonSets: the check sees overlaps)" \
 	[ "$(landing "$T/overlap.json" "{$OS, \"rdma-qos/pool\": \"gpu-a\"}")" = \
 	"rdma-qos rdma-qos-gpu-a" ]
+echo "== components combined: openshift-live-sync"
+OL=$T/openshift-live-sync.json
+check "the same objects as the openshift overlay, the catalog ConfigMap under one name" [ "$(jq -c \
+	'[.[] | .kind + "/" + .metadata.name] | sort' "$OL")" = "$(jq -c '[.[] | .kind + "/" +
+	.metadata.name | sub("rdma-qos-catalog-[a-z0-9]{10}$"; "rdma-qos-catalog")] | sort' \
+	"$T/openshift.json")" ]
+check "its DaemonSet is the openshift overlay's plus the live-sync changes" [ "$(ds "$OL" rdma-qos |
+	jq -S "$nocm"' | .spec.template.spec.containers |= map(if .name == "agent" then
+	.command -= ["--catalog-source=/config/profiles.json"] |
+	.volumeMounts |= map(select(.name != "config")) else . end)')" = "$(ds "$T/openshift.json" \
+	rdma-qos | jq -S "$nocm")" ]
+check "... with --catalog-source and the /config mount, and the CNI bin dir /var/lib/cni/bin" \
+	[ "$(agent "$OL" | jq -c '[(.command | index("--catalog-source=/config/profiles.json") != null),
+	[.volumeMounts[] | select(.name == "config") | .mountPath]]') $(ds "$OL" rdma-qos | jq -r \
+	'.spec.template.spec.volumes[] | select(.name == "cni-bin") | .hostPath.path')" = \
+	'[true,["/config"]] /var/lib/cni/bin' ]
+check "live-sync and openshift are Components (kind: Component), their overlays list them" [ "$(for c in \
+	live-sync openshift; do yaml_list "$SRC/deploy/components/$c/kustomization.yaml" | jq -r '.[0].kind'
+	yaml_list "$SRC/deploy/overlays/$c/kustomization.yaml" | jq -c '.[0].components'; done |
+	tr '\n' ' ')" = 'Component ["../../components/live-sync"] Component ["../../components/openshift"] ' ]
+
+echo "== verified scrape: deploy/monitoring with deploy/overlays/metrics-tls"
+MO=$T/monitoring.json MT=$T/metrics-tls.json
+smep() { jq -c ".[] | select(.kind == \"ServiceMonitor\") | .spec.endpoints[0] | $1" "$MO"; }
+check "no insecureSkipVerify, no bearerTokenFile in any rendered object" \
+	[ -z "$(grep -E 'insecureSkipVerify|bearerTokenFile' "$MO" "$MT")" ]
+svc=$(jq -r '.[] | select(.kind == "Service") | .metadata.name + "." + .metadata.namespace + ".svc"' "$MO")
+check "tlsConfig.serverName is the metrics Service's DNS name ($svc)" [ "$(smep .tlsConfig.serverName)" = "\"$svc\"" ]
+check "... a name of the serving Certificate of components/metrics-tls" [ "$(jq -c --arg s "$svc" '[.[] |
+	select(.kind == "Certificate" and (.spec.isCA | not)) | .spec.dnsNames | index($s) != null]' "$MT")" = '[true]' ]
+tlssec=$(jq -r '.[] | select(.kind == "Certificate" and (.spec.isCA | not)) | .spec.secretName' "$MT")
+check "... tlsConfig.ca: key ca.crt of that Certificate's Secret ($tlssec), in the ServiceMonitor's namespace" \
+	[ "$(smep '.tlsConfig.ca.secret | {name, key}') $(jq -r '[.[] | select(.kind == "ServiceMonitor" or .kind == "Certificate") |
+	.metadata.namespace] | unique | join(" ")' "$MO" "$MT" | sort -u | tr '\n' ' ')" = \
+	"{\"name\":\"$tlssec\",\"key\":\"ca.crt\"} rdma-qos " ]
+check "... issued by a CA Issuer whose CA is the self-signed Certificate" [ "$(jq -r '[.[] | select(.kind ==
+	"Issuer" and .spec.ca) | .spec.ca.secretName] + [.[] | select(.kind == "Certificate" and .spec.isCA) |
+	.spec.secretName] | unique | length' "$MT")" = 1 ]
+proxy() { ds "$1" rdma-qos | jq -c '.spec.template.spec.containers[] | select(.name == "kube-rbac-proxy")'; }
+check "the metrics-tls DaemonSet's kube-rbac-proxy serves that Secret's certificate" [ "$(proxy "$MT" | jq -c \
+	'[(.args[] | select(startswith("--tls-"))), (.volumeMounts[] | select(.name == "kube-rbac-proxy-tls") |
+	.mountPath)]') $(ds "$MT" rdma-qos | jq -r '.spec.template.spec.volumes[] | select(.name ==
+	"kube-rbac-proxy-tls") | .secret.secretName')" = '["--tls-cert-file=/etc/kube-rbac-proxy/tls/tls.crt",'\
+'"--tls-private-key-file=/etc/kube-rbac-proxy/tls/tls.key","/etc/kube-rbac-proxy/tls"] '"$tlssec" ]
+check "... and is the base's otherwise" [ "$(ds "$MT" rdma-qos | jq -S "$nocm"' | .spec.template.spec |=
+	(.volumes |= map(select(.name != "kube-rbac-proxy-tls")) | .containers |= map(if .name == "kube-rbac-proxy"
+	then .args |= map(select(startswith("--tls-") | not)) | .volumeMounts |= map(select(.name !=
+	"kube-rbac-proxy-tls")) else . end))')" = "$(ds "$R" rdma-qos | jq -S "$nocm")" ]
+tok=$(smep .authorization.credentials.name | tr -d '"')
+sa=$(jq -r --arg t "$tok" '.[] | select(.kind == "Secret" and .metadata.name == $t and .type ==
+	"kubernetes.io/service-account-token") | .metadata.annotations["kubernetes.io/service-account.name"]' "$MO")
+check "authorization: Bearer, the token Secret ($tok) of a ServiceAccount of the render (${sa:-none})" \
+	[ "$(smep .authorization.type) $(jq -r --arg s "$sa" '[.[] | select(.kind == "ServiceAccount" and
+	.metadata.name == $s)] | length' "$MO")" = '"Bearer" 1' ]
+check "... bound to a ClusterRole that may get /metrics (what kube-rbac-proxy asks)" [ "$(jq -r --arg s "$sa" \
+	'[.[] | select(.kind == "ClusterRoleBinding" and .subjects[0].name == $s and .subjects[0].namespace ==
+	"rdma-qos") | .roleRef.name] as $r | .[] | select(.kind == "ClusterRole" and (.metadata.name |
+	IN($r[]))) | .rules[] | select(.nonResourceURLs == ["/metrics"]) | .verbs[]' "$MO")" = get ]
+
+echo "== a TLS handshake as the ServiceMonitor verifies (openssl s_server, curl)"
+# certificates shaped as the rendered Certificates (a CA; a serving certificate with their
+# dnsNames and usages), served as kube-rbac-proxy would on a node's address; curl checks it
+# as Prometheus does: the CA of tlsConfig.ca, the name of tlsConfig.serverName
+handshake() { # DIR: curl with the ServiceMonitor's serverName against the server on $port
+	curl -s -o /dev/null --max-time 5 --cacert "$1/ca.crt" --resolve "$sn:$port:127.0.0.1" "https://$sn:$port/"
+}
+serve() { # CERT KEY: openssl s_server on 127.0.0.1:$port until stop
+	openssl s_server -quiet -www -accept "127.0.0.1:$port" -cert "$1" -key "$2" > /dev/null 2>&1 &
+	srv=$!
+	for _ in $(seq 50); do curl -sk -o /dev/null --max-time 1 "https://127.0.0.1:$port/" && return; sleep 0.1; done
+}
+stop() { kill "$srv" 2> /dev/null; wait "$srv" 2> /dev/null; }
+if command -v openssl > /dev/null && command -v curl > /dev/null; then
+	W=$T/tls && mkdir -p "$W"
+	sn=$(smep .tlsConfig.serverName | tr -d '"') port=$((20000 + RANDOM % 20000))
+	ec=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
+	openssl req -x509 "${ec[@]}" -keyout "$W/ca.key" -out "$W/ca.crt" -days 1 -subj "/CN=$(jq -r '.[] |
+		select(.kind == "Certificate" and .spec.isCA) | .spec.commonName' "$MT")" \
+		-addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign 2> /dev/null
+	jq -r '.[] | select(.kind == "Certificate" and (.spec.isCA | not)) | .spec |
+		"subjectAltName=" + ([.dnsNames[] | "DNS:" + .] | join(",")), "extendedKeyUsage=" + ([.usages[] |
+		select(. == "server auth") | "serverAuth"] | join(",")), "keyUsage=" + ([.usages[] | {"digital signature":
+		"digitalSignature", "key encipherment": "keyEncipherment"}[.] // empty] | join(","))' "$MT" > "$W/ext"
+	openssl req "${ec[@]}" -keyout "$W/tls.key" -out "$W/tls.csr" -subj / 2> /dev/null
+	openssl x509 -req -in "$W/tls.csr" -CA "$W/ca.crt" -CAkey "$W/ca.key" -CAcreateserial -days 1 \
+		-extfile "$W/ext" -out "$W/tls.crt" 2> /dev/null
+	serve "$W/tls.crt" "$W/tls.key"
+	handshake "$W"
+	check "the serving certificate verifies with the ServiceMonitor's CA and serverName ($sn)" [ $? -eq 0 ]
+	curl -s -o /dev/null --max-time 5 --cacert "$W/ca.crt" "https://127.0.0.1:$port/"
+	check "... by the node's address alone it does not (why serverName is set)" [ $? -eq 60 ]
+	stop
+	# what kube-rbac-proxy serves without --tls-cert-file: a certificate of its own
+	openssl req -x509 "${ec[@]}" -keyout "$W/self.key" -out "$W/self.crt" -days 1 -subj /CN=kube-rbac-proxy \
+		-addext "subjectAltName=DNS:$sn" 2> /dev/null
+	serve "$W/self.crt" "$W/self.key"
+	handshake "$W"
+	check "a self-signed proxy certificate (no metrics-tls) is refused (curl 60)" [ $? -eq 60 ]
+	stop
+else
+	skip "TLS handshake" "no openssl or curl"
+fi
+
 echo "== openshift overlay"
 O=$T/openshift.json
 ods=$(ds "$O" rdma-qos) bds=$(ds "$T/deploy.json" rdma-qos)
@@ -210,5 +307,5 @@ open(p, "w").write(s[:a] + s[b:c] + s[a:b] + s[c:])
 PY
 o=$(render "$T/reorder/overlays/openshift" 2>&1 > /dev/null)
 check "a base with cni-bin not first: the openshift render fails, naming the test" status_is 1 $? \
-	grep -q 'test /spec/template/spec/volumes/0/name' <<< "$o" || echo "   $o"
+	grep -q "testing value /spec/template/spec/volumes/0/name failed" <<< "$o" || echo "   $o"
 finish

@@ -42,7 +42,8 @@ broken "a missing OCI label" deploy/Containerfile "/org.opencontainers.image.rev
 	"no org.opencontainers.image.revision label"
 broken "a CHANGELOG without the new release" CHANGELOG.md "s/^## \[$V\]/## [0.0.9]/" \
 	"CHANGELOG.md: the top release is '0.0.9'"
-broken "a release without upgrade notes" CHANGELOG.md "0,/^### Upgrade notes/s//### Notes/" \
+# (the release's own notes: an Unreleased part above it may have some too)
+broken "a release without upgrade notes" CHANGELOG.md "/^## \[$V\]/,/^### Upgrade notes/s/^### Upgrade notes/### Notes/" \
 	"CHANGELOG.md: $V has no '### Upgrade notes'"
 broken "a stale tag in the docs" docs/operations.md "0,/rdma-qos:$V/s//rdma-qos:0.0.1/" \
 	"docs/operations.md:"

@@ -41,7 +41,7 @@ while IFS= read -r c; do
 done < <(grep -ohE "'\{[^']*\}'" "$SRC"/tests/*/*.sh | sed "s/^'//; s/'\$//" | sort -u)
 # the catalogs of the examples' ConfigMaps and the Helm chart's default
 "$PY" - "$T" "$SRC"/examples/*.yaml "$SRC/deploy/helm/rdma-qos/values.yaml" <<'PYEOF' > "$T/embedded.txt"
-import os, sys, yaml
+import json, os, sys, yaml
 out = sys.argv[1]
 for f in sys.argv[2:]:
     for i, d in enumerate(yaml.safe_load_all(open(f, encoding="utf-8"))):
@@ -50,6 +50,8 @@ for f in sys.argv[2:]:
         c = d.get("data", {}).get("profiles.json") if d.get("kind") == "ConfigMap" else (
             d.get("catalog") if f.endswith("values.yaml") else None)
         if c:
+            # the chart's catalog is a map (rendered with toJson)
+            c = c if isinstance(c, str) else json.dumps(c)
             p = os.path.join(out, f"{os.path.basename(f)}.{i}.json")
             open(p, "w", encoding="utf-8").write(c)
             print(p)

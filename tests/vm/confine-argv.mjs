@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // tests/vm/confine.sh's container settings, translated from the DaemonSet (not a hand copy):
 //   node confine-argv.mjs RENDERED.json OUTDIR IMAGE
-// RENDERED.json: deploy/ as kustomize renders it (tests/deploy/kustomize.mjs: a JSON list
+// RENDERED.json: deploy/ as kubectl kustomize renders it (tests/deploy/tools.sh: a JSON list
 // with the DaemonSet and the generated catalog ConfigMap). For each container of the pod
 // template that runs the rdma-qos image (init containers included; the kube-rbac-proxy
 // sidecar needs an API server and is left out, as tests/deploy/image.sh does) it writes

@@ -66,6 +66,7 @@ check "the DaemonSet's config volume names it" [ "$(obj default DaemonSet | jq -
 # the kustomize renders (k-*.json: render() writes NAME.json)
 kustomize "$SRC/deploy" > "$T/k-base.json"
 kustomize "$SRC/deploy/overlays/live-sync" > "$T/k-live.json"
+kustomize "$SRC/deploy/overlays/nfd" > "$T/k-nfd.json"
 kspec() { jq -S '.[] | select(.kind == "DaemonSet") | .spec.template.spec' "$T/k-$1.json"; }
 kctr() { jq -c --arg c "$2" '.[] | select(.kind == "DaemonSet") | .spec.template.spec |
 	(.initContainers + .containers)[] | select(.name == $c)' "$T/k-$1.json"; }
@@ -111,6 +112,22 @@ check "... the agent takes --catalog-source" [ "$(ctr live agent | jq -r '.comma
 	index("--catalog-source=/config/profiles.json") != null')" = true ]
 check "... and the pod template carries no catalog checksum" [ "$(obj live DaemonSet | jq -c \
 	'.spec.template.metadata.annotations // {} | has("rdma-qos/catalog-sha256")')" = false ]
+
+echo "== nfd.enabled against the nfd overlay"
+render nfd '{"nfd": {"enabled": true}}'
+check "nfd.enabled: the pod spec is the nfd overlay's (the config ConfigMap's name aside)" \
+	[ "$(spec nfd | jq -S "$NOCM")" = "$(kspec nfd | jq -S "$NOCM")" ] ||
+	diff <(kspec nfd | jq -S "$NOCM") <(spec nfd | jq -S "$NOCM")
+check "... the agent writes NFD's features.d/rdma-qos, mounted from the host" [ "$(ctr nfd agent | jq -c '[
+	(.command | index("--nfd-features-file=/etc/kubernetes/node-feature-discovery/features.d/rdma-qos") != null),
+	[.volumeMounts[] | select(.name == "nfd-features") | .mountPath]]')" = \
+	'[true,["/etc/kubernetes/node-feature-discovery/features.d"]]' ]
+check "... off by default: no flag, no mount" [ "$(ctr default agent | jq -c '[(.command | any(startswith(
+	"--nfd-features-file"))), ([.volumeMounts[] | select(.name == "nfd-features")] | length)]')" = '[false,0]' ]
+render nfddir '{"nfd": {"enabled": true, "featuresDir": "/etc/nfd/features.d"}}'
+check "... nfd.featuresDir moves both" [ "$(ctr nfddir agent | jq -c '[(.command | index(
+	"--nfd-features-file=/etc/nfd/features.d/rdma-qos") != null), [.volumeMounts[] |
+	select(.name == "nfd-features") | .mountPath]]')" = '[true,["/etc/nfd/features.d"]]' ]
 
 echo "== a catalog edit"
 cat2=$(jq '.node.pf = "verify"' "$SRC/deploy/base/profiles.json")

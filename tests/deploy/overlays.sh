@@ -29,7 +29,8 @@ cms() { jq -c '[.[] | select(.kind == "ConfigMap") | .metadata.name] | sort' "$1
 agent() { ds "$1" "${2:-rdma-qos}" | jq -c '.spec.template.spec.containers[] |
 	select(.name == "agent")'; }
 for d in deploy deploy/overlays/live-sync deploy/overlays/pool-example deploy/overlays/openshift \
-	deploy/overlays/openshift-live-sync deploy/overlays/metrics-tls deploy/monitoring deploy/uninstall; do
+	deploy/overlays/openshift-live-sync deploy/overlays/metrics-tls deploy/overlays/nfd deploy/monitoring \
+	deploy/uninstall; do
 	n=$(basename "$d")
 	echo "== $d"
 	render "$SRC/$d" > "$T/$n.json"
@@ -174,6 +175,20 @@ check "live-sync and openshift are Components (kind: Component), their overlays 
 	live-sync openshift; do yaml_list "$SRC/deploy/components/$c/kustomization.yaml" | jq -r '.[0].kind'
 	yaml_list "$SRC/deploy/overlays/$c/kustomization.yaml" | jq -c '.[0].components'; done |
 	tr '\n' ' ')" = 'Component ["../../components/live-sync"] Component ["../../components/openshift"] ' ]
+
+echo "== components: nfd"
+NF=$T/nfd.json
+check "the nfd overlay's DaemonSet is the base's plus the NFD flag, mount and hostPath" [ "$(ds "$NF" rdma-qos |
+	jq -S "$nocm"' | .spec.template.spec.containers |= map(if .name == "agent" then
+	.command -= ["--nfd-features-file=/etc/kubernetes/node-feature-discovery/features.d/rdma-qos"] |
+	.volumeMounts |= map(select(.name != "nfd-features")) else . end) |
+	.spec.template.spec.volumes |= map(select(.name != "nfd-features"))')" = \
+	"$(ds "$T/deploy.json" rdma-qos | jq -S "$nocm")" ]
+check "... the hostPath is NFD's features.d/ (a directory: the file is replaced by rename)" [ "$(ds "$NF" rdma-qos |
+	jq -c '.spec.template.spec.volumes[] | select(.name == "nfd-features") | .hostPath')" = \
+	'{"path":"/etc/kubernetes/node-feature-discovery/features.d","type":"DirectoryOrCreate"}' ]
+check "components/nfd is a Component" [ "$(yaml_list "$SRC/deploy/components/nfd/kustomization.yaml" |
+	jq -r '.[0].kind')" = Component ]
 
 echo "== verified scrape: deploy/monitoring with deploy/overlays/metrics-tls"
 MO=$T/monitoring.json MT=$T/metrics-tls.json

@@ -146,3 +146,68 @@ int podres_decode_list(const uint8_t *body, size_t len, const char *ns, const ch
 	v1__list_pod_resources_response__free_unpacked(m, NULL);
 	return r;
 }
+
+static int hexval(uint8_t c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int podres_grpc_msg_decode(const uint8_t *v, size_t len, char *ret, size_t cap)
+{
+	size_t o = 0;
+
+	if (!ret || !cap)
+		return -ENOSPC;
+	for (size_t i = 0; v && i < len; i++) {
+		uint8_t b = v[i];
+		int hi = i + 2 < len ? hexval(v[i + 1]) : -1;
+		int lo = i + 2 < len ? hexval(v[i + 2]) : -1;
+
+		if (b == '%' && hi >= 0 && lo >= 0) {
+			b = (uint8_t)(hi << 4 | lo);
+			i += 2;
+		}
+		if (o + 1 >= cap) {
+			ret[o] = '\0';
+			return -ENOSPC;
+		}
+		ret[o++] = b ? (char)b : '?';
+	}
+	ret[o] = '\0';
+	return 0;
+}
+
+/* @s is @word followed by the rest: the rest, else NULL. */
+static const char *skip_word(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	return s && !strncmp(s, word, n) ? s + n : NULL;
+}
+
+enum rq_podres_get_answer podres_get_answer(int grpc_status, const char *msg, const char *ns,
+					    const char *name)
+{
+	const char *s;
+
+	if (grpc_status == RQ_GRPC_UNIMPLEMENTED)
+		return RQ_PODRES_GET_NO_METHOD;
+	if (grpc_status == RQ_GRPC_NOT_FOUND)
+		return RQ_PODRES_GET_NO_POD;
+	if (grpc_status != RQ_GRPC_UNKNOWN || !msg)
+		return RQ_PODRES_GET_FAILED;
+	if (!strcmp(msg, "PodResources API Get method disabled"))
+		return RQ_PODRES_GET_NO_METHOD;
+	/* exactly "pod NAME in namespace NS not found" for the pod asked about */
+	if (!ns || !name || !name[0] || !ns[0])
+		return RQ_PODRES_GET_FAILED;
+	s = skip_word(skip_word(skip_word(skip_word(msg, "pod "), name), " in namespace "), ns);
+	s = skip_word(s, " not found");
+	return s && !*s ? RQ_PODRES_GET_NO_POD : RQ_PODRES_GET_FAILED;
+}

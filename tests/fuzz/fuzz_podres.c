@@ -4,8 +4,9 @@
  * what kubelet's socket answers is untrusted bytes. The first input byte
  * picks Get or List (and, for List, which pod is asked for); the rest is the
  * gRPC message body (length prefix + protobuf), copied into an exactly-sized
- * buffer so ASan sees any read past the end. The decoder's promises are
- * checked and a broken one aborts.
+ * buffer so ASan sees any read past the end. The same bytes are also a
+ * grpc-message header value (percent-decoded, then classified as Get's
+ * refusal). The decoders' promises are checked and a broken one aborts.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -44,6 +45,25 @@ static void check(int r, const struct rq_podres_placement *p)
 		abort();
 }
 
+/*
+ * The decoded text: NUL-terminated within its buffer, never longer than the input, cut
+ * only when said; without a '%' the input's length. Get's "not found" only for the pod asked.
+ */
+static void check_message(const uint8_t *v, size_t len)
+{
+	char out[64];
+	int r = podres_grpc_msg_decode(v, len, out, sizeof(out));
+	size_t n = strnlen(out, sizeof(out));
+
+	if (n >= sizeof(out) || n > len || (r != 0 && r != -ENOSPC))
+		abort();
+	if ((r == -ENOSPC && n != sizeof(out) - 1) || (r == 0 && !memchr(v, '%', len) && n != len))
+		abort();
+	if (podres_get_answer(2, out, "ns", "p") == RQ_PODRES_GET_NO_POD &&
+	    strcmp(out, "pod p in namespace ns not found"))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const skip[] = {"0000:81:00.1", NULL};
@@ -64,6 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	else
 		r = podres_decode_get(buf, size - 1, skip, &p);
 	check(r, &p);
+	check_message(buf, size - 1);
 	free(buf);
 	return 0;
 }

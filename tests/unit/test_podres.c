@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-/* pkg/podres: PodResources replies into placements (the transport runs in tests/sim/podres.sh). */
+/*
+ * pkg/podres: PodResources replies into placements, grpc-message decoding and what Get's
+ * refusals mean (the transport runs in tests/sim/podres.sh).
+ */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
@@ -246,6 +249,87 @@ START_TEST(many_devices)
 }
 END_TEST
 
+/* grpc-message as sent (gRPC over HTTP/2 "Status-Message"): %XX for '%' and bytes outside
+ * 0x20-0x7E. */
+static int dec(const char *v, char *out, size_t cap)
+{
+	return podres_grpc_msg_decode((const uint8_t *)v, strlen(v), out, cap);
+}
+
+START_TEST(grpc_message_decoding)
+{
+	char o[64];
+
+	ck_assert_int_eq(dec("PodResources API Get method disabled", o, sizeof(o)), 0);
+	ck_assert_str_eq(o, "PodResources API Get method disabled");
+	/* what grpc-go and grpcio send for "pod p%41 in namespace ai not found" */
+	ck_assert_int_eq(dec("pod p%2541 in namespace ai not found", o, sizeof(o)), 0);
+	ck_assert_str_eq(o, "pod p%41 in namespace ai not found");
+	ck_assert_int_eq(dec("caf%C3%A9 %e2%9c%93%0A", o, sizeof(o)), 0);
+	ck_assert_str_eq(o, "caf\xc3\xa9 \xe2\x9c\x93\n");
+	/* not %XX: kept as it is (the spec: never drop the message for a bad escape) */
+	ck_assert_int_eq(dec("100% sure %4 %zz %", o, sizeof(o)), 0);
+	ck_assert_str_eq(o, "100% sure %4 %zz %");
+	ck_assert_int_eq(dec("%4", o, sizeof(o)), 0);
+	ck_assert_str_eq(o, "%4");
+	ck_assert_int_eq(dec("%41", o, sizeof(o)), 0);
+	ck_assert_str_eq(o, "A");
+	/* a decoded NUL does not end the text early */
+	ck_assert_int_eq(dec("a%00b", o, sizeof(o)), 0);
+	ck_assert_str_eq(o, "a?b");
+	ck_assert_int_eq(dec("", o, sizeof(o)), 0);
+	ck_assert_str_eq(o, "");
+	/* cut to fit, said so */
+	ck_assert_int_eq(dec("abcdef", o, 4), -ENOSPC);
+	ck_assert_str_eq(o, "abc");
+	ck_assert_int_eq(dec("ab%41", o, 4), 0);
+	ck_assert_str_eq(o, "abA");
+	ck_assert_int_eq(dec("abc", o, 4), 0);
+	ck_assert_int_eq(dec("x", o, 0), -ENOSPC);
+	ck_assert_int_eq(podres_grpc_msg_decode(NULL, 0, o, sizeof(o)), 0);
+	ck_assert_str_eq(o, "");
+}
+END_TEST
+
+/* Get's refusals as kubelet words them (pkg/kubelet/apis/podresources/server_v1.go). */
+START_TEST(get_answers_by_kubelet_version)
+{
+	const char *nf = "pod p-1 in namespace ai not found";
+
+	/* 1.26: no Get */
+	ck_assert_int_eq(
+	    podres_get_answer(RQ_GRPC_UNIMPLEMENTED, "unknown method Get", "ai", "p-1"),
+	    RQ_PODRES_GET_NO_METHOD);
+	/* 1.27-1.33, gate off: a plain Go error, code 2 */
+	ck_assert_int_eq(
+	    podres_get_answer(RQ_GRPC_UNKNOWN, "PodResources API Get method disabled", "ai", "p-1"),
+	    RQ_PODRES_GET_NO_METHOD);
+	/* gate on / 1.34: an unknown pod, code 2 too; only the pod asked about */
+	ck_assert_int_eq(podres_get_answer(RQ_GRPC_UNKNOWN, nf, "ai", "p-1"), RQ_PODRES_GET_NO_POD);
+	ck_assert_int_eq(podres_get_answer(RQ_GRPC_UNKNOWN, nf, "ai", "p-2"), RQ_PODRES_GET_FAILED);
+	ck_assert_int_eq(podres_get_answer(RQ_GRPC_UNKNOWN, nf, "a", "p-1"), RQ_PODRES_GET_FAILED);
+	ck_assert_int_eq(podres_get_answer(RQ_GRPC_UNKNOWN, nf, "ai", "p-"), RQ_PODRES_GET_FAILED);
+	ck_assert_int_eq(
+	    podres_get_answer(RQ_GRPC_UNKNOWN, "pod p-1 in namespace ai not found!", "ai", "p-1"),
+	    RQ_PODRES_GET_FAILED);
+	ck_assert_int_eq(podres_get_answer(RQ_GRPC_UNKNOWN, nf, "", ""), RQ_PODRES_GET_FAILED);
+	ck_assert_int_eq(podres_get_answer(RQ_GRPC_UNKNOWN, nf, NULL, NULL), RQ_PODRES_GET_FAILED);
+	/* a kubelet that one day says NOT_FOUND */
+	ck_assert_int_eq(podres_get_answer(RQ_GRPC_NOT_FOUND, "", "ai", "p-1"),
+			 RQ_PODRES_GET_NO_POD);
+	/* any other code 2, and the other codes: an error, never a verdict */
+	ck_assert_int_eq(podres_get_answer(RQ_GRPC_UNKNOWN, "PodResources API Get method disabled.",
+					   "ai", "p-1"),
+			 RQ_PODRES_GET_FAILED);
+	ck_assert_int_eq(podres_get_answer(RQ_GRPC_UNKNOWN, "", "ai", "p-1"), RQ_PODRES_GET_FAILED);
+	ck_assert_int_eq(podres_get_answer(RQ_GRPC_UNKNOWN, NULL, "ai", "p-1"),
+			 RQ_PODRES_GET_FAILED);
+	ck_assert_int_eq(podres_get_answer(14, "PodResources API Get method disabled", "ai", "p-1"),
+			 RQ_PODRES_GET_FAILED);
+	ck_assert_int_eq(podres_get_answer(-1, NULL, "ai", "p-1"), RQ_PODRES_GET_FAILED);
+}
+END_TEST
+
 Suite *suite_podres(void);
 Suite *suite_podres(void)
 {
@@ -256,6 +340,8 @@ Suite *suite_podres(void)
 	tcase_add_test(tc, list_finds_the_pod);
 	tcase_add_test(tc, malformed_replies);
 	tcase_add_test(tc, many_devices);
+	tcase_add_test(tc, grpc_message_decoding);
+	tcase_add_test(tc, get_answers_by_kubelet_version);
 	suite_add_tcase(s, tc);
 	return s;
 }

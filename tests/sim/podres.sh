@@ -4,9 +4,11 @@
 # podres_server.py) serves on <sim root>/var/lib/kubelet/pod-resources/
 # kubelet.sock the placements the node's kubelet files hold; every NUMA case
 # runs with node.numaSource files and api and must give the same verdict and
-# the same evidence. Then kubelets without Get (List), no socket, and servers
-# that hang, reset or answer garbage: the files or "unknown" within the bound,
-# never a hang or a crash.
+# the same evidence. Then each kubelet version as it answers Get (issue 30:
+# 1.26 UNIMPLEMENTED, 1.27-1.33 "Get method disabled", the gate on and 1.34
+# "not found" for an unknown pod) under numa strict, kubelets without Get
+# (List), no socket, and servers that hang, reset or answer garbage: the files
+# or "unknown" within the bound, never a hang or a crash.
 
 echo "== NUMA evidence: kubelet's PodResources API against its files"
 PY=/usr/bin/python3

@@ -151,7 +151,7 @@ check "auto, Get served: the API" [ "$r" = "${API[u-gpu]}" ]
 for v in 1.26 1.27-1.33; do
 	psrv_start "$v"
 	r=$(pnuma u-gpu x2)
-	check "auto, kubelet $v (Get unimplemented or disabled): List, same verdict and evidence" \
+	check "auto, kubelet $v (Get unimplemented or disabled): List, same verdict and evidence ($r)" \
 		[ "$r" = "${API[u-gpu]%|*}|PodResources API (List)" ]
 	r=$(pnuma u-none x3)
 	check "... a pod with nothing placed: unknown, as from the files" [ "${r%|*}" = "${FILES[u-none]%|*}" ]

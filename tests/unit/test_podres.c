@@ -249,6 +249,75 @@ START_TEST(many_devices)
 }
 END_TEST
 
+/* Append field @num, length-delimited, of @len bytes @v to @b at *@o (all short: 1-byte keys and
+ * lengths). */
+static void put(uint8_t *b, size_t *o, int num, const void *v, size_t len)
+{
+	b[(*o)++] = (uint8_t)(num << 3 | 2);
+	b[(*o)++] = (uint8_t)len;
+	memcpy(b + *o, v, len);
+	*o += len;
+}
+
+/* A framed List reply of @n pods, each given as its raw protobuf bytes. */
+static size_t list_raw(uint8_t *b, const uint8_t *const *pods, const size_t *lens, size_t n)
+{
+	size_t o = 5;
+
+	for (size_t i = 0; i < n; i++)
+		put(b, &o, 1, pods[i], lens[i]);
+	b[0] = b[1] = b[2] = b[3] = 0;
+	b[4] = (uint8_t)(o - 5);
+	return o;
+}
+
+/* List is walked, not unpacked whole: the same answers as protobuf would give, pod by pod. */
+START_TEST(list_walk_reads_as_protobuf)
+{
+	/* name "x" then "p" (the last wins), namespace "ai", one container with CPU 3 */
+	static const uint8_t twice[] = {0x0a, 1,   'x', 0x0a, 1, 'p',  0x12,
+					2,    'a', 'i', 0x1a, 2, 0x18, 3};
+	static const uint8_t noname[] = {0x1a, 2, 0x18, 5}; /* no name, no namespace: "" and "" */
+	static const uint8_t nul[] = {0x0a, 3, 'q', 0, 'z', 0x12, 2, 'a', 'i'}; /* "q" in C */
+	static const uint8_t bad_ctr[] = {0x0a, 1, 'o', 0x1a, 2, 0xff, 0xff}; /* not a container */
+	static const uint8_t cut[] = {0x0a, 5, 'p'}; /* a name past its pod */
+	const uint8_t *pods[3];
+	size_t lens[3], len;
+	struct rq_podres_placement p;
+	uint8_t b[256];
+
+	pods[0] = twice, lens[0] = sizeof(twice);
+	pods[1] = noname, lens[1] = sizeof(noname);
+	pods[2] = nul, lens[2] = sizeof(nul);
+	len = list_raw(b, pods, lens, 3);
+	ck_assert_int_eq(podres_decode_list(b, len, "ai", "p", NULL, &p), 0);
+	ck_assert_uint_eq(p.cpus[0], 1ULL << 3);
+	ck_assert_int_eq(podres_decode_list(b, len, "ai", "x", NULL, &p), -ESRCH);
+	ck_assert_int_eq(podres_decode_list(b, len, "", "", NULL, &p), 0);
+	ck_assert_uint_eq(p.cpus[0], 1ULL << 5);
+	ck_assert_int_eq(podres_decode_list(b, len, "ai", "q", NULL, &p), 0);
+	/* an unknown top-level field (varint 7, field 9) is skipped */
+	b[len++] = 0x48;
+	b[len++] = 7;
+	b[4] = (uint8_t)(len - 5);
+	ck_assert_int_eq(podres_decode_list(b, len, "ai", "p", NULL, &p), 0);
+	/* another pod's containers are not read; the pod asked about is, in full */
+	pods[1] = bad_ctr, lens[1] = sizeof(bad_ctr);
+	len = list_raw(b, pods, lens, 2);
+	ck_assert_int_eq(podres_decode_list(b, len, "ai", "p", NULL, &p), 0);
+	ck_assert_int_eq(podres_decode_list(b, len, "", "o", NULL, &p), -EBADMSG);
+	/* every pod's framing is: a field past its pod, pod_resources not length-delimited */
+	pods[1] = cut, lens[1] = sizeof(cut);
+	len = list_raw(b, pods, lens, 2);
+	ck_assert_int_eq(podres_decode_list(b, len, "ai", "p", NULL, &p), -EBADMSG);
+	len = list_raw(b, pods, lens, 1);
+	b[len++] = 0x08; /* field 1 as a varint */
+	b[len++] = 1;
+	b[4] = (uint8_t)(len - 5);
+	ck_assert_int_eq(podres_decode_list(b, len, "ai", "p", NULL, &p), -EBADMSG);
+}
+END_TEST
+
 /* grpc-message as sent (gRPC over HTTP/2 "Status-Message"): %XX for '%' and bytes outside
  * 0x20-0x7E. */
 static int dec(const char *v, char *out, size_t cap)
@@ -340,6 +409,7 @@ Suite *suite_podres(void)
 	tcase_add_test(tc, list_finds_the_pod);
 	tcase_add_test(tc, malformed_replies);
 	tcase_add_test(tc, many_devices);
+	tcase_add_test(tc, list_walk_reads_as_protobuf);
 	tcase_add_test(tc, grpc_message_decoding);
 	tcase_add_test(tc, get_answers_by_kubelet_version);
 	suite_add_tcase(s, tc);

@@ -68,9 +68,10 @@ struct rq_podres_placement {
 /*
  * Decoders (fuzzed): one gRPC message body (5-byte length prefix + protobuf)
  * of a Get or a List reply into @ret. For List, the pod named @ns/@name.
- * Device IDs in @skip are left out as in
- * kubelet_devices_src. -ESRCH for List when the pod is not there. -EBADMSG on anything malformed
- * (framing, protobuf, compressed, a CPU id outside 0..RQ_MAX_CPUS-1).
+ * Device IDs in @skip are left out as in kubelet_devices_src. -ESRCH for List
+ * when the pod is not there. -EBADMSG on anything malformed (framing,
+ * protobuf, compressed, a CPU id outside 0..RQ_MAX_CPUS-1); of a List, what is
+ * read: the framing of every pod's own fields, and the asked pod whole.
  */
 int podres_decode_get(const uint8_t *body, size_t len, const char *const *skip,
 		      struct rq_podres_placement *ret);

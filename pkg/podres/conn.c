@@ -269,7 +269,7 @@ static void grpc_detail(const struct call *k, struct rq_podres_status *st)
 	for (size_t i = 0; k->grpc_msg[i] && o + 1 < sizeof(st->detail); i++) {
 		unsigned char b = (unsigned char)k->grpc_msg[i];
 
-		st->detail[o++] = (b >= 0x20 && b < 0x7f) ? (char)b : '?';
+		st->detail[o++] = (char)((b >= 0x20 && b < 0x7f) ? b : (unsigned char)'?');
 	}
 	if (o < sizeof(st->detail))
 		st->detail[o] = '\0';

@@ -275,7 +275,7 @@ int podres_grpc_msg_decode(const uint8_t *v, size_t len, char *ret, size_t cap)
 			ret[o] = '\0';
 			return -ENOSPC;
 		}
-		ret[o++] = b ? (char)b : '?';
+		ret[o++] = (char)(b ? b : (uint8_t)'?');
 	}
 	ret[o] = '\0';
 	return 0;

@@ -18,7 +18,7 @@
 #include "pkg/sysfs/sysfs.h"
 
 #define RQ_PODRES_SOCKET "pod-resources/kubelet.sock" /* under kubelet's root dir */
-/* A reply past this is refused (-EFBIG): List on a 250-pod node is ~100 KiB. */
+/* A reply past this is refused (-EFBIG): List on a 250-pod GPU node is ~230 KB. */
 #define RQ_PODRES_REPLY_MAX  ((size_t)16 * 1024 * 1024)
 #define RQ_PODRES_TIMEOUT_MS 1000 /* the whole exchange: connect, Get, List */
 

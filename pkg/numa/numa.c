@@ -334,6 +334,9 @@ static bool from_api(const struct rq_root *r, const struct rq_numa_query *q, con
 		(void)snprintf(res->source, sizeof(res->source), "PodResources API (%s)",
 			       st.used_list ? "List" : "Get");
 		*known = false;
+		if (rr == -ESRCH) /* its "not found" on Get, or absent from List */
+			ev_add(res, "kubelet's PodResources API knows no pod %s/%s", q->pod_ns,
+			       q->pod_name);
 		if (rr == 0) {
 			for (int w = 0; w < RQ_CPU_WORDS; w++)
 				any |= p->cpus[w] != 0;

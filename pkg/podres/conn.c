@@ -28,8 +28,8 @@ struct call {
 	uint8_t *body;
 	size_t len, cap;
 	int http_status;
-	int grpc_status; /* -1 until seen */
-	char grpc_msg[96];
+	int grpc_status;    /* -1 until seen */
+	char grpc_msg[384]; /* decoded: "pod NAME in namespace NS not found" at any name */
 	bool closed;
 	uint32_t close_code;
 	int err; /* a local refusal (-EFBIG, -ENOMEM) */
@@ -79,14 +79,9 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 		c->call->grpc_status =
 		    (vlen && vlen < 4 && strspn(v, "0123456789") == vlen) ? atoi(v) : 2;
 	} else if (nlen == 12 && !memcmp(name, "grpc-message", 12)) {
-		size_t n =
-		    vlen < sizeof(c->call->grpc_msg) - 1 ? vlen : sizeof(c->call->grpc_msg) - 1;
-
-		/* printable bytes only: it goes into a log line */
-		for (size_t i = 0; i < n; i++)
-			c->call->grpc_msg[i] =
-			    (value[i] >= 0x20 && value[i] < 0x7f) ? (char)value[i] : '?';
-		c->call->grpc_msg[n] = '\0';
+		/* percent-encoded on the wire; decoded here, made printable only for the log */
+		(void)podres_grpc_msg_decode(value, vlen, c->call->grpc_msg,
+					     sizeof(c->call->grpc_msg));
 	}
 	return 0;
 }
@@ -238,6 +233,8 @@ static int conn_pump(struct conn *c)
 
 static int conn_start(struct conn *c)
 {
+	nghttp2_settings_entry iv = {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE,
+				     (uint32_t)RQ_PODRES_REPLY_MAX};
 	nghttp2_session_callbacks *cb;
 	int r;
 
@@ -251,7 +248,31 @@ static int conn_start(struct conn *c)
 	nghttp2_session_callbacks_del(cb);
 	if (r != 0)
 		return -ENOMEM;
-	return nghttp2_submit_settings(c->s, NGHTTP2_FLAG_NONE, NULL, 0) == 0 ? 0 : -EPROTO;
+	/*
+	 * Windows as large as the reply we accept: List on a 250-pod node is ~230 KB, and at
+	 * HTTP/2's default 64 KiB the server waits a round trip for each WINDOW_UPDATE.
+	 */
+	if (nghttp2_submit_settings(c->s, NGHTTP2_FLAG_NONE, &iv, 1) != 0 ||
+	    nghttp2_session_set_local_window_size(c->s, NGHTTP2_FLAG_NONE, 0,
+						  (int32_t)RQ_PODRES_REPLY_MAX) != 0)
+		return -EPROTO;
+	return 0;
+}
+
+/* "gRPC status N: message", bytes outside printable ASCII as '?': it goes into a log. */
+static void grpc_detail(const struct call *k, struct rq_podres_status *st)
+{
+	int n = snprintf(st->detail, sizeof(st->detail), "gRPC status %d%s", k->grpc_status,
+			 k->grpc_msg[0] ? ": " : "");
+	size_t o = n > 0 ? (size_t)n : 0;
+
+	for (size_t i = 0; k->grpc_msg[i] && o + 1 < sizeof(st->detail); i++) {
+		unsigned char b = (unsigned char)k->grpc_msg[i];
+
+		st->detail[o++] = (char)((b >= 0x20 && b < 0x7f) ? b : (unsigned char)'?');
+	}
+	if (o < sizeof(st->detail))
+		st->detail[o] = '\0';
 }
 
 #define HDR(n, v)                                                                                  \
@@ -313,9 +334,7 @@ static int conn_call(struct conn *c, const char *path, const uint8_t *msg, size_
 		(void)snprintf(st->detail, sizeof(st->detail), "HTTP status %d", k->http_status),
 		    r = -EPROTO;
 	else if (k->grpc_status != 0)
-		(void)snprintf(st->detail, sizeof(st->detail), "gRPC status %d%s%s", k->grpc_status,
-			       k->grpc_msg[0] ? ": " : "", k->grpc_msg),
-		    r = -EPROTO;
+		grpc_detail(k, st), r = -EPROTO;
 	return r;
 }
 
@@ -333,6 +352,7 @@ int podres_get_pod(const struct rq_root *r, const char *kubelet_dir, const char 
 	V1__GetPodResourcesRequest get = V1__GET_POD_RESOURCES_REQUEST__INIT;
 	struct conn c = {.fd = -1, .deadline_ms = now_ms() + timeout_ms};
 	struct call k = {0};
+	enum rq_podres_get_answer ans;
 	uint8_t *msg = NULL;
 	size_t mlen;
 	int rr;
@@ -362,10 +382,16 @@ int podres_get_pod(const struct rq_root *r, const char *kubelet_dir, const char 
 		v1__get_pod_resources_request__pack(&get, msg);
 		rr = conn_call(&c, "/v1.PodResourcesLister/Get", msg, mlen, &k, st);
 	}
-	if (rr == -EPROTO && k.grpc_status == RQ_GRPC_NOT_FOUND) {
+	ans = rr == -EPROTO ? podres_get_answer(k.grpc_status, k.grpc_msg, ns, name)
+			    : RQ_PODRES_GET_FAILED;
+	if (ans == RQ_PODRES_GET_NO_POD) {
 		rr = -ESRCH;
-	} else if (rr == -EPROTO && k.grpc_status == RQ_GRPC_UNIMPLEMENTED) {
-		/* a kubelet before 1.27 or without KubeletPodResourcesGet: List, same connection */
+	} else if (ans == RQ_PODRES_GET_NO_METHOD) {
+		/*
+		 * kubelet 1.26 (no Get: UNIMPLEMENTED) or 1.27-1.33 with KubeletPodResourcesGet
+		 * off, its default ("Get method disabled"): List, a second stream on this
+		 * connection. Most clusters answer here.
+		 */
 		call_fini(&k);
 		st->used_list = true;
 		st->detail[0] = '\0';

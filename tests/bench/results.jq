@@ -49,6 +49,10 @@ $m["rdma-qos ADD steady"] as $ours | $m["rdma-qos ADD 2nd VF"] as $ours2 |
 		api250_over_api1: over($k["kubelet API pods=250"]; $k["kubelet API pods=1"]),
 		api1_over_floor: over($k["kubelet API pods=1"]; $k["floor ADD"]),
 		api250_over_floor: over($k["kubelet API pods=250"]; $k["floor ADD"]),
+		# kubelet 1.26, 1.27-1.33 without the gate: Get refused, List on the same connection
+		apilist250_over_api250: over($k["kubelet API List pods=250"]; $k["kubelet API pods=250"]),
+		apilist250_over_api1: over($k["kubelet API List pods=250"]; $k["kubelet API pods=1"]),
+		apilist250_over_floor: over($k["kubelet API List pods=250"]; $k["floor ADD"]),
 		catalog200_over_none: over($k["catalog=200x50"]; $k["catalog=none"]),
 		catalog3_over_none: over($k["catalog=3x2"]; $k["catalog=none"]),
 		chain_over_hostdevice: over($k["chain host-device + rdma-qos ADD"];

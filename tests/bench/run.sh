@@ -3,7 +3,8 @@
 # make bench: what rdma-qos adds to a pod start, side by side with Debian's
 # Go tuning plugin and a C floor, in one interleaved run; how ADD grows with
 # the node; 64 parallel ADDs on one PF; PF writes and writing syscalls of a
-# steady-state ADD; ADD against kubelet's state (1/110/250 pods), the catalog's size, and the
+# steady-state ADD; ADD against kubelet's state (1/110/250 pods; over the PodResources API by Get
+# on 1 and 250 pods, by List on 250), the catalog's size, and the
 # whole chain (host-device + rdma-qos) against host-device alone. Table on stdout,
 # build/bench/results.json, scale.png, node.png.
 # Exits non-zero when a run failed (a benchmark of failing commands is void);
@@ -297,27 +298,33 @@ for k in 1 110 250; do
 done
 # the same evidence over kubelet's PodResources API: a grpcio server (tests/simnode/
 # podres_server.py) serves the files' placements from memory, as kubelet does, on the node's
-# socket; node.numaSource api, so a point that fell back to the files would fail its check
+# socket; node.numaSource api, so a point that fell back to the files would fail its check.
+# Get as kubelet 1.34 answers it; on 250 pods also List, as most clusters answer (kubelet
+# 1.26, and 1.27-1.33 with KubeletPodResourcesGet off: Get refused, List on the same connection)
 mkdir -p "$T/pb"
 protoc --python_out="$T/pb" -I"$RQ_SRC/pkg/podres" "$RQ_SRC/pkg/podres/api.proto" ||
 	die "protoc api.proto (protobuf-compiler)"
-for k in 1 250; do
+for k in 1 250 list250; do
+	case $k in
+	list*) pods=${k#list} mode=1.27-1.33 via=List name="kubelet API List pods=${k#list}" ;;
+	*) pods=$k mode=1.34 via=Get name="kubelet API pods=$k" ;;
+	esac
 	d=$T/kapi$k; node "$d" 4
-	"$(dirname "$0")/kubelet-state.sh" "$d" "$k" pod-bench
+	"$(dirname "$0")/kubelet-state.sh" "$d" "$pods" pod-bench
 	mkdir -p "$d/etc/cni/rdma-qos"
 	echo '{"namespaces":{"*":{"default":"roce-lossless","allow":["roce-lossless"]}},"node":{"numaSource":"api"}}' \
 		> "$d/etc/cni/rdma-qos/profiles.json"
 	/usr/bin/python3 "$RQ_SRC/tests/simnode/podres_server.py" --root "$d" --pb "$T/pb" \
-		--pod ai/bench=pod-bench > "$T/psrv$k.log" 2>&1 &
+		--mode "$mode" --pod ai/bench=pod-bench > "$T/psrv$k.log" 2>&1 &
 	PSRVS="$PSRVS $!"
 	for i in $(seq 100); do grep -q ready "$T/psrv$k.log" && break; sleep 0.1; done
 	grep -q ready "$T/psrv$k.log" || die "podres server: $(cat "$T/psrv$k.log")"
 	ours_conf "$(vf_pci "$d" 1)" > "$d.json"; envfile "$d.env" ADD "$d"
 	run_once "$d.env" "$d.json" "$SIMB"
-	[ "$(verdict "$d")" = aligned ] || die "kubelet API=$k: NUMA verdict $(verdict "$d"), not aligned"
+	[ "$(verdict "$d")" = aligned ] || die "$name: NUMA verdict $(verdict "$d"), not aligned"
 	src=$(jq -r .numaSource "$d/run/rdma-qos/state/bench_bench_net1.json")
-	[ "$src" = "PodResources API (Get)" ] || die "kubelet API=$k: evidence from $src"
-	plan_line "kubelet API pods=$k" - "$d.json" "$d.env" "$SIMB" >> "$T/plan.node"
+	[ "$src" = "PodResources API ($via)" ] || die "$name: evidence from $src"
+	plan_line "$name" - "$d.json" "$d.env" "$SIMB" >> "$T/plan.node"
 done
 for c in none 3x2 200x50; do
 	d=$T/cat$c; node "$d" 4
@@ -410,6 +417,8 @@ jq -r '.ratios | "RATIOS  steady ADD / C floor ADD    = \(.ours_over_floor)x",
 	" (110 pods: \(.kubelet110_over_kubelet1)x; 1 pod / C floor: \(.kubelet1_over_floor)x)",
 	"        API 250 pods / API 1 pod    = \(.api250_over_api1)x" +
 	" (API 1 pod / C floor: \(.api1_over_floor)x; API 250 pods / C floor: \(.api250_over_floor)x)",
+	"        API List 250 / API Get 250  = \(.apilist250_over_api250)x" +
+	" (List 250 pods / API 1 pod: \(.apilist250_over_api1)x; / C floor: \(.apilist250_over_floor)x)",
 	"        catalog 200x50 / none       = \(.catalog200_over_none)x" +
 	" (3x2: \(.catalog3_over_none)x)",
 	"        host-device + rdma-qos / host-device alone = \(.chain_over_hostdevice)x"' "$RES"

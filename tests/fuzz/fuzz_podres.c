@@ -4,14 +4,18 @@
  * what kubelet's socket answers is untrusted bytes. The first input byte
  * picks Get or List (and, for List, which pod is asked for); the rest is the
  * gRPC message body (length prefix + protobuf), copied into an exactly-sized
- * buffer so ASan sees any read past the end. The decoder's promises are
- * checked and a broken one aborts.
+ * buffer so ASan sees any read past the end. The same bytes are also a
+ * grpc-message header value (percent-decoded, then classified as Get's
+ * refusal). The decoders' promises are checked and a broken one aborts; List
+ * is also read by a full protobuf-c unpack, and wherever that one reads the
+ * reply, the walk must give the same answer.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pkg/podres/api.pb-c.h"
 #include "pkg/podres/podres.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -44,6 +48,70 @@ static void check(int r, const struct rq_podres_placement *p)
 		abort();
 }
 
+/*
+ * List as a full protobuf-c unpack reads it (what podres_decode_list did before it walked
+ * the reply): -EBADMSG, -ESRCH, or the first matching pod's placement, through a Get reply.
+ */
+static int list_reference(const uint8_t *body, size_t len, const char *ns, const char *name,
+			  const char *const *skip, struct rq_podres_placement *ret)
+{
+	V1__ListPodResourcesResponse *m;
+	int r = -ESRCH;
+
+	if (len < 5 || body[0] != 0 ||
+	    ((uint32_t)body[1] << 24 | (uint32_t)body[2] << 16 | (uint32_t)body[3] << 8 |
+	     body[4]) != len - 5)
+		return -EBADMSG;
+	m = v1__list_pod_resources_response__unpack(NULL, len - 5, body + 5);
+	if (!m)
+		return -EBADMSG;
+	for (size_t i = 0; i < m->n_pod_resources; i++) {
+		V1__PodResources *pod = m->pod_resources[i];
+		V1__GetPodResourcesResponse g = V1__GET_POD_RESOURCES_RESPONSE__INIT;
+		size_t n;
+		uint8_t *b;
+
+		if (!pod || !pod->name || !pod->namespace_ || strcmp(pod->name, name) ||
+		    strcmp(pod->namespace_, ns))
+			continue;
+		g.pod_resources = pod;
+		n = v1__get_pod_resources_response__get_packed_size(&g);
+		b = malloc(n + 5);
+		if (!b)
+			abort();
+		b[0] = 0;
+		b[1] = (uint8_t)(n >> 24);
+		b[2] = (uint8_t)(n >> 16);
+		b[3] = (uint8_t)(n >> 8);
+		b[4] = (uint8_t)n;
+		v1__get_pod_resources_response__pack(&g, b + 5);
+		r = podres_decode_get(b, n + 5, skip, ret);
+		free(b);
+		break;
+	}
+	v1__list_pod_resources_response__free_unpacked(m, NULL);
+	return r;
+}
+
+/*
+ * The decoded text: NUL-terminated within its buffer, never longer than the input, cut
+ * only when said; without a '%' the input's length. Get's "not found" only for the pod asked.
+ */
+static void check_message(const uint8_t *v, size_t len)
+{
+	char out[64];
+	int r = podres_grpc_msg_decode(v, len, out, sizeof(out));
+	size_t n = strnlen(out, sizeof(out));
+
+	if (n >= sizeof(out) || n > len || (r != 0 && r != -ENOSPC))
+		abort();
+	if ((r == -ENOSPC && n != sizeof(out) - 1) || (r == 0 && !memchr(v, '%', len) && n != len))
+		abort();
+	if (podres_get_answer(2, out, "ns", "p") == RQ_PODRES_GET_NO_POD &&
+	    strcmp(out, "pod p in namespace ns not found"))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const skip[] = {"0000:81:00.1", NULL};
@@ -58,12 +126,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(buf, data + 1, size - 1);
 	memset(&p, 0xa5, sizeof(p));
-	if (data[0] & 1)
-		r = podres_decode_list(buf, size - 1, (data[0] & 2) ? "" : "ns",
-				       (data[0] & 2) ? "" : "p", skip, &p);
-	else
+	if (data[0] & 1) {
+		const char *ns = (data[0] & 2) ? "" : "ns", *name = (data[0] & 2) ? "" : "p";
+		struct rq_podres_placement q;
+		int ref;
+
+		r = podres_decode_list(buf, size - 1, ns, name, skip, &p);
+		/* wherever a full unpack reads the reply, the walk reads it the same */
+		memset(&q, 0xa5, sizeof(q));
+		ref = list_reference(buf, size - 1, ns, name, skip, &q);
+		if (ref != -EBADMSG && (r != ref || (r == 0 && memcmp(&p, &q, sizeof(p)))))
+			abort();
+	} else
 		r = podres_decode_get(buf, size - 1, skip, &p);
 	check(r, &p);
+	check_message(buf, size - 1);
 	free(buf);
 	return 0;
 }

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # libFuzzer target over the PodResources reply decoder (pkg/podres/podres.c: gRPC framing,
-# protobuf-c unpacking of our api.proto's messages, the placement it yields):
+# protobuf-c unpacking of our api.proto's messages, the placement it yields; the same bytes as
+# a percent-encoded grpc-message and Get's refusal):
 #   make fuzz-podres                      build build/fuzz/fuzz-podres, run PODRES_FUZZ_SECONDS (60)
 # Needs clang with libFuzzer (Debian: clang) and protoc-c. Seeds: a Get and a List reply (a pod
 # with CPUs, a device on two nodes, one without topology, memory), written into
@@ -26,6 +27,8 @@ $(B)/fuzz/corpus-podres/.seeded: tests/fuzz/podres.mk
 	printf '\000\000\000\000\000\160\012\156\012\001\160\022\002\156\163\032\145\012\003\141\160\160\022\065\012\017\151\156\164\145\154\056\143\157\155\057\163\162\151\157\166\022\014\060\060\060\060\072\070\061\072\060\060\056\061\022\014\060\060\060\060\072\070\061\072\060\060\056\062\032\006\012\000\012\002\010\001\022\013\012\003\170\057\171\022\004\144\145\166\060\032\004\000\001\377\037\042\024\012\006\155\145\155\157\162\171\020\200\200\200\200\004\032\004\012\002\010\001' > $(dir $@)seed-get
 	printf '\001\000\000\000\000\171\012\007\012\001\161\022\002\156\163\012\156\012\001\160\022\002\156\163\032\145\012\003\141\160\160\022\065\012\017\151\156\164\145\154\056\143\157\155\057\163\162\151\157\166\022\014\060\060\060\060\072\070\061\072\060\060\056\061\022\014\060\060\060\060\072\070\061\072\060\060\056\062\032\006\012\000\012\002\010\001\022\013\012\003\170\057\171\022\004\144\145\166\060\032\004\000\001\377\037\042\024\012\006\155\145\155\157\162\171\020\200\200\200\200\004\032\004\012\002\010\001' > $(dir $@)seed-list
 	printf '\000\000\000\000\000\000' > $(dir $@)seed-get-empty
+	printf '\000pod p in namespace ns not found' > $(dir $@)seed-msg-not-found
+	printf '\000PodResources%%20API Get%%20method disabled%%C3%%A9%%' > $(dir $@)seed-msg-encoded
 	@touch $@
 
 fuzz-podres: $(B)/fuzz/fuzz-podres $(B)/fuzz/corpus-podres/.seeded

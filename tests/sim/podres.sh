@@ -4,9 +4,11 @@
 # podres_server.py) serves on <sim root>/var/lib/kubelet/pod-resources/
 # kubelet.sock the placements the node's kubelet files hold; every NUMA case
 # runs with node.numaSource files and api and must give the same verdict and
-# the same evidence. Then kubelets without Get (List), no socket, and servers
-# that hang, reset or answer garbage: the files or "unknown" within the bound,
-# never a hang or a crash.
+# the same evidence. Then each kubelet version as it answers Get (issue 30:
+# 1.26 UNIMPLEMENTED, 1.27-1.33 "Get method disabled", the gate on and 1.34
+# "not found" for an unknown pod) under numa strict, kubelets without Get
+# (List), no socket, and servers that hang, reset or answer garbage: the files
+# or "unknown" within the bound, never a hang or a crash.
 
 echo "== NUMA evidence: kubelet's PodResources API against its files"
 PY=/usr/bin/python3
@@ -34,10 +36,12 @@ pmk --uid u-gpu --cpus 4-7 --device nvidia.com/gpu=GPU-1@0 --device "intel.com/s
 pmk --uid u-mem --mem-node 1
 pmk --uid u-flat --device x/y=dev0 --device x/y=dev1@-1
 pmk --uid u-rails --cpus 4 --device "intel.com/sriov_rdma=$PVF0PCI@0" --device "intel.com/sriov_rdma=$PVF1PCI@0"
-PODS=(u-al u-far u-gpu u-mem u-flat u-rails u-none)
+# its CPUs and GPU on the other socket from its VF (issue 30)
+pmk --uid u-xgpu --cpus 4-7 --device nvidia.com/gpu=GPU-2@1 --device "intel.com/sriov_rdma=$PVF0PCI@0"
+PODS=(u-al u-far u-gpu u-mem u-flat u-rails u-none u-xgpu)
 # the pod -> the VF its attachment gets
 declare -A PVF=([u-al]=$PVF0PCI [u-far]=$PVF1PCI [u-gpu]=$PVF0PCI [u-mem]=$PVF0PCI [u-flat]=$PVF2PCI
-	[u-rails]=$PVF0PCI [u-none]=$PVF2PCI)
+	[u-rails]=$PVF0PCI [u-none]=$PVF2PCI [u-xgpu]=$PVF0PCI [u-ghost]=$PVF2PCI)
 pargs() { echo "IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p-$1;K8S_POD_UID=$1"; }
 podargs=()
 for p in "${PODS[@]}"; do podargs+=(--pod "ai/p-$p=$p"); done
@@ -71,9 +75,9 @@ pnuma() {
 	conf_for pr 1.0.0 "$(prq "${PVF[$pod]}")" | RDMA_QOS_SIM_ROOT=$RP run_plugin "$SIM" DEL "$cid" "" net1 "$(pargs "$pod")" 2>/dev/null
 }
 declare -A WANT=([u-al]=aligned [u-far]=misaligned [u-gpu]=aligned [u-mem]=misaligned [u-flat]=unknown
-	[u-rails]=aligned [u-none]=unknown)
+	[u-rails]=aligned [u-none]=unknown [u-xgpu]=misaligned)
 
-psrv_start ok
+psrv_start 1.34
 declare -A FILES API
 for p in "${PODS[@]}"; do
 	psource files
@@ -96,16 +100,73 @@ msg=$(conf_for pr 1.0.0 "{\"type\":\"rdma-qos\",\"deviceID\":\"$PVF1PCI\",\"numa
 check "numa strict over the API: code 103, the files' evidence" \
 	[ "$(jq -r '"\(.code) \(.msg)"' <<< "$msg")" = "103 NUMA misaligned (numa: strict): VF $PVF1PCI is on NUMA node 0; pod CPUs 4-5 are on node 1" ]
 
+echo "-- each kubelet version, node.numaSource api and numa strict (issue 30)"
+# kubelet 1.26 has no Get (UNIMPLEMENTED); 1.27-1.33 answer a Get behind the gate, off by
+# default, with code 2 "PodResources API Get method disabled"; with the gate on, and on 1.34,
+# a pod kubelet does not know is code 2 "pod NAME in namespace NS not found"
+psource api
+# pstrict POD CID [NAME] -> "ok VERDICT|SOURCE" of an ADD with numa strict, or "CODE MSG" of its
+# refusal; then DEL. Its log in $T/ps.log
+pstrict() {
+	local pod=$1 cid=$2 name=${3:-p-$1} out rec
+	local conf="{\"type\":\"rdma-qos\",\"deviceID\":\"${PVF[$pod]}\",\"numa\":\"strict\",\"logLevel\":\"debug\"}"
+	local a="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=$name;K8S_POD_UID=$pod"
+	out=$(conf_for pr 1.0.0 "$conf" '{"cniVersion":"1.0.0","interfaces":[]}' |
+		RDMA_QOS_SIM_ROOT=$RP run_plugin "$SIM" ADD "$cid" /proc/self/ns/net net1 "$a" 2> "$T/ps.log")
+	rec=$RP/run/rdma-qos/state/pr_${cid}_net1.json
+	if [ -e "$rec" ]; then echo "ok $(jq -r '"\(.numaVerdict)|\(.numaSource)"' "$rec")"
+	else jq -r '"\(.code) \(.msg)"' <<< "$out" 2>/dev/null || echo "?? $out"; fi
+	conf_for pr 1.0.0 "$conf" | RDMA_QOS_SIM_ROOT=$RP run_plugin "$SIM" DEL "$cid" "" net1 "$a" 2>/dev/null
+}
+XEV=${FILES[u-xgpu]%|*}; XEV=${XEV#*|}
+check "files: the pod's CPUs and GPU are on node 1, its VF on node 0" \
+	grep -q "^VF $PVF0PCI is on NUMA node 0; pod CPUs 4-7 are on node 1; nvidia.com/gpu GPU-2 is on node 1" <<< "$XEV"
+i=0
+for v in 1.26 1.27-1.33 1.27-1.33-gate 1.34; do
+	i=$((i + 1))
+	psrv_start "$v"
+	case $v in 1.26 | 1.27-1.33) via=List ;; *) via=Get ;; esac
+	r=$(pstrict u-xgpu "kx$i")
+	check "kubelet $v: CPUs and GPU on the other socket: refused, the files' evidence ($r)" \
+		[ "$r" = "103 NUMA misaligned (numa: strict): $XEV" ]
+	r=$(pstrict u-al "ka$i")
+	check "kubelet $v: an aligned pod is accepted, by $via ($r)" [ "$r" = "ok aligned|PodResources API ($via)" ]
+	r=$(pstrict u-ghost "kg$i")
+	check "kubelet $v: a pod kubelet does not know: unknown, by $via ($r)" \
+		[ "$r" = "ok unknown|PodResources API ($via)" ]
+	check "... the log says kubelet knows no such pod" grep -q "NUMA placement unknown: VF $PVF2PCI is on NUMA node 1; kubelet's PodResources API knows no pod ai/p-u-ghost; kubelet has no CPU, device or memory placement for pod u-ghost$" "$T/ps.log"
+	# Get, then List after a refused Get: one connection to kubelet's socket, two streams
+	if command -v strace > /dev/null; then
+		conf_for pr 1.0.0 "$(prq "$PVF0PCI")" '{"cniVersion":"1.0.0","interfaces":[]}' |
+			RDMA_QOS_SIM_ROOT=$RP strace -f -qq -e trace=connect -o "$T/ps.strace" \
+			env CNI_COMMAND=ADD CNI_CONTAINERID="kc$i" CNI_NETNS=/proc/self/ns/net \
+			CNI_IFNAME=net1 CNI_PATH="$CNI_BIN_DIR" CNI_ARGS="$(pargs u-al)" "$SIM" > /dev/null 2>&1
+		conf_for pr 1.0.0 "$(prq "$PVF0PCI")" | RDMA_QOS_SIM_ROOT=$RP run_plugin "$SIM" DEL "kc$i" "" net1 "$(pargs u-al)" 2>/dev/null
+		check "kubelet $v: one connection to kubelet's socket for the ADD" \
+			[ "$(grep -c 'connect(.*kubelet\.sock' "$T/ps.strace")" = 1 ]
+	elif [ -n "${CI:-}" ]; then fail "podres: needs strace (tests/sim/packages.txt)"
+	else echo "SKIP: kubelet $v: one connection (no strace)"; fi
+done
+# grpc-message is percent-encoded on the wire ("%" as %25): the "not found" of a pod whose
+# name holds one is only kubelet's words once decoded (a name kubelet would refuse; the
+# decoding is what is tested)
+r=$(pstrict u-ghost kp1 'p-100%41')
+check "kubelet 1.34: \"not found\" percent-decoded: unknown, by Get ($r)" \
+	[ "$r" = "ok unknown|PodResources API (Get)" ]
+check "... the log names the pod as asked" grep -q "knows no pod ai/p-100%41; " "$T/ps.log"
+
 echo "-- auto: the API where kubelet serves it, List where it has no Get, the files otherwise"
 psource auto
 r=$(pnuma u-gpu x1)
 check "auto, Get served: the API" [ "$r" = "${API[u-gpu]}" ]
-psrv_start noget
-r=$(pnuma u-gpu x2)
-check "auto, no Get (kubelet < 1.27 or gate off): List, same verdict and evidence" \
-	[ "$r" = "${API[u-gpu]%|*}|PodResources API (List)" ]
-r=$(pnuma u-none x3)
-check "... a pod List does not hold: unknown, as from the files" [ "${r%|*}" = "${FILES[u-none]%|*}" ]
+for v in 1.26 1.27-1.33; do
+	psrv_start "$v"
+	r=$(pnuma u-gpu x2)
+	check "auto, kubelet $v (Get unimplemented or disabled): List, same verdict and evidence ($r)" \
+		[ "$r" = "${API[u-gpu]%|*}|PodResources API (List)" ]
+	r=$(pnuma u-none x3)
+	check "... a pod with nothing placed: unknown, as from the files" [ "${r%|*}" = "${FILES[u-none]%|*}" ]
+done
 psrv_stop
 rm -f "$PSOCK"
 r=$(pnuma u-far x4)

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-/* pkg/podres: PodResources replies into placements (the transport runs in tests/sim/podres.sh). */
+/*
+ * pkg/podres: PodResources replies into placements, grpc-message decoding and what Get's
+ * refusals mean (the transport runs in tests/sim/podres.sh).
+ */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
@@ -246,6 +249,156 @@ START_TEST(many_devices)
 }
 END_TEST
 
+/* Append field @num, length-delimited, of @len bytes @v to @b at *@o (all short: 1-byte keys and
+ * lengths). */
+static void put(uint8_t *b, size_t *o, int num, const void *v, size_t len)
+{
+	b[(*o)++] = (uint8_t)(num << 3 | 2);
+	b[(*o)++] = (uint8_t)len;
+	memcpy(b + *o, v, len);
+	*o += len;
+}
+
+/* A framed List reply of @n pods, each given as its raw protobuf bytes. */
+static size_t list_raw(uint8_t *b, const uint8_t *const *pods, const size_t *lens, size_t n)
+{
+	size_t o = 5;
+
+	for (size_t i = 0; i < n; i++)
+		put(b, &o, 1, pods[i], lens[i]);
+	b[0] = b[1] = b[2] = b[3] = 0;
+	b[4] = (uint8_t)(o - 5);
+	return o;
+}
+
+/* List is walked, not unpacked whole: the same answers as protobuf would give, pod by pod. */
+START_TEST(list_walk_reads_as_protobuf)
+{
+	/* name "x" then "p" (the last wins), namespace "ai", one container with CPU 3 */
+	static const uint8_t twice[] = {0x0a, 1,   'x', 0x0a, 1, 'p',  0x12,
+					2,    'a', 'i', 0x1a, 2, 0x18, 3};
+	static const uint8_t noname[] = {0x1a, 2, 0x18, 5}; /* no name, no namespace: "" and "" */
+	static const uint8_t nul[] = {0x0a, 3, 'q', 0, 'z', 0x12, 2, 'a', 'i'}; /* "q" in C */
+	static const uint8_t bad_ctr[] = {0x0a, 1, 'o', 0x1a, 2, 0xff, 0xff}; /* not a container */
+	static const uint8_t cut[] = {0x0a, 5, 'p'}; /* a name past its pod */
+	const uint8_t *pods[3];
+	size_t lens[3], len;
+	struct rq_podres_placement p;
+	uint8_t b[256];
+
+	pods[0] = twice, lens[0] = sizeof(twice);
+	pods[1] = noname, lens[1] = sizeof(noname);
+	pods[2] = nul, lens[2] = sizeof(nul);
+	len = list_raw(b, pods, lens, 3);
+	ck_assert_int_eq(podres_decode_list(b, len, "ai", "p", NULL, &p), 0);
+	ck_assert_uint_eq(p.cpus[0], 1ULL << 3);
+	ck_assert_int_eq(podres_decode_list(b, len, "ai", "x", NULL, &p), -ESRCH);
+	ck_assert_int_eq(podres_decode_list(b, len, "", "", NULL, &p), 0);
+	ck_assert_uint_eq(p.cpus[0], 1ULL << 5);
+	ck_assert_int_eq(podres_decode_list(b, len, "ai", "q", NULL, &p), 0);
+	/* an unknown top-level field (varint 7, field 9) is skipped */
+	b[len++] = 0x48;
+	b[len++] = 7;
+	b[4] = (uint8_t)(len - 5);
+	ck_assert_int_eq(podres_decode_list(b, len, "ai", "p", NULL, &p), 0);
+	/* another pod's containers are not read; the pod asked about is, in full */
+	pods[1] = bad_ctr, lens[1] = sizeof(bad_ctr);
+	len = list_raw(b, pods, lens, 2);
+	ck_assert_int_eq(podres_decode_list(b, len, "ai", "p", NULL, &p), 0);
+	ck_assert_int_eq(podres_decode_list(b, len, "", "o", NULL, &p), -EBADMSG);
+	/* every pod's framing is: a field past its pod, pod_resources not length-delimited */
+	pods[1] = cut, lens[1] = sizeof(cut);
+	len = list_raw(b, pods, lens, 2);
+	ck_assert_int_eq(podres_decode_list(b, len, "ai", "p", NULL, &p), -EBADMSG);
+	len = list_raw(b, pods, lens, 1);
+	b[len++] = 0x08; /* field 1 as a varint */
+	b[len++] = 1;
+	b[4] = (uint8_t)(len - 5);
+	ck_assert_int_eq(podres_decode_list(b, len, "ai", "p", NULL, &p), -EBADMSG);
+}
+END_TEST
+
+/* grpc-message as sent (gRPC over HTTP/2 "Status-Message"): %XX for '%' and bytes outside
+ * 0x20-0x7E. */
+static int dec(const char *v, char *out, size_t cap)
+{
+	return podres_grpc_msg_decode((const uint8_t *)v, strlen(v), out, cap);
+}
+
+START_TEST(grpc_message_decoding)
+{
+	char o[64];
+
+	ck_assert_int_eq(dec("PodResources API Get method disabled", o, sizeof(o)), 0);
+	ck_assert_str_eq(o, "PodResources API Get method disabled");
+	/* what grpc-go and grpcio send for "pod p%41 in namespace ai not found" */
+	ck_assert_int_eq(dec("pod p%2541 in namespace ai not found", o, sizeof(o)), 0);
+	ck_assert_str_eq(o, "pod p%41 in namespace ai not found");
+	ck_assert_int_eq(dec("caf%C3%A9 %e2%9c%93%0A", o, sizeof(o)), 0);
+	ck_assert_str_eq(o, "caf\xc3\xa9 \xe2\x9c\x93\n");
+	/* not %XX: kept as it is (the spec: never drop the message for a bad escape) */
+	ck_assert_int_eq(dec("100% sure %4 %zz %", o, sizeof(o)), 0);
+	ck_assert_str_eq(o, "100% sure %4 %zz %");
+	ck_assert_int_eq(dec("%4", o, sizeof(o)), 0);
+	ck_assert_str_eq(o, "%4");
+	ck_assert_int_eq(dec("%41", o, sizeof(o)), 0);
+	ck_assert_str_eq(o, "A");
+	/* a decoded NUL does not end the text early */
+	ck_assert_int_eq(dec("a%00b", o, sizeof(o)), 0);
+	ck_assert_str_eq(o, "a?b");
+	ck_assert_int_eq(dec("", o, sizeof(o)), 0);
+	ck_assert_str_eq(o, "");
+	/* cut to fit, said so */
+	ck_assert_int_eq(dec("abcdef", o, 4), -ENOSPC);
+	ck_assert_str_eq(o, "abc");
+	ck_assert_int_eq(dec("ab%41", o, 4), 0);
+	ck_assert_str_eq(o, "abA");
+	ck_assert_int_eq(dec("abc", o, 4), 0);
+	ck_assert_int_eq(dec("x", o, 0), -ENOSPC);
+	ck_assert_int_eq(podres_grpc_msg_decode(NULL, 0, o, sizeof(o)), 0);
+	ck_assert_str_eq(o, "");
+}
+END_TEST
+
+/* Get's refusals as kubelet words them (pkg/kubelet/apis/podresources/server_v1.go). */
+START_TEST(get_answers_by_kubelet_version)
+{
+	const char *nf = "pod p-1 in namespace ai not found";
+
+	/* 1.26: no Get */
+	ck_assert_int_eq(
+	    podres_get_answer(RQ_GRPC_UNIMPLEMENTED, "unknown method Get", "ai", "p-1"),
+	    RQ_PODRES_GET_NO_METHOD);
+	/* 1.27-1.33, gate off: a plain Go error, code 2 */
+	ck_assert_int_eq(
+	    podres_get_answer(RQ_GRPC_UNKNOWN, "PodResources API Get method disabled", "ai", "p-1"),
+	    RQ_PODRES_GET_NO_METHOD);
+	/* gate on / 1.34: an unknown pod, code 2 too; only the pod asked about */
+	ck_assert_int_eq(podres_get_answer(RQ_GRPC_UNKNOWN, nf, "ai", "p-1"), RQ_PODRES_GET_NO_POD);
+	ck_assert_int_eq(podres_get_answer(RQ_GRPC_UNKNOWN, nf, "ai", "p-2"), RQ_PODRES_GET_FAILED);
+	ck_assert_int_eq(podres_get_answer(RQ_GRPC_UNKNOWN, nf, "a", "p-1"), RQ_PODRES_GET_FAILED);
+	ck_assert_int_eq(podres_get_answer(RQ_GRPC_UNKNOWN, nf, "ai", "p-"), RQ_PODRES_GET_FAILED);
+	ck_assert_int_eq(
+	    podres_get_answer(RQ_GRPC_UNKNOWN, "pod p-1 in namespace ai not found!", "ai", "p-1"),
+	    RQ_PODRES_GET_FAILED);
+	ck_assert_int_eq(podres_get_answer(RQ_GRPC_UNKNOWN, nf, "", ""), RQ_PODRES_GET_FAILED);
+	ck_assert_int_eq(podres_get_answer(RQ_GRPC_UNKNOWN, nf, NULL, NULL), RQ_PODRES_GET_FAILED);
+	/* a kubelet that one day says NOT_FOUND */
+	ck_assert_int_eq(podres_get_answer(RQ_GRPC_NOT_FOUND, "", "ai", "p-1"),
+			 RQ_PODRES_GET_NO_POD);
+	/* any other code 2, and the other codes: an error, never a verdict */
+	ck_assert_int_eq(podres_get_answer(RQ_GRPC_UNKNOWN, "PodResources API Get method disabled.",
+					   "ai", "p-1"),
+			 RQ_PODRES_GET_FAILED);
+	ck_assert_int_eq(podres_get_answer(RQ_GRPC_UNKNOWN, "", "ai", "p-1"), RQ_PODRES_GET_FAILED);
+	ck_assert_int_eq(podres_get_answer(RQ_GRPC_UNKNOWN, NULL, "ai", "p-1"),
+			 RQ_PODRES_GET_FAILED);
+	ck_assert_int_eq(podres_get_answer(14, "PodResources API Get method disabled", "ai", "p-1"),
+			 RQ_PODRES_GET_FAILED);
+	ck_assert_int_eq(podres_get_answer(-1, NULL, "ai", "p-1"), RQ_PODRES_GET_FAILED);
+}
+END_TEST
+
 Suite *suite_podres(void);
 Suite *suite_podres(void)
 {
@@ -256,6 +409,9 @@ Suite *suite_podres(void)
 	tcase_add_test(tc, list_finds_the_pod);
 	tcase_add_test(tc, malformed_replies);
 	tcase_add_test(tc, many_devices);
+	tcase_add_test(tc, list_walk_reads_as_protobuf);
+	tcase_add_test(tc, grpc_message_decoding);
+	tcase_add_test(tc, get_answers_by_kubelet_version);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -127,6 +127,10 @@ static void nl_port(const uint8_t *buf, size_t len)
 	struct rq_rdma_dev d;
 	char ev[48];
 
+	/* the same bytes as a kobject uevent datagram: no read past @len (ASan), a whole name */
+	if (rdma_uevent_dev((const char *)buf, len, ev, sizeof(ev)) == 1 &&
+	    (!ev[0] || !memchr(ev, '\0', sizeof(ev))))
+		abort();
 	/* the callers (the dump, the agent's drain) hand over aligned messages of at least a header */
 	if (len < NLMSG_HDRLEN)
 		return;

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # libFuzzer target over the node layer's parsers (kubelet checkpoints, cpusets, ToS text,
-# RDMA netlink port replies and notify-group events):
+# RDMA netlink port replies and notify-group events, infiniband uevents):
 #   make fuzz-kubelet                      build build/fuzz/fuzz-kubelet, run KUBELET_FUZZ_SECONDS (60)
 #   make fuzz-kubelet KUBELET_FUZZ_SECONDS=600
 # Needs clang with libFuzzer (Debian: clang). Seeds are written into build/fuzz/corpus-kubelet.
@@ -41,6 +41,7 @@ $(B)/fuzz/corpus-kubelet/.seeded: tests/fuzz/kubelet.mk
 	printf '\004%s' 'Global tclass=96\ndst_ip=10.0.0.0/8,tclass=24\n' > $(dir $@)seed-tos-rules
 	printf '\005\054\000\000\000\000\000\002\000\000\000\000\000\000\000\000\000\011\000\002\000rxe0\000\000\000\000\010\000\003\000\001\000\000\000\010\000\062\000\007\000\000\000' > $(dir $@)seed-nl
 	printf '\005\054\000\000\000\034\024\000\000\000\000\000\000\000\000\000\000\010\000\001\000\004\000\000\000\011\000\002\000rxe0\000\000\000\000\005\000\146\000\000\000\000\000' > $(dir $@)seed-nl-event
+	printf '\005%s\000%s\000%s\000%s' 'add@/devices/ib/mlx5_2' 'ACTION=add' 'DEVPATH=/devices/ib/mlx5_2' 'SUBSYSTEM=infiniband' > $(dir $@)seed-uevent
 	@touch $@
 
 fuzz-kubelet: $(B)/fuzz/fuzz-kubelet $(B)/fuzz/corpus-kubelet/.seeded

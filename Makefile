@@ -13,12 +13,16 @@ PREFIX   ?= /opt/cni/bin
 DESTDIR  ?=
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
-# rdma-core: RDMA netlink is spoken directly (rdma/rdma_netlink.h), so
-# libibverbs is not linked. libnl is linked statically where Debian ships the
-# archive: one shared object less to map at every pod start (see make bench).
+# Netlink (rtnetlink, dcbnl, RDMA netlink) through libnl-3's socket, message and
+# attribute API; RDMA netlink's constants are the kernel's UAPI (rdma/rdma_netlink.h,
+# linux-libc-dev), so no rdma-core library is linked. libnl-route-3 is not used:
+# its rtnl_link parser would add 42 KiB to a static binary whose RSS follows its
+# size, for one attribute (docs/design.md "Libraries"). libnl is linked
+# statically where Debian ships the archive: one shared object less to map at
+# every pod start (see make bench).
 # kubelet's PodResources API (pkg/podres): protobuf-c for the messages (protoc-c generates them
 # from pkg/podres/api.proto into $(B)/gen), nghttp2 for HTTP/2; Debian ships both archives.
-PKGS     := libnl-3.0 libnl-route-3.0 libcjson libprotobuf-c libnghttp2
+PKGS     := libnl-3.0 libcjson libprotobuf-c libnghttp2
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 NL_STATIC  := $(wildcard /usr/lib/$(shell gcc -print-multiarch)/libnl-3.a)
 PODRES_LIBS := -lprotobuf-c -lnghttp2

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
-pkgs=(build-essential pkg-config clang libcjson-dev libnl-3-dev libnl-route-3-dev libibverbs-dev
+pkgs=(build-essential pkg-config clang libcjson-dev libnl-3-dev
 	libprotobuf-c-dev protobuf-c-compiler libnghttp2-dev # pkg/podres: kubelet's PodResources API
 	check containernetworking-plugins iproute2 jq strace
 	dpkg-dev xz-utils) # dpkg-dev, xz-utils: cJSON and libmicrohttpd from their Debian sources

@@ -5,11 +5,13 @@
  * payload against the size its type needs, before a byte of it is read.
  */
 #include "pkg/dcb/dcb_msg.h"
+#include "pkg/nlparse/nlparse.h"
 
 #include <errno.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <netlink/attr.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -367,4 +369,22 @@ int dcb_msg_parse_status(const void *msg, size_t len)
 	if (!s.found)
 		return -EBADMSG;
 	return s.value > 0 ? -EIO : s.value;
+}
+
+int dcb_msg_parse_ifname(const void *msg, size_t len, char *buf, size_t buflen)
+{
+	static const struct nla_policy pol[DCB_ATTR_IFNAME + 1] = {
+	    [DCB_ATTR_IFNAME] = {.type = NLA_STRING, .maxlen = IFNAMSIZ},
+	};
+	struct nlattr *tb[DCB_ATTR_IFNAME + 1];
+	int r = nlparse_msg(msg, len, sizeof(struct dcbmsg), tb, DCB_ATTR_IFNAME, pol);
+
+	if (r < 0)
+		return r;
+	if (!tb[DCB_ATTR_IFNAME] || !nla_get_string(tb[DCB_ATTR_IFNAME])[0])
+		return 0;
+	if (strlen(nla_get_string(tb[DCB_ATTR_IFNAME])) >= buflen)
+		return -ENAMETOOLONG;
+	(void)snprintf(buf, buflen, "%s", nla_get_string(tb[DCB_ATTR_IFNAME]));
+	return 1;
 }

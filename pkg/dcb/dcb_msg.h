@@ -55,5 +55,11 @@ int dcb_msg_parse_get(const void *msg, size_t len, struct dcb_port_state *ret);
  * carries no status.
  */
 int dcb_msg_parse_status(const void *msg, size_t len);
+/*
+ * The netdev one dcbnl message (a notification of RTNLGRP_DCB) is about:
+ * 1 and @buf its DCB_ATTR_IFNAME, 0 when it names none, -EBADMSG when
+ * malformed, -ENAMETOOLONG when @buf is too small.
+ */
+int dcb_msg_parse_ifname(const void *msg, size_t len, char *buf, size_t buflen);
 
 #endif

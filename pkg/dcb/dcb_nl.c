@@ -3,7 +3,8 @@
  * The kernel backend: dcbnl over NETLINK_ROUTE with libnl-3 core messages
  * (libnl-route has no DCB objects). The socket is opened by dcb_nl_new in
  * the caller's netns: VFs have no dcbnl, all traffic goes to the PF in the
- * host netns. libnl's NLE_* codes stay in this file; callers see -errno:
+ * host netns. libnl's NLE_* codes stay in this file (nlparse_errno turns
+ * them into -errno); callers see -errno:
  * the kernel's own errno from its error message (-EOPNOTSUPP: the netdev has
  * no dcbnl ops, -ENODEV: no such netdev), and for a SET the status byte of
  * the dcbnl reply, which carries the driver's error while netlink itself
@@ -21,6 +22,7 @@
 #include <string.h>
 
 #include "pkg/dcb/dcb_msg.h"
+#include "pkg/nlparse/nlparse.h"
 
 struct nlctx {
 	struct nl_sock *sk;
@@ -55,31 +57,6 @@ static int error_cb(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
 	return NL_STOP;
 }
 
-static int nle_to_errno(int nle)
-{
-	switch (-nle) {
-	case NLE_NOMEM:
-		return -ENOMEM;
-	case NLE_OPNOTSUPP:
-		return -EOPNOTSUPP;
-	case NLE_OBJ_NOTFOUND:
-	case NLE_NODEV:
-		return -ENODEV;
-	case NLE_PERM:
-		return -EPERM;
-	case NLE_BUSY:
-		return -EBUSY;
-	case NLE_INVAL:
-		return -EINVAL;
-	case NLE_EXIST:
-		return -EEXIST;
-	case NLE_AGAIN:
-		return -EAGAIN;
-	default:
-		return -EIO;
-	}
-}
-
 static int transact(struct nlctx *c, struct nl_msg *msg, struct reply *r)
 {
 	struct nl_cb *cb;
@@ -100,7 +77,7 @@ static int transact(struct nlctx *c, struct nl_msg *msg, struct reply *r)
 		e = nl_recvmsgs(c->sk, cb);
 	nl_cb_put(cb);
 	if (!r->got)
-		return e < 0 ? nle_to_errno(e) : -EIO;
+		return e < 0 ? nlparse_errno(e) : -EIO;
 	if (r->parse < 0)
 		return r->parse;
 	return r->status;
@@ -203,7 +180,7 @@ int dcb_nl_new(const struct dcb_ops **ret_ops, void **ret_ctx)
 	e = nl_connect(c->sk, NETLINK_ROUTE);
 	if (e < 0) {
 		nl_free(c);
-		return nle_to_errno(e);
+		return nlparse_errno(e);
 	}
 	*ret_ops = &nl_ops;
 	*ret_ctx = c;

@@ -5,6 +5,7 @@
  * IFLA_PARENT_DEV_NAME (kernels >= 5.16), else ethtool's bus-info.
  */
 #include "pkg/netns/netns.h"
+#include "pkg/nlparse/nlparse.h"
 #include "pkg/sysfs/sysfs.h"
 
 #include <errno.h>
@@ -16,7 +17,6 @@
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
-#include <netlink/route/link.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -44,13 +44,37 @@ struct parent_ctx {
 	int err; /* the kernel's errno for the request (negative), 0 */
 };
 
+/* the strings read from an RTM_NEWLINK: NUL-terminated, or the message is refused */
+static const struct nla_policy link_policy[LINK_ATTR_MAX + 1] = {
+    [IFLA_IFNAME] = {.type = NLA_STRING, .maxlen = IFNAMSIZ},
+    [IFLA_IFALIAS] = {.type = NLA_STRING},
+    [IFLA_PARENT_DEV_NAME] = {.type = NLA_STRING},
+    [IFLA_PARENT_DEV_BUS_NAME] = {.type = NLA_STRING},
+};
+
+int netns_link_msg_ifname(const struct nlmsghdr *h, size_t len, char *buf, size_t buflen)
+{
+	struct nlattr *tb[LINK_ATTR_MAX + 1];
+	int r = nlparse_msg(h, len, sizeof(struct ifinfomsg), tb, LINK_ATTR_MAX, link_policy);
+
+	if (r < 0)
+		return r;
+	if (!tb[IFLA_IFNAME] || !nla_get_string(tb[IFLA_IFNAME])[0])
+		return 0;
+	if (strlen(nla_get_string(tb[IFLA_IFNAME])) >= buflen)
+		return -ENAMETOOLONG;
+	(void)snprintf(buf, buflen, "%s", nla_get_string(tb[IFLA_IFNAME]));
+	return 1;
+}
+
 static int parent_cb(struct nl_msg *msg, void *arg)
 {
 	struct parent_ctx *p = arg;
 	struct nlattr *tb[LINK_ATTR_MAX + 1];
 	struct nlmsghdr *h = nlmsg_hdr(msg);
 
-	if (nlmsg_parse(h, sizeof(struct ifinfomsg), tb, LINK_ATTR_MAX, NULL) < 0)
+	if (nlparse_msg(h, h->nlmsg_len, sizeof(struct ifinfomsg), tb, LINK_ATTR_MAX, link_policy) <
+	    0)
 		return NL_SKIP;
 	if (tb[IFLA_IFALIAS])
 		nla_strlcpy(p->alias, tb[IFLA_IFALIAS], sizeof(p->alias));

@@ -23,5 +23,13 @@ int netns_link_pci(const char *ifname, char *buf, size_t len);
 int netns_link_ifindex(const char *ifname);
 /* IFLA_IFALIAS of @ifname in the current netns ("" when it has none). */
 int netns_link_alias(const char *ifname, char *buf, size_t len);
+/*
+ * The link name of one RTM_NEWLINK / RTM_DELLINK message (@len bytes
+ * readable at @h): 1 and @buf filled, 0 when it names no link, -EBADMSG when
+ * malformed (IFLA_IFNAME without its NUL or over IFNAMSIZ included),
+ * -ENAMETOOLONG when @buf is too small.
+ */
+struct nlmsghdr;
+int netns_link_msg_ifname(const struct nlmsghdr *h, size_t len, char *buf, size_t buflen);
 
 #endif

@@ -4,6 +4,10 @@
 
 #include <errno.h>
 #include <linux/netlink.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
 #include <rdma/rdma_netlink.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +15,8 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
+
+#include "pkg/nlparse/nlparse.h"
 
 static const char *const knob_names[RQ_KNOB_N] = {"mofed", "configfs"};
 
@@ -76,6 +82,14 @@ int rdma_dev_pci(const struct rq_root *r, const char *name, char *buf, size_t le
 	return sysfs_readlink_base(r, path, buf, len);
 }
 
+/* what the port and device dumps and the notify group's messages are read for */
+static const struct nla_policy nldev_policy[RDMA_NLDEV_ATTR_NDEV_INDEX + 1] = {
+    [RDMA_NLDEV_ATTR_DEV_INDEX] = {.type = NLA_U32},
+    [RDMA_NLDEV_ATTR_DEV_NAME] = {.type = NLA_STRING},
+    [RDMA_NLDEV_ATTR_PORT_INDEX] = {.type = NLA_U32},
+    [RDMA_NLDEV_ATTR_NDEV_INDEX] = {.type = NLA_U32},
+};
+
 /*
  * One RDMA_NLDEV_CMD_PORT_GET reply message: 1 and *ret filled when its
  * netdev index is @ifindex, 0 when it is another port, -EBADMSG when
@@ -83,75 +97,88 @@ int rdma_dev_pci(const struct rq_root *r, const char *name, char *buf, size_t le
  */
 int rdma_nl_parse_port(const struct nlmsghdr *nlh, size_t len, int ifindex, struct rq_rdma_dev *ret)
 {
-	const struct nlattr *a;
-	size_t off = NLMSG_HDRLEN;
-	const char *name = NULL;
-	size_t name_len = 0;
-	int port = -1, ndev = -1;
+	struct nlattr *tb[RDMA_NLDEV_ATTR_NDEV_INDEX + 1];
+	const char *name;
+	int port, r = nlparse_msg(nlh, len, 0, tb, RDMA_NLDEV_ATTR_NDEV_INDEX, nldev_policy);
 
-	if (len < NLMSG_HDRLEN || nlh->nlmsg_len > len || nlh->nlmsg_len < NLMSG_HDRLEN)
+	if (r < 0)
+		return r;
+	/* a non-empty name (found by fuzz-kubelet: "" matched); the policy saw its NUL */
+	name = tb[RDMA_NLDEV_ATTR_DEV_NAME] ? nla_get_string(tb[RDMA_NLDEV_ATTR_DEV_NAME]) : NULL;
+	if (name && !name[0])
 		return -EBADMSG;
-	while (off + NLA_HDRLEN <= nlh->nlmsg_len) {
-		size_t alen, plen;
-		const char *payload;
-
-		a = (const struct nlattr *)((const char *)nlh + off);
-		alen = a->nla_len;
-		if (alen < NLA_HDRLEN || off + alen > nlh->nlmsg_len)
-			return -EBADMSG;
-		payload = (const char *)a + NLA_HDRLEN;
-		plen = alen - NLA_HDRLEN;
-		switch (a->nla_type & NLA_TYPE_MASK) {
-		case RDMA_NLDEV_ATTR_DEV_NAME:
-			/* a NUL-terminated, non-empty name (found by fuzz-kubelet: "" matched) */
-			if (plen == 0 || memchr(payload, '\0', plen) == NULL || payload[0] == '\0')
-				return -EBADMSG;
-			name = payload;
-			name_len = strlen(payload);
-			break;
-		case RDMA_NLDEV_ATTR_PORT_INDEX:
-			if (plen < 4)
-				return -EBADMSG;
-			memcpy(&port, payload, 4);
-			break;
-		case RDMA_NLDEV_ATTR_NDEV_INDEX:
-			if (plen < 4)
-				return -EBADMSG;
-			memcpy(&ndev, payload, 4);
-			break;
-		default:
-			break;
-		}
-		off += NLA_ALIGN(alen);
-	}
-	if (ndev != ifindex || !name || port < 1)
+	if (!tb[RDMA_NLDEV_ATTR_NDEV_INDEX] || !name || !tb[RDMA_NLDEV_ATTR_PORT_INDEX] ||
+	    (int)nla_get_u32(tb[RDMA_NLDEV_ATTR_NDEV_INDEX]) != ifindex)
 		return 0;
-	if (name_len >= sizeof(ret->name))
+	port = (int)nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
+	if (port < 1)
+		return 0;
+	if (strlen(name) >= sizeof(ret->name))
 		return -EBADMSG;
 	memset(ret, 0, sizeof(*ret));
-	memcpy(ret->name, name, name_len + 1);
+	(void)snprintf(ret->name, sizeof(ret->name), "%s", name);
 	ret->port = port;
 	return 1;
 }
 
-/* Device indices from one RDMA_NLDEV_CMD_GET reply message. */
-static void collect_dev_index(const struct nlmsghdr *h, uint32_t *idx, size_t max, size_t *n)
+int rdma_nl_parse_event(const struct nlmsghdr *nlh, size_t len, char *buf, size_t buflen)
 {
-	size_t off = NLMSG_HDRLEN;
+	struct nlattr *tb[RDMA_NLDEV_ATTR_NDEV_INDEX + 1];
+	int r;
 
-	while (off + NLA_HDRLEN <= h->nlmsg_len) {
-		const struct nlattr *a = (const struct nlattr *)((const char *)h + off);
+	if (len >= NLMSG_HDRLEN && nlh->nlmsg_type < NLMSG_MIN_TYPE)
+		return 0; /* NOOP, ERROR, DONE, OVERRUN: no event */
+	r = nlparse_msg(nlh, len, 0, tb, RDMA_NLDEV_ATTR_NDEV_INDEX, nldev_policy);
+	if (r < 0)
+		return r;
+	if (tb[RDMA_NLDEV_ATTR_DEV_NAME] && nla_get_string(tb[RDMA_NLDEV_ATTR_DEV_NAME])[0])
+		(void)snprintf(buf, buflen, "%s", nla_get_string(tb[RDMA_NLDEV_ATTR_DEV_NAME]));
+	else if (tb[RDMA_NLDEV_ATTR_DEV_INDEX])
+		(void)snprintf(buf, buflen, "rdma dev %u",
+			       nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]));
+	else
+		(void)snprintf(buf, buflen, "rdma");
+	return 1;
+}
 
-		if (a->nla_len < NLA_HDRLEN || off + a->nla_len > h->nlmsg_len)
-			return;
-		if ((a->nla_type & NLA_TYPE_MASK) == RDMA_NLDEV_ATTR_DEV_INDEX &&
-		    a->nla_len >= NLA_HDRLEN + 4 && *n < max) {
-			memcpy(&idx[*n], (const char *)a + NLA_HDRLEN, 4);
-			(*n)++;
-			return;
+/* The value of "KEY=value" @kv (@n bytes, its NUL not counted) when it has @key. */
+static const char *uevent_val(const char *kv, size_t n, const char *key, size_t *ret_n)
+{
+	size_t k = strlen(key);
+
+	if (n < k || memcmp(kv, key, k) != 0)
+		return NULL;
+	*ret_n = n - k;
+	return kv + k;
+}
+
+int rdma_uevent_dev(const char *buf, size_t len, char *ret, size_t retlen)
+{
+	const char *dev = NULL, *v;
+	size_t dev_n = 0, n, vn;
+	bool ib = false;
+
+	/* no byte past @len is read: the last string may lack its NUL */
+	for (size_t off = 0; off < len; off += n + 1) {
+		const char *kv = buf + off;
+
+		n = strnlen(kv, len - off);
+		if ((v = uevent_val(kv, n, "SUBSYSTEM=", &vn)) != NULL) {
+			ib = vn == 10 && memcmp(v, "infiniband", 10) == 0;
+		} else if ((v = uevent_val(kv, n, "DEVPATH=", &vn)) != NULL) {
+			const char *slash = memrchr(v, '/', vn);
+
+			dev = slash ? slash + 1 : v;
+			dev_n = vn - (size_t)(dev - v);
 		}
-		off += NLA_ALIGN(a->nla_len);
 	}
+	if (!ib)
+		return 0;
+	if (!dev || dev_n == 0)
+		(void)snprintf(ret, retlen, "infiniband");
+	else
+		(void)snprintf(ret, retlen, "%.*s", (int)dev_n, dev);
+	return 1;
 }
 
 struct dump_ctx {
@@ -160,58 +187,112 @@ struct dump_ctx {
 	uint32_t *idx;		 /* device dump: indices */
 	size_t max, n;
 	int found;
+	int err;   /* the kernel's error for the dump (negative), 0 */
+	bool done; /* NLMSG_DONE or an error message seen */
 };
 
-static int nl_dump(int fd, uint16_t cmd, int dev_index, struct dump_ctx *d)
+static int dump_valid(struct nl_msg *msg, void *arg)
 {
-	struct {
-		struct nlmsghdr h;
-		struct nlattr a;
-		uint32_t v;
-	} req;
+	struct dump_ctx *d = arg;
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+	struct nlattr *tb[RDMA_NLDEV_ATTR_NDEV_INDEX + 1];
+
+	if (d->idx) {
+		/* a device whose message is broken says nothing about ours */
+		if (nlparse_msg(h, h->nlmsg_len, 0, tb, RDMA_NLDEV_ATTR_NDEV_INDEX, nldev_policy) ==
+			0 &&
+		    tb[RDMA_NLDEV_ATTR_DEV_INDEX] && d->n < d->max)
+			d->idx[d->n++] = nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+	} else if (!d->found && rdma_nl_parse_port(h, h->nlmsg_len, d->ifindex, d->dev) == 1) {
+		d->found = 1;
+	}
+	return NL_OK;
+}
+
+static int dump_finish(struct nl_msg *msg, void *arg)
+{
+	((struct dump_ctx *)arg)->done = true;
+	return NL_STOP;
+}
+
+static int dump_error(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
+{
+	struct dump_ctx *d = arg;
+
+	d->err = err->error < 0 ? err->error : 0;
+	d->done = true;
+	return NL_STOP;
+}
+
+static int rdma_nl_dump(struct nl_sock *sk, uint16_t cmd, int dev_index, struct dump_ctx *d)
+{
+	struct nl_msg *m = nlmsg_alloc_simple(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd), NLM_F_DUMP);
+	int r;
+
+	if (!m)
+		return -ENOMEM;
+	/* the kernel's port dump wants the device it is about */
+	if (dev_index >= 0 && nla_put_u32(m, RDMA_NLDEV_ATTR_DEV_INDEX, (uint32_t)dev_index) < 0) {
+		nlmsg_free(m);
+		return -ENOMEM;
+	}
+	r = nl_send_auto(sk, m);
+	nlmsg_free(m);
+	if (r < 0)
+		return nlparse_errno(r);
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, dump_valid, d);
+	nl_socket_modify_cb(sk, NL_CB_FINISH, NL_CB_CUSTOM, dump_finish, d);
+	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, dump_error, d);
+	while (!d->done) {
+		r = nl_recvmsgs_report(sk, nl_socket_get_cb(sk));
+		if (r < 0 && !d->done)
+			return nlparse_errno(r);
+		/* nothing within SO_RCVTIMEO: a dump that never finishes */
+		if (r == 0 && !d->done)
+			return -ETIMEDOUT;
+	}
+	return d->err;
+}
+
+/* A netlink socket of our own (socket(2)'s errno, not libnl's, says why there is none). */
+static int rdma_nl_open(struct nl_sock **ret)
+{
 	struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
-	char buf[16384];
+	struct timeval tmo = {.tv_sec = 5};
+	struct nl_sock *sk;
+	int fd, r;
 
-	memset(&req, 0, sizeof(req));
-	req.h.nlmsg_len = NLMSG_LENGTH(0);
-	req.h.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd);
-	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	req.h.nlmsg_seq = (uint32_t)cmd;
-	if (dev_index >= 0) {
-		/* the kernel's port dump wants the device it is about */
-		req.a.nla_type = RDMA_NLDEV_ATTR_DEV_INDEX;
-		req.a.nla_len = NLA_HDRLEN + 4;
-		req.v = (uint32_t)dev_index;
-		req.h.nlmsg_len = NLMSG_LENGTH(NLA_HDRLEN + 4);
-	}
-	if (sendto(fd, &req, req.h.nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
+	if (fd < 0)
 		return -errno;
-	for (;;) {
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
-		struct nlmsghdr *h;
-		size_t left;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : 0;
-		left = (size_t)n;
-		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
-			if (h->nlmsg_type == NLMSG_DONE)
-				return 0;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *err = NLMSG_DATA(h);
-
-				return h->nlmsg_len >= NLMSG_LENGTH(sizeof(*err)) ? err->error
-										  : -EIO;
-			}
-			if (d->idx)
-				collect_dev_index(h, d->idx, d->max, &d->n);
-			else if (!d->found &&
-				 rdma_nl_parse_port(h, h->nlmsg_len, d->ifindex, d->dev) == 1)
-				d->found = 1;
-		}
+	/* a CNI ADD must not hang on a kernel that never finishes a dump: bound every recv */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo)) < 0 ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
 	}
+	sk = nl_socket_alloc();
+	if (!sk) {
+		close(fd);
+		return -ENOMEM;
+	}
+	r = nl_socket_set_fd(sk, NETLINK_RDMA, fd);
+	/* one recvmsg per datagram (no MSG_PEEK round), into a buffer no dump skb outgrows */
+	if (r == 0) {
+		nl_socket_disable_msg_peek(sk);
+		r = nl_socket_set_msg_buf_size(sk, 32768);
+	}
+	if (r < 0) {
+		bool owned = nl_socket_get_fd(sk) == fd;
+
+		nl_socket_free(sk); /* closes fd once it is the socket's */
+		if (!owned)
+			close(fd);
+		return nlparse_errno(r);
+	}
+	*ret = sk;
+	return 0;
 }
 
 int rdma_find_by_ifindex(int ifindex, struct rq_rdma_dev *ret)
@@ -219,32 +300,27 @@ int rdma_find_by_ifindex(int ifindex, struct rq_rdma_dev *ret)
 	uint32_t idx[64];
 	struct rq_rdma_dev dev;
 	struct dump_ctx devs = {.idx = idx, .max = 64};
-	struct timeval tmo = {.tv_sec = 5};
-	int fd, rr;
+	struct nl_sock *sk = NULL;
+	int rr;
 
 	if (ifindex <= 0)
 		return -EINVAL;
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
-	if (fd < 0)
-		return -errno;
-	/* a CNI ADD must not hang on a kernel that never finishes a dump: bound every recv */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo)) < 0) {
-		rr = -errno;
-		close(fd);
+	rr = rdma_nl_open(&sk);
+	if (rr < 0)
 		return rr;
-	}
-	rr = nl_dump(fd, RDMA_NLDEV_CMD_GET, -1, &devs);
+	rr = rdma_nl_dump(sk, RDMA_NLDEV_CMD_GET, -1, &devs);
 	for (size_t i = 0; rr == 0 && i < devs.n; i++) {
 		struct dump_ctx ports = {.ifindex = ifindex, .dev = &dev};
 
 		/* a device that vanished or cannot dump its ports says nothing about ours */
-		if (nl_dump(fd, RDMA_NLDEV_CMD_PORT_GET, (int)idx[i], &ports) == 0 && ports.found) {
-			close(fd);
+		if (rdma_nl_dump(sk, RDMA_NLDEV_CMD_PORT_GET, (int)idx[i], &ports) == 0 &&
+		    ports.found) {
+			nl_socket_free(sk);
 			*ret = dev;
 			return 0;
 		}
 	}
-	close(fd);
+	nl_socket_free(sk);
 	return rr < 0 ? rr : -ENOENT;
 }
 

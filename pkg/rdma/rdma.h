@@ -81,6 +81,19 @@ struct nlmsghdr;
 /* One PORT_GET reply: 1 (match, *ret filled), 0 (other port), -EBADMSG. */
 int rdma_nl_parse_port(const struct nlmsghdr *nlh, size_t len, int ifindex,
 		       struct rq_rdma_dev *ret);
+/*
+ * One message of RDMA netlink's notify group (RDMA_NLDEV_CMD_MONITOR: a
+ * device registered or went, a netdev attached or detached): 1 and @buf the
+ * device it is about (its name, else "rdma dev <index>", else "rdma"); 0 for
+ * netlink's own control messages; -EBADMSG when malformed.
+ */
+int rdma_nl_parse_event(const struct nlmsghdr *nlh, size_t len, char *buf, size_t buflen);
+/*
+ * One kobject uevent ("add@/devices/...\0ACTION=add\0...SUBSYSTEM=infiniband\0",
+ * @len bytes): 1 and @ret the device (DEVPATH's last component, else
+ * "infiniband") when it is of the infiniband class, 0 otherwise.
+ */
+int rdma_uevent_dev(const char *buf, size_t len, char *ret, size_t retlen);
 /* Read / write one knob. -1 is written only to MOFED's (it unsets the global class). */
 int rdma_tos_read(const struct rq_root *r, const struct rq_rdma_dev *dev, enum rq_tos_knob k,
 		  int *ret);

@@ -12,6 +12,7 @@
 #include <linux/dcbnl.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <netlink/msg.h>
 #include <net/if.h>
 #include <rdma/rdma_netlink.h>
 #include <stdio.h>
@@ -19,7 +20,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "pkg/dcb/dcb_msg.h"
 #include "pkg/log/log.h"
+#include "pkg/netns/netns.h"
+#include "pkg/rdma/rdma.h"
 #include "plugin/agent/events.h"
 
 /* enum rdma_nl_groups: RDMA_NL_GROUP_NOTIFY follows RDMA_NL_GROUP_LS (kernel >= 6.11 uapi) */
@@ -107,54 +111,29 @@ static void who_add(char who[][48], size_t max, size_t *n, const char *name)
 		(void)snprintf(who[(*n)++], 48, "%s", name);
 }
 
-static const char *rta_name(const struct nlmsghdr *h, size_t hdr, unsigned short type)
+/* A link event counts for a PF of the last pass; every dcbnl one counts, named or not. */
+static void rtnl_msg(const struct agent *a, const struct nlmsghdr *h, size_t left, char who[][48],
+		     size_t max, size_t *n)
 {
-	size_t off = NLMSG_LENGTH(hdr);
-
-	while (off + RTA_LENGTH(0) <= h->nlmsg_len) {
-		const struct rtattr *a = (const struct rtattr *)((const char *)h + off);
-
-		if (a->rta_len < RTA_LENGTH(0) || off + a->rta_len > h->nlmsg_len)
-			return NULL;
-		if (a->rta_type == type && a->rta_len > RTA_LENGTH(0) &&
-		    memchr(RTA_DATA(a), '\0', RTA_PAYLOAD(a)))
-			return RTA_DATA(a);
-		off += RTA_ALIGN(a->rta_len);
-	}
-	return NULL;
-}
-
-static void rtnl_msg(const struct agent *a, const struct nlmsghdr *h, char who[][48], size_t max,
-		     size_t *n)
-{
-	const char *name;
+	char name[48];
 
 	if (h->nlmsg_type == RTM_NEWLINK || h->nlmsg_type == RTM_DELLINK) {
-		name = rta_name(h, sizeof(struct ifinfomsg), IFLA_IFNAME);
-		if (name && known_pf(a, name))
+		if (netns_link_msg_ifname(h, left, name, sizeof(name)) == 1 && known_pf(a, name))
 			who_add(who, max, n, name);
 	} else if (h->nlmsg_type == RTM_GETDCB || h->nlmsg_type == RTM_SETDCB) {
-		name = rta_name(h, sizeof(struct dcbmsg), DCB_ATTR_IFNAME);
-		who_add(who, max, n, name ? name : "dcb");
+		who_add(who, max, n,
+			dcb_msg_parse_ifname(h, left, name, sizeof(name)) == 1 ? name : "dcb");
 	}
 }
 
-/* "add@/devices/.../infiniband/mlx5_2\0ACTION=add\0...SUBSYSTEM=infiniband\0" */
-static void uevent_msg(const char *buf, size_t len, char who[][48], size_t max, size_t *n)
+/* A device event counts under the device's name; one that cannot be read still counts. */
+static void rdma_msg(const struct nlmsghdr *h, size_t left, char who[][48], size_t max, size_t *n)
 {
-	const char *dev = NULL;
-	bool ib = false;
+	char dev[48];
+	int r = rdma_nl_parse_event(h, left, dev, sizeof(dev));
 
-	for (size_t off = 0; off < len; off += strnlen(buf + off, len - off) + 1) {
-		const char *kv = buf + off;
-
-		if (!strncmp(kv, "SUBSYSTEM=", 10))
-			ib = !strcmp(kv + 10, "infiniband");
-		else if (!strncmp(kv, "DEVPATH=", 8))
-			dev = strrchr(kv, '/') ? strrchr(kv, '/') + 1 : kv + 8;
-	}
-	if (ib)
-		who_add(who, max, n, dev ? dev : "infiniband");
+	if (r != 0)
+		who_add(who, max, n, r == 1 ? dev : "rdma");
 }
 
 int ev_src_drain(struct ev_src *s, const struct agent *a, char who[][48], size_t max, size_t *ret_n,
@@ -166,7 +145,7 @@ int ev_src_drain(struct ev_src *s, const struct agent *a, char who[][48], size_t
 	*ret_resync = false;
 	for (;;) {
 		ssize_t len = read(s->fd, buf, sizeof(buf));
-		size_t left;
+		int rem;
 
 		if (len < 0 && errno == EINTR)
 			continue;
@@ -177,20 +156,23 @@ int ev_src_drain(struct ev_src *s, const struct agent *a, char who[][48], size_t
 		if (len < 0)
 			return errno == EAGAIN ? 0 : -errno;
 		if (s->kind == EV_UEVENT) {
-			uevent_msg(buf, (size_t)len, who, max, ret_n);
+			char dev[48];
+
+			if (rdma_uevent_dev(buf, (size_t)len, dev, sizeof(dev)) == 1)
+				who_add(who, max, ret_n, dev);
 			continue;
 		}
 		if (s->kind == EV_SIM_WATCH) {
 			who_add(who, max, ret_n, "sim-dcb");
 			continue;
 		}
-		left = (size_t)len;
-		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, left);
-		     h = NLMSG_NEXT(h, left)) {
+		rem = (int)len;
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; nlmsg_ok(h, rem);
+		     h = nlmsg_next(h, &rem)) {
 			if (s->kind == EV_RTNL)
-				rtnl_msg(a, h, who, max, ret_n);
+				rtnl_msg(a, h, (size_t)rem, who, max, ret_n);
 			else
-				who_add(who, max, ret_n, "rdma");
+				rdma_msg(h, (size_t)rem, who, max, ret_n);
 		}
 	}
 }

@@ -3,7 +3,8 @@
 # dcb (tests/dcb/run.sh). The driver links only the codec and the netlink
 # backend, so it builds even while other packages are mid-change.
 .PHONY: dcb-test
-$(B)/tests/dcb/dcb-encode: $(B)/tests/dcb/dcb_encode.o $(B)/pkg/dcb/dcb_msg.o $(B)/pkg/dcb/dcb_nl.o
+$(B)/tests/dcb/dcb-encode: $(B)/tests/dcb/dcb_encode.o $(B)/pkg/dcb/dcb_msg.o $(B)/pkg/dcb/dcb_nl.o \
+                           $(B)/pkg/nlparse/nlparse.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 dcb-test: $(B)/tests/dcb/dcb-encode

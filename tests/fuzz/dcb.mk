@@ -12,9 +12,11 @@ FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitiz
               -D_GNU_SOURCE -I. $(PKG_CFLAGS)
 
 .PHONY: fuzz-dcb
-$(B)/fuzz/fuzz-dcb: tests/fuzz/fuzz_dcb.c pkg/dcb/dcb_msg.c pkg/dcb/dcb_msg.h pkg/dcb/dcb.h
+$(B)/fuzz/fuzz-dcb: tests/fuzz/fuzz_dcb.c pkg/dcb/dcb_msg.c pkg/dcb/dcb_msg.h pkg/dcb/dcb.h \
+                  pkg/nlparse/nlparse.c pkg/nlparse/nlparse.h
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_dcb.c pkg/dcb/dcb_msg.c $(PKG_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_dcb.c pkg/dcb/dcb_msg.c pkg/nlparse/nlparse.c \
+		$(PKG_LIBS)
 
 fuzz-dcb: $(B)/fuzz/fuzz-dcb
 	@mkdir -p $(B)/fuzz/corpus-dcb

@@ -26,6 +26,7 @@ static void run(const uint8_t *msg, size_t len)
 {
 	static struct dcb_port_state st;
 	uint8_t *buf = malloc(len ? len : 1);
+	char name[16];
 
 	if (!buf)
 		return;
@@ -33,6 +34,10 @@ static void run(const uint8_t *msg, size_t len)
 	if (dcb_msg_parse_get(buf, len, &st) == 0)
 		check_state(&st);
 	(void)dcb_msg_parse_status(buf, len);
+	/* the agent's RTNLGRP_DCB notifications: a name is a whole one */
+	if (dcb_msg_parse_ifname(buf, len, name, sizeof(name)) == 1 &&
+	    (!name[0] || !memchr(name, '\0', sizeof(name))))
+		abort();
 	free(buf);
 }
 

@@ -125,12 +125,20 @@ static void tos(const char *s)
 static void nl_port(const uint8_t *buf, size_t len)
 {
 	struct rq_rdma_dev d;
+	char ev[48];
 
-	/* the caller (nl_dump) hands over aligned messages of at least a header */
+	/* the same bytes as a kobject uevent datagram: no read past @len (ASan), a whole name */
+	if (rdma_uevent_dev((const char *)buf, len, ev, sizeof(ev)) == 1 &&
+	    (!ev[0] || !memchr(ev, '\0', sizeof(ev))))
+		abort();
+	/* the callers (the dump, the agent's drain) hand over aligned messages of at least a header */
 	if (len < NLMSG_HDRLEN)
 		return;
 	if (rdma_nl_parse_port((const struct nlmsghdr *)buf, len, 7, &d) == 1 &&
 	    (d.port < 1 || !d.name[0] || !memchr(d.name, '\0', sizeof(d.name))))
+		abort();
+	if (rdma_nl_parse_event((const struct nlmsghdr *)buf, len, ev, sizeof(ev)) == 1 &&
+	    (!ev[0] || !memchr(ev, '\0', sizeof(ev))))
 		abort();
 }
 

@@ -385,6 +385,11 @@ START_TEST(nl_parse_match)
 	ck_assert_int_eq(rdma_nl_parse_port(&m.h, m.len, 9, &d), 1);
 	ck_assert_str_eq(d.name, "mlx5_3");
 	ck_assert_int_eq(d.port, 2);
+	/* attributes this build does not know (a newer kernel's) are skipped */
+	msg_attr(&m, 0x1ff, "\1\2\3", 3);
+	msg_attr(&m, 0, "", 0);
+	ck_assert_int_eq(rdma_nl_parse_port(&m.h, m.len, 9, &d), 1);
+	ck_assert_str_eq(d.name, "mlx5_3");
 	/* a longer buffer than the message (more messages follow) is fine */
 	ck_assert_int_eq(rdma_nl_parse_port(&m.h, sizeof(m.buf), 9, &d), 1);
 }
@@ -452,6 +457,17 @@ START_TEST(nl_parse_malformed)
 	ck_assert_int_eq(rdma_nl_parse_port(&m.h, m.len, 7, &d), -EBADMSG);
 	msg_init(&m);
 	msg_attr(&m, RDMA_NLDEV_ATTR_NDEV_INDEX, "\7", 1);
+	ck_assert_int_eq(rdma_nl_parse_port(&m.h, m.len, 7, &d), -EBADMSG);
+	/* what the hand-rolled walk let through: a name whose NUL is not its last byte
+	 * (read as "rx"), a device index of two bytes, a header running past the message
+	 * after a good port */
+	msg_init(&m);
+	msg_attr(&m, RDMA_NLDEV_ATTR_DEV_NAME, "rx\0e0", 5);
+	msg_u32(&m, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
+	msg_u32(&m, RDMA_NLDEV_ATTR_NDEV_INDEX, 7);
+	ck_assert_int_eq(rdma_nl_parse_port(&m.h, m.len, 7, &d), -EBADMSG);
+	msg_port(&m, "rxe0", 1, 7);
+	msg_attr(&m, RDMA_NLDEV_ATTR_DEV_INDEX, "\3\0", 2);
 	ck_assert_int_eq(rdma_nl_parse_port(&m.h, m.len, 7, &d), -EBADMSG);
 	/* a matching port whose name does not fit */
 	memset(longname, 'x', sizeof(longname) - 1);

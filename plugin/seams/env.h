@@ -26,6 +26,12 @@ struct rq_env {
 	const char *binary;  /* "rdma-qos" or "rdma-qos-sim" */
 	int lock_timeout_ms; /* bounded wait for a PF lock */
 	int repair_backoff_ms; /* agent: first back-off of a repair undone again (doubling) */
+	/*
+	 * Telemetry: keep every hw_counters entry of an attachment's device
+	 * (agent --vf-counters all); false keeps only the families DESIGN.md
+	 * names (essential), so a node's series count stays bounded.
+	 */
+	bool tel_vf_all;
 	/* opens the DCB backend; called in the host netns */
 	int (*dcb_open)(const struct rq_env *env, const struct dcb_ops **ret_ops, void **ret_ctx);
 	/*

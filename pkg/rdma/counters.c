@@ -213,10 +213,20 @@ enum rdma_ctr rdma_counter_classify(const char *name, int *ret_dir)
 
 /* rxe's own names: its counters are atomic64 (rxe_hw_counters.c) */
 static const char *const rxe64[] = {
-    "sent_pkts",	 "rcvd_pkts",	   "out_of_seq_request", "rcvd_seq_err",
-    "completer_retry_err", "rcvd_rnr_err",   "send_rnr_err",	     "ack_deferred",
-    "retry_exceeded_err",  "retry_rnr_exceeded_err", "send_err",	     "link_downed",
-    "rdma_sends",	 "rdma_recvs",
+    "sent_pkts",
+    "rcvd_pkts",
+    "out_of_seq_request",
+    "rcvd_seq_err",
+    "completer_retry_err",
+    "rcvd_rnr_err",
+    "send_rnr_err",
+    "ack_deferred",
+    "retry_exceeded_err",
+    "retry_rnr_exceeded_err",
+    "send_err",
+    "link_downed",
+    "rdma_sends",
+    "rdma_recvs",
 };
 
 int rdma_counter_bits(const char *name)

@@ -93,8 +93,8 @@ struct pass_report {
 	int stale;	    /* records whose netns is gone, still within the grace */
 	int rolled_back;    /* pending records of dead ADDs put back this pass */
 	cJSON *suspended;   /* [{"pf","item","value"}]: rdma_qos_repair_suspended */
-	cJSON *req_pfs; /* {pf: true}: PFs with requirements (an attachment's or the baseline's) */
-	double started; /* wall clock, seconds */
+	cJSON *req_pfs;	    /* {pf: true}: PFs with requirements (an attachment's or the baseline's) */
+	double started;	    /* wall clock, seconds */
 	double duration;
 	bool drift_left;
 	struct tel_sample targets; /* the attachments whose counters the telemetry reads */
@@ -163,8 +163,8 @@ int fight_book_save(const struct rq_env *env, struct fight_book *b);
 void fight_book_free(struct fight_book *b);
 
 /* nfd.c: the NFD local feature file of a pass (@pass_ok false: the pass could not run) */
-int nfd_render(const struct pass_report *rep, bool pass_ok, double now, int interval_s, char *buf,
-	       size_t len);
+int nfd_render(const struct pass_report *rep, bool pass_ok, double now, int interval_s,
+	       char *buf, size_t len);
 int nfd_write_file(const char *path, const char *text);
 void agent_nfd_publish(const struct agent *a, const struct pass_report *rep, bool pass_ok);
 /* metrics.c */

@@ -131,26 +131,23 @@ bool fight_may_repair(struct fight_book *b, const struct rq_env *env, const char
 		if (!(items & (1u << it)) || !(e = entry(b, pf, it, false)))
 			continue;
 		if (fight_suspended(b, pf, it)) {
-			log_warn(
-			    "agent: PF %s: %s drifted, and its repair is suspended (another writer "
-			    "keeps changing it): left alone; delete %s or change the catalog to "
-			    "resume",
-			    pf, agent_item_names[it], AGENT_FIGHT_FILE);
+			log_warn("agent: PF %s: %s drifted, and its repair is suspended (another writer "
+				 "keeps changing it): left alone; delete %s or change the catalog to "
+				 "resume",
+				 pf, agent_item_names[it], AGENT_FIGHT_FILE);
 			return false;
 		}
 		n = num(e, "n");
 		if (n < 1 || now - num(e, "last") > FIGHT_WINDOW_S)
 			continue;
-		/* a second repair is free (an operator's one-off change); from the third on it
-		 * waits */
+		/* a second repair is free (an operator's one-off change); from the third on it waits */
 		wait = n < 2 ? 0 : env->repair_backoff_ms / 1000.0;
 		for (int k = 2; k < (int)n && k < 30; k++)
 			wait *= 2;
 		if (now < num(e, "last") + wait) {
-			log_info(
-			    "agent: PF %s: %s drifted again %.1f s after its repair #%.0f: backing "
-			    "off, no write before %.1f s after it",
-			    pf, agent_item_names[it], now - num(e, "last"), n, wait);
+			log_info("agent: PF %s: %s drifted again %.1f s after its repair #%.0f: backing "
+				 "off, no write before %.1f s after it",
+				 pf, agent_item_names[it], now - num(e, "last"), n, wait);
 			return false;
 		}
 	}
@@ -173,14 +170,13 @@ void fight_repaired(struct fight_book *b, const char *pf, unsigned items, double
 		if (n >= FIGHT_MAX_REPAIRS) {
 			cJSON_DeleteItemFromObjectCaseSensitive(e, "suspended");
 			cJSON_AddTrueToObject(e, "suspended");
-			log_error(
-			    "agent: PF %s: %s repaired %.0f times in a row, each time undone "
-			    "again: another writer is changing this port (nic-configuration-"
-			    "operator, mlnx_qos, the other host of a multi-host card?) and every "
-			    "PFC write flaps its link. The agent stops writing PF %s "
-			    "(rdma_qos_repair_suspended 1) until the catalog changes or %s is "
-			    "deleted",
-			    pf, agent_item_names[it], n, pf, AGENT_FIGHT_FILE);
+			log_error("agent: PF %s: %s repaired %.0f times in a row, each time undone "
+				  "again: another writer is changing this port (nic-configuration-"
+				  "operator, mlnx_qos, the other host of a multi-host card?) and every "
+				  "PFC write flaps its link. The agent stops writing PF %s "
+				  "(rdma_qos_repair_suspended 1) until the catalog changes or %s is "
+				  "deleted",
+				  pf, agent_item_names[it], n, pf, AGENT_FIGHT_FILE);
 		}
 	}
 }

@@ -89,8 +89,7 @@ static int release_locked(struct pass *p, const char *key, const cJSON *rec, con
 		return 0;
 	}
 	if (fd < 0) {
-		log_warn("agent: %s: attachment lock: %s: not judged this pass", key,
-			 strerror(-fd));
+		log_warn("agent: %s: attachment lock: %s: not judged this pass", key, strerror(-fd));
 		return 0;
 	}
 	pass_ctx_init(&c, p, key);
@@ -254,8 +253,7 @@ static void pass_record(struct pass *p, struct stale_book *book, const char *key
 		return;
 	}
 	r = book ? stale_book_judge(book, key, json_str(rec, "netns"), json_str(rec, "pidns"),
-				    p->a->o.stale_grace_s)
-		 : 0;
+				      p->a->o.stale_grace_s) : 0;
 	if (r == 1) {
 		release_stale(p, key, rec);
 		cJSON_Delete(rec);
@@ -281,8 +279,7 @@ static void pass_record(struct pass *p, struct stale_book *book, const char *key
 	}
 	pass_record_pfs(p, rec, &prof, c.pf_mode, &vf);
 	if (stale_book_judge_pending(book, key)) {
-		/* the pod is gone: its VF's class is nobody's to keep; release comes after the
-		 * grace */
+		/* the pod is gone: its VF's class is nobody's to keep; release comes after the grace */
 		p->rep->stale++;
 	} else if (!(home = pass_vf_home(p, key, rec, &vf))) {
 		/* left its pod: nothing of the VF is written */
@@ -456,11 +453,10 @@ int agent_pass(struct agent *a, struct pass_report *rep)
 	for (size_t i = 0; i < n; i++)
 		pass_record(&p, book, keys[i]);
 	if (stale_book_unjudged(book))
-		log_warn(
-		    "agent: %d record(s) name a netns the agent cannot judge from its own "
-		    "namespaces (a /proc/<pid> path without --host-proc, or a netns directory not "
-		    "mounted into the pod): never released as stale; see docs/operations.md",
-		    stale_book_unjudged(book));
+		log_warn("agent: %d record(s) name a netns the agent cannot judge from its own "
+			 "namespaces (a /proc/<pid> path without --host-proc, or a netns directory not "
+			 "mounted into the pod): never released as stale; see docs/operations.md",
+			 stale_book_unjudged(book));
 	pass_baseline_pfs(&p);
 	for (size_t i = 0; i < p.n_pfs; i++)
 		if (p.pfs[i].any_ensure || p.pfs[i].any_verify)

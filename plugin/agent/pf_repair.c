@@ -16,8 +16,7 @@
 
 /* The PF's state as one word per item, for "was X, now Y". */
 static void item_text(enum agent_item it, const struct dcb_port_state *st, uint8_t ecn_on,
-		      const struct cnp_state *cnp, const struct dcb_plan *plan, char *buf,
-		      size_t len)
+		      const struct cnp_state *cnp, const struct dcb_plan *plan, char *buf, size_t len)
 {
 	size_t n_dscp = 0;
 	bool dscp = false;
@@ -45,8 +44,7 @@ static void item_text(enum agent_item it, const struct dcb_port_state *st, uint8
 			(void)snprintf(buf, len, "%zu DSCP entries", n_dscp);
 		break;
 	case ITEM_CNP:
-		(void)snprintf(buf, len, "dscp %d prio %d",
-			       cnp->has[CNP_DSCP] ? cnp->val[CNP_DSCP] : -1,
+		(void)snprintf(buf, len, "dscp %d prio %d", cnp->has[CNP_DSCP] ? cnp->val[CNP_DSCP] : -1,
 			       cnp->has[CNP_PRIO] ? cnp->val[CNP_PRIO] : -1);
 		break;
 	case ITEM_ETS:
@@ -217,8 +215,7 @@ void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void
 	r = pf_look(&p->a->env, ops, dcb, &acc->pf, &target, &l[0]);
 	/* an item undone again and again by another writer: back off, then leave it (fights.c) */
 	if (r == 0 && l[0].items && acc->any_ensure &&
-	    !fight_may_repair(p->fights, &p->a->env, acc->pf.ifname, l[0].items,
-			      agent_wall_now())) {
+	    !fight_may_repair(p->fights, &p->a->env, acc->pf.ifname, l[0].items, agent_wall_now())) {
 		l[1] = l[0];
 	} else if (r == 0 && l[0].items && acc->any_ensure) {
 		c.profile = acc->ensure;

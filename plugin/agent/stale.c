@@ -51,8 +51,7 @@ int stale_book_load(const struct rq_env *env, struct stale_book **ret)
 	return 0;
 }
 
-/* The init PID namespace's inode (PROC_PID_INIT_INO): what records without "pidns" were written in.
- */
+/* The init PID namespace's inode (PROC_PID_INIT_INO): what records without "pidns" were written in. */
 #define INIT_PIDNS "pid:[4026531836]"
 
 enum ns_verdict { NS_LIVE, NS_GONE, NS_UNKNOWN };
@@ -85,8 +84,7 @@ static enum ns_verdict netns_judge(struct stale_book *b, const char *path, const
 	if (!path || !*path)
 		return NS_LIVE; /* no netns recorded: nothing to judge by */
 	if (strncmp(path, "/proc/", 6) != 0) {
-		/* a bind-mount target: its directory must be there (mounted) for ENOENT to mean
-		 * gone */
+		/* a bind-mount target: its directory must be there (mounted) for ENOENT to mean gone */
 		slash = strrchr(path, '/');
 		(void)snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
 		if (!dir[0] || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))

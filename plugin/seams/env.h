@@ -23,8 +23,8 @@
 struct rq_env {
 	struct rq_root root;
 	bool sim;
-	const char *binary;    /* "rdma-qos" or "rdma-qos-sim" */
-	int lock_timeout_ms;   /* bounded wait for a PF lock */
+	const char *binary;  /* "rdma-qos" or "rdma-qos-sim" */
+	int lock_timeout_ms; /* bounded wait for a PF lock */
 	int repair_backoff_ms; /* agent: first back-off of a repair undone again (doubling) */
 	/*
 	 * Telemetry: keep every hw_counters entry of an attachment's device

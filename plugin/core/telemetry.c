@@ -277,9 +277,12 @@ static void collect_pf(struct tel_pf *pf, const struct ethtool_ops *eops, void *
 	if (pf->has_dcb) {
 		pf->pfc_en = st->has_pfc ? st->pfc_en : 0;
 		dscp_map(st, map);
-		/* mlx5 reports its map through IEEE_ETS even when ETS was never set */
-		pf->has_prio_tc = st->has_ets;
-		memcpy(pf->prio_tc, st->prio_tc, sizeof(pf->prio_tc));
+		pf->has_prio_tc = true;
+		for (int p = 0; p < 8; p++) {
+			int tc = dcb_tc_of_prio(st, p);
+
+			pf->prio_tc[p] = tc < 0 ? 0xff : (uint8_t)tc;
+		}
 	}
 	free(st);
 }

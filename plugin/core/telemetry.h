@@ -56,7 +56,8 @@ struct tel_pf {
 	bool has_dcb;
 	uint8_t pfc_en;
 	uint8_t roce_prios; /* where the lossless attachments' RoCE leaves, per the DSCP map */
-	bool has_prio_tc;   /* the port's prio -> traffic class map (dcbnl IEEE_ETS prio_tc) */
+	/* the port's prio -> traffic class map (dcb_tc_of_prio); 0xff: not a TC */
+	bool has_prio_tc;
 	uint8_t prio_tc[8];
 };
 

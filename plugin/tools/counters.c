@@ -194,18 +194,20 @@ static void prio_text(const cJSON *l, char *buf, size_t len)
 static void print_pf(FILE *f, const cJSON *pf)
 {
 	const cJSON *pr, *st = cJSON_GetObjectItemCaseSensitive(pf, "pauseStorm");
-	char pfc[32], lossy[32], disc[32], a[32], b[32], c[32], d[32], e[32];
+	char pfc[32], lossy[32], disc[32], host[32], a[32], b[32], c[32], d[32], e[32];
 
 	prio_text(cJSON_GetObjectItemCaseSensitive(pf, "pfc"), pfc, sizeof(pfc));
 	prio_text(cJSON_GetObjectItemCaseSensitive(pf, "roceOnLossyPrio"), lossy, sizeof(lossy));
 	prio_text(cJSON_GetObjectItemCaseSensitive(pf, "discardsOnPfcPrio"), disc, sizeof(disc));
-	fprintf(
-	    f, "PF %s  pfc %s  pause storm %s  roce on lossy prio %s  discards on pfc prio %s%s\n",
-	    json_str(pf, "pf"), pfc,
-	    cJSON_IsNull(st)   ? "-"
-	    : cJSON_IsTrue(st) ? "YES"
-			       : "no",
-	    lossy, disc,
+	prio_text(cJSON_GetObjectItemCaseSensitive(pf, "hostDropsOnPfcPrio"), host, sizeof(host));
+	fprintf(f,
+		"PF %s  pfc %s  pause storm %s  roce on lossy prio %s  discards on pfc prio %s  "
+		"host drops on pfc prio %s%s\n",
+		json_str(pf, "pf"), pfc,
+		cJSON_IsNull(st)   ? "-"
+		: cJSON_IsTrue(st) ? "YES"
+				   : "no",
+		lossy, disc, host,
 	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pf, "stats")) ? "" : "  (no port stats)");
 	cJSON_ArrayForEach(pr, cJSON_GetObjectItemCaseSensitive(pf, "prios")) fprintf(
 	    f, "  prio %d  pause rx %s/s tx %s/s  paused %s s/s  tx %s pkt/s  discards %s/s\n",

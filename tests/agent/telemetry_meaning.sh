@@ -116,6 +116,12 @@ sleep 1.1
 get "$T/h3.prom"
 check "rx_prio3_discards: discards on PFC priority 3 -> 1" [ "$(metric "$T/h3.prom" "rdma_qos_port_discards_on_pfc_prio{pf=\"$PF0\",prio=\"3\"}")" = 1 ]
 check "... and no host drops this time" [ "$(metric "$T/h3.prom" "rdma_qos_port_host_drops_on_pfc_prio{pf=\"$PF0\",prio=\"3\"}")" = 0 ]
+( sleep 0.5; set_stat "$PF0" '.rx_prio5_buf_discard += 9' ) &
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --interval 1.5 > "$T/hd.txt"
+wait $!
+check "show --counters (text): host drops on pfc prio 3" grep -q "^PF $PF0 .* discards on pfc prio none  host drops on pfc prio 3$" "$T/hd.txt"
+R=$(RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --json --interval 0.3 | jq -c --arg p "$PF0" '.pfs[] | select(.pf == $p) | .hostDropsOnPfcPrio')
+check "show --counters --json: hostDropsOnPfcPrio [] when nothing moved (got $R)" [ "$R" = "[]" ]
 
 echo "== RoCE on a lossy priority: the lossless attachments' own RoCE tx"
 # class 106's DSCP 26 now maps to priority 0, which has no PFC

@@ -193,32 +193,55 @@ const struct tel_pf *tel_pf_same(const struct tel_sample *s, const struct tel_pf
 	return tel_pf_find(s, pf->name);
 }
 
+/* The index of the PF named @name in @s (before any rename), or -1. */
+static int pf_index(const struct tel_sample *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_pfs; i++)
+		if (!strcmp(s->pfs[i].name, name))
+			return (int)i;
+	return -1;
+}
+
 /*
  * A driver reload renames a PF (ens1f0np0 -> eth2): the records keep the
  * name they were made with, so find each PF by its PCI address and carry
- * the current name to the attachments' ports and pf label. A PF without a
- * netdev now keeps its name (its reads fail: no series).
+ * the current name to the attachments' ports and pf label. All new names are
+ * looked up first and applied at once: two PFs may have swapped names. A PF
+ * without a netdev now keeps its name (its reads fail: no series).
  */
 static void pf_rename(const struct rq_env *env, struct tel_sample *s)
 {
+	char(*now)[IF_NAMESIZE] = calloc(s->n_pfs ? s->n_pfs : 1, IF_NAMESIZE);
+	bool any = false;
+
+	if (!now)
+		return;
 	for (size_t i = 0; i < s->n_pfs; i++) {
-		struct tel_pf *pf = &s->pfs[i];
-		struct rq_pf now;
+		struct rq_pf pf;
 
-		if (!pf->pci[0] || device_resolve_pf(&env->root, pf->pci, &now) < 0 ||
-		    !now.ifname[0] || !strcmp(now.ifname, pf->name))
-			continue;
-		for (size_t j = 0; j < s->n_atts; j++) {
-			struct tel_att *a = &s->atts[j];
-
-			for (size_t k = 0; k < a->n_ports; k++)
-				if (!strcmp(a->ports[k], pf->name))
-					memcpy(a->ports[k], now.ifname, sizeof(a->ports[k]));
-			if (!strcmp(a->pf, pf->name))
-				memcpy(a->pf, now.ifname, sizeof(a->pf));
+		memcpy(now[i], s->pfs[i].name, IF_NAMESIZE);
+		if (s->pfs[i].pci[0] && device_resolve_pf(&env->root, s->pfs[i].pci, &pf) == 0 &&
+		    pf.ifname[0] && strcmp(pf.ifname, s->pfs[i].name)) {
+			memcpy(now[i], pf.ifname, IF_NAMESIZE);
+			any = true;
 		}
-		memcpy(pf->name, now.ifname, sizeof(pf->name));
 	}
+	for (size_t j = 0; any && j < s->n_atts; j++) {
+		struct tel_att *a = &s->atts[j];
+		int x = pf_index(s, a->pf);
+
+		for (size_t k = 0; k < a->n_ports; k++) {
+			int y = pf_index(s, a->ports[k]);
+
+			if (y >= 0)
+				memcpy(a->ports[k], now[y], sizeof(a->ports[k]));
+		}
+		if (x >= 0)
+			memcpy(a->pf, now[x], sizeof(a->pf));
+	}
+	for (size_t i = 0; any && i < s->n_pfs; i++)
+		memcpy(s->pfs[i].name, now[i], IF_NAMESIZE);
+	free(now);
 }
 
 /*

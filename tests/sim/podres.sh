@@ -49,6 +49,9 @@ PSRV=""
 psrv_start() { # MODE
 	psrv_stop
 	rm -f "$PSOCK"
+	# emptied here, not by the background job's own redirection: that one runs in the child,
+	# maybe after the wait below has read the previous server's "ready"
+	: > "$T/psrv.log"
 	"$PY" "$RQ_SRC/tests/simnode/podres_server.py" --root "$RP" --pb "$T/pb" --mode "$1" \
 		"${podargs[@]}" > "$T/psrv.log" 2>&1 &
 	PSRV=$!

@@ -168,6 +168,8 @@ enum fight_reset {
  */
 enum fight_reset fight_port_seen(struct fight_book *b, const struct rq_pf *pf, int ifindex,
 				 bool at_defaults);
+/* How the pass left @pf's port, read back after any repair: at the defaults or not */
+void fight_port_left(struct fight_book *b, const struct rq_pf *pf, bool at_defaults);
 /* false: some of @items of @pf is backing off or suspended: do not write the PF now */
 bool fight_may_repair(struct fight_book *b, const struct rq_env *env, const struct rq_pf *pf,
 		      unsigned items, double now);

@@ -24,8 +24,9 @@
  * the netdev. Neither is another writer, and counting them would suspend the
  * repair of a port that merely rebooted its firmware five times in half an
  * hour, leaving the next reset's PFC off. So the book remembers each PF's
- * ifindex, and fight_port_seen tells a reset (the whole port back at the
- * defaults together, or a new ifindex) from a fight (one item undone while
+ * ifindex and whether the last pass left its port at the defaults, and
+ * fight_port_seen tells a reset (the whole port back at the defaults
+ * together, where the agent had left it otherwise, or a new ifindex) from a fight (one item undone while
  * the rest of the port stays as written): a reset clears the PF's counts and
  * suspensions, and its repair counts toward nothing.
  */
@@ -38,8 +39,8 @@
 #include "plugin/agent/agent.h"
 
 struct fight_book {
-	/* {"catalog": "<fnv hex>", "pfs": {pci: {"name", "ifindex", "items": {item: {"n", "last",
-	 * "suspended"}}}}} */
+	/* {"catalog": "<fnv hex>", "pfs": {pci: {"name", "ifindex", "leftAtDefaults", "items":
+	 * {item: {"n", "last", "suspended"}}}}} */
 	cJSON *j;
 	bool dirty;
 };
@@ -270,10 +271,15 @@ enum fight_reset fight_port_seen(struct fight_book *b, const struct rq_pf *pf, i
 	if (!p)
 		return FIGHT_NO_RESET;
 	was = json_int(p, "ifindex", -1);
-	/* a PF first seen (a fresh book) at its defaults is a port never written, not a reset */
+	/*
+	 * At the defaults is a reset only when the last pass left the port otherwise: not a
+	 * port never written (a PF first seen, a fresh book), nor one the agent could not or
+	 * may not write (pf: verify, a failed repair), which stays at the defaults pass after
+	 * pass.
+	 */
 	if (ifindex > 0 && was > 0 && ifindex != was)
 		why = FIGHT_RESET_NETDEV;
-	else if (at_defaults && json_str(p, "name"))
+	else if (at_defaults && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(p, "leftAtDefaults")))
 		why = FIGHT_RESET_DEFAULTS;
 	set_str(b, p, "name", pf->ifname);
 	if (ifindex > 0 && ifindex != was) {
@@ -303,6 +309,18 @@ enum fight_reset fight_port_seen(struct fight_book *b, const struct rq_pf *pf, i
 		b->dirty = true;
 	}
 	return why;
+}
+
+void fight_port_left(struct fight_book *b, const struct rq_pf *pf, bool at_defaults)
+{
+	cJSON *p = b ? pf_entry(b, pf, true) : NULL;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(p, "leftAtDefaults");
+
+	if (!p || (cJSON_IsBool(v) && cJSON_IsTrue(v) == at_defaults))
+		return;
+	cJSON_DeleteItemFromObjectCaseSensitive(p, "leftAtDefaults");
+	cJSON_AddBoolToObject(p, "leftAtDefaults", at_defaults);
+	b->dirty = true;
 }
 
 void fight_report(const struct fight_book *b, struct pass_report *rep)

@@ -249,14 +249,19 @@ static int pf_check_repair(struct pass *p, struct pf_acc *acc, struct rq_ctx *c,
 		agent_count_reset(p->a, acc->pf.ifname);
 	l[1] = l[0];
 	if (!l[0].items || !acc->any_ensure ||
-	    !fight_may_repair(p->fights, &p->a->env, &acc->pf, l[0].items, agent_wall_now()))
+	    !fight_may_repair(p->fights, &p->a->env, &acc->pf, l[0].items, agent_wall_now())) {
+		fight_port_left(p->fights, &acc->pf, port_at_defaults(&l[0].st, target));
 		return 0;
+	}
 	c->profile = acc->ensure;
 	(void)snprintf(c->profile.name, sizeof(c->profile.name), "%s", "agent (pf: ensure)");
 	c->pf_mode = RQ_PF_ENSURE;
 	if (ensure_quiet(c, ops, dcb, &acc->pf) < 0)
 		log_warn("agent: PF %s: repair failed: %s", acc->pf.ifname, c->err.msg);
-	return pf_look(&p->a->env, ops, dcb, &acc->pf, target, &l[1]);
+	r = pf_look(&p->a->env, ops, dcb, &acc->pf, target, &l[1]);
+	if (r == 0)
+		fight_port_left(p->fights, &acc->pf, port_at_defaults(&l[1].st, target));
+	return r;
 }
 
 void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void *dcb)

@@ -12,7 +12,9 @@
 #   from the third repair and suspended at the fifth, as before;
 # - the PF renamed (same PCI address): it keeps its book (still suspended);
 # - a re-created netdev (a new ifindex) is a reset even when only PFC is off;
-# - a book of 0.2.0 (keyed by PF name) is taken over under the PF's PCI address.
+# - a book of 0.2.0 (keyed by PF name) is taken over under the PF's PCI address;
+# - a port the agent leaves at the defaults (its repair fails) is one reset, not
+#   one per pass.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -145,5 +147,16 @@ done
 check "re-created six times: never suspended" [ "$(susp "$NEW")" = 0 ]
 for i in 1 2 3; do dcb_edit "$ROOT" "$NEW" '.pfc = []'; agent --once 2> "$T/y$i.log"; done
 check "the same ifindex again: PFC-only drift is a fight (the third backs off)" grep -q "backing off" "$T/y3.log"
+
+echo "== a port the agent cannot repair stays at the defaults: one reset, not one per pass"
+dcb_edit "$ROOT" "$NEW" '{writes: .writes, fail: {set_pfc: 5}}'
+agent --once --metrics-file "$M" 2> "$T/z1.log"
+check "a reset, its repair failing (set_pfc EIO): logged as a reset" grep -q "PF $NEW ($PF0PCI): the port is back at the driver's defaults" "$T/z1.log"
+check "... the repair failed and was undone: the port still at the defaults" [ "$(pfc_of "$ROOT" "$NEW")" = "[]" ] && [ "$(dscp_prio "$ROOT" "$NEW" 26)" = none ]
+agent --once --metrics-file "$M" 2> "$T/z2.log"
+check "the next pass: no second reset (the agent left it at the defaults)" [ "$(grep -c "a reset" "$T/z2.log")" = 0 ] && [ -z "$(resets "$NEW")" ]
+dcb_edit "$ROOT" "$NEW" 'del(.fail)'
+agent --once --metrics-file "$M" 2> "$T/z3.log"
+check "once the port takes writes again: repaired" [ $? -eq 0 ] && in_profile "$NEW"
 
 summary

@@ -26,9 +26,10 @@
  * hour, leaving the next reset's PFC off. So the book remembers each PF's
  * ifindex and whether the last pass left its port at the defaults, and
  * fight_port_seen tells a reset (the whole port back at the defaults
- * together, where the agent had left it otherwise, or a new ifindex) from a fight (one item undone while
- * the rest of the port stays as written): a reset clears the PF's counts and
- * suspensions, and its repair counts toward nothing.
+ * together, where the agent had left it otherwise, or a new ifindex) from a
+ * fight (one item undone while the rest of the port stays as written): a
+ * reset clears the PF's counts and suspensions, and its repair counts toward
+ * nothing.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -296,8 +297,8 @@ enum fight_reset fight_port_seen(struct fight_book *b, const struct rq_pf *pf, i
 	else
 		log_warn("agent: PF %s (%s): the port is back at the driver's defaults (trust pcp, "
 			 "no DSCP APP entries, no PFC, no ETS shares): a reset (devlink reload, "
-			 "firmware reset, health recovery, AER), not another writer: repairing it; "
-			 "repair counts of %s cleared",
+			 "firmware reset, health recovery, AER), not another writer: repair counts of "
+			 "%s cleared",
 			 pf->ifname, pf->pci, pf->ifname);
 	/* kept at 0 rather than dropped: rdma_qos_repair_suspended says 0, not nothing */
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(p, "items"))

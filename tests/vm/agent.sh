@@ -73,6 +73,7 @@ echo "== six resets of the port to the driver's defaults (dcbsim reset: mlx5e_dc
 # a reset, unlike another writer, takes the whole port back at once: trust pcp, no DSCP
 # entry, no PFC; repaired every time, never backed off nor suspended
 inprof() { pfc3_on && dcb -j app show dev "$PF" | jq -e '.dscp_prio | length == 64' > /dev/null; }
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 L0=$(wc -l < /tmp/agent.log)
 R0=$(cat /sys/module/dcbsim/parameters/resets)
 for i in 1 2 3 4 5 6; do

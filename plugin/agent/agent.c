@@ -179,6 +179,7 @@ int cmd_agent(int argc, char **argv, const char *binary)
 	}
 	agent_tel_free(a.tel);
 	free(a.repairs);
+	free(a.resets);
 	free(a.pf_names);
 	cJSON_Delete(a.vf_left);
 	env_fini(&a.env);

@@ -54,6 +54,8 @@ struct agent {
 	struct rq_env env;
 	struct agent_repair *repairs;
 	size_t n_repairs;
+	struct agent_repair *resets; /* rdma_qos_port_resets_total{pf}: item unused */
+	size_t n_resets;
 	bool catalog_valid;
 	/* the metrics text of the last pass (owned), handed to the HTTP server */
 	char *metrics;
@@ -111,6 +113,8 @@ double agent_wall_now(void);
 void pass_report_init(struct pass_report *rep);
 void pass_report_fini(struct pass_report *rep);
 void agent_count_repair(struct agent *a, const char *pf, enum agent_item item);
+/* A reset of @pf's port (fights.c: fight_port_seen), for rdma_qos_port_resets_total */
+void agent_count_reset(struct agent *a, const char *pf);
 /* Mark @item of @pf drifted after the pass (@drifted false: just list the PF). */
 void pass_report_drift(struct pass_report *rep, const char *pf, enum agent_item item, bool drifted);
 
@@ -145,18 +149,33 @@ int stale_book_save(const struct rq_env *env, struct stale_book *b);
 void stale_book_free(struct stale_book *b);
 
 /*
- * fights.c: per PF and item, repairs in a row (each undone by another
- * writer): back-off, then suspension until the catalog changes or
- * AGENT_FIGHT_FILE is deleted.
+ * fights.c: per PF (by PCI address) and item, repairs in a row (each undone
+ * by another writer): back-off, then suspension until the catalog changes or
+ * AGENT_FIGHT_FILE is deleted. A reset of the port is no part of a fight.
  */
 struct fight_book;
 int fight_book_load(const struct rq_env *env, struct fight_book **ret);
+enum fight_reset {
+	FIGHT_NO_RESET = 0,
+	FIGHT_RESET_DEFAULTS, /* every DCB part the target sets is back at the driver's default */
+	FIGHT_RESET_NETDEV,   /* the PF's netdev has a new ifindex: it was re-created */
+};
+/*
+ * @pf as the pass found it, before any write: its netdev's @ifindex (<= 0:
+ * unknown) and @at_defaults (port_at_defaults in pf_repair.c). A reset is
+ * logged and clears the PF's counts and suspensions; the repair that follows
+ * is not passed to fight_repaired.
+ */
+enum fight_reset fight_port_seen(struct fight_book *b, const struct rq_pf *pf, int ifindex,
+				 bool at_defaults);
+/* How the pass left @pf's port, read back after any repair: at the defaults or not */
+void fight_port_left(struct fight_book *b, const struct rq_pf *pf, bool at_defaults);
 /* false: some of @items of @pf is backing off or suspended: do not write the PF now */
-bool fight_may_repair(struct fight_book *b, const struct rq_env *env, const char *pf,
+bool fight_may_repair(struct fight_book *b, const struct rq_env *env, const struct rq_pf *pf,
 		      unsigned items, double now);
 /* @items of @pf were repaired at @now */
-void fight_repaired(struct fight_book *b, const char *pf, unsigned items, double now);
-bool fight_suspended(const struct fight_book *b, const char *pf, int item);
+void fight_repaired(struct fight_book *b, const struct rq_pf *pf, unsigned items, double now);
+bool fight_suspended(const struct fight_book *b, const struct rq_pf *pf, int item);
 void fight_report(const struct fight_book *b, struct pass_report *rep);
 int fight_book_save(const struct rq_env *env, struct fight_book *b);
 void fight_book_free(struct fight_book *b);

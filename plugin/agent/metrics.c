@@ -213,6 +213,13 @@ char *metrics_render(const struct agent *a, const struct pass_report *rep)
 	for (size_t i = 0; i < a->n_repairs; i++)
 		put(&b, "rdma_qos_repairs_total{pf=\"%s\",item=\"%s\"} %llu\n",
 		    esc(a->repairs[i].pf, e1, sizeof(e1)), a->repairs[i].item, a->repairs[i].n);
+	family(&b, "rdma_qos_port_resets_total", "counter",
+	       "Resets of the PF's port since the agent started: its DCB back at the driver's "
+	       "defaults as a whole, or its netdev re-created (devlink reload, firmware reset, "
+	       "health recovery, AER). Repaired, and never counted as a fight.");
+	for (size_t i = 0; i < a->n_resets; i++)
+		put(&b, "rdma_qos_port_resets_total{pf=\"%s\"} %llu\n",
+		    esc(a->resets[i].pf, e1, sizeof(e1)), a->resets[i].n);
 	family(&b, "rdma_qos_repair_suspended", "gauge",
 	       "1 when the agent stopped repairing the item: it was undone again and again by "
 	       "another writer (cleared by a catalog change or by deleting the agent's "

@@ -84,6 +84,25 @@ void agent_count_repair(struct agent *a, const char *pf, enum agent_item item)
 	n->n = 1;
 }
 
+void agent_count_reset(struct agent *a, const char *pf)
+{
+	struct agent_repair *n;
+
+	for (size_t i = 0; i < a->n_resets; i++)
+		if (!strcmp(a->resets[i].pf, pf)) {
+			a->resets[i].n++;
+			return;
+		}
+	n = realloc(a->resets, (a->n_resets + 1) * sizeof(*n));
+	if (!n)
+		return;
+	a->resets = n;
+	n = &a->resets[a->n_resets++];
+	memset(n, 0, sizeof(*n));
+	(void)snprintf(n->pf, sizeof(n->pf), "%s", pf);
+	n->n = 1;
+}
+
 void vf_home_report(struct pass_report *rep, const cJSON *rec, bool in_pod)
 {
 	cJSON *o = cJSON_CreateObject();

@@ -234,10 +234,15 @@ static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *re
 	return v;
 }
 
-/* The items of @ifname the agent stopped repairing (another writer keeps undoing them). */
-static void pf_suspended_json(const struct rq_env *env, cJSON *o, const char *ifname)
+/*
+ * The items of the PF the agent stopped repairing (another writer keeps undoing
+ * them). The book is keyed by PCI address; one of 0.2.0 (keyed by name, the
+ * items right under it) is read as it is until the agent's next pass takes it over.
+ */
+static void pf_suspended_json(const struct rq_env *env, cJSON *o, const char *ifname,
+			      const char *pci)
 {
-	cJSON *book = NULL, *arr, *e;
+	cJSON *book = NULL, *arr, *pfs, *items, *e;
 	char *buf = NULL;
 	size_t len = 0;
 
@@ -245,8 +250,13 @@ static void pf_suspended_json(const struct rq_env *env, cJSON *o, const char *if
 		book = cJSON_ParseWithLength(buf, len);
 	free(buf);
 	arr = cJSON_AddArrayToObject(o, "repairSuspended");
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(
-				  cJSON_GetObjectItemCaseSensitive(book, "pfs"), ifname))
+	pfs = cJSON_GetObjectItemCaseSensitive(book, "pfs");
+	items = pci[0] ? cJSON_GetObjectItemCaseSensitive(
+			     cJSON_GetObjectItemCaseSensitive(pfs, pci), "items")
+		       : NULL;
+	if (!items)
+		items = cJSON_GetObjectItemCaseSensitive(pfs, ifname);
+	cJSON_ArrayForEach(e, items)
 	{
 		if (arr && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "suspended")))
 			cJSON_AddItemToArray(arr, cJSON_CreateString(e->string));
@@ -268,7 +278,7 @@ static cJSON *pf_json(const struct rq_env *env, const struct rq_catalog *cat, co
 	cJSON_AddStringToObject(o, "name", ifname);
 	cJSON_AddStringToObject(o, "pci", pci);
 	pf_dcb_json(env, cat, o, ifname, pci);
-	pf_suspended_json(env, o, ifname);
+	pf_suspended_json(env, o, ifname, pci);
 	vfs = cJSON_AddArrayToObject(o, "vfs");
 	snprintf(path, sizeof(path), "/sys/class/net/%s/device", ifname);
 	if (sysfs_list(&env->root, path, &names, &n) < 0)

@@ -252,8 +252,7 @@ static void pass_record(struct pass *p, struct stale_book *book, const char *key
 		cJSON_Delete(rec);
 		return;
 	}
-	r = book ? stale_book_judge(book, key, json_str(rec, "netns"), json_str(rec, "pidns"),
-				      p->a->o.stale_grace_s) : 0;
+	r = book ? stale_book_judge(book, &p->a->env, key, rec, p->a->o.stale_grace_s) : 0;
 	if (r == 1) {
 		release_stale(p, key, rec);
 		cJSON_Delete(rec);
@@ -448,8 +447,6 @@ int agent_pass(struct agent *a, struct pass_report *rep)
 	if (stale_book_load(&a->env, &book) < 0)
 		log_warn("agent: %s unreadable: stale records are not released this pass",
 			 AGENT_STALE_FILE);
-	else
-		stale_book_set_host_proc(book, a->o.host_proc);
 	for (size_t i = 0; i < n; i++)
 		pass_record(&p, book, keys[i]);
 	if (stale_book_unjudged(book))

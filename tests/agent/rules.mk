@@ -5,6 +5,7 @@ agent-sim-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/run.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/reload.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/mounts.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/netns.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/nfd.sh
 
 test: agent-sim-test asan-agent-sim-test

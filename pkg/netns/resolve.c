@@ -11,6 +11,7 @@
  * that does not have it is not the pod's, and is never entered.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -49,11 +50,27 @@ static int put(char *buf, size_t len, const char *a, const char *b)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/* The <pid> of a /proc/<pid>/... path, or NULL */
+static const char *proc_pid(const char *path, size_t *ret_len)
+{
+	const char *rest = path + 6;
+	size_t n;
+
+	if (strncmp(path, "/proc/", 6) != 0)
+		return NULL;
+	n = strspn(rest, "0123456789");
+	if (n == 0 || rest[n] != '/')
+		return NULL;
+	*ret_len = n;
+	return rest;
+}
+
 int netns_locate(const struct netns_rec *n, const char *host_proc, char *buf, size_t len)
 {
 	char own[64] = "", dir[4200];
 	const char *rest, *slash, *pidns;
 	struct stat st;
+	size_t plen;
 
 	if (!n->path || !n->path[0])
 		return -ENOENT;
@@ -66,8 +83,8 @@ int netns_locate(const struct netns_rec *n, const char *host_proc, char *buf, si
 			return -EREMOTE;
 		return put(buf, len, n->path, "");
 	}
-	rest = n->path + 6;
-	if (!*rest || rest[strspn(rest, "0123456789")] != '/' || *rest == '/')
+	rest = proc_pid(n->path, &plen);
+	if (!rest)
 		return -EREMOTE; /* /proc/self/... and the like: nothing about the pod */
 	pidns = n->pidns && n->pidns[0] ? n->pidns : INIT_PIDNS;
 	if (readlink("/proc/self/ns/pid", own, sizeof(own) - 1) > 0 && !strcmp(own, pidns))
@@ -79,6 +96,37 @@ int netns_locate(const struct netns_rec *n, const char *host_proc, char *buf, si
 	return put(buf, len, host_proc, n->path + 5);
 }
 
+int netns_pid_start(const char *proc, const char *path, uint64_t *ret)
+{
+	char buf[4200], stat[1024], *p;
+	unsigned long long v;
+	const char *pid;
+	size_t n, got;
+	FILE *f;
+
+	pid = path ? proc_pid(path, &n) : NULL;
+	if (!pid)
+		return -EINVAL;
+	(void)snprintf(buf, sizeof(buf), "%s/%.*s/stat", proc, (int)n, pid);
+	f = fopen(buf, "re");
+	if (!f)
+		return errno == ENOENT || errno == ESRCH ? -ENOENT : -errno;
+	got = fread(stat, 1, sizeof(stat) - 1, f);
+	fclose(f);
+	stat[got] = '\0';
+	/* comm may hold spaces and parentheses: the fields start after the last ')' */
+	p = strrchr(stat, ')');
+	/* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime
+	 * cutime cstime priority nice num_threads itrealvalue starttime */
+	if (!p || sscanf(p + 1,
+			 " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+			 "%*d %*d %llu",
+			 &v) != 1)
+		return -EBADMSG;
+	*ret = v;
+	return 0;
+}
+
 int netns_identity(int fd, uint64_t *ret_dev, uint64_t *ret_ino)
 {
 	struct stat st;
@@ -88,6 +136,21 @@ int netns_identity(int fd, uint64_t *ret_dev, uint64_t *ret_ino)
 	*ret_dev = (uint64_t)st.st_dev;
 	*ret_ino = (uint64_t)st.st_ino;
 	return 0;
+}
+
+/* Is the process of @n's /proc/<pid> path, as located at @path, still the one ADD saw? */
+static bool pid_same(const struct netns_rec *n, const char *path)
+{
+	char proc[4200];
+	size_t len;
+	const char *pid = proc_pid(n->path, &len);
+	uint64_t start = 0;
+
+	/* @path is <proc root>/<pid>/...: the root is what precedes the pid */
+	if (!pid || strlen(path) < strlen(n->path))
+		return false;
+	(void)snprintf(proc, sizeof(proc), "%.*s", (int)(strlen(path) - strlen(n->path) + 5), path);
+	return netns_pid_start(proc, n->path, &start) == 0 && start == n->pid_start;
 }
 
 int netns_open_rec(const struct netns_rec *n, const char *host_proc, char *ret_path, size_t len,
@@ -105,6 +168,14 @@ int netns_open_rec(const struct netns_rec *n, const char *host_proc, char *ret_p
 		return r;
 	/* no identity recorded (a record of 0.2.0): the path is all there is to go by */
 	if (n->ino && (netns_identity(fd, &dev, &ino) < 0 || dev != n->dev || ino != n->ino)) {
+		close(fd);
+		return -ESTALE;
+	}
+	/*
+	 * After the open: a process that has its start time now lived when the
+	 * netns was opened through it (a PID is reused only after its process died).
+	 */
+	if (n->pid_start && !pid_same(n, path)) {
 		close(fd);
 		return -ESTALE;
 	}

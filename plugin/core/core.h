@@ -78,7 +78,7 @@ void attach_orphans_drop(const struct rq_env *env, const char *key, const char *
 cJSON *attach_vf_holder(struct rq_ctx *c, const cJSON *idx, const char *vf);
 /*
  * podns.c: the one way to a record's pod netns ("netns", "pidns" and the
- * identity "netnsDev"/"netnsIno" recorded at ADD; env->host_proc maps a
+ * identity "netnsDev"/"netnsIno"/"netnsPidStart" recorded at ADD; env->host_proc maps a
  * /proc/<pid>/ns/net path of another PID namespace). podns_open: 0 and the
  * open netns (@ret_fd, may be NULL) and the path it was found at (@ret_path,
  * may be NULL: a path-taking reader opens it again); -ENOENT / -EINVAL gone,
@@ -87,7 +87,10 @@ cJSON *attach_vf_holder(struct rq_ctx *c, const cJSON *idx, const char *vf);
  */
 void podns_of_record(const cJSON *rec, struct netns_rec *ret);
 int podns_open(const struct rq_env *env, const cJSON *rec, char *ret_path, size_t len, int *ret_fd);
-/* ADD: the identity of the netns at @path into @rec ("netnsDev", "netnsIno"); 0 or -errno. */
+/*
+ * ADD: the identity of the netns at @path into @rec ("netnsDev", "netnsIno";
+ * for a /proc/<pid> path "netnsPidStart", that process's start time); 0 or -errno.
+ */
 int podns_record_identity(const char *path, cJSON *rec);
 /*
  * vf_home.c: 1 when the record's pod interface is still its VF; 0 when the VF

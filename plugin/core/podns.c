@@ -29,6 +29,7 @@ void podns_of_record(const cJSON *rec, struct netns_rec *ret)
 	ret->pidns = json_str(rec, "pidns");
 	ret->dev = id_of(rec, "netnsDev");
 	ret->ino = id_of(rec, "netnsIno");
+	ret->pid_start = id_of(rec, "netnsPidStart");
 }
 
 int podns_open(const struct rq_env *env, const cJSON *rec, char *ret_path, size_t len, int *ret_fd)
@@ -41,7 +42,7 @@ int podns_open(const struct rq_env *env, const cJSON *rec, char *ret_path, size_
 
 int podns_record_identity(const char *path, cJSON *rec)
 {
-	uint64_t dev, ino;
+	uint64_t dev, ino, start = 0;
 	int fd = -1, r;
 
 	r = netns_open(path, &fd);
@@ -56,5 +57,17 @@ int podns_record_identity(const char *path, cJSON *rec)
 	if (!cJSON_AddNumberToObject(rec, "netnsDev", (double)dev) ||
 	    !cJSON_AddNumberToObject(rec, "netnsIno", (double)ino))
 		return -ENOMEM;
-	return 0;
+	/*
+	 * nsfs inode numbers are reused as soon as a netns is freed: a PID reused
+	 * by a process in the next pod's netns could match. The process's start
+	 * time tells it from its successor at that PID.
+	 */
+	r = netns_pid_start("/proc", path, &start);
+	if (r == -EINVAL)
+		return 0; /* not a /proc/<pid> path */
+	if (r < 0)
+		return r;
+	if ((double)start > ID_MAX)
+		return -ERANGE;
+	return cJSON_AddNumberToObject(rec, "netnsPidStart", (double)start) ? 0 : -ENOMEM;
 }

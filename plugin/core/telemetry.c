@@ -83,6 +83,7 @@ static void att_podns_set(struct tel_att *a, const cJSON *rec)
 	(void)snprintf(a->pidns, sizeof(a->pidns), "%s", n.pidns ?: "");
 	a->ns_dev = n.dev;
 	a->ns_ino = n.ino;
+	a->ns_pid_start = n.pid_start;
 }
 
 int tel_add_record(struct tel_sample *s, const cJSON *rec, const struct rq_profile *prof)
@@ -281,7 +282,7 @@ static void collect_vport(struct tel_att *a, const char *podns, const struct eth
  */
 static int att_podns(const struct rq_env *env, const struct tel_att *a, char *buf, size_t len)
 {
-	struct netns_rec n = {a->podns, a->pidns, a->ns_dev, a->ns_ino};
+	struct netns_rec n = {a->podns, a->pidns, a->ns_dev, a->ns_ino, a->ns_pid_start};
 
 	return netns_open_rec(&n, env->host_proc, buf, len, NULL);
 }

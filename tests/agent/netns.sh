@@ -49,10 +49,15 @@ rec_of() { grep -l "\"$1\"" "$SD"/*.json 2> /dev/null | head -1; }
 # holder NAME: a process holding pod netns NAME (made here), which is then unmounted: only the
 # process keeps it, as with cri-dockerd. Prints the pid.
 holder() {
-	local ns
+	local ns p
 	ns=$(newns "$1")
 	ip netns exec "$NS_PREFIX$1" sleep 1000 > /dev/null 2>&1 &
-	echo $!
+	p=$!
+	for _ in $(seq 100); do
+		[ "$(stat -L -c %i "/proc/$p/ns/net")" = "$(stat -L -c %i "$ns")" ] && break
+		sleep 0.05
+	done
+	echo $p
 }
 # spawn_as PID CMD...: run CMD in the background as PID of this PID namespace (ns_last_pid,
 # retried: other processes of the machine may take the PID first); prints the pid it got
@@ -77,7 +82,6 @@ echo '{"rx_vport_rdma_unicast_packets": 20, "rx_vport_rdma_unicast_bytes": 1000,
 echo "== a cri-dockerd record: /proc/<pid>/ns/net of the process holding the pod's netns"
 P1=$(holder a)
 SLEEPERS+=("$P1")
-sleep 0.2
 PNS=/proc/$P1/ns/net
 chain_add "$ROOT" roce c1 "$PNS" net1 "$VF0" "$(rq "$VF0PCI")" "$(args p1)" > /dev/null
 check "ADD with CNI_NETNS $PNS" [ $? -eq 0 ]
@@ -86,6 +90,8 @@ REC=$(rec_of "$VF0PCI")
 read -r DEV INO <<< "$(stat -L -c '%d %i' "$PNS")"
 check "the record has the netns's identity: netnsDev $DEV, netnsIno $INO" \
 	[ "$(jq -r '"\(.netnsDev) \(.netnsIno)"' "$REC")" = "$DEV $INO" ]
+check "... and the start time of process $P1 (netnsPidStart)" \
+	[ "$(jq -r .netnsPidStart "$REC")" = "$(awk '{ print $22 }' "/proc/$P1/stat")" ]
 RDEV=$(rdma_of "$ROOT" "$VF0PCI")
 L="namespace=\"ai\",pod=\"p1\",interface=\"net1\",vf=\"$VF0PCI\",rdma_dev=\"$RDEV\",pf=\"$PF0\""
 agent_ns --once --metrics-file "$M" 2> "$T/a1.log"
@@ -121,7 +127,7 @@ check "... its series, from the pod's netns" \
 	[ "$(metric "$M" "rdma_qos_vf_packets_total{$L,direction=\"tx\"}")" = 300 ]
 
 echo "== a record of 0.2.0 (no identity): read as before"
-jq 'del(.netnsDev, .netnsIno)' "$REC" > "$REC.new" && mv "$REC.new" "$REC"
+jq 'del(.netnsDev, .netnsIno, .netnsPidStart)' "$REC" > "$REC.new" && mv "$REC.new" "$REC"
 agent_ns --once --metrics-file "$M" 2> "$T/a3.log"
 check "agent: exit 0" [ $? -eq 0 ]
 check "... in its pod" [ "$(metric "$M" "rdma_qos_vf_in_pod{namespace=\"ai\",pod=\"p1\",vf=\"$VF0PCI\"}")" = 1 ]
@@ -131,7 +137,6 @@ check "... kept" [ -n "$(rec_of "$VF0PCI")" ]
 echo "== a lost DEL, then the PID reused by a process in another netns"
 P2=$(holder b)
 SLEEPERS+=("$P2")
-sleep 0.2
 PNS2=/proc/$P2/ns/net
 chain_add "$ROOT" roce c2 "$PNS2" net1 "$VF1" "$(rq "$VF1PCI")" "$(args p2)" > /dev/null
 check "ADD with CNI_NETNS $PNS2" [ $? -eq 0 ]
@@ -147,6 +152,7 @@ NSE=$(newns e)
 ip -n "${NS_PREFIX}e" link add net1 type veth peer name net1p && ip -n "${NS_PREFIX}e" link set net1 alias "$VF1"
 P3=$(spawn_as "$P2" ip netns exec "${NS_PREFIX}e" sleep 1000)
 SLEEPERS+=("$P3")
+for _ in $(seq 100); do [ "$(stat -L -c %i "$PNS2")" = "$(stat -L -c %i "$NSE")" ] && break; sleep 0.05; done
 check "a process in another netns got PID $P2 (got $P3)" [ "$P3" = "$P2" ]
 check "... $PNS2 is another netns now" [ "$(stat -L -c %i "$PNS2")" != "$(jq -r .netnsIno "$(rec_of "$VF1PCI")")" ]
 agent_ns --once --metrics-file "$M" --stale-grace 3 2> "$T/a4.log"
@@ -164,5 +170,50 @@ agent_ns --once --metrics-file "$M" --stale-grace 3 2> "$T/a5.log"
 check "past the grace: released" [ -z "$(rec_of "$VF1PCI")" ]
 check "... the log says so" grep -q "a lost DEL.*releasing" "$T/a5.log"
 check "... the cri-dockerd record stays" [ -n "$(rec_of "$VF0PCI")" ]
+
+echo "== a lost DEL, the PID reused by a process in a netns that has the old one's inode"
+# nsfs inode numbers are the lowest free ones: the next netns made after a pod's died often
+# has its number. Only the holder's start time (netnsPidStart) tells the two apart.
+read -r _ VF2PCI VF2 <<< "${VFS[2]}"
+P4=$(holder d)
+SLEEPERS+=("$P4")
+PNS4=/proc/$P4/ns/net
+chain_add "$ROOT" roce c3 "$PNS4" net1 "$VF2" "$(rq "$VF2PCI")" "$(args p3)" > /dev/null
+check "ADD with CNI_NETNS $PNS4" [ $? -eq 0 ]
+ip netns del "${NS_PREFIX}d"
+INO4=$(jq -r .netnsIno "$(rec_of "$VF2PCI")")
+# a dying netns hands a real VF back to the host (the sim's veth would be destroyed): as the
+# kernel does, so the netns is freed at once
+nsenter --net="$PNS4" ip link set dev net1 netns $$ name "$VF2"
+kill "$P4"
+for _ in $(seq 100); do [ -e "/proc/$P4" ] || break; sleep 0.05; done
+# take netns until one has the freed number (freed asynchronously; lower free ones are held)
+F="" HELD=()
+for i in $(seq 100); do
+	ip netns add "${NS_PREFIX}f$i" || break
+	ino=$(stat -L -c %i "/run/netns/${NS_PREFIX}f$i")
+	echo "netns f$i: $ino (want $INO4)" >> "$T/inos"
+	if [ "$ino" = "$INO4" ]; then F=${NS_PREFIX}f$i; break; fi
+	if [ "$ino" -lt "$INO4" ]; then HELD+=("${NS_PREFIX}f$i"); else ip netns del "${NS_PREFIX}f$i"; sleep 0.2; fi
+done
+for n in "${HELD[@]}"; do ip netns del "$n"; done
+check "a new netns has the old one's inode $INO4" [ -n "$F" ]
+[ -n "$F" ] || { head -5 "$T/inos"; tail -3 "$T/inos"; }
+# in it another pod's net1 showing the same VF (as the sim knows it): entered, it would pass
+ip -n "$F" link add net1 type veth peer name net1p && ip -n "$F" link set net1 alias "$VF2"
+P5=$(spawn_as "$P4" ip netns exec "$F" sleep 1000)
+SLEEPERS+=("$P5")
+for _ in $(seq 100); do [ "$(stat -L -c %i "$PNS4")" = "$INO4" ] && break; sleep 0.05; done
+check "a process in it got PID $P4 (got $P5)" [ "$P5" = "$P4" ]
+check "... $PNS4 has the recorded device and inode" \
+	[ "$(stat -L -c '%d %i' "$PNS4")" = "$(jq -r '"\(.netnsDev) \(.netnsIno)"' "$(rec_of "$VF2PCI")")" ]
+agent_ns --once --metrics-file "$M" --stale-grace 3 2> "$T/a6.log"
+check "within the grace: kept, counted stale (rdma_qos_stale_records 1)" \
+	[ -n "$(rec_of "$VF2PCI")" ] && [ "$(metric "$M" rdma_qos_stale_records)" = 1 ]
+check "... no series labelled with the old pod p3" [ "$(grep -c 'pod="p3"' "$M")" = 0 ]
+check "... no in-pod verdict for p3 (its netns is not entered)" [ "$(grep -c 'rdma_qos_vf_in_pod{.*pod="p3"' "$M")" = 0 ]
+sleep 3.2
+agent_ns --once --metrics-file "$M" --stale-grace 3 2> "$T/a7.log"
+check "past the grace: released" [ -z "$(rec_of "$VF2PCI")" ]
 
 summary

@@ -225,6 +225,44 @@ START_TEST(open_rec_identity)
 }
 END_TEST
 
+/* A /proc/<pid> path names a process: its start time tells it from a later one at the PID. */
+START_TEST(open_rec_pid_start)
+{
+	char own[64] = "", path[64], stat[1024], *p;
+	struct netns_rec n = {0};
+	unsigned long long want = 0;
+	uint64_t start = 0;
+	FILE *f;
+	size_t got;
+
+	ck_assert_int_gt(readlink("/proc/self/ns/pid", own, sizeof(own) - 1), 0);
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)getpid());
+	f = fopen("/proc/self/stat", "re");
+	ck_assert_ptr_nonnull(f);
+	got = fread(stat, 1, sizeof(stat) - 1, f);
+	fclose(f);
+	stat[got] = '\0';
+	p = strrchr(stat, ')');
+	ck_assert_ptr_nonnull(p);
+	/* field 22, the 20th after the comm */
+	for (int i = 0; i < 20 && p; i++)
+		p = strchr(p + 1, ' ');
+	ck_assert_ptr_nonnull(p);
+	want = strtoull(p + 1, NULL, 10);
+	ck_assert_int_eq(netns_pid_start("/proc", path, &start), 0);
+	ck_assert_uint_eq(start, want);
+	ck_assert_int_eq(netns_pid_start("/proc", "/run/netns/x", &start), -EINVAL);
+	ck_assert_int_eq(netns_pid_start("/proc", "/proc/self/ns/net", &start), -EINVAL);
+	ck_assert_int_eq(netns_pid_start("/proc", "/proc/999999999/ns/net", &start), -ENOENT);
+	n.path = path;
+	n.pidns = own;
+	n.pid_start = want;
+	ck_assert_int_eq(netns_open_rec(&n, NULL, NULL, 0, NULL), 0);
+	n.pid_start = want + 1; /* another process at the PID */
+	ck_assert_int_eq(netns_open_rec(&n, NULL, NULL, 0, NULL), -ESTALE);
+}
+END_TEST
+
 Suite *suite_netns(void);
 Suite *suite_netns(void)
 {
@@ -240,6 +278,7 @@ Suite *suite_netns(void)
 	tcase_add_test(tc, netns_outlives_name);
 	tcase_add_test(tc, locate_paths);
 	tcase_add_test(tc, open_rec_identity);
+	tcase_add_test(tc, open_rec_pid_start);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -135,7 +135,11 @@ echo "== exclusive: a cri-dockerd record (/proc/<pid>/ns/net), the agent in its 
 ip netns add pod4
 ip netns exec pod4 sleep 1000 &
 HOLDER=$!
-sleep 0.3
+# until it has entered pod4 (a TCG guest is slow)
+for _ in $(seq 100); do
+	[ "$(stat -L -c %i /proc/$HOLDER/ns/net)" = "$(stat -L -c %i /run/netns/pod4)" ] && break
+	sleep 0.1
+done
 PNS=/proc/$HOLDER/ns/net
 ARGS4="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p4;K8S_POD_UID=pod-tos4"
 prev=$(conf "{\"type\":\"host-device\",\"device\":\"$VF\"}" | run $HD ADD c4 "$PNS" net1 "$ARGS4")

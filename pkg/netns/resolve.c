@@ -75,8 +75,7 @@ int netns_locate(const struct netns_rec *n, const char *host_proc, char *buf, si
 	if (!n->path || !n->path[0])
 		return -ENOENT;
 	if (strncmp(n->path, "/proc/", 6) != 0) {
-		/* a bind-mount target: its directory must be there (mounted) for ENOENT to mean
-		 * gone */
+		/* a bind-mount target: ENOENT means gone only in a directory that is there */
 		slash = strrchr(n->path, '/');
 		(void)snprintf(dir, sizeof(dir), "%.*s", (int)(slash - n->path), n->path);
 		if (!dir[0] || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))

@@ -9,11 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "pkg/netns/netns.h"
 #include "plugin/agent/agent.h"
 
 struct stale_book {
@@ -67,8 +64,7 @@ static enum ns_verdict netns_judge(const struct rq_env *env, const cJSON *rec)
 	r = podns_open(env, rec, NULL, 0, NULL);
 	if (r == -EREMOTE)
 		return NS_UNKNOWN;
-	/* "gone": the path is missing, is no netns any more (an unmounted bind-mount target),
-	 * or is another netns */
+	/* gone: no such path, no netns there (an unmounted bind-mount target), another netns */
 	return r == -ENOENT || r == -EINVAL || r == -ESTALE ? NS_GONE : NS_LIVE;
 }
 

@@ -132,6 +132,8 @@ echo "== exclusive: a cri-dockerd record (/proc/<pid>/ns/net), the agent in its 
 # as the DaemonSet runs it: no hostPID (unshare --pid --mount-proc), hostNetwork (the host's
 # netns), the host's /proc mounted at --host-proc; every reader of the record's netns maps the
 # path through it (core/podns.c). Without that the agent reads the class in the host's sysfs.
+# pod2's netns died with the VF in it: the kernel handed it back to the host as "net1"
+VF=$(ls /sys/bus/pci/devices/$VFPCI/net)
 ip netns add pod4
 ip netns exec pod4 sleep 1000 &
 HOLDER=$!
@@ -141,8 +143,10 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 PNS=/proc/$HOLDER/ns/net
+check "process $HOLDER holds pod4's netns" [ "$(stat -L -c %i "$PNS")" = "$(stat -L -c %i /run/netns/pod4)" ]
 ARGS4="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p4;K8S_POD_UID=pod-tos4"
 prev=$(conf "{\"type\":\"host-device\",\"device\":\"$VF\"}" | run $HD ADD c4 "$PNS" net1 "$ARGS4")
+check "host-device moved $VF into it as net1" ip netns exec pod4 ip link show net1
 rdma dev set $DEV netns pod4
 out=$(conf "$RQCONF" "$prev" | run "$RQ" ADD c4 "$PNS" net1 "$ARGS4" 2> /tmp/tos-c4.log)
 rc=$?
@@ -152,6 +156,7 @@ check "... the record has the netns's identity (netnsIno $(stat -L -c %i "$PNS")
 	[ "$(rec '.netnsIno' c4)" = "$(stat -L -c %i "$PNS")" ]
 tc4() { ip netns exec pod4 cat /sys/class/infiniband/$DEV/tc/1/traffic_class; }
 check "... MOFED's knob in the pod reads 'Global tclass=106'" [ "$(tc4)" = "Global tclass=106" ]
+[ "$(tc4)" = "Global tclass=106" ] || { echo "tc4: $(tc4 2>&1)"; ip netns exec pod4 ip -br link; ip netns exec pod4 rdma dev; cat /tmp/tos-c4.log; }
 ip netns exec pod4 sh -c "echo 64 > /sys/class/infiniband/$DEV/tc/1/traffic_class" # another writer
 mkdir -p /tmp/hostproc && mount --bind /proc /tmp/hostproc
 WROTE="ibsim: $DEV tc/1/traffic_class = 106, written from netns $(stat -L -c %i "$PNS")\$"

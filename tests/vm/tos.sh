@@ -146,7 +146,7 @@ PNS=/proc/$HOLDER/ns/net
 check "process $HOLDER holds pod4's netns" [ "$(stat -L -c %i "$PNS")" = "$(stat -L -c %i /run/netns/pod4)" ]
 ARGS4="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p4;K8S_POD_UID=pod-tos4"
 prev=$(conf "{\"type\":\"host-device\",\"device\":\"$VF\"}" | run $HD ADD c4 "$PNS" net1 "$ARGS4")
-check "host-device moved $VF into it as net1" ip netns exec pod4 ip link show net1
+check "host-device moved $VF into it as net1" ip netns exec pod4 ip link show net1 > /dev/null
 rdma dev set $DEV netns pod4
 out=$(conf "$RQCONF" "$prev" | run "$RQ" ADD c4 "$PNS" net1 "$ARGS4" 2> /tmp/tos-c4.log)
 rc=$?

@@ -16,6 +16,7 @@ test: agent-sim-test asan-agent-sim-test
 asan-agent-sim-test:
 	$(call san_suite,$(abspath build-asan)/san-logs-agent,tests/agent/run.sh)
 	$(call san_suite,$(abspath build-asan)/san-logs-agent-reload,tests/agent/reload.sh)
+	$(call san_suite,$(abspath build-asan)/san-logs-agent-netns,tests/agent/netns.sh)
 
 # 10 minutes of injected drifts against a running agent: RSS flat, every drift repaired
 AGENT_SOAK_S ?= 600

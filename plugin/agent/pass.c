@@ -451,8 +451,9 @@ int agent_pass(struct agent *a, struct pass_report *rep)
 		pass_record(&p, book, keys[i]);
 	if (stale_book_unjudged(book))
 		log_warn("agent: %d record(s) name a netns the agent cannot judge from its own "
-			 "namespaces (a /proc/<pid> path without --host-proc, or a netns directory not "
-			 "mounted into the pod): never released as stale; see docs/operations.md",
+			 "namespaces (a /proc/<pid> path without --host-proc or without "
+			 "CAP_SYS_PTRACE, or a netns directory not mounted into the pod): never "
+			 "released as stale; see docs/operations.md",
 			 stale_book_unjudged(book));
 	pass_baseline_pfs(&p);
 	for (size_t i = 0; i < p.n_pfs; i++)

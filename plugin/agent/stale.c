@@ -62,7 +62,11 @@ static enum ns_verdict netns_judge(const struct rq_env *env, const cJSON *rec)
 	if (!path || !*path)
 		return NS_LIVE; /* no netns recorded: nothing to judge by */
 	r = podns_open(env, rec, NULL, 0, NULL);
-	if (r == -EREMOTE)
+	/*
+	 * -EACCES: the kernel's ptrace check on /proc/<pid>/ns/net (the holder has
+	 * capabilities the agent lacks, and the agent has no CAP_SYS_PTRACE)
+	 */
+	if (r == -EREMOTE || r == -EACCES || r == -EPERM)
 		return NS_UNKNOWN;
 	/* gone: no such path, no netns there (an unmounted bind-mount target), another netns */
 	return r == -ENOENT || r == -EINVAL || r == -ESTALE ? NS_GONE : NS_LIVE;

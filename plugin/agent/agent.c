@@ -35,8 +35,8 @@ static void agent_usage(const char *binary)
 	    "  --catalog-source F validate F and install it as the node catalog when it changed\n"
 	    "  --stale-grace S    release a record whose pod netns is gone for S seconds\n"
 	    "                     (default %d)\n"
-	    "  --host-proc DIR    the host's /proc as mounted into the pod: judges records\n"
-	    "                     whose netns is /proc/<pid>/ns/net (no hostPID)\n"
+	    "  --host-proc DIR    the host's /proc as mounted into the pod: judges and enters\n"
+	    "                     records whose netns is /proc/<pid>/ns/net (no hostPID)\n"
 	    "  --repair-backoff S first wait before repairing again what another writer keeps\n"
 	    "                     undoing (default 30, doubling; the 5th repair in a row\n"
 	    "                     suspends it)\n"
@@ -154,6 +154,8 @@ int cmd_agent(int argc, char **argv, const char *binary)
 	}
 	if (a.o.repair_backoff_s >= 0)
 		a.env.repair_backoff_ms = a.o.repair_backoff_s * 1000;
+	/* every reader of a record's netns maps /proc/<pid> paths through it (core/podns.c) */
+	a.env.host_proc = a.o.host_proc;
 	a.catalog_valid = true;
 	if (!a.o.no_counters && agent_tel_new(&a.env, &a.tel) < 0) {
 		(void)fprintf(stderr, "%s agent: out of memory\n", binary);

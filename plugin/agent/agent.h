@@ -136,11 +136,12 @@ void vf_home_report(struct pass_report *rep, const cJSON *rec, bool in_pod);
 /* stale.c: a record whose netns is gone past the grace; 1 = released, 0 = kept */
 struct stale_book;
 int stale_book_load(const struct rq_env *env, struct stale_book **ret);
-/* 1: gone past @grace_s (release it); 0: live or still within the grace */
-int stale_book_judge(struct stale_book *b, const char *key, const char *netns, const char *pidns,
-		     int grace_s);
-/* --host-proc: where the host's /proc is mounted (judges /proc/<pid>/ns/net paths) */
-void stale_book_set_host_proc(struct stale_book *b, const char *dir);
+/*
+ * 1: the record's netns gone past @grace_s (release it); 0: live or still
+ * within the grace. Gone includes another netns at its path (core/podns.c).
+ */
+int stale_book_judge(struct stale_book *b, const struct rq_env *env, const char *key,
+		     const cJSON *rec, int grace_s);
 /* records of this pass whose netns could not be judged from the agent's namespaces */
 int stale_book_unjudged(const struct stale_book *b);
 /* judged gone this pass and kept: within the grace */

@@ -5,6 +5,7 @@ agent-sim-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/run.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/reload.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/mounts.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/netns.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/nfd.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/resets.sh
 
@@ -17,6 +18,7 @@ asan-agent-sim-test:
 	$(call san_suite,$(abspath build-asan)/san-logs-agent,tests/agent/run.sh)
 	$(call san_suite,$(abspath build-asan)/san-logs-agent-reload,tests/agent/reload.sh)
 	$(call san_suite,$(abspath build-asan)/san-logs-agent-resets,tests/agent/resets.sh)
+	$(call san_suite,$(abspath build-asan)/san-logs-agent-netns,tests/agent/netns.sh)
 
 # 10 minutes of injected drifts against a running agent: RSS flat, every drift repaired
 AGENT_SOAK_S ?= 600

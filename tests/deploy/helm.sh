@@ -67,6 +67,7 @@ check "the DaemonSet's config volume names it" [ "$(obj default DaemonSet | jq -
 kustomize "$SRC/deploy" > "$T/k-base.json"
 kustomize "$SRC/deploy/overlays/live-sync" > "$T/k-live.json"
 kustomize "$SRC/deploy/overlays/nfd" > "$T/k-nfd.json"
+kustomize "$SRC/deploy/overlays/cri-dockerd" > "$T/k-cri-dockerd.json"
 kspec() { jq -S '.[] | select(.kind == "DaemonSet") | .spec.template.spec' "$T/k-$1.json"; }
 kctr() { jq -c --arg c "$2" '.[] | select(.kind == "DaemonSet") | .spec.template.spec |
 	(.initContainers + .containers)[] | select(.name == $c)' "$T/k-$1.json"; }
@@ -112,6 +113,15 @@ check "... the agent takes --catalog-source" [ "$(ctr live agent | jq -r '.comma
 	index("--catalog-source=/config/profiles.json") != null')" = true ]
 check "... and the pod template carries no catalog checksum" [ "$(obj live DaemonSet | jq -c \
 	'.spec.template.metadata.annotations // {} | has("rdma-qos/catalog-sha256")')" = false ]
+
+echo "== criDockerd against the cri-dockerd overlay"
+render cridockerd '{"criDockerd": true}'
+check "criDockerd: the pod spec is the cri-dockerd overlay's (the config ConfigMap's name aside)" \
+	[ "$(spec cridockerd | jq -S "$NOCM")" = "$(kspec cri-dockerd | jq -S "$NOCM")" ] ||
+	diff <(kspec cri-dockerd | jq -S "$NOCM") <(spec cridockerd | jq -S "$NOCM")
+check "... SYS_PTRACE for the agent only with criDockerd (off by default)" [ "$(ctr cridockerd agent |
+	jq -c '.securityContext.capabilities.add')/$(ctr default agent | jq -c '.securityContext.capabilities.add')" = \
+	'["NET_ADMIN","SYS_ADMIN","SYS_PTRACE"]/["NET_ADMIN","SYS_ADMIN"]' ]
 
 echo "== nfd.enabled against the nfd overlay"
 render nfd '{"nfd": {"enabled": true}}'

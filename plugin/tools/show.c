@@ -183,6 +183,7 @@ static void pf_dcb_json(const struct rq_env *env, const struct rq_catalog *cat, 
 		pf_unmet_json(env, o, ifname, r < 0 ? NULL : st, &req);
 	else
 		cJSON_AddArrayToObject(o, "unmet");
+	show_peer_json(env, o, ifname, r < 0 ? NULL : st, &req, any);
 	free(st);
 }
 
@@ -355,6 +356,7 @@ static void print_text(const cJSON *pfs)
 		free(ecn);
 		print_facts(pf);
 		print_required(pf);
+		show_peer_text(pf);
 		cJSON_ArrayForEach(vf, cJSON_GetObjectItemCaseSensitive(pf, "vfs"))
 		{
 			const cJSON *a = cJSON_GetObjectItemCaseSensitive(vf, "attachment");

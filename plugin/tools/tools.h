@@ -9,6 +9,10 @@
 #include "plugin/core/core.h"
 
 int cmd_show(struct rq_env *env, bool json);
+/* show_peer.c: the PF's link partner as the agent heard it, judged against @req */
+void show_peer_json(const struct rq_env *env, cJSON *o, const char *ifname,
+		    const struct dcb_port_state *st, const struct rq_profile *req, bool any_req);
+void show_peer_text(const cJSON *pf);
 /* counters.c: `show --counters [--json] [--interval S]` and `top [--interval S]` */
 int main_counters(int argc, char **argv, const char *binary, bool top);
 int main_install(int argc, char **argv, const char *binary);

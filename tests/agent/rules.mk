@@ -6,6 +6,7 @@ agent-sim-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/reload.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/mounts.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/nfd.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/lldp.sh
 
 test: agent-sim-test asan-agent-sim-test
 
@@ -15,6 +16,7 @@ test: agent-sim-test asan-agent-sim-test
 asan-agent-sim-test:
 	$(call san_suite,$(abspath build-asan)/san-logs-agent,tests/agent/run.sh)
 	$(call san_suite,$(abspath build-asan)/san-logs-agent-reload,tests/agent/reload.sh)
+	$(call san_suite,$(abspath build-asan)/san-logs-agent-lldp,tests/agent/lldp.sh)
 
 # 10 minutes of injected drifts against a running agent: RSS flat, every drift repaired
 AGENT_SOAK_S ?= 600

@@ -117,8 +117,11 @@ void show_peer_text(const cJSON *pf)
 		       json_str(who, "portDescription")[0] ? json_str(who, "portDescription")
 							   : "no description",
 		       json_str(who, "chassisId"));
-	else
-		printf("  partner %s:", json_str(peer, "state"));
+	else if (!strcmp(json_str(peer, "state"), "silent"))
+		printf("  partner silent:");
+	else /* no agent, --once only, or a PF without attachment or baseline */
+		printf("  partner not listened to (the agent watches PFs with attachments or a "
+		       "baseline):");
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(peer, "items"))
 	{
 		const char *v = json_str(it, "verdict");

@@ -252,6 +252,21 @@ wait_metric "rdma_qos_peer_seen{pf=\"$PF0\"}" 0 6
 check "... forgotten once the TTL ran out ($((($(date +%s%N) - t0) / 1000000)) ms), with no frame to wake it" [ $? -eq 0 ]
 check "... the log says it went silent past its TTL" grep -q "$PF0: link partner .* silent past its TTL: forgotten" "$T/agent.log"
 
+echo "== the port's DCBX mode (dcbnl getdcbx), and what show says of a silent partner under firmware LLDP"
+dcb_edit "$ROOT" "$PF0" '.dcbx = 9' # HOST | VER_IEEE: mlx5 in host mode
+wait_metric "rdma_qos_port_dcbx_mode{pf=\"$PF0\",mode=\"ieee\"}" 1
+check "rdma_qos_port_dcbx_mode: host 1, ieee 1, lld_managed 0, cee 0" \
+	[ "$(for m in host ieee lld_managed cee; do metric_lit "$M" "rdma_qos_port_dcbx_mode{pf=\"$PF0\",mode=\"$m\"}"; done | tr -d '\n')" = 1100 ]
+dcb_edit "$ROOT" "$PF0" '.dcbx = 10' # LLD_MANAGED | VER_IEEE: the NIC firmware's LLDP agent
+wait_metric "rdma_qos_port_dcbx_mode{pf=\"$PF0\",mode=\"lld_managed\"}" 1
+check "firmware-managed DCBX: lld_managed 1, host 0" [ "$(metric_lit "$M" "rdma_qos_port_dcbx_mode{pf=\"$PF0\",mode=\"host\"}")" = 0 ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show 2> /dev/null > "$T/show.txt"
+check "show: the silent partner comes with the firmware-LLDP hint" \
+	grep -q "DCBX is lld_managed: the NIC firmware's own LLDP agent may take the partner's LLDP" "$T/show.txt"
+show_json
+check "show --json: dcbx [lld_managed, ieee]" [ "$(jq -c --arg pf "$PF0" '.pfs[] | select(.name == $pf) | .dcbx' "$T/show.json")" = '["lld_managed","ieee"]' ]
+dcb_edit "$ROOT" "$PF0" '.dcbx = 9'
+
 echo "== two PFs, two partners (the node baseline covers $PF1 too)"
 CAT=$ROOT/etc/cni/rdma-qos/profiles.json
 mkdir -p "${CAT%/*}"
@@ -267,6 +282,26 @@ check "each PF names its own partner" \
 	[ "$(grep -o "^rdma_qos_peer_info{pf=\"[^\"]*\",chassis_id=\"[^\"]*\",port_id=\"[^\"]*\",system_name=\"[^\"]*\"" "$M" | sed 's/chassis_id="[^"]*",//' | sort | tr '\n' ' ')" = \
 		"rdma_qos_peer_info{pf=\"$PF0\",port_id=\"swp3\",system_name=\"leaf-01\" rdma_qos_peer_info{pf=\"$PF1\",port_id=\"swp9\",system_name=\"leaf-02\" " ]
 check "NFD label: one PF disagrees, so the node disagrees" [ "$(peer_label disagrees)" = 1 ]
+
+echo "== ETS, judged only where the target has ETS"
+# the baseline now has ETS; leaf-01 advertises an ETS Configuration TLV (00-80-C2/9): not
+# willing, TC of each priority (two a byte), bandwidths, TSA (2 ets, 0 strict)
+ETS_OK=00,00,03,40,60,14,00,00,32,1e,00,00,00,02,00,00,02,02,00,00,00
+ETS_BW=00,00,03,40,60,14,00,00,1e,32,00,00,00,02,00,00,02,02,00,00,00
+echo '{"profiles":{"gold":{"trust":"dscp","dscp2prio":{"26":3,"48":6},"pfc":[3],"ets":{"tcBw":[20,0,0,50,30,0,0,0],"tsa":["ets","strict","strict","ets","ets","strict","strict","strict"],"prioTc":[0,0,0,3,4,0,6,0]}}},"node":{"pf":"ensure","baseline":"gold"}}' > "$CAT"
+lldpc 0 configure lldp custom-tlv replace oui 00,80,c2 subtype 9 oui-info "$ETS_OK"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"ets\"}" 1
+check "agreement ets 1: the partner's ETS is the target's" [ $? -eq 0 ]
+check "... $PF1's partner advertises no ETS: no ets series for it (unknown)" [ "$(agr "$PF1" ets)" = "" ]
+lldpc 0 configure lldp custom-tlv replace oui 00,80,c2 subtype 9 oui-info "$ETS_BW"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"ets\"}" 0
+check "bandwidths 30/50 instead of 50/30: agreement ets 0" [ $? -eq 0 ]
+show_json
+check "show --json: ets disagrees, in its bandwidth at TC 3" \
+	[ "$(jq -r --arg pf "$PF0" '.pfs[] | select(.name == $pf) | "\(.peer.items.ets.verdict): \(.peer.items.ets.why)"' "$T/show.json")" = \
+		"disagrees: partner ETS differs in its bandwidth at TC 3" ]
+lldpc 0 configure lldp custom-tlv replace oui 00,80,c2 subtype 9 oui-info "$ETS_OK"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"ets\"}" 1 > /dev/null
 
 echo "== crafted frames: malformed, oversized, junk with the LLDP Ethertype"
 cp "$M" "$T/before.prom"

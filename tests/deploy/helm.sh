@@ -159,7 +159,7 @@ check "... and nothing else in the pod spec" [ "$(spec ocp | jq -S 'del(.volumes
 render scc '{"openshift": {"scc": true}, "cniBinDir": "/var/lib/cni/bin"}'
 check "openshift.scc: a SecurityContextConstraints for the release's service account" [ "$(obj scc \
 	SecurityContextConstraints | jq -c '[.users, .allowedCapabilities, .allowHostNetwork]')" = \
-	'[["system:serviceaccount:rdma-qos:rdma-qos"],["NET_ADMIN","SYS_ADMIN"],true]' ]
+	'[["system:serviceaccount:rdma-qos:rdma-qos"],["NET_ADMIN","NET_RAW","SYS_ADMIN"],true]' ]
 check "... admitting every volume type the pod uses" [ "$(spec scc | jq -c --argjson t "$(obj scc \
 	SecurityContextConstraints | jq -c .volumes)" '[.volumes[] | keys_unsorted[] | select(. != "name")]
 	| unique | map(select(. as $v | $t | index($v) | not))')" = '[]' ]

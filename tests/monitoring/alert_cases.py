@@ -62,6 +62,9 @@ def healthy(skip=()):
             f"7x{T}",
         sel("rdma_qos_port_discards_on_pfc_prio", {**A, "pf": "ens1f0", "prio": "3"}): f"0x{T}",
         sel("rdma_qos_port_roce_on_lossy_prio", {**A, "pf": "ens1f0", "prio": "0"}): f"0x{T}",
+        # the switch heard, agreeing on PFC
+        sel("rdma_qos_peer_seen", {**A, "pf": "ens1f0"}): f"1x{T}",
+        sel("rdma_qos_peer_agreement", {**A, "pf": "ens1f0", "item": "pfc"}): f"1x{T}",
         # DCQCN at work: 100 CNPs/s each way
         sel("rdma_qos_vf_cnp_handled_total", POD): f"0+6000x{T}",
         sel("rdma_qos_vf_cnp_sent_total", POD): f"0+6000x{T}",
@@ -122,6 +125,18 @@ cases = [
          {sel("rdma_qos_port_roce_on_lossy_prio", {**A, "pf": "ens1f0", "prio": "0"}):
           f"0x2 1x{T - 2}"}, "9m",
          [{"node": "n1", "pf": "ens1f0", "prio": "0", "severity": "warning"}], quiet_before="6m"),
+    case("the switch has PFC on 4, not 3", "RdmaQosPeerDisagrees",
+         {sel("rdma_qos_peer_agreement", {**A, "pf": "ens1f0", "item": "pfc"}): f"1x2 0x{T - 2}"},
+         "18m", [{**AL, "pf": "ens1f0", "item": "pfc", "severity": "warning"}],
+         quiet_before="16m"),
+    case("the switch maps DSCP 26 elsewhere", "RdmaQosPeerDisagrees",
+         {sel("rdma_qos_peer_agreement", {**A, "pf": "ens1f0", "item": "dscp2prio"}):
+          f"0x{T}"}, "16m", [{**AL, "pf": "ens1f0", "item": "dscp2prio", "severity": "warning"}],
+         quiet_before="14m"),
+    case("the switch of a PF in profile went silent", "RdmaQosPeerSilent",
+         {sel("rdma_qos_peer_seen", {**A, "pf": "ens1f0"}): f"1x2 0x{T - 2}"}, "18m",
+         [{**AL, "pf": "ens1f0", "severity": "info"}], quiet_before="16m",
+         drop=("rdma_qos_peer_agreement",)),
     case("a pod is told to slow down 10000 times a second", "RdmaQosCnpStorm",
          {sel("rdma_qos_vf_cnp_handled_total", POD): f"0+600000x{T}"}, "16m",
          [{"node": "n1", "namespace": "ai", "pod": "trainer-0", "pf": "ens1f0", "cnp": "handled",
@@ -161,6 +176,14 @@ for c in cases:
 
 # a healthy node: nothing fires at any time
 tests.append(group("a healthy node", healthy(),
+                   [{"eval_time": f"{m}m", "alertname": a, "exp_alerts": []}
+                    for m in (5, 15, 29) for a in alerts]))
+
+# "unknown" is never a disagreement: a switch that advertises no DCB TLV (no agreement series),
+# and a silent partner on a PF nobody requires anything of, raise nothing
+quiet = healthy(skip=("rdma_qos_peer_agreement",))
+quiet[sel("rdma_qos_peer_seen", {**A, "pf": "ens1f1"})] = f"0x{T}"
+tests.append(group("partners unknown: no TLV advertised, silent on a PF without requirements", quiet,
                    [{"eval_time": f"{m}m", "alertname": a, "exp_alerts": []}
                     for m in (5, 15, 29) for a in alerts]))
 

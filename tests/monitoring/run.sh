@@ -37,8 +37,8 @@ python3 -c 'import json, sys, yaml; yaml.safe_dump(json.load(open(sys.argv[1])),
 out=$(promtool check rules "$T/rules.yaml" 2>&1)
 check "promtool check rules: $(grep -o 'SUCCESS.*' <<< "$out")" [ $? -eq 0 ] || echo "$out"
 mapfile -t ALERTS < <(jq -r '.groups[].rules[] | .alert // empty' "$T/rules.json")
-want="RdmaQosAgentNotPassing RdmaQosCatalogInvalid RdmaQosCnpStorm RdmaQosDiscardsDespitePfc RdmaQosDriftNotRepaired RdmaQosNumaMisaligned RdmaQosPauseStorm RdmaQosPfNotInProfile RdmaQosRepairSuspended RdmaQosRoceOnLossyPriority"
-check "the alerts issue 22 lists are there (${#ALERTS[@]})" \
+want="RdmaQosAgentNotPassing RdmaQosCatalogInvalid RdmaQosCnpStorm RdmaQosDiscardsDespitePfc RdmaQosDriftNotRepaired RdmaQosNumaMisaligned RdmaQosPauseStorm RdmaQosPeerDisagrees RdmaQosPeerSilent RdmaQosPfNotInProfile RdmaQosRepairSuspended RdmaQosRoceOnLossyPriority"
+check "the alerts issues 22 and 33 list are there (${#ALERTS[@]})" \
 	[ "$(printf '%s\n' "${ALERTS[@]}" | sort | tr '\n' ' ')" = "$want " ]
 check "every alert has severity, summary, description and runbook_url" [ "$(jq '[.groups[].rules[] |
 	select(.alert) | select((.labels.severity | IN("critical", "warning", "info")) and
@@ -53,7 +53,8 @@ check "promtool test rules: each alert fires on its case only, quiet on a health
 # the unit tests can fail: one threshold changed, one alert's expression made always true
 sed 's/> 5000$/> 50000/' "$T/rules.yaml" > "$T/broken1.yaml"
 sed 's/expr: rdma_qos_drift == 1/expr: rdma_qos_drift >= 0/' "$T/rules.yaml" > "$T/broken2.yaml"
-for b in broken1 broken2; do
+sed "s/expr: rdma_qos_peer_agreement == 0/expr: rdma_qos_peer_agreement <= 1/" "$T/rules.yaml" > "$T/broken3.yaml"
+for b in broken1 broken2 broken3; do
 	check "(the $b copy differs)" not cmp -s "$T/rules.yaml" "$T/$b.yaml"
 	python3 "$HERE/alert_cases.py" "$T/$b.yaml" > "$T/$b.json"
 	(cd "$T" && promtool test rules "$b.json" > /dev/null 2>&1)
@@ -87,7 +88,7 @@ check "variables node -> pf -> pod, each filtered by the ones before" [ "$(jq -c
 	(.query.query | test("\\$pf"))]]' "$D")" = \
 	'[["node",false,false],["pf",true,false],["pod",true,true]]' ]
 # the names the agent emits (its format strings) and the rules record
-grep -ho '"rdma_qos_[a-z_]*' "$SRC/plugin/agent/metrics.c" | tr -d '"' | sort -u > "$T/agent.names"
+grep -ho '"rdma_qos_[a-z_]*' "$SRC"/plugin/agent/metrics.c "$SRC"/plugin/agent/peer_metrics.c | tr -d '"' | sort -u > "$T/agent.names"
 jq -r '.groups[].rules[] | .record // empty' "$T/rules.json" | sort -u > "$T/recorded.names"
 check "(the agent's names: $(wc -l < "$T/agent.names"))" [ "$(wc -l < "$T/agent.names")" -gt 20 ]
 names_ok() { # RULES_FILE: every name selected is the agent's or recorded; regexes match one

@@ -231,6 +231,8 @@ const struct lldp_peer *peer_book_get(const struct peer_book *b, const char *pf,
 /* peer_metrics.c: the partner families (malloc'd text) and the NFD word, after a pass */
 char *peer_metrics_render(const struct agent *a, const struct pass_report *rep);
 const char *peer_nfd_word(const struct agent *a, const struct pass_report *rep);
+/* rdma_qos_port_ecn_ineffective over @prev -> @cur (malloc'd; NULL: none) */
+char *metrics_render_ecn(const struct tel_sample *prev, const struct tel_sample *cur);
 /* after a pass: the book listens on the PFs the pass watched (attachments', baseline's) */
 void peer_watch_pass(struct agent *a, const struct pass_report *rep);
 

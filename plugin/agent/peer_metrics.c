@@ -14,6 +14,7 @@
 
 #include "plugin/agent/pass_int.h"
 #include "plugin/core/peer.h"
+#include "plugin/core/tel_ecn.h"
 
 void peer_pass_collect(struct pass *p, const struct dcb_ops *ops, void *dcb)
 {
@@ -244,4 +245,40 @@ const char *peer_nfd_word(const struct agent *a, const struct pass_report *rep)
 		all &= agrees;
 	}
 	return any_pf && all ? "agrees" : "unknown";
+}
+
+char *metrics_render_ecn(const struct tel_sample *prev, const struct tel_sample *cur)
+{
+	char *s = NULL, pf[64];
+	size_t len = 0;
+	bool head = false;
+	FILE *f = prev ? open_memstream(&s, &len) : NULL;
+
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < cur->n_pfs; i++) {
+		int8_t v[PS_PRIOS];
+
+		tel_ecn_ineffective(prev, cur, &cur->pfs[i], v);
+		for (int p = 0; p < PS_PRIOS; p++) {
+			if (v[p] < 0)
+				continue;
+			if (!head)
+				family(
+				    f, "rdma_qos_port_ecn_ineffective",
+				    "1 when the link partner paused the PFC priority during the "
+				    "last "
+				    "interval while no attachment on the PF counted an ECN-marked "
+				    "packet or a CNP (ECN off at the switch or the NIC).");
+			head = true;
+			(void)fprintf(f,
+				      "rdma_qos_port_ecn_ineffective{pf=\"%s\",prio=\"%d\"} %d\n",
+				      esc(cur->pfs[i].name, pf, sizeof(pf)), p, v[p]);
+		}
+	}
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
 }

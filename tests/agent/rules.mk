@@ -7,6 +7,7 @@ agent-sim-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/mounts.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/nfd.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/lldp.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/ecn.sh
 
 test: agent-sim-test asan-agent-sim-test
 

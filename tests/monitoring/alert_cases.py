@@ -62,6 +62,7 @@ def healthy(skip=()):
             f"7x{T}",
         sel("rdma_qos_port_discards_on_pfc_prio", {**A, "pf": "ens1f0", "prio": "3"}): f"0x{T}",
         sel("rdma_qos_port_roce_on_lossy_prio", {**A, "pf": "ens1f0", "prio": "0"}): f"0x{T}",
+        sel("rdma_qos_port_ecn_ineffective", {**A, "pf": "ens1f0", "prio": "3"}): f"0x{T}",
         # the switch heard, agreeing on PFC
         sel("rdma_qos_peer_seen", {**A, "pf": "ens1f0"}): f"1x{T}",
         sel("rdma_qos_peer_agreement", {**A, "pf": "ens1f0", "item": "pfc"}): f"1x{T}",
@@ -125,6 +126,10 @@ cases = [
          {sel("rdma_qos_port_roce_on_lossy_prio", {**A, "pf": "ens1f0", "prio": "0"}):
           f"0x2 1x{T - 2}"}, "9m",
          [{"node": "n1", "pf": "ens1f0", "prio": "0", "severity": "warning"}], quiet_before="6m"),
+    case("the switch pauses priority 3 and ECN never marks", "RdmaQosEcnIneffective",
+         {sel("rdma_qos_port_ecn_ineffective", {**A, "pf": "ens1f0", "prio": "3"}):
+          f"0x2 1x{T - 2}"}, "13m",
+         [{"node": "n1", "pf": "ens1f0", "prio": "3", "severity": "warning"}], quiet_before="11m"),
     case("the switch has PFC on 4, not 3", "RdmaQosPeerDisagrees",
          {sel("rdma_qos_peer_agreement", {**A, "pf": "ens1f0", "item": "pfc"}): f"1x2 0x{T - 2}"},
          "18m", [{**AL, "pf": "ens1f0", "item": "pfc", "severity": "warning"}],

@@ -39,11 +39,13 @@ vm-reload-test: all
 
 vm-test: vm-reload-test
 
-# Agent pass time for 1..256 attachments, and what congestion telemetry adds to a pass and
-# to a /metrics request (points of make bench)
+# Agent pass time for 1..256 attachments, what congestion telemetry adds to a pass and
+# to a /metrics request, and the link partner's cost: decode time per LLDP frame, wakeups
+# with and without frames (points of make bench)
 .PHONY: agent-bench
 agent-bench: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_telemetry.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_lldp.sh
 
 bench: agent-bench

@@ -136,3 +136,46 @@ void show_peer_text(const cJSON *pf)
 		printf("    DCBX is lld_managed: the NIC firmware's own LLDP agent may take the "
 		       "partner's LLDP before the host sees it (docs/operations.md)\n");
 }
+
+/* One word per PF, as the NFD label says it for the node: any item disagrees -> disagrees;
+ * at least one agrees and none disagrees -> agrees; else unknown. */
+void show_peer_annotate(const struct rq_env *env, cJSON *o)
+{
+	struct rq_catalog *cat = show_catalog(env);
+	cJSON *pf;
+
+	cJSON_ArrayForEach(pf, cJSON_GetObjectItemCaseSensitive(o, "pfs"))
+	{
+		const char *ifname = json_str(pf, "pf"), *word = "unknown";
+		struct rq_profile *req = calloc(1, sizeof(*req));
+		cJSON *tmp = cJSON_CreateObject(), *it;
+		char path[512], pci[64] = "";
+		bool any = false;
+
+		if (!ifname || !req || !tmp) {
+			free(req);
+			cJSON_Delete(tmp);
+			continue;
+		}
+		(void)snprintf(path, sizeof(path), "/sys/class/net/%s/device", ifname);
+		if (sysfs_readlink_base(&env->root, path, pci, sizeof(pci)) < 0)
+			pci[0] = '\0';
+		show_pf_required(env, cat, pci, req, &any);
+		show_peer_json(env, tmp, ifname, NULL, req, any);
+		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(
+					   cJSON_GetObjectItemCaseSensitive(tmp, "peer"), "items"))
+		{
+			const char *v = json_str(it, "verdict");
+
+			if (v && !strcmp(v, "disagrees"))
+				word = "disagrees";
+			else if (v && !strcmp(v, "agrees") && strcmp(word, "disagrees") != 0)
+				word = "agrees";
+		}
+		cJSON_AddStringToObject(pf, "partner", word);
+		cJSON_Delete(tmp);
+		free(req);
+	}
+	catalog_free(cat);
+}
+

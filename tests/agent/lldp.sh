@@ -171,6 +171,9 @@ l=$(show_line "$PF0")
 check "show: 'partner leaf-01 port swp3 (...): pfc agrees, dscp2prio agrees, mtu agrees'" \
 	like "$l" "  partner leaf-01 port swp3 (Ethernet to $PF0, chassis *): pfc agrees, dscp2prio agrees, mtu agrees" || echo "  $l"
 check "NFD label rdma-qos.peer=agrees" [ "$(peer_label agrees)" = 1 ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --json --interval 0.2 > "$T/c.json" 2> /dev/null
+check "show --counters --json: partner agrees for $PF0 (top's PF header)" \
+	[ "$(jq -r --arg pf "$PF0" '.pfs[] | select(.pf == $pf) | .partner' "$T/c.json")" = agrees ]
 
 echo "== PFC on 4 instead of 3"
 sw_tlvs 0 "$PFC4" "$APP_OK" "$MFS9216"
@@ -183,6 +186,8 @@ check "show --json: pfc disagrees" [ "$(show_verdict "$PF0" pfc)" = disagrees ]
 l=$(show_line "$PF0")
 check "show: 'pfc DISAGREES (partner PFC on 4, required 3)'" like "$l" "*pfc DISAGREES (partner PFC on 4, required 3), dscp2prio agrees, mtu agrees" || echo "  $l"
 check "NFD label rdma-qos.peer=disagrees" [ "$(peer_label disagrees)" = 1 ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --interval 0.2 > "$T/c.txt" 2> /dev/null
+check "show --counters / top: the PF header says 'partner DISAGREES'" grep -q "^PF $PF0 .* partner DISAGREES" "$T/c.txt"
 out=$(chain_check "$ROOT" roce c1 "$NSA" net1 "$VF0" "$RQ" "$ARGS" "$PREV" 2>&1)
 check "CHECK passes while the switch disagrees (the partner is the fabric team's)" [ $? -eq 0 ] || echo "  $out"
 check "... and the agent wrote nothing to the port (pfc still [3])" [ "$(pfc_of "$ROOT" "$PF0")" = "[3]" ]

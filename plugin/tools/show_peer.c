@@ -178,4 +178,3 @@ void show_peer_annotate(const struct rq_env *env, cJSON *o)
 	}
 	catalog_free(cat);
 }
-

@@ -85,9 +85,12 @@ sw_stop() {
 	p=$(cat "$T/lldpd$1.pid")
 	rm -f "$T/lldpd$1.pid"
 	if [ "${2:-TERM}" = KILL ]; then
-		# lldpd's worker outlives its monitor long enough to say goodbye: kill every
-		# process of the switch netns at once, so nothing is sent (a switch that died)
-		ip netns pids "$(sw_ns "$1")" | xargs -r kill -KILL 2> /dev/null
+		# lldpd's worker outlives its monitor long enough to say goodbye (TTL 0): stop
+		# every process of the switch netns first, so that none runs again, then kill
+		# them: nothing is sent, as from a switch that died
+		ip netns pids "$(sw_ns "$1")" > "$T/sw.pids"
+		xargs -r kill -STOP < "$T/sw.pids" 2> /dev/null
+		xargs -r kill -KILL < "$T/sw.pids" 2> /dev/null
 	else
 		kill -TERM "$p" 2> /dev/null
 	fi

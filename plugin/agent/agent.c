@@ -166,6 +166,9 @@ int cmd_agent(int argc, char **argv, const char *binary)
 		r = agent_do_pass(&a) ? 1 : 0;
 	} else {
 		(void)agent_block_signals();
+		/* read-only and never fatal: the partner belongs to the fabric team */
+		if ((r = peer_book_new(&a.env, &a.peers)) < 0)
+			log_warn("agent: not listening for link partners' LLDP: %s", strerror(-r));
 		if (a.o.listen &&
 		    (r = agent_httpd_start(a.o.listen, a.o.interval_s, a.tel, &a.httpd)) < 0) {
 			log_error("agent: cannot serve HTTP at %s: %s", a.o.listen, strerror(-r));
@@ -180,6 +183,7 @@ int cmd_agent(int argc, char **argv, const char *binary)
 		agent_httpd_stop(a.httpd);
 	}
 	agent_tel_free(a.tel);
+	peer_book_free(a.peers);
 	free(a.repairs);
 	free(a.resets);
 	free(a.pf_names);

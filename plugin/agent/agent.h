@@ -66,6 +66,7 @@ struct agent {
 	/* the PFs the last pass saw: their link events raise a pass */
 	char (*pf_names)[IF_NAMESIZE];
 	size_t n_pf_names;
+	struct peer_book *peers; /* the link partners' LLDP (peer_listen.c); NULL with --once */
 };
 
 /* What rdma_qos_drift / rdma_qos_repairs_total name in their "item" label. */
@@ -99,6 +100,19 @@ struct pass_report {
 	double duration;
 	bool drift_left;
 	struct tel_sample targets; /* the attachments whose counters the telemetry reads */
+	struct peer_target *peer_t; /* the watched PFs: what their partners are judged against */
+	size_t n_peer_t;
+	const char *peer_word; /* rdma-qos.peer: agrees, disagrees, unknown (NULL: unknown) */
+};
+
+/* One PF the agent watches (an attachment's or the baseline's), for the partner's judge. */
+struct peer_target {
+	char pf[IF_NAMESIZE];
+	bool has_t; /* something is required of the PF */
+	struct rq_profile t;
+	int mtu; /* <0: unknown */
+	bool has_dcbx;
+	uint8_t dcbx; /* DCB_CAP_DCBX_* as dcbnl's getdcbx reports it */
 };
 
 /* Temporaries of atomic writes older than this are a killed writer's (no write takes that long). */
@@ -217,6 +231,30 @@ int agent_httpd_start(const char *listen, int interval_s, struct agent_tel *tel,
 void agent_httpd_publish(struct agent_httpd *h, const char *text, bool catalog_valid,
 			 double duration_s);
 void agent_httpd_stop(struct agent_httpd *h);
+
+/*
+ * peer_listen.c: the link partners' LLDP, one AF_PACKET socket per watched PF
+ * in one epoll of its own (peer_book_fd), woken by a frame or a TTL running out.
+ */
+struct peer_book;
+struct lldp_peer;
+int peer_book_new(const struct rq_env *env, struct peer_book **ret);
+void peer_book_free(struct peer_book *b);
+int peer_book_fd(const struct peer_book *b);
+/* Listen on exactly these PFs (the last pass's); others are closed and forgotten. */
+void peer_book_watch(struct peer_book *b, char (*names)[IF_NAMESIZE], size_t n);
+/* Read what is waiting; @who gets each PF whose partner changed, came or went. */
+size_t peer_book_ready(struct peer_book *b, char who[][48], size_t max);
+/* @pf's current partner, NULL when none is heard; *ret_listening: a socket is open on it. */
+const struct lldp_peer *peer_book_get(const struct peer_book *b, const char *pf,
+				      bool *ret_listening);
+/* peer_metrics.c: the partner families (malloc'd text) and the NFD word, after a pass */
+char *peer_metrics_render(const struct agent *a, const struct pass_report *rep);
+const char *peer_nfd_word(const struct agent *a, const struct pass_report *rep);
+/* rdma_qos_port_ecn_ineffective over @prev -> @cur (malloc'd; NULL: none) */
+char *metrics_render_ecn(const struct tel_sample *prev, const struct tel_sample *cur);
+/* after a pass: the book listens on the PFs the pass watched (attachments', baseline's) */
+void peer_watch_pass(struct agent *a, const struct pass_report *rep);
 
 /* events.c: the event loop (after agent_block_signals, before any thread) */
 int agent_block_signals(void);

@@ -528,6 +528,13 @@ char *metrics_render_tel(const struct tel_sample *prev, const struct tel_sample 
 	tel_port_wide(&b, cur);
 	tel_vf(&b, cur);
 	tel_derived(&b, prev, cur);
+	{ /* the link partner's pauses against the attachments' ECN (peer_metrics.c) */
+		char *ecn = metrics_render_ecn(prev, cur);
+
+		if (ecn)
+			put(&b, "%s", ecn);
+		free(ecn);
+	}
 	if (b.oom) {
 		free(b.s);
 		return NULL;

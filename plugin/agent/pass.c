@@ -469,6 +469,7 @@ int agent_pass(struct agent *a, struct pass_report *rep)
 		p.fights = NULL;
 	for (size_t i = 0; ops && i < p.n_pfs; i++)
 		pass_pf(&p, &p.pfs[i], ops, dcb);
+	peer_pass_collect(&p, ops, dcb);
 	fight_report(p.fights, rep);
 	if (p.fights && (r = fight_book_save(&a->env, p.fights)) < 0)
 		log_warn("agent: writing %s: %s", AGENT_FIGHT_FILE, strerror(-r));

@@ -264,6 +264,19 @@ static int pf_check_repair(struct pass *p, struct pf_acc *acc, struct rq_ctx *c,
 	return r;
 }
 
+void pass_pf_target(struct pass *p, const struct pf_acc *acc, struct rq_profile *ret)
+{
+	struct rq_ctx c;
+
+	pass_ctx_init(&c, p, "agent");
+	/* the union of what the attachments on it require, plus the node baseline */
+	profile_empty(ret, "agent");
+	profile_req_merge(ret, &acc->ensure);
+	profile_req_merge(ret, &acc->verify);
+	c.profile = *ret;
+	pfqos_target(&c, ret);
+}
+
 void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void *dcb)
 {
 	struct rq_vf_info one = {.has_pf = true, .n_pf = 1};
@@ -284,12 +297,7 @@ void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void
 		return;
 	one.pf[0] = acc->pf;
 	pass_ctx_init(&c, p, "agent");
-	/* the union of what the attachments on it require, plus the node baseline */
-	profile_empty(&target, "agent");
-	profile_req_merge(&target, &acc->ensure);
-	profile_req_merge(&target, &acc->verify);
-	c.profile = target;
-	pfqos_target(&c, &target);
+	pass_pf_target(p, acc, &target);
 	if (attach_lock_pfs(&c, &one, fds) < 0) {
 		log_warn("agent: PF %s: %s: next pass", acc->pf.ifname, c.err.msg);
 		pass_report_drift(p->rep, acc->pf.ifname, ITEM_DCB, true);

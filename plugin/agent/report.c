@@ -49,6 +49,7 @@ void pass_report_fini(struct pass_report *rep)
 	tel_sample_fini(&rep->targets);
 	cJSON_Delete(rep->suspended);
 	cJSON_Delete(rep->req_pfs);
+	free(rep->peer_t);
 	memset(rep, 0, sizeof(*rep));
 }
 

@@ -66,8 +66,8 @@ static cJSON *prio_array(uint8_t mask)
  * What the PF must offer: the node baseline and the requirements of every
  * attachment its index lists. *ret_any false when nobody requires anything.
  */
-static void pf_required(const struct rq_env *env, const struct rq_catalog *cat, const char *pci,
-			struct rq_profile *ret, bool *ret_any)
+void show_pf_required(const struct rq_env *env, const struct rq_catalog *cat, const char *pci,
+		      struct rq_profile *ret, bool *ret_any)
 {
 	struct rq_profile p;
 	struct rq_error e;
@@ -177,12 +177,13 @@ static void pf_dcb_json(const struct rq_env *env, const struct rq_catalog *cat, 
 		cJSON_AddItemToObject(o, f->string, f);
 	}
 	cJSON_Delete(facts);
-	pf_required(env, cat, pci, &req, &any);
+	show_pf_required(env, cat, pci, &req, &any);
 	cJSON_AddItemToObject(o, "required", profile_req_to_json(&req));
 	if (any)
 		pf_unmet_json(env, o, ifname, r < 0 ? NULL : st, &req);
 	else
 		cJSON_AddArrayToObject(o, "unmet");
+	show_peer_json(env, o, ifname, r < 0 ? NULL : st, &req, any);
 	free(st);
 }
 
@@ -365,6 +366,7 @@ static void print_text(const cJSON *pfs)
 		free(ecn);
 		print_facts(pf);
 		print_required(pf);
+		show_peer_text(pf);
 		cJSON_ArrayForEach(vf, cJSON_GetObjectItemCaseSensitive(pf, "vfs"))
 		{
 			const cJSON *a = cJSON_GetObjectItemCaseSensitive(vf, "attachment");
@@ -395,7 +397,7 @@ static void print_text(const cJSON *pfs)
 }
 
 /* The node catalog for the baseline; show works without one, or with a bad one. */
-static struct rq_catalog *show_catalog(const struct rq_env *env)
+struct rq_catalog *show_catalog(const struct rq_env *env)
 {
 	struct rq_catalog *cat = NULL;
 	struct rq_error e;

@@ -121,7 +121,7 @@ check "criDockerd: the pod spec is the cri-dockerd overlay's (the config ConfigM
 	diff <(kspec cri-dockerd | jq -S "$NOCM") <(spec cridockerd | jq -S "$NOCM")
 check "... SYS_PTRACE for the agent only with criDockerd (off by default)" [ "$(ctr cridockerd agent |
 	jq -c '.securityContext.capabilities.add')/$(ctr default agent | jq -c '.securityContext.capabilities.add')" = \
-	'["NET_ADMIN","SYS_ADMIN","SYS_PTRACE"]/["NET_ADMIN","SYS_ADMIN"]' ]
+	'["NET_ADMIN","NET_RAW","SYS_ADMIN","SYS_PTRACE"]/["NET_ADMIN","NET_RAW","SYS_ADMIN"]' ]
 
 echo "== nfd.enabled against the nfd overlay"
 render nfd '{"nfd": {"enabled": true}}'
@@ -169,7 +169,7 @@ check "... and nothing else in the pod spec" [ "$(spec ocp | jq -S 'del(.volumes
 render scc '{"openshift": {"scc": true}, "cniBinDir": "/var/lib/cni/bin"}'
 check "openshift.scc: a SecurityContextConstraints for the release's service account" [ "$(obj scc \
 	SecurityContextConstraints | jq -c '[.users, .allowedCapabilities, .allowHostNetwork]')" = \
-	'[["system:serviceaccount:rdma-qos:rdma-qos"],["NET_ADMIN","SYS_ADMIN"],true]' ]
+	'[["system:serviceaccount:rdma-qos:rdma-qos"],["NET_ADMIN","NET_RAW","SYS_ADMIN"],true]' ]
 check "... admitting every volume type the pod uses" [ "$(spec scc | jq -c --argjson t "$(obj scc \
 	SecurityContextConstraints | jq -c .volumes)" '[.volumes[] | keys_unsorted[] | select(. != "name")]
 	| unique | map(select(. as $v | $t | index($v) | not))')" = '[]' ]

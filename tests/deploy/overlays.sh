@@ -196,9 +196,9 @@ check "the cri-dockerd overlay's DaemonSet is the base's plus SYS_PTRACE for the
 	jq -S "$nocm"' | .spec.template.spec.containers |= map(if .name == "agent" then
 	.securityContext.capabilities.add -= ["SYS_PTRACE"] else . end)')" = \
 	"$(ds "$T/deploy.json" rdma-qos | jq -S "$nocm")" ]
-check "... the agent's capabilities: NET_ADMIN, SYS_ADMIN, SYS_PTRACE; the base's agent has no SYS_PTRACE" \
+check "... the agent's capabilities: NET_ADMIN, NET_RAW, SYS_ADMIN, SYS_PTRACE; the base's agent has no SYS_PTRACE" \
 	[ "$(agent "$CD" | jq -c '.securityContext.capabilities.add')/$(agent "$T/deploy.json" |
-	jq -c '.securityContext.capabilities.add | index("SYS_PTRACE")')" = '["NET_ADMIN","SYS_ADMIN","SYS_PTRACE"]/null' ]
+	jq -c '.securityContext.capabilities.add | index("SYS_PTRACE")')" = '["NET_ADMIN","NET_RAW","SYS_ADMIN","SYS_PTRACE"]/null' ]
 check "components/cri-dockerd is a Component" [ "$(yaml_list "$SRC/deploy/components/cri-dockerd/kustomization.yaml" |
 	jq -r '.[0].kind')" = Component ]
 

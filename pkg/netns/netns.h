@@ -3,7 +3,9 @@
 #ifndef RQ_NETNS_H
 #define RQ_NETNS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Open a CNI_NETNS path and check it is a netns (nsfs or /proc/<pid>/ns/net).
  * -ENOENT: gone; -EINVAL: not a network namespace. */
@@ -12,6 +14,44 @@ int netns_open(const char *path, int *ret_fd);
 int netns_enter(int fd, int *ret_saved);
 /* setns back to @saved and close it. */
 int netns_return(int saved);
+
+/*
+ * A netns as an attachment record has it (resolve.c): the CNI_NETNS path, the
+ * PID namespace the plugin ran in ("pid:[N]"; NULL or "": the initial one)
+ * and the nsfs file's identity at ADD (ino 0: not recorded, records of 0.2.0);
+ * for a /proc/<pid>/... path also the start time of that process (0: none).
+ */
+struct netns_rec {
+	const char *path;
+	const char *pidns;
+	uint64_t dev, ino;
+	uint64_t pid_start;
+};
+/*
+ * Where this process finds @n: the path itself, or a /proc/<pid>/... path of
+ * another PID namespace through @host_proc (the host's /proc as mounted here;
+ * NULL: none). -EREMOTE: it cannot be told from here (another PID namespace
+ * without a usable @host_proc, the directory of a bind-mount target not
+ * mounted here, /proc/self/...); -ENOENT: no path.
+ */
+int netns_locate(const struct netns_rec *n, const char *host_proc, char *buf, size_t len);
+/*
+ * netns_locate, open, and check the identity: -ESTALE when the netns there is
+ * not the recorded one, or the process of a /proc/<pid> path is not (a PID
+ * reused after a lost DEL: nsfs inode numbers are reused too), -ENOENT / -EINVAL as
+ * netns_open (gone). @ret_path (may be NULL) gets the located path, @ret_fd
+ * (may be NULL) the open netns.
+ */
+int netns_open_rec(const struct netns_rec *n, const char *host_proc, char *ret_path, size_t len,
+		   int *ret_fd);
+/* The nsfs identity (st_dev, st_ino) of an open netns. */
+int netns_identity(int fd, uint64_t *ret_dev, uint64_t *ret_ino);
+/*
+ * The start time (clock ticks after boot, /proc/<pid>/stat field 22) of the
+ * process a /proc/<pid>/... @path names, read under @proc ("/proc", or the
+ * host's as mounted here). -EINVAL: not such a path; -ENOENT: no such process.
+ */
+int netns_pid_start(const char *proc, const char *path, uint64_t *ret);
 
 /*
  * Inside the current netns: the PCI address of the device behind @ifname,

@@ -36,8 +36,8 @@ static void agent_usage(const char *binary)
 	    "  --catalog-source F validate F and install it as the node catalog when it changed\n"
 	    "  --stale-grace S    release a record whose pod netns is gone for S seconds\n"
 	    "                     (default %d)\n"
-	    "  --host-proc DIR    the host's /proc as mounted into the pod: judges records\n"
-	    "                     whose netns is /proc/<pid>/ns/net (no hostPID)\n"
+	    "  --host-proc DIR    the host's /proc as mounted into the pod: judges and enters\n"
+	    "                     records whose netns is /proc/<pid>/ns/net (no hostPID)\n"
 	    "  --repair-backoff S first wait before repairing again what another writer keeps\n"
 	    "                     undoing (default 30, doubling; the 5th repair in a row\n"
 	    "                     suspends it)\n"
@@ -169,6 +169,8 @@ int cmd_agent(int argc, char **argv, const char *binary)
 	a.env.tel_vf_all = a.o.vf_counters_all;
 	if (a.o.repair_backoff_s >= 0)
 		a.env.repair_backoff_ms = a.o.repair_backoff_s * 1000;
+	/* every reader of a record's netns maps /proc/<pid> paths through it (core/podns.c) */
+	a.env.host_proc = a.o.host_proc;
 	a.catalog_valid = true;
 	if (!a.o.no_counters && agent_tel_new(&a.env, &a.tel) < 0) {
 		(void)fprintf(stderr, "%s agent: out of memory\n", binary);
@@ -179,6 +181,9 @@ int cmd_agent(int argc, char **argv, const char *binary)
 		r = agent_do_pass(&a) ? 1 : 0;
 	} else {
 		(void)agent_block_signals();
+		/* read-only and never fatal: the partner belongs to the fabric team */
+		if ((r = peer_book_new(&a.env, &a.peers)) < 0)
+			log_warn("agent: not listening for link partners' LLDP: %s", strerror(-r));
 		if (a.o.listen &&
 		    (r = agent_httpd_start(a.o.listen, a.o.interval_s, a.tel, &a.httpd)) < 0) {
 			log_error("agent: cannot serve HTTP at %s: %s", a.o.listen, strerror(-r));
@@ -193,7 +198,9 @@ int cmd_agent(int argc, char **argv, const char *binary)
 		agent_httpd_stop(a.httpd);
 	}
 	agent_tel_free(a.tel);
+	peer_book_free(a.peers);
 	free(a.repairs);
+	free(a.resets);
 	free(a.pf_names);
 	cJSON_Delete(a.vf_left);
 	env_fini(&a.env);

@@ -55,6 +55,8 @@ struct agent {
 	struct rq_env env;
 	struct agent_repair *repairs;
 	size_t n_repairs;
+	struct agent_repair *resets; /* rdma_qos_port_resets_total{pf}: item unused */
+	size_t n_resets;
 	bool catalog_valid;
 	/* the metrics text of the last pass (owned), handed to the HTTP server */
 	char *metrics;
@@ -65,6 +67,7 @@ struct agent {
 	/* the PFs the last pass saw: their link events raise a pass */
 	char (*pf_names)[IF_NAMESIZE];
 	size_t n_pf_names;
+	struct peer_book *peers; /* the link partners' LLDP (peer_listen.c); NULL with --once */
 };
 
 /* What rdma_qos_drift / rdma_qos_repairs_total name in their "item" label. */
@@ -98,6 +101,19 @@ struct pass_report {
 	double duration;
 	bool drift_left;
 	struct tel_sample targets; /* the attachments whose counters the telemetry reads */
+	struct peer_target *peer_t; /* the watched PFs: what their partners are judged against */
+	size_t n_peer_t;
+	const char *peer_word; /* rdma-qos.peer: agrees, disagrees, unknown (NULL: unknown) */
+};
+
+/* One PF the agent watches (an attachment's or the baseline's), for the partner's judge. */
+struct peer_target {
+	char pf[IF_NAMESIZE];
+	bool has_t; /* something is required of the PF */
+	struct rq_profile t;
+	int mtu; /* <0: unknown */
+	bool has_dcbx;
+	uint8_t dcbx; /* DCB_CAP_DCBX_* as dcbnl's getdcbx reports it */
 };
 
 /* Temporaries of atomic writes older than this are a killed writer's (no write takes that long). */
@@ -112,6 +128,8 @@ double agent_wall_now(void);
 void pass_report_init(struct pass_report *rep);
 void pass_report_fini(struct pass_report *rep);
 void agent_count_repair(struct agent *a, const char *pf, enum agent_item item);
+/* A reset of @pf's port (fights.c: fight_port_seen), for rdma_qos_port_resets_total */
+void agent_count_reset(struct agent *a, const char *pf);
 /* Mark @item of @pf drifted after the pass (@drifted false: just list the PF). */
 void pass_report_drift(struct pass_report *rep, const char *pf, enum agent_item item, bool drifted);
 
@@ -133,11 +151,12 @@ void vf_home_report(struct pass_report *rep, const cJSON *rec, bool in_pod);
 /* stale.c: a record whose netns is gone past the grace; 1 = released, 0 = kept */
 struct stale_book;
 int stale_book_load(const struct rq_env *env, struct stale_book **ret);
-/* 1: gone past @grace_s (release it); 0: live or still within the grace */
-int stale_book_judge(struct stale_book *b, const char *key, const char *netns, const char *pidns,
-		     int grace_s);
-/* --host-proc: where the host's /proc is mounted (judges /proc/<pid>/ns/net paths) */
-void stale_book_set_host_proc(struct stale_book *b, const char *dir);
+/*
+ * 1: the record's netns gone past @grace_s (release it); 0: live or still
+ * within the grace. Gone includes another netns at its path (core/podns.c).
+ */
+int stale_book_judge(struct stale_book *b, const struct rq_env *env, const char *key,
+		     const cJSON *rec, int grace_s);
 /* records of this pass whose netns could not be judged from the agent's namespaces */
 int stale_book_unjudged(const struct stale_book *b);
 /* judged gone this pass and kept: within the grace */
@@ -146,18 +165,33 @@ int stale_book_save(const struct rq_env *env, struct stale_book *b);
 void stale_book_free(struct stale_book *b);
 
 /*
- * fights.c: per PF and item, repairs in a row (each undone by another
- * writer): back-off, then suspension until the catalog changes or
- * AGENT_FIGHT_FILE is deleted.
+ * fights.c: per PF (by PCI address) and item, repairs in a row (each undone
+ * by another writer): back-off, then suspension until the catalog changes or
+ * AGENT_FIGHT_FILE is deleted. A reset of the port is no part of a fight.
  */
 struct fight_book;
 int fight_book_load(const struct rq_env *env, struct fight_book **ret);
+enum fight_reset {
+	FIGHT_NO_RESET = 0,
+	FIGHT_RESET_DEFAULTS, /* every DCB part the target sets is back at the driver's default */
+	FIGHT_RESET_NETDEV,   /* the PF's netdev has a new ifindex: it was re-created */
+};
+/*
+ * @pf as the pass found it, before any write: its netdev's @ifindex (<= 0:
+ * unknown) and @at_defaults (port_at_defaults in pf_repair.c). A reset is
+ * logged and clears the PF's counts and suspensions; the repair that follows
+ * is not passed to fight_repaired.
+ */
+enum fight_reset fight_port_seen(struct fight_book *b, const struct rq_pf *pf, int ifindex,
+				 bool at_defaults);
+/* How the pass left @pf's port, read back after any repair: at the defaults or not */
+void fight_port_left(struct fight_book *b, const struct rq_pf *pf, bool at_defaults);
 /* false: some of @items of @pf is backing off or suspended: do not write the PF now */
-bool fight_may_repair(struct fight_book *b, const struct rq_env *env, const char *pf,
+bool fight_may_repair(struct fight_book *b, const struct rq_env *env, const struct rq_pf *pf,
 		      unsigned items, double now);
 /* @items of @pf were repaired at @now */
-void fight_repaired(struct fight_book *b, const char *pf, unsigned items, double now);
-bool fight_suspended(const struct fight_book *b, const char *pf, int item);
+void fight_repaired(struct fight_book *b, const struct rq_pf *pf, unsigned items, double now);
+bool fight_suspended(const struct fight_book *b, const struct rq_pf *pf, int item);
 void fight_report(const struct fight_book *b, struct pass_report *rep);
 int fight_book_save(const struct rq_env *env, struct fight_book *b);
 void fight_book_free(struct fight_book *b);
@@ -198,6 +232,30 @@ int agent_httpd_start(const char *listen, int interval_s, struct agent_tel *tel,
 void agent_httpd_publish(struct agent_httpd *h, const char *text, bool catalog_valid,
 			 double duration_s);
 void agent_httpd_stop(struct agent_httpd *h);
+
+/*
+ * peer_listen.c: the link partners' LLDP, one AF_PACKET socket per watched PF
+ * in one epoll of its own (peer_book_fd), woken by a frame or a TTL running out.
+ */
+struct peer_book;
+struct lldp_peer;
+int peer_book_new(const struct rq_env *env, struct peer_book **ret);
+void peer_book_free(struct peer_book *b);
+int peer_book_fd(const struct peer_book *b);
+/* Listen on exactly these PFs (the last pass's); others are closed and forgotten. */
+void peer_book_watch(struct peer_book *b, char (*names)[IF_NAMESIZE], size_t n);
+/* Read what is waiting; @who gets each PF whose partner changed, came or went. */
+size_t peer_book_ready(struct peer_book *b, char who[][48], size_t max);
+/* @pf's current partner, NULL when none is heard; *ret_listening: a socket is open on it. */
+const struct lldp_peer *peer_book_get(const struct peer_book *b, const char *pf,
+				      bool *ret_listening);
+/* peer_metrics.c: the partner families (malloc'd text) and the NFD word, after a pass */
+char *peer_metrics_render(const struct agent *a, const struct pass_report *rep);
+const char *peer_nfd_word(const struct agent *a, const struct pass_report *rep);
+/* rdma_qos_port_ecn_ineffective over @prev -> @cur (malloc'd; NULL: none) */
+char *metrics_render_ecn(const struct tel_sample *prev, const struct tel_sample *cur);
+/* after a pass: the book listens on the PFs the pass watched (attachments', baseline's) */
+void peer_watch_pass(struct agent *a, const struct pass_report *rep);
 
 /* events.c: the event loop (after agent_block_signals, before any thread) */
 int agent_block_signals(void);

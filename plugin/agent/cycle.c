@@ -22,7 +22,20 @@ bool agent_do_pass(struct agent *a)
 
 	pass_report_init(&rep);
 	r = agent_pass(a, &rep);
+	if (r == 0)
+		peer_watch_pass(a, &rep);
 	text = r == 0 ? metrics_render(a, &rep) : NULL;
+	if (text) {
+		/* the link partner's families (peer_metrics.c) after the pass's own */
+		char *peer = peer_metrics_render(a, &rep), *all = NULL;
+
+		if (peer && asprintf(&all, "%s%s", text, peer) >= 0) {
+			free(text);
+			text = all;
+		}
+		free(peer);
+		rep.peer_word = peer_nfd_word(a, &rep);
+	}
 	if (r == 0)
 		agent_tel_targets(a->tel, &rep.targets);
 	if (text && a->o.metrics_file) {

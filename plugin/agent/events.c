@@ -112,7 +112,7 @@ static int add_fd(struct loop *l, int fd, uint64_t tag)
 	return epoll_ctl(l->ep, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
-enum { TAG_SIG = 1000, TAG_TIMER, TAG_COALESCE };
+enum { TAG_SIG = 1000, TAG_TIMER, TAG_COALESCE, TAG_PEER };
 
 static int loop_open(struct loop *l)
 {
@@ -135,6 +135,9 @@ static int loop_open(struct loop *l)
 		r = add_fd(l, l->timer, TAG_TIMER);
 	if (r == 0)
 		r = add_fd(l, l->coalesce, TAG_COALESCE);
+	/* the link partners' LLDP sockets and TTL timer, behind the book's one epoll fd */
+	if (r == 0 && l->a->peers)
+		r = add_fd(l, peer_book_fd(l->a->peers), TAG_PEER);
 	if (r < 0)
 		return r;
 	l->n_src = ev_src_open_all(&l->a->env, l->src, EV_SRC_MAX);
@@ -173,6 +176,23 @@ static void on_source(struct loop *l, struct ev_src *s)
 		any |= flap_admit(l, s->name, who[i]);
 	if ((any || resync) && !l->armed) {
 		log_debug("agent: %s event (%s): pass in %d ms", s->name, n ? who[0] : "resync",
+			  AGENT_COALESCE_MS);
+		if (arm(l->coalesce, AGENT_COALESCE_MS, 0) == 0)
+			l->armed = true;
+	}
+}
+
+/* A partner came, changed or went: a pass judges it again (a refresh of the same is quiet). */
+static void on_peer(struct loop *l)
+{
+	char who[EV_WHO_MAX][48];
+	size_t n = peer_book_ready(l->a->peers, who, EV_WHO_MAX);
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++)
+		any |= flap_admit(l, "LLDP", who[i]);
+	if (any && !l->armed) {
+		log_debug("agent: link partner of %s changed: pass in %d ms", who[0],
 			  AGENT_COALESCE_MS);
 		if (arm(l->coalesce, AGENT_COALESCE_MS, 0) == 0)
 			l->armed = true;
@@ -234,6 +254,8 @@ int agent_run(struct agent *a)
 				(void)!read(tag == TAG_TIMER ? l.timer : l.coalesce, &ticks,
 					    sizeof(ticks));
 				pass = true;
+			} else if (tag == TAG_PEER) {
+				on_peer(&l);
 			} else if (tag < l.n_src) {
 				on_source(&l, &l.src[tag]);
 			}

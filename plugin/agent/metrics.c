@@ -214,6 +214,13 @@ char *metrics_render(const struct agent *a, const struct pass_report *rep)
 	for (size_t i = 0; i < a->n_repairs; i++)
 		put(&b, "rdma_qos_repairs_total{pf=\"%s\",item=\"%s\"} %llu\n",
 		    esc(a->repairs[i].pf, e1, sizeof(e1)), a->repairs[i].item, a->repairs[i].n);
+	family(&b, "rdma_qos_port_resets_total", "counter",
+	       "Resets of the PF's port since the agent started: its DCB back at the driver's "
+	       "defaults as a whole, or its netdev re-created (devlink reload, firmware reset, "
+	       "health recovery, AER). Repaired, and never counted as a fight.");
+	for (size_t i = 0; i < a->n_resets; i++)
+		put(&b, "rdma_qos_port_resets_total{pf=\"%s\"} %llu\n",
+		    esc(a->resets[i].pf, e1, sizeof(e1)), a->resets[i].n);
 	family(&b, "rdma_qos_repair_suspended", "gauge",
 	       "1 when the agent stopped repairing the item: it was undone again and again by "
 	       "another writer (cleared by a catalog change or by deleting the agent's "
@@ -600,6 +607,13 @@ char *metrics_render_tel(const struct tel_sample *prev, const struct tel_sample 
 	tel_tc_discards(&b, cur);
 	tel_vf(&b, cur);
 	tel_derived(&b, prev, cur);
+	{ /* the link partner's pauses against the attachments' ECN (peer_metrics.c) */
+		char *ecn = metrics_render_ecn(prev, cur);
+
+		if (ecn)
+			put(&b, "%s", ecn);
+		free(ecn);
+	}
 	if (b.oom) {
 		free(b.s);
 		return NULL;

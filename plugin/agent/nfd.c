@@ -61,16 +61,16 @@ int nfd_render(const struct pass_report *rep, bool pass_ok, double now, int inte
 	if (!gmtime_r(&exp, &tm) || !strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm))
 		return -EINVAL;
 	/*
-	 * rdma-qos.peer: over the same PFs, what their link partners' LLDP says.
-	 * This agent does not listen for the partner yet (DESIGN.md "The link
-	 * partner"), and a partner not heard is "unknown", never a mismatch.
+	 * rdma-qos.peer: over the same PFs, what their link partners' LLDP says
+	 * (peer_metrics.c); a partner not heard is "unknown", never a mismatch.
 	 */
 	n = snprintf(buf, len,
 		     "# rdma-qos agent: written after every pass; expires three intervals ahead\n"
 		     "# +expiry-time=%s\n"
 		     "rdma-qos.lossless=%s\n"
-		     "rdma-qos.peer=unknown\n",
-		     when, pass_ok && nfd_lossless(rep) ? "true" : "false");
+		     "rdma-qos.peer=%s\n",
+		     when, pass_ok && nfd_lossless(rep) ? "true" : "false",
+		     pass_ok && rep->peer_word ? rep->peer_word : "unknown");
 	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
 }
 

@@ -252,8 +252,7 @@ static void pass_record(struct pass *p, struct stale_book *book, const char *key
 		cJSON_Delete(rec);
 		return;
 	}
-	r = book ? stale_book_judge(book, key, json_str(rec, "netns"), json_str(rec, "pidns"),
-				      p->a->o.stale_grace_s) : 0;
+	r = book ? stale_book_judge(book, &p->a->env, key, rec, p->a->o.stale_grace_s) : 0;
 	if (r == 1) {
 		release_stale(p, key, rec);
 		cJSON_Delete(rec);
@@ -448,14 +447,13 @@ int agent_pass(struct agent *a, struct pass_report *rep)
 	if (stale_book_load(&a->env, &book) < 0)
 		log_warn("agent: %s unreadable: stale records are not released this pass",
 			 AGENT_STALE_FILE);
-	else
-		stale_book_set_host_proc(book, a->o.host_proc);
 	for (size_t i = 0; i < n; i++)
 		pass_record(&p, book, keys[i]);
 	if (stale_book_unjudged(book))
 		log_warn("agent: %d record(s) name a netns the agent cannot judge from its own "
-			 "namespaces (a /proc/<pid> path without --host-proc, or a netns directory not "
-			 "mounted into the pod): never released as stale; see docs/operations.md",
+			 "namespaces (a /proc/<pid> path without --host-proc or without "
+			 "CAP_SYS_PTRACE, or a netns directory not mounted into the pod): never "
+			 "released as stale; see docs/operations.md",
 			 stale_book_unjudged(book));
 	pass_baseline_pfs(&p);
 	for (size_t i = 0; i < p.n_pfs; i++)
@@ -471,6 +469,7 @@ int agent_pass(struct agent *a, struct pass_report *rep)
 		p.fights = NULL;
 	for (size_t i = 0; ops && i < p.n_pfs; i++)
 		pass_pf(&p, &p.pfs[i], ops, dcb);
+	peer_pass_collect(&p, ops, dcb);
 	fight_report(p.fights, rep);
 	if (p.fights && (r = fight_book_save(&a->env, p.fights)) < 0)
 		log_warn("agent: writing %s: %s", AGENT_FIGHT_FILE, strerror(-r));

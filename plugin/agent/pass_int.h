@@ -34,6 +34,10 @@ static inline void pass_ctx_init(struct rq_ctx *c, struct pass *p, const char *k
 	(void)snprintf(c->key, sizeof(c->key), "%s", key);
 	rq_err_clear(&c->err);
 }
+/* The PF's target: what its attachments (ensure and verify) and the node baseline require. */
+void pass_pf_target(struct pass *p, const struct pf_acc *acc, struct rq_profile *ret);
+/* peer_metrics.c: each PF's target, MTU and DCBX mode for the link partner's judge */
+void peer_pass_collect(struct pass *p, const struct dcb_ops *ops, void *dcb);
 /* Repair (pf: ensure) or report (verify) one PF against what its attachments require. */
 void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void *dcb);
 

@@ -94,6 +94,52 @@ static int pf_look(struct rq_env *env, const struct dcb_ops *ops, void *dcb, con
 }
 
 /*
+ * True when every DCB part @t sets away from the driver's defaults is back at
+ * them, together: the port as mlx5e_dcbnl_initialize leaves it after any
+ * mlx5e (re)initialisation. Trust is PCP and no DSCP APP entry exists
+ * (mlx5e_trust_initialize reads the firmware's trust state, PCP after a reset,
+ * and DSCP entries are only made while trusting DSCP); PFC is off (the firmware's
+ * default); no TC shares bandwidth by ETS (mlx5e_ets_init makes every TC a
+ * vendor TC, generic drivers report strict or no ETS). The DSCP trust and its
+ * map are one part (mlx5 trusts DSCP while an entry exists, one write undoes
+ * both); a target that sets fewer than two parts cannot tell a reset from one
+ * writer by the port's state, only by a new ifindex.
+ */
+static bool port_at_defaults(const struct dcb_port_state *st, const struct rq_profile *t)
+{
+	bool trust_dscp = st->has_trust && st->n_trust && st->trust[0] == IEEE_8021QAZ_APP_SEL_DSCP;
+	bool ets_share = false, ets_set = false;
+	int parts = 0;
+
+	for (int tc = 0; tc < 8; tc++) {
+		ets_set |= t->ets.present && t->ets.tsa[tc] == RQ_TSA_ETS;
+		ets_share |= st->has_ets && (!st->ets_cap || tc < st->ets_cap) &&
+			     st->tc_tsa[tc] == IEEE_8021QAZ_TSA_ETS;
+	}
+	for (size_t i = 0; i < st->n_app; i++)
+		trust_dscp |= st->app[i].selector == IEEE_8021QAZ_APP_SEL_DSCP;
+	if (t->has_trust && t->trust == RQ_TRUST_DSCP && ++parts && trust_dscp)
+		return false;
+	if (t->pfc && ++parts && st->has_pfc && st->pfc_en)
+		return false;
+	if (ets_set && ++parts && ets_share)
+		return false;
+	return parts >= 2;
+}
+
+/* The PF netdev's ifindex, 0 when unknown (a simulated node without the file). */
+static int pf_ifindex(const struct rq_env *env, const struct rq_pf *pf)
+{
+	char path[64];
+	long v = 0;
+
+	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/ifindex", pf->ifname);
+	if (sysfs_read_int(&env->root, path, &v) < 0 || v <= 0 || v > INT32_MAX)
+		return 0;
+	return (int)v;
+}
+
+/*
  * pfqos_ensure logs each change it makes at info; the agent says the same in
  * one line per repaired item (item, was, now), so its own lines are the ones
  * kept unless debugging.
@@ -117,8 +163,9 @@ static int ensure_quiet(struct rq_ctx *c, const struct dcb_ops *ops, void *dcb,
 	return r;
 }
 
+/* @reset: this pass's repair follows a reset of the port, which is no part of a fight */
 static void pf_report(struct pass *p, const struct pf_acc *acc, const struct pf_look *before,
-		      const struct pf_look *after)
+		      const struct pf_look *after, bool reset)
 {
 	const char *name = acc->pf.ifname;
 
@@ -134,7 +181,8 @@ static void pf_report(struct pass *p, const struct pf_acc *acc, const struct pf_
 		log_info("agent: PF %s repaired %s: was %s, now %s", name, agent_item_names[it],
 			 was, now);
 		agent_count_repair(p->a, name, (enum agent_item)it);
-		fight_repaired(p->fights, name, 1u << it, agent_wall_now());
+		if (!reset)
+			fight_repaired(p->fights, &acc->pf, 1u << it, agent_wall_now());
 	}
 	for (int it = 0; it < ITEM_N; it++)
 		if (after->items & (1u << it))
@@ -181,9 +229,58 @@ static void baseline_report(struct pass *p, const struct pf_acc *acc, const stru
 			 base.name, readable ? "" : " (its DCB cannot be read)");
 }
 
+/*
+ * Under the PF lock: @l[0] the port before, @l[1] after the repair (the same
+ * when nothing was written). A reset of the port (fights.c) is counted and
+ * repaired at once; an item undone again and again by another writer backs
+ * off, then is left alone.
+ */
+static int pf_check_repair(struct pass *p, struct pf_acc *acc, struct rq_ctx *c,
+			   const struct rq_profile *target, const struct dcb_ops *ops, void *dcb,
+			   struct pf_look *l, enum fight_reset *ret_reset)
+{
+	int r = pf_look(&p->a->env, ops, dcb, &acc->pf, target, &l[0]);
+
+	if (r < 0)
+		return r;
+	*ret_reset = fight_port_seen(p->fights, &acc->pf, pf_ifindex(&p->a->env, &acc->pf),
+				     port_at_defaults(&l[0].st, target));
+	if (*ret_reset != FIGHT_NO_RESET)
+		agent_count_reset(p->a, acc->pf.ifname);
+	l[1] = l[0];
+	if (!l[0].items || !acc->any_ensure ||
+	    !fight_may_repair(p->fights, &p->a->env, &acc->pf, l[0].items, agent_wall_now())) {
+		fight_port_left(p->fights, &acc->pf, port_at_defaults(&l[0].st, target));
+		return 0;
+	}
+	c->profile = acc->ensure;
+	(void)snprintf(c->profile.name, sizeof(c->profile.name), "%s", "agent (pf: ensure)");
+	c->pf_mode = RQ_PF_ENSURE;
+	if (ensure_quiet(c, ops, dcb, &acc->pf) < 0)
+		log_warn("agent: PF %s: repair failed: %s", acc->pf.ifname, c->err.msg);
+	r = pf_look(&p->a->env, ops, dcb, &acc->pf, target, &l[1]);
+	if (r == 0)
+		fight_port_left(p->fights, &acc->pf, port_at_defaults(&l[1].st, target));
+	return r;
+}
+
+void pass_pf_target(struct pass *p, const struct pf_acc *acc, struct rq_profile *ret)
+{
+	struct rq_ctx c;
+
+	pass_ctx_init(&c, p, "agent");
+	/* the union of what the attachments on it require, plus the node baseline */
+	profile_empty(ret, "agent");
+	profile_req_merge(ret, &acc->ensure);
+	profile_req_merge(ret, &acc->verify);
+	c.profile = *ret;
+	pfqos_target(&c, ret);
+}
+
 void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void *dcb)
 {
 	struct rq_vf_info one = {.has_pf = true, .n_pf = 1};
+	enum fight_reset reset = FIGHT_NO_RESET;
 	struct rq_profile target;
 	struct pf_look *l;
 	struct rq_ctx c;
@@ -200,33 +297,14 @@ void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void
 		return;
 	one.pf[0] = acc->pf;
 	pass_ctx_init(&c, p, "agent");
-	/* the union of what the attachments on it require, plus the node baseline */
-	profile_empty(&target, "agent");
-	profile_req_merge(&target, &acc->ensure);
-	profile_req_merge(&target, &acc->verify);
-	c.profile = target;
-	pfqos_target(&c, &target);
+	pass_pf_target(p, acc, &target);
 	if (attach_lock_pfs(&c, &one, fds) < 0) {
 		log_warn("agent: PF %s: %s: next pass", acc->pf.ifname, c.err.msg);
 		pass_report_drift(p->rep, acc->pf.ifname, ITEM_DCB, true);
 		free(l);
 		return;
 	}
-	r = pf_look(&p->a->env, ops, dcb, &acc->pf, &target, &l[0]);
-	/* an item undone again and again by another writer: back off, then leave it (fights.c) */
-	if (r == 0 && l[0].items && acc->any_ensure &&
-	    !fight_may_repair(p->fights, &p->a->env, acc->pf.ifname, l[0].items, agent_wall_now())) {
-		l[1] = l[0];
-	} else if (r == 0 && l[0].items && acc->any_ensure) {
-		c.profile = acc->ensure;
-		(void)snprintf(c.profile.name, sizeof(c.profile.name), "%s", "agent (pf: ensure)");
-		c.pf_mode = RQ_PF_ENSURE;
-		if (ensure_quiet(&c, ops, dcb, &acc->pf) < 0)
-			log_warn("agent: PF %s: repair failed: %s", acc->pf.ifname, c.err.msg);
-		r = pf_look(&p->a->env, ops, dcb, &acc->pf, &target, &l[1]);
-	} else if (r == 0) {
-		l[1] = l[0];
-	}
+	r = pf_check_repair(p, acc, &c, &target, ops, dcb, l, &reset);
 	attach_unlock_pfs(&one, fds);
 	if (r < 0) {
 		/* a PF that vanished mid-pass (driver reload) is drift, not a reason to stop */
@@ -234,7 +312,7 @@ void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void
 			 strerror(-r));
 		pass_report_drift(p->rep, acc->pf.ifname, ITEM_DCB, true);
 	} else {
-		pf_report(p, acc, &l[0], &l[1]);
+		pf_report(p, acc, &l[0], &l[1], reset != FIGHT_NO_RESET);
 	}
 	baseline_report(p, acc, ops, dcb, r == 0, &l[0]);
 	pf_facts_collect(p->rep, &p->a->env, &acc->pf, ops, dcb); /* as the repair left it */

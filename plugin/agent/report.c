@@ -49,6 +49,7 @@ void pass_report_fini(struct pass_report *rep)
 	tel_sample_fini(&rep->targets);
 	cJSON_Delete(rep->suspended);
 	cJSON_Delete(rep->req_pfs);
+	free(rep->peer_t);
 	memset(rep, 0, sizeof(*rep));
 }
 
@@ -81,6 +82,25 @@ void agent_count_repair(struct agent *a, const char *pf, enum agent_item item)
 	n = &a->repairs[a->n_repairs++];
 	(void)snprintf(n->pf, sizeof(n->pf), "%s", pf);
 	(void)snprintf(n->item, sizeof(n->item), "%s", agent_item_names[item]);
+	n->n = 1;
+}
+
+void agent_count_reset(struct agent *a, const char *pf)
+{
+	struct agent_repair *n;
+
+	for (size_t i = 0; i < a->n_resets; i++)
+		if (!strcmp(a->resets[i].pf, pf)) {
+			a->resets[i].n++;
+			return;
+		}
+	n = realloc(a->resets, (a->n_resets + 1) * sizeof(*n));
+	if (!n)
+		return;
+	a->resets = n;
+	n = &a->resets[a->n_resets++];
+	memset(n, 0, sizeof(*n));
+	(void)snprintf(n->pf, sizeof(n->pf), "%s", pf);
 	n->n = 1;
 }
 

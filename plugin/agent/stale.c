@@ -9,20 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "pkg/netns/netns.h"
 #include "plugin/agent/agent.h"
 
 struct stale_book {
 	cJSON *gone; /* {key: wall-clock second first seen gone} */
 	cJSON *seen; /* keys judged this pass: the rest are dropped at save */
 	bool dirty;
-	const char *host_proc; /* --host-proc: the host's /proc as mounted into the pod */
-	char own_pidns[64];    /* "pid:[N]" of the agent's PID namespace */
-	int unjudged;	       /* records whose netns cannot be judged from here */
+	int unjudged; /* records whose netns cannot be judged from here */
 };
 
 int stale_book_load(const struct rq_env *env, struct stale_book **ret)
@@ -41,8 +36,6 @@ int stale_book_load(const struct rq_env *env, struct stale_book **ret)
 		b->gone = cJSON_CreateObject();
 	}
 	b->seen = cJSON_CreateObject();
-	if (readlink("/proc/self/ns/pid", b->own_pidns, sizeof(b->own_pidns) - 1) < 0)
-		b->own_pidns[0] = '\0';
 	if (!b->gone || !b->seen) {
 		stale_book_free(b);
 		return -ENOMEM;
@@ -51,79 +44,40 @@ int stale_book_load(const struct rq_env *env, struct stale_book **ret)
 	return 0;
 }
 
-/* The init PID namespace's inode (PROC_PID_INIT_INO): what records without "pidns" were written in. */
-#define INIT_PIDNS "pid:[4026531836]"
-
 enum ns_verdict { NS_LIVE, NS_GONE, NS_UNKNOWN };
-
-static enum ns_verdict open_verdict(const char *path)
-{
-	int fd = -1, r = netns_open(path, &fd);
-
-	if (r == 0)
-		close(fd);
-	/* "gone": the path is missing, or is no netns any more (an unmounted bind-mount target) */
-	return r == -ENOENT || r == -EINVAL ? NS_GONE : NS_LIVE;
-}
 
 /*
  * Judged from the agent's own namespaces, which are not the plugin's: the
  * DaemonSet has no hostPID, so /proc/<pid>/... (cri-dockerd's netns paths)
- * names a process of the runtime's PID namespace that the agent's /proc does
- * not show, and a bind-mounted netns exists in the agent's view only where
- * its directory is mounted into the pod. What cannot be judged is never
- * called gone.
+ * is read through --host-proc, and a bind-mounted netns exists in the
+ * agent's view only where its directory is mounted into the pod
+ * (core/podns.c). What cannot be judged is never called gone; a netns that
+ * is not the one ADD recorded (a PID reused after a lost DEL) is.
  */
-static enum ns_verdict netns_judge(struct stale_book *b, const char *path, const char *pidns)
+static enum ns_verdict netns_judge(const struct rq_env *env, const cJSON *rec)
 {
-	char buf[4200], dir[4200], seen[64] = "";
-	const char *rest, *slash;
-	struct stat st;
-	FILE *f;
+	const char *path = json_str(rec, "netns");
+	int r;
 
 	if (!path || !*path)
 		return NS_LIVE; /* no netns recorded: nothing to judge by */
-	if (strncmp(path, "/proc/", 6) != 0) {
-		/* a bind-mount target: its directory must be there (mounted) for ENOENT to mean gone */
-		slash = strrchr(path, '/');
-		(void)snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-		if (!dir[0] || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
-			return NS_UNKNOWN;
-		return open_verdict(path);
-	}
-	rest = path + 6;
-	if (!*rest || rest[strspn(rest, "0123456789")] != '/' || *rest == '/')
-		return NS_UNKNOWN; /* /proc/self/... and the like: nothing about the pod */
-	if (!pidns || !*pidns)
-		pidns = INIT_PIDNS;
-	if (b->own_pidns[0] && !strcmp(b->own_pidns, pidns))
-		return open_verdict(path);
-	if (!b->host_proc)
-		return NS_UNKNOWN;
+	r = podns_open(env, rec, NULL, 0, NULL);
 	/*
-	 * The mount must be a /proc of the plugin's PID namespace. Only the
-	 * host's (initial) one can be told from outside: its pid 2 is kthreadd
-	 * (a child namespace may not even read its /proc/1/ns links).
+	 * -EACCES: the kernel's ptrace check on /proc/<pid>/ns/net (the holder has
+	 * capabilities the agent lacks, and the agent has no CAP_SYS_PTRACE)
 	 */
-	(void)snprintf(buf, sizeof(buf), "%s/2/comm", b->host_proc);
-	f = strcmp(pidns, INIT_PIDNS) == 0 ? fopen(buf, "re") : NULL;
-	if (!f)
+	if (r == -EREMOTE || r == -EACCES || r == -EPERM)
 		return NS_UNKNOWN;
-	if (!fgets(seen, sizeof(seen), f))
-		seen[0] = '\0';
-	fclose(f);
-	if (strcmp(seen, "kthreadd\n") != 0)
-		return NS_UNKNOWN;
-	(void)snprintf(buf, sizeof(buf), "%s/%s", b->host_proc, rest);
-	return open_verdict(buf);
+	/* gone: no such path, no netns there (an unmounted bind-mount target), another netns */
+	return r == -ENOENT || r == -EINVAL || r == -ESTALE ? NS_GONE : NS_LIVE;
 }
 
-int stale_book_judge(struct stale_book *b, const char *key, const char *netns, const char *pidns,
-		     int grace_s)
+int stale_book_judge(struct stale_book *b, const struct rq_env *env, const char *key,
+		     const cJSON *rec, int grace_s)
 {
 	const cJSON *since = cJSON_GetObjectItemCaseSensitive(b->gone, key);
 	double now = (double)time(NULL);
-	enum ns_verdict v = netns_judge(b, netns, pidns);
+	enum ns_verdict v = netns_judge(env, rec);
 
 	if (v == NS_UNKNOWN)
 		b->unjudged++;
@@ -140,11 +94,6 @@ int stale_book_judge(struct stale_book *b, const char *key, const char *netns, c
 		return grace_s <= 0;
 	}
 	return now - since->valuedouble >= grace_s;
-}
-
-void stale_book_set_host_proc(struct stale_book *b, const char *dir)
-{
-	b->host_proc = dir;
 }
 
 int stale_book_unjudged(const struct stale_book *b)

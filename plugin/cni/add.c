@@ -79,7 +79,7 @@ static int owner_check(struct rq_ctx *c, struct add_tx *tx, const cJSON *idx, co
 		return 0;
 	ns = json_str(rec, "netns");
 	/* a device the pod's interface shows is in this pod, not in the holder's */
-	if (!tx->t.confirmed && ns && *ns && netns_open(ns, &fd) == 0) {
+	if (!tx->t.confirmed && ns && *ns && podns_open(&c->env, rec, NULL, 0, &fd) == 0) {
 		close(fd);
 		r = rq_err(&c->err, RQ_ERR_NOT_OWNER, -EBUSY,
 			   "deviceID: VF %s is held by live attachment %s/%s (container %.12s)", vf,
@@ -233,6 +233,9 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx, bool pendi
 	/* a /proc/<pid>/... netns path means something only in this PID namespace */
 	if (readlink("/proc/self/ns/pid", pidns, sizeof(pidns) - 1) > 0)
 		cJSON_AddStringToObject(rec, "pidns", pidns);
+	/* a path is not an identity: the PID may be another process's after a lost DEL */
+	if (c->args.netns && podns_record_identity(c->args.netns, rec) < 0)
+		log_debug("%s: no identity of netns %s recorded", c->key, c->args.netns);
 	cJSON_AddStringToObject(rec, "podNamespace", c->args.pod_namespace);
 	cJSON_AddStringToObject(rec, "podName", c->args.pod_name);
 	cJSON_AddStringToObject(rec, "podUID", c->args.pod_uid);

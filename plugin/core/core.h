@@ -15,6 +15,7 @@
 #include "pkg/cni/error.h"
 #include "pkg/dcb/dcb.h"
 #include "pkg/json/jget.h"
+#include "pkg/netns/netns.h"
 #include "pkg/numa/numa.h"
 #include "pkg/rdma/rdma.h"
 #include "pkg/state/state.h"
@@ -75,6 +76,22 @@ void attach_orphans_drop(const struct rq_env *env, const char *key, const char *
  * record exists and which holds @vf (any VF when @vf is NULL), or NULL.
  */
 cJSON *attach_vf_holder(struct rq_ctx *c, const cJSON *idx, const char *vf);
+/*
+ * podns.c: the one way to a record's pod netns ("netns", "pidns" and the
+ * identity "netnsDev"/"netnsIno"/"netnsPidStart" recorded at ADD; env->host_proc maps a
+ * /proc/<pid>/ns/net path of another PID namespace). podns_open: 0 and the
+ * open netns (@ret_fd, may be NULL) and the path it was found at (@ret_path,
+ * may be NULL: a path-taking reader opens it again); -ENOENT / -EINVAL gone,
+ * -ESTALE another netns has the path now (a PID reused after a lost DEL:
+ * gone as well, never entered), -EREMOTE cannot be told from here.
+ */
+void podns_of_record(const cJSON *rec, struct netns_rec *ret);
+int podns_open(const struct rq_env *env, const cJSON *rec, char *ret_path, size_t len, int *ret_fd);
+/*
+ * ADD: the identity of the netns at @path into @rec ("netnsDev", "netnsIno";
+ * for a /proc/<pid> path "netnsPidStart", that process's start time); 0 or -errno.
+ */
+int podns_record_identity(const char *path, cJSON *rec);
 /*
  * vf_home.c: 1 when the record's pod interface is still its VF; 0 when the VF
  * left the pod (driver reload, firmware reset: @why says how); <0 when it

@@ -78,6 +78,18 @@ static struct tel_att *att_new(struct tel_sample *s)
 	return n;
 }
 
+/* What tells the pod's netns from another at its path (core/podns.c), for the read */
+static void att_podns_set(struct tel_att *a, const cJSON *rec)
+{
+	struct netns_rec n;
+
+	podns_of_record(rec, &n);
+	(void)snprintf(a->pidns, sizeof(a->pidns), "%s", n.pidns ?: "");
+	a->ns_dev = n.dev;
+	a->ns_ino = n.ino;
+	a->ns_pid_start = n.pid_start;
+}
+
 int tel_add_record(struct tel_sample *s, const cJSON *rec, const struct rq_profile *prof)
 {
 	const cJSON *rd = cJSON_GetObjectItemCaseSensitive(rec, "rdma");
@@ -115,6 +127,7 @@ int tel_add_record(struct tel_sample *s, const cJSON *rec, const struct rq_profi
 	(void)snprintf(a->podns, sizeof(a->podns), "%s", json_str(rec, "netns") ?: "");
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rd, "inPod")))
 		(void)snprintf(a->netns, sizeof(a->netns), "%s", json_str(rec, "netns") ?: "");
+	att_podns_set(a, rec);
 	a->port = json_int(rd, "port", 1);
 	a->tclass = prof->traffic_class;
 	a->pfc_req = prof->pfc;
@@ -326,14 +339,15 @@ static bool ctr_has_traffic(const struct rdma_counters *c)
  * The VF netdev's vport RDMA counters, added to @a's counters: only those the
  * driver has (no netdev, no netns, another driver: nothing added).
  */
-static void collect_vport(struct tel_att *a, const struct ethtool_ops *eops, void *ectx)
+static void collect_vport(struct tel_att *a, const char *podns, const struct ethtool_ops *eops,
+			  void *ectx)
 {
 	char(*names)[RQ_RDMA_CTR_NAME];
 	struct eth_stats es;
 	uint64_t *vals;
 
 	if (!eops || !eops->stats_netns || !a->ifname[0] ||
-	    eops->stats_netns(ectx, a->podns, a->ifname, &es) < 0)
+	    eops->stats_netns(ectx, podns, a->ifname, &es) < 0)
 		return;
 	if (!a->has_ctr)
 		rdma_counters_fini(&a->ctr);
@@ -352,6 +366,18 @@ static void collect_vport(struct tel_att *a, const struct ethtool_ops *eops, voi
 		a->has_ctr = a->ctr.n > 0;
 	}
 	eth_stats_fini(&es);
+}
+
+/*
+ * Where this process finds @a's pod netns, checked to be the record's
+ * (core/podns.c): a /proc/<pid> path of another PID namespace through the
+ * host's /proc, and never a netns another process has at that path now.
+ */
+static int att_podns(const struct rq_env *env, const struct tel_att *a, char *buf, size_t len)
+{
+	struct netns_rec n = {a->podns, a->pidns, a->ns_dev, a->ns_ino, a->ns_pid_start};
+
+	return netns_open_rec(&n, env->host_proc, buf, len, NULL);
 }
 
 int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_cache *cache)
@@ -376,7 +402,8 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 		dops->free(dctx);
 	for (size_t i = 0; i < s->n_atts; i++) {
 		struct tel_att *a = &s->atts[i];
-		int prio = -1;
+		char podns[RQ_NETNS_PATH_MAX] = "";
+		int prio = -1, nr;
 
 		/* every port it can leave by (a VF LAG: each slave); its label's map names prio */
 		for (size_t j = 0; j < s->n_pfs; j++)
@@ -392,18 +419,21 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 		if (prio >= 0)
 			a->prio = prio;
 		rdma_counters_fini(&a->ctr);
-		if (!a->rdma_dev[0])
+		nr = a->podns[0] ? att_podns(env, a, podns, sizeof(podns)) : 0;
+		/* another netns at the pod's path (a PID reused): nothing there is the pod's */
+		if (nr == -ESTALE || !a->rdma_dev[0])
 			a->has_ctr = false;
 		else if (cache && !a->netns[0])
 			a->has_ctr = rdma_counters_read_cached(cache, &env->root, a->rdma_dev,
 							       a->port, &a->ctr) == 0;
 		else
-			a->has_ctr = rdma_counters_read(&env->root, a->netns, a->rdma_dev, a->port,
-							&a->ctr) == 0;
+			a->has_ctr = (!a->netns[0] || nr == 0) &&
+				     rdma_counters_read(&env->root, a->netns[0] ? podns : "",
+							a->rdma_dev, a->port, &a->ctr) == 0;
 		if (a->has_ctr && !env->tel_vf_all)
 			ctr_keep_essential(&a->ctr);
-		if (!a->has_ctr || !ctr_has_traffic(&a->ctr))
-			collect_vport(a, eops, ectx);
+		if (nr == 0 && (!a->has_ctr || !ctr_has_traffic(&a->ctr)))
+			collect_vport(a, podns, eops, ectx);
 	}
 	if (eops)
 		eops->free(ectx);

@@ -27,6 +27,8 @@ struct tel_att {
 	char pf[IF_NAMESIZE];	       /* "" for a VF without a PF */
 	char netns[RQ_NETNS_PATH_MAX]; /* set when the device is in the pod (exclusive mode) */
 	char podns[RQ_NETNS_PATH_MAX]; /* the pod's netns, where the VF netdev is ("" host) */
+	char pidns[32];		       /* the record's "pidns", for podns (core/podns.c) */
+	uint64_t ns_dev, ns_ino, ns_pid_start; /* the record's netns identity, 0 none */
 	int port;
 	int tclass;	 /* the class the profile sets, -1 none */
 	uint8_t pfc_req; /* the priorities the profile wants lossless */

@@ -296,21 +296,21 @@ int tos_check(struct rq_ctx *c, struct rq_target *t, const cJSON *rec, char *dri
 	return 0;
 }
 
-/* The record's device as DEL can reach it: in the pod's sysfs while the pod's netns exists. */
-void vf_record_dev(const cJSON *rec, const cJSON *rd, struct rq_rdma_dev *dev)
+/*
+ * The record's device as DEL and the agent can reach it: in the pod's sysfs
+ * while the pod's netns exists, at the path this process finds it by
+ * (core/podns.c: the agent reads a /proc/<pid>/ns/net through --host-proc).
+ */
+void vf_record_dev(const struct rq_env *env, const cJSON *rec, const cJSON *rd,
+		   struct rq_rdma_dev *dev)
 {
-	const char *ns = json_str(rec, "netns");
-	int fd = -1;
-
 	memset(dev, 0, sizeof(*dev));
 	(void)snprintf(dev->name, sizeof(dev->name), "%s", json_str(rd, "device") ?: "");
 	dev->port = json_int(rd, "port", 1);
 	/* a gone netns hands its RDMA devices back to the host, with their tc/ values */
-	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rd, "inPod")) && ns && *ns &&
-	    strlen(ns) < sizeof(dev->netns) && netns_open(ns, &fd) == 0) {
-		close(fd);
-		(void)snprintf(dev->netns, sizeof(dev->netns), "%s", ns);
-	}
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rd, "inPod")) &&
+	    podns_open(env, rec, dev->netns, sizeof(dev->netns), NULL) < 0)
+		dev->netns[0] = '\0';
 }
 
 /*
@@ -345,7 +345,7 @@ static bool release_target(struct rq_ctx *c, const cJSON *rec, struct rq_rdma_de
 	const char *vf = json_str(rec, "vf");
 
 	*ret_fresh = false;
-	vf_record_dev(rec, rd, dev);
+	vf_record_dev(&c->env, rec, rd, dev);
 	if (!dev->name[0])
 		return false;
 	if (!dev->netns[0] && vf && rdma_find_by_pci(&c->env.root, vf, dev) == 0) {
@@ -359,7 +359,7 @@ static bool release_target(struct rq_ctx *c, const cJSON *rec, struct rq_rdma_de
 	}
 	if (!dev->netns[0] && !dev_is_vf(c, dev->name, vf))
 		return false;
-	vf_record_dev(rec, rd, dev);
+	vf_record_dev(&c->env, rec, rd, dev);
 	return true;
 }
 
@@ -453,7 +453,7 @@ int tos_reconcile(struct rq_ctx *c, cJSON *rec, const char *vf_pci, bool write,
 		record_follow(c, rec, &d);
 	} else {
 		/* no PCI link (rxe), or in the pod (exclusive mode): as the record has it */
-		vf_record_dev(rec, rd, &d);
+		vf_record_dev(&c->env, rec, rd, &d);
 		if (!d.name[0] || (!d.netns[0] && !dev_is_vf(c, d.name, vf_pci)))
 			return -ENODEV;
 		for (int k = 0; k < RQ_KNOB_N; k++)

@@ -85,6 +85,7 @@ const char *vf_tos_str(int v, char *buf, size_t len);
 
 /* The record's RDMA device @rd as DEL can reach it: in the pod's sysfs while the pod's netns
  * exists. */
-void vf_record_dev(const cJSON *rec, const cJSON *rd, struct rq_rdma_dev *dev);
+void vf_record_dev(const struct rq_env *env, const cJSON *rec, const cJSON *rd,
+		   struct rq_rdma_dev *dev);
 
 #endif

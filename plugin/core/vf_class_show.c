@@ -20,7 +20,7 @@ void tos_show_json(const struct rq_env *env, const char *pci, const cJSON *rec, 
 	if (rdma_find_by_pci(&env->root, pci, &d) < 0) {
 		char dir[sizeof(d.name) + 32];
 
-		vf_record_dev(rec, rd, &d);
+		vf_record_dev(env, rec, rd, &d);
 		if (!d.name[0])
 			return;
 		(void)snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s", d.name);

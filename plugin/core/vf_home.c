@@ -7,7 +7,9 @@
  * rdma_qos_vf_in_pod 0, drift) and writes nothing of the VF's: its class is
  * nobody's to keep until a new ADD says whose it is; `show` says so too.
  * Asked inside the pod's netns, where the interface is: entering it changes
- * nothing.
+ * nothing. Only the netns the record's ADD saw is entered (core/podns.c): a
+ * /proc/<pid>/ns/net path read from the agent's own PID namespace names
+ * another process, whose netns (the host's) has no such interface.
  */
 #include <errno.h>
 #include <string.h>
@@ -27,9 +29,10 @@ int vf_home_judge(const struct rq_env *env, const cJSON *rec, char *why, size_t 
 	why[0] = '\0';
 	if (!ns || !ns[0] || !ifn || !ifn[0])
 		return -ENOENT;
-	r = netns_open(ns, &fd);
+	/* gone, another netns at the path, or out of reach: the stale judge's business */
+	r = podns_open(env, rec, NULL, 0, &fd);
 	if (r < 0)
-		return r; /* gone: the stale judge's business */
+		return r;
 	r = netns_enter(fd, &saved);
 	close(fd);
 	if (r < 0)

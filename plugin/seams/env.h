@@ -32,6 +32,12 @@ struct rq_env {
 	 * names (essential), so a node's series count stays bounded.
 	 */
 	bool tel_vf_all;
+	/*
+	 * The host's /proc as this process sees it (the agent's --host-proc),
+	 * NULL: none. A record's /proc/<pid>/ns/net path is read through it
+	 * when the process is not in the plugin's PID namespace (core/podns.c).
+	 */
+	const char *host_proc;
 	/* opens the DCB backend; called in the host netns */
 	int (*dcb_open)(const struct rq_env *env, const struct dcb_ops **ret_ops, void **ret_ctx);
 	/*

@@ -202,13 +202,15 @@ static void print_pf(FILE *f, const cJSON *pf)
 	prio_text(cJSON_GetObjectItemCaseSensitive(pf, "hostDropsOnPfcPrio"), host, sizeof(host));
 	fprintf(f,
 		"PF %s  pfc %s  pause storm %s  roce on lossy prio %s  discards on pfc prio %s  "
-		"host drops on pfc prio %s%s\n",
+		"host drops on pfc prio %s  partner %s%s\n",
 		json_str(pf, "pf"), pfc,
 		cJSON_IsNull(st)   ? "-"
 		: cJSON_IsTrue(st) ? "YES"
 				   : "no",
 		lossy, disc, host,
-	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pf, "stats")) ? "" : "  (no port stats)");
+		!strcmp(json_str(pf, "partner") ?: "", "disagrees") ? "DISAGREES"
+								     : json_str(pf, "partner") ?: "unknown",
+		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pf, "stats")) ? "" : "  (no port stats)");
 	cJSON_ArrayForEach(pr, cJSON_GetObjectItemCaseSensitive(pf, "prios")) fprintf(
 	    f, "  prio %d  pause rx %s/s tx %s/s  paused %s s/s  tx %s pkt/s  discards %s/s\n",
 	    json_int(pr, "prio", -1), col(pr, "pauseRx", a, sizeof(a)),
@@ -302,6 +304,8 @@ static int counters_loop(const struct rq_env *env, bool top, bool json, double i
 		if (r < 0)
 			break;
 		o = rates_json(&prev, &cur);
+		if (o) /* the link partner in one word per PF (show_peer.c) */
+			show_peer_annotate(env, o);
 		tel_sample_fini(&prev);
 		prev = cur;
 		if (!o) {

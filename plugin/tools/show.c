@@ -66,8 +66,8 @@ static cJSON *prio_array(uint8_t mask)
  * What the PF must offer: the node baseline and the requirements of every
  * attachment its index lists. *ret_any false when nobody requires anything.
  */
-static void pf_required(const struct rq_env *env, const struct rq_catalog *cat, const char *pci,
-			struct rq_profile *ret, bool *ret_any)
+void show_pf_required(const struct rq_env *env, const struct rq_catalog *cat, const char *pci,
+		      struct rq_profile *ret, bool *ret_any)
 {
 	struct rq_profile p;
 	struct rq_error e;
@@ -177,12 +177,13 @@ static void pf_dcb_json(const struct rq_env *env, const struct rq_catalog *cat, 
 		cJSON_AddItemToObject(o, f->string, f);
 	}
 	cJSON_Delete(facts);
-	pf_required(env, cat, pci, &req, &any);
+	show_pf_required(env, cat, pci, &req, &any);
 	cJSON_AddItemToObject(o, "required", profile_req_to_json(&req));
 	if (any)
 		pf_unmet_json(env, o, ifname, r < 0 ? NULL : st, &req);
 	else
 		cJSON_AddArrayToObject(o, "unmet");
+	show_peer_json(env, o, ifname, r < 0 ? NULL : st, &req, any);
 	free(st);
 }
 
@@ -234,10 +235,15 @@ static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *re
 	return v;
 }
 
-/* The items of @ifname the agent stopped repairing (another writer keeps undoing them). */
-static void pf_suspended_json(const struct rq_env *env, cJSON *o, const char *ifname)
+/*
+ * The items of the PF the agent stopped repairing (another writer keeps undoing
+ * them). The book is keyed by PCI address; one of 0.2.0 (keyed by name, the
+ * items right under it) is read as it is until the agent's next pass takes it over.
+ */
+static void pf_suspended_json(const struct rq_env *env, cJSON *o, const char *ifname,
+			      const char *pci)
 {
-	cJSON *book = NULL, *arr, *e;
+	cJSON *book = NULL, *arr, *pfs, *items, *e;
 	char *buf = NULL;
 	size_t len = 0;
 
@@ -245,8 +251,13 @@ static void pf_suspended_json(const struct rq_env *env, cJSON *o, const char *if
 		book = cJSON_ParseWithLength(buf, len);
 	free(buf);
 	arr = cJSON_AddArrayToObject(o, "repairSuspended");
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(
-				  cJSON_GetObjectItemCaseSensitive(book, "pfs"), ifname))
+	pfs = cJSON_GetObjectItemCaseSensitive(book, "pfs");
+	items = pci[0] ? cJSON_GetObjectItemCaseSensitive(
+			     cJSON_GetObjectItemCaseSensitive(pfs, pci), "items")
+		       : NULL;
+	if (!items)
+		items = cJSON_GetObjectItemCaseSensitive(pfs, ifname);
+	cJSON_ArrayForEach(e, items)
 	{
 		if (arr && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "suspended")))
 			cJSON_AddItemToArray(arr, cJSON_CreateString(e->string));
@@ -268,7 +279,7 @@ static cJSON *pf_json(const struct rq_env *env, const struct rq_catalog *cat, co
 	cJSON_AddStringToObject(o, "name", ifname);
 	cJSON_AddStringToObject(o, "pci", pci);
 	pf_dcb_json(env, cat, o, ifname, pci);
-	pf_suspended_json(env, o, ifname);
+	pf_suspended_json(env, o, ifname, pci);
 	vfs = cJSON_AddArrayToObject(o, "vfs");
 	snprintf(path, sizeof(path), "/sys/class/net/%s/device", ifname);
 	if (sysfs_list(&env->root, path, &names, &n) < 0)
@@ -358,6 +369,7 @@ static void print_text(const cJSON *pfs)
 		free(ecn);
 		print_facts(pf);
 		print_required(pf);
+		show_peer_text(pf);
 		cJSON_ArrayForEach(vf, cJSON_GetObjectItemCaseSensitive(pf, "vfs"))
 		{
 			const cJSON *a = cJSON_GetObjectItemCaseSensitive(vf, "attachment");
@@ -388,7 +400,7 @@ static void print_text(const cJSON *pfs)
 }
 
 /* The node catalog for the baseline; show works without one, or with a bad one. */
-static struct rq_catalog *show_catalog(const struct rq_env *env)
+struct rq_catalog *show_catalog(const struct rq_env *env)
 {
 	struct rq_catalog *cat = NULL;
 	struct rq_error e;

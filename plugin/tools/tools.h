@@ -9,6 +9,16 @@
 #include "plugin/core/core.h"
 
 int cmd_show(struct rq_env *env, bool json);
+/* show_peer.c: the PF's link partner as the agent heard it, judged against @req */
+void show_peer_json(const struct rq_env *env, cJSON *o, const char *ifname,
+		    const struct dcb_port_state *st, const struct rq_profile *req, bool any_req);
+void show_peer_text(const cJSON *pf);
+/* For each PF of `show --counters` / `top` (@o's "pfs"): "partner": agrees|disagrees|unknown */
+void show_peer_annotate(const struct rq_env *env, cJSON *o);
+/* show.c: what PF @pci must offer (baseline and its index's attachments); the node catalog */
+void show_pf_required(const struct rq_env *env, const struct rq_catalog *cat, const char *pci,
+		      struct rq_profile *ret, bool *ret_any);
+struct rq_catalog *show_catalog(const struct rq_env *env);
 /* counters.c: `show --counters [--json] [--interval S]` and `top [--interval S]` */
 int main_counters(int argc, char **argv, const char *binary, bool top);
 int main_install(int argc, char **argv, const char *binary);

@@ -154,7 +154,8 @@ agent_ns --once --metrics-file "$M" 2> "$T/f3.log"
 check "cleared by deleting fights.json: repaired, exit 0" [ $? -eq 0 ] && [ "$(pfc_of "$ROOT" "$PF0")" = "[3]" ]
 check "... metric back to 0" [ "$(metric "$M" "$SUSP")" = 0 ]
 for _ in 1 2 3 4 5; do dcb_edit "$ROOT" "$PF0" '.pfc = []'; RDMA_QOS_SIM_REPAIR_BACKOFF_MS=0 agent_ns --once 2>/dev/null; done
-check "suspended again by five repairs in a row" [ "$(jq '.pfs["'"$PF0"'"].pfc.suspended' "$FIGHTS")" = true ]
+PF0PCI=$(basename "$(readlink "$ROOT/sys/class/net/$PF0/device")")
+check "suspended again by five repairs in a row (the book keyed by PCI address)" [ "$(jq --arg p "$PF0PCI" '.pfs[$p].items.pfc.suspended' "$FIGHTS")" = true ]
 mkdir -p "$ROOT/etc/cni/rdma-qos"
 echo '{"namespaces":{"*":{"default":"roce-lossless","allow":["roce-lossless"]}}}' > "$ROOT/etc/cni/rdma-qos/profiles.json"
 dcb_edit "$ROOT" "$PF0" '.pfc = []'

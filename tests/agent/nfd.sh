@@ -9,7 +9,7 @@
 #   only the node baseline (no attachment yet);
 # - lossless=false while a PF is out of profile (no DCB: drift left), while a
 #   repair is suspended (another writer), on a node with lossy attachments only;
-# - peer=unknown (no link partner heard);
+# - peer=unknown (no link partner heard; tests/agent/lldp.sh has agrees and disagrees);
 # - the expiry is three intervals ahead, moves with every pass, and once the
 #   agent stops nfd-worker drops the labels;
 # - written atomically: only the file itself and no temporary that nfd-worker

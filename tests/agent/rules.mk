@@ -5,7 +5,11 @@ agent-sim-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/run.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/reload.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/mounts.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/netns.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/nfd.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/resets.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/lldp.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/ecn.sh
 
 test: agent-sim-test asan-agent-sim-test
 
@@ -15,6 +19,10 @@ test: agent-sim-test asan-agent-sim-test
 asan-agent-sim-test:
 	$(call san_suite,$(abspath build-asan)/san-logs-agent,tests/agent/run.sh)
 	$(call san_suite,$(abspath build-asan)/san-logs-agent-reload,tests/agent/reload.sh)
+	$(call san_suite,$(abspath build-asan)/san-logs-agent-resets,tests/agent/resets.sh)
+	$(call san_suite,$(abspath build-asan)/san-logs-agent-netns,tests/agent/netns.sh)
+	$(call san_suite,$(abspath build-asan)/san-logs-agent-lldp,tests/agent/lldp.sh)
+	$(call san_suite,$(abspath build-asan)/san-logs-agent-ecn,tests/agent/ecn.sh)
 
 # 10 minutes of injected drifts against a running agent: RSS flat, every drift repaired
 AGENT_SOAK_S ?= 600
@@ -36,11 +44,13 @@ vm-reload-test: all
 
 vm-test: vm-reload-test
 
-# Agent pass time for 1..256 attachments, and what congestion telemetry adds to a pass and
-# to a /metrics request (points of make bench)
+# Agent pass time for 1..256 attachments, what congestion telemetry adds to a pass and
+# to a /metrics request, and the link partner's cost: decode time per LLDP frame, wakeups
+# with and without frames (points of make bench)
 .PHONY: agent-bench
 agent-bench: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_telemetry.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_lldp.sh
 
 bench: agent-bench

@@ -119,7 +119,7 @@ check "... and no host drops this time" [ "$(metric "$T/h3.prom" "rdma_qos_port_
 ( sleep 0.5; set_stat "$PF0" '.rx_prio5_buf_discard += 9' ) &
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --interval 1.5 > "$T/hd.txt"
 wait $!
-check "show --counters (text): host drops on pfc prio 3" grep -q "^PF $PF0 .* discards on pfc prio none  host drops on pfc prio 3$" "$T/hd.txt"
+check "show --counters (text): host drops on pfc prio 3" grep -q "^PF $PF0 .* discards on pfc prio none  host drops on pfc prio 3  partner " "$T/hd.txt"
 R=$(RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --json --interval 0.3 | jq -c --arg p "$PF0" '.pfs[] | select(.pf == $p) | .hostDropsOnPfcPrio')
 check "show --counters --json: hostDropsOnPfcPrio [] when nothing moved (got $R)" [ "$R" = "[]" ]
 

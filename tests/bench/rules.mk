@@ -22,3 +22,8 @@ $(B)/bench/chain: tests/bench/chain.c
 	$(CC) $(BENCH_CFLAGS) -o $@ $<
 
 bench: $(B)/bench/bench $(B)/bench/floor $(B)/bench/noop $(B)/bench/chain
+
+# decode time per LLDP frame (tests/agent/bench_lldp.sh, make agent-bench)
+$(B)/bench/lldp_decode: tests/bench/lldp_decode.c pkg/lldp/lldp.c pkg/lldp/lldp.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -I. -o $@ tests/bench/lldp_decode.c pkg/lldp/lldp.c

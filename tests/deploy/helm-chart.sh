@@ -15,6 +15,8 @@ refused() { # DESC WANT HELM_ARGS...: helm template and helm lint --strict both 
 }
 refused 'liveSync: "false" (a string that would turn live sync on)' "at '/liveSync': got string, want boolean" \
 	--set-string liveSync=false
+refused 'criDockerd: "false" (a string that would grant SYS_PTRACE)' "at '/criDockerd': got string, want boolean" \
+	--set-string criDockerd=false
 refused "a misspelt key (liveSnc)" "additional properties 'liveSnc' not allowed" --set liveSnc=true
 refused "a misspelt nested key (metrics.serviceMonitor.enable)" "'enable' not allowed" \
 	--set metrics.serviceMonitor.enable=true

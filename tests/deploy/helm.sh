@@ -67,6 +67,7 @@ check "the DaemonSet's config volume names it" [ "$(obj default DaemonSet | jq -
 kustomize "$SRC/deploy" > "$T/k-base.json"
 kustomize "$SRC/deploy/overlays/live-sync" > "$T/k-live.json"
 kustomize "$SRC/deploy/overlays/nfd" > "$T/k-nfd.json"
+kustomize "$SRC/deploy/overlays/cri-dockerd" > "$T/k-cri-dockerd.json"
 kspec() { jq -S '.[] | select(.kind == "DaemonSet") | .spec.template.spec' "$T/k-$1.json"; }
 kctr() { jq -c --arg c "$2" '.[] | select(.kind == "DaemonSet") | .spec.template.spec |
 	(.initContainers + .containers)[] | select(.name == $c)' "$T/k-$1.json"; }
@@ -112,6 +113,15 @@ check "... the agent takes --catalog-source" [ "$(ctr live agent | jq -r '.comma
 	index("--catalog-source=/config/profiles.json") != null')" = true ]
 check "... and the pod template carries no catalog checksum" [ "$(obj live DaemonSet | jq -c \
 	'.spec.template.metadata.annotations // {} | has("rdma-qos/catalog-sha256")')" = false ]
+
+echo "== criDockerd against the cri-dockerd overlay"
+render cridockerd '{"criDockerd": true}'
+check "criDockerd: the pod spec is the cri-dockerd overlay's (the config ConfigMap's name aside)" \
+	[ "$(spec cridockerd | jq -S "$NOCM")" = "$(kspec cri-dockerd | jq -S "$NOCM")" ] ||
+	diff <(kspec cri-dockerd | jq -S "$NOCM") <(spec cridockerd | jq -S "$NOCM")
+check "... SYS_PTRACE for the agent only with criDockerd (off by default)" [ "$(ctr cridockerd agent |
+	jq -c '.securityContext.capabilities.add')/$(ctr default agent | jq -c '.securityContext.capabilities.add')" = \
+	'["NET_ADMIN","NET_RAW","SYS_ADMIN","SYS_PTRACE"]/["NET_ADMIN","NET_RAW","SYS_ADMIN"]' ]
 
 echo "== nfd.enabled against the nfd overlay"
 render nfd '{"nfd": {"enabled": true}}'
@@ -159,7 +169,7 @@ check "... and nothing else in the pod spec" [ "$(spec ocp | jq -S 'del(.volumes
 render scc '{"openshift": {"scc": true}, "cniBinDir": "/var/lib/cni/bin"}'
 check "openshift.scc: a SecurityContextConstraints for the release's service account" [ "$(obj scc \
 	SecurityContextConstraints | jq -c '[.users, .allowedCapabilities, .allowHostNetwork]')" = \
-	'[["system:serviceaccount:rdma-qos:rdma-qos"],["NET_ADMIN","SYS_ADMIN"],true]' ]
+	'[["system:serviceaccount:rdma-qos:rdma-qos"],["NET_ADMIN","NET_RAW","SYS_ADMIN"],true]' ]
 check "... admitting every volume type the pod uses" [ "$(spec scc | jq -c --argjson t "$(obj scc \
 	SecurityContextConstraints | jq -c .volumes)" '[.volumes[] | keys_unsorted[] | select(. != "name")]
 	| unique | map(select(. as $v | $t | index($v) | not))')" = '[]' ]

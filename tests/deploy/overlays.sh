@@ -29,7 +29,7 @@ cms() { jq -c '[.[] | select(.kind == "ConfigMap") | .metadata.name] | sort' "$1
 agent() { ds "$1" "${2:-rdma-qos}" | jq -c '.spec.template.spec.containers[] |
 	select(.name == "agent")'; }
 for d in deploy deploy/overlays/live-sync deploy/overlays/pool-example deploy/overlays/openshift \
-	deploy/overlays/openshift-live-sync deploy/overlays/metrics-tls deploy/overlays/nfd deploy/monitoring \
+	deploy/overlays/openshift-live-sync deploy/overlays/metrics-tls deploy/overlays/nfd deploy/overlays/cri-dockerd deploy/monitoring \
 	deploy/uninstall; do
 	n=$(basename "$d")
 	echo "== $d"
@@ -188,6 +188,18 @@ check "... the hostPath is NFD's features.d/ (a directory: the file is replaced 
 	jq -c '.spec.template.spec.volumes[] | select(.name == "nfd-features") | .hostPath')" = \
 	'{"path":"/etc/kubernetes/node-feature-discovery/features.d","type":"DirectoryOrCreate"}' ]
 check "components/nfd is a Component" [ "$(yaml_list "$SRC/deploy/components/nfd/kustomization.yaml" |
+	jq -r '.[0].kind')" = Component ]
+
+echo "== components: cri-dockerd"
+CD=$T/cri-dockerd.json
+check "the cri-dockerd overlay's DaemonSet is the base's plus SYS_PTRACE for the agent alone" [ "$(ds "$CD" rdma-qos |
+	jq -S "$nocm"' | .spec.template.spec.containers |= map(if .name == "agent" then
+	.securityContext.capabilities.add -= ["SYS_PTRACE"] else . end)')" = \
+	"$(ds "$T/deploy.json" rdma-qos | jq -S "$nocm")" ]
+check "... the agent's capabilities: NET_ADMIN, NET_RAW, SYS_ADMIN, SYS_PTRACE; the base's agent has no SYS_PTRACE" \
+	[ "$(agent "$CD" | jq -c '.securityContext.capabilities.add')/$(agent "$T/deploy.json" |
+	jq -c '.securityContext.capabilities.add | index("SYS_PTRACE")')" = '["NET_ADMIN","NET_RAW","SYS_ADMIN","SYS_PTRACE"]/null' ]
+check "components/cri-dockerd is a Component" [ "$(yaml_list "$SRC/deploy/components/cri-dockerd/kustomization.yaml" |
 	jq -r '.[0].kind')" = Component ]
 
 echo "== verified scrape: deploy/monitoring with deploy/overlays/metrics-tls"

@@ -20,5 +20,6 @@ fuzz-smoke:
 	$(call fuzz_smoke,fuzz-kubelet,KUBELET_FUZZ_SECONDS)
 	$(call fuzz_smoke,fuzz-netconf,NETCONF_FUZZ_SECONDS)
 	$(call fuzz_smoke,fuzz-podres,PODRES_FUZZ_SECONDS)
+	$(call fuzz_smoke,fuzz-lldp,LLDP_FUZZ_SECONDS)
 
 test: fuzz-smoke

@@ -63,6 +63,10 @@ def healthy(skip=()):
         sel("rdma_qos_port_discards_on_pfc_prio", {**A, "pf": "ens1f0", "prio": "3"}): f"0x{T}",
         sel("rdma_qos_port_host_drops_on_pfc_prio", {**A, "pf": "ens1f0", "prio": "3"}): f"0x{T}",
         sel("rdma_qos_port_roce_on_lossy_prio", {**A, "pf": "ens1f0", "prio": "0"}): f"0x{T}",
+        sel("rdma_qos_port_ecn_ineffective", {**A, "pf": "ens1f0", "prio": "3"}): f"0x{T}",
+        # the switch heard, agreeing on PFC
+        sel("rdma_qos_peer_seen", {**A, "pf": "ens1f0"}): f"1x{T}",
+        sel("rdma_qos_peer_agreement", {**A, "pf": "ens1f0", "item": "pfc"}): f"1x{T}",
         # DCQCN at work: 100 CNPs/s each way
         sel("rdma_qos_vf_cnp_handled_total", POD): f"0+6000x{T}",
         sel("rdma_qos_vf_cnp_sent_total", POD): f"0+6000x{T}",
@@ -127,6 +131,22 @@ cases = [
          {sel("rdma_qos_port_roce_on_lossy_prio", {**A, "pf": "ens1f0", "prio": "0"}):
           f"0x2 1x{T - 2}"}, "9m",
          [{"node": "n1", "pf": "ens1f0", "prio": "0", "severity": "warning"}], quiet_before="6m"),
+    case("the switch pauses priority 3 and ECN never marks", "RdmaQosEcnIneffective",
+         {sel("rdma_qos_port_ecn_ineffective", {**A, "pf": "ens1f0", "prio": "3"}):
+          f"0x2 1x{T - 2}"}, "13m",
+         [{"node": "n1", "pf": "ens1f0", "prio": "3", "severity": "warning"}], quiet_before="11m"),
+    case("the switch has PFC on 4, not 3", "RdmaQosPeerDisagrees",
+         {sel("rdma_qos_peer_agreement", {**A, "pf": "ens1f0", "item": "pfc"}): f"1x2 0x{T - 2}"},
+         "18m", [{**AL, "pf": "ens1f0", "item": "pfc", "severity": "warning"}],
+         quiet_before="16m"),
+    case("the switch maps DSCP 26 elsewhere", "RdmaQosPeerDisagrees",
+         {sel("rdma_qos_peer_agreement", {**A, "pf": "ens1f0", "item": "dscp2prio"}):
+          f"0x{T}"}, "16m", [{**AL, "pf": "ens1f0", "item": "dscp2prio", "severity": "warning"}],
+         quiet_before="14m"),
+    case("the switch of a PF in profile went silent", "RdmaQosPeerSilent",
+         {sel("rdma_qos_peer_seen", {**A, "pf": "ens1f0"}): f"1x2 0x{T - 2}"}, "18m",
+         [{**AL, "pf": "ens1f0", "severity": "info"}], quiet_before="16m",
+         drop=("rdma_qos_peer_agreement",)),
     case("a pod is told to slow down 10000 times a second", "RdmaQosCnpStorm",
          {sel("rdma_qos_vf_cnp_handled_total", POD): f"0+600000x{T}"}, "16m",
          [{"node": "n1", "namespace": "ai", "pod": "trainer-0", "pf": "ens1f0", "cnp": "handled",
@@ -169,6 +189,14 @@ tests.append(group("a healthy node", healthy(),
                    [{"eval_time": f"{m}m", "alertname": a, "exp_alerts": []}
                     for m in (5, 15, 29) for a in alerts]))
 
+# "unknown" is never a disagreement: a switch that advertises no DCB TLV (no agreement series),
+# and a silent partner on a PF nobody requires anything of, raise nothing
+quiet = healthy(skip=("rdma_qos_peer_agreement",))
+quiet[sel("rdma_qos_peer_seen", {**A, "pf": "ens1f1"})] = f"0x{T}"
+tests.append(group("partners unknown: no TLV advertised, silent on a PF without requirements", quiet,
+                   [{"eval_time": f"{m}m", "alertname": a, "exp_alerts": []}
+                    for m in (5, 15, 29) for a in alerts]))
+
 # The SR-IOV metrics exporter's series (its labels: numa_node, pciAddr, pf, vf = the VF index;
 # node from its ServiceMonitor) joined to the pod rdma-qos reports on the same node and PCI
 # address; the same address on another node and a VF of no pod stay out.
@@ -199,6 +227,83 @@ tests.append(group("SR-IOV exporter join on (node, pciAddr)", join_series, [], [
     {"expr": 'sum by (namespace, pod) (rate(rdma_qos:sriov_vf_rx_bytes:by_pod[5m]))',
      "eval_time": "10m",
      "exp_samples": [{"labels": '{namespace="ai",pod="trainer-0"}', "value": 100}]},
+]))
+
+# The fabric view: three nodes, two leaf switches. n1 and n2's ens1f0 are cabled to leaf-01
+# (ports swp1, swp2), n3's to leaf-02; n3's ens1f1 has no partner heard and stays out.
+def agent(node, **kw):
+    return {"job": "rdma-qos-agent", "node": node, "namespace": "rdma-qos",
+            "pod": "rdma-qos-" + node, **kw}
+
+
+def info(node, pf, leaf, port):
+    return sel("rdma_qos_peer_info", agent(node, pf=pf, chassis_id="0c:42:a1:00:00:0" + leaf[-1],
+                                           port_id=port, system_name=leaf,
+                                           port_description="to " + node))
+
+
+def vf(node, pf, pod):
+    return {"job": "rdma-qos-agent", "node": node, "namespace": "ai", "pod": pod,
+            "interface": "net1", "vf": "0000:3b:00.2", "rdma_dev": "mlx5_2", "pf": pf}
+
+
+fleet = {
+    info("n1", "ens1f0", "leaf-01", "swp1"): f"1x{T}",
+    info("n2", "ens1f0", "leaf-01", "swp2"): f"1x{T}",
+    info("n3", "ens1f0", "leaf-02", "swp1"): f"1x{T}",
+    # pause frames received per second: n1 6, n2 12, n3 64, n3's unheard PF 600
+    sel("rdma_qos_port_pause_frames_total", agent("n1", pf="ens1f0", prio="3", direction="rx")):
+        f"0+360x{T}",
+    sel("rdma_qos_port_pause_frames_total", agent("n2", pf="ens1f0", prio="3", direction="rx")):
+        f"0+720x{T}",
+    sel("rdma_qos_port_pause_frames_total", agent("n3", pf="ens1f0", prio="3", direction="rx")):
+        f"0+3840x{T}",
+    sel("rdma_qos_port_pause_frames_total", agent("n3", pf="ens1f1", prio="3", direction="rx")):
+        f"0+36000x{T}",
+    sel("rdma_qos_port_prio_discards_total", agent("n2", pf="ens1f0", prio="3", direction="rx")):
+        f"0+60x{T}",
+    sel("rdma_qos_vf_cnp_handled_total", vf("n1", "ens1f0", "trainer-0")): f"0+600x{T}",
+    sel("rdma_qos_vf_cnp_handled_total", vf("n2", "ens1f0", "trainer-1")): f"0+1200x{T}",
+    sel("rdma_qos_vf_cnp_handled_total", vf("n3", "ens1f0", "trainer-2")): f"0+60x{T}",
+    sel("rdma_qos_vf_bytes_total", {**vf("n1", "ens1f0", "trainer-0"), "direction": "tx"}):
+        f"0+6000x{T}",
+    sel("rdma_qos_vf_bytes_total", {**vf("n2", "ens1f0", "trainer-1"), "direction": "tx"}):
+        f"0+6000x{T}",
+    sel("rdma_qos_vf_bytes_total", {**vf("n3", "ens1f1", "lost-0"), "direction": "tx"}):
+        f"0+6000x{T}",
+}
+L1 = {"chassis_id": "0c:42:a1:00:00:01", "system_name": "leaf-01"}
+L2 = {"chassis_id": "0c:42:a1:00:00:02", "system_name": "leaf-02"}
+tests.append(group("fabric view: three nodes, two leaf switches", fleet, [], [
+    {"expr": "rdma_qos:port_pause_frames_rate5m:by_switch", "eval_time": "10m",
+     "exp_samples": [
+         {"labels": sel("rdma_qos:port_pause_frames_rate5m:by_switch", {**L1, "direction": "rx"}),
+          "value": 18},
+         {"labels": sel("rdma_qos:port_pause_frames_rate5m:by_switch", {**L2, "direction": "rx"}),
+          "value": 64}]},
+    {"expr": 'rdma_qos:port_pause_frames_rate5m:by_switch_port{system_name="leaf-01"}',
+     "eval_time": "10m",
+     "exp_samples": [
+         {"labels": sel("rdma_qos:port_pause_frames_rate5m:by_switch_port",
+                        {**L1, "port_id": "swp1", "node": "n1", "pf": "ens1f0", "direction": "rx"}),
+          "value": 6},
+         {"labels": sel("rdma_qos:port_pause_frames_rate5m:by_switch_port",
+                        {**L1, "port_id": "swp2", "node": "n2", "pf": "ens1f0", "direction": "rx"}),
+          "value": 12}]},
+    {"expr": "rdma_qos:port_prio_discards_rate5m:by_switch", "eval_time": "10m",
+     "exp_samples": [{"labels": sel("rdma_qos:port_prio_discards_rate5m:by_switch", L1),
+                      "value": 1}]},
+    {"expr": "rdma_qos:vf_cnp_handled_rate5m:by_switch", "eval_time": "10m",
+     "exp_samples": [{"labels": sel("rdma_qos:vf_cnp_handled_rate5m:by_switch", L1), "value": 30},
+                     {"labels": sel("rdma_qos:vf_cnp_handled_rate5m:by_switch", L2), "value": 1}]},
+    {"expr": "rdma_qos:vf_pods:by_switch_port", "eval_time": "10m",
+     "exp_samples": [
+         {"labels": sel("rdma_qos:vf_pods:by_switch_port",
+                        {**L1, "port_id": "swp1", "node": "n1", "pf": "ens1f0", "namespace": "ai",
+                         "pod": "trainer-0"}), "value": 1},
+         {"labels": sel("rdma_qos:vf_pods:by_switch_port",
+                        {**L1, "port_id": "swp2", "node": "n2", "pf": "ens1f0", "namespace": "ai",
+                         "pod": "trainer-1"}), "value": 1}]},
 ]))
 
 print(json.dumps({"rule_files": [rules_file], "evaluation_interval": "1m", "tests": tests},

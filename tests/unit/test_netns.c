@@ -159,6 +159,110 @@ START_TEST(netns_outlives_name)
 }
 END_TEST
 
+/* Where a record's netns is found from here, and only while it is the recorded one. */
+START_TEST(locate_paths)
+{
+	char own[64] = "", path[64], buf[256];
+	struct netns_rec n = {0};
+
+	ck_assert_int_gt(readlink("/proc/self/ns/pid", own, sizeof(own) - 1), 0);
+	ck_assert_int_eq(netns_locate(&n, NULL, buf, sizeof(buf)), -ENOENT);
+	/* a bind-mount target whose directory is not mounted here: cannot be told */
+	n.path = "/no/such/dir/ns1";
+	ck_assert_int_eq(netns_locate(&n, NULL, buf, sizeof(buf)), -EREMOTE);
+	n.path = "/tmp/ns1";
+	ck_assert_int_eq(netns_locate(&n, NULL, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "/tmp/ns1");
+	n.path = "/proc/self/ns/net";
+	ck_assert_int_eq(netns_locate(&n, "/proc", buf, sizeof(buf)), -EREMOTE);
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)getpid());
+	n.path = path;
+	n.pidns = own; /* this PID namespace's: the path as it is */
+	ck_assert_int_eq(netns_locate(&n, "/host/proc", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, path);
+	/* another, not the initial one: no /proc mount can be told to be its */
+	n.pidns = "pid:[1]";
+	ck_assert_int_eq(netns_locate(&n, "/proc", buf, sizeof(buf)), -EREMOTE);
+	ck_assert_int_eq(netns_locate(&n, NULL, buf, sizeof(buf)), -EREMOTE);
+	n.pidns = own;
+	ck_assert_int_eq(netns_locate(&n, NULL, buf, 8), -ENAMETOOLONG);
+}
+END_TEST
+
+START_TEST(open_rec_identity)
+{
+	char own[64] = "", path[64], got[256];
+	struct netns_rec n = {0};
+	uint64_t dev, ino;
+	struct stat st;
+	int fd = -1;
+
+	ck_assert_int_gt(readlink("/proc/self/ns/pid", own, sizeof(own) - 1), 0);
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)getpid());
+	ck_assert_int_eq(stat(path, &st), 0);
+	n.path = path;
+	n.pidns = own;
+	/* no identity recorded (0.2.0): the path is enough */
+	ck_assert_int_eq(netns_open_rec(&n, NULL, got, sizeof(got), &fd), 0);
+	ck_assert_str_eq(got, path);
+	ck_assert_int_eq(netns_identity(fd, &dev, &ino), 0);
+	ck_assert_uint_eq(dev, (uint64_t)st.st_dev);
+	ck_assert_uint_eq(ino, (uint64_t)st.st_ino);
+	close(fd);
+	n.dev = dev;
+	n.ino = ino;
+	ck_assert_int_eq(netns_open_rec(&n, NULL, NULL, 0, NULL), 0);
+	/* another netns at the path */
+	n.ino = ino + 1;
+	fd = 1234;
+	ck_assert_int_eq(netns_open_rec(&n, NULL, got, sizeof(got), &fd), -ESTALE);
+	ck_assert_int_eq(fd, 1234);
+	n.ino = ino;
+	n.dev = dev + 1;
+	ck_assert_int_eq(netns_open_rec(&n, NULL, NULL, 0, NULL), -ESTALE);
+	n.path = "/tmp/rq-no-such-netns";
+	ck_assert_int_eq(netns_open_rec(&n, NULL, NULL, 0, NULL), -ENOENT);
+}
+END_TEST
+
+/* A /proc/<pid> path names a process: its start time tells it from a later one at the PID. */
+START_TEST(open_rec_pid_start)
+{
+	char own[64] = "", path[64], stat[1024], *p;
+	struct netns_rec n = {0};
+	unsigned long long want = 0;
+	uint64_t start = 0;
+	FILE *f;
+	size_t got;
+
+	ck_assert_int_gt(readlink("/proc/self/ns/pid", own, sizeof(own) - 1), 0);
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)getpid());
+	f = fopen("/proc/self/stat", "re");
+	ck_assert_ptr_nonnull(f);
+	got = fread(stat, 1, sizeof(stat) - 1, f);
+	fclose(f);
+	stat[got] = '\0';
+	p = strrchr(stat, ')');
+	ck_assert_ptr_nonnull(p);
+	/* field 22, the 20th after the comm */
+	for (int i = 0; i < 20 && p; i++)
+		p = strchr(p + 1, ' ');
+	ck_assert_ptr_nonnull(p);
+	want = strtoull(p + 1, NULL, 10);
+	ck_assert_int_eq(netns_pid_start("/proc", path, &start), 0);
+	ck_assert_uint_eq(start, want);
+	ck_assert_int_eq(netns_pid_start("/proc", "/run/netns/x", &start), -EINVAL);
+	ck_assert_int_eq(netns_pid_start("/proc", "/proc/self/ns/net", &start), -EINVAL);
+	ck_assert_int_eq(netns_pid_start("/proc", "/proc/999999999/ns/net", &start), -ENOENT);
+	n.path = path;
+	n.pidns = own;
+	n.pid_start = want;
+	ck_assert_int_eq(netns_open_rec(&n, NULL, NULL, 0, NULL), 0);
+	n.pid_start = want + 1; /* another process at the PID */
+	ck_assert_int_eq(netns_open_rec(&n, NULL, NULL, 0, NULL), -ESTALE);
+}
+END_TEST
+
 Suite *suite_netns(void);
 Suite *suite_netns(void)
 {
@@ -172,6 +276,9 @@ Suite *suite_netns(void)
 	tcase_add_test(tc, enter_return_errors);
 	tcase_add_test(tc, real_netns);
 	tcase_add_test(tc, netns_outlives_name);
+	tcase_add_test(tc, locate_paths);
+	tcase_add_test(tc, open_rec_identity);
+	tcase_add_test(tc, open_rec_pid_start);
 	suite_add_tcase(s, tc);
 	return s;
 }

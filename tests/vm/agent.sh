@@ -8,7 +8,11 @@
 # ToS reset and a dcbsim unload/reload (the PF's DCB state reset); serve
 # /metrics over HTTP that promtool accepts; against a loop of `dcb pfc set
 # ... 3:off` back off and suspend the repair (metric, log, show) until
-# fights.json is deleted; exit 0 on SIGTERM.
+# fights.json is deleted; six resets of the port to the driver's defaults
+# (dcbsim's reset, as mlx5e_dcbnl_initialize) and six re-creations of the PF
+# netdev (igb unbound and bound: a new ifindex) repaired every time, logged
+# as resets, rdma_qos_port_resets_total counting them, never backed off nor
+# suspended; exit 0 on SIGTERM.
 set -u
 . "${RQSRC:?}/tests/vm/lib.sh"
 INTERVAL=5
@@ -65,6 +69,28 @@ check "reload reset the port (no PFC)" [ "$(dcb pfc show dev "$PF" prio-pfc | gr
 ms=$(until_ms $(( INTERVAL * 1000 + 3000 )) sh -c "dcb pfc show dev $PF prio-pfc | grep -q 3:on && dcb -j app show dev $PF | jq -e '.dscp_prio | length == 64' > /dev/null"); rc=$?
 check "PF state repaired within one interval after the reload (took $ms ms)" [ $rc -eq 0 ]
 
+echo "== six resets of the port to the driver's defaults (dcbsim reset: mlx5e_dcbnl_initialize)"
+# a reset, unlike another writer, takes the whole port back at once: trust pcp, no DSCP
+# entry, no PFC; repaired every time, never backed off nor suspended
+inprof() { pfc3_on && dcb -j app show dev "$PF" | jq -e '.dscp_prio | length == 64' > /dev/null; }
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+L0=$(wc -l < /tmp/agent.log)
+R0=$(cat /sys/module/dcbsim/parameters/resets)
+for i in 1 2 3 4 5 6; do
+	echo 1 > /sys/kernel/debug/dcbsim/reset
+	check "reset $i: dcbsim reset the port" [ "$(cat /sys/module/dcbsim/parameters/resets)" = $((R0 + i)) ]
+	ms=$(until_ms $(( INTERVAL * 1000 + 3000 )) inprof); rc=$?
+	check "reset $i: PFC 3 and the DSCP map repaired within one interval (took $ms ms)" [ $rc -eq 0 ]
+	sleep 0.5
+done
+tail -n +$((L0 + 1)) /tmp/agent.log > /tmp/resets.log
+check "the six resets logged as resets" [ "$(grep -c "PF $PF ($PFPCI): the port is back at the driver's defaults.*a reset" /tmp/resets.log)" -ge 6 ]
+check "... never backed off" [ "$(grep -c "backing off" /tmp/resets.log)" = 0 ]
+check "... never suspended" [ "$(grep -c "times in a row" /tmp/resets.log)" = 0 ]
+curl -sf http://127.0.0.1:9309/metrics > /tmp/r.prom
+check "rdma_qos_port_resets_total{pf=$PF} >= 6" [ "$(metric /tmp/r.prom "rdma_qos_port_resets_total{pf=\"$PF\"}")" -ge 6 ]
+check "no rdma_qos_repair_suspended 1" [ "$(grep -c '^rdma_qos_repair_suspended{.*} 1$' /tmp/r.prom)" = 0 ]
+
 echo "== /metrics over HTTP"
 sleep 0.5
 curl -sf http://127.0.0.1:9309/metrics > /tmp/http.prom
@@ -98,6 +124,24 @@ check "show says REPAIR SUSPENDED" grep -q 'REPAIR SUSPENDED \["pfc"\]' /tmp/sho
 rm /run/rdma-qos/agent/fights.json
 ms=$(until_ms $(( INTERVAL * 1000 + 3000 )) pfc3_on); rc=$?
 check "fights.json deleted by the operator: PFC repaired within one interval (took $ms ms)" [ $rc -eq 0 ]
+
+echo "== the PF's netdev re-created six times (igb unbound and bound again: a new ifindex)"
+# as a driver or devlink reload does; dcbsim follows the new netdev as mlx5e's ops would
+L0=$(wc -l < /tmp/agent.log)
+for i in 1 2 3 4 5 6; do
+	old=$(cat "/sys/class/net/$PF/ifindex")
+	echo "$PFPCI" > /sys/bus/pci/drivers/igb/unbind
+	echo "$PFPCI" > /sys/bus/pci/drivers/igb/bind
+	until_ms 10000 test -d "/sys/bus/pci/devices/$PFPCI/net" > /dev/null
+	PF=$(ls "/sys/bus/pci/devices/$PFPCI/net")
+	new=$(cat "/sys/class/net/$PF/ifindex")
+	rmmod dcbsim && modprobe dcbsim ifname="$PF"
+	ms=$(until_ms $(( INTERVAL * 1000 + 3000 )) inprof); rc=$?
+	check "re-created $i ($PF, ifindex $new, was $old): repaired within one interval (took $ms ms)" [ $rc -eq 0 ]
+	check "... logged as a re-created netdev" grep -q "PF $PF ($PFPCI): its netdev was re-created (ifindex $new, was $old)" /tmp/agent.log
+done
+tail -n +$((L0 + 1)) /tmp/agent.log > /tmp/recreated.log
+check "six re-creations: never backed off nor suspended" [ "$(grep -c -e "backing off" -e "times in a row" /tmp/recreated.log)" = 0 ]
 
 kill -TERM $APID; wait $APID
 check "SIGTERM: exit 0" [ $? -eq 0 ]

@@ -4,7 +4,7 @@
 # tests/vm/confine-prep.sh on the host, see tests/vm/README.md "What confine.sh
 # asserts"): the production image, run with podman exactly as the DaemonSet's
 # settings say (confine-argv.mjs translated them from deploy/ as kustomize renders it: host
-# network, caps NET_ADMIN+SYS_ADMIN only, read-only root, no-new-privileges, podman's
+# network, caps NET_ADMIN+NET_RAW+SYS_ADMIN only, read-only root, no-new-privileges, podman's
 # default seccomp filter for RuntimeDefault, AppArmor unconfined, the hostPath mounts).
 # The install container (confined by the default AppArmor profile) installs the plugin
 # and the catalog; that plugin makes an attachment; the agent container repairs PFC
@@ -132,7 +132,7 @@ check "shipped: the agent runs unconfined by AppArmor ($prof)" [ "$prof" = uncon
 sec=$(awk '/^Seccomp:/ { print $2 }' "/proc/$("${P[@]}" inspect --format '{{.State.Pid}}' rq-agent)/status")
 check "shipped: under a seccomp filter (Seccomp: $sec, 2 = filter)" [ "$sec" = 2 ]
 capeff=$(awk '/^CapEff:/ { print $2 }' "/proc/$("${P[@]}" inspect --format '{{.State.Pid}}' rq-agent)/status")
-check "shipped: effective capabilities NET_ADMIN+SYS_ADMIN only (CapEff $capeff)" [ "$capeff" = 0000000000201000 ]
+check "shipped: effective capabilities NET_ADMIN+NET_RAW+SYS_ADMIN only (CapEff $capeff)" [ "$capeff" = 0000000000203000 ]
 dcb pfc set dev "$PF" prio-pfc 3:off
 ms=$(until_ms 5000 pfc3_on); rc=$?
 check "shipped: dcb pfc 3:off repaired (took $ms ms)" [ $rc -eq 0 ]

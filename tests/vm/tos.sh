@@ -128,6 +128,61 @@ conf "$RQCONF" | run "$RQ" DEL c3 "" net1 "$ARGS" 2> /tmp/tos-del3.log
 check "DEL with an empty CNI_NETNS succeeds" [ $? -eq 0 ]
 check "... and unsets MOFED's knob through the host's sysfs" [ -z "$(tc_host)" ]
 
+echo "== exclusive: a cri-dockerd record (/proc/<pid>/ns/net), the agent in its own PID namespace"
+# as the DaemonSet runs it: no hostPID (unshare --pid --mount-proc), hostNetwork (the host's
+# netns), the host's /proc mounted at --host-proc; every reader of the record's netns maps the
+# path through it (core/podns.c). Without that the agent reads the class in the host's sysfs.
+# pod2's netns died with the VF in it: the kernel handed it back to the host as "net1"
+VF=$(ls /sys/bus/pci/devices/$VFPCI/net)
+ip netns add pod4
+ip netns exec pod4 sleep 1000 &
+HOLDER=$!
+# until it has entered pod4 (a TCG guest is slow)
+for _ in $(seq 100); do
+	[ "$(stat -L -c %i /proc/$HOLDER/ns/net)" = "$(stat -L -c %i /run/netns/pod4)" ] && break
+	sleep 0.1
+done
+PNS=/proc/$HOLDER/ns/net
+check "process $HOLDER holds pod4's netns" [ "$(stat -L -c %i "$PNS")" = "$(stat -L -c %i /run/netns/pod4)" ]
+ARGS4="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p4;K8S_POD_UID=pod-tos4"
+prev=$(conf "{\"type\":\"host-device\",\"device\":\"$VF\"}" | run $HD ADD c4 "$PNS" net1 "$ARGS4")
+check "host-device moved $VF into it as net1" ip netns exec pod4 ip link show net1 > /dev/null
+rdma dev set $DEV netns pod4
+out=$(conf "$RQCONF" "$prev" | run "$RQ" ADD c4 "$PNS" net1 "$ARGS4" 2> /tmp/tos-c4.log)
+rc=$?
+[ $rc -eq 0 ] || { echo "ADD said: $out"; cat /tmp/tos-c4.log; }
+check "ADD with CNI_NETNS $PNS (device in the pod) succeeds" [ $rc -eq 0 ]
+check "... the record has the netns's identity (netnsIno $(stat -L -c %i "$PNS"))" \
+	[ "$(rec '.netnsIno' c4)" = "$(stat -L -c %i "$PNS")" ]
+tc4() { ip netns exec pod4 cat /sys/class/infiniband/$DEV/tc/1/traffic_class; }
+check "... MOFED's knob in the pod reads 'Global tclass=106'" [ "$(tc4)" = "Global tclass=106" ]
+[ "$(tc4)" = "Global tclass=106" ] || { echo "tc4: $(tc4 2>&1)"; ip netns exec pod4 ip -br link; ip netns exec pod4 rdma dev; cat /tmp/tos-c4.log; }
+ip netns exec pod4 sh -c "echo 64 > /sys/class/infiniband/$DEV/tc/1/traffic_class" # another writer
+mkdir -p /tmp/hostproc && mount --bind /proc /tmp/hostproc
+WROTE="ibsim: $DEV tc/1/traffic_class = 106, written from netns $(stat -L -c %i "$PNS")\$"
+N0=$(dmesg | grep -c "$WROTE")
+unshare --pid --fork --mount-proc "$RQ" agent --once --host-proc /tmp/hostproc \
+	--metrics-file /tmp/tos-agent.prom 2> /tmp/tos-agent.log
+rc=$?
+[ $rc -eq 0 ] || cat /tmp/tos-agent.log
+check "agent --once in its own PID namespace with --host-proc: exit 0 (in profile)" [ $rc -eq 0 ]
+check "... MOFED's knob repaired in the pod's sysfs: 'Global tclass=106'" [ "$(tc4)" = "Global tclass=106" ]
+check "... written by the agent from the pod's netns (ibsim's log: $N0 such writes before, one more now)" \
+	[ "$(dmesg | grep -c "$WROTE")" = $((N0 + 1)) ]
+check "... the log says it repaired it (was 64)" grep -q "repaired traffic_class (mofed): was 64, now 106" /tmp/tos-agent.log
+L4="namespace=\"ai\",pod=\"p4\",vf=\"$VFPCI\""
+check "... rdma_qos_vf_in_pod 1 (no false 'left its pod')" \
+	[ "$(awk -v k="rdma_qos_vf_in_pod{$L4}" '$1 == k { print $2 }' /tmp/tos-agent.prom)" = 1 ]
+check "... no traffic-class drift" [ "$(grep -c '^rdma_qos_drift{.*item="traffic_class"} 1' /tmp/tos-agent.prom)" = 0 ]
+check "... its hw_counters, read in the pod's sysfs, labelled p4" \
+	[ "$(grep -c '^rdma_qos_vf_cnp_sent_total{namespace="ai",pod="p4",.*rdma_dev="ibsim0"' /tmp/tos-agent.prom)" = 1 ]
+conf "$RQCONF" | run "$RQ" DEL c4 "$PNS" net1 "$ARGS4" 2> /dev/null
+check "DEL succeeds" [ $? -eq 0 ]
+ip netns exec pod4 rdma dev set $DEV netns host
+conf "{\"type\":\"host-device\",\"device\":\"$VF\"}" | run $HD DEL c4 "$PNS" net1 "$ARGS4" > /dev/null
+kill $HOLDER; wait $HOLDER 2> /dev/null
+umount /tmp/hostproc; ip netns del pod4
+
 echo "== harness"
 check "ibsim unloads" rmmod ibsim
 check "no kernel warning during the run" [ -z "$(dmesg | grep -E 'WARNING:|BUG:|Oops|refcount_t')" ]

@@ -47,6 +47,11 @@
  * netdev registered anew starts at 0 too), "<pci> off" hides them again (a
  * driver without them). The netdev keeps the hooks when it moves into a pod's
  * netns (its ethtool ops go with it).
+ *
+ * `echo 1 > /sys/kernel/debug/dcbsim/reset` puts the port back to the driver's
+ * defaults as any mlx5e (re)initialisation does (devlink reload, firmware
+ * reset, health recovery: mlx5e_dcbnl_initialize), and counts it in
+ * /sys/module/dcbsim/parameters/resets: see port_reset.
  */
 #include <linux/debugfs.h>
 #include <linux/ethtool.h>
@@ -85,6 +90,10 @@ MODULE_PARM_DESC(fw_dcbx, "DCBX managed by firmware: getdcbx without DCB_CAP_DCB
 static int flaps;
 module_param(flaps, int, 0444);
 MODULE_PARM_DESC(flaps, "mlx5: link toggles so far");
+
+static int resets;
+module_param(resets, int, 0444);
+MODULE_PARM_DESC(resets, "resets to the driver's defaults so far (debugfs dcbsim/reset)");
 
 static bool stats;
 module_param(stats, bool, 0444);
@@ -1026,6 +1035,62 @@ static void port_init_state(void)
 		port.dscp2prio[i] = i >> 3;
 }
 
+/*
+ * The port as mlx5e_dcbnl_initialize leaves it after any (re)initialisation:
+ * trust is the firmware's again (mlx5e_trust_initialize), PCP after a reset,
+ * with its default DSCP table and so no DSCP APP entry (the driver makes them
+ * only while trusting DSCP); PFC off, the firmware's default; ETS as
+ * mlx5e_ets_init sets it with mlx5=1 (every TC vendor at 100%, priority 0 on
+ * TC 1 and 1 on TC 0), else as this module starts. DCBX mode stays (the
+ * driver queries the firmware's). mlx5e_dcbnl_initialize sends no DCB
+ * notification, so neither does this; with mlx5=1 the carrier goes down and up
+ * as the netdev's detach and attach take it. Called under rtnl.
+ */
+static void port_reset(void)
+{
+	struct net_device *dev = port.dev;
+	u8 dcbx = port.dcbx;
+	int i;
+
+	port_flush_dscp(dev);
+	memset(&port.ets, 0, sizeof(port.ets));
+	memset(&port.pfc, 0, sizeof(port.pfc));
+	port_init_state();
+	port.dcbx = dcbx;
+	port.dscp_app_cnt = 0;
+	if (mlx5) {
+		for (i = 0; i < IEEE_8021QAZ_MAX_TCS; i++) {
+			port.ets.tc_tx_bw[i] = 100;
+			port.ets.tc_tsa[i] = IEEE_8021QAZ_TSA_VENDOR;
+			port.ets.prio_tc[i] = i;
+		}
+		port.ets.prio_tc[0] = 1;
+		port.ets.prio_tc[1] = 0;
+		port_toggle_link(dev);
+	}
+	resets++;
+}
+
+static ssize_t reset_write(struct file *f, const char __user *ubuf, size_t len, loff_t *pos)
+{
+	rtnl_lock();
+	if (!port.dev) {
+		rtnl_unlock();
+		return -ENODEV;
+	}
+	port_reset();
+	rtnl_unlock();
+	pr_info("dcbsim: %s reset to the driver's defaults (#%d)\n", ifname, resets);
+	return len;
+}
+
+static const struct file_operations reset_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = reset_write,
+	.llseek = noop_llseek,
+};
+
 static int __init dcbsim_init(void)
 {
 	struct net_device *dev;
@@ -1071,8 +1136,9 @@ static int __init dcbsim_init(void)
 		dev->ethtool_ops = &st.ops;
 	}
 	rtnl_unlock();
-	if (stats || vf_stats)
-		st.dir = debugfs_create_dir("dcbsim", NULL);
+	st.dir = debugfs_create_dir("dcbsim", NULL);
+	if (!IS_ERR_OR_NULL(st.dir))
+		debugfs_create_file("reset", 0200, st.dir, NULL, &reset_fops);
 	if (stats && !IS_ERR_OR_NULL(st.dir))
 		debugfs_create_file("stats", 0600, st.dir, NULL, &st_fops);
 	if (vf_stats && !IS_ERR_OR_NULL(st.dir))

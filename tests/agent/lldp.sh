@@ -1,0 +1,365 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# The link partner (DESIGN.md "The link partner"; issue 33): the agent listens
+# for LLDP on every PF it watches. Each sim PF here is also a real veth of the
+# same name in the host netns; its peer end sits in a netns of its own where
+# Debian's lldpd plays the switch port, advertising 802.1Qaz PFC (custom TLV
+# 00-80-C2/11), Application Priority (00-80-C2/12) and the 802.3 maximum frame
+# size (00-12-0F/4). Cases: a partner that agrees; PFC on 4 instead of 3;
+# DSCP 26 mapped to 0; max frame 1522 under a 9000 MTU; a partner that says
+# nothing but chassis and port; the partner leaving (TTL 0 at lldpd's
+# shutdown, and TTL expiry after a kill -9); two PFs with two partners;
+# crafted malformed frames (a raw socket) that must change nothing. Asserted
+# on the metrics, `show`, `show --json` and the NFD label; CHECK passes while
+# the partner disagrees.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+lldp_can_run() {
+	agent_can_run || return 1
+	command -v lldpd > /dev/null && command -v lldpcli > /dev/null ||
+		{ echo "no lldpd (apt-get install lldpd)"; return 1; }
+	command -v python3 > /dev/null || { echo "no python3"; return 1; }
+}
+sim_suite_start "agent link partner (LLDP)" rqll lldp_can_run
+BG=""
+SW=()
+suite_teardown() {
+	local s
+	[ -n "$BG" ] && kill "$BG" 2> /dev/null && wait "$BG" 2> /dev/null
+	for s in "${SW[@]}"; do sw_stop "$s" KILL; done
+	for s in "${PFS[@]:-}"; do [ -n "$s" ] && ip link del "$s" 2> /dev/null; done
+}
+
+"$MKNODE" --root "$ROOT" --pfs 2 --vfs 2 --numa-nodes 1 --cpus-per-node 4 --rdma configfs \
+	--ecn yes --dcb yes --pf-prefix "ll$$" > /dev/null || { echo "FAIL: mknode"; exit 1; }
+"$MKNODE" --root "$ROOT" pod --uid pod-a --cpus 0-1 > /dev/null
+sim_make_vfs "$ROOT"
+mapfile -t VFS < <(sim_vfs "$ROOT")
+read -r PF0 VF0PCI VF0 <<< "${VFS[0]}"
+PF1=$(sim_vfs "$ROOT" | awk -v p="$PF0" '$1 != p { print $1; exit }')
+PFS=("$PF0" "$PF1")
+echo 9000 > "$ROOT/sys/class/net/$PF0/mtu"
+echo 9000 > "$ROOT/sys/class/net/$PF1/mtu"
+
+# the switch side of PF $1: a netns $NS_PREFIX-sw$2 holding the veth peer "swp"
+sw_ns() { echo "${NS_PREFIX}sw$1"; }
+sw_make() {
+	local ns
+	ns=$(sw_ns "$2")
+	ip netns add "$ns" && ip link add "$1" mtu 9500 type veth peer name swp mtu 9500 netns "$ns" &&
+		sysctl -qw "net.ipv6.conf.$1.disable_ipv6=1" && ip link set "$1" up && ip -n "$ns" link set swp up && ip -n "$ns" link set lo up
+}
+sw_make "$PF0" 0 && sw_make "$PF1" 1
+check "two PFs are real veths in the host netns, each wired to a switch netns" [ $? -eq 0 ]
+
+# lldpcli is setuid _lldpd: the control sockets' directory must let it through
+chmod 711 "$T"
+# like STRING GLOB
+like() { [[ $1 == $2 ]]; }
+# lldpd as switch $1: system name $2, port $3, TTL $4 s (tx-interval 1, tx-hold $4), and
+# TLVs ($5 $6 $7 as sw_tlvs takes them), all from its configuration file: lldpd waits for
+# it before its first frame, so the partner appears once, as configured
+lldpc() { ip netns exec "$(sw_ns "$1")" lldpcli -u "$T/lldpd$1.sock" "${@:2}" > /dev/null; }
+sw_start() {
+	local s=$1 c="$T/lldpd$1.conf"
+	{
+		echo "configure system hostname $2"
+		echo "configure ports swp lldp portidsubtype local $3 description \"Ethernet to $PF0\""
+		echo "configure lldp tx-hold $4"
+		echo "configure lldp tx-interval 1"
+		[ -n "${5:-}" ] && echo "configure lldp custom-tlv add oui 00,80,c2 subtype 11 oui-info $5"
+		[ -n "${6:-}" ] && echo "configure lldp custom-tlv add oui 00,80,c2 subtype 12 oui-info $6"
+		[ -n "${7:-}" ] && echo "configure lldp custom-tlv add oui 00,12,0f subtype 4 oui-info $7"
+	} > "$c"
+	chmod 644 "$c"
+	ip netns exec "$(sw_ns "$s")" lldpd -d -u "$T/lldpd$s.sock" -I swp -O "$c" \
+		> "$T/lldpd$s.log" 2>&1 &
+	echo $! > "$T/lldpd$s.pid"
+	SW+=("$s")
+}
+# stop it (SIGTERM: lldpd sends its shutdown LLDPDU, TTL 0) and wait until it is gone
+sw_stop() {
+	local p
+	[ -s "$T/lldpd$1.pid" ] || return 0
+	p=$(cat "$T/lldpd$1.pid")
+	rm -f "$T/lldpd$1.pid"
+	if [ "${2:-TERM}" = KILL ]; then
+		# lldpd's worker outlives its monitor long enough to say goodbye (TTL 0): stop
+		# every process of the switch netns first, so that none runs again, then kill
+		# them: nothing is sent, as from a switch that died
+		ip netns pids "$(sw_ns "$1")" > "$T/sw.pids"
+		xargs -r kill -STOP < "$T/sw.pids" 2> /dev/null
+		xargs -r kill -KILL < "$T/sw.pids" 2> /dev/null
+	else
+		kill -TERM "$p" 2> /dev/null
+	fi
+	for _ in $(seq 50); do kill -0 "$p" 2> /dev/null || break; sleep 0.1; done
+	wait "$p" 2> /dev/null
+	return 0
+}
+# sw_tlvs SWITCH PFC-INFO APP-INFO MFS-INFO: what the switch advertises now ("" = not that
+# TLV; all three "": none). Each TLV is replaced in place, one frame per real change, as a
+# switch's own reconfiguration would.
+sw_tlvs() {
+	[ -z "$2$3$4" ] && { lldpc "$1" unconfigure lldp custom-tlv; return 0; }
+	[ -n "$2" ] && lldpc "$1" configure lldp custom-tlv replace oui 00,80,c2 subtype 11 oui-info "$2"
+	[ -n "$3" ] && lldpc "$1" configure lldp custom-tlv replace oui 00,80,c2 subtype 12 oui-info "$3"
+	[ -n "$4" ] && lldpc "$1" configure lldp custom-tlv replace oui 00,12,0f subtype 4 oui-info "$4"
+	return 0
+}
+PFC3=08,08 PFC4=08,10
+APP_OK=00,65,00,1a,c5,00,30  # DSCP 26 -> 3, 48 -> 6
+APP_26_0=00,05,00,1a,c5,00,30 # DSCP 26 -> 0
+MFS9216=24,00 MFS1522=05,f2
+
+M=$T/m.prom
+F=$T/features
+PORT=$((20000 + ($$ + 13) % 20000))
+# wait_metric 'series' VALUE [SECONDS]: until the agent's metrics file says so
+wait_metric() {
+	local i
+	for ((i = 0; i < ${3:-10} * 10; i++)); do
+		[ -s "$M" ] && [ "$(metric_lit "$M" "$1")" = "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "  $1 = '$(metric_lit "$M" "$1")' (wanted '$2')"
+	return 1
+}
+agr() { metric_lit "$M" "rdma_qos_peer_agreement{pf=\"$1\",item=\"$2\"}"; }
+# peer_label WORD: 1 once the NFD file says rdma-qos.peer=WORD (written just after the metrics)
+peer_label() {
+	for _ in $(seq 20); do grep -q "^rdma-qos.peer=$1$" "$F" 2> /dev/null && break; sleep 0.1; done
+	grep -c "^rdma-qos.peer=$1$" "$F"
+}
+show_json() { RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --json > "$T/show.json" 2> /dev/null; }
+show_verdict() { jq -r --arg pf "$1" --arg it "$2" '.pfs[] | select(.name == $pf) | .peer.items[$it].verdict' "$T/show.json"; }
+show_line() { RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show 2> /dev/null | awk -v pf="PF $1 " 'index($0, pf) == 1 { on = 1; next } /^PF / { on = 0 } on && /^  partner/'; }
+
+echo "== a lossless attachment on $PF0; the agent runs"
+ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p1;K8S_POD_UID=pod-a"
+RQ="{\"type\":\"rdma-qos\",\"deviceID\":\"$VF0PCI\"}"
+NSA=$(newns a)
+PREV=$(chain_add "$ROOT" roce c1 "$NSA" net1 "$VF0" "$RQ" "$ARGS")
+check "ADD (roce-lossless: PFC 3, DSCP 26->3 and 48->6)" [ $? -eq 0 ]
+sw_start 0 leaf-01 swp3 3 "$PFC3" "$APP_OK" "$MFS9216"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 60 --metrics-file "$M" --listen "127.0.0.1:$PORT" \
+	--nfd-features-file "$F" --log-level debug 2> "$T/agent.log" &
+BG=$!
+
+echo "== a partner that agrees"
+wait_metric "rdma_qos_peer_seen{pf=\"$PF0\"}" 1
+check "rdma_qos_peer_seen{$PF0} 1 (heard within a pass's coalescing, no polling)" [ $? -eq 0 ]
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"mtu\"}" 1 > /dev/null
+check "peer_info names the switch: system leaf-01, port swp3, its description" \
+	[ "$(grep -c "^rdma_qos_peer_info{pf=\"$PF0\",chassis_id=\"[^\"]*\",port_id=\"swp3\",system_name=\"leaf-01\",port_description=\"Ethernet to $PF0\"} 1$" "$M")" = 1 ]
+check "peer_pfc_enabled: 3 on, 4 off; willing 0" [ "$(metric_lit "$M" "rdma_qos_peer_pfc_enabled{pf=\"$PF0\",prio=\"3\"}")$(metric_lit "$M" "rdma_qos_peer_pfc_enabled{pf=\"$PF0\",prio=\"4\"}")$(metric_lit "$M" "rdma_qos_peer_pfc_willing{pf=\"$PF0\"}")" = 100 ]
+check "peer_dscp_priority: 26 -> 3, 48 -> 6, no other DSCP" \
+	[ "$(grep -c "^rdma_qos_peer_dscp_priority{pf=\"$PF0\"" "$M"):$(metric_lit "$M" "rdma_qos_peer_dscp_priority{pf=\"$PF0\",dscp=\"26\"}"):$(metric_lit "$M" "rdma_qos_peer_dscp_priority{pf=\"$PF0\",dscp=\"48\"}")" = 2:3:6 ]
+check "peer_max_frame_bytes 9216" [ "$(metric_lit "$M" "rdma_qos_peer_max_frame_bytes{pf=\"$PF0\"}")" = 9216 ]
+check "agreement pfc, dscp2prio, mtu all 1; no ets series (the target has no ETS)" \
+	[ "$(agr "$PF0" pfc)$(agr "$PF0" dscp2prio)$(agr "$PF0" mtu):$(agr "$PF0" ets)" = 111: ]
+check "$PF1 has no attachment and no baseline: not watched, no series" \
+	[ "$(grep -c "pf=\"$PF1\"" "$M")" = 0 ]
+check "the metrics file passes promtool" promcheck "$M"
+curl -sf "http://127.0.0.1:$PORT/metrics" > "$T/http.prom"
+check "/metrics serves the same agreement" [ "$(metric_lit "$T/http.prom" "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}")" = 1 ]
+show_json
+check "show --json: heard, pfc/dscp2prio/mtu agree, no ets item" \
+	[ "$(jq -r --arg pf "$PF0" '.pfs[] | select(.name == $pf) | [.peer.state, .peer.partner.systemName, .peer.partner.portId, (.peer.items | to_entries | map("\(.key)=\(.value.verdict)") | join(","))] | join(" ")' "$T/show.json")" = \
+		"heard leaf-01 swp3 pfc=agrees,dscp2prio=agrees,mtu=agrees" ]
+check "show --json: the partner's TLVs as heard" \
+	[ "$(jq -c --arg pf "$PF0" '.pfs[] | select(.name == $pf) | .peer.partner | [.pfc.enabled, .dscp2prio["26"], .maxFrameBytes]' "$T/show.json")" = '[[3],[3],9216]' ]
+l=$(show_line "$PF0")
+check "show: 'partner leaf-01 port swp3 (...): pfc agrees, dscp2prio agrees, mtu agrees'" \
+	like "$l" "  partner leaf-01 port swp3 (Ethernet to $PF0, chassis *): pfc agrees, dscp2prio agrees, mtu agrees" || echo "  $l"
+check "NFD label rdma-qos.peer=agrees" [ "$(peer_label agrees)" = 1 ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --json --interval 0.2 > "$T/c.json" 2> /dev/null
+check "show --counters --json: partner agrees for $PF0 (top's PF header)" \
+	[ "$(jq -r --arg pf "$PF0" '.pfs[] | select(.pf == $pf) | .partner' "$T/c.json")" = agrees ]
+
+echo "== PFC on 4 instead of 3"
+sw_tlvs 0 "$PFC4" "$APP_OK" "$MFS9216"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 0
+check "agreement pfc 0" [ $? -eq 0 ]
+check "... dscp2prio and mtu still 1" [ "$(agr "$PF0" dscp2prio)$(agr "$PF0" mtu)" = 11 ]
+check "... peer_pfc_enabled prio 4 = 1, prio 3 = 0" [ "$(metric_lit "$M" "rdma_qos_peer_pfc_enabled{pf=\"$PF0\",prio=\"4\"}")$(metric_lit "$M" "rdma_qos_peer_pfc_enabled{pf=\"$PF0\",prio=\"3\"}")" = 10 ]
+show_json
+check "show --json: pfc disagrees" [ "$(show_verdict "$PF0" pfc)" = disagrees ]
+l=$(show_line "$PF0")
+check "show: 'pfc DISAGREES (partner PFC on 4, required 3)'" like "$l" "*pfc DISAGREES (partner PFC on 4, required 3), dscp2prio agrees, mtu agrees" || echo "  $l"
+check "NFD label rdma-qos.peer=disagrees" [ "$(peer_label disagrees)" = 1 ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --interval 0.2 > "$T/c.txt" 2> /dev/null
+check "show --counters / top: the PF header says 'partner DISAGREES'" grep -q "^PF $PF0 .* partner DISAGREES" "$T/c.txt"
+out=$(chain_check "$ROOT" roce c1 "$NSA" net1 "$VF0" "$RQ" "$ARGS" "$PREV" 2>&1)
+check "CHECK passes while the switch disagrees (the partner is the fabric team's)" [ $? -eq 0 ] || echo "  $out"
+check "... and the agent wrote nothing to the port (pfc still [3])" [ "$(pfc_of "$ROOT" "$PF0")" = "[3]" ]
+
+echo "== DSCP 26 mapped to 0"
+sw_tlvs 0 "$PFC3" "$APP_26_0" "$MFS9216"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"dscp2prio\"}" 0
+check "agreement dscp2prio 0" [ $? -eq 0 ]
+check "... peer_dscp_priority{dscp=26} 0; pfc 1 again" [ "$(metric_lit "$M" "rdma_qos_peer_dscp_priority{pf=\"$PF0\",dscp=\"26\"}"):$(agr "$PF0" pfc)" = 0:1 ]
+show_json
+l=$(show_line "$PF0")
+check "show: 'dscp2prio DISAGREES (partner maps DSCP 26 to priority 0, required 3)'" \
+	like "$l" "*dscp2prio DISAGREES (partner maps DSCP 26 to priority 0, required 3)*" || echo "  $l"
+check "show --json: dscp2prio disagrees" [ "$(show_verdict "$PF0" dscp2prio)" = disagrees ]
+
+echo "== max frame 1522 under a 9000 MTU"
+sw_tlvs 0 "$PFC3" "$APP_OK" "$MFS1522"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"mtu\"}" 0
+check "agreement mtu 0" [ $? -eq 0 ]
+check "... peer_max_frame_bytes 1522; dscp2prio 1 again" [ "$(metric_lit "$M" "rdma_qos_peer_max_frame_bytes{pf=\"$PF0\"}"):$(agr "$PF0" dscp2prio)" = 1522:1 ]
+show_json
+check "show --json: mtu disagrees, why: 'partner max frame 1522 bytes, MTU 9000 needs 9022'" \
+	[ "$(jq -r --arg pf "$PF0" '.pfs[] | select(.name == $pf) | "\(.peer.items.mtu.verdict): \(.peer.items.mtu.why)"' "$T/show.json")" = \
+		"disagrees: partner max frame 1522 bytes, MTU 9000 needs 9022" ]
+echo 1500 > "$ROOT/sys/class/net/$PF0/mtu"
+show_json
+check "show judges against the MTU of now: 1522 carries a 1500 MTU (agrees)" [ "$(show_verdict "$PF0" mtu)" = agrees ]
+echo 9000 > "$ROOT/sys/class/net/$PF0/mtu"
+
+echo "== a partner that says nothing but who it is"
+sw_tlvs 0 "" "" ""
+wait_metric "rdma_qos_peer_pfc_willing{pf=\"$PF0\"}" "" > /dev/null
+sleep 0.5
+check "seen 1, no TLV series, no agreement series (unknown, never a mismatch)" \
+	[ "$(metric_lit "$M" "rdma_qos_peer_seen{pf=\"$PF0\"}"):$(grep -c "^rdma_qos_peer_\(agreement\|pfc_enabled\|dscp_priority\|max_frame_bytes\){pf=\"$PF0\"" "$M")" = 1:0 ]
+show_json
+check "show --json: heard, every item unknown" \
+	[ "$(jq -r --arg pf "$PF0" '.pfs[] | select(.name == $pf) | [.peer.state, (.peer.items[] | .verdict)] | unique | join(",")' "$T/show.json")" = "heard,unknown" ]
+check "NFD label rdma-qos.peer=unknown" [ "$(peer_label unknown)" = 1 ]
+
+echo "== the partner leaves: TTL 0 at lldpd's shutdown"
+sw_stop 0
+sw_start 0 leaf-01 swp3 30 "$PFC3" "$APP_OK" "$MFS9216"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 1 > /dev/null
+check "lldpd back with a 30 s TTL: seen 1, agrees" [ "$(metric_lit "$M" "rdma_qos_peer_seen{pf=\"$PF0\"}")" = 1 ]
+t0=$(date +%s%N)
+sw_stop 0
+wait_metric "rdma_qos_peer_seen{pf=\"$PF0\"}" 0 5
+check "SIGTERM: lldpd's shutdown LLDPDU (TTL 0) forgets the partner at once" [ $? -eq 0 ]
+check "... within 3 s of 30 ($((($(date +%s%N) - t0) / 1000000)) ms), the log says it is leaving" \
+	[ $((($(date +%s%N) - t0) / 1000000000)) -lt 3 ] && grep -q "$PF0: link partner .* is leaving (TTL 0)" "$T/agent.log"
+check "... no info or agreement series left for it" [ "$(grep -c "^rdma_qos_peer_\(info\|agreement\){pf=\"$PF0\"" "$M")" = 0 ]
+show_json
+check "show --json: state silent" [ "$(jq -r --arg pf "$PF0" '.pfs[] | select(.name == $pf) | .peer.state' "$T/show.json")" = silent ]
+check "show: 'partner silent: pfc unknown, dscp2prio unknown, mtu unknown'" \
+	[ "$(show_line "$PF0")" = "  partner silent: pfc unknown, dscp2prio unknown, mtu unknown" ]
+
+echo "== the partner goes quiet: TTL expiry"
+sw_start 0 leaf-01 swp3 3 "$PFC3" "$APP_OK" "$MFS9216"
+wait_metric "rdma_qos_peer_seen{pf=\"$PF0\"}" 1
+check "lldpd back with a 3 s TTL" [ $? -eq 0 ]
+sw_stop 0 KILL # no shutdown frame
+t0=$(date +%s%N)
+sleep 1.5
+check "kill -9: 1.5 s later the partner is still current (its TTL is 3 s)" [ "$(metric_lit "$M" "rdma_qos_peer_seen{pf=\"$PF0\"}")" = 1 ]
+wait_metric "rdma_qos_peer_seen{pf=\"$PF0\"}" 0 6
+check "... forgotten once the TTL ran out ($((($(date +%s%N) - t0) / 1000000)) ms), with no frame to wake it" [ $? -eq 0 ]
+check "... the log says it went silent past its TTL" grep -q "$PF0: link partner .* silent past its TTL: forgotten" "$T/agent.log"
+
+echo "== the port's DCBX mode (dcbnl getdcbx), and what show says of a silent partner under firmware LLDP"
+dcb_edit "$ROOT" "$PF0" '.dcbx = 9' # HOST | VER_IEEE: mlx5 in host mode
+wait_metric "rdma_qos_port_dcbx_mode{pf=\"$PF0\",mode=\"ieee\"}" 1
+check "rdma_qos_port_dcbx_mode: host 1, ieee 1, lld_managed 0, cee 0" \
+	[ "$(for m in host ieee lld_managed cee; do metric_lit "$M" "rdma_qos_port_dcbx_mode{pf=\"$PF0\",mode=\"$m\"}"; done | tr -d '\n')" = 1100 ]
+dcb_edit "$ROOT" "$PF0" '.dcbx = 10' # LLD_MANAGED | VER_IEEE: the NIC firmware's LLDP agent
+wait_metric "rdma_qos_port_dcbx_mode{pf=\"$PF0\",mode=\"lld_managed\"}" 1
+check "firmware-managed DCBX: lld_managed 1, host 0" [ "$(metric_lit "$M" "rdma_qos_port_dcbx_mode{pf=\"$PF0\",mode=\"host\"}")" = 0 ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show 2> /dev/null > "$T/show.txt"
+check "show: the silent partner comes with the firmware-LLDP hint" \
+	grep -q "DCBX is lld_managed: the NIC firmware's own LLDP agent may take the partner's LLDP" "$T/show.txt"
+show_json
+check "show --json: dcbx [lld_managed, ieee]" [ "$(jq -c --arg pf "$PF0" '.pfs[] | select(.name == $pf) | .dcbx' "$T/show.json")" = '["lld_managed","ieee"]' ]
+dcb_edit "$ROOT" "$PF0" '.dcbx = 9'
+
+echo "== two PFs, two partners (the node baseline covers $PF1 too)"
+CAT=$ROOT/etc/cni/rdma-qos/profiles.json
+mkdir -p "${CAT%/*}"
+echo '{"profiles":{},"node":{"pf":"ensure","baseline":"roce-lossless"}}' > "$CAT"
+# leaf-01 coming back raises a pass, which reads the catalog and starts listening on $PF1
+sw_start 0 leaf-01 swp3 3 "$PFC3" "$APP_OK" "$MFS9216"
+sw_start 1 leaf-02 swp9 3 "$PFC4" "$APP_OK" "$MFS9216"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF1\",item=\"pfc\"}" 0 15
+check "$PF1 (baseline only) is watched: its partner leaf-02 disagrees on pfc" [ $? -eq 0 ]
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 1 > /dev/null
+check "... while $PF0's leaf-01 agrees" [ "$(agr "$PF0" pfc)" = 1 ]
+check "each PF names its own partner" \
+	[ "$(grep -o "^rdma_qos_peer_info{pf=\"[^\"]*\",chassis_id=\"[^\"]*\",port_id=\"[^\"]*\",system_name=\"[^\"]*\"" "$M" | sed 's/chassis_id="[^"]*",//' | sort | tr '\n' ' ')" = \
+		"rdma_qos_peer_info{pf=\"$PF0\",port_id=\"swp3\",system_name=\"leaf-01\" rdma_qos_peer_info{pf=\"$PF1\",port_id=\"swp9\",system_name=\"leaf-02\" " ]
+check "NFD label: one PF disagrees, so the node disagrees" [ "$(peer_label disagrees)" = 1 ]
+
+echo "== ETS, judged only where the target has ETS"
+# the baseline now has ETS; leaf-01 advertises an ETS Configuration TLV (00-80-C2/9): not
+# willing, TC of each priority (two a byte), bandwidths, TSA (2 ets, 0 strict)
+ETS_OK=00,00,03,40,60,14,00,00,32,1e,00,00,00,02,00,00,02,02,00,00,00
+ETS_BW=00,00,03,40,60,14,00,00,1e,32,00,00,00,02,00,00,02,02,00,00,00
+echo '{"profiles":{"gold":{"trust":"dscp","dscp2prio":{"26":3,"48":6},"pfc":[3],"ets":{"tcBw":[20,0,0,50,30,0,0,0],"tsa":["ets","strict","strict","ets","ets","strict","strict","strict"],"prioTc":[0,0,0,3,4,0,6,0]}}},"node":{"pf":"ensure","baseline":"gold"}}' > "$CAT"
+lldpc 0 configure lldp custom-tlv replace oui 00,80,c2 subtype 9 oui-info "$ETS_OK"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"ets\"}" 1
+check "agreement ets 1: the partner's ETS is the target's" [ $? -eq 0 ]
+check "... $PF1's partner advertises no ETS: no ets series for it (unknown)" [ "$(agr "$PF1" ets)" = "" ]
+lldpc 0 configure lldp custom-tlv replace oui 00,80,c2 subtype 9 oui-info "$ETS_BW"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"ets\"}" 0
+check "bandwidths 30/50 instead of 50/30: agreement ets 0" [ $? -eq 0 ]
+show_json
+check "show --json: ets disagrees, in its bandwidth at TC 3" \
+	[ "$(jq -r --arg pf "$PF0" '.pfs[] | select(.name == $pf) | "\(.peer.items.ets.verdict): \(.peer.items.ets.why)"' "$T/show.json")" = \
+		"disagrees: partner ETS differs in its bandwidth at TC 3" ]
+lldpc 0 configure lldp custom-tlv replace oui 00,80,c2 subtype 9 oui-info "$ETS_OK"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"ets\"}" 1 > /dev/null
+
+echo "== crafted frames: malformed, oversized, junk with the LLDP Ethertype"
+cp "$M" "$T/before.prom"
+n0=$(grep -c "dropped an LLDP frame" "$T/agent.log")
+# craft.py KIND: frames sent from the switch side of PF1 (AF_PACKET, as a switch would)
+cat > "$T/craft.py" << 'EOF'
+import socket, struct, sys
+def tlv(t, v): return struct.pack("!H", t << 9 | len(v)) + v
+def org(oui, sub, v): return tlv(127, oui + bytes([sub]) + v)
+CH, PT, TTL = tlv(1, b"\x07evil"), tlv(2, b"\x07swp66"), tlv(3, b"\x00\x78")
+PFC0 = org(b"\x00\x80\xc2", 11, b"\x00\x00")
+def eth(pdu, et=b"\x88\xcc"): return b"\x01\x80\xc2\x00\x00\x0e\x02\x00\x00\x00\x00\x66" + et + pdu
+bad = [
+    eth(CH + PT),                                    # no TTL
+    eth(TTL + CH + PT),                              # out of order
+    eth(CH + PT + TTL + b"\x08\xff" + b"x" * 10),    # port description past the frame
+    eth(CH + PT + TTL + CH + PFC0),                  # a second chassis ID
+    eth(CH[:3]),                                     # truncated in the first TLV
+    eth(b"\xde\xad\xbe\xef" * 200),                  # junk with the LLDP Ethertype
+    eth(CH + PT + TTL + PFC0 + b"\x00" * 9300),      # longer than any LLDPDU (9216)
+    eth(b""),
+]
+good_minimal = eth(CH + PT + TTL + tlv(0, b""))      # chassis, port, TTL 120: nothing else
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("swp", 0))
+frames = bad * 50 if sys.argv[1] == "bad" else [good_minimal]
+for f in frames:
+    s.send(f)
+print(len(frames))
+EOF
+sent=$(ip netns exec "$(sw_ns 1)" python3 "$T/craft.py" bad)
+sleep 1.5
+n1=$(grep -c "dropped an LLDP frame" "$T/agent.log")
+check "$sent hostile frames sent to $PF1; the agent read and dropped them (log: $((n1 - n0)) lines at debug)" \
+	[ "$sent" = 400 ] && [ $((n1 - n0)) -ge 1 ]
+check "the agent is alive and answers /metrics" curl -sf -o /dev/null "http://127.0.0.1:$PORT/metrics"
+check "$PF1's partner is still leaf-02 (a dropped frame changes nothing)" \
+	[ "$(grep -c "^rdma_qos_peer_info{pf=\"$PF1\",.*system_name=\"leaf-02\"" "$M")" = 1 ]
+check "$PF0's partner untouched by $PF1's frames" \
+	[ "$(grep "pf=\"$PF0\"" "$M" | grep ^rdma_qos_peer | sort)" = "$(grep "pf=\"$PF0\"" "$T/before.prom" | grep ^rdma_qos_peer | sort)" ]
+sw_stop 1 KILL
+ip netns exec "$(sw_ns 1)" python3 "$T/craft.py" minimal > /dev/null
+wait_metric "rdma_qos_peer_info{pf=\"$PF1\",chassis_id=\"evil\",port_id=\"swp66\",system_name=\"\",port_description=\"\"}" 1
+check "a crafted partner with chassis, port and TTL only is heard on $PF1 alone" [ $? -eq 0 ]
+check "... unknown on every item (no agreement series for $PF1)" [ "$(grep -c "^rdma_qos_peer_agreement{pf=\"$PF1\"" "$M")" = 0 ]
+check "... $PF0 still leaf-01, agreeing" [ "$(grep -c "^rdma_qos_peer_info{pf=\"$PF0\",.*system_name=\"leaf-01\"" "$M"):$(agr "$PF0" pfc)" = 1:1 ]
+check "nothing was ever sent on a PF (the agent only listens)" \
+	[ "$(ip -s -j link show "$PF0" | jq '.[0].stats64.tx.packets')" = 0 ]
+check "the metrics file passes promtool" promcheck "$M"
+check "no LLDP event was ever backed off as a flapping source (each change was judged)" \
+	[ "$(grep -c "LLDP events for .* keep coming" "$T/agent.log")" = 0 ]
+
+summary

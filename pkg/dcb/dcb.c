@@ -349,3 +349,13 @@ int dcb_apply(const struct dcb_ops *ops, void *ctx, const char *ifname,
 {
 	return dcb_apply_ex(ops, ctx, ifname, NULL, cur, plan, e);
 }
+
+int dcb_tc_of_prio(const struct dcb_port_state *st, int prio)
+{
+	if (prio < 0 || prio > 7)
+		return -EINVAL;
+	if (st && st->has_ets)
+		return st->prio_tc[prio] < 8 ? st->prio_tc[prio] : -EINVAL;
+	/* mlx5 keeps TC 0 the lowest: its fresh map swaps priorities 0 and 1 */
+	return prio == 0 ? 1 : prio == 1 ? 0 : prio;
+}

@@ -120,6 +120,15 @@ struct dcb_ops {
  *                                 is given, get reports dcbx = LLD_MANAGED |
  *                                 VER_IEEE (firmware-owned DCBX).
  */
+/*
+ * The traffic class that carries priority @prio (0..7) on the port: the
+ * IEEE_ETS prio_tc map the driver reports; a port that reports none has
+ * mlx5's default (en_dcbnl.c mlx5e_ets_init: priority 0 on TC 1, 1 on TC 0,
+ * the others on their own number). -EINVAL: @prio out of range or a map
+ * entry past TC 7.
+ */
+int dcb_tc_of_prio(const struct dcb_port_state *st, int prio);
+
 int dcb_nl_new(const struct dcb_ops **ret_ops, void **ret_ctx);
 int dcb_fake_new(const struct rq_root *root, const struct dcb_ops **ret_ops, void **ret_ctx);
 

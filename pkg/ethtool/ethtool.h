@@ -74,16 +74,30 @@ enum port_stat {
 	PS_PRIO_BYTES,	      /* {rx,tx}_prio%d_bytes */
 	PS_PRIO_PACKETS,      /* {rx,tx}_prio%d_packets */
 	PS_PRIO_DISCARDS,     /* rx_prio%d_discards */
-	PS_PRIO_BUF_DISCARDS, /* rx_prio%d_buf_discard, rx_prio%d_cong_discard (summed) */
-	PS_STORM_EVENTS,      /* tx_pause_storm_{warning,error}_events */
-	PS_PORT_DISCARDS,     /* rx_discards_phy */
+	/*
+	 * rx_prio%d_buf_discard, rx_prio%d_cong_discard: despite the name mlx5
+	 * reads them per traffic class of the host (PPCNT per-TC groups, pnat 2;
+	 * counters.rst), so the index is the TC, not the priority
+	 */
+	PS_TC_BUF_DISCARDS,
+	PS_TC_CONG_DISCARDS,
+	PS_STORM_EVENTS,  /* tx_pause_storm_{warning,error}_events */
+	PS_PORT_DISCARDS, /* rx_discards_phy */
+	/*
+	 * Link-level (global) pause, where the port runs it instead of PFC
+	 * (en_stats.c: "rx/tx_global_pause", "_pause_duration",
+	 * "rx_global_pause_transition", read from priority 0's counters); index 0
+	 */
+	PS_GPAUSE_FRAMES,
+	PS_GPAUSE_USEC,
+	PS_GPAUSE_TRANSITIONS,
 	PS_N
 };
 #define PS_PRIOS 8
 
 struct port_stat_id {
 	enum port_stat kind;
-	int prio; /* 0..7; 0 for the port-wide ones */
+	int prio; /* 0..7 (a TC for PS_TC_*); 0 for the port-wide ones */
 	int dir;
 };
 

@@ -22,8 +22,20 @@ static const struct {
     {"bytes", PS_PRIO_BYTES, false},
     {"packets", PS_PRIO_PACKETS, false},
     {"discards", PS_PRIO_DISCARDS, true},
-    {"buf_discard", PS_PRIO_BUF_DISCARDS, true},
-    {"cong_discard", PS_PRIO_BUF_DISCARDS, true},
+    {"buf_discard", PS_TC_BUF_DISCARDS, true},
+    {"cong_discard", PS_TC_CONG_DISCARDS, true},
+};
+
+static const struct {
+	const char *name;
+	enum port_stat kind;
+	int dir;
+} global_stats[] = {
+    {"rx_global_pause", PS_GPAUSE_FRAMES, 0},
+    {"tx_global_pause", PS_GPAUSE_FRAMES, 1},
+    {"rx_global_pause_duration", PS_GPAUSE_USEC, 0},
+    {"tx_global_pause_duration", PS_GPAUSE_USEC, 1},
+    {"rx_global_pause_transition", PS_GPAUSE_TRANSITIONS, 0},
 };
 
 int ethtool_port_classify(const char *name, struct port_stat_id *ret)
@@ -39,6 +51,11 @@ int ethtool_port_classify(const char *name, struct port_stat_id *ret)
 		*ret = (struct port_stat_id){PS_PORT_DISCARDS, 0, 0};
 		return 0;
 	}
+	for (size_t i = 0; i < sizeof(global_stats) / sizeof(global_stats[0]); i++)
+		if (!strcmp(name, global_stats[i].name)) {
+			*ret = (struct port_stat_id){global_stats[i].kind, 0, global_stats[i].dir};
+			return 0;
+		}
 	if (!strncmp(name, "rx_prio", 7))
 		dir = 0;
 	else if (!strncmp(name, "tx_prio", 7))
@@ -65,11 +82,7 @@ void ethtool_port_sample(const struct eth_stats *s, struct port_sample *ret)
 	for (size_t i = 0; s && i < s->n; i++) {
 		if (ethtool_port_classify(s->names[i], &id) < 0)
 			continue;
-		/* buf_discard + cong_discard: both are a priority's buffer dropping */
-		if (ret->has[id.kind][id.prio][id.dir])
-			ret->v[id.kind][id.prio][id.dir] += s->vals[i];
-		else
-			ret->v[id.kind][id.prio][id.dir] = s->vals[i];
+		ret->v[id.kind][id.prio][id.dir] = s->vals[i];
 		ret->has[id.kind][id.prio][id.dir] = true;
 	}
 }

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,19 +165,28 @@ static const struct {
     {"np_cnp_sent", RC_CNP_SENT, 1},
     {"rp_cnp_handled", RC_CNP_HANDLED, 0},
     {"np_ecn_marked_roce_packets", RC_ECN_MARKED, 0},
-    /* mlx5 Q-counters that count a retransmission or what causes one */
-    {"out_of_sequence", RC_RETRANS, 0},
+    /*
+     * mlx5 Q-counters of the requester: each one a retransmission (or what
+     * made the QP resend): a NAK for a sequence error, an ACK timeout, an
+     * implied NAK, adaptive retransmission (hw/mlx5/counters.c)
+     */
     {"packet_seq_err", RC_RETRANS, 0},
     {"local_ack_timeout_err", RC_RETRANS, 0},
+    {"implied_nak_seq_err", RC_RETRANS, 0},
     {"roce_adp_retrans", RC_RETRANS, 0},
     {"roce_adp_retrans_to", RC_RETRANS, 0},
-    {"roce_slow_restart", RC_RETRANS, 0},
-    {"implied_nak_seq_err", RC_RETRANS, 0},
-    /* rxe */
-    {"out_of_seq_request", RC_RETRANS, 0},
+    /* the responder's PSN gaps, per packet received after a loss */
+    {"out_of_sequence", RC_OUT_OF_SEQ, 0},
+    /*
+     * rxe (rxe_comp.c, the requester's completer): a sequence NAK received, a
+     * retry started (timeout), an RNR NAK received; out_of_seq_request is the
+     * responder's (rxe_resp.c). duplicate_request, the responder seeing a
+     * resent packet, is any other counter.
+     */
     {"rcvd_seq_err", RC_RETRANS, 0},
-    {"duplicate_request", RC_RETRANS, 0},
     {"completer_retry_err", RC_RETRANS, 0},
+    {"rcvd_rnr_err", RC_RETRANS, 0},
+    {"out_of_seq_request", RC_OUT_OF_SEQ, 0},
     {"sent_pkts", RC_PACKETS, 1},
     {"rcvd_pkts", RC_PACKETS, 0},
     /*
@@ -199,4 +209,47 @@ enum rdma_ctr rdma_counter_classify(const char *name, int *ret_dir)
 		}
 	*ret_dir = 0;
 	return RC_OTHER;
+}
+
+/* rxe's own names: its counters are atomic64 (rxe_hw_counters.c) */
+static const char *const rxe64[] = {
+    "sent_pkts",
+    "rcvd_pkts",
+    "out_of_seq_request",
+    "rcvd_seq_err",
+    "completer_retry_err",
+    "rcvd_rnr_err",
+    "send_rnr_err",
+    "ack_deferred",
+    "retry_exceeded_err",
+    "retry_rnr_exceeded_err",
+    "send_err",
+    "link_downed",
+    "rdma_sends",
+    "rdma_recvs",
+};
+
+int rdma_counter_bits(const char *name)
+{
+	int dir;
+	enum rdma_ctr k = rdma_counter_classify(name, &dir);
+
+	/* the congestion counters come from QUERY_CONG_STATISTICS, 64-bit fields */
+	if (k == RC_CNP_SENT || k == RC_CNP_HANDLED || k == RC_ECN_MARKED || k == RC_PACKETS ||
+	    k == RC_BYTES || !strncmp(name, "np_", 3) || !strncmp(name, "rp_", 3))
+		return 64;
+	for (size_t i = 0; i < sizeof(rxe64) / sizeof(rxe64[0]); i++)
+		if (!strcmp(name, rxe64[i]))
+			return 64;
+	return 32;
+}
+
+uint64_t rdma_counter_delta(uint64_t prev, uint64_t cur, int bits)
+{
+	if (cur >= prev)
+		return cur - prev;
+	/* mlx5 Q-counters: 32 bits in the firmware's answer, so 2^32 - 1 wraps to 0 */
+	if (bits == 32 && prev > (1ULL << 31) && prev <= UINT32_MAX)
+		return cur + (1ULL << 32) - prev;
+	return cur;
 }

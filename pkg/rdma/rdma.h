@@ -152,8 +152,11 @@ int rdma_counters_parse(const char *text, struct rdma_counters *ret);
 
 /*
  * What a hw_counters entry means (DESIGN.md "Congestion telemetry"): mlx5's
- * congestion counters, the retransmission reasons of mlx5 and rxe, rxe's
- * packets; RC_OTHER: any other counter of the device. *ret_dir: 0 rx, 1 tx
+ * congestion counters; RC_RETRANS the requester-side retransmission triggers
+ * of mlx5 and rxe (this device as a sender had to resend); RC_OUT_OF_SEQ the
+ * responder's PSN gaps (counted per packet: one loss at line rate counts
+ * thousands, so it is not a retransmission count); rxe's packets;
+ * RC_OTHER: any other counter of the device. *ret_dir: 0 rx, 1 tx
  * (RC_PACKETS, RC_BYTES).
  */
 enum rdma_ctr {
@@ -163,8 +166,21 @@ enum rdma_ctr {
 	RC_RETRANS,
 	RC_PACKETS,
 	RC_BYTES,
+	RC_OUT_OF_SEQ,
 	RC_OTHER,
 };
 enum rdma_ctr rdma_counter_classify(const char *name, int *ret_dir);
+/*
+ * The width of counter @name: 32 for mlx5's Q-counters (mlx5_ib_query_q_counters
+ * reads 32-bit fields), 64 for its congestion counters, rxe's (atomic64) and
+ * the vport ones.
+ */
+int rdma_counter_bits(const char *name);
+/*
+ * A counter's increase from @prev to @cur. A @bits = 32 counter that went
+ * down from above 2^31 wrapped; any other decrease is a reset (the device
+ * re-registered): the increase is then @cur.
+ */
+uint64_t rdma_counter_delta(uint64_t prev, uint64_t cur, int bits);
 
 #endif

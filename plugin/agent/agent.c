@@ -23,6 +23,7 @@ static void agent_usage(const char *binary)
 	    "usage: %s agent [--once] [--interval S] [--metrics-file PATH]\n"
 	    "                [--listen ADDR:PORT] [--catalog-source FILE] [--stale-grace S]\n"
 	    "                [--host-proc DIR] [--repair-backoff S] [--no-counters]\n"
+	    "                [--vf-counters essential|all]\n"
 	    "                [--nfd-features-file PATH]\n"
 	    "                [--log-level error|warn|info|debug]\n"
 	    "  --once             one pass; exit 0 when all is in profile afterwards, 1 when\n"
@@ -41,6 +42,8 @@ static void agent_usage(const char *binary)
 	    "                     undoing (default 30, doubling; the 5th repair in a row\n"
 	    "                     suspends it)\n"
 	    "  --no-counters      no congestion telemetry (port and VF counters)\n"
+	    "  --vf-counters M    essential (default): the VF families of DESIGN.md; all: also\n"
+	    "                     every other hw_counters entry (rdma_qos_vf_hw_counter_total)\n"
 	    "  --nfd-features-file P  Node Feature Discovery local feature file (in NFD's\n"
 	    "                     features.d/), replaced atomically after each pass:\n"
 	    "                     rdma-qos.lossless, rdma-qos.peer, expiring 3 intervals ahead\n",
@@ -76,6 +79,7 @@ static int parse_opts(int argc, char **argv, struct agent_opts *o, const char *b
 	    {"repair-backoff", required_argument, NULL, 'b'},
 	    {"log-level", required_argument, NULL, 'v'},
 	    {"no-counters", no_argument, NULL, 'n'},
+	    {"vf-counters", required_argument, NULL, 'V'},
 	    {"nfd-features-file", required_argument, NULL, 'f'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -119,6 +123,16 @@ static int parse_opts(int argc, char **argv, struct agent_opts *o, const char *b
 		case 'f':
 			o->nfd_file = optarg;
 			break;
+		case 'V':
+			if (!strcmp(optarg, "all") || !strcmp(optarg, "essential")) {
+				o->vf_counters_all = !strcmp(optarg, "all");
+				break;
+			}
+			(void)fprintf(stderr,
+				      "agent: --vf-counters: \"%s\": expected essential or all\n",
+				      optarg);
+			r = -EINVAL;
+			break;
 		case 'v':
 			if (rq_log_level_parse(optarg, &lvl) < 0)
 				r = -EINVAL;
@@ -152,6 +166,7 @@ int cmd_agent(int argc, char **argv, const char *binary)
 		(void)fprintf(stderr, "%s agent: %s\n", binary, e.msg);
 		return 2;
 	}
+	a.env.tel_vf_all = a.o.vf_counters_all;
 	if (a.o.repair_backoff_s >= 0)
 		a.env.repair_backoff_ms = a.o.repair_backoff_s * 1000;
 	/* every reader of a record's netns maps /proc/<pid> paths through it (core/podns.c) */

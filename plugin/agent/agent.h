@@ -39,6 +39,7 @@ struct agent_opts {
 	const char *host_proc; /* --host-proc DIR: the host's /proc mounted into the pod */
 	int repair_backoff_s;  /* --repair-backoff S; -1: the environment's default */
 	bool no_counters;      /* --no-counters: no congestion telemetry */
+	bool vf_counters_all;  /* --vf-counters all: every hw_counters entry, not only essential */
 	const char *nfd_file;  /* --nfd-features-file PATH: NFD local feature file (nfd.c) */
 };
 

@@ -162,8 +162,9 @@ static void pf_facts(struct buf *b, const struct pass_report *rep)
 			    esc(pf->string, e1, sizeof(e1)), i, (mask >> i) & 1);
 	}
 	family(b, "rdma_qos_pf_pfc_storm_prevention_seconds", "gauge",
-	       "The port's PFC storm-prevention timeout (ethtool pfc-prevention-tout): 0 off, -1 the "
-	       "driver's auto.");
+	       "The port's PFC storm-prevention timeout (ethtool pfc-prevention-tout) as the "
+	       "driver stores it: 0 off; mlx5 stores auto as 0.1 (100 ms); -1 a driver that "
+	       "reports auto.");
 	cJSON_ArrayForEach(pf, rep->pf_facts)
 	{
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(pf, "pfcPreventionMs");
@@ -321,6 +322,62 @@ static void fam_head(struct buf *b, struct fam *f)
 
 static const char *const dir_names[2] = {"rx", "tx"};
 
+/*
+ * Link-level pause (rx/tx_global_pause*: the port runs it instead of PFC) in
+ * the pause families, prio="global": it pauses every priority at once.
+ */
+static void tel_global_pause(struct buf *b, const struct tel_sample *cur, struct fam *fm,
+			     enum port_stat k)
+{
+	enum port_stat g = k == PS_PAUSE_FRAMES	       ? PS_GPAUSE_FRAMES
+			   : k == PS_PAUSE_USEC	       ? PS_GPAUSE_USEC
+			   : k == PS_PAUSE_TRANSITIONS ? PS_GPAUSE_TRANSITIONS
+						       : PS_N;
+	char e[64];
+
+	for (size_t i = 0; g != PS_N && i < cur->n_pfs; i++)
+		for (int d = 0; cur->pfs[i].has_stats && d < 2; d++) {
+			const struct port_sample *ps = &cur->pfs[i].ps;
+
+			if (!ps->has[g][0][d])
+				continue;
+			fam_head(b, fm);
+			esc(cur->pfs[i].name, e, sizeof(e));
+			if (g == PS_GPAUSE_USEC)
+				put(b, "%s{pf=\"%s\",prio=\"global\",direction=\"%s\"} %.6f\n",
+				    fm->name, e, dir_names[d], (double)ps->v[g][0][d] / 1e6);
+			else
+				put(b, "%s{pf=\"%s\",prio=\"global\",direction=\"%s\"} %llu\n",
+				    fm->name, e, dir_names[d], (unsigned long long)ps->v[g][0][d]);
+		}
+}
+
+/* mlx5's rx_prio<N>_buf_discard / _cong_discard: per traffic class of the host (pnat 2). */
+static void tel_tc_discards(struct buf *b, const struct tel_sample *cur)
+{
+	struct fam fm = {"rdma_qos_port_tc_discards_total", "counter",
+			 "Packets a traffic class of the host dropped (reason buffer: "
+			 "rx_prio<N>_buf_discard, congestion: rx_prio<N>_cong_discard; mlx5 counts "
+			 "them per TC): the host did not drain, not the link partner.",
+			 false};
+	static const struct {
+		enum port_stat k;
+		const char *reason;
+	} r[] = {{PS_TC_BUF_DISCARDS, "buffer"}, {PS_TC_CONG_DISCARDS, "congestion"}};
+	char e[64];
+
+	for (size_t i = 0; i < cur->n_pfs; i++)
+		for (int tc = 0; cur->pfs[i].has_stats && tc < PS_PRIOS; tc++)
+			for (size_t j = 0; j < 2; j++) {
+				if (!cur->pfs[i].ps.has[r[j].k][tc][0])
+					continue;
+				fam_head(b, &fm);
+				put(b, "%s{pf=\"%s\",tc=\"%d\",reason=\"%s\"} %llu\n", fm.name,
+				    esc(cur->pfs[i].name, e, sizeof(e)), tc, r[j].reason,
+				    (unsigned long long)cur->pfs[i].ps.v[r[j].k][tc][0]);
+			}
+}
+
 static void tel_port(struct buf *b, const struct tel_sample *cur)
 {
 	static const struct {
@@ -337,12 +394,14 @@ static void tel_port(struct buf *b, const struct tel_sample *cur)
 	    {PS_PRIO_PACKETS, "rdma_qos_port_prio_packets_total",
 	     "Packets of the PF per priority."},
 	    {PS_PRIO_DISCARDS, "rdma_qos_port_prio_discards_total",
-	     "Packets the PF discarded per priority (no buffer)."},
+	     "Packets the PF discarded per priority (rx_prio<p>_discards)."},
 	};
 	char e[64];
 
 	for (size_t f = 0; f < sizeof(fams) / sizeof(fams[0]); f++) {
 		struct fam fm = {fams[f].name, "counter", fams[f].help, false};
+
+		tel_global_pause(b, cur, &fm, fams[f].k);
 
 		for (size_t i = 0; i < cur->n_pfs; i++) {
 			const struct port_sample *ps = &cur->pfs[i].ps;
@@ -423,8 +482,13 @@ static void tel_vf(struct buf *b, const struct tel_sample *cur)
 	    [RC_ECN_MARKED] = {"rdma_qos_vf_ecn_marked_packets_total", "counter",
 			       "ECN-marked RoCE packets this VF received.", false},
 	    [RC_RETRANS] = {"rdma_qos_vf_retransmissions_total", "counter",
-			    "Retransmissions and their causes, by the driver's counter name.",
+			    "Requester-side retransmission triggers of this VF as a sender, by the "
+			    "driver's counter name.",
 			    false},
+	    [RC_OUT_OF_SEQ] = {"rdma_qos_vf_out_of_sequence_total", "counter",
+			       "Packets this VF as a responder received after a PSN gap (per "
+			       "packet, not per loss event).",
+			       false},
 	    [RC_PACKETS] = {"rdma_qos_vf_packets_total", "counter",
 			    "RDMA packets of this VF (its device's hw_counters, else the VF "
 			    "netdev's vport RDMA counters).",
@@ -473,12 +537,18 @@ static void tel_vf(struct buf *b, const struct tel_sample *cur)
 static void tel_derived(struct buf *b, const struct tel_sample *prev, const struct tel_sample *cur)
 {
 	struct fam lossy = {"rdma_qos_port_roce_on_lossy_prio", "gauge",
-			    "1 when RoCE of lossless attachments left on this priority, which has "
-			    "no PFC, during the last interval (DSCP map or PFC mismatch).",
+			    "1 when lossless attachments sent RoCE (their own tx counters) on this "
+			    "priority, which has no PFC, during the last interval (DSCP map or PFC "
+			    "mismatch).",
 			    false};
 	struct fam disc = {"rdma_qos_port_discards_on_pfc_prio", "gauge",
-			   "1 when a priority with PFC on discarded during the last interval (the "
-			   "link partner does not honour PFC).",
+			   "1 when a priority with PFC on discarded at the port during the last "
+			   "interval (rx_prio<p>_discards: the link partner does not honour PFC or "
+			   "headroom is short).",
+			   false};
+	struct fam host = {"rdma_qos_port_host_drops_on_pfc_prio", "gauge",
+			   "1 when the traffic class carrying a priority with PFC on (the port's "
+			   "prio->TC map) dropped on the host side during the last interval.",
 			   false};
 	struct fam storm = {"rdma_qos_port_pause_storm", "gauge",
 			    "1 when the driver reported a pause storm or the port was paused for "
@@ -509,6 +579,14 @@ static void tel_derived(struct buf *b, const struct tel_sample *prev, const stru
 				    d[i].discards_on_pfc[p]);
 			}
 	for (size_t i = 0; i < cur->n_pfs; i++)
+		for (int p = 0; p < PS_PRIOS; p++)
+			if (d[i].host_drops_on_pfc[p] >= 0) {
+				fam_head(b, &host);
+				put(b, "%s{pf=\"%s\",prio=\"%d\"} %d\n", host.name,
+				    esc(cur->pfs[i].name, e, sizeof(e)), p,
+				    d[i].host_drops_on_pfc[p]);
+			}
+	for (size_t i = 0; i < cur->n_pfs; i++)
 		if (d[i].pause_storm >= 0) {
 			fam_head(b, &storm);
 			put(b, "%s{pf=\"%s\"} %d\n", storm.name,
@@ -526,6 +604,7 @@ char *metrics_render_tel(const struct tel_sample *prev, const struct tel_sample 
 	b.s[0] = '\0';
 	tel_port(&b, cur);
 	tel_port_wide(&b, cur);
+	tel_tc_discards(&b, cur);
 	tel_vf(&b, cur);
 	tel_derived(&b, prev, cur);
 	{ /* the link partner's pauses against the attachments' ECN (peer_metrics.c) */

@@ -41,11 +41,15 @@ static double mono_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int pf_add(struct tel_sample *s, const char *name)
+static int pf_add(struct tel_sample *s, const char *name, const char *pci)
 {
+	struct tel_pf key;
 	struct tel_pf *n;
 
-	if (!name[0] || tel_pf_find(s, name))
+	memset(&key, 0, sizeof(key));
+	(void)snprintf(key.name, sizeof(key.name), "%s", name);
+	(void)snprintf(key.pci, sizeof(key.pci), "%s", pci);
+	if (!name[0] || tel_pf_find(s, name) || tel_pf_same(s, &key))
 		return 0;
 	n = realloc(s->pfs, (s->n_pfs + 1) * sizeof(*n));
 	if (!n)
@@ -53,7 +57,7 @@ static int pf_add(struct tel_sample *s, const char *name)
 	s->pfs = n;
 	n = &s->pfs[s->n_pfs++];
 	memset(n, 0, sizeof(*n));
-	(void)snprintf(n->name, sizeof(n->name), "%s", name);
+	*n = key;
 	return 0;
 }
 
@@ -115,7 +119,7 @@ int tel_add_record(struct tel_sample *s, const cJSON *rec, const struct rq_profi
 
 		if (!name || !name[0] || a->n_ports >= RQ_MAX_PFS)
 			continue;
-		if ((r = pf_add(s, name)) < 0)
+		if ((r = pf_add(s, name, json_str(it, "pci") ?: "")) < 0)
 			return r;
 		(void)snprintf(a->ports[a->n_ports++], sizeof(a->ports[0]), "%s", name);
 	}
@@ -165,6 +169,7 @@ int tel_copy_targets(const struct tel_sample *from, struct tel_sample *to)
 	for (size_t i = 0; i < from->n_pfs; i++) {
 		memset(&to->pfs[i], 0, sizeof(to->pfs[i]));
 		memcpy(to->pfs[i].name, from->pfs[i].name, sizeof(to->pfs[i].name));
+		memcpy(to->pfs[i].pci, from->pfs[i].pci, sizeof(to->pfs[i].pci));
 	}
 	to->n_pfs = from->n_pfs;
 	for (size_t i = 0; i < from->n_atts; i++) {
@@ -191,6 +196,88 @@ const struct tel_pf *tel_pf_find(const struct tel_sample *s, const char *name)
 		if (!strcmp(s->pfs[i].name, name))
 			return &s->pfs[i];
 	return NULL;
+}
+
+const struct tel_pf *tel_pf_same(const struct tel_sample *s, const struct tel_pf *pf)
+{
+	for (size_t i = 0; pf->pci[0] && s && i < s->n_pfs; i++)
+		if (!strcmp(s->pfs[i].pci, pf->pci))
+			return &s->pfs[i];
+	return tel_pf_find(s, pf->name);
+}
+
+/* The index of the PF named @name in @s (before any rename), or -1. */
+static int pf_index(const struct tel_sample *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_pfs; i++)
+		if (!strcmp(s->pfs[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * A driver reload renames a PF (ens1f0np0 -> eth2): the records keep the
+ * name they were made with, so find each PF by its PCI address and carry
+ * the current name to the attachments' ports and pf label. All new names are
+ * looked up first and applied at once: two PFs may have swapped names. A PF
+ * without a netdev now keeps its name (its reads fail: no series).
+ */
+static void pf_rename(const struct rq_env *env, struct tel_sample *s)
+{
+	char(*now)[IF_NAMESIZE] = calloc(s->n_pfs ? s->n_pfs : 1, IF_NAMESIZE);
+	bool any = false;
+
+	if (!now)
+		return;
+	for (size_t i = 0; i < s->n_pfs; i++) {
+		struct rq_pf pf;
+
+		memcpy(now[i], s->pfs[i].name, IF_NAMESIZE);
+		if (s->pfs[i].pci[0] && device_resolve_pf(&env->root, s->pfs[i].pci, &pf) == 0 &&
+		    pf.ifname[0] && strcmp(pf.ifname, s->pfs[i].name)) {
+			memcpy(now[i], pf.ifname, IF_NAMESIZE);
+			any = true;
+		}
+	}
+	for (size_t j = 0; any && j < s->n_atts; j++) {
+		struct tel_att *a = &s->atts[j];
+		int x = pf_index(s, a->pf);
+
+		for (size_t k = 0; k < a->n_ports; k++) {
+			int y = pf_index(s, a->ports[k]);
+
+			if (y >= 0)
+				memcpy(a->ports[k], now[y], sizeof(a->ports[k]));
+		}
+		if (x >= 0)
+			memcpy(a->pf, now[x], sizeof(a->pf));
+	}
+	for (size_t i = 0; any && i < s->n_pfs; i++)
+		memcpy(s->pfs[i].name, now[i], IF_NAMESIZE);
+	free(now);
+}
+
+/*
+ * Keep only the families --vf-counters essential exports: every other
+ * hw_counters entry (RC_OTHER) is dropped here, so neither the metrics nor
+ * the memory of a sample grow with the driver's list.
+ */
+static void ctr_keep_essential(struct rdma_counters *c)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < c->n; i++) {
+		int dir;
+
+		if (rdma_counter_classify(c->names[i], &dir) == RC_OTHER)
+			continue;
+		if (o != i) {
+			memcpy(c->names[o], c->names[i], sizeof(c->names[o]));
+			c->vals[o] = c->vals[i];
+		}
+		o++;
+	}
+	c->n = o;
 }
 
 /* DSCP -> priority as the port has it now: its APP table under trust dscp, else all on 0. */
@@ -226,6 +313,12 @@ static void collect_pf(struct tel_pf *pf, const struct ethtool_ops *eops, void *
 	if (pf->has_dcb) {
 		pf->pfc_en = st->has_pfc ? st->pfc_en : 0;
 		dscp_map(st, map);
+		pf->has_prio_tc = true;
+		for (int p = 0; p < 8; p++) {
+			int tc = dcb_tc_of_prio(st, p);
+
+			pf->prio_tc[p] = tc < 0 ? 0xff : (uint8_t)tc;
+		}
 	}
 	free(st);
 }
@@ -297,6 +390,7 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 	if (!maps)
 		return -ENOMEM;
 	s->t = mono_now();
+	pf_rename(env, s);
 	if ((s->n_pfs || s->n_atts) && env->ethtool_open &&
 	    env->ethtool_open(env, &eops, &ectx) < 0)
 		eops = NULL;
@@ -336,6 +430,8 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 			a->has_ctr = (!a->netns[0] || nr == 0) &&
 				     rdma_counters_read(&env->root, a->netns[0] ? podns : "",
 							a->rdma_dev, a->port, &a->ctr) == 0;
+		if (a->has_ctr && !env->tel_vf_all)
+			ctr_keep_essential(&a->ctr);
 		if (nr == 0 && (!a->has_ctr || !ctr_has_traffic(&a->ctr)))
 			collect_vport(a, podns, eops, ectx);
 	}
@@ -347,17 +443,22 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 	return 0;
 }
 
+/* The same VF and RDMA device of the same pod: a rate across a move to another pod is no rate. */
+static bool att_same(const struct tel_att *p, const struct tel_att *a)
+{
+	return !strcmp(p->vf, a->vf) && !strcmp(p->rdma_dev, a->rdma_dev) &&
+	       !strcmp(p->ns, a->ns) && !strcmp(p->pod, a->pod);
+}
+
 const struct tel_att *tel_att_prev(const struct tel_sample *prev, const struct tel_att *a,
 				   size_t hint)
 {
 	if (!prev)
 		return NULL;
-	if (hint < prev->n_atts && !strcmp(prev->atts[hint].vf, a->vf) &&
-	    !strcmp(prev->atts[hint].rdma_dev, a->rdma_dev))
+	if (hint < prev->n_atts && att_same(&prev->atts[hint], a))
 		return &prev->atts[hint];
 	for (size_t i = 0; i < prev->n_atts; i++)
-		if (!strcmp(prev->atts[i].vf, a->vf) &&
-		    !strcmp(prev->atts[i].rdma_dev, a->rdma_dev))
+		if (att_same(&prev->atts[i], a))
 			return &prev->atts[i];
 	return NULL;
 }
@@ -384,7 +485,7 @@ int tel_att_delta(const struct tel_att *a, const struct tel_att *p, const char *
 
 	if (ctr_get(a, name, 0, &c) < 0 || ctr_get(p, name, 0, &o) < 0)
 		return -ENOENT;
-	*ret = tel_delta(o, c);
+	*ret = rdma_counter_delta(o, c, rdma_counter_bits(name));
 	return 0;
 }
 
@@ -411,6 +512,10 @@ static int8_t storm(const struct tel_pf *o, const struct tel_pf *n, double dt)
 		for (int dir = 0; dir < 2; dir++)
 			if (port_delta(o, n, PS_PAUSE_USEC, p, dir, &d))
 				v = (double)d / 1e6 > TEL_STORM_SHARE * dt || v == 1 ? 1 : 0;
+	/* a port running link-level pause instead of PFC: the same verdict on its one pause */
+	for (int dir = 0; dir < 2; dir++)
+		if (port_delta(o, n, PS_GPAUSE_USEC, 0, dir, &d))
+			v = (double)d / 1e6 > TEL_STORM_SHARE * dt || v == 1 ? 1 : 0;
 	return v;
 }
 
@@ -434,10 +539,31 @@ static int vf_sent(const struct tel_sample *prev, const struct tel_sample *cur,
 	return v;
 }
 
+/*
+ * Did the traffic class that carries PFC priority @p drop on the host side
+ * (buffer or congestion discards, which mlx5 counts per TC)? -1: no map or
+ * no such counter.
+ */
+static int8_t host_drops(const struct tel_pf *o, const struct tel_pf *n, int p)
+{
+	int8_t v = -1;
+	uint64_t d;
+	int tc;
+
+	if (!n->has_prio_tc || !o->has_prio_tc || n->prio_tc[p] >= PS_PRIOS)
+		return -1;
+	tc = n->prio_tc[p];
+	if (port_delta(o, n, PS_TC_BUF_DISCARDS, tc, 0, &d))
+		v = d > 0;
+	if (port_delta(o, n, PS_TC_CONG_DISCARDS, tc, 0, &d))
+		v = d > 0 || v == 1;
+	return v;
+}
+
 void tel_derive(const struct tel_sample *prev, const struct tel_sample *cur,
 		const struct tel_pf *pf, struct tel_derived *ret)
 {
-	const struct tel_pf *o = tel_pf_find(prev, pf->name);
+	const struct tel_pf *o = tel_pf_same(prev, pf);
 	double dt = prev ? cur->t - prev->t : 0;
 	uint64_t d;
 
@@ -449,22 +575,21 @@ void tel_derive(const struct tel_sample *prev, const struct tel_sample *cur,
 		return;
 	for (int p = 0; p < PS_PRIOS; p++) {
 		bool on = pf->pfc_en & (1u << p);
-		int sent = -1;
+		int sent;
 
 		if (on) {
+			/* the port's own per-priority discards only: the link partner's side */
 			if (port_delta(o, pf, PS_PRIO_DISCARDS, p, 0, &d))
 				ret->discards_on_pfc[p] = d > 0;
-			if (port_delta(o, pf, PS_PRIO_BUF_DISCARDS, p, 0, &d))
-				ret->discards_on_pfc[p] = d > 0 || ret->discards_on_pfc[p] == 1;
+			ret->host_drops_on_pfc[p] = host_drops(o, pf, p);
 		}
 		if (!(pf->roce_prios & (1u << p)))
 			continue;
-		if (port_delta(o, pf, PS_PRIO_PACKETS, p, 1, &d))
-			sent = d > 0;
-		else if (port_delta(o, pf, PS_PRIO_BYTES, p, 1, &d))
-			sent = d > 0;
-		else
-			sent = vf_sent(prev, cur, pf, p);
+		/*
+		 * The lossless attachments' own RoCE tx, never the port's whole
+		 * priority: TCP on priority 0 is not RoCE in the wrong queue
+		 */
+		sent = vf_sent(prev, cur, pf, p);
 		if (on)
 			ret->roce_on_lossy[p] = 0;
 		else if (sent >= 0)
@@ -484,7 +609,10 @@ static double rate_of(const struct tel_att *a, const struct tel_att *p, enum rdm
 		if (rdma_counter_classify(a->ctr.names[i], &dir) != kind ||
 		    (want_dir >= 0 && dir != want_dir) || ctr_get(p, a->ctr.names[i], i, &o) < 0)
 			continue;
-		sum = (sum < 0 ? 0 : sum) + (double)tel_delta(o, a->ctr.vals[i]) / dt;
+		sum = (sum < 0 ? 0 : sum) +
+		      (double)rdma_counter_delta(o, a->ctr.vals[i],
+						 rdma_counter_bits(a->ctr.names[i])) /
+			  dt;
 	}
 	return sum;
 }
@@ -500,6 +628,7 @@ void tel_att_rates(const struct tel_sample *prev, const struct tel_sample *cur, 
 	ret->prio = a->prio;
 	if (dt <= 0) {
 		ret->cnp_sent = ret->cnp_handled = ret->ecn_marked = ret->retrans = -1;
+		ret->out_of_seq = -1;
 		ret->tx_pkts = ret->rx_pkts = ret->pause_rx = ret->pause_tx = -1;
 		return;
 	}
@@ -507,13 +636,14 @@ void tel_att_rates(const struct tel_sample *prev, const struct tel_sample *cur, 
 	ret->cnp_handled = rate_of(a, p, RC_CNP_HANDLED, -1, dt);
 	ret->ecn_marked = rate_of(a, p, RC_ECN_MARKED, -1, dt);
 	ret->retrans = rate_of(a, p, RC_RETRANS, -1, dt);
+	ret->out_of_seq = rate_of(a, p, RC_OUT_OF_SEQ, -1, dt);
 	ret->tx_pkts = rate_of(a, p, RC_PACKETS, 1, dt);
 	ret->rx_pkts = rate_of(a, p, RC_PACKETS, 0, dt);
 	ret->pause_rx = ret->pause_tx = -1;
 	/* summed over every port it can leave by (a VF LAG: each slave) */
 	for (size_t k = 0; a->prio >= 0 && k < a->n_ports; k++) {
 		const struct tel_pf *pf = tel_pf_find(cur, a->ports[k]);
-		const struct tel_pf *opf = tel_pf_find(prev, a->ports[k]);
+		const struct tel_pf *opf = pf ? tel_pf_same(prev, pf) : NULL;
 
 		for (int dir = 0; pf && dir < 2; dir++) {
 			double *v = dir ? &ret->pause_tx : &ret->pause_rx;

@@ -46,12 +46,21 @@ struct tel_att {
 };
 
 struct tel_pf {
+	/*
+	 * The netdev as it is now: a driver reload may rename it, so tel_collect
+	 * finds it again by @pci (the record's) and renames it and the
+	 * attachments' ports; samples are matched by @pci where both have one.
+	 */
 	char name[IF_NAMESIZE];
+	char pci[16];
 	bool has_stats;
 	struct port_sample ps;
 	bool has_dcb;
 	uint8_t pfc_en;
 	uint8_t roce_prios; /* where the lossless attachments' RoCE leaves, per the DSCP map */
+	/* the port's prio -> traffic class map (dcb_tc_of_prio); 0xff: not a TC */
+	bool has_prio_tc;
+	uint8_t prio_tc[8];
 };
 
 struct tel_sample {
@@ -82,16 +91,22 @@ int tel_copy_targets(const struct tel_sample *from, struct tel_sample *to);
  */
 int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_cache *cache);
 
-/* A counter's increase; a decrease is a reset (the device re-registered, a 32-bit wrap). */
+/* A port counter's increase (64-bit ethtool stats): a decrease is a reset. */
 static inline uint64_t tel_delta(uint64_t prev, uint64_t cur)
 {
 	return cur >= prev ? cur - prev : cur;
 }
 
-/* The same attachment (VF and RDMA device) in @prev, or NULL; @hint: its index in @cur. */
+/*
+ * The same attachment in @prev, or NULL; @hint: its index in @cur. The same
+ * VF and RDMA device in the same pod: a VF that moved to another pod starts
+ * its rates afresh.
+ */
 const struct tel_att *tel_att_prev(const struct tel_sample *prev, const struct tel_att *a,
 				   size_t hint);
 const struct tel_pf *tel_pf_find(const struct tel_sample *s, const char *name);
+/* @pf's port in sample @s (another sample): by PCI address where both have one, else by name. */
+const struct tel_pf *tel_pf_same(const struct tel_sample *s, const struct tel_pf *pf);
 /* Can @a's RoCE leave by the port named @pf (its own PF, any slave of its VF LAG)? */
 bool tel_att_on_pf(const struct tel_att *a, const char *pf);
 /* The increase of hw_counter @name of @a since @p (NULL: no series); -ENOENT: none. */
@@ -102,6 +117,7 @@ int tel_att_delta(const struct tel_att *a, const struct tel_att *p, const char *
 struct tel_derived {
 	int8_t roce_on_lossy[PS_PRIOS];
 	int8_t discards_on_pfc[PS_PRIOS];
+	int8_t host_drops_on_pfc[PS_PRIOS]; /* the TC carrying the PFC priority dropped */
 	int8_t pause_storm;
 };
 /* The port counts as in a storm when paused for more than this share of the interval. */
@@ -109,9 +125,13 @@ struct tel_derived {
 void tel_derive(const struct tel_sample *prev, const struct tel_sample *cur,
 		const struct tel_pf *pf, struct tel_derived *ret);
 
-/* Rates of one attachment for the tools' tables (per second; -1: no such counter). */
+/*
+ * Rates of one attachment for the tools' tables (per second; -1: no such
+ * counter). retrans: requester-side triggers only; out_of_seq: the
+ * responder's PSN gaps (per packet).
+ */
 struct tel_att_rates {
-	double cnp_sent, cnp_handled, ecn_marked, retrans, tx_pkts, rx_pkts;
+	double cnp_sent, cnp_handled, ecn_marked, retrans, out_of_seq, tx_pkts, rx_pkts;
 	double pause_rx, pause_tx; /* the port's pause frames on the attachment's priority */
 	int prio;		   /* that priority, -1 unknown */
 };

@@ -27,6 +27,12 @@ struct rq_env {
 	int lock_timeout_ms; /* bounded wait for a PF lock */
 	int repair_backoff_ms; /* agent: first back-off of a repair undone again (doubling) */
 	/*
+	 * Telemetry: keep every hw_counters entry of an attachment's device
+	 * (agent --vf-counters all); false keeps only the families DESIGN.md
+	 * names (essential), so a node's series count stays bounded.
+	 */
+	bool tel_vf_all;
+	/*
 	 * The host's /proc as this process sees it (the agent's --host-proc),
 	 * NULL: none. A record's /proc/<pid>/ns/net path is read through it
 	 * when the process is not in the plugin's PID namespace (core/podns.c).

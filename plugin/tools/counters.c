@@ -49,7 +49,7 @@ static cJSON *prio_list(const int8_t *v)
 static cJSON *pf_json(const struct tel_sample *prev, const struct tel_sample *cur,
 		      const struct tel_pf *pf, double dt)
 {
-	const struct tel_pf *o = tel_pf_find(prev, pf->name);
+	const struct tel_pf *o = tel_pf_same(prev, pf);
 	cJSON *j = cJSON_CreateObject(), *prios, *pfc;
 	struct tel_derived d;
 
@@ -87,12 +87,16 @@ static cJSON *pf_json(const struct tel_sample *prev, const struct tel_sample *cu
 		cJSON_AddItemToArray(prios, e);
 	}
 	num(j, "portDiscards", port_rate(o, pf, PS_PORT_DISCARDS, 0, 0, dt));
+	/* link-level pause, a port without PFC (null: the port does not run it) */
+	num(j, "globalPauseRx", port_rate(o, pf, PS_GPAUSE_FRAMES, 0, 0, dt));
+	num(j, "globalPauseTx", port_rate(o, pf, PS_GPAUSE_FRAMES, 0, 1, dt));
 	if (d.pause_storm < 0)
 		cJSON_AddNullToObject(j, "pauseStorm");
 	else
 		cJSON_AddBoolToObject(j, "pauseStorm", d.pause_storm == 1);
 	cJSON_AddItemToObject(j, "roceOnLossyPrio", prio_list(d.roce_on_lossy));
 	cJSON_AddItemToObject(j, "discardsOnPfcPrio", prio_list(d.discards_on_pfc));
+	cJSON_AddItemToObject(j, "hostDropsOnPfcPrio", prio_list(d.host_drops_on_pfc));
 	return j;
 }
 
@@ -153,6 +157,7 @@ static cJSON *rates_json(const struct tel_sample *prev, const struct tel_sample 
 		num(e, "cnpHandled", r->cnp_handled);
 		num(e, "ecnMarked", r->ecn_marked);
 		num(e, "retransmissions", r->retrans);
+		num(e, "outOfSequence", r->out_of_seq);
 		num(e, "txPackets", r->tx_pkts);
 		num(e, "rxPackets", r->rx_pkts);
 		num(e, "pauseRx", r->pause_rx);
@@ -189,19 +194,20 @@ static void prio_text(const cJSON *l, char *buf, size_t len)
 static void print_pf(FILE *f, const cJSON *pf)
 {
 	const cJSON *pr, *st = cJSON_GetObjectItemCaseSensitive(pf, "pauseStorm");
-	char pfc[32], lossy[32], disc[32], a[32], b[32], c[32], d[32], e[32];
+	char pfc[32], lossy[32], disc[32], host[32], a[32], b[32], c[32], d[32], e[32];
 
 	prio_text(cJSON_GetObjectItemCaseSensitive(pf, "pfc"), pfc, sizeof(pfc));
 	prio_text(cJSON_GetObjectItemCaseSensitive(pf, "roceOnLossyPrio"), lossy, sizeof(lossy));
 	prio_text(cJSON_GetObjectItemCaseSensitive(pf, "discardsOnPfcPrio"), disc, sizeof(disc));
+	prio_text(cJSON_GetObjectItemCaseSensitive(pf, "hostDropsOnPfcPrio"), host, sizeof(host));
 	fprintf(f,
 		"PF %s  pfc %s  pause storm %s  roce on lossy prio %s  discards on pfc prio %s  "
-		"partner %s%s\n",
+		"host drops on pfc prio %s  partner %s%s\n",
 		json_str(pf, "pf"), pfc,
 		cJSON_IsNull(st)   ? "-"
 		: cJSON_IsTrue(st) ? "YES"
 				   : "no",
-		lossy, disc,
+		lossy, disc, host,
 		!strcmp(json_str(pf, "partner") ?: "", "disagrees") ? "DISAGREES"
 								     : json_str(pf, "partner") ?: "unknown",
 		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pf, "stats")) ? "" : "  (no port stats)");

@@ -340,7 +340,10 @@ static void print_facts(const cJSON *pf)
 		free(p2b);
 		free(sz);
 	}
-	if (cJSON_IsNumber(tout) && tout->valueint > 0)
+	/* mlx5 stores "auto" as 100 ms (MLX5E_PFC_PREVEN_AUTO_TOUT_MSEC) and reads back 100 */
+	if (cJSON_IsNumber(tout) && tout->valueint == 100)
+		printf("  pfc storm prevention: 100 ms (what mlx5 stores for auto)\n");
+	else if (cJSON_IsNumber(tout) && tout->valueint > 0)
 		printf("  pfc storm prevention: %d ms\n", tout->valueint);
 	else if (cJSON_IsNumber(tout))
 		printf("  pfc storm prevention: %s\n", tout->valueint < 0 ? "auto" : "off");

@@ -13,7 +13,10 @@
 # BENCH_VPORT=1: every pod's net1 also has mlx5's vport RDMA counters
 # (<root>/ethtool/netns/<pod netns>/net1.json), read in the pod's netns since
 # the hw_counters count no packets/bytes. BENCH_NS: the attachment counts
-# ("1 64 256").
+# ("1 64 256"). The series columns: every rdma_qos_port_*_total and
+# rdma_qos_vf_*_total sample of one /metrics body with --vf-counters
+# essential (the default) and of a textfile with --vf-counters all (every
+# other hw_counters entry as rdma_qos_vf_hw_counter_total).
 set -u
 . "$(dirname "$0")/lib.sh"
 why=$(sim_can_run) || { echo "agent-bench (telemetry): cannot run: $why"; exit 1; }
@@ -72,7 +75,7 @@ running() {
 		awk '{ printf "%d\n", ($1 + $2) * 1000 }' | MED > "$T/tel"
 	sed -n 's/.*pass took \([0-9.]*\) s.*/\1/p' "$T/bg.log" | awk '{ printf "%d\n", $1 * 1e6 }' | MED > "$T/pass"
 }
-printf '%-5s %-27s %-27s %-22s %s\n' N "--once ms: counters/none" "pass ms / its counters ms" "GET /metrics ms: c/none" series
+printf '%-5s %-27s %-27s %-22s %s\n' N "--once ms: counters/none" "pass ms / its counters ms" "GET /metrics ms: c/none" "series essential/all"
 prev=0
 for n in ${BENCH_NS:-1 64 256}; do
 	bench_records "$ROOT" "$SD" "$T/rec0.json" "rqtb$$" "$prev" "$n" || { echo "agent-bench: cannot make the pods"; exit 1; }
@@ -88,9 +91,15 @@ for n in ${BENCH_NS:-1 64 256}; do
 	series=$(grep -c '^rdma_qos_\(port\|vf\)_.*_total{' "$T/h.prom")
 	vfs=$(grep -c '^rdma_qos_vf_cnp_sent_total{' "$T/h.prom")
 	[ "$vfs" = "$n" ] || { echo "agent-bench: /metrics has the counters of $vfs VFs, not $n"; exit 1; }
+	[ "$(grep -c '^rdma_qos_vf_hw_counter_total{' "$T/h.prom")" = 0 ] ||
+		{ echo "agent-bench: --vf-counters essential has rdma_qos_vf_hw_counter_total"; exit 1; }
+	RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --once --vf-counters all --metrics-file "$T/all.prom" \
+		--log-level error 2> /dev/null
+	sall=$(grep -c '^rdma_qos_\(port\|vf\)_.*_total{' "$T/all.prom")
+	[ "$sall" -gt "$series" ] || { echo "agent-bench: --vf-counters all has $sall series, essential $series"; exit 1; }
 	vp=$(grep -c '^rdma_qos_vf_bytes_total{' "$T/h.prom")
 	[ "$vp" = $((${BENCH_VPORT:-0} ? 2 * n : 0)) ] || { echo "agent-bench: /metrics has $vp vport bytes series at $n"; exit 1; }
 	running --no-counters; sn=$(cat "$T/scrape") passn=$(cat "$T/pass")
 	printf '%-5s %-27s %-27s %-22s %s\n' "$n" "$(ms "$ow") / $(ms "$on")" \
-		"$(ms "$passn") + $(ms "$tel")" "$(ms "$sw") / $(ms "$sn")" "$series"
+		"$(ms "$passn") + $(ms "$tel")" "$(ms "$sw") / $(ms "$sn")" "$series / $sall"
 done

@@ -246,6 +246,15 @@ FAIL=$((FAIL + $(grep -c '^FAIL:' "$T/telemetry.out")))
 grep -q ' passed, 0 failed$' "$T/telemetry.out" && [ $tel_rc -eq 0 ] ||
 	{ fail "telemetry.sh ran to its summary and exit 0 (rc $tel_rc)"; tail -20 "$T/telemetry.out"; }
 
+echo "== what the counters mean (tests/agent/telemetry_meaning.sh, its own node)"
+bash "$(dirname "$0")/telemetry_meaning.sh" > "$T/telemeaning.out" 2>&1
+tm_rc=$?
+grep -E '^(==|PASS|FAIL)' "$T/telemeaning.out"
+PASS=$((PASS + $(grep -c '^PASS:' "$T/telemeaning.out")))
+FAIL=$((FAIL + $(grep -c '^FAIL:' "$T/telemeaning.out")))
+grep -q ' passed, 0 failed$' "$T/telemeaning.out" && [ $tm_rc -eq 0 ] ||
+	{ fail "telemetry_meaning.sh ran to its summary and exit 0 (rc $tm_rc)"; tail -20 "$T/telemeaning.out"; }
+
 echo "== bonds and VF LAG (tests/agent/bond.sh, its own nodes)"
 bash "$(dirname "$0")/bond.sh" > "$T/bond.out" 2>&1
 bd_rc=$?

@@ -72,7 +72,9 @@ check "VF CNPs sent, with the pod's labels" [ "$(metric "$M" "rdma_qos_vf_cnp_se
 check "VF CNPs handled" [ "$(metric "$M" "rdma_qos_vf_cnp_handled_total{$L0}")" = 6 ]
 check "VF ECN-marked packets" [ "$(metric "$M" "rdma_qos_vf_ecn_marked_packets_total{$L0}")" = 8 ]
 check "VF retransmissions by reason" [ "$(metric "$M" "rdma_qos_vf_retransmissions_total{$L0,reason=\"local_ack_timeout_err\"}")" = 2 ]
-check "VF other hw counters by name" [ "$(metric "$M" "rdma_qos_vf_hw_counter_total{$L0,counter=\"rp_cnp_ignored\"}")" = 3 ]
+check "--vf-counters essential (default): no other hw counters" [ "$(grep -c '^rdma_qos_vf_hw_counter_total{' "$M")" = 0 ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --once --vf-counters all --metrics-file "$T/all.prom" 2> /dev/null
+check "--vf-counters all: other hw counters by name" [ "$(metric "$T/all.prom" "rdma_qos_vf_hw_counter_total{$L0,counter=\"rp_cnp_ignored\"}")" = 3 ]
 check "lifespan is not a counter" [ "$(grep -c lifespan "$M")" = 0 ]
 check "odd label values escaped" [ "$(metric_lit "$M" "rdma_qos_vf_ecn_marked_packets_total{$L1}")" = 0 ]
 check "a VF without congestion counters has no such series" [ "$(grep -c "rdma_qos_vf_cnp_sent_total{$L1}" "$M")" = 0 ]
@@ -128,7 +130,7 @@ RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --json --interval 2 > "$T/c.json"
 SP=$!
 sleep 0.8
 echo 205 > "$HW0/np_cnp_sent"           # +200 over ~2 s
-echo 51 > "$HW1/out_of_sequence"         # pod p\x retransmits: +51
+echo 51 > "$HW1/packet_seq_err"          # pod p\x retransmits (a requester-side trigger): +51
 set_stat "$PF0" '.rx_prio3_pause += 50'
 wait "$SP"
 check "show --counters --json: exit 0" [ $? -eq 0 ]
@@ -204,7 +206,7 @@ check "derived: a storm event of the driver -> 1" [ "$(metric "$T/h5.prom" "rdma
 # agent leaves the map as it is), and priority 0 sends
 dcb_edit "$ROOT" "$PF0" '.app = [.app[] | if .selector == 5 and .protocol == 26 then .priority = 0 else . end]'
 sleep 1.1 # the DCB event's pass reads the counters for the textfile: the interval starts there
-set_stat "$PF0" '.tx_prio0_packets += 1000'
+set_vport "$VP0" '.tx_vport_rdma_unicast_packets += 1000' # trainer-0's own RoCE tx
 sleep 1.1
 get "$T/h6.prom"
 check "derived: RoCE on lossy priority 0 -> 1" [ "$(metric "$T/h6.prom" "rdma_qos_port_roce_on_lossy_prio{pf=\"$PF0\",prio=\"0\"}")" = 1 ]

@@ -61,6 +61,7 @@ def healthy(skip=()):
         sel("rdma_qos_port_pause_storm_events_total", {**A, "pf": "ens1f0", "level": "error"}):
             f"7x{T}",
         sel("rdma_qos_port_discards_on_pfc_prio", {**A, "pf": "ens1f0", "prio": "3"}): f"0x{T}",
+        sel("rdma_qos_port_host_drops_on_pfc_prio", {**A, "pf": "ens1f0", "prio": "3"}): f"0x{T}",
         sel("rdma_qos_port_roce_on_lossy_prio", {**A, "pf": "ens1f0", "prio": "0"}): f"0x{T}",
         sel("rdma_qos_port_ecn_ineffective", {**A, "pf": "ens1f0", "prio": "3"}): f"0x{T}",
         # the switch heard, agreeing on PFC
@@ -120,6 +121,10 @@ cases = [
          [{"node": "n1", "pf": "ens1f0", "severity": "critical"}], quiet_before="11m"),
     case("discards on a PFC priority", "RdmaQosDiscardsDespitePfc",
          {sel("rdma_qos_port_discards_on_pfc_prio", {**A, "pf": "ens1f0", "prio": "3"}):
+          f"0x5 1 0x{T - 6}"}, "8m",
+         [{"node": "n1", "pf": "ens1f0", "prio": "3", "severity": "warning"}], quiet_before="5m"),
+    case("host drops on a PFC priority's traffic class", "RdmaQosHostDropsOnPfcPriority",
+         {sel("rdma_qos_port_host_drops_on_pfc_prio", {**A, "pf": "ens1f0", "prio": "3"}):
           f"0x5 1 0x{T - 6}"}, "8m",
          [{"node": "n1", "pf": "ens1f0", "prio": "3", "severity": "warning"}], quiet_before="5m"),
     case("RoCE on priority 0 without PFC", "RdmaQosRoceOnLossyPriority",

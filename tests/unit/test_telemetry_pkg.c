@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pkg/dcb/dcb.h"
 #include "pkg/ethtool/ethtool.h"
 #include "pkg/rdma/rdma.h"
 #include "tests/simnode/simnode.h"
@@ -38,8 +39,21 @@ START_TEST(port_classify)
 	ck_assert(id.kind == PS_PRIO_PACKETS && id.prio == 5 && id.dir == 0);
 	ck_assert_int_eq(ethtool_port_classify("rx_prio3_discards", &id), 0);
 	ck_assert(id.kind == PS_PRIO_DISCARDS && id.prio == 3);
+	/* per traffic class of the host despite the name (PPCNT pnat 2) */
 	ck_assert_int_eq(ethtool_port_classify("rx_prio2_cong_discard", &id), 0);
-	ck_assert(id.kind == PS_PRIO_BUF_DISCARDS && id.prio == 2);
+	ck_assert(id.kind == PS_TC_CONG_DISCARDS && id.prio == 2);
+	ck_assert_int_eq(ethtool_port_classify("rx_prio6_buf_discard", &id), 0);
+	ck_assert(id.kind == PS_TC_BUF_DISCARDS && id.prio == 6);
+	ck_assert_int_eq(ethtool_port_classify("tx_prio6_buf_discard", &id), -ENOENT);
+	/* link-level pause: en_stats.c's "global" names, no tx transition */
+	ck_assert_int_eq(ethtool_port_classify("rx_global_pause", &id), 0);
+	ck_assert(id.kind == PS_GPAUSE_FRAMES && id.dir == 0);
+	ck_assert_int_eq(ethtool_port_classify("tx_global_pause_duration", &id), 0);
+	ck_assert(id.kind == PS_GPAUSE_USEC && id.dir == 1);
+	ck_assert_int_eq(ethtool_port_classify("rx_global_pause_transition", &id), 0);
+	ck_assert(id.kind == PS_GPAUSE_TRANSITIONS && id.dir == 0);
+	ck_assert_int_eq(ethtool_port_classify("tx_global_pause_transition", &id), -ENOENT);
+	ck_assert_int_eq(ethtool_port_classify("rx_pause_ctrl_phy", &id), -ENOENT);
 	ck_assert_int_eq(ethtool_port_classify("tx_pause_storm_warning_events", &id), 0);
 	ck_assert(id.kind == PS_STORM_EVENTS && id.dir == 0);
 	ck_assert_int_eq(ethtool_port_classify("tx_pause_storm_error_events", &id), 0);
@@ -66,8 +80,10 @@ START_TEST(port_sample_has_only_what_exists)
 	uint64_t v;
 
 	ethtool_port_sample(&s, &ps);
-	ck_assert(ps.has[PS_PRIO_BUF_DISCARDS][3][0]);
-	ck_assert_uint_eq(ps.v[PS_PRIO_BUF_DISCARDS][3][0], 12);
+	/* buffer and congestion discards of TC 3 each their own, not summed */
+	ck_assert(ps.has[PS_TC_BUF_DISCARDS][3][0] && ps.has[PS_TC_CONG_DISCARDS][3][0]);
+	ck_assert_uint_eq(ps.v[PS_TC_BUF_DISCARDS][3][0], 5);
+	ck_assert_uint_eq(ps.v[PS_TC_CONG_DISCARDS][3][0], 7);
 	ck_assert(ps.has[PS_PAUSE_FRAMES][3][1] && ps.v[PS_PAUSE_FRAMES][3][1] == 11);
 	ck_assert(!ps.has[PS_PAUSE_FRAMES][3][0]);
 	ck_assert(!ps.has[PS_PRIO_DISCARDS][3][0]);
@@ -413,6 +429,71 @@ START_TEST(counters_cached)
 }
 END_TEST
 
+/* issue 30 item 6: requester-side retransmissions, the responder's out_of_sequence apart */
+START_TEST(counter_meaning)
+{
+	int dir;
+
+	ck_assert_int_eq(rdma_counter_classify("packet_seq_err", &dir), RC_RETRANS);
+	ck_assert_int_eq(rdma_counter_classify("local_ack_timeout_err", &dir), RC_RETRANS);
+	ck_assert_int_eq(rdma_counter_classify("implied_nak_seq_err", &dir), RC_RETRANS);
+	ck_assert_int_eq(rdma_counter_classify("roce_adp_retrans", &dir), RC_RETRANS);
+	ck_assert_int_eq(rdma_counter_classify("roce_adp_retrans_to", &dir), RC_RETRANS);
+	ck_assert_int_eq(rdma_counter_classify("rcvd_seq_err", &dir), RC_RETRANS);
+	ck_assert_int_eq(rdma_counter_classify("completer_retry_err", &dir), RC_RETRANS);
+	ck_assert_int_eq(rdma_counter_classify("out_of_sequence", &dir), RC_OUT_OF_SEQ);
+	ck_assert_int_eq(rdma_counter_classify("out_of_seq_request", &dir), RC_OUT_OF_SEQ);
+	/* the responder's duplicates and mlx5's slow restart are no retransmission */
+	ck_assert_int_eq(rdma_counter_classify("duplicate_request", &dir), RC_OTHER);
+	ck_assert_int_eq(rdma_counter_classify("roce_slow_restart", &dir), RC_OTHER);
+}
+END_TEST
+
+START_TEST(counter_wrap)
+{
+	/* mlx5 Q-counters are 32-bit: down from above 2^31 is a wrap */
+	ck_assert_int_eq(rdma_counter_bits("out_of_sequence"), 32);
+	ck_assert_int_eq(rdma_counter_bits("packet_seq_err"), 32);
+	ck_assert_uint_eq(rdma_counter_delta(4294967000ULL, 100, 32), 396);
+	ck_assert_uint_eq(rdma_counter_delta(UINT32_MAX, 0, 32), 1);
+	/* from below 2^31: a reset (the device re-registered), the new count */
+	ck_assert_uint_eq(rdma_counter_delta(1000, 10, 32), 10);
+	ck_assert_uint_eq(rdma_counter_delta(1ULL << 31, 10, 32), 10);
+	/* past 32 bits it cannot be a Q-counter: a reset */
+	ck_assert_uint_eq(rdma_counter_delta(1ULL << 33, 10, 32), 10);
+	/* the congestion counters (and rxe's) are 64-bit: any decrease is a reset */
+	ck_assert_int_eq(rdma_counter_bits("np_cnp_sent"), 64);
+	ck_assert_int_eq(rdma_counter_bits("rp_cnp_ignored"), 64);
+	ck_assert_int_eq(rdma_counter_bits("out_of_seq_request"), 64);
+	ck_assert_int_eq(rdma_counter_bits("tx_vport_rdma_unicast_bytes"), 64);
+	ck_assert_uint_eq(rdma_counter_delta(4294967000ULL, 100, 64), 100);
+	ck_assert_uint_eq(rdma_counter_delta(5, 9, 32), 4);
+}
+END_TEST
+
+START_TEST(prio_to_tc)
+{
+	struct dcb_port_state st;
+
+	/* no map reported: mlx5's default swaps priorities 0 and 1 */
+	memset(&st, 0, sizeof(st));
+	ck_assert_int_eq(dcb_tc_of_prio(&st, 0), 1);
+	ck_assert_int_eq(dcb_tc_of_prio(&st, 1), 0);
+	ck_assert_int_eq(dcb_tc_of_prio(&st, 3), 3);
+	ck_assert_int_eq(dcb_tc_of_prio(NULL, 7), 7);
+	ck_assert_int_eq(dcb_tc_of_prio(&st, 8), -EINVAL);
+	ck_assert_int_eq(dcb_tc_of_prio(&st, -1), -EINVAL);
+	/* the port's IEEE_ETS prio_tc */
+	st.has_ets = true;
+	memcpy(st.prio_tc, (uint8_t[8]){1, 0, 2, 5, 4, 3, 6, 7}, 8);
+	ck_assert_int_eq(dcb_tc_of_prio(&st, 3), 5);
+	ck_assert_int_eq(dcb_tc_of_prio(&st, 5), 3);
+	ck_assert_int_eq(dcb_tc_of_prio(&st, 0), 1);
+	st.prio_tc[2] = 9;
+	ck_assert_int_eq(dcb_tc_of_prio(&st, 2), -EINVAL);
+}
+END_TEST
+
 Suite *suite_telemetry_pkg(void);
 Suite *suite_telemetry_pkg(void)
 {
@@ -432,6 +513,9 @@ Suite *suite_telemetry_pkg(void)
 	tcase_add_test(tc, counters_parse);
 	tcase_add_test(tc, counters_in_pod);
 	tcase_add_test(tc, counters_cached);
+	tcase_add_test(tc, counter_meaning);
+	tcase_add_test(tc, counter_wrap);
+	tcase_add_test(tc, prio_to_tc);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -7,8 +7,15 @@
 # - dcbsim stats=1 gives the PF mlx5e's port counters through SIOCETHTOOL; a
 #   test sets them in debugfs and /metrics follows, per-priority PFC series
 #   appear and disappear with PFC, the derived signals go 1 on their case only;
+# - what the counters mean (issue 30 item 6): mlx5e's per-TC buf/cong
+#   discards become host drops through the port's prio->TC map (dcbnl
+#   IEEE_ETS), not discards on the PFC priority; link-level pause (ethtool -A
+#   on dcbsim, mlx5e's global names) gets pause series and a storm verdict;
+#   the storm-prevention tunable reads as mlx5 stores "auto" (100 ms);
 # - ibsim has mlx5_ib's hw_counters (set in debugfs), in the pod's netns only
-#   (exclusive mode), 32-bit: a wrap is a reset, not a huge rate;
+#   (exclusive mode), 32-bit: a Q-counter's wrap is a wrap for the CLI, the
+#   64-bit congestion counters' decrease a reset; out_of_sequence is the
+#   responder's own family, not a retransmission;
 # - dcbsim vf_stats=1 gives the igbvf netdevs mlx5e's vport RDMA counters: the
 #   pod's net1 (ibsim0, no packets/bytes in hw_counters) is read inside its
 #   netns into rdma_qos_vf_{packets,bytes}_total; rxe's own counters win;
@@ -92,7 +99,8 @@ ds "rx_prio3_pause 120" "rx_prio3_pause_duration 2500000" "rx_prio3_pause_transi
 ib "np_cnp_sent 40" "rp_cnp_handled 7" "np_ecn_marked_roce_packets 55" "out_of_sequence 3" \
 	"packet_seq_err 2" "local_ack_timeout_err 1" "roce_adp_retrans 4" "rx_write_requests 99"
 
-"$RQ" agent --interval 60 --metrics-file $M --listen 127.0.0.1:9309 --repair-backoff 1 2> /tmp/agent.log &
+"$RQ" agent --interval 60 --metrics-file $M --listen 127.0.0.1:9309 --repair-backoff 1 \
+	--vf-counters all 2> /tmp/agent.log &
 APID=$!
 until_ms 20000 test -s $M > /dev/null
 check "the agent wrote its textfile" [ -s $M ]
@@ -148,11 +156,58 @@ ds "rx_prio3_pause_duration +5000000"
 scrape d3
 check "paused 5 s within ~1.2 s: pause_storm 1" is /tmp/d3.prom "rdma_qos_port_pause_storm{$P}" 1
 
+echo "== host drops per traffic class (mlx5e's rx_prio<N>_buf/cong_discard) through the prio->TC map"
+# dcbsim reports the ETS map the driver keeps (all priorities on TC 0 here): PFC priority 3 is TC 0's
+check "the port's ETS prio-tc puts priority 3 on TC 0" grep -qw '3:0' <<< "$(dcb ets show dev "$PF" prio-tc)"
+check "tc discards: buffer and congestion series per TC" \
+	bash -c "grep -qF 'rdma_qos_port_tc_discards_total{$P,tc=\"3\",reason=\"buffer\"} 0' /tmp/d3.prom && grep -qF 'rdma_qos_port_tc_discards_total{$P,tc=\"0\",reason=\"congestion\"} 0' /tmp/d3.prom"
+scrape h0
+ds "rx_prio3_buf_discard +40"
+scrape h1
+check "TC 3 dropped (no PFC priority on it): host_drops_on_pfc_prio{prio 3} 0" is /tmp/h1.prom "rdma_qos_port_host_drops_on_pfc_prio{$P,prio=\"3\"}" 0
+check "... and discards_on_pfc_prio{prio 3} 0: the link partner is not blamed" is /tmp/h1.prom "rdma_qos_port_discards_on_pfc_prio{$P,prio=\"3\"}" 0
+check "tc discards{tc 3, buffer} 40" is /tmp/h1.prom "rdma_qos_port_tc_discards_total{$P,tc=\"3\",reason=\"buffer\"}" 40
+ds "rx_prio0_cong_discard +7"
+scrape h2
+check "TC 0 (carries PFC priority 3) dropped: host_drops_on_pfc_prio{prio 3} 1" is /tmp/h2.prom "rdma_qos_port_host_drops_on_pfc_prio{$P,prio=\"3\"}" 1
+check "... the port's own discards_on_pfc_prio{prio 3} stay 0" is /tmp/h2.prom "rdma_qos_port_discards_on_pfc_prio{$P,prio=\"3\"}" 0
+
+echo "== link-level pause instead of PFC (ethtool -A): mlx5e's global pause counters"
+check "no global pause series while pause is off" bash -c "! grep -qF 'prio=\"global\"' /tmp/h2.prom"
+ethtool -A "$PF" rx on tx on
+check "ethtool -A $PF rx on tx on" [ $? -eq 0 ]
+scrape g1
+check "rx global pause frames (priority 0's counter: 11)" is /tmp/g1.prom "rdma_qos_port_pause_frames_total{$P,prio=\"global\",direction=\"rx\"}" 11
+check "... its duration and transitions" bash -c "grep -qF 'rdma_qos_port_pause_seconds_total{$P,prio=\"global\",direction=\"tx\"}' /tmp/g1.prom && grep -qF 'rdma_qos_port_pause_transitions_total{$P,prio=\"global\",direction=\"rx\"}' /tmp/g1.prom"
+check "no storm while the link-level pause is quiet" is /tmp/g1.prom "rdma_qos_port_pause_storm{$P}" 0
+ds "rx_prio0_pause_duration +5000000"
+scrape g2
+check "paused 5 s by link-level pause within ~1.2 s: pause_storm 1" is /tmp/g2.prom "rdma_qos_port_pause_storm{$P}" 1
+ethtool -A "$PF" rx off tx off
+scrape g3
+check "pause off: the global series are gone" bash -c "! grep -qF 'prio=\"global\"' /tmp/g3.prom"
+
+echo "== storm prevention: auto, as mlx5 stores it"
+# ethtool 6.1 parses the name as "pfc-precention-tout" (a typo later fixed); auto is
+# PFC_STORM_PREVENTION_AUTO, 65535 (the parser takes no word)
+tout() { ethtool "$1" "$2" pfc-prevention-tout ${3:-} 2> /dev/null || ethtool "$1" "$2" pfc-precention-tout ${3:-}; }
+tout --set-tunable "$PF" 65535
+check "ethtool --set-tunable $PF pfc-prevention-tout 65535 (auto)" [ $? -eq 0 ]
+got=$(tout --get-tunable "$PF" | tr '\n' ' ')
+check "... reads back 100 ms: mlx5 stores auto as 100 ($got)" grep -qw 100 <<< "$got"
+dcb pfc set dev "$PF" prio-pfc 3:on # an event: the pass reports the PF's facts
+sleep 2
+scrape s1
+check "rdma_qos_pf_pfc_storm_prevention_seconds 0.1" is /tmp/s1.prom "rdma_qos_pf_pfc_storm_prevention_seconds{$P}" 0.1
+"$RQ" show > /tmp/show-facts.txt 2>&1
+check "show: 100 ms is what mlx5 stores for auto" grep -q "pfc storm prevention: 100 ms (what mlx5 stores for auto)" /tmp/show-facts.txt
+
 echo "== VF series: ibsim0's mlx5 hw_counters, read in the pod's netns (exclusive mode)"
 check "cnp_sent 40 on ib-0's series" is /tmp/d3.prom "rdma_qos_vf_cnp_sent_total{$L2}" 40
 check "cnp_handled 7" is /tmp/d3.prom "rdma_qos_vf_cnp_handled_total{$L2}" 7
 check "ecn_marked_packets 55" is /tmp/d3.prom "rdma_qos_vf_ecn_marked_packets_total{$L2}" 55
-check "retransmissions reason=out_of_sequence 3" is /tmp/d3.prom "rdma_qos_vf_retransmissions_total{$L2,reason=\"out_of_sequence\"}" 3
+check "out_of_sequence (the responder's) 3: rdma_qos_vf_out_of_sequence_total" is /tmp/d3.prom "rdma_qos_vf_out_of_sequence_total{$L2}" 3
+check "... not a retransmission reason" bash -c "! grep -qF 'reason=\"out_of_sequence\"' /tmp/d3.prom"
 check "retransmissions reason=packet_seq_err 2" is /tmp/d3.prom "rdma_qos_vf_retransmissions_total{$L2,reason=\"packet_seq_err\"}" 2
 check "retransmissions reason=local_ack_timeout_err 1" is /tmp/d3.prom "rdma_qos_vf_retransmissions_total{$L2,reason=\"local_ack_timeout_err\"}" 1
 check "retransmissions reason=roce_adp_retrans 4" is /tmp/d3.prom "rdma_qos_vf_retransmissions_total{$L2,reason=\"roce_adp_retrans\"}" 4
@@ -163,9 +218,9 @@ check "no ibsim0 series carries another pod's labels" \
 ib "np_cnp_sent 41"
 scrape v1
 check "/metrics follows: cnp_sent 41" is /tmp/v1.prom "rdma_qos_vf_cnp_sent_total{$L2}" 41
-ib "np_cnp_sent 4294967290"
+ib "np_cnp_sent 4294967290" "packet_seq_err 4294967290"
 scrape v2
-( sleep 2; ib "np_cnp_sent +10" ) &
+( sleep 2; ib "np_cnp_sent +10" "packet_seq_err +10" ) &
 WP=$!
 "$RQ" show --counters --json --interval 4 > /tmp/wrap.json 2> /tmp/wrap.err
 wait $WP
@@ -174,6 +229,11 @@ check "32-bit wrap: 4294967290 + 10 reads 4" is /tmp/v3.prom "rdma_qos_vf_cnp_se
 r=$(jq -r '.attachments[] | select(.pod == "ib-0") | .cnpSent' /tmp/wrap.json)
 check "show --counters treats the decrease as a reset: ib-0 cnpSent $r/s (0 < r < 10, not 2^64)" \
 	awk -v r="$r" 'BEGIN { exit !(r > 0 && r < 10) }'
+# a Q-counter (mlx5_ib_query_q_counters: 32-bit) that went down from above 2^31 wrapped:
+# +10 over ~4 s is ~2.5/s, where a reset would give 4 / 4 s = 1/s
+r=$(jq -r '.attachments[] | select(.pod == "ib-0") | .retransmissions' /tmp/wrap.json)
+check "show --counters takes packet_seq_err's wrap as +10: ib-0 retransmissions $r/s (~2.5)" \
+	awk -v r="$r" 'BEGIN { exit !(r > 1.8 && r < 3.3) }'
 
 echo "== the VF netdev's vport RDMA counters (dcbsim vf_stats: mlx5e's names on igbvf), read in the pod's netns"
 # ibsim0 is mlx5_ib: its hw_counters count no packets or bytes, its VF netdev (net1 in podc) does
@@ -310,9 +370,15 @@ sleep 1.5
 check "PFC 3 stays off (the repair is suspended)" grep -qw '3:off' <<< "$(dcb pfc show dev "$PF" prio-pfc)"
 scrape l0
 check "PFC 3 off: prio 3's pause series are gone" bash -c "! grep -F 'prio=\"3\"' /tmp/l0.prom | grep -q '^rdma_qos_port_pause'"
+# judged from the lossless attachments' own RoCE tx: ib-0's vport counters (mlx5e's VF netdev)
+vs "$VF2PCI tx_vport_rdma_unicast_packets 100"
+scrape l0b
 ds "tx_prio3_packets +500"
+scrape l1a
+check "the port sends on priority 3 while every pod is idle: roce_on_lossy_prio{prio 3} 0" is /tmp/l1a.prom "rdma_qos_port_roce_on_lossy_prio{$P,prio=\"3\"}" 0
+vs "$VF2PCI tx_vport_rdma_unicast_packets +500"
 scrape l1
-check "RoCE leaves on priority 3 without PFC: roce_on_lossy_prio{prio 3} 1" is /tmp/l1.prom "rdma_qos_port_roce_on_lossy_prio{$P,prio=\"3\"}" 1
+check "ib-0 sends RoCE on priority 3 without PFC: roce_on_lossy_prio{prio 3} 1" is /tmp/l1.prom "rdma_qos_port_roce_on_lossy_prio{$P,prio=\"3\"}" 1
 scrape l2
 check "no RoCE in the next interval: roce_on_lossy_prio{prio 3} 0" is /tmp/l2.prom "rdma_qos_port_roce_on_lossy_prio{$P,prio=\"3\"}" 0
 

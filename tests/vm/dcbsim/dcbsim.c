@@ -23,7 +23,16 @@
  * tx_prio%d_{pause,pause_duration} only for priorities with PFC on, so the
  * name list changes with the PFC configuration as mlx5's does;
  * rx_discards_phy; tx_pause_storm_{warning,error}_events unless storm=0 (the
- * stall-detection capability). A test sets them through debugfs:
+ * stall-detection capability); rx_prio%d_{buf,cong}_discard, which mlx5e
+ * reads per traffic class of the host (PPCNT per-TC groups) despite the
+ * name. Link-level pause, mlx5e's way: the netdev's pause setting is
+ * dcbsim's (get/set_pauseparam, `ethtool -A <pf> rx on tx on`, off at
+ * load), and while it is on rx/tx_global_pause, _pause_duration and
+ * rx_global_pause_transition follow the PFC ones, with priority 0's values
+ * (en_stats.c reads per_prio_counters[0] for them). The storm-prevention
+ * tunable is mlx5e's too (get/set_tunable ETHTOOL_PFC_PREVENTION_TOUT):
+ * "auto" is stored as 100 ms and read back as 100, 0 turns it off, other
+ * values 80..8000 ms (unless storm=0: -EOPNOTSUPP). A test sets them through debugfs:
  * `echo "rx_prio3_pause 120" > /sys/kernel/debug/dcbsim/stats` (any name of
  * any priority, shown or not: a hidden counter keeps its value, as the
  * hardware's does); reading the file lists every counter.
@@ -116,6 +125,18 @@ static const char *const pfc_fmt[PS_NPFC] = {
 	"rx_prio%d_pause", "rx_prio%d_pause_duration", "tx_prio%d_pause",
 	"tx_prio%d_pause_duration", "rx_prio%d_pause_transition",
 };
+/* per traffic class (pnat 2), named per "prio" as mlx5e names them */
+enum { PS_TC_BUF, PS_TC_CONG, PS_NTC };
+static const char *const tc_fmt[PS_NTC] = { "rx_prio%d_buf_discard", "rx_prio%d_cong_discard" };
+/* the same order as pfc_fmt: en_stats.c formats one table with "global" */
+static const char *const global_names[PS_NPFC] = {
+	"rx_global_pause", "rx_global_pause_duration", "tx_global_pause",
+	"tx_global_pause_duration", "rx_global_pause_transition",
+};
+/* en_ethtool.c: MLX5E_PFC_PREVEN_AUTO_TOUT_MSEC, _TOUT_MIN_MSEC, _TOUT_MAX_MSEC */
+#define DCBSIM_PREVEN_AUTO_MS 100
+#define DCBSIM_PREVEN_MIN_MS 80
+#define DCBSIM_PREVEN_MAX_MS 8000
 enum { PS_DISCARDS_PHY, PS_STORM_WARN, PS_STORM_ERR, PS_NPORT };
 static const char *const port_names[PS_NPORT] = {
 	"rx_discards_phy", "tx_pause_storm_warning_events", "tx_pause_storm_error_events",
@@ -125,7 +146,10 @@ static struct {
 	spinlock_t lock;
 	u64 traffic[IEEE_8021QAZ_MAX_TCS][PS_NTRAFFIC];
 	u64 pfc[IEEE_8021QAZ_MAX_TCS][PS_NPFC];
+	u64 tc[IEEE_8021QAZ_MAX_TCS][PS_NTC];
 	u64 port[PS_NPORT];
+	bool rx_pause, tx_pause; /* link-level pause, as ethtool -A set it */
+	u16 preven_ms;		 /* the stall watermark as mlx5 stores it */
 	struct ethtool_ops ops; /* the netdev's own, with the three stats hooks ours */
 	const struct ethtool_ops *saved;
 	struct dentry *dir;
@@ -447,10 +471,15 @@ static int st_nport(void)
 	return storm ? PS_NPORT : PS_DISCARDS_PHY + 1;
 }
 
+static bool st_global(void)
+{
+	return st.rx_pause || st.tx_pause;
+}
+
 static int st_count(void)
 {
-	return IEEE_8021QAZ_MAX_TCS * PS_NTRAFFIC + hweight8(port.pfc.pfc_en) * PS_NPFC +
-	       st_nport();
+	return IEEE_8021QAZ_MAX_TCS * (PS_NTRAFFIC + PS_NTC) +
+	       (hweight8(port.pfc.pfc_en) + st_global()) * PS_NPFC + st_nport();
 }
 
 static int s_sset_count(struct net_device *dev, int sset)
@@ -476,8 +505,13 @@ static void s_strings(struct net_device *dev, u32 sset, u8 *data)
 	for (p = 0; p < IEEE_8021QAZ_MAX_TCS; p++)
 		for (i = 0; (port.pfc.pfc_en & BIT(p)) && i < PS_NPFC; i++)
 			ethtool_sprintf(&data, pfc_fmt[i], p);
+	for (i = 0; st_global() && i < PS_NPFC; i++)
+		ethtool_puts(&data, global_names[i]);
 	for (i = 0; i < st_nport(); i++)
 		ethtool_puts(&data, port_names[i]);
+	for (p = 0; p < IEEE_8021QAZ_MAX_TCS; p++)
+		for (i = 0; i < PS_NTC; i++)
+			ethtool_sprintf(&data, tc_fmt[i], p);
 }
 
 static void s_stats(struct net_device *dev, struct ethtool_stats *es, u64 *data)
@@ -491,9 +525,61 @@ static void s_stats(struct net_device *dev, struct ethtool_stats *es, u64 *data)
 	for (p = 0; p < IEEE_8021QAZ_MAX_TCS; p++)
 		for (i = 0; (port.pfc.pfc_en & BIT(p)) && i < PS_NPFC; i++)
 			data[n++] = st.pfc[p][i];
+	for (i = 0; st_global() && i < PS_NPFC; i++)
+		data[n++] = st.pfc[0][i];
 	for (i = 0; i < st_nport(); i++)
 		data[n++] = st.port[i];
+	for (p = 0; p < IEEE_8021QAZ_MAX_TCS; p++)
+		for (i = 0; i < PS_NTC; i++)
+			data[n++] = st.tc[p][i];
 	spin_unlock_bh(&st.lock);
+}
+
+/* mlx5e_get/set_pauseparam: no autoneg; the state is the port's (here: ours) */
+static void s_getpause(struct net_device *dev, struct ethtool_pauseparam *pp)
+{
+	pp->autoneg = 0;
+	pp->rx_pause = st.rx_pause;
+	pp->tx_pause = st.tx_pause;
+}
+
+static int s_setpause(struct net_device *dev, struct ethtool_pauseparam *pp)
+{
+	if (pp->autoneg)
+		return -EINVAL;
+	st.rx_pause = pp->rx_pause;
+	st.tx_pause = pp->tx_pause;
+	return 0;
+}
+
+/* mlx5e_get/set_pfc_prevention_tout: auto is stored as 100 ms, and read back so */
+static int s_gettunable(struct net_device *dev, const struct ethtool_tunable *t, void *data)
+{
+	if (t->id != ETHTOOL_PFC_PREVENTION_TOUT)
+		return -EINVAL;
+	if (!storm)
+		return -EOPNOTSUPP;
+	*(u16 *)data = st.preven_ms;
+	return 0;
+}
+
+static int s_settunable(struct net_device *dev, const struct ethtool_tunable *t,
+			const void *data)
+{
+	u16 v;
+
+	if (t->id != ETHTOOL_PFC_PREVENTION_TOUT)
+		return -EINVAL;
+	if (!storm)
+		return -EOPNOTSUPP;
+	v = *(const u16 *)data;
+	if (v == PFC_STORM_PREVENTION_AUTO)
+		v = DCBSIM_PREVEN_AUTO_MS;
+	if (v != PFC_STORM_PREVENTION_DISABLE &&
+	    (v < DCBSIM_PREVEN_MIN_MS || v > DCBSIM_PREVEN_MAX_MS))
+		return -EINVAL;
+	st.preven_ms = v;
+	return 0;
 }
 
 /* the counter called @name, whether the netdev shows it now or not; NULL: none */
@@ -510,6 +596,11 @@ static u64 *st_find(const char *name)
 			snprintf(buf, sizeof(buf), traffic_fmt[i], p);
 			if (!strcmp(name, buf))
 				return &st.traffic[p][i];
+		}
+		for (i = 0; i < PS_NTC; i++) {
+			snprintf(buf, sizeof(buf), tc_fmt[i], p);
+			if (!strcmp(name, buf))
+				return &st.tc[p][i];
 		}
 		for (i = 0; i < PS_NPFC; i++) {
 			snprintf(buf, sizeof(buf), pfc_fmt[i], p);
@@ -571,6 +662,10 @@ static int st_show(struct seq_file *m, void *v)
 		for (i = 0; i < PS_NPFC; i++) {
 			snprintf(buf, sizeof(buf), pfc_fmt[i], p);
 			seq_printf(m, "%s %llu\n", buf, st.pfc[p][i]);
+		}
+		for (i = 0; i < PS_NTC; i++) {
+			snprintf(buf, sizeof(buf), tc_fmt[i], p);
+			seq_printf(m, "%s %llu\n", buf, st.tc[p][i]);
 		}
 	}
 	for (i = 0; i < st_nport(); i++)
@@ -1034,6 +1129,10 @@ static int __init dcbsim_init(void)
 		st.ops.get_sset_count = s_sset_count;
 		st.ops.get_strings = s_strings;
 		st.ops.get_ethtool_stats = s_stats;
+		st.ops.get_pauseparam = s_getpause;
+		st.ops.set_pauseparam = s_setpause;
+		st.ops.get_tunable = s_gettunable;
+		st.ops.set_tunable = s_settunable;
 		dev->ethtool_ops = &st.ops;
 	}
 	rtnl_unlock();

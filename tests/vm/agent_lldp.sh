@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: Apache-2.0
 # Sourced by agent.sh in its guest (the running production agent APID, its metrics file
 # M, the dcbsim PF $PF with the lossless attachment): the link partner (issue 33) on a
@@ -38,6 +39,7 @@ mok() { until_ms "${3:-8000}" sh -c "[ \"\$(awk -v k='$1' '\$1 == k { print \$2 
 agr() { metric $M "rdma_qos_peer_agreement{pf=\"$PF\",item=\"$1\"}"; }
 pj() { "$RQ" show --json 2> /dev/null | jq -r --arg pf "$PF" ".pfs[] | select(.name == \$pf) | $1"; }
 # like STRING GLOB
+# shellcheck disable=SC2053 # $2 is the glob
 like() { [[ $1 == $2 ]]; }
 pline() { "$RQ" show 2> /dev/null | awk -v pf="PF $PF " 'index($0, pf) == 1 { on = 1; next } /^PF / { on = 0 } on && /^  partner/'; }
 

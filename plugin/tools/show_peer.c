@@ -104,9 +104,13 @@ void show_peer_text(const cJSON *pf)
 	const cJSON *peer = cJSON_GetObjectItemCaseSensitive(pf, "peer");
 	const cJSON *who = cJSON_GetObjectItemCaseSensitive(peer, "partner"), *it;
 	const cJSON *dcbx = cJSON_GetObjectItemCaseSensitive(pf, "dcbx");
-	bool lld = false;
+	bool lld = false, host = false;
 
-	cJSON_ArrayForEach(it, dcbx) lld |= !strcmp(it->valuestring, "lld_managed");
+	cJSON_ArrayForEach(it, dcbx)
+	{
+		lld |= !strcmp(it->valuestring, "lld_managed");
+		host |= !strcmp(it->valuestring, "host");
+	}
 	if (!peer)
 		return;
 	if (who)
@@ -132,9 +136,12 @@ void show_peer_text(const cJSON *pf)
 		printf(it->next ? "," : "");
 	}
 	printf("\n");
-	if (!who && lld)
-		printf("    DCBX is lld_managed: the NIC firmware's own LLDP agent may take the "
-		       "partner's LLDP before the host sees it (docs/operations.md)\n");
+	/* mlx5 in firmware mode reports the DCBX versions without HOST and never
+	 * LLD_MANAGED (mlx5e_dcbnl_initialize): a report without HOST is the same hint */
+	if (!who && (lld || (cJSON_GetArraySize(dcbx) > 0 && !host)))
+		printf("    DCBX is %s: the NIC firmware's own LLDP agent may take the "
+		       "partner's LLDP before the host sees it (docs/operations.md)\n",
+		       lld ? "lld_managed" : "not host-managed (firmware)");
 }
 
 /* One word per PF, as the NFD label says it for the node: any item disagrees -> disagrees;

@@ -273,7 +273,16 @@ check "show: the silent partner comes with the firmware-LLDP hint" \
 	grep -q "DCBX is lld_managed: the NIC firmware's own LLDP agent may take the partner's LLDP" "$T/show.txt"
 show_json
 check "show --json: dcbx [lld_managed, ieee]" [ "$(jq -c --arg pf "$PF0" '.pfs[] | select(.name == $pf) | .dcbx' "$T/show.json")" = '["lld_managed","ieee"]' ]
+dcb_edit "$ROOT" "$PF0" '.dcbx = 12' # VER_CEE | VER_IEEE: mlx5 in firmware mode, never LLD_MANAGED
+wait_metric "rdma_qos_port_dcbx_mode{pf=\"$PF0\",mode=\"cee\"}" 1
+check "mlx5's firmware DCBX: host 0, lld_managed 0, cee 1, ieee 1" \
+	[ "$(for m in host lld_managed cee ieee; do metric_lit "$M" "rdma_qos_port_dcbx_mode{pf=\"$PF0\",mode=\"$m\"}"; done | tr -d '\n')" = 0011 ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show 2> /dev/null > "$T/show.txt"
+check "show: the same hint without lld_managed (no host bit is firmware DCBX)" \
+	grep -q "DCBX is not host-managed (firmware): the NIC firmware's own LLDP agent may take the partner's LLDP" "$T/show.txt"
 dcb_edit "$ROOT" "$PF0" '.dcbx = 9'
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show 2> /dev/null > "$T/show.txt"
+check "show: no hint while the host manages DCBX" [ "$(grep -c "NIC firmware's own LLDP agent" "$T/show.txt")" = 0 ]
 
 echo "== two PFs, two partners (the node baseline covers $PF1 too)"
 CAT=$ROOT/etc/cni/rdma-qos/profiles.json

@@ -12,7 +12,9 @@
 # (dcbsim's reset, as mlx5e_dcbnl_initialize) and six re-creations of the PF
 # netdev (igb unbound and bound: a new ifindex) repaired every time, logged
 # as resets, rdma_qos_port_resets_total counting them, never backed off nor
-# suspended; exit 0 on SIGTERM.
+# suspended; the link partner's LLDP heard on the PF's wire (agent_lldp.sh); exit 0
+# on SIGTERM.
+# vm: pfs-wired (guest.sh: both PFs on one QEMU hub, for agent_lldp.sh's switch)
 set -u
 . "${RQSRC:?}/tests/vm/lib.sh"
 INTERVAL=5
@@ -142,6 +144,8 @@ for i in 1 2 3 4 5 6; do
 done
 tail -n +$((L0 + 1)) /tmp/agent.log > /tmp/recreated.log
 check "six re-creations: never backed off nor suspended" [ "$(grep -c -e "backing off" -e "times in a row" /tmp/recreated.log)" = 0 ]
+
+. "$RQSRC/tests/vm/agent_lldp.sh"
 
 kill -TERM $APID; wait $APID
 check "SIGTERM: exit 0" [ $? -eq 0 ]

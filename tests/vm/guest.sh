@@ -168,6 +168,14 @@ run_job() {
 	   bdev=(-fsdev "$fs,id=fsbuild,path=$BUILD,readonly=on"
 		 -device virtio-9p-pci,fsdev=fsbuild,mount_tag=build,bus=pcie.0) ;;
 	esac
+	# each PF on a restricted user netdev of its own: nothing is on the other end of
+	# its wire. A script with a line "# vm: pfs-wired" gets both PFs on one QEMU hub
+	# instead, one L2 segment: what one PF sends the other receives (agent.sh: lldpd
+	# on 0000:01:00.0 is the switch port of the dcbsim PF)
+	local n0=user,id=n0,restrict=on n1=user,id=n1,restrict=on
+	if grep -q '^# vm: pfs-wired' "$1"; then
+		n0=hubport,id=n0,hubid=0 n1=hubport,id=n1,hubid=0
+	fi
 	for try in $(seq 1 "$BOOT_TRIES"); do
 		rm -f "$job.rc"; : > "$log"
 		qemu-system-x86_64 -accel tcg,thread=multi -cpu max -M q35 \
@@ -180,10 +188,10 @@ run_job() {
 			-fsdev "$fs,id=fssrc,path=$SRC,readonly=on" -device virtio-9p-pci,fsdev=fssrc,mount_tag=src,bus=pcie.0 \
 			"${bdev[@]}" \
 			-device pcie-root-port,id=rp0,bus=pcie.0,chassis=1 \
-			-netdev user,id=n0,restrict=on -device igb,bus=rp0,netdev=n0,mac=52:54:00:00:00:10 \
+			-netdev "$n0" -device igb,bus=rp0,netdev=n0,mac=52:54:00:00:00:10 \
 			-device pxb-pcie,id=pxb1,bus_nr=0x80,numa_node=1,bus=pcie.0 \
 			-device pcie-root-port,id=rp1,bus=pxb1,chassis=2 \
-			-netdev user,id=n1,restrict=on -device igb,bus=rp1,netdev=n1,mac=52:54:00:00:00:11 \
+			-netdev "$n1" -device igb,bus=rp1,netdev=n1,mac=52:54:00:00:00:11 \
 			-kernel "$CACHE/kroot/boot/vmlinuz-$KV" -initrd "$CACHE/initramfs.cpio" \
 			-append "console=ttyS0 quiet panic=-1 RQCACHE=$CACHE RQSRC=$SRC RQBUILD=$bdir RQJOB=$job" \
 			-no-reboot -display none -serial "file:$log" -monitor none < /dev/null &

@@ -59,8 +59,8 @@ once() { # flags... -> median wall us of agent --once
 	MED < "$T/w"
 }
 # A running agent (flags...): the median us of an uncached GET /metrics (requests 1.1 s apart,
-# past the cache) -> $T/scrape, of one right after it (from memory) -> $T/mem; then passes raised by DCB events, whose debug lines say
-# what reading and rendering the counters took -> $T/tel (us) and $T/pass (us).
+# past the cache) -> $T/scrape, of one right after it (from memory) -> $T/mem; then passes
+# raised by DCB events, whose debug lines say what reading and rendering the counters took -> $T/tel (us) and $T/pass (us).
 running() {
 	local port=$((30000 + $$ % 20000)) f="$ROOT/dcb/$PF0.json"
 	RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 600 --listen "127.0.0.1:$port" \

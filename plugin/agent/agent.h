@@ -96,8 +96,8 @@ struct pass_report {
 	int stale;	    /* records whose netns is gone, still within the grace */
 	int rolled_back;    /* pending records of dead ADDs put back this pass */
 	cJSON *suspended;   /* [{"pf","item","value"}]: rdma_qos_repair_suspended */
-	cJSON *req_pfs;	    /* {pf: true}: PFs with requirements (an attachment's or the baseline's) */
-	double started;	    /* wall clock, seconds */
+	cJSON *req_pfs; /* {pf: true}: PFs with requirements (an attachment's or the baseline's) */
+	double started; /* wall clock, seconds */
 	double duration;
 	bool drift_left;
 	struct tel_sample targets; /* the attachments whose counters the telemetry reads */
@@ -197,8 +197,8 @@ int fight_book_save(const struct rq_env *env, struct fight_book *b);
 void fight_book_free(struct fight_book *b);
 
 /* nfd.c: the NFD local feature file of a pass (@pass_ok false: the pass could not run) */
-int nfd_render(const struct pass_report *rep, bool pass_ok, double now, int interval_s,
-	       char *buf, size_t len);
+int nfd_render(const struct pass_report *rep, bool pass_ok, double now, int interval_s, char *buf,
+	       size_t len);
 int nfd_write_file(const char *path, const char *text);
 void agent_nfd_publish(const struct agent *a, const struct pass_report *rep, bool pass_ok);
 /* metrics.c */
@@ -206,23 +206,48 @@ char *metrics_render(const struct agent *a, const struct pass_report *rep);
 /* The telemetry families of sample @cur (@prev: the one before, NULL for none). */
 char *metrics_render_tel(const struct tel_sample *prev, const struct tel_sample *cur);
 
-/* counters.c: congestion telemetry read when asked, cached for about a second */
+/*
+ * counters.c: congestion telemetry, read by a collector thread when asked: a
+ * text is fresh for AGENT_TEL_CACHE_S, which is also the least time between
+ * the end of one collection and the start of the next (so every derived
+ * signal is judged over at least that long).
+ */
 #define AGENT_TEL_CACHE_S 1.0
+/*
+ * how long a /metrics request waits for a fresh collection before taking the last text:
+ * enough for a slow node's usual collection, well below Prometheus' 10 s scrape timeout
+ */
+#define AGENT_TEL_SCRAPE_WAIT_S 4.0
+/* how long a pass (the textfile) waits for one: repairs never wait on counters for long */
+#define AGENT_TEL_PASS_WAIT_S 0.5
 struct agent_tel;
 int agent_tel_new(const struct rq_env *env, struct agent_tel **ret);
+/* Stops the collector (after a collection under way). */
 void agent_tel_free(struct agent_tel *t);
 /* The attachments of the last pass (moved out of @s). */
 void agent_tel_targets(struct agent_tel *t, struct tel_sample *s);
-/* The telemetry text (malloc'd; NULL when there is none or on ENOMEM). */
-char *agent_tel_text(struct agent_tel *t);
+/*
+ * The telemetry text (malloc'd; NULL when there is none yet or on ENOMEM):
+ * the last one when it is fresh, else a fresh one asked of the collector and
+ * waited for at most @wait_s seconds (<0: until it comes, 0: not at all), then
+ * the last one.
+ */
+char *agent_tel_text(struct agent_tel *t, double wait_s);
 int metrics_write_file(const char *path, const char *text);
 
-/* httpd.c: /metrics, /healthz and /readyz at ADDR:PORT (libmicrohttpd, its own thread) */
+/* httpd.c: /metrics, /healthz and /readyz at ADDR:PORT (libmicrohttpd, a thread per connection) */
+/* connections served at once (each its own thread): far more than probes and scrapers need */
+#define AGENT_HTTP_CONNECTIONS 256
+/* a request must arrive complete within this many seconds of its connection (or the last answer) */
+#define AGENT_HTTP_REQUEST_S 5
 struct agent_httpd;
 /* /healthz goes stale (503) after this many --interval plus the longest pass */
 #define AGENT_STALE_INTERVALS 3
 double agent_stale_bound_s(int interval_s, double longest_pass_s);
-/* @tel, may be NULL: its text is appended to each /metrics answer, read at request time */
+/*
+ * @tel, may be NULL: its text follows each /metrics answer (agent_tel_text,
+ * waiting at most AGENT_TEL_SCRAPE_WAIT_S for a fresh one)
+ */
 int agent_httpd_start(const char *listen, int interval_s, struct agent_tel *tel,
 		      struct agent_httpd **ret);
 /*

@@ -39,8 +39,12 @@ bool agent_do_pass(struct agent *a)
 	if (r == 0)
 		agent_tel_targets(a->tel, &rep.targets);
 	if (text && a->o.metrics_file) {
-		/* the textfile has the counters as of this pass (the HTTP side reads its own) */
-		char *tel = agent_tel_text(a->tel), *all = NULL;
+		/*
+		 * the textfile has the counters as of this pass when the collector reads them
+		 * quickly, else its last ones; --once has no later pass: it waits for them
+		 */
+		char *tel = agent_tel_text(a->tel, a->o.once ? -1 : AGENT_TEL_PASS_WAIT_S);
+		char *all = NULL;
 
 		if (tel && asprintf(&all, "%s%s", text, tel) < 0)
 			all = NULL;

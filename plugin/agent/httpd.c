@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * /metrics, /healthz and /readyz over plain HTTP with libmicrohttpd (its own
- * thread): HTTP parsing is not ours to write. The server answers from a copy
- * of the last pass's text, so a slow pass never delays a scrape.
+ * /metrics, /healthz and /readyz over plain HTTP with libmicrohttpd: HTTP
+ * parsing is not ours to write. The server answers from memory: a copy of
+ * the last pass's text and the telemetry collector's last text (counters.c),
+ * so neither a slow pass nor slow counter reads hold up an answer for long.
  *
  * /healthz (liveness) is about the passes, not the server: it answers 503 once
  * the last completed pass (or the start, before the first) is older than
@@ -11,6 +12,18 @@
  * while this thread still answers. /readyz (readiness) answers 200 only while
  * /healthz would, a pass has completed and the catalog source is valid: an
  * invalid catalog stops a rolling update (maxUnavailable) at the first node.
+ * Both read only the pass timestamps: never a counter, never a pass's lock.
+ *
+ * The agent listens on the node (loopback by default), where any host
+ * process or hostNetwork pod reaches it, kubelet's probes from the same
+ * address: per-address limits would lock the probes out with the rest. So
+ * each connection has its own thread (a /metrics request waiting for the
+ * collector holds up no other), up to AGENT_HTTP_CONNECTIONS of them, and a
+ * request must arrive complete within AGENT_HTTP_REQUEST_S of its
+ * connection (or of the connection's last answer): libmicrohttpd's own
+ * timeout counts idle time only, which a client sending a byte every few
+ * seconds never reaches. A reaper thread shuts such a socket down (its
+ * connection thread then closes it).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -20,13 +33,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "pkg/log/log.h"
 #include "plugin/agent/agent.h"
 
+/* One open connection, as the reaper sees it. */
+struct conn {
+	struct conn *prev, *next;
+	int fd;
+	bool in_request; /* its request has arrived, its answer is under way */
+	double deadline; /* monotonic seconds: its request must have arrived by then */
+};
+
 struct agent_httpd {
 	struct MHD_Daemon *d;
+	/* the reaper's: open connections, their deadlines */
+	pthread_mutex_t conns_lock;
+	pthread_cond_t conns_stop;
+	pthread_t reaper;
+	bool reaper_running, stopping;
+	struct conn *conns;
 	pthread_mutex_t lock;
 	char *text;
 	struct agent_tel *tel;
@@ -91,9 +119,9 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const
 }
 
 /*
- * The last pass's text and the counters as of now (read outside the lock: a
- * pass may publish meanwhile), joined into one buffer MHD takes over: with
- * 256 attachments that is ~600 KiB, copied no more than it must be.
+ * The last pass's text and the collector's (at most AGENT_TEL_CACHE_S old
+ * when it reads quickly, else its last), joined into one buffer MHD takes
+ * over: with 256 attachments that is ~600 KiB, copied no more than it must be.
  */
 static enum MHD_Result metrics(struct agent_httpd *h, struct MHD_Connection *conn)
 {
@@ -112,7 +140,8 @@ static enum MHD_Result metrics(struct agent_httpd *h, struct MHD_Connection *con
 	pthread_mutex_unlock(&h->lock);
 	if (!all)
 		return reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "text/plain", "no pass yet\n");
-	tel = agent_tel_text(h->tel);
+	/* this connection's own thread: waiting here holds up no other request */
+	tel = agent_tel_text(h->tel, AGENT_TEL_SCRAPE_WAIT_S);
 	lt = tel ? strlen(tel) : 0;
 	if (lt) {
 		char *n = realloc(all, lp + lt + 1);
@@ -141,8 +170,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 			      size_t *upload_size, void **con_cls)
 {
 	struct agent_httpd *h = cls;
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	enum MHD_Result r;
 
+	if (ci && ci->socket_context) {
+		pthread_mutex_lock(&h->conns_lock);
+		((struct conn *)ci->socket_context)->in_request = true;
+		pthread_mutex_unlock(&h->conns_lock);
+	}
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "GET only\n");
 	if (!strcmp(url, "/metrics"))
@@ -158,6 +194,89 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	}
 	r = reply(conn, MHD_HTTP_NOT_FOUND, "text/plain", "/metrics, /healthz or /readyz\n");
 	return r;
+}
+
+/* MHD_OPTION_NOTIFY_CONNECTION: called before MHD closes the socket, so the reaper never
+   shuts down a descriptor that was closed and reused */
+static void conn_notify(void *cls, struct MHD_Connection *connection, void **socket_context,
+			enum MHD_ConnectionNotificationCode toe)
+{
+	struct agent_httpd *h = cls;
+	struct conn *c = *socket_context;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+		    MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		c = ci ? calloc(1, sizeof(*c)) : NULL;
+		if (!c)
+			return; /* not reaped: MHD's idle timeout still applies */
+		c->fd = ci->connect_fd;
+		c->deadline = mono_now() + AGENT_HTTP_REQUEST_S;
+		pthread_mutex_lock(&h->conns_lock);
+		c->next = h->conns;
+		if (h->conns)
+			h->conns->prev = c;
+		h->conns = c;
+		pthread_mutex_unlock(&h->conns_lock);
+		*socket_context = c;
+		return;
+	}
+	if (!c)
+		return;
+	pthread_mutex_lock(&h->conns_lock);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		h->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	pthread_mutex_unlock(&h->conns_lock);
+	free(c);
+	*socket_context = NULL;
+}
+
+/* MHD_OPTION_NOTIFY_COMPLETED: answered; a kept-alive connection's next request gets its time */
+static void req_completed(void *cls, struct MHD_Connection *connection, void **con_cls,
+			  enum MHD_RequestTerminationCode toe)
+{
+	struct agent_httpd *h = cls;
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn *c = ci ? ci->socket_context : NULL;
+
+	(void)con_cls;
+	(void)toe;
+	if (!c)
+		return;
+	pthread_mutex_lock(&h->conns_lock);
+	c->in_request = false;
+	c->deadline = mono_now() + AGENT_HTTP_REQUEST_S;
+	pthread_mutex_unlock(&h->conns_lock);
+}
+
+/* Once a second: shut down connections whose request is late (a slowloris, a stuck client). */
+static void *reaper(void *arg)
+{
+	struct agent_httpd *h = arg;
+
+	pthread_mutex_lock(&h->conns_lock);
+	while (!h->stopping) {
+		double now = mono_now(), until = now + 1;
+		struct timespec ts = {.tv_sec = (time_t)until,
+				      .tv_nsec = (long)((until - (double)(time_t)until) * 1e9)};
+
+		for (struct conn *c = h->conns; c; c = c->next)
+			if (!c->in_request && now > c->deadline) {
+				log_debug("agent: HTTP request not complete within %d s: closed",
+					  AGENT_HTTP_REQUEST_S);
+				(void)shutdown(c->fd, SHUT_RDWR);
+				c->deadline = now + 3600; /* once */
+			}
+		(void)pthread_cond_timedwait(&h->conns_stop, &h->conns_lock, &ts);
+	}
+	pthread_mutex_unlock(&h->conns_lock);
+	return NULL;
 }
 
 /* "ADDR:PORT" (IPv4) or "[ADDR]:PORT" / ":PORT" (all addresses, IPv6 and IPv4) */
@@ -200,10 +319,27 @@ static int parse_listen(const char *s, struct sockaddr_storage *ss, unsigned *re
 	return inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) == 1 ? 0 : -EINVAL;
 }
 
+static void httpd_free(struct agent_httpd *h)
+{
+	if (h->reaper_running) {
+		pthread_mutex_lock(&h->conns_lock);
+		h->stopping = true;
+		pthread_cond_signal(&h->conns_stop);
+		pthread_mutex_unlock(&h->conns_lock);
+		pthread_join(h->reaper, NULL);
+	}
+	pthread_cond_destroy(&h->conns_stop);
+	pthread_mutex_destroy(&h->conns_lock);
+	pthread_mutex_destroy(&h->lock);
+	free(h->text);
+	free(h);
+}
+
 int agent_httpd_start(const char *listen, int interval_s, struct agent_tel *tel,
 		      struct agent_httpd **ret)
 {
 	struct sockaddr_storage ss;
+	pthread_condattr_t ca;
 	struct agent_httpd *h;
 	unsigned port = 0;
 	bool v6 = false;
@@ -215,19 +351,32 @@ int agent_httpd_start(const char *listen, int interval_s, struct agent_tel *tel,
 	if (!h)
 		return -ENOMEM;
 	pthread_mutex_init(&h->lock, NULL);
+	pthread_mutex_init(&h->conns_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->conns_stop, &ca);
+	pthread_condattr_destroy(&ca);
 	h->tel = tel;
 	h->interval_s = interval_s;
 	h->started = mono_now();
+	h->reaper_running = pthread_create(&h->reaper, NULL, reaper, h) == 0;
 	h->d = MHD_start_daemon(
-	    /* epoll where there is: the telemetry keeps counter files open, so sockets may
-	       well get descriptors past select()'s FD_SETSIZE */
-	    MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | (v6 ? MHD_USE_DUAL_STACK : 0),
+	    /* poll, not select: the telemetry keeps counter files open, so sockets may well get
+	       descriptors past select()'s FD_SETSIZE */
+	    MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
+		MHD_USE_ERROR_LOG | (v6 ? MHD_USE_DUAL_STACK : 0),
 	    (uint16_t)port, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-	    MHD_OPTION_CONNECTION_LIMIT, 16u, MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
-	if (!h->d) {
-		pthread_mutex_destroy(&h->lock);
-		free(h);
-		return -EADDRNOTAVAIL;
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned)AGENT_HTTP_CONNECTIONS,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)AGENT_HTTP_REQUEST_S,
+	    /* a connection's thread runs little of ours: a small stack keeps 256 of them cheap */
+	    MHD_OPTION_THREAD_STACK_SIZE, (size_t)(512 * 1024), MHD_OPTION_NOTIFY_CONNECTION,
+	    conn_notify, h, MHD_OPTION_NOTIFY_COMPLETED, req_completed, h, MHD_OPTION_END);
+	if (!h->d || !h->reaper_running) {
+		r = h->d ? -EAGAIN : -EADDRNOTAVAIL;
+		if (h->d)
+			MHD_stop_daemon(h->d);
+		httpd_free(h);
+		return r;
 	}
 	*ret = h;
 	return 0;
@@ -261,7 +410,5 @@ void agent_httpd_stop(struct agent_httpd *h)
 	if (!h)
 		return;
 	MHD_stop_daemon(h->d);
-	pthread_mutex_destroy(&h->lock);
-	free(h->text);
-	free(h);
+	httpd_free(h);
 }

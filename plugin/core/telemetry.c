@@ -396,8 +396,11 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 		eops = NULL;
 	if (s->n_pfs && env->dcb_open(env, &dops, &dctx) < 0)
 		dops = NULL;
-	for (size_t i = 0; i < s->n_pfs; i++)
+	for (size_t i = 0; i < s->n_pfs; i++) {
+		if (env->counter_read)
+			env->counter_read(env);
 		collect_pf(&s->pfs[i], eops, ectx, dops, dctx, maps[i]);
+	}
 	if (dops)
 		dops->free(dctx);
 	for (size_t i = 0; i < s->n_atts; i++) {
@@ -405,6 +408,8 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 		char podns[RQ_NETNS_PATH_MAX] = "";
 		int prio = -1, nr;
 
+		if (env->counter_read)
+			env->counter_read(env);
 		/* every port it can leave by (a VF LAG: each slave); its label's map names prio */
 		for (size_t j = 0; j < s->n_pfs; j++)
 			if (s->pfs[j].has_dcb && a->tclass >= 0 &&

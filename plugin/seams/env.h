@@ -23,8 +23,8 @@
 struct rq_env {
 	struct rq_root root;
 	bool sim;
-	const char *binary;  /* "rdma-qos" or "rdma-qos-sim" */
-	int lock_timeout_ms; /* bounded wait for a PF lock */
+	const char *binary;    /* "rdma-qos" or "rdma-qos-sim" */
+	int lock_timeout_ms;   /* bounded wait for a PF lock */
 	int repair_backoff_ms; /* agent: first back-off of a repair undone again (doubling) */
 	/*
 	 * Telemetry: keep every hw_counters entry of an attachment's device
@@ -72,6 +72,14 @@ struct rq_env {
 	 * -EOPNOTSUPP: the driver has none.
 	 */
 	int (*pfc_storm_tout)(const struct rq_env *env, const char *ifname, int *ret_ms);
+	/*
+	 * Sim only, NULL in prod: called before the counters of each PF and of
+	 * each attachment are read (telemetry). RDMA_QOS_SIM_COUNTER_DELAY_MS=N
+	 * makes it sleep N ms, as mlx5 firmware queries do (about 30 per
+	 * ETHTOOL_GSTATS of a VF netdev, hw_counters uncached): tests of an agent
+	 * whose counter reads are slow.
+	 */
+	void (*counter_read)(const struct rq_env *env);
 };
 
 int env_init(struct rq_env *env, struct rq_error *e);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "plugin/seams/env.h"
@@ -113,6 +114,18 @@ static int sim_pfc_storm_tout(const struct rq_env *env, const char *ifname, int 
 	return r;
 }
 
+static void sim_counter_read(const struct rq_env *env)
+{
+	const char *v = getenv("RDMA_QOS_SIM_COUNTER_DELAY_MS");
+	long ms = v ? strtol(v, NULL, 10) : 0;
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+
+	(void)env;
+	if (ms > 0)
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+}
+
 int env_init(struct rq_env *env, struct rq_error *e)
 {
 	const char *root = getenv("RDMA_QOS_SIM_ROOT");
@@ -152,6 +165,7 @@ int env_init(struct rq_env *env, struct rq_error *e)
 	env->watch_open = sim_watch_open;
 	env->pause_point = sim_pause_point;
 	env->pfc_storm_tout = sim_pfc_storm_tout;
+	env->counter_read = sim_counter_read;
 	return 0;
 }
 

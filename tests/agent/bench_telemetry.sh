@@ -6,10 +6,16 @@
 # `agent --once` (a cold pass and its textfile: every counter file opened)
 # with telemetry and with --no-counters; in a running agent, a pass raised
 # by an event (--no-counters) and what reading and rendering the counters
-# adds to it (the agent keeps the counter files open between reads), and an
-# uncached /metrics request with counters and without. Medians of BENCH_RUNS
+# adds to it (the agent keeps the counter files open between reads), an
+# uncached /metrics request with counters and without, and one answered from
+# memory (the collector's text, within the second). Medians of BENCH_RUNS
 # (5). Goal (issue 22): telemetry adds <= 20 ms to a
 # 256-attachment pass; a /metrics request stays under 25 ms.
+# Then, at the largest count, every counter read slowed by BENCH_SLOW_MS (50)
+# ms (RDMA_QOS_SIM_COUNTER_DELAY_MS, as mlx5 firmware queries may be): how long
+# a collection takes, and during one the slowest of 10 /healthz answers and a
+# /metrics request past the cache (issue 30: /healthz within 100 ms, /metrics
+# from memory after at most AGENT_TEL_SCRAPE_WAIT_S).
 # BENCH_VPORT=1: every pod's net1 also has mlx5's vport RDMA counters
 # (<root>/ethtool/netns/<pod netns>/net1.json), read in the pod's netns since
 # the hw_counters count no packets/bytes. BENCH_NS: the attachment counts
@@ -53,8 +59,8 @@ once() { # flags... -> median wall us of agent --once
 	MED < "$T/w"
 }
 # A running agent (flags...): the median us of an uncached GET /metrics (requests 1.1 s apart,
-# past the cache) -> $T/scrape; then passes raised by DCB events, whose debug lines say
-# what reading and rendering the counters took -> $T/tel (us) and $T/pass (us).
+# past the cache) -> $T/scrape, of one right after it (from memory) -> $T/mem; then passes
+# raised by DCB events, whose debug lines say what reading and rendering the counters took -> $T/tel (us) and $T/pass (us).
 running() {
 	local port=$((30000 + $$ % 20000)) f="$ROOT/dcb/$PF0.json"
 	RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 600 --listen "127.0.0.1:$port" \
@@ -62,12 +68,16 @@ running() {
 	AP=$!
 	for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/metrics" > /dev/null && break; sleep 0.1; done
 	: > "$T/s"
+	: > "$T/c"
 	for _ in $(seq "$RUNS"); do
 		sleep 1.1
 		curl -sf -o "$T/h.prom" -w '%{time_total}\n' "http://127.0.0.1:$port/metrics" |
 			awk '{ printf "%d\n", $1 * 1e6 }' >> "$T/s"
+		curl -sf -o /dev/null -w '%{time_total}\n' "http://127.0.0.1:$port/metrics" |
+			awk '{ printf "%d\n", $1 * 1e6 }' >> "$T/c"
 	done
 	MED < "$T/s" > "$T/scrape"
+	MED < "$T/c" > "$T/mem"
 	: > "$T/bg.log"
 	for _ in $(seq "$RUNS"); do jq -c . "$f" > "$f.new" && mv "$f.new" "$f"; sleep 1.2; done
 	kill "$AP"; wait "$AP" 2>/dev/null; AP=""
@@ -75,7 +85,8 @@ running() {
 		awk '{ printf "%d\n", ($1 + $2) * 1000 }' | MED > "$T/tel"
 	sed -n 's/.*pass took \([0-9.]*\) s.*/\1/p' "$T/bg.log" | awk '{ printf "%d\n", $1 * 1e6 }' | MED > "$T/pass"
 }
-printf '%-5s %-27s %-27s %-22s %s\n' N "--once ms: counters/none" "pass ms / its counters ms" "GET /metrics ms: c/none" "series essential/all"
+printf '%-5s %-27s %-27s %-30s %s\n' N "--once ms: counters/none" "pass ms / its counters ms" \
+	"GET /metrics ms: c/memory/none" "series essential/all"
 prev=0
 for n in ${BENCH_NS:-1 64 256}; do
 	bench_records "$ROOT" "$SD" "$T/rec0.json" "rqtb$$" "$prev" "$n" || { echo "agent-bench: cannot make the pods"; exit 1; }
@@ -87,7 +98,7 @@ for n in ${BENCH_NS:-1 64 256}; do
 	done
 	prev=$n
 	ow=$(once); on=$(once --no-counters)
-	running; sw=$(cat "$T/scrape") tel=$(cat "$T/tel") pass=$(cat "$T/pass")
+	running; sw=$(cat "$T/scrape") sm=$(cat "$T/mem") tel=$(cat "$T/tel") pass=$(cat "$T/pass")
 	series=$(grep -c '^rdma_qos_\(port\|vf\)_.*_total{' "$T/h.prom")
 	vfs=$(grep -c '^rdma_qos_vf_cnp_sent_total{' "$T/h.prom")
 	[ "$vfs" = "$n" ] || { echo "agent-bench: /metrics has the counters of $vfs VFs, not $n"; exit 1; }
@@ -100,6 +111,35 @@ for n in ${BENCH_NS:-1 64 256}; do
 	vp=$(grep -c '^rdma_qos_vf_bytes_total{' "$T/h.prom")
 	[ "$vp" = $((${BENCH_VPORT:-0} ? 2 * n : 0)) ] || { echo "agent-bench: /metrics has $vp vport bytes series at $n"; exit 1; }
 	running --no-counters; sn=$(cat "$T/scrape") passn=$(cat "$T/pass")
-	printf '%-5s %-27s %-27s %-22s %s\n' "$n" "$(ms "$ow") / $(ms "$on")" \
-		"$(ms "$passn") + $(ms "$tel")" "$(ms "$sw") / $(ms "$sn")" "$series / $sall"
+	printf '%-5s %-27s %-27s %-30s %s\n' "$n" "$(ms "$ow") / $(ms "$on")" \
+		"$(ms "$passn") + $(ms "$tel")" "$(ms "$sw") / $(ms "$sm") / $(ms "$sn")" "$series / $sall"
 done
+# slow firmware: a collection under way while /healthz and /metrics are asked
+SLOW=${BENCH_SLOW_MS:-50}
+port=$((30000 + ($$ + 1) % 20000))
+URL="http://127.0.0.1:$port"
+RDMA_QOS_SIM_ROOT=$ROOT RDMA_QOS_SIM_COUNTER_DELAY_MS=$SLOW "$SIM" agent --interval 600 \
+	--listen "127.0.0.1:$port" --log-level debug 2> "$T/slow.log" &
+AP=$!
+ncol() { grep -c 'counters of .* read in' "$T/slow.log"; }
+for _ in $(seq 100); do curl -sf "$URL/readyz" > /dev/null && break; sleep 0.1; done
+curl -sf -o /dev/null --max-time 60 "$URL/metrics" # the first collection (waited for: 1 s)
+for _ in $(seq 600); do [ "$(ncol)" -ge 1 ] && break; sleep 0.1; done
+sleep 1.1
+curl -s -o "$T/slow.prom" -w '%{time_total}\n' --max-time 60 "$URL/metrics" > "$T/slow.scrape" &
+SP=$!
+sleep 0.2
+: > "$T/hz"
+for _ in $(seq 10); do
+	curl -s -o /dev/null -w '%{http_code} %{time_total}\n' --max-time 5 "$URL/healthz" >> "$T/hz"
+	sleep 0.2
+done
+wait "$SP"
+[ "$(ncol)" -lt 2 ] || { echo "agent-bench: the collection ended before the probes did"; exit 1; }
+for _ in $(seq 600); do [ "$(ncol)" -ge 2 ] && break; sleep 0.1; done
+kill -KILL "$AP"; wait "$AP" 2>/dev/null; AP=""
+[ "$(grep -c '^200 ' "$T/hz")" = 10 ] || { echo "agent-bench: /healthz failed during a collection"; exit 1; }
+coll=$(sed -n 's/.*counters of .* read in \([0-9.]*\) ms.*/\1/p' "$T/slow.log" | tail -1)
+printf '%s attachments, %s ms per counter read: a collection %s ms; during it /healthz <= %s ms (10 of 10 answered), GET /metrics %s ms (%s VFs, from memory)\n' \
+	"$n" "$SLOW" "$coll" "$(awk '{ if ($2 > m) m = $2 } END { printf "%.1f", m * 1000 }' "$T/hz")" \
+	"$(awk '{ printf "%.1f", $1 * 1000 }' "$T/slow.scrape")" "$(grep -c '^rdma_qos_vf_cnp_sent_total{' "$T/slow.prom")"

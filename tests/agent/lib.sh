@@ -50,10 +50,14 @@ bench_records() {
 			ip netns add "$pre-$i" && ip -n "$pre-$i" link add net1 type veth peer name net1p &&
 				ip -n "$pre-$i" link set net1 alias "$vdev" || return 1
 		fi
+		# its own netns's identity (dev, inode), as ADD records it: rec0's names another netns
 		jq -c --arg v "$vpci" --arg k "c$i" --arg pf "$pf" --arg pp "$pfpci" \
 			--arg ns "$([ "$i" -gt 0 ] && echo "/run/netns/$pre-$i" || echo "")" \
+			--argjson id "$([ "$i" -gt 0 ] && stat -L -c '[%d, %i]' "/run/netns/$pre-$i" || echo null)" \
 			'.vf = $v | .containerID = $k | .pfs = [{pci: $pp, ifname: $pf}]
-			 | if $ns != "" then .netns = $ns else . end' "$rec0" > "$sd/roce_c${i}_net1.json"
+			 | if $ns != "" then .netns = $ns else . end
+			 | if $id != null and has("netnsDev") then .netnsDev = $id[0] | .netnsIno = $id[1]
+			   else . end' "$rec0" > "$sd/roce_c${i}_net1.json"
 	done
 }
 # bench_pods_del NSPREFIX: the netns bench_records made

@@ -10,6 +10,7 @@ agent-sim-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/resets.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/lldp.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/ecn.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/slow.sh
 
 test: agent-sim-test asan-agent-sim-test
 
@@ -45,8 +46,8 @@ vm-reload-test: all
 vm-test: vm-reload-test
 
 # Agent pass time for 1..256 attachments, what congestion telemetry adds to a pass and
-# to a /metrics request, and the link partner's cost: decode time per LLDP frame, wakeups
-# with and without frames (points of make bench)
+# to a /metrics request, a collection with slow counter reads, and the link partner's
+# cost: decode time per LLDP frame, wakeups with and without frames (points of make bench)
 .PHONY: agent-bench
 agent-bench: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench.sh

@@ -22,7 +22,8 @@ static void tlv(struct fb *f, unsigned type, const void *v, size_t n)
 {
 	f->b[f->n++] = (uint8_t)(type << 1 | (n >> 8));
 	f->b[f->n++] = (uint8_t)n;
-	memcpy(f->b + f->n, v, n);
+	if (n) /* memcpy's source must not be NULL even for 0 bytes (UBSan): the End TLV */
+		memcpy(f->b + f->n, v, n);
 	f->n += n;
 }
 

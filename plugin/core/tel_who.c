@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <string.h>
 
+const char *const tel_cause_names[TEL_CAUSE_N] = {"host_rx", "fabric"};
+
 static bool lossless_on(const struct tel_att *a, const struct tel_pf *pf)
 {
 	return a->pfc_req && a->n_ports == 1 && !strcmp(a->ports[0], pf->name);
@@ -67,4 +69,48 @@ int tel_roce_off_pfc(const struct tel_sample *prev, const struct tel_sample *cur
 	}
 	*ret = carried >= sent ? 0 : 1 - (double)carried / (double)sent;
 	return 0;
+}
+/* Did @pf send (@dir 1) or receive (0) pause frames, per priority or link-level? -1: no counter. */
+static int paused(const struct tel_pf *o, const struct tel_pf *pf, int dir)
+{
+	int v = -1;
+	uint64_t d;
+
+	for (int p = 0; p < PS_PRIOS; p++)
+		if (tel_port_delta(o, pf, PS_PAUSE_FRAMES, p, dir, &d))
+			v = d > 0 || v == 1;
+	if (tel_port_delta(o, pf, PS_GPAUSE_FRAMES, 0, dir, &d))
+		v = d > 0 || v == 1;
+	return v;
+}
+
+/* One PF and one cause: the share of each of its lossless attachments' bytes. */
+static void pf_shares(const struct tel_sample *prev, const struct tel_sample *cur,
+		      const struct tel_pf *pf, int c, double (*ret)[TEL_CAUSE_N])
+{
+	/* host_rx: the port paused its partner, what it received; fabric: the reverse */
+	int pause_dir = c == TEL_CAUSE_HOST_RX ? 1 : 0, dir = 1 - pause_dir;
+	uint64_t total = 0, d;
+
+	if (paused(tel_pf_same(prev, pf), pf, pause_dir) != 1)
+		return;
+	for (size_t i = 0; i < cur->n_atts; i++)
+		if (lossless_on(&cur->atts[i], pf) && att_bytes(prev, cur, i, dir, &d))
+			total += d;
+	for (size_t i = 0; i < cur->n_atts; i++)
+		if (lossless_on(&cur->atts[i], pf) && att_bytes(prev, cur, i, dir, &d))
+			ret[i][c] = total ? (double)d / (double)total : 0;
+}
+
+void tel_paused_shares(const struct tel_sample *prev, const struct tel_sample *cur,
+		       double (*ret)[TEL_CAUSE_N])
+{
+	for (size_t i = 0; i < cur->n_atts; i++)
+		for (int c = 0; c < TEL_CAUSE_N; c++)
+			ret[i][c] = -1;
+	if (!prev || cur->t <= prev->t)
+		return;
+	for (size_t j = 0; j < cur->n_pfs; j++)
+		for (int c = 0; c < TEL_CAUSE_N; c++)
+			pf_shares(prev, cur, &cur->pfs[j], c, ret);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Who is behind a port's traffic (DESIGN.md "Who"): the share of the lossless
- * attachments' RoCE the PF's PFC priorities did not carry (tel_who.c).
+ * attachments' RoCE the PF's PFC priorities did not carry, and each
+ * attachment's share of the traffic of a paused port (tel_who.c).
  */
 #ifndef RQ_PLUGIN_TEL_WHO_H
 #define RQ_PLUGIN_TEL_WHO_H
@@ -21,5 +22,23 @@
  */
 int tel_roce_off_pfc(const struct tel_sample *prev, const struct tel_sample *cur,
 		     const struct tel_pf *pf, double *ret);
+
+enum tel_pause_cause {
+	TEL_CAUSE_HOST_RX = 0, /* the port sent pause frames: its host could not drain */
+	TEL_CAUSE_FABRIC,      /* the port received pause frames: the fabric could not drain */
+	TEL_CAUSE_N
+};
+extern const char *const tel_cause_names[TEL_CAUSE_N];
+
+/*
+ * rdma_qos_vf_paused_traffic_share over @prev -> @cur: @ret[i][c] for
+ * cur->atts[i] and cause @c, in [0, 1], or -1 (no series). For a PF that
+ * sent pause frames (any priority, or link-level pause) each lossless
+ * attachment's share of the attachments' RoCE rx bytes (host_rx); for one
+ * that received them, of their tx bytes (fabric). Attachments that moved no
+ * bytes on a paused port: 0 each. @ret holds cur->n_atts entries.
+ */
+void tel_paused_shares(const struct tel_sample *prev, const struct tel_sample *cur,
+		       double (*ret)[TEL_CAUSE_N]);
 
 #endif

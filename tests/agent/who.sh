@@ -4,7 +4,9 @@
 # counter scenarios of known answers read from /metrics over the interval between two
 # fresh reads: rdma_qos_port_roce_off_pfc_ratio (the lossless attachments' RoCE tx bytes,
 # from the VF netdev's vport counters, against the port's tx_prio<N>_bytes on its PFC
-# priorities).
+# priorities); rdma_qos_vf_paused_traffic_share (each lossless attachment's share of a paused
+# port's RoCE: rx bytes while the port sent pause frames, cause host_rx; tx bytes while it
+# received them, cause fabric); `show --counters` and `top` rank by it while the port is paused.
 # Run by tests/agent/run.sh (its PASS/FAIL lines are counted there).
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -117,4 +119,93 @@ check "no tx_prio3_bytes counter on the port: no series" \
 	[ "$(grep -c '^rdma_qos_port_roce_off_pfc_ratio' "$T/nob.prom")" = 0 ]
 check "... and no series on the first read (no interval)" \
 	[ "$(grep -c '^rdma_qos_port_roce_off_pfc_ratio' "$T/h0.prom")" = 0 ]
+
+echo "== rdma_qos_vf_paused_traffic_share"
+DEVA=$(rdma_of "$ROOT" "$VF0PCI") DEVB=$(rdma_of "$ROOT" "$VF1PCI")
+LA="namespace=\"ai\",pod=\"pod-a\",interface=\"net1\",vf=\"$VF0PCI\",rdma_dev=\"$DEVA\",pf=\"$PF0\""
+LB="namespace=\"ai\",pod=\"pod-b\",interface=\"net1\",vf=\"$VF1PCI\",rdma_dev=\"$DEVB\",pf=\"$PF0\""
+SH=rdma_qos_vf_paused_traffic_share
+set_stat '.tx_prio3_bytes = 0 | .tx_prio3_pause = 0 | .rx_prio3_pause = 0'
+check "no pause during the intervals so far: no share series" \
+	[ "$(cat "$T"/*.prom | grep -c "^$SH")" = 0 ]
+one_causing() {
+	set_stat '.tx_prio3_pause += 40'
+	set_json "$VPA" ".rx_vport_rdma_unicast_bytes += $((8 * MiB))"
+}
+interval one one_causing
+check "promtool accepts /metrics with shares" promcheck "$T/one.prom"
+check "HELP and TYPE gauge" grep -qx "# TYPE $SH gauge" "$T/one.prom"
+check "the port sent pause frames, pod-a received all the RoCE: host_rx share 1 (got $(metric "$T/one.prom" "$SH{$LA,cause=\"host_rx\"}"))" \
+	[ "$(metric "$T/one.prom" "$SH{$LA,cause=\"host_rx\"}")" = 1.0000 ]
+check "... pod-b, idle: 0" [ "$(metric "$T/one.prom" "$SH{$LB,cause=\"host_rx\"}")" = 0.0000 ]
+check "... no fabric series (no pause received)" [ "$(grep -c "^$SH{.*cause=\"fabric\"" "$T/one.prom")" = 0 ]
+two_sharing() {
+	set_stat '.rx_prio3_pause += 40'
+	set_json "$VPA" ".tx_vport_rdma_unicast_bytes += $((3 * MiB))"
+	set_json "$VPB" ".tx_vport_rdma_unicast_bytes += $MiB"
+}
+interval two2 two_sharing
+check "the port received pause frames, two pods sent 3:1: fabric 0.75 (got $(metric "$T/two2.prom" "$SH{$LA,cause=\"fabric\"}"))" \
+	[ "$(metric "$T/two2.prom" "$SH{$LA,cause=\"fabric\"}")" = 0.7500 ]
+check "... and 0.25 (got $(metric "$T/two2.prom" "$SH{$LB,cause=\"fabric\"}"))" \
+	[ "$(metric "$T/two2.prom" "$SH{$LB,cause=\"fabric\"}")" = 0.2500 ]
+check "... no host_rx series (no pause sent)" [ "$(grep -c "^$SH{.*cause=\"host_rx\"" "$T/two2.prom")" = 0 ]
+idle() { set_stat '.tx_prio3_pause += 40'; }
+interval idle idle
+check "a paused port with idle pods: 0 each, not the pods (got $(grep "^$SH{" "$T/idle.prom" | awk '{ print $2 }' | tr '\n' ' '))" \
+	[ "$(grep "^$SH{.*cause=\"host_rx\"" "$T/idle.prom" | awk '{ print $2 }' | sort -u)" = 0.0000 ]
+check "... one series per pod" [ "$(grep -c "^$SH{" "$T/idle.prom")" = 2 ]
+interval quiet true
+check "the port not paused: no share series" [ "$(grep -c "^$SH{" "$T/quiet.prom")" = 0 ]
+
+echo "== show --counters and top rank by the share while the port is paused"
+HWA=$ROOT/sys/class/infiniband/$DEVA/ports/1/hw_counters
+rates() { RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters "$@"; }
+paused_rx() {
+	set_stat '.tx_prio3_pause += 40'
+	set_json "$VPA" ".rx_vport_rdma_unicast_bytes += $MiB"
+	set_json "$VPB" ".rx_vport_rdma_unicast_bytes += $((3 * MiB))"
+	# pod-a looks worse on its own counters (retransmissions weigh most)
+	echo $(( $(cat "$HWA/packet_seq_err" 2> /dev/null || echo 0) + 200 )) > "$HWA/packet_seq_err"
+}
+rates --json --interval 2 > "$T/r.json" &
+SP=$!
+sleep 0.8
+paused_rx
+wait "$SP"
+check "show --counters --json: pod-b (0.75 of what the paused port received) first, before pod-a's retransmissions" \
+	[ "$(jq -r '.attachments[0].pod' "$T/r.json")" = pod-b ]
+check "... pausedShare.host_rx 0.75 and pauseCause host_rx" [ "$(jq -c '.attachments[0] | [.pausedShare.host_rx, .pausedShare.fabric, .pauseCause]' "$T/r.json")" = '[0.75,null,"host_rx"]' ]
+check "... pod-a 0.25" [ "$(jq -c '.attachments[] | select(.pod == "pod-a") | [.pausedShare.host_rx, .pauseCause]' "$T/r.json")" = '[0.25,"host_rx"]' ]
+# the same traffic and retransmissions, no pause: no share, pod-a's counters rank it first
+unpaused_rx() {
+	set_json "$VPB" ".rx_vport_rdma_unicast_bytes += $((3 * MiB))"
+	echo $(( $(cat "$HWA/packet_seq_err") + 200 )) > "$HWA/packet_seq_err"
+}
+rates --json --interval 2 > "$T/q.json" &
+SP=$!
+sleep 0.8
+unpaused_rx
+wait "$SP"
+check "not paused: pod-a first again (retransmissions), no cause" [ "$(jq -c '[.attachments[0].pod, .attachments[0].pauseCause, .attachments[0].pausedShare.host_rx]' "$T/q.json")" = '["pod-a",null,null]' ] ||
+	jq -c '.attachments[] | [.pod, .retransmissions, .pausedShare]' "$T/q.json"
+( sleep 0.6; paused_rx ) &
+rates --interval 1.5 > "$T/r.txt"
+wait $!
+check "show --counters (text): the PAUSED-SHARE column says the share and the cause" \
+	grep -Eq '^ai +pod-b .* 0\.75 host_rx$' "$T/r.txt" || cat "$T/r.txt"
+if command -v tmux > /dev/null; then
+	TS=rqwho$$
+	tmux new-session -d -s "$TS" -x 160 -y 30 "RDMA_QOS_SIM_ROOT=$ROOT $SIM top --interval 0.5; sleep 30"
+	sleep 0.8
+	for _ in $(seq 6); do paused_rx; sleep 0.25; done
+	tmux capture-pane -p -t "$TS" > "$T/top.txt"
+	tmux kill-session -t "$TS"
+	first=$(awk '/^NAMESPACE/ { getline; print $2; exit }' "$T/top.txt")
+	check "top: the pod behind most of the paused port's traffic first (got $first)" [ "$first" = pod-b ]
+	check "top: its PAUSED-SHARE names the cause host_rx" grep -Eq '^ai +pod-b .* 0\.[0-9]+ host_rx$' "$T/top.txt" ||
+		cat "$T/top.txt"
+else
+	fail "top: no tmux (apt-get install tmux)"
+fi
 summary

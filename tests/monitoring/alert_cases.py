@@ -348,6 +348,16 @@ for ns, pod, addr, per_min in PODS:
             f"0+{k * per_min}x{T}"
 
 
+# the port ens1f0 of n1 paused by its host: train-a's two pods 0.5 and 0.25, db's 0.25
+for ns, pod, addr, share in (("ai", "train-a-0", "0000:3b:00.2", "0.5"),
+                             ("ai", "train-a-1", "0000:3b:00.3", "0.25"),
+                             ("ai", "db-0", "0000:3b:00.4", "0.25")):
+    owners[sel("rdma_qos_vf_paused_traffic_share", {**vfp(ns, pod, addr), "cause": "host_rx"})] = \
+        f"{share}x{T}"
+SHARE = "rdma_qos:vf_paused_traffic_share:rate5m_by_owner"
+P1 = {"node": "n1", "pf": "ens1f0", "cause": "host_rx", "namespace": "ai"}
+
+
 def by_owner(family, scale, extra=None):
     """The expected samples of FAMILY: each owner's per-second rate times SCALE."""
     want = [("ai", "Job", "train-a", 30), ("ai", "StatefulSet", "db", 4), ("ai", "Pod", "bare", 100),
@@ -365,6 +375,10 @@ def by_owner(family, scale, extra=None):
 tests.append(group("owner roll-up: kube_pod_owner joined to the pod families", owners, [], [
     by_owner("vf_cnp_sent", 1), by_owner("vf_cnp_handled", 2), by_owner("vf_retransmissions", 2),
     by_owner("vf_bytes", 60, "rx"), by_owner("vf_bytes", 120, "tx"),
+    {"expr": SHARE, "eval_time": "10m", "exp_samples": [
+        {"labels": sel(SHARE, {**P1, "owner_kind": "Job", "owner_name": "train-a"}), "value": 0.75},
+        {"labels": sel(SHARE, {**P1, "owner_kind": "StatefulSet", "owner_name": "db"}),
+         "value": 0.25}]},
 ]))
 
 print(json.dumps({"rule_files": [rules_file], "evaluation_interval": "1m", "tests": tests},

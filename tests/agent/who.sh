@@ -155,8 +155,16 @@ interval idle idle
 check "a paused port with idle pods: 0 each, not the pods (got $(grep "^$SH{" "$T/idle.prom" | awk '{ print $2 }' | tr '\n' ' '))" \
 	[ "$(grep "^$SH{.*cause=\"host_rx\"" "$T/idle.prom" | awk '{ print $2 }' | sort -u)" = 0.0000 ]
 check "... one series per pod" [ "$(grep -c "^$SH{" "$T/idle.prom")" = 2 ]
+set_stat '.tx_global_pause = 0 | .rx_global_pause = 0'
 interval quiet true
 check "the port not paused: no share series" [ "$(grep -c "^$SH{" "$T/quiet.prom")" = 0 ]
+global_tx() {
+	set_stat '.tx_global_pause += 7'
+	set_json "$VPB" ".rx_vport_rdma_unicast_bytes += $((2 * MiB))"
+}
+interval glob global_tx
+check "link-level pause sent (tx_global_pause, no PFC pause): host_rx, pod-b 1 (got $(metric "$T/glob.prom" "$SH{$LB,cause=\"host_rx\"}"))" \
+	[ "$(metric "$T/glob.prom" "$SH{$LB,cause=\"host_rx\"}")" = 1.0000 ]
 
 echo "== show --counters and top rank by the share while the port is paused"
 HWA=$ROOT/sys/class/infiniband/$DEVA/ports/1/hw_counters

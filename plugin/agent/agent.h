@@ -279,6 +279,10 @@ char *peer_metrics_render(const struct agent *a, const struct pass_report *rep);
 const char *peer_nfd_word(const struct agent *a, const struct pass_report *rep);
 /* rdma_qos_port_ecn_ineffective over @prev -> @cur (malloc'd; NULL: none) */
 char *metrics_render_ecn(const struct tel_sample *prev, const struct tel_sample *cur);
+/* A label value escaped as the text format wants it (peer_metrics.c) */
+const char *metrics_label_esc(const char *v, char *out, size_t len);
+/* who_metrics.c: the "Who" families over @prev -> @cur (malloc'd; NULL: none) */
+char *metrics_render_who(const struct tel_sample *prev, const struct tel_sample *cur);
 /* after a pass: the book listens on the PFs the pass watched (attachments', baseline's) */
 void peer_watch_pass(struct agent *a, const struct pass_report *rep);
 

@@ -614,6 +614,13 @@ char *metrics_render_tel(const struct tel_sample *prev, const struct tel_sample 
 			put(&b, "%s", ecn);
 		free(ecn);
 	}
+	{ /* who is behind the port's traffic (who_metrics.c) */
+		char *who = metrics_render_who(prev, cur);
+
+		if (who)
+			put(&b, "%s", who);
+		free(who);
+	}
 	if (b.oom) {
 		free(b.s);
 		return NULL;

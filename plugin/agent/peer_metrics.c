@@ -74,6 +74,11 @@ static const char *esc(const char *v, char *out, size_t len)
 	return out;
 }
 
+const char *metrics_label_esc(const char *v, char *out, size_t len)
+{
+	return esc(v, out, len);
+}
+
 static void family(FILE *f, const char *name, const char *help)
 {
 	(void)fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);

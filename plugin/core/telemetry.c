@@ -495,8 +495,8 @@ int tel_att_delta(const struct tel_att *a, const struct tel_att *p, const char *
 }
 
 /* The increase of port counter (@k, @prio, @dir) over the interval; false: no such counter. */
-static bool port_delta(const struct tel_pf *o, const struct tel_pf *n, enum port_stat k, int prio,
-		       int dir, uint64_t *ret)
+bool tel_port_delta(const struct tel_pf *o, const struct tel_pf *n, enum port_stat k, int prio,
+		    int dir, uint64_t *ret)
 {
 	if (!o || !o->has_stats || !n->has_stats || !o->ps.has[k][prio][dir] ||
 	    !n->ps.has[k][prio][dir])
@@ -511,15 +511,15 @@ static int8_t storm(const struct tel_pf *o, const struct tel_pf *n, double dt)
 	uint64_t d;
 
 	for (int lvl = 0; lvl < 2; lvl++)
-		if (port_delta(o, n, PS_STORM_EVENTS, 0, lvl, &d))
+		if (tel_port_delta(o, n, PS_STORM_EVENTS, 0, lvl, &d))
 			v = d > 0 || v == 1 ? 1 : 0;
 	for (int p = 0; p < PS_PRIOS; p++)
 		for (int dir = 0; dir < 2; dir++)
-			if (port_delta(o, n, PS_PAUSE_USEC, p, dir, &d))
+			if (tel_port_delta(o, n, PS_PAUSE_USEC, p, dir, &d))
 				v = (double)d / 1e6 > TEL_STORM_SHARE * dt || v == 1 ? 1 : 0;
 	/* a port running link-level pause instead of PFC: the same verdict on its one pause */
 	for (int dir = 0; dir < 2; dir++)
-		if (port_delta(o, n, PS_GPAUSE_USEC, 0, dir, &d))
+		if (tel_port_delta(o, n, PS_GPAUSE_USEC, 0, dir, &d))
 			v = (double)d / 1e6 > TEL_STORM_SHARE * dt || v == 1 ? 1 : 0;
 	return v;
 }
@@ -558,9 +558,9 @@ static int8_t host_drops(const struct tel_pf *o, const struct tel_pf *n, int p)
 	if (!n->has_prio_tc || !o->has_prio_tc || n->prio_tc[p] >= PS_PRIOS)
 		return -1;
 	tc = n->prio_tc[p];
-	if (port_delta(o, n, PS_TC_BUF_DISCARDS, tc, 0, &d))
+	if (tel_port_delta(o, n, PS_TC_BUF_DISCARDS, tc, 0, &d))
 		v = d > 0;
-	if (port_delta(o, n, PS_TC_CONG_DISCARDS, tc, 0, &d))
+	if (tel_port_delta(o, n, PS_TC_CONG_DISCARDS, tc, 0, &d))
 		v = d > 0 || v == 1;
 	return v;
 }
@@ -584,7 +584,7 @@ void tel_derive(const struct tel_sample *prev, const struct tel_sample *cur,
 
 		if (on) {
 			/* the port's own per-priority discards only: the link partner's side */
-			if (port_delta(o, pf, PS_PRIO_DISCARDS, p, 0, &d))
+			if (tel_port_delta(o, pf, PS_PRIO_DISCARDS, p, 0, &d))
 				ret->discards_on_pfc[p] = d > 0;
 			ret->host_drops_on_pfc[p] = host_drops(o, pf, p);
 		}
@@ -653,7 +653,7 @@ void tel_att_rates(const struct tel_sample *prev, const struct tel_sample *cur, 
 		for (int dir = 0; pf && dir < 2; dir++) {
 			double *v = dir ? &ret->pause_tx : &ret->pause_rx;
 
-			if (port_delta(opf, pf, PS_PAUSE_FRAMES, a->prio, dir, &d))
+			if (tel_port_delta(opf, pf, PS_PAUSE_FRAMES, a->prio, dir, &d))
 				*v = (*v < 0 ? 0 : *v) + (double)d / dt;
 		}
 	}

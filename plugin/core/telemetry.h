@@ -109,6 +109,9 @@ const struct tel_pf *tel_pf_find(const struct tel_sample *s, const char *name);
 const struct tel_pf *tel_pf_same(const struct tel_sample *s, const struct tel_pf *pf);
 /* Can @a's RoCE leave by the port named @pf (its own PF, any slave of its VF LAG)? */
 bool tel_att_on_pf(const struct tel_att *a, const char *pf);
+/* The increase of port counter (@k, @prio, @dir) from @o to @n; false: no such counter. */
+bool tel_port_delta(const struct tel_pf *o, const struct tel_pf *n, enum port_stat k, int prio,
+		    int dir, uint64_t *ret);
 /* The increase of hw_counter @name of @a since @p (NULL: no series); -ENOENT: none. */
 int tel_att_delta(const struct tel_att *a, const struct tel_att *p, const char *name,
 		  uint64_t *ret);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "pkg/log/log.h"
+#include "plugin/core/tel_who.h"
 #include "plugin/core/telemetry.h"
 #include "plugin/tools/tools.h"
 
@@ -104,15 +105,38 @@ struct ranked {
 	size_t i;
 	double bad;
 	struct tel_att_rates r;
+	double share[TEL_CAUSE_N]; /* of its paused port's traffic, -1: not paused (tel_who.c) */
+	double top_share;	   /* the larger, 0 when none */
+	int cause;		   /* whose share that is, -1 none */
 };
 
+/*
+ * While a port is paused, the pods carrying most of its traffic first: that
+ * is who the pause is about. A pod that moved none of it (share 0) ranks as
+ * any other, by how bad its own counters look.
+ */
 static int by_badness(const void *a, const void *b)
 {
 	const struct ranked *x = a, *y = b;
 
+	if (x->top_share != y->top_share)
+		return x->top_share < y->top_share ? 1 : -1;
 	if (x->bad != y->bad)
 		return x->bad < y->bad ? 1 : -1;
 	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* pausedShare {host_rx, fabric} (null: that cause did not pause its port), pauseCause */
+static void share_json(cJSON *e, const struct ranked *rk)
+{
+	cJSON *s = cJSON_AddObjectToObject(e, "pausedShare");
+
+	for (int c = 0; s && c < TEL_CAUSE_N; c++)
+		num(s, tel_cause_names[c], rk->share[c]);
+	if (rk->cause < 0)
+		cJSON_AddNullToObject(e, "pauseCause");
+	else
+		cJSON_AddStringToObject(e, "pauseCause", tel_cause_names[rk->cause]);
 }
 
 /* Both samples as one object: {"interval", "pfs": [...], "attachments": [... worst first]}. */
@@ -121,12 +145,15 @@ static cJSON *rates_json(const struct tel_sample *prev, const struct tel_sample 
 	double dt = cur->t - prev->t;
 	cJSON *o = cJSON_CreateObject(), *pfs, *atts;
 	struct ranked *rk = calloc(cur->n_atts ? cur->n_atts : 1, sizeof(*rk));
+	double(*sh)[TEL_CAUSE_N] = calloc(cur->n_atts ? cur->n_atts : 1, sizeof(*sh));
 
-	if (!o || !rk) {
+	if (!o || !rk || !sh) {
 		cJSON_Delete(o);
 		free(rk);
+		free(sh);
 		return NULL;
 	}
+	tel_paused_shares(prev, cur, sh);
 	cJSON_AddNumberToObject(o, "interval", round(dt * 1000) / 1000);
 	pfs = cJSON_AddArrayToObject(o, "pfs");
 	for (size_t i = 0; pfs && i < cur->n_pfs; i++)
@@ -135,7 +162,16 @@ static cJSON *rates_json(const struct tel_sample *prev, const struct tel_sample 
 		rk[i].i = i;
 		tel_att_rates(prev, cur, i, &rk[i].r);
 		rk[i].bad = tel_att_badness(&rk[i].r);
+		rk[i].cause = -1;
+		for (int c = 0; c < TEL_CAUSE_N; c++) {
+			rk[i].share[c] = sh[i][c];
+			if (sh[i][c] > rk[i].top_share) {
+				rk[i].top_share = sh[i][c];
+				rk[i].cause = c;
+			}
+		}
 	}
+	free(sh);
 	qsort(rk, cur->n_atts, sizeof(*rk), by_badness);
 	atts = cJSON_AddArrayToObject(o, "attachments");
 	for (size_t k = 0; atts && k < cur->n_atts; k++) {
@@ -162,6 +198,7 @@ static cJSON *rates_json(const struct tel_sample *prev, const struct tel_sample 
 		num(e, "rxPackets", r->rx_pkts);
 		num(e, "pauseRx", r->pause_rx);
 		num(e, "pauseTx", r->pause_tx);
+		share_json(e, &rk[k]);
 		cJSON_AddItemToArray(atts, e);
 	}
 	free(rk);
@@ -222,26 +259,35 @@ static void print_text(FILE *f, const cJSON *o, size_t max_rows)
 {
 	const cJSON *it;
 	size_t n = 0;
-	char c[8][24];
+	char c[8][24], sh[32];
 
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "pfs")) print_pf(f, it);
-	fprintf(f, "\n%-14s %-24s %-6s %-13s %-4s %9s %9s %9s %9s %9s\n", "NAMESPACE", "POD", "IF",
-		"VF", "PRIO", "CNP-TX/s", "CNP-RX/s", "RETX/s", "PAUSE-RX", "PAUSE-TX");
+	fprintf(f, "\n%-14s %-24s %-6s %-13s %-4s %9s %9s %9s %9s %9s  %s\n", "NAMESPACE", "POD",
+		"IF", "VF", "PRIO", "CNP-TX/s", "CNP-RX/s", "RETX/s", "PAUSE-RX", "PAUSE-TX",
+		"PAUSED-SHARE");
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "attachments"))
 	{
 		const cJSON *p = cJSON_GetObjectItemCaseSensitive(it, "prio");
+		const char *cause = json_str(it, "pauseCause");
 
 		if (n++ >= max_rows)
 			break;
 		(void)snprintf(c[0], sizeof(c[0]), "%d", p ? p->valueint : -1);
-		fprintf(f, "%-14.14s %-24.24s %-6.6s %-13.13s %-4s %9s %9s %9s %9s %9s\n",
+		/* the share of its paused port's traffic, and what paused the port */
+		if (cause)
+			(void)snprintf(
+			    sh, sizeof(sh), "%.2f %s",
+			    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
+				cJSON_GetObjectItemCaseSensitive(it, "pausedShare"), cause)),
+			    cause);
+		fprintf(f, "%-14.14s %-24.24s %-6.6s %-13.13s %-4s %9s %9s %9s %9s %9s  %s\n",
 			json_str(it, "namespace"), json_str(it, "pod"), json_str(it, "interface"),
 			json_str(it, "vf"), cJSON_IsNumber(p) ? c[0] : "-",
 			col(it, "cnpSent", c[1], sizeof(c[1])),
 			col(it, "cnpHandled", c[2], sizeof(c[2])),
 			col(it, "retransmissions", c[3], sizeof(c[3])),
 			col(it, "pauseRx", c[4], sizeof(c[4])),
-			col(it, "pauseTx", c[5], sizeof(c[5])));
+			col(it, "pauseTx", c[5], sizeof(c[5])), cause ? sh : "-");
 	}
 }
 

@@ -255,6 +255,15 @@ FAIL=$((FAIL + $(grep -c '^FAIL:' "$T/telemeaning.out")))
 grep -q ' passed, 0 failed$' "$T/telemeaning.out" && [ $tm_rc -eq 0 ] ||
 	{ fail "telemetry_meaning.sh ran to its summary and exit 0 (rc $tm_rc)"; tail -20 "$T/telemeaning.out"; }
 
+echo "== who is behind a port's traffic (tests/agent/who.sh, its own node)"
+bash "$(dirname "$0")/who.sh" > "$T/who.out" 2>&1
+wh_rc=$?
+grep -E '^(==|PASS|FAIL)' "$T/who.out"
+PASS=$((PASS + $(grep -c '^PASS:' "$T/who.out")))
+FAIL=$((FAIL + $(grep -c '^FAIL:' "$T/who.out")))
+grep -q ' passed, 0 failed$' "$T/who.out" && [ $wh_rc -eq 0 ] ||
+	{ fail "who.sh ran to its summary and exit 0 (rc $wh_rc)"; tail -20 "$T/who.out"; }
+
 echo "== bonds and VF LAG (tests/agent/bond.sh, its own nodes)"
 bash "$(dirname "$0")/bond.sh" > "$T/bond.out" 2>&1
 bd_rc=$?

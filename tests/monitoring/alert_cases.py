@@ -306,5 +306,80 @@ tests.append(group("fabric view: three nodes, two leaf switches", fleet, [], [
                          "pod": "trainer-1"}), "value": 1}]},
 ]))
 
+# The owner roll-up (kube-state-metrics' kube_pod_owner): two pods of Job train-a sum, a pod of
+# StatefulSet db apart, a pod kube-state-metrics reports twice (an HA pair) counted once, a bare
+# pod (owner_kind "<none>") and a pod without any kube_pod_owner series each their own owner
+# (owner_kind "Pod"), and the same pod name in another namespace kept apart.
+def vfp(ns, pod, vf_addr):
+    return {"job": "rdma-qos-agent", "node": "n1", "namespace": ns, "pod": pod,
+            "interface": "net1", "vf": vf_addr, "rdma_dev": "mlx5_2", "pf": "ens1f0"}
+
+
+def ksm(ns, pod, kind, name, inst="ksm-0"):
+    return sel("kube_pod_owner", {"job": "kube-state-metrics", "instance": inst, "namespace": ns,
+                                  "pod": pod, "owner_kind": kind, "owner_name": name,
+                                  "owner_is_controller": "true", "uid": ns + "-" + pod})
+
+
+PODS = [("ai", "train-a-0", "0000:3b:00.2", 600), ("ai", "train-a-1", "0000:3b:00.3", 1200),
+        ("ai", "db-0", "0000:3b:00.4", 240), ("ai", "bare", "0000:3b:00.5", 6000),
+        ("ai", "lone", "0000:3b:00.6", 3000), ("other", "train-a-0", "0000:3b:00.7", 300)]
+owners = {
+    ksm("ai", "train-a-0", "Job", "train-a"): f"1x{T}",
+    ksm("ai", "train-a-0", "Job", "train-a", inst="ksm-1"): f"1x{T}",
+    ksm("ai", "train-a-1", "Job", "train-a"): f"1x{T}",
+    ksm("ai", "db-0", "StatefulSet", "db"): f"1x{T}",
+    ksm("ai", "bare", "<none>", "<none>"): f"1x{T}",
+    ksm("other", "train-a-0", "Job", "train-a"): f"1x{T}",
+    # a pod of no VF: no series by owner for it
+    ksm("ai", "idle-0", "Job", "idle"): f"1x{T}",
+}
+for ns, pod, addr, per_min in PODS:
+    owners[sel("rdma_qos_vf_cnp_sent_total", vfp(ns, pod, addr))] = f"0+{per_min}x{T}"
+    owners[sel("rdma_qos_vf_cnp_handled_total", vfp(ns, pod, addr))] = f"0+{2 * per_min}x{T}"
+    owners[sel("rdma_qos_vf_retransmissions_total", {**vfp(ns, pod, addr),
+                                                     "counter": "local_ack_timeout_err"})] = \
+        f"0+{per_min}x{T}"
+    owners[sel("rdma_qos_vf_retransmissions_total", {**vfp(ns, pod, addr),
+                                                     "counter": "packet_seq_err"})] = \
+        f"0+{per_min}x{T}"
+    for d, k in (("rx", 60), ("tx", 120)):
+        owners[sel("rdma_qos_vf_bytes_total", {**vfp(ns, pod, addr), "direction": d})] = \
+            f"0+{k * per_min}x{T}"
+
+
+# the port ens1f0 of n1 paused by its host: train-a's two pods 0.5 and 0.25, db's 0.25
+for ns, pod, addr, share in (("ai", "train-a-0", "0000:3b:00.2", "0.5"),
+                             ("ai", "train-a-1", "0000:3b:00.3", "0.25"),
+                             ("ai", "db-0", "0000:3b:00.4", "0.25")):
+    owners[sel("rdma_qos_vf_paused_traffic_share", {**vfp(ns, pod, addr), "cause": "host_rx"})] = \
+        f"{share}x{T}"
+SHARE = "rdma_qos:vf_paused_traffic_share:rate5m_by_owner"
+P1 = {"node": "n1", "pf": "ens1f0", "cause": "host_rx", "namespace": "ai"}
+
+
+def by_owner(family, scale, extra=None):
+    """The expected samples of FAMILY: each owner's per-second rate times SCALE."""
+    want = [("ai", "Job", "train-a", 30), ("ai", "StatefulSet", "db", 4), ("ai", "Pod", "bare", 100),
+            ("ai", "Pod", "lone", 50), ("other", "Job", "train-a", 5)]
+    name = f"rdma_qos:{family}:rate5m_by_owner"
+    # rounded to a thousandth: rate()'s float arithmetic gives 240.00000000000003
+    return {"expr": "round(" + name + (f'{{direction="{extra}"}}' if extra else "") + ", 0.001)",
+            "eval_time": "10m",
+            "exp_samples": [{"labels": sel("", {"namespace": ns, "owner_kind": k,
+                                                  "owner_name": n,
+                                                  **({"direction": extra} if extra else {})}),
+                             "value": v * scale} for ns, k, n, v in want]}
+
+
+tests.append(group("owner roll-up: kube_pod_owner joined to the pod families", owners, [], [
+    by_owner("vf_cnp_sent", 1), by_owner("vf_cnp_handled", 2), by_owner("vf_retransmissions", 2),
+    by_owner("vf_bytes", 60, "rx"), by_owner("vf_bytes", 120, "tx"),
+    {"expr": SHARE, "eval_time": "10m", "exp_samples": [
+        {"labels": sel(SHARE, {**P1, "owner_kind": "Job", "owner_name": "train-a"}), "value": 0.75},
+        {"labels": sel(SHARE, {**P1, "owner_kind": "StatefulSet", "owner_name": "db"}),
+         "value": 0.25}]},
+]))
+
 print(json.dumps({"rule_files": [rules_file], "evaluation_interval": "1m", "tests": tests},
                  indent=1))

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * Who is behind a port's traffic (DESIGN.md "Who"), from counters every
+ * driver with per-priority port counters and per-VF byte counters has: no QP
+ * dump needed. Both signals count only the lossless attachments whose RoCE
+ * can leave by this one PF: an attachment of a VF LAG may leave by either
+ * slave, and its bytes cannot be split between them.
+ */
+#include "plugin/core/tel_who.h"
+
+#include <errno.h>
+#include <string.h>
+
+const char *const tel_cause_names[TEL_CAUSE_N] = {"host_rx", "fabric"};
+
+static bool lossless_on(const struct tel_att *a, const struct tel_pf *pf)
+{
+	return a->pfc_req && a->n_ports == 1 && !strcmp(a->ports[0], pf->name);
+}
+
+/* The increase of cur->atts[i]'s RDMA bytes in direction @dir (0 rx, 1 tx); false: none. */
+static bool att_bytes(const struct tel_sample *prev, const struct tel_sample *cur, size_t i,
+		      int dir, uint64_t *ret)
+{
+	const struct tel_att *a = &cur->atts[i], *p = tel_att_prev(prev, a, i);
+	bool any = false;
+
+	*ret = 0;
+	for (size_t j = 0; p && a->has_ctr && j < a->ctr.n; j++) {
+		uint64_t d;
+		int dj;
+
+		if (rdma_counter_classify(a->ctr.names[j], &dj) != RC_BYTES || dj != dir ||
+		    tel_att_delta(a, p, a->ctr.names[j], &d) < 0)
+			continue;
+		*ret += d;
+		any = true;
+	}
+	return any;
+}
+
+int tel_roce_off_pfc(const struct tel_sample *prev, const struct tel_sample *cur,
+		     const struct tel_pf *pf, double *ret)
+{
+	const struct tel_pf *o = tel_pf_same(prev, pf);
+	uint64_t sent = 0, carried = 0, d;
+	bool any = false;
+
+	if (!o || cur->t <= prev->t || !pf->has_dcb || !pf->has_stats || !o->has_stats)
+		return -ENODATA;
+	for (size_t i = 0; i < cur->n_atts; i++)
+		if (lossless_on(&cur->atts[i], pf) && att_bytes(prev, cur, i, 1, &d)) {
+			sent += d;
+			any = true;
+		}
+	if (!any || sent < TEL_OFF_PFC_MIN_BYTES)
+		return -ENODATA;
+	/*
+	 * The PFC priorities also carry what else the port sends there (the
+	 * PF's own RoCE, lossy pods' classes mapped there): the ratio is then
+	 * a lower bound, exact where only the lossless attachments use them.
+	 */
+	for (int p = 0; p < PS_PRIOS; p++) {
+		if (!(pf->pfc_en & (1u << p)))
+			continue;
+		if (!tel_port_delta(o, pf, PS_PRIO_BYTES, p, 1, &d))
+			return -ENODATA;
+		carried += d;
+	}
+	*ret = carried >= sent ? 0 : 1 - (double)carried / (double)sent;
+	return 0;
+}
+/* Did @pf send (@dir 1) or receive (0) pause frames, per priority or link-level? -1: no counter. */
+static int paused(const struct tel_pf *o, const struct tel_pf *pf, int dir)
+{
+	int v = -1;
+	uint64_t d;
+
+	for (int p = 0; p < PS_PRIOS; p++)
+		if (tel_port_delta(o, pf, PS_PAUSE_FRAMES, p, dir, &d))
+			v = d > 0 || v == 1;
+	if (tel_port_delta(o, pf, PS_GPAUSE_FRAMES, 0, dir, &d))
+		v = d > 0 || v == 1;
+	return v;
+}
+
+/* One PF and one cause: the share of each of its lossless attachments' bytes. */
+static void pf_shares(const struct tel_sample *prev, const struct tel_sample *cur,
+		      const struct tel_pf *pf, int c, double (*ret)[TEL_CAUSE_N])
+{
+	/* host_rx: the port paused its partner, what it received; fabric: the reverse */
+	int pause_dir = c == TEL_CAUSE_HOST_RX ? 1 : 0, dir = 1 - pause_dir;
+	uint64_t total = 0, d;
+
+	if (paused(tel_pf_same(prev, pf), pf, pause_dir) != 1)
+		return;
+	for (size_t i = 0; i < cur->n_atts; i++)
+		if (lossless_on(&cur->atts[i], pf) && att_bytes(prev, cur, i, dir, &d))
+			total += d;
+	for (size_t i = 0; i < cur->n_atts; i++)
+		if (lossless_on(&cur->atts[i], pf) && att_bytes(prev, cur, i, dir, &d))
+			ret[i][c] = total ? (double)d / (double)total : 0;
+}
+
+void tel_paused_shares(const struct tel_sample *prev, const struct tel_sample *cur,
+		       double (*ret)[TEL_CAUSE_N])
+{
+	for (size_t i = 0; i < cur->n_atts; i++)
+		for (int c = 0; c < TEL_CAUSE_N; c++)
+			ret[i][c] = -1;
+	if (!prev || cur->t <= prev->t)
+		return;
+	for (size_t j = 0; j < cur->n_pfs; j++)
+		for (int c = 0; c < TEL_CAUSE_N; c++)
+			pf_shares(prev, cur, &cur->pfs[j], c, ret);
+}

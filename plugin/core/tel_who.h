@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Who is behind a port's traffic (DESIGN.md "Who"): the share of the lossless
+ * attachments' RoCE the PF's PFC priorities did not carry, and each
+ * attachment's share of the traffic of a paused port (tel_who.c).
+ */
+#ifndef RQ_PLUGIN_TEL_WHO_H
+#define RQ_PLUGIN_TEL_WHO_H
+
+#include "plugin/core/telemetry.h"
+
+/* Below this much RoCE sent over the interval the ratio says nothing (no series). */
+#define TEL_OFF_PFC_MIN_BYTES (1024ull * 1024ull)
+
+/*
+ * rdma_qos_port_roce_off_pfc_ratio of @pf over @prev -> @cur: 1 - (the
+ * port's tx bytes on its PFC priorities) / (the RoCE tx bytes of its lossless
+ * attachments), clamped to [0, 1]. 0 and *ret set; -ENODATA (no series): no
+ * interval, no DCB or port stats, a PFC priority without a tx_prio<N>_bytes
+ * counter, no lossless attachment with byte counters, or under
+ * TEL_OFF_PFC_MIN_BYTES sent.
+ */
+int tel_roce_off_pfc(const struct tel_sample *prev, const struct tel_sample *cur,
+		     const struct tel_pf *pf, double *ret);
+
+enum tel_pause_cause {
+	TEL_CAUSE_HOST_RX = 0, /* the port sent pause frames: its host could not drain */
+	TEL_CAUSE_FABRIC,      /* the port received pause frames: the fabric could not drain */
+	TEL_CAUSE_N
+};
+extern const char *const tel_cause_names[TEL_CAUSE_N];
+
+/*
+ * rdma_qos_vf_paused_traffic_share over @prev -> @cur: @ret[i][c] for
+ * cur->atts[i] and cause @c, in [0, 1], or -1 (no series). For a PF that
+ * sent pause frames (any priority, or link-level pause) each lossless
+ * attachment's share of the attachments' RoCE rx bytes (host_rx); for one
+ * that received them, of their tx bytes (fabric). Attachments that moved no
+ * bytes on a paused port: 0 each. @ret holds cur->n_atts entries.
+ */
+void tel_paused_shares(const struct tel_sample *prev, const struct tel_sample *cur,
+		       double (*ret)[TEL_CAUSE_N]);
+
+#endif

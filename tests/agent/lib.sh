@@ -62,3 +62,22 @@ bench_records() {
 }
 # bench_pods_del NSPREFIX: the netns bench_records made
 bench_pods_del() { local n; for n in $(ip netns list | awk -v p="$1-" 'index($1, p) == 1 { print $1 }'); do ip netns del "$n"; done; }
+
+# two_pod_node NPFS PREFIX POD_A POD_B: a node of NPFS PFs with 2 VFs each (configfs, ECN,
+# DCB, counters) and pods ai/POD_A and ai/POD_B, each with a lossless attachment in its own
+# netns (net1 on the first PF's two VFs). Sets PF0, VF0PCI, VF0, VF1PCI, VF1, NSA, NSB.
+two_pod_node() {
+	"$MKNODE" --root "$ROOT" --pfs "$1" --vfs 2 --rdma configfs --ecn yes --dcb yes --counters yes \
+		--pf-prefix "$2$$" > /dev/null || { echo "FAIL: mknode"; exit 1; }
+	sim_make_vfs "$ROOT"
+	mapfile -t VFS < <(sim_vfs "$ROOT")
+	read -r PF0 VF0PCI VF0 <<< "${VFS[0]}"
+	read -r _ VF1PCI VF1 <<< "${VFS[1]}"
+	NSA=$(newns a) NSB=$(newns b)
+	chain_add "$ROOT" roce t1 "$NSA" net1 "$VF0" "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF0PCI\"}" \
+		"IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=$3;K8S_POD_UID=u0" > /dev/null
+	check "ADD pod ai/$3" [ $? -eq 0 ]
+	chain_add "$ROOT" roce t2 "$NSB" net1 "$VF1" "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF1PCI\"}" \
+		"IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=$4;K8S_POD_UID=u1" > /dev/null
+	check "ADD pod ai/$4" [ $? -eq 0 ]
+}

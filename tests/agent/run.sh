@@ -237,49 +237,32 @@ grep -E '^(PASS|FAIL|SKIP|==)' "$T/deployed.out"
 read -r dp _ df _ < <(tail -1 "$T/deployed.out" | tr -d ,)
 PASS=$((PASS + ${dp:-0})) FAIL=$((FAIL + ${df:-1}))
 
+# sub_suite SCRIPT: a script with its own node, its PASS/FAIL lines counted here, and
+# a check that it ran to its summary and exit 0
+sub_suite() {
+	local rc
+	bash "$(dirname "$0")/$1.sh" > "$T/$1.out" 2>&1
+	rc=$?
+	grep -E '^(==|PASS|FAIL)' "$T/$1.out"
+	PASS=$((PASS + $(grep -c '^PASS:' "$T/$1.out")))
+	FAIL=$((FAIL + $(grep -c '^FAIL:' "$T/$1.out")))
+	grep -q ' passed, 0 failed$' "$T/$1.out" && [ $rc -eq 0 ] ||
+		{ fail "$1.sh ran to its summary and exit 0 (rc $rc)"; tail -20 "$T/$1.out"; }
+}
+
 echo "== congestion telemetry (tests/agent/telemetry.sh, its own node)"
-bash "$(dirname "$0")/telemetry.sh" > "$T/telemetry.out" 2>&1
-tel_rc=$?
-grep -E '^(==|PASS|FAIL)' "$T/telemetry.out"
-PASS=$((PASS + $(grep -c '^PASS:' "$T/telemetry.out")))
-FAIL=$((FAIL + $(grep -c '^FAIL:' "$T/telemetry.out")))
-grep -q ' passed, 0 failed$' "$T/telemetry.out" && [ $tel_rc -eq 0 ] ||
-	{ fail "telemetry.sh ran to its summary and exit 0 (rc $tel_rc)"; tail -20 "$T/telemetry.out"; }
+sub_suite telemetry
 
 echo "== what the counters mean (tests/agent/telemetry_meaning.sh, its own node)"
-bash "$(dirname "$0")/telemetry_meaning.sh" > "$T/telemeaning.out" 2>&1
-tm_rc=$?
-grep -E '^(==|PASS|FAIL)' "$T/telemeaning.out"
-PASS=$((PASS + $(grep -c '^PASS:' "$T/telemeaning.out")))
-FAIL=$((FAIL + $(grep -c '^FAIL:' "$T/telemeaning.out")))
-grep -q ' passed, 0 failed$' "$T/telemeaning.out" && [ $tm_rc -eq 0 ] ||
-	{ fail "telemetry_meaning.sh ran to its summary and exit 0 (rc $tm_rc)"; tail -20 "$T/telemeaning.out"; }
+sub_suite telemetry_meaning
 
 echo "== who is behind a port's traffic (tests/agent/who.sh, its own node)"
-bash "$(dirname "$0")/who.sh" > "$T/who.out" 2>&1
-wh_rc=$?
-grep -E '^(==|PASS|FAIL)' "$T/who.out"
-PASS=$((PASS + $(grep -c '^PASS:' "$T/who.out")))
-FAIL=$((FAIL + $(grep -c '^FAIL:' "$T/who.out")))
-grep -q ' passed, 0 failed$' "$T/who.out" && [ $wh_rc -eq 0 ] ||
-	{ fail "who.sh ran to its summary and exit 0 (rc $wh_rc)"; tail -20 "$T/who.out"; }
+sub_suite who
 
 echo "== bonds and VF LAG (tests/agent/bond.sh, its own nodes)"
-bash "$(dirname "$0")/bond.sh" > "$T/bond.out" 2>&1
-bd_rc=$?
-grep -E '^(==|PASS|FAIL)' "$T/bond.out"
-PASS=$((PASS + $(grep -c '^PASS:' "$T/bond.out")))
-FAIL=$((FAIL + $(grep -c '^FAIL:' "$T/bond.out")))
-grep -q ' passed, 0 failed$' "$T/bond.out" && [ $bd_rc -eq 0 ] ||
-	{ fail "bond.sh ran to its summary and exit 0 (rc $bd_rc)"; tail -20 "$T/bond.out"; }
+sub_suite bond
 
 echo "== liveness, readiness and build info (tests/agent/health.sh, its own node)"
-bash "$(dirname "$0")/health.sh" > "$T/health.out" 2>&1
-hl_rc=$?
-grep -E '^(==|PASS|FAIL)' "$T/health.out"
-PASS=$((PASS + $(grep -c '^PASS:' "$T/health.out")))
-FAIL=$((FAIL + $(grep -c '^FAIL:' "$T/health.out")))
-grep -q ' passed, 0 failed$' "$T/health.out" && [ $hl_rc -eq 0 ] ||
-	{ fail "health.sh ran to its summary and exit 0 (rc $hl_rc)"; tail -20 "$T/health.out"; }
+sub_suite health
 
 summary

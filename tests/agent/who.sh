@@ -16,20 +16,7 @@ AGENT_PID=""
 suite_teardown() { [ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null; }
 echo '{"namespaces":{"*":{"default":"roce-lossless","allow":["roce-lossless"]}},"node":{"pf":"verify"}}' > "$T/verify.json"
 
-"$MKNODE" --root "$ROOT" --pfs 1 --vfs 2 --rdma configfs --ecn yes --dcb yes --counters yes \
-	--pf-prefix wh$$ > /dev/null || { echo "FAIL: mknode"; exit 1; }
-sim_make_vfs "$ROOT"
-mapfile -t VFS < <(sim_vfs "$ROOT")
-read -r PF0 VF0PCI VF0 <<< "${VFS[0]}"
-read -r _ VF1PCI VF1 <<< "${VFS[1]}"
-rq() { echo "{\"type\":\"rdma-qos\",\"deviceID\":\"$1\"}"; }
-NSA=$(newns a) NSB=$(newns b)
-chain_add "$ROOT" roce t1 "$NSA" net1 "$VF0" "$(rq "$VF0PCI")" \
-	"IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=pod-a;K8S_POD_UID=u0" > /dev/null
-check "ADD pod ai/pod-a" [ $? -eq 0 ]
-chain_add "$ROOT" roce t2 "$NSB" net1 "$VF1" "$(rq "$VF1PCI")" \
-	"IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=pod-b;K8S_POD_UID=u1" > /dev/null
-check "ADD pod ai/pod-b" [ $? -eq 0 ]
+two_pod_node 1 wh pod-a pod-b
 check "PF $PF0 has PFC on priority 3 only" [ "$(jq -c .pfc "$ROOT/dcb/$PF0.json")" = "[3]" ]
 # the VF netdevs' vport RDMA counters (mlx5), in each pod's netns
 VPA=$ROOT/ethtool/netns/$(basename "$NSA")/net1.json

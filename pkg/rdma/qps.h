@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The QP census (DESIGN.md "Who"): the QPs of one RDMA device as RDMA
+ * netlink's resource tracker lists them (RDMA_NLDEV_CMD_RES_QP_GET), and
+ * where the driver dumps the QP context (RDMA_NLDEV_CMD_RES_QP_GET_RAW:
+ * mlx5's resource dump, drivers/infiniband/hw/mlx5/restrack.c) the traffic
+ * class each QP's primary address path carries.
+ *
+ * Visibility, from the kernel (core/restrack.c rdma_is_visible_in_pid_ns):
+ * a user QP is listed only to a caller whose PID namespace sees the QP's
+ * process (the host's PID namespace sees every pod's), a kernel QP only to
+ * one in the initial PID namespace; a device only to a socket in the netns
+ * the device is in (exclusive RDMA netns mode: the pod's).
+ */
+#ifndef RQ_RDMA_QPS_H
+#define RQ_RDMA_QPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rq_qp {
+	uint32_t qpn;
+	char type[12]; /* "RC" "UC" "UD" "GSI" "SMI" "RAW_PACKET" "XRC_INI" "XRC_TGT" "DRIVER" ... */
+	char state[8]; /* "RESET" "INIT" "RTR" "RTS" "SQD" "SQE" "ERR" */
+	uint32_t pid;  /* 0: a kernel QP, or its process is not visible here */
+	char comm[32]; /* a kernel QP's owner (RES_KERN_NAME); the sim file's "comm"; else "" */
+	int tclass;    /* the ToS byte its primary path sends with; -1: no context dump */
+};
+
+struct rq_qp_list {
+	size_t n, cap;
+	struct rq_qp *qp;
+	bool has_ctx; /* the driver dumped QP contexts (then tclass is set for each it dumped) */
+};
+
+void rdma_qps_free(struct rq_qp_list *l);
+/* Append a zeroed QP (tclass -1) and return it; NULL: out of memory. */
+struct rq_qp *rdma_qps_add(struct rq_qp_list *l);
+
+/*
+ * The QPs of device @dev, from a netlink socket opened in the current netns
+ * (the caller enters the pod's netns in exclusive mode). A driver without a
+ * context dump (rxe, -EOPNOTSUPP from the raw dump) leaves has_ctx false.
+ * -ENODEV: no such device in this netns. Every recv is bounded (5 s).
+ */
+int rdma_qps_dump(const char *dev, struct rq_qp_list *ret);
+
+/*
+ * Pure parsers, fed hand-built buffers by the tests and the fuzzer:
+ * one RES_QP_GET dump message (RDMA_NLDEV_ATTR_RES_QP nest of
+ * RES_QP_ENTRY nests): its QPs appended to @l; -EBADMSG when malformed.
+ */
+struct nlmsghdr;
+int rdma_qps_parse_msg(const struct nlmsghdr *nlh, size_t len, struct rq_qp_list *l);
+/*
+ * One RES_QP_GET_RAW dump message: each entry's RDMA_NLDEV_ATTR_RES_RAW
+ * through rdma_qp_ctx_parse; the QP of @l with that QPN gets the class and
+ * @l->has_ctx is set. An entry that does not parse leaves its QP at -1.
+ */
+int rdma_qps_parse_raw_msg(const struct nlmsghdr *nlh, size_t len, struct rq_qp_list *l);
+/*
+ * mlx5's raw QP dump (a resource dump of segment PRM_QUERY_QP): segments of
+ * { be16 length_dw (the segment's length in dwords, header included),
+ * be16 segment_type }; types 0xfff0 and above are the dump's control
+ * segments (menu, error, notice, info, reference, command, terminate) and
+ * are skipped; the first other segment is the resource segment
+ * (mlx5_ifc resource_dump_resource_segment: header, 4 reserved bytes,
+ * be32 index1 = the QPN, be32 index2, payload) whose payload is QUERY_QP's
+ * output (mlx5_ifc query_qp_out: the qpc at byte 0x18; the qpc's
+ * primary_address_path at its byte 0x18; the path's tclass 8 bits at bit
+ * 0x64). 0 with *ret_qpn, *ret_state (the qpc's 4-bit state) and *ret_tclass;
+ * -EBADMSG: truncated, an error segment, a nonzero command status.
+ */
+int rdma_qp_ctx_parse(const void *raw, size_t len, uint32_t *ret_qpn, int *ret_state,
+		      int *ret_tclass);
+
+/*
+ * The simulated node's <root>/rdma/qps/<dev>.json (DESIGN.md "Who"):
+ * [{"qpn": 17, "type": "RC", "state": "RTS", "pid": 4242, "comm": "python3",
+ * "tclass": 106}, ...]; "tclass" absent: no context dump (has_ctx is set
+ * when any entry has one). -EINVAL names nothing: the caller says which file.
+ */
+int rdma_qps_parse_json(const char *text, size_t len, struct rq_qp_list *ret);
+
+/*
+ * Whether this process is in the initial PID namespace (the inode of
+ * /proc/self/ns/pid is the kernel's fixed PROC_PID_INIT_INO): only there
+ * does the census see every pod's QPs (a DaemonSet pod with hostPID).
+ */
+bool rdma_qps_host_pidns(void);
+
+#endif

@@ -66,9 +66,9 @@ setup() {
 	command -v depmod >/dev/null && [ -x /usr/bin/busybox ] && command -v gcc-12 >/dev/null &&
 		command -v bc >/dev/null && command -v rdma >/dev/null ||
 		apt_install kmod busybox-static make gcc-12 bc xz-utils iproute2 cpio
-	# wire.sh's RoCE traffic and capture (run in the guest from the shared /usr)
-	command -v rping >/dev/null && command -v ibv_rc_pingpong >/dev/null && command -v tcpdump >/dev/null ||
-		apt_install rdmacm-utils ibverbs-utils tcpdump
+	# wire.sh's RoCE traffic and capture, qps.sh's perftest (run in the guest from the shared /usr)
+	command -v rping >/dev/null && command -v ibv_rc_pingpong >/dev/null && command -v tcpdump >/dev/null &&
+		command -v ib_write_bw >/dev/null || apt_install rdmacm-utils ibverbs-utils tcpdump perftest
 	kernel_version
 	local kbase=${KV%-amd64}
 	if [ ! -f "$CACHE/kroot/boot/vmlinuz-$KV" ]; then

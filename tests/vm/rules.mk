@@ -15,3 +15,7 @@ vm-telemetry-test: all
 .PHONY: vm-bond-test
 vm-bond-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/bond.sh
+# The QP census guest alone (tests/vm/qps.sh; make vm-test runs it too)
+.PHONY: vm-qps-test
+vm-qps-test: all
+	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/qps.sh

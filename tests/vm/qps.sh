@@ -51,12 +51,10 @@ gid_v2() {
 			{ echo "${g##*/}"; return; }
 	done
 }
-# rc_rts [NETNS] DEV: how many RC QPs of DEV iproute2 lists in RTS
-rc_rts() {
-	local ns=()
-	[ $# -gt 1 ] && { ns=(ip netns exec "$1"); shift; }
-	"${ns[@]}" "$RDMA" -j res show qp dev "$1" 2>/dev/null |
-		jq '[.[] | select(.type == "RC" and .state == "RTS")] | length'
+# rc_in DEV STATE: how many RC QPs of DEV iproute2 lists in STATE
+rc_in() {
+	"$RDMA" -j res show qp link "$1" 2>/dev/null |
+		jq --arg s "$2" '[.[] | select(.type == "RC" and .state == $s)] | length'
 }
 # raw_decode: mlx5 resource dumps (`rdma -j -r res show qp`, "data" byte arrays) as
 # "QPN STATE TCLASS" lines, read from the spec (mlx5_ifc: segments {be16 length_dw,
@@ -123,7 +121,7 @@ conf "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF2PCI\",\"numa\":\"off\"}" "$prev"
 rc=$?; [ $rc -eq 0 ] || cat /tmp/add-c2.out /tmp/add-c2.log
 check "ADD ib-0 (ibsim0 moved into the pod: exclusive mode)" [ $rc -eq 0 ]
 check "PFC on priority 3 and DSCP 26 -> 3 after the ADDs" \
-	bash -c "dcb pfc show dev $PF prio-pfc | grep -qw 3:on && dcb app show dev $PF dscp-prio | grep -qw 26:3"
+	bash -c "dcb pfc show dev $PF prio-pfc | grep -qw 3:on && dcb -j app show dev $PF | jq -e '[.dscp_prio[] | select(.[0] == 26 and .[1] == 3)] | length == 1' > /dev/null"
 LA="namespace=\"ai\",pod=\"qp-a\",interface=\"$VF0\",vf=\"$VF0PCI\",rdma_dev=\"rxe0\",pf=\"$PF\""
 LB="namespace=\"ai\",pod=\"qp-b\",interface=\"$VF1\",vf=\"$VF1PCI\",rdma_dev=\"rxe1\",pf=\"$PF\""
 LC="namespace=\"ml\",pod=\"ib-0\",interface=\"net1\",vf=\"$VF2PCI\",rdma_dev=\"ibsim0\",pf=\"$PF\""
@@ -136,11 +134,11 @@ cat $QPF
 Q106=$(awk '$4 == 106 { print $1 }' $QPF); Q0=$(awk '$4 == 0 { print $1 }' $QPF)
 check "debugfs lists both in RTS (QPN $Q106 class 106, QPN $Q0 class 0)" \
 	[ "$(awk '$2 == "RTS"' $QPF | wc -l)" = 2 -a -n "$Q106" -a -n "$Q0" ]
-ip netns exec podc "$RDMA" res show qp dev ibsim0
+ip netns exec podc "$RDMA" res show qp link ibsim0
 check "rdma res show qp (in the pod's netns): 2 RC QPs in RTS, owned by ibsim (kernel)" \
-	[ "$(ip netns exec podc "$RDMA" -j res show qp dev ibsim0 | jq '[.[] | select(.type == "RC" and .state == "RTS" and .comm == "ibsim")] | length')" = 2 ]
-check "... not from the host's netns (the device is the pod's)" [ -z "$("$RDMA" -j res show qp dev ibsim0 2>/dev/null | jq '.[]' 2>/dev/null)" ]
-ip netns exec podc "$RDMA" -j -r res show qp dev ibsim0 > /tmp/raw.json
+	[ "$(ip netns exec podc "$RDMA" -j res show qp link ibsim0 | jq '[.[] | select(.type == "RC" and .state == "RTS" and .comm == "ibsim")] | length')" = 2 ]
+check "... not from the host's netns (the device is the pod's)" [ -z "$("$RDMA" -j res show qp link ibsim0 2>/dev/null | jq '.[]' 2>/dev/null)" ]
+ip netns exec podc "$RDMA" -j -r res show qp link ibsim0 > /tmp/raw.json
 echo "raw dump: $(jq -c '[.[] | {ifname, len: (.data | length)}]' /tmp/raw.json)"
 raw_decode < /tmp/raw.json | sort -n > /tmp/raw.txt
 echo "decoded (qpn state tclass): $(tr '\n' ';' < /tmp/raw.txt)"
@@ -209,28 +207,31 @@ RPS=$!
 sleep 2
 pod rping -c -a $V0IP -I $V1IP -C 1000000 > /tmp/rping.cli 2>&1 &
 RPC=$!
-both_up() { [ "$(rc_rts rxe0)" = 2 ] && [ "$(rc_rts rxe1)" = 2 ]; }
-ms=$(until_ms 60000 both_up); rc=$?
+# ib_write_bw's server only receives RDMA WRITEs: perftest leaves its QP in RTR (a
+# unidirectional BW test moves the client's alone to RTS); rping's QPs both reach RTS
+all_up() { [ "$(rc_in rxe0 RTS) $(rc_in rxe0 RTR) $(rc_in rxe1 RTS)" = "1 1 2" ]; }
+ms=$(until_ms 60000 all_up); rc=$?
 "$RDMA" res show qp
 [ $rc -eq 0 ] || { echo "ib_write_bw: $(tail -3 /tmp/bw.srv) / $(tail -3 /tmp/bw.cli); rping: $(tail -2 /tmp/rping.srv) / $(tail -2 /tmp/rping.cli)"; }
-check "rdma res show qp: rxe0 and rxe1 have 2 RC QPs in RTS each (ib_write_bw + rping, after $ms ms)" [ $rc -eq 0 ]
-s=$(until_val 20 "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTS\"}" 2)
-check "qp-a: rdma_qos_vf_qps{type=\"RC\",state=\"RTS\"} 2 (after $s s)" [ $? -eq 0 ]
+check "rdma res show qp: rxe0 has RC QPs in RTS (rping) and RTR (ib_write_bw's server), rxe1 2 in RTS (after $ms ms)" [ $rc -eq 0 ]
+s=$(until_val 20 "rdma_qos_vf_qps{$LB,type=\"RC\",state=\"RTS\"}" 2)
+check "qp-b: rdma_qos_vf_qps{type=\"RC\",state=\"RTS\"} 2 (after $s s)" [ $? -eq 0 ]
 cp /tmp/last.prom /tmp/c3.prom
 grep '^rdma_qos_vf_qps' /tmp/c3.prom
-check "qp-b: rdma_qos_vf_qps{type=\"RC\",state=\"RTS\"} 2" \
-	[ "$(val /tmp/c3.prom "rdma_qos_vf_qps{$LB,type=\"RC\",state=\"RTS\"}")" = 2 ]
+check "qp-a: rdma_qos_vf_qps{type=\"RC\",state=\"RTS\"} 1 and {state=\"RTR\"} 1" \
+	[ "$(val /tmp/c3.prom "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTS\"}") $(val /tmp/c3.prom "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTR\"}")" = "1 1" ]
 check "rxe (no context dump): no rdma_qos_vf_qps_by_class series for qp-a or qp-b" \
 	[ "$(grep -cE "^rdma_qos_vf_qps_by_class\{namespace=\"ai\"" /tmp/c3.prom)" = 0 ]
 "$RQ" show --qps --json > /tmp/show3.json 2>/dev/null
-check "show --qps --json: qp-a census ok, no context dump, RC QPs in RTS of ib_write_bw and rping, no tclass" \
-	[ "$(jq -c '[.attachments[] | select(.pod == "qp-a") | .census, .contextDump, ([.qps[] | select(.type == "RC" and .state == "RTS") | .comm] | sort), ([.qps[] | select(has("tclass"))] | length)]' /tmp/show3.json 2>/dev/null)" = \
-	'["ok",false,["ib_write_bw","rping"],0]' ]
+check "show --qps --json: qp-a census ok, no context dump, ib_write_bw's RC QP in RTR and rping's in RTS, no tclass" \
+	[ "$(jq -c '[.attachments[] | select(.pod == "qp-a") | .census, .contextDump, ([.qps[] | select(.type == "RC") | [.comm, .state]] | sort), ([.qps[] | select(has("tclass"))] | length)]' /tmp/show3.json 2>/dev/null)" = \
+	'["ok",false,[["ib_write_bw","RTR"],["rping","RTS"]],0]' ]
 check "... qp-b the same, with its own labels" \
 	[ "$(jq -c "[.attachments[] | select(.pod == \"qp-b\") | .interface, .vf, .rdmaDev, .census, ([.qps[] | select(.type == \"RC\" and .state == \"RTS\") | .comm] | sort)]" /tmp/show3.json 2>/dev/null)" = \
 	"[\"$VF1\",\"$VF1PCI\",\"rxe1\",\"ok\",[\"ib_write_bw\",\"rping\"]]" ]
-check "... the QPs' pids are the programs' (host PID namespace)" \
-	[ "$(jq '[.attachments[] | select(.pod == "qp-a" or .pod == "qp-b") | .qps[] | select(.type == "RC") | .pid | select(. > 1)] | length' /tmp/show3.json 2>/dev/null)" = 4 ]
+PIDS=$(pgrep -x 'ib_write_bw|rping' | sort -n | jq -sc .)
+check "... the RC QPs' pids are the four programs' as the host sees them ($PIDS)" \
+	[ "$(jq -c '[.attachments[] | select(.pod == "qp-a" or .pod == "qp-b") | .qps[] | select(.type == "RC") | .pid] | sort' /tmp/show3.json 2>/dev/null)" = "$PIDS" ]
 
 echo "== an agent without hostPID (its own PID namespace): the census is off"
 mkdir -p /tmp/hostproc && mount --bind /proc /tmp/hostproc
@@ -247,6 +248,8 @@ echo "== the programs exit: the counts drop"
 kill $BWS $BWC $RPS $RPC 2>/dev/null; wait $BWS $BWC $RPS $RPC 2>/dev/null
 s=$(until_val 20 "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTS\"}" "0|")
 check "qp-a: no RC QP in RTS (after $s s)" [ $? -eq 0 ]
+va=$(val /tmp/last.prom "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTR\"}")
+check "qp-a: none in RTR ('$va')" [ "$va" = 0 -o -z "$va" ]
 vb=$(val /tmp/last.prom "rdma_qos_vf_qps{$LB,type=\"RC\",state=\"RTS\"}")
 check "qp-b: none either ('$vb')" [ "$vb" = 0 -o -z "$vb" ]
 

@@ -42,13 +42,17 @@ backports() {
 	apt-get -o DPkg::Lock::Timeout=600 update -q >&2
 }
 
-# build_module NAME DIR: tests/vm/NAME/NAME.c built in DIR when it changed, into the
-# guest kernel's extra/ (depmod again after)
+# build_module NAME DIR: tests/vm/NAME/ (NAME.c, or the sources its Kbuild names) built in
+# DIR when a file changed, into the guest kernel's extra/ (depmod again after)
 build_module() {
-	if ! cmp -s "$SRC/tests/vm/$1/$1.c" "$2/$1.c" || [ ! -f "$2/$1.ko" ]; then
+	local d="$SRC/tests/vm/$1" f changed=0
+	for f in "$d"/*; do cmp -s "$f" "$2/${f##*/}" || changed=1; done
+	[ -f "$2/$1.ko" ] || changed=1
+	if [ $changed = 1 ]; then
 		mkdir -p "$2"
-		cp "$SRC/tests/vm/$1/$1.c" "$2/"
-		echo "obj-m := $1.o" > "$2/Makefile"
+		rm -f "$2"/*.c "$2"/*.h "$2"/Kbuild
+		cp "$d"/* "$2/"
+		[ -f "$2/Kbuild" ] || echo "obj-m := $1.o" > "$2/Makefile"
 		make -s -C "$CACHE/kroot/usr/src/linux-headers-$KV" M="$2" \
 			CONFIG_DEBUG_INFO_BTF_MODULES= modules >&2
 		mkdir -p "$CACHE/kroot/lib/modules/$KV/extra"

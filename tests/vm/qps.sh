@@ -220,8 +220,9 @@ cp /tmp/last.prom /tmp/c3.prom
 grep '^rdma_qos_vf_qps' /tmp/c3.prom
 check "qp-a: rdma_qos_vf_qps{type=\"RC\",state=\"RTS\"} 1 and {state=\"RTR\"} 1" \
 	[ "$(val /tmp/c3.prom "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTS\"}") $(val /tmp/c3.prom "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTR\"}")" = "1 1" ]
-check "rxe (no context dump): no rdma_qos_vf_qps_by_class series for qp-a or qp-b" \
-	[ "$(grep -cE "^rdma_qos_vf_qps_by_class\{namespace=\"ai\"" /tmp/c3.prom)" = 0 ]
+check "rxe (no context dump): their census ran, yet no rdma_qos_vf_qps_by_class series for qp-a or qp-b" \
+	[ -n "$(val /tmp/c3.prom "rdma_qos_vf_qps{$LA,type=\"GSI\",state=\"RTS\"}")" -a \
+	"$(grep -cE "^rdma_qos_vf_qps_by_class\{namespace=\"ai\"" /tmp/c3.prom)" = 0 ]
 "$RQ" show --qps --json > /tmp/show3.json 2>/dev/null
 check "show --qps --json: qp-a census ok, no context dump, ib_write_bw's RC QP in RTR and rping's in RTS, no tclass" \
 	[ "$(jq -c '[.attachments[] | select(.pod == "qp-a") | .census, .contextDump, ([.qps[] | select(.type == "RC") | [.comm, .state]] | sort), ([.qps[] | select(has("tclass"))] | length)]' /tmp/show3.json 2>/dev/null)" = \
@@ -246,12 +247,15 @@ umount /tmp/hostproc
 
 echo "== the programs exit: the counts drop"
 kill $BWS $BWC $RPS $RPC 2>/dev/null; wait $BWS $BWC $RPS $RPC 2>/dev/null
-s=$(until_val 20 "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTS\"}" "0|")
-check "qp-a: no RC QP in RTS (after $s s)" [ $? -eq 0 ]
+s=$(until_val 20 "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTS\"}" "0|"); rc=$?
+check "qp-a: its RC QP in RTS counted before ('$(val /tmp/c3.prom "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTS\"}")'), none now (after $s s)" \
+	[ $rc -eq 0 -a "$(val /tmp/c3.prom "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTS\"}")" = 1 ]
 va=$(val /tmp/last.prom "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTR\"}")
-check "qp-a: none in RTR ('$va')" [ "$va" = 0 -o -z "$va" ]
+va0=$(val /tmp/c3.prom "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTR\"}")
+check "qp-a: its RC QP in RTR counted before ('$va0'), none now ('$va')" [ "$va0" = 1 -a \( "$va" = 0 -o -z "$va" \) ]
 vb=$(val /tmp/last.prom "rdma_qos_vf_qps{$LB,type=\"RC\",state=\"RTS\"}")
-check "qp-b: none either ('$vb')" [ "$vb" = 0 -o -z "$vb" ]
+vb0=$(val /tmp/c3.prom "rdma_qos_vf_qps{$LB,type=\"RC\",state=\"RTS\"}")
+check "qp-b: its 2 RC QPs in RTS counted before ('$vb0'), none now ('$vb')" [ "$vb0" = 2 -a \( "$vb" = 0 -o -z "$vb" \) ]
 
 echo "==== show --qps (guest, text) ===="
 "$RQ" show --qps

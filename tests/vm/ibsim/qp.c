@@ -1,0 +1,410 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibsim's QPs (see dev.c for the device).
+ *
+ * QPs for the RDMA netlink census (restrack): every QP keeps the state,
+ * port and address vector the core's modify_qp gave it, .query_qp returns
+ * them (nldev's QP dump calls ib_query_qp for each QP and fails without
+ * it), and .fill_res_qp_entry_raw answers RDMA_NLDEV_CMD_RES_QP_GET_RAW as
+ * mlx5_ib does (hw/mlx5/restrack.c): RDMA_NLDEV_ATTR_RES_RAW holding a
+ * resource dump of segments { be16 length_dw, be16 type }: info (0xfffc),
+ * command (0xfffa), one resource segment (index1 = the QPN) whose payload is
+ * QUERY_QP's output (mlx5_ifc query_qp_out: qpc state, st, mtu, remote_qpn,
+ * primary_address_path with grh, src_addr_index, hop_limit, tclass,
+ * flow_label, rgid), terminate (0xfff9). The resource segment's type is
+ * firmware's, learnt from its menu; ibsim uses 0x1000 (any value below the
+ * control types). ibsim has no userspace provider, so user QPs are refused;
+ * kernel RC QPs come from debugfs instead:
+ * `echo "rc 106" > /sys/kernel/debug/ibsim/qp` creates one on ibsim's own
+ * PD and CQ and moves it RESET->INIT->RTR->RTS through ib_modify_qp with a
+ * RoCE GRH address vector whose traffic_class is 106 (the first valid GID
+ * of port 1 as the source), so the class takes the driver's modify path
+ * and comes back through query_qp and the raw dump; "del <qpn>" destroys
+ * one, "clear" all; reading lists "<qpn> <state> tclass <n>". The restrack
+ * shows kernel QPs only to a caller in the initial PID namespace.
+ */
+#include <linux/unaligned.h>
+#include <net/ipv6.h>
+#include <rdma/ib_cache.h>
+#include <uapi/rdma/rdma_netlink.h>
+
+#include "ibsim.h"
+
+static atomic_t next_qpn = ATOMIC_INIT(16);
+
+/* kernel QPs only (the MAD layer's GSI QP, debugfs's RC QPs): no provider for user QPs */
+int sim_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *init, struct ib_udata *udata)
+{
+	struct sim_qp *q = container_of(qp, struct sim_qp, ib);
+
+	if (udata || init->qp_type == IB_QPT_SMI)
+		return -EOPNOTSUPP;
+	spin_lock_init(&q->lock);
+	q->state = IB_QPS_RESET;
+	q->cap = init->cap;
+	qp->qp_num = init->qp_type == IB_QPT_GSI ? 1 : atomic_inc_return(&next_qpn);
+	return 0;
+}
+
+/* the transitions a driver accepts (mlx5 checks them with the same table) */
+int sim_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask, struct ib_udata *udata)
+{
+	struct sim_qp *q = container_of(qp, struct sim_qp, ib);
+	enum ib_qp_state cur;
+
+	spin_lock(&q->lock);
+	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : q->state;
+	if (mask & IB_QP_STATE && !ib_modify_qp_is_ok(cur, attr->qp_state, qp->qp_type, mask)) {
+		spin_unlock(&q->lock);
+		return -EINVAL;
+	}
+	if (mask & IB_QP_STATE) {
+		q->state = attr->qp_state;
+		if (q->state == IB_QPS_RESET)
+			q->has_av = false;
+	}
+	if (mask & IB_QP_PORT)
+		q->port = attr->port_num;
+	if (mask & IB_QP_AV) {
+		q->ah = attr->ah_attr;
+		q->ah.grh.sgid_attr = NULL;
+		q->has_av = true;
+	}
+	if (mask & IB_QP_DEST_QPN)
+		q->dest_qpn = attr->dest_qp_num;
+	if (mask & IB_QP_RQ_PSN)
+		q->rq_psn = attr->rq_psn;
+	if (mask & IB_QP_SQ_PSN)
+		q->sq_psn = attr->sq_psn;
+	if (mask & IB_QP_PATH_MTU)
+		q->mtu = attr->path_mtu;
+	if (mask & IB_QP_ACCESS_FLAGS)
+		q->access = attr->qp_access_flags;
+	spin_unlock(&q->lock);
+	return 0;
+}
+
+/* ib_query_qp has cleared the sgid_attr pointers; the AV is returned without one */
+int sim_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask, struct ib_qp_init_attr *init)
+{
+	struct sim_qp *q = container_of(qp, struct sim_qp, ib);
+
+	memset(attr, 0, sizeof(*attr));
+	memset(init, 0, sizeof(*init));
+	spin_lock(&q->lock);
+	attr->qp_state = attr->cur_qp_state = q->state;
+	attr->port_num = q->port;
+	attr->dest_qp_num = q->dest_qpn;
+	attr->rq_psn = q->rq_psn;
+	attr->sq_psn = q->sq_psn;
+	attr->path_mtu = q->mtu;
+	attr->qp_access_flags = q->access;
+	attr->path_mig_state = IB_MIG_MIGRATED;
+	if (q->has_av)
+		attr->ah_attr = q->ah;
+	attr->cap = q->cap;
+	spin_unlock(&q->lock);
+	init->qp_type = qp->qp_type;
+	init->send_cq = qp->send_cq;
+	init->recv_cq = qp->recv_cq;
+	init->srq = qp->srq;
+	init->cap = attr->cap;
+	init->sq_sig_type = IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+int sim_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
+{
+	return 0;
+}
+
+/*
+ * The raw QP dump as mlx5_ib's (see the header comment). Offsets are
+ * mlx5_ifc's: query_qp_out has the qpc at byte 0x18; in the qpc, state is
+ * the top nibble of byte 0, st byte 1, mtu the top 3 bits of byte 8,
+ * remote_qpn the low 24 bits of the be32 at 0x14, primary_address_path
+ * (ads, 44 bytes) at 0x18.
+ */
+#define RAW_SEG_INFO   0xfffc
+#define RAW_SEG_CMD    0xfffa
+#define RAW_SEG_TERM   0xfff9
+#define RAW_SEG_PRM_QP 0x1000 /* firmware's id comes from its menu; any value below 0xfff0 */
+#define RAW_QP_OUT_LEN 0x110  /* query_qp_out up to the end of the qpc and its reserved tail */
+#define RAW_LEN	       (16 + 20 + 16 + RAW_QP_OUT_LEN + 4)
+
+static void raw_be16(u8 *b, int off, u16 v)
+{
+	put_unaligned_be16(v, b + off);
+}
+
+static void raw_be32(u8 *b, int off, u32 v)
+{
+	put_unaligned_be32(v, b + off);
+}
+
+static u8 raw_state(enum ib_qp_state s)
+{
+	static const u8 mlx5[] = {
+	    [IB_QPS_RESET] = 0, [IB_QPS_INIT] = 1, [IB_QPS_RTR] = 2, [IB_QPS_RTS] = 3,
+	    [IB_QPS_SQD] = 7,	[IB_QPS_SQE] = 4,  [IB_QPS_ERR] = 6};
+
+	return s < ARRAY_SIZE(mlx5) ? mlx5[s] : 6;
+}
+
+static u8 raw_st(enum ib_qp_type t)
+{
+	/* mlx5 qp.h MLX5_QP_ST_*: RC 0, UC 1, UD 2, QP1 8 */
+	return t == IB_QPT_UC ? 1 : t == IB_QPT_UD ? 2 : t == IB_QPT_GSI ? 8 : 0;
+}
+
+/* query_qp_out for @q at @out (zeroed): status 0, the qpc */
+static void raw_query_qp_out(u8 *out, const struct sim_qp *q)
+{
+	u8 *qpc = out + 0x18, *ads = qpc + 0x18;
+	const struct ib_global_route *grh = &q->ah.grh;
+
+	qpc[0] = raw_state(q->state) << 4;
+	qpc[1] = raw_st(q->ib.qp_type);
+	qpc[8] = (q->mtu & 7) << 5;
+	raw_be32(qpc, 0x14, q->dest_qpn & 0xffffff);
+	if (!q->has_av)
+		return;
+	if (rdma_ah_get_ah_flags(&q->ah) & IB_AH_GRH) {
+		ads[5] = 0x80; /* grh */
+		ads[9] = grh->sgid_index;
+		ads[11] = grh->hop_limit;
+		raw_be32(ads, 0x0c, (u32)grh->traffic_class << 20 | (grh->flow_label & 0xfffff));
+		memcpy(ads + 0x10, grh->dgid.raw, 16);
+	}
+	ads[0x25] = q->port;
+	memcpy(ads + 0x26, q->ah.roce.dmac, 6);
+}
+
+int sim_fill_qp_raw(struct sk_buff *msg, struct ib_qp *qp)
+{
+	struct sim_qp *q = container_of(qp, struct sim_qp, ib), snap;
+	u8 *b = kzalloc(RAW_LEN, GFP_KERNEL);
+	int err, off = 0;
+
+	if (!b)
+		return -ENOMEM;
+	spin_lock(&q->lock);
+	snap = *q;
+	spin_unlock(&q->lock);
+	raw_be16(b, off, 4); /* info: dump_version 1 */
+	raw_be16(b, off + 2, RAW_SEG_INFO);
+	b[off + 7] = 1;
+	off += 16;
+	raw_be16(b, off, 5); /* command: what was asked, one object at index1 */
+	raw_be16(b, off + 2, RAW_SEG_CMD);
+	raw_be16(b, off + 4, RAW_SEG_PRM_QP);
+	raw_be32(b, off + 8, qp->qp_num);
+	raw_be16(b, off + 16, 1);
+	off += 20;
+	raw_be16(b, off,
+		 (16 + RAW_QP_OUT_LEN) / 4); /* resource: header, reserved, index1, index2 */
+	raw_be16(b, off + 2, RAW_SEG_PRM_QP);
+	raw_be32(b, off + 8, qp->qp_num);
+	raw_query_qp_out(b + off + 16, &snap);
+	off += 16 + RAW_QP_OUT_LEN;
+	raw_be16(b, off, 1);
+	raw_be16(b, off + 2, RAW_SEG_TERM);
+	off += 4;
+	err = nla_put(msg, RDMA_NLDEV_ATTR_RES_RAW, off, b);
+	kfree(b);
+	return err;
+}
+
+/* port 1's first RoCEv2 GID (else its first GID): the source of a debugfs QP's AV */
+static int sim_qp_sgid(void)
+{
+	const struct ib_gid_attr *ga;
+	int i, any = -ENODATA;
+
+	for (i = 0; i < 8; i++) {
+		ga = rdma_get_gid_attr(&sim->ib, 1, i);
+		if (IS_ERR(ga))
+			continue;
+		if (ga->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP) {
+			rdma_put_gid_attr(ga);
+			return i;
+		}
+		rdma_put_gid_attr(ga);
+		if (any < 0)
+			any = i;
+	}
+	return any;
+}
+
+/* RESET->INIT->RTR->RTS through the core, as a kernel ULP connects an RC QP */
+static int sim_qp_connect(struct ib_qp *qp, u8 tclass)
+{
+	static const u8 dmac[ETH_ALEN] = {0x52, 0x54, 0x00, 0x00, 0x00, 0x99};
+	struct ib_qp_attr a = {};
+	union ib_gid dgid;
+	int sgid = sim_qp_sgid(), err;
+
+	if (sgid < 0)
+		return sgid;
+	a.qp_state = IB_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE;
+	err =
+	    ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (err)
+		return err;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTR;
+	a.path_mtu = IB_MTU_1024;
+	a.dest_qp_num = qp->qp_num;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.type = rdma_ah_find_type(&sim->ib, 1);
+	rdma_ah_set_port_num(&a.ah_attr, 1);
+	ipv6_addr_set_v4mapped(htonl(0x0a460063), (struct in6_addr *)dgid.raw); /* 10.70.0.99 */
+	rdma_ah_set_grh(&a.ah_attr, &dgid, 0, sgid, 64, tclass);
+	memcpy(a.ah_attr.roce.dmac, dmac, ETH_ALEN);
+	err = ib_modify_qp(qp, &a,
+			   IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			       IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (err)
+		return err;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return ib_modify_qp(qp, &a,
+			    IB_QP_STATE | IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+				IB_QP_SQ_PSN | IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* under qp_lock: an RC QP in RTS with @tclass in its AV, on ibsim's own PD and CQ */
+static int sim_qp_new(u8 tclass)
+{
+	struct ib_qp_init_attr init = {
+	    .qp_type = IB_QPT_RC,
+	    .sq_sig_type = IB_SIGNAL_REQ_WR,
+	    .cap = {.max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1, .max_recv_sge = 1},
+	};
+	struct ib_qp *qp;
+	int i, err;
+
+	for (i = 0; i < SIM_DBG_QPS && sim->dbg_qp[i]; i++)
+		;
+	if (i == SIM_DBG_QPS)
+		return -ENOSPC;
+	if (!sim->qp_pd) {
+		struct ib_pd *pd = ib_alloc_pd(&sim->ib, 0);
+		struct ib_cq *cq;
+
+		if (IS_ERR(pd))
+			return PTR_ERR(pd);
+		cq = ib_alloc_cq(&sim->ib, NULL, 64, 0, IB_POLL_DIRECT);
+		if (IS_ERR(cq)) {
+			ib_dealloc_pd(pd);
+			return PTR_ERR(cq);
+		}
+		sim->qp_pd = pd;
+		sim->qp_cq = cq;
+	}
+	init.send_cq = init.recv_cq = sim->qp_cq;
+	qp = ib_create_qp(sim->qp_pd, &init);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
+	err = sim_qp_connect(qp, tclass);
+	if (err) {
+		pr_err("ibsim: connecting QP %u: %d\n", qp->qp_num, err);
+		ib_destroy_qp(qp);
+		return err;
+	}
+	sim->dbg_qp[i] = qp;
+	return 0;
+}
+
+/* the PD and CQ go with the last debugfs QP */
+int sim_qp_del(long qpn)
+{
+	int i, n = 0, left = 0;
+
+	for (i = 0; i < SIM_DBG_QPS; i++) {
+		if (!sim->dbg_qp[i])
+			continue;
+		if (qpn >= 0 && sim->dbg_qp[i]->qp_num != qpn) {
+			left++;
+			continue;
+		}
+		ib_destroy_qp(sim->dbg_qp[i]);
+		sim->dbg_qp[i] = NULL;
+		n++;
+	}
+	if (!left && sim->qp_pd) {
+		ib_free_cq(sim->qp_cq);
+		ib_dealloc_pd(sim->qp_pd);
+		sim->qp_cq = NULL;
+		sim->qp_pd = NULL;
+	}
+	return n || qpn < 0 ? 0 : -ENOENT;
+}
+
+/* debugfs ibsim/qp: "rc <tclass>" creates, "del <qpn>" destroys one, "clear" all */
+static ssize_t qp_write(struct file *f, const char __user *ubuf, size_t len, loff_t *pos)
+{
+	char buf[64];
+	unsigned int v;
+	int err;
+
+	if (len >= sizeof(buf))
+		return -E2BIG;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	strim(buf);
+	mutex_lock(&sim->qp_lock);
+	if (!strcmp(buf, "clear"))
+		err = sim_qp_del(-1);
+	else if (sscanf(buf, "rc %u", &v) == 1)
+		err = v > 255 ? -EINVAL : sim_qp_new(v);
+	else if (sscanf(buf, "del %u", &v) == 1)
+		err = sim_qp_del(v);
+	else
+		err = -EINVAL;
+	mutex_unlock(&sim->qp_lock);
+	return err ? err : len;
+}
+
+static int qp_show(struct seq_file *m, void *v)
+{
+	static const char *const names[] = {"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"};
+	struct sim_qp *q;
+	int i;
+
+	mutex_lock(&sim->qp_lock);
+	for (i = 0; i < SIM_DBG_QPS; i++) {
+		if (!sim->dbg_qp[i])
+			continue;
+		q = container_of(sim->dbg_qp[i], struct sim_qp, ib);
+		spin_lock(&q->lock);
+		seq_printf(m, "%u %s tclass %u\n", q->ib.qp_num,
+			   q->state < ARRAY_SIZE(names) ? names[q->state] : "?",
+			   q->ah.grh.traffic_class);
+		spin_unlock(&q->lock);
+	}
+	mutex_unlock(&sim->qp_lock);
+	return 0;
+}
+
+static int qp_open(struct inode *inode, struct file *f)
+{
+	return single_open(f, qp_show, NULL);
+}
+
+const struct file_operations sim_qp_fops = {
+    .owner = THIS_MODULE,
+    .open = qp_open,
+    .read = seq_read,
+    .llseek = seq_lseek,
+    .release = single_release,
+    .write = qp_write,
+};

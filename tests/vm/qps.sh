@@ -246,7 +246,10 @@ check "... and logged that the QP census is off" grep -qiE 'census.*off|off.*cen
 umount /tmp/hostproc
 
 echo "== the programs exit: the counts drop"
-kill $BWS $BWC $RPS $RPC 2>/dev/null; wait $BWS $BWC $RPS $RPC 2>/dev/null
+# unshare --fork ignores SIGTERM while it waits: end the programs (PID 1 of each pod's
+# PID namespace, its only child), and unshare with them
+for p in $BWS $BWC $RPS $RPC; do kill $(pgrep -P $p) 2>/dev/null; done
+wait $BWS $BWC $RPS $RPC 2>/dev/null
 s=$(until_val 20 "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTS\"}" "0|"); rc=$?
 check "qp-a: its RC QP in RTS counted before ('$(val /tmp/c3.prom "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTS\"}")'), none now (after $s s)" \
 	[ $rc -eq 0 -a "$(val /tmp/c3.prom "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTS\"}")" = 1 ]
@@ -260,7 +263,7 @@ check "qp-b: its 2 RC QPs in RTS counted before ('$vb0'), none now ('$vb')" [ "$
 echo "==== show --qps (guest, text) ===="
 "$RQ" show --qps
 echo "==== top (one frame) ===="
-timeout 6 "$RQ" top --interval 2 2>&1 | sed 's/\x1b\[[0-9;]*[A-Za-z]//g' | head -40
+timeout 5 "$RQ" top --interval 3 2>&1 | sed 's/\x1b\[[0-9;]*[A-Za-z]//g' | head -40
 echo "==== end of sample ===="
 
 echo "== harness"

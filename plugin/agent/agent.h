@@ -283,6 +283,8 @@ char *metrics_render_ecn(const struct tel_sample *prev, const struct tel_sample 
 const char *metrics_label_esc(const char *v, char *out, size_t len);
 /* who_metrics.c: the "Who" families over @prev -> @cur (malloc'd; NULL: none) */
 char *metrics_render_who(const struct tel_sample *prev, const struct tel_sample *cur);
+/* The QP census families of @cur (qps_metrics.c); NULL when it took no census. */
+char *metrics_render_qps(const struct tel_sample *cur);
 /* after a pass: the book listens on the PFs the pass watched (attachments', baseline's) */
 void peer_watch_pass(struct agent *a, const struct pass_report *rep);
 

@@ -10,6 +10,7 @@
  * metrics and the tools see one set; hw_counters that have them (rxe) win.
  */
 #include "plugin/core/telemetry.h"
+#include "plugin/core/tel_qps.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -26,8 +27,10 @@ void tel_sample_init(struct tel_sample *s)
 
 void tel_sample_fini(struct tel_sample *s)
 {
-	for (size_t i = 0; i < s->n_atts; i++)
+	for (size_t i = 0; i < s->n_atts; i++) {
 		rdma_counters_fini(&s->atts[i].ctr);
+		tel_census_fini(&s->atts[i]);
+	}
 	free(s->atts);
 	free(s->pfs);
 	memset(s, 0, sizeof(*s));
@@ -176,9 +179,11 @@ int tel_copy_targets(const struct tel_sample *from, struct tel_sample *to)
 		to->atts[i] = from->atts[i];
 		to->atts[i].has_ctr = false;
 		memset(&to->atts[i].ctr, 0, sizeof(to->atts[i].ctr));
+		tel_census_forget(&to->atts[i]);
 		to->atts[i].prio = -1;
 	}
 	to->n_atts = from->n_atts;
+	to->census = from->census;
 	return 0;
 }
 
@@ -439,6 +444,13 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 			ctr_keep_essential(&a->ctr);
 		if (nr == 0 && (!a->has_ctr || !ctr_has_traffic(&a->ctr)))
 			collect_vport(a, podns, eops, ectx);
+		if (s->census)
+			tel_census(env, s, a,
+				   nr == -ESTALE ? NULL
+				   : !a->netns[0] ? ""
+				   : nr == 0	  ? podns
+						  : NULL,
+				   maps);
 	}
 	if (eops)
 		eops->free(ectx);

@@ -10,11 +10,13 @@
 #ifndef RQ_PLUGIN_ENV_H
 #define RQ_PLUGIN_ENV_H
 
+#include <errno.h>
 #include <stdbool.h>
 
 #include "pkg/cni/error.h"
 #include "pkg/dcb/dcb.h"
 #include "pkg/ethtool/ethtool.h"
+#include "pkg/rdma/qps.h"
 #include "pkg/sysfs/sysfs.h"
 
 /* the agent's first back-off after a repair undone again: 30 s, then 60, 120, 240 */
@@ -80,7 +82,19 @@ struct rq_env {
 	 * whose counter reads are slow.
 	 */
 	void (*counter_read)(const struct rq_env *env);
+	/*
+	 * The QP census of RDMA device @dev (DESIGN.md "Who"), read where the
+	 * device is: @netns the pod's netns path in exclusive RDMA netns mode,
+	 * "" the host's. Prod: RDMA netlink (pkg/rdma/qps.h), RQ_CENSUS_BLIND
+	 * when this process is not in the host's PID namespace (the kernel then
+	 * hides the pods' QPs); sim: <root>/rdma/qps/<dev>.json, no file = no QPs.
+	 */
+	int (*qps_read)(const struct rq_env *env, const char *netns, const char *dev,
+			struct rq_qp_list *ret);
 };
+
+/* qps_read: the kernel would list no pod's QP to this process (no hostPID) */
+#define RQ_CENSUS_BLIND (-ESRCH)
 
 int env_init(struct rq_env *env, struct rq_error *e);
 void env_fini(struct rq_env *env);

@@ -103,7 +103,7 @@ char *metrics_render_qps(const struct tel_sample *cur)
 {
 	char *s = NULL;
 	size_t len = 0;
-	FILE *f = cur->census ? open_memstream(&s, &len) : NULL;
+	FILE *f = open_memstream(&s, &len);
 
 	if (!f)
 		return NULL;

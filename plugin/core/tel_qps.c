@@ -8,6 +8,7 @@
  */
 #include "plugin/core/tel_qps.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,10 +54,32 @@ static int att_pf(const struct tel_sample *s, const struct tel_att *a)
 	return -1;
 }
 
-void tel_census(const struct rq_env *env, const struct tel_sample *s, struct tel_att *a,
-		const char *where, const uint8_t (*maps)[64])
+/* Each QP's priority under @a's PF's DSCP map now, and whether it is off lossless. */
+static int judge(const struct tel_sample *s, struct tel_att *a)
 {
-	int j, r;
+	int j = att_pf(s, a);
+
+	a->qp_prio = malloc((a->qps.n ? a->qps.n : 1) * sizeof(*a->qp_prio));
+	a->qp_off = calloc(a->qps.n ? a->qps.n : 1, sizeof(*a->qp_off));
+	if (!a->qp_prio || !a->qp_off)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->qps.n; i++) {
+		const struct rq_qp *q = &a->qps.qp[i];
+
+		a->qp_prio[i] = -1;
+		if (j < 0 || q->tclass < 0 || !connected(q))
+			continue;
+		a->qp_prio[i] = (int8_t)s->pfs[j].dscp2prio[(q->tclass >> 2) & 63];
+		a->qp_off[i] = a->pfc_req && judged_qp(q) &&
+			       !(s->pfs[j].pfc_en & (1u << a->qp_prio[i]));
+	}
+	return 0;
+}
+
+void tel_census(const struct rq_env *env, const struct tel_sample *s, struct tel_att *a,
+		const char *where)
+{
+	int r;
 
 	tel_census_fini(a);
 	if (!where || !a->rdma_dev[0] || !env->qps_read)
@@ -71,23 +94,29 @@ void tel_census(const struct rq_env *env, const struct tel_sample *s, struct tel
 		return;
 	}
 	a->census = 1;
-	a->qp_prio = malloc((a->qps.n ? a->qps.n : 1) * sizeof(*a->qp_prio));
-	a->qp_off = calloc(a->qps.n ? a->qps.n : 1, sizeof(*a->qp_off));
-	if (!a->qp_prio || !a->qp_off) {
+	if (judge(s, a) < 0) {
 		tel_census_fini(a);
 		a->census = -ENOMEM;
-		return;
 	}
-	j = att_pf(s, a);
-	for (size_t i = 0; i < a->qps.n; i++) {
-		const struct rq_qp *q = &a->qps.qp[i];
+}
 
-		a->qp_prio[i] = -1;
-		if (j < 0 || q->tclass < 0 || !connected(q))
-			continue;
-		a->qp_prio[i] = (int8_t)maps[j][(q->tclass >> 2) & 63];
-		a->qp_off[i] = a->pfc_req && judged_qp(q) &&
-			       !(s->pfs[j].pfc_en & (1u << a->qp_prio[i]));
+void tel_census_carry(const struct tel_sample *s, struct tel_att *a, const struct tel_att *p)
+{
+	tel_census_fini(a);
+	if (!p || !p->census)
+		return;
+	a->census = p->census;
+	if (p->census != 1)
+		return;
+	a->qps.qp = malloc((p->qps.n ? p->qps.n : 1) * sizeof(*a->qps.qp));
+	if (a->qps.qp) {
+		memcpy(a->qps.qp, p->qps.qp, p->qps.n * sizeof(*a->qps.qp));
+		a->qps.n = a->qps.cap = p->qps.n;
+		a->qps.has_ctx = p->qps.has_ctx;
+	}
+	if (!a->qps.qp || judge(s, a) < 0) {
+		tel_census_fini(a);
+		a->census = -ENOMEM;
 	}
 }
 

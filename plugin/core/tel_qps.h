@@ -14,11 +14,12 @@
 /*
  * Take @a's census now (tel_collect, when @s->census): @where is the netns
  * path its device is in ("" the host's, NULL: not reachable now: nothing is
- * read); @maps the DSCP -> priority map of each of @s's PFs (as tel_collect
- * made them).
+ * read). Its QPs are judged against its PF's DSCP map and PFC in @s.
  */
 void tel_census(const struct rq_env *env, const struct tel_sample *s, struct tel_att *a,
-		const char *where, const uint8_t (*maps)[64]);
+		const char *where);
+/* @a takes @p's census (the same attachment in an earlier sample; NULL: none), judged anew. */
+void tel_census_carry(const struct tel_sample *s, struct tel_att *a, const struct tel_att *p);
 void tel_census_fini(struct tel_att *a);
 /* A copy of @a's census pointers in another sample: drop them without freeing. */
 void tel_census_forget(struct tel_att *a);

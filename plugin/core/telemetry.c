@@ -390,11 +390,8 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 	const struct ethtool_ops *eops = NULL;
 	const struct dcb_ops *dops = NULL;
 	void *ectx = NULL, *dctx = NULL;
-	uint8_t(*maps)[64] = calloc(s->n_pfs ? s->n_pfs : 1, 64);
-
-	if (!maps)
-		return -ENOMEM;
 	s->t = mono_now();
+	s->census_s = 0;
 	pf_rename(env, s);
 	if ((s->n_pfs || s->n_atts) && env->ethtool_open &&
 	    env->ethtool_open(env, &eops, &ectx) < 0)
@@ -404,7 +401,7 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 	for (size_t i = 0; i < s->n_pfs; i++) {
 		if (env->counter_read)
 			env->counter_read(env);
-		collect_pf(&s->pfs[i], eops, ectx, dops, dctx, maps[i]);
+		collect_pf(&s->pfs[i], eops, ectx, dops, dctx, s->pfs[i].dscp2prio);
 	}
 	if (dops)
 		dops->free(dctx);
@@ -419,7 +416,7 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 		for (size_t j = 0; j < s->n_pfs; j++)
 			if (s->pfs[j].has_dcb && a->tclass >= 0 &&
 			    tel_att_on_pf(a, s->pfs[j].name)) {
-				uint8_t q = maps[j][(a->tclass >> 2) & 63];
+				uint8_t q = s->pfs[j].dscp2prio[(a->tclass >> 2) & 63];
 
 				if (prio < 0 || !strcmp(s->pfs[j].name, a->pf))
 					prio = q;
@@ -444,19 +441,23 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 			ctr_keep_essential(&a->ctr);
 		if (nr == 0 && (!a->has_ctr || !ctr_has_traffic(&a->ctr)))
 			collect_vport(a, podns, eops, ectx);
-		if (s->census)
+		if (s->census) {
+			double t0 = mono_now();
+
 			tel_census(env, s, a,
 				   nr == -ESTALE ? NULL
 				   : !a->netns[0] ? ""
 				   : nr == 0	  ? podns
-						  : NULL,
-				   maps);
+						  : NULL);
+			s->census_s += mono_now() - t0;
+		} else if (s->census_from) {
+			tel_census_carry(s, a, tel_att_prev(s->census_from, a, i));
+		}
 	}
 	if (eops)
 		eops->free(ectx);
 	rdma_ctr_cache_sweep(cache);
 	s->t = (s->t + mono_now()) / 2;
-	free(maps);
 	return 0;
 }
 

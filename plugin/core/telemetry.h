@@ -73,11 +73,19 @@ struct tel_pf {
 	/* the port's prio -> traffic class map (dcb_tc_of_prio); 0xff: not a TC */
 	bool has_prio_tc;
 	uint8_t prio_tc[8];
+	uint8_t dscp2prio[64]; /* DSCP -> priority as the port has it now (has_dcb) */
 };
 
 struct tel_sample {
 	double t;    /* CLOCK_MONOTONIC, seconds */
-	bool census; /* tel_collect also takes the QP census (the agent, `show --qps`) */
+	bool census;	  /* tel_collect also takes the QP census (the agent, `show --qps`) */
+	double census_s; /* what the census took in the last tel_collect */
+	/*
+	 * Not census: each attachment takes its QPs from its own in this
+	 * earlier sample (the agent's census cadence), judged anew against the
+	 * PFs' maps now. NULL: none.
+	 */
+	const struct tel_sample *census_from;
 	struct tel_pf *pfs;
 	size_t n_pfs;
 	struct tel_att *atts;

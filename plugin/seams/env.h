@@ -34,6 +34,8 @@ struct rq_env {
 	 * names (essential), so a node's series count stays bounded.
 	 */
 	bool tel_vf_all;
+	/* agent: the QP census at most every census_s seconds (0: every collection) */
+	int census_s;
 	/*
 	 * The host's /proc as this process sees it (the agent's --host-proc),
 	 * NULL: none. A record's /proc/<pid>/ns/net path is read through it

@@ -56,7 +56,7 @@ echo '[{"qpn": 40, "type": "RC", "state": "RTS", "pid": 88, "comm": "ib_write_bw
 
 PORT=$((20000 + ($$ + 13) % 20000))
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 600 --listen "127.0.0.1:$PORT" \
-	--catalog-source "$CAT" 2> "$T/agent.log" &
+	--catalog-source "$CAT" --qp-census-interval 0 2> "$T/agent.log" &
 AGENT_PID=$!
 get() { curl -sf "http://127.0.0.1:$PORT/metrics" > "$1"; }
 for _ in $(seq 50); do get "$T/m0.prom" && grep -q '^rdma_qos_vf_qps' "$T/m0.prom" && break; sleep 0.2; done
@@ -129,5 +129,33 @@ check "web: census error, trainer still ok" [ "$(jq -r '.attachments[] | select(
 sleep 1.2
 get "$T/m4.prom"
 check "web: no series while its list is unreadable" [ "$(grep -c "^rdma_qos_vf_qps[a-z_]*{$LB" "$T/m4.prom")" = 0 ]
+
+echo "== the census cadence (--qp-census-interval 4): between censuses the last QPs, judged anew"
+suite_teardown
+# verify: the agent leaves the PF's map as the test edits it
+jq -c '.node = {"pf": "verify"}' "$CAT" > "$T/verify.json"
+echo '[{"qpn": 33, "type": "RC", "state": "RTS", "pid": 77, "comm": "nginx", "tclass": 0}]' > "$ROOT/rdma/qps/$DB.json"
+jq -c 'map(if .qpn == 17 or .qpn == 18 then .tclass = 106 else . end)' "$ROOT/rdma/qps/$DA.json" > "$T/a.json" && mv "$T/a.json" "$ROOT/rdma/qps/$DA.json"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 600 --listen "127.0.0.1:$PORT" \
+	--catalog-source "$T/verify.json" --qp-census-interval 4 --log-level debug 2> "$T/agent2.log" &
+AGENT_PID=$!
+for _ in $(seq 50); do get "$T/c0.prom" && grep -q '^rdma_qos_vf_qps' "$T/c0.prom" && break; sleep 0.2; done
+check "trainer: 0 off lossless at the census" [ "$(metric_lit "$T/c0.prom" "rdma_qos_vf_qps_off_lossless{$LA}")" = 0 ]
+jq -c 'map(if .qpn == 18 then .tclass = 0 else . end)' "$ROOT/rdma/qps/$DA.json" > "$T/a.json" && mv "$T/a.json" "$ROOT/rdma/qps/$DA.json"
+sleep 1.2
+get "$T/c1.prom"
+check "a QP's new class is not read before the next census (off still 0), its series kept" \
+	[ "$(metric_lit "$T/c1.prom" "rdma_qos_vf_qps_off_lossless{$LA}")/$(metric_lit "$T/c1.prom" "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTS\"}")" = 0/2 ]
+dcb_edit "$ROOT" "$PF0" '.app |= map(if .protocol == 26 then .priority = 4 else . end)'
+sleep 1.2
+get "$T/c2.prom"
+check "... but a DSCP map changed meanwhile judges the carried QPs anew (26 -> 4, no PFC: off 2)" \
+	[ "$(metric_lit "$T/c2.prom" "rdma_qos_vf_qps_off_lossless{$LA}")" = 2 ]
+dcb_edit "$ROOT" "$PF0" '.app |= map(if .protocol == 26 then .priority = 3 else . end)'
+sleep 3
+get "$T/c3.prom"
+check "the next census (4 s) reads the class-0 QP: off 1" [ "$(metric_lit "$T/c3.prom" "rdma_qos_vf_qps_off_lossless{$LA}")" = 1 ]
+check "censuses logged: $(grep -c 'QP census of' "$T/agent2.log") (at most one per 4 s over ~6 s)" \
+	[ "$(grep -c 'QP census of' "$T/agent2.log")" -le 2 ]
 
 summary

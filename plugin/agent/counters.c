@@ -165,31 +165,6 @@ void agent_tel_targets(struct agent_tel *t, struct tel_sample *s)
 	pthread_mutex_unlock(&t->lock);
 }
 
-/*
- * Say once, and again after it changed, whether the census sees the pods'
- * QPs: without hostPID the kernel lists none of them to the agent.
- */
-static void census_note(const struct tel_sample *cur)
-{
-	static int said; /* the collector thread only: 0 nothing yet, 1 blind, 2 sees */
-	int now = 0;
-
-	for (size_t i = 0; i < cur->n_atts && !now; i++)
-		if (cur->atts[i].census == RQ_CENSUS_BLIND)
-			now = 1;
-		else if (cur->atts[i].census == 1)
-			now = 2;
-	if (!now || now == said)
-		return;
-	said = now;
-	if (now == 1)
-		log_warn("agent: QP census off: this process is not in the host's PID namespace "
-			 "(no hostPID), and RDMA netlink lists a QP only to a PID namespace that sees "
-			 "its process: no rdma_qos_vf_qps* series");
-	else
-		log_info("agent: QP census on");
-}
-
 /* Outside the lock, the collector only: read the counters now, render against the previous. */
 static char *collect(struct agent_tel *t, struct tel_sample *cur)
 {
@@ -204,7 +179,6 @@ static char *collect(struct agent_tel *t, struct tel_sample *cur)
 	(void)tel_collect(t->env, cur, t->cache);
 	cur->census_from = NULL;
 	t1 = mono();
-	census_note(cur);
 	if (cur->census_s > 0) {
 		size_t nq = 0;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * The QP census families (DESIGN.md "Who"; core/tel_qps.c): no series for
- * an attachment whose census was not taken (no hostPID, device not
+ * an attachment whose census was not taken (its device not
  * reachable), no class series where the driver dumps no QP context, and
  * off_lossless only where every RTS QP's class is known.
  */

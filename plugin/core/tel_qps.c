@@ -88,7 +88,7 @@ void tel_census(const struct rq_env *env, const struct tel_sample *s, struct tel
 	if (r < 0) {
 		rdma_qps_free(&a->qps);
 		a->census = r;
-		if (r != RQ_CENSUS_BLIND && r != -ENODEV)
+		if (r != -ENODEV)
 			log_debug("census: %s (%s/%s): %s", a->rdma_dev, a->ns, a->pod,
 				  strerror(-r));
 		return;

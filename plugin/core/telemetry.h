@@ -46,7 +46,7 @@ struct tel_att {
 	size_t n_ports;
 	/*
 	 * The QP census (tel_qps.c), read when the sample asks for it: census
-	 * 1 done, 0 not read, negative why not (RQ_CENSUS_BLIND: no hostPID).
+	 * 1 done, 0 not read, negative why not.
 	 * qp_prio[i]: where QP i's class leaves under the PF's DSCP map, -1
 	 * unknown; qp_off[i]: an RTS QP of a lossless attachment whose priority
 	 * has no PFC.

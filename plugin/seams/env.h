@@ -10,7 +10,6 @@
 #ifndef RQ_PLUGIN_ENV_H
 #define RQ_PLUGIN_ENV_H
 
-#include <errno.h>
 #include <stdbool.h>
 
 #include "pkg/cni/error.h"
@@ -87,16 +86,13 @@ struct rq_env {
 	/*
 	 * The QP census of RDMA device @dev (DESIGN.md "Who"), read where the
 	 * device is: @netns the pod's netns path in exclusive RDMA netns mode,
-	 * "" the host's. Prod: RDMA netlink (pkg/rdma/qps.h), RQ_CENSUS_BLIND
-	 * when this process is not in the host's PID namespace (the kernel then
-	 * hides the pods' QPs); sim: <root>/rdma/qps/<dev>.json, no file = no QPs.
+	 * "" the host's. Prod: RDMA netlink (pkg/rdma/qps.h; a QP's pid only
+	 * where this process's PID namespace sees its process); sim:
+	 * <root>/rdma/qps/<dev>.json, no file = no QPs.
 	 */
 	int (*qps_read)(const struct rq_env *env, const char *netns, const char *dev,
 			struct rq_qp_list *ret);
 };
-
-/* qps_read: the kernel would list no pod's QP to this process (no hostPID) */
-#define RQ_CENSUS_BLIND (-ESRCH)
 
 int env_init(struct rq_env *env, struct rq_error *e);
 void env_fini(struct rq_env *env);

@@ -18,8 +18,6 @@ static const char *census_word(const struct tel_att *a, char *buf, size_t len)
 {
 	if (a->census == 1)
 		return "ok";
-	if (a->census == RQ_CENSUS_BLIND)
-		return "off";
 	if (a->census == 0)
 		(void)snprintf(buf, len, "error: the pod's netns is not reachable");
 	else

@@ -17,8 +17,6 @@ refused 'liveSync: "false" (a string that would turn live sync on)' "at '/liveSy
 	--set-string liveSync=false
 refused 'criDockerd: "false" (a string that would grant SYS_PTRACE)' "at '/criDockerd': got string, want boolean" \
 	--set-string criDockerd=false
-refused 'qpCensus: "false" (a string that would keep hostPID)' "at '/qpCensus': got string, want boolean" \
-	--set-string qpCensus=false
 refused "a misspelt key (liveSnc)" "additional properties 'liveSnc' not allowed" --set liveSnc=true
 refused "a misspelt nested key (metrics.serviceMonitor.enable)" "'enable' not allowed" \
 	--set metrics.serviceMonitor.enable=true

@@ -123,15 +123,6 @@ check "... SYS_PTRACE for the agent only with criDockerd (off by default)" [ "$(
 	jq -c '.securityContext.capabilities.add')/$(ctr default agent | jq -c '.securityContext.capabilities.add')" = \
 	'["NET_ADMIN","NET_RAW","SYS_ADMIN","SYS_PTRACE"]/["NET_ADMIN","NET_RAW","SYS_ADMIN"]' ]
 
-echo "== qpCensus: hostPID (the QP census), on by default as in the base"
-render nocensus '{"qpCensus": false}'
-check "qpCensus: hostPID true by default (the base's too), false with qpCensus false" [ "$(spec default |
-	jq -c .hostPID)/$(kspec base | jq -c .hostPID)/$(spec nocensus | jq -c .hostPID)" = 'true/true/false' ]
-render census-scc '{"openshift": {"scc": true}}'
-render nocensus-scc '{"qpCensus": false, "openshift": {"scc": true}}'
-check "... the SCC allows hostPID only with the census" [ "$(obj census-scc SecurityContextConstraints |
-	jq -c .allowHostPID)/$(obj nocensus-scc SecurityContextConstraints | jq -c .allowHostPID)" = 'true/false' ]
-
 echo "== nfd.enabled against the nfd overlay"
 render nfd '{"nfd": {"enabled": true}}'
 check "nfd.enabled: the pod spec is the nfd overlay's (the config ConfigMap's name aside)" \

@@ -169,10 +169,48 @@ static void expect_bad(struct nl_msg *m, struct rq_qp_list *l)
 	nlmsg_free(m);
 }
 
+struct raw_attr {
+	uint16_t type;
+	int len;
+	const char *data;
+};
+
+/* A good entry, then one of @n attributes: the message is refused whole. */
+static void bad_entry(struct rq_qp_list *l, const struct raw_attr *a, size_t n)
+{
+	struct nl_msg *m = qp_msg(RDMA_NLDEV_CMD_RES_QP_GET);
+	struct nlattr *t = nest(m, RDMA_NLDEV_ATTR_RES_QP), *e;
+
+	put_qp(m, &qp_rc);
+	e = nest(m, RDMA_NLDEV_ATTR_RES_QP_ENTRY);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(nla_put(m, a[i].type, a[i].len, a[i].data), 0);
+	nla_nest_end(m, e);
+	nla_nest_end(m, t);
+	expect_bad(m, l);
+}
+
+#define BAD_ENTRY(l, ...)                                                                          \
+	do {                                                                                       \
+		const struct raw_attr a_[] = {__VA_ARGS__};                                        \
+		bad_entry(l, a_, sizeof(a_) / sizeof(a_[0]));                                      \
+	} while (0)
+#define A_QPN                                                                                      \
+	{                                                                                          \
+		RDMA_NLDEV_ATTR_RES_LQPN, 4, "\143\0\0\0"                                          \
+	}
+#define A_TYPE                                                                                     \
+	{                                                                                          \
+		RDMA_NLDEV_ATTR_RES_TYPE, 1, "\2"                                                  \
+	}
+#define A_STATE                                                                                    \
+	{                                                                                          \
+		RDMA_NLDEV_ATTR_RES_STATE, 1, "\3"                                                 \
+	}
+
 START_TEST(msg_malformed)
 {
 	struct rq_qp_list l = {0};
-	struct qp_def d = qp_rc;
 	struct nl_msg *m;
 	struct nlattr *t, *e;
 	struct nlmsghdr *h;
@@ -180,48 +218,14 @@ START_TEST(msg_malformed)
 	m = three_qps();
 	ck_assert_int_eq(parse(m, &l), 0);
 	nlmsg_free(m);
-	/* an entry without its QPN, type or state; after a good one */
-	d.qpn = 99;
-	d.type = -1;
-	m = qp_msg(RDMA_NLDEV_CMD_RES_QP_GET);
-	t = nest(m, RDMA_NLDEV_ATTR_RES_QP);
-	put_qp(m, &qp_rc);
-	put_qp(m, &d);
-	nla_nest_end(m, t);
-	expect_bad(m, &l);
-	d = qp_rc;
-	d.state = -1;
-	m = qp_msg(RDMA_NLDEV_CMD_RES_QP_GET);
-	t = nest(m, RDMA_NLDEV_ATTR_RES_QP);
-	put_qp(m, &d);
-	nla_nest_end(m, t);
-	expect_bad(m, &l);
-	m = qp_msg(RDMA_NLDEV_CMD_RES_QP_GET);
-	t = nest(m, RDMA_NLDEV_ATTR_RES_QP);
-	e = nest(m, RDMA_NLDEV_ATTR_RES_QP_ENTRY);
-	ck_assert_int_eq(nla_put_u8(m, RDMA_NLDEV_ATTR_RES_TYPE, 2), 0);
-	ck_assert_int_eq(nla_put_u8(m, RDMA_NLDEV_ATTR_RES_STATE, 3), 0);
-	nla_nest_end(m, e);
-	nla_nest_end(m, t);
-	expect_bad(m, &l);
-	/* a QPN of two bytes, a kernel name without its NUL */
-	m = qp_msg(RDMA_NLDEV_CMD_RES_QP_GET);
-	t = nest(m, RDMA_NLDEV_ATTR_RES_QP);
-	e = nest(m, RDMA_NLDEV_ATTR_RES_QP_ENTRY);
-	ck_assert_int_eq(nla_put(m, RDMA_NLDEV_ATTR_RES_LQPN, 2, "\1\0"), 0);
-	nla_nest_end(m, e);
-	nla_nest_end(m, t);
-	expect_bad(m, &l);
-	m = qp_msg(RDMA_NLDEV_CMD_RES_QP_GET);
-	t = nest(m, RDMA_NLDEV_ATTR_RES_QP);
-	e = nest(m, RDMA_NLDEV_ATTR_RES_QP_ENTRY);
-	ck_assert_int_eq(nla_put_u32(m, RDMA_NLDEV_ATTR_RES_LQPN, 3), 0);
-	ck_assert_int_eq(nla_put_u8(m, RDMA_NLDEV_ATTR_RES_TYPE, 2), 0);
-	ck_assert_int_eq(nla_put_u8(m, RDMA_NLDEV_ATTR_RES_STATE, 3), 0);
-	ck_assert_int_eq(nla_put(m, RDMA_NLDEV_ATTR_RES_KERN_NAME, 4, "rdma"), 0);
-	nla_nest_end(m, e);
-	nla_nest_end(m, t);
-	expect_bad(m, &l);
+	/* an entry without its QPN, type or state */
+	BAD_ENTRY(&l, A_TYPE, A_STATE);
+	BAD_ENTRY(&l, A_QPN, A_STATE);
+	BAD_ENTRY(&l, A_QPN, A_TYPE);
+	/* a QPN of two bytes, a kernel name without its NUL, a state of none */
+	BAD_ENTRY(&l, {RDMA_NLDEV_ATTR_RES_LQPN, 2, "\1\0"}, A_TYPE, A_STATE);
+	BAD_ENTRY(&l, A_QPN, A_TYPE, A_STATE, {RDMA_NLDEV_ATTR_RES_KERN_NAME, 4, "rdma"});
+	BAD_ENTRY(&l, A_QPN, A_TYPE, {RDMA_NLDEV_ATTR_RES_STATE, 0, ""});
 	/* something other than an entry in the table */
 	m = qp_msg(RDMA_NLDEV_CMD_RES_QP_GET);
 	t = nest(m, RDMA_NLDEV_ATTR_RES_QP);
@@ -358,6 +362,23 @@ START_TEST(ctx_good)
 }
 END_TEST
 
+/* The dump of QP 0x1234 with @v at byte @at (and @v2 at @at2, when @at2) is refused. */
+static void ctx_refused(size_t at, uint8_t v, size_t at2, uint8_t v2)
+{
+	uint8_t buf[512];
+	uint32_t qpn = 7;
+	int state = 7, tclass = 7;
+	size_t n = mlx5_dump(buf, 0x1234, 3, 106, 0);
+
+	buf[at] = v;
+	if (at2)
+		buf[at2] = v2;
+	ck_assert_msg(ctx(buf, n, &qpn, &state, &tclass) == -EBADMSG, "byte %zu = %#x", at, v);
+	ck_assert_uint_eq(qpn, 7);
+	ck_assert_int_eq(state, 7);
+	ck_assert_int_eq(tclass, 7);
+}
+
 START_TEST(ctx_bad)
 {
 	uint8_t buf[512];
@@ -369,35 +390,20 @@ START_TEST(ctx_bad)
 	for (size_t k = 0; k < n - 4; k++)
 		ck_assert_int_eq(ctx(buf, k, &qpn, &state, &tclass), -EBADMSG);
 	ck_assert_int_eq(rdma_qp_ctx_parse(NULL, 0, &qpn, &state, &tclass), -EBADMSG);
-	/* the firmware's status: the query failed */
-	mlx5_dump(buf, 0x1234, 3, 106, 0x05);
-	ck_assert_int_eq(ctx(buf, n, &qpn, &state, &tclass), -EBADMSG);
-	/* an error segment in place of the command segment */
-	mlx5_dump(buf, 0x1234, 3, 106, 0);
-	buf[16 + 3] = 0xfe;
-	ck_assert_int_eq(ctx(buf, n, &qpn, &state, &tclass), -EBADMSG);
-	/* length_dw 0 (would never advance), in the first and in a later segment */
-	mlx5_dump(buf, 0x1234, 3, 106, 0);
-	buf[1] = 0;
-	ck_assert_int_eq(ctx(buf, n, &qpn, &state, &tclass), -EBADMSG);
-	mlx5_dump(buf, 0x1234, 3, 106, 0);
-	buf[16 + 1] = 0;
-	ck_assert_int_eq(ctx(buf, n, &qpn, &state, &tclass), -EBADMSG);
-	/* a segment claiming more than is there */
-	mlx5_dump(buf, 0x1234, 3, 106, 0);
-	buf[36] = 0x01;
-	ck_assert_int_eq(ctx(buf, n, &qpn, &state, &tclass), -EBADMSG);
-	/* a resource segment too short to hold the path */
-	mlx5_dump(buf, 0x1234, 3, 106, 0);
-	buf[36 + 1] = 4 + 0x18 / 4;
-	ck_assert_int_eq(ctx(buf, n, &qpn, &state, &tclass), -EBADMSG);
-	/* control segments only, then terminate */
-	mlx5_dump(buf, 0x1234, 3, 106, 0);
-	memcpy(buf + 36, "\0\1\xff\xf9", 4);
-	ck_assert_int_eq(ctx(buf, n, &qpn, &state, &tclass), -EBADMSG);
 	ck_assert_uint_eq(qpn, 7);
-	ck_assert_int_eq(state, 7);
-	ck_assert_int_eq(tclass, 7);
+	/* the firmware's status (query_qp_out byte 0): the query failed */
+	ctx_refused(36 + 16, 0x05, 0, 0);
+	/* an error segment in place of the command segment */
+	ctx_refused(16 + 3, 0xfe, 0, 0);
+	/* length_dw 0 (would never advance), in the first and in a later segment */
+	ctx_refused(1, 0, 0, 0);
+	ctx_refused(16 + 1, 0, 0, 0);
+	/* a segment claiming more than is there */
+	ctx_refused(36, 0x01, 0, 0);
+	/* a resource segment too short to hold the path */
+	ctx_refused(36 + 1, 4 + 0x18 / 4, 0, 0);
+	/* control segments only (the resource segment made an info segment), then terminate */
+	ctx_refused(36 + 2, 0xff, 36 + 3, 0xfc);
 }
 END_TEST
 
@@ -407,6 +413,17 @@ static void put_raw(struct nl_msg *m, const uint8_t *raw, size_t len)
 
 	ck_assert_int_eq(nla_put(m, RDMA_NLDEV_ATTR_RES_RAW, (int)len, raw), 0);
 	nla_nest_end(m, e);
+}
+
+/* An entry with QP @qpn's resource dump (in RTS, class @tclass); @fail: an error segment in it. */
+static void put_dump(struct nl_msg *m, uint32_t qpn, int tclass, bool fail)
+{
+	uint8_t buf[512];
+	size_t n = mlx5_dump(buf, qpn, 3, tclass, 0);
+
+	if (fail)
+		buf[16 + 3] = 0xfe;
+	put_raw(m, buf, n);
 }
 
 static int parse_raw(struct nl_msg *m, struct rq_qp_list *l)
@@ -421,22 +438,15 @@ START_TEST(raw_match)
 	struct rq_qp_list l = {0};
 	struct nl_msg *m = three_qps(), *raw;
 	struct nlattr *t;
-	uint8_t buf[512];
-	size_t n;
 
 	ck_assert_int_eq(parse(m, &l), 0);
 	nlmsg_free(m);
 	raw = qp_msg(RDMA_NLDEV_CMD_RES_QP_GET_RAW);
 	t = nest(raw, RDMA_NLDEV_ATTR_RES_QP);
-	n = mlx5_dump(buf, 17, 3, 106, 0);
-	put_raw(raw, buf, n);
-	n = mlx5_dump(buf, 1, 3, 0, 0);
-	put_raw(raw, buf, n);
-	n = mlx5_dump(buf, 99, 3, 96, 0); /* a QP made after the QP dump */
-	put_raw(raw, buf, n);
-	n = mlx5_dump(buf, 0x1234, 3, 96, 0);
-	buf[16 + 3] = 0xfe; /* its query failed: no class */
-	put_raw(raw, buf, n);
+	put_dump(raw, 17, 106, false);
+	put_dump(raw, 1, 0, false);
+	put_dump(raw, 99, 96, false);	 /* a QP made after the QP dump */
+	put_dump(raw, 0x1234, 96, true); /* its query failed: no class */
 	nla_nest_end(raw, t);
 	ck_assert_int_eq(parse_raw(raw, &l), 0);
 	ck_assert(l.has_ctx);
@@ -448,10 +458,8 @@ START_TEST(raw_match)
 	/* entries in another order than the list's */
 	raw = qp_msg(RDMA_NLDEV_CMD_RES_QP_GET_RAW);
 	t = nest(raw, RDMA_NLDEV_ATTR_RES_QP);
-	n = mlx5_dump(buf, 0x1234, 3, 26, 0);
-	put_raw(raw, buf, n);
-	n = mlx5_dump(buf, 17, 3, 48, 0);
-	put_raw(raw, buf, n);
+	put_dump(raw, 0x1234, 26, false);
+	put_dump(raw, 17, 48, false);
 	nla_nest_end(raw, t);
 	ck_assert_int_eq(parse_raw(raw, &l), 0);
 	ck_assert_int_eq(l.qp[2].tclass, 26);
@@ -485,20 +493,19 @@ START_TEST(raw_bad)
 	/* a broken entry after a good one: nothing from the message is taken */
 	raw = qp_msg(RDMA_NLDEV_CMD_RES_QP_GET_RAW);
 	t = nest(raw, RDMA_NLDEV_ATTR_RES_QP);
-	put_raw(raw, buf, n);
-	ck_assert_int_eq(nla_put_u32(raw, RDMA_NLDEV_ATTR_RES_LQPN, 17), 0);
+	put_dump(raw, 17, 106, false);
+	ck_assert_int_eq(nla_put_u32(raw, RDMA_NLDEV_ATTR_RES_LQPN, 17), 0); /* not an entry */
+	e = nest(raw, RDMA_NLDEV_ATTR_RES_QP_ENTRY);
+	ck_assert_int_eq(nla_put(raw, RDMA_NLDEV_ATTR_RES_LQPN, 1, "\1"), 0); /* a 1-byte u32 */
+	nla_nest_end(raw, e);
 	nla_nest_end(raw, t);
 	ck_assert_int_eq(parse_raw(raw, &l), -EBADMSG);
 	ck_assert(!l.has_ctx);
 	ck_assert_int_eq(l.qp[0].tclass, -1);
-	nlmsg_free(raw);
-	raw = qp_msg(RDMA_NLDEV_CMD_RES_QP_GET_RAW);
-	t = nest(raw, RDMA_NLDEV_ATTR_RES_QP);
-	put_raw(raw, buf, n);
-	e = nest(raw, RDMA_NLDEV_ATTR_RES_QP_ENTRY);
-	ck_assert_int_eq(nla_put(raw, RDMA_NLDEV_ATTR_RES_LQPN, 1, "\1"), 0);
-	nla_nest_end(raw, e);
-	nla_nest_end(raw, t);
+	t = nlmsg_find_attr(nlmsg_hdr(raw), 0, RDMA_NLDEV_ATTR_RES_QP);
+	e = nla_next(nla_data(t), &(int){nla_len(t)});
+	e->nla_type = RDMA_NLDEV_ATTR_RES_QP_ENTRY; /* the bare u32 made an entry: 4 bytes that are
+						       no attribute */
 	ck_assert_int_eq(parse_raw(raw, &l), -EBADMSG);
 	ck_assert_int_eq(l.qp[0].tclass, -1);
 	/* every cut of it, in a buffer of exactly that size */

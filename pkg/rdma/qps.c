@@ -33,10 +33,14 @@
 /* ib_qp_type's IB_QPT_DRIVER: the driver's own QP kinds, named by RES_SUBTYPE */
 #define RQ_QPT_DRIVER 0xff
 
-/* mlx5 resource dump (mlx5_ifc.h resource_dump_*_segment; rsc_dump.c) */
-#define SEG_HDR	    4	   /* be16 length_dw, be16 segment_type */
-#define SEG_CONTROL 0xfff0 /* and above: menu, error, notice, info, reference, command, terminate  \
-			    */
+/*
+ * mlx5 resource dump (mlx5_ifc.h resource_dump_*_segment; rsc_dump.c):
+ * segments of a be16 length_dw and a be16 segment_type; 0xfff0 and above
+ * are control segments (menu, error, notice, info, reference, command,
+ * terminate).
+ */
+#define SEG_HDR	       4
+#define SEG_CONTROL    0xfff0
 #define SEG_ERROR      0xfffe
 #define SEG_TERMINATE  0xfff9
 #define RES_SEG_INDEX1 8 /* header, 4 reserved bytes, be32 index1, be32 index2, payload */

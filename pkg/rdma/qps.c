@@ -6,10 +6,8 @@
  */
 #include "pkg/rdma/qps.h"
 
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <linux/netlink.h>
-#include <math.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
 #include <netlink/socket.h>
@@ -319,86 +317,6 @@ int rdma_qps_dump(const char *dev, struct rq_qp_list *ret)
 	if (r < 0) {
 		rdma_qps_free(&l);
 		return r == -EINVAL ? -ENODEV : r; /* the device went between the two dumps */
-	}
-	*ret = l;
-	return 0;
-}
-
-/* A JSON number that is a whole number in [min, max]. */
-static bool json_whole(const cJSON *v, double min, double max, double *ret)
-{
-	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < min ||
-	    v->valuedouble > max || (double)(int64_t)v->valuedouble != v->valuedouble)
-		return false;
-	*ret = v->valuedouble;
-	return true;
-}
-
-/* A string member copied into @dst; absent: @required says; too long or not a string: false. */
-static bool json_name(const cJSON *o, const char *key, bool required, char *dst, size_t n)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	if (!v)
-		return !required;
-	if (!cJSON_IsString(v) || !v->valuestring[0] || strlen(v->valuestring) >= n)
-		return false;
-	memcpy(dst, v->valuestring, strlen(v->valuestring) + 1);
-	return true;
-}
-
-static int json_qp(const cJSON *o, struct rq_qp_list *l)
-{
-	const cJSON *v;
-	struct rq_qp *q;
-	double d;
-
-	if (!cJSON_IsObject(o))
-		return -EINVAL;
-	q = rdma_qps_add(l);
-	if (!q)
-		return -ENOMEM;
-	/* a QPN is 24 bits (IBTA) */
-	if (!json_whole(cJSON_GetObjectItemCaseSensitive(o, "qpn"), 0, 0xffffff, &d))
-		return -EINVAL;
-	q->qpn = (uint32_t)d;
-	if (!json_name(o, "type", true, q->type, sizeof(q->type)) ||
-	    !json_name(o, "state", true, q->state, sizeof(q->state)) ||
-	    !json_name(o, "comm", false, q->comm, sizeof(q->comm)))
-		return -EINVAL;
-	if ((v = cJSON_GetObjectItemCaseSensitive(o, "pid")) != NULL) {
-		if (!json_whole(v, 0, 4194304, &d)) /* PID_MAX_LIMIT */
-			return -EINVAL;
-		q->pid = (uint32_t)d;
-	}
-	if ((v = cJSON_GetObjectItemCaseSensitive(o, "tclass")) != NULL) {
-		if (!json_whole(v, 0, 255, &d))
-			return -EINVAL;
-		q->tclass = (int)d;
-		l->has_ctx = true;
-	}
-	return 0;
-}
-
-int rdma_qps_parse_json(const char *text, size_t len, struct rq_qp_list *ret)
-{
-	struct rq_qp_list l = {0};
-	cJSON *root = cJSON_ParseWithLength(text, len), *o;
-	int r = 0;
-
-	if (!cJSON_IsArray(root))
-		r = -EINVAL;
-	else
-		cJSON_ArrayForEach(o, root)
-		{
-			r = json_qp(o, &l);
-			if (r < 0)
-				break;
-		}
-	cJSON_Delete(root);
-	if (r < 0) {
-		rdma_qps_free(&l);
-		return r;
 	}
 	*ret = l;
 	return 0;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The simulated node's <root>/rdma/qps/<dev>.json (qps.h): an array of flat
- * objects whose values are strings without escapes, whole numbers, true,
- * false or null. The agent reads one such file per attachment at every
+ * The simulated node's <root>/rdma/qps/<dev>.json (qps.h): an array of
+ * objects whose values are strings without escapes or whole numbers (a
+ * member of a later format may also hold true, false, null, arrays and
+ * objects of those, and is skipped). The agent reads one such file per attachment at every
  * census (256 x 64 QPs is 16k objects), so this reads that format and no
  * more in one pass over the bytes: a cJSON tree took 97 ms for them, the
  * validating scanner (pkg/json/jscan.c) 18 ms, against the census's 10 ms.
@@ -75,15 +76,30 @@ static bool number(struct rd *r, unsigned long max, unsigned long *ret)
 	return r->p > s && (r->p - s == 1 || *s != '0');
 }
 
-/* A value of a member this format does not know: a scalar, skipped. */
-static bool skip(struct rd *r)
+/* A value of a member this format does not know (a later format's), skipped: depth <= 8. */
+static bool skip(struct rd *r, int depth)
 {
 	static const char *const lit[] = {"true", "false", "null"};
 	unsigned long v;
+	char open;
 
 	ws(r);
-	if (r->p < r->end && *r->p == '"')
+	if (r->p >= r->end || depth > 8)
+		return false;
+	if (*r->p == '"')
 		return string(r, NULL, 0);
+	if (*r->p == '[' || *r->p == '{') {
+		open = *r->p++;
+		if (eat(r, open == '[' ? ']' : '}'))
+			return true;
+		do {
+			if (open == '{' && (!string(r, NULL, 0) || !eat(r, ':')))
+				return false;
+			if (!skip(r, depth + 1))
+				return false;
+		} while (eat(r, ','));
+		return eat(r, open == '[' ? ']' : '}');
+	}
 	for (size_t i = 0; i < 3; i++) {
 		size_t n = strlen(lit[i]);
 
@@ -114,16 +130,16 @@ static bool member(struct rd *r, struct rq_qp *q, unsigned *seen, bool *has_ctx)
 		ok = string(r, q->state, sizeof(q->state)) && q->state[0];
 		*seen |= 4;
 	} else if (!strcmp(key, "pid")) {
-		ok = number(r, 0x7fffffff, &v);
+		ok = number(r, 4194304, &v); /* PID_MAX_LIMIT */
 		q->pid = (uint32_t)v;
 	} else if (!strcmp(key, "comm")) {
-		ok = string(r, q->comm, sizeof(q->comm));
+		ok = string(r, q->comm, sizeof(q->comm)) && q->comm[0];
 	} else if (!strcmp(key, "tclass")) {
 		ok = number(r, 255, &v);
 		q->tclass = (int)v;
 		*has_ctx = true;
 	} else {
-		ok = skip(r); /* a field of a later format */
+		ok = skip(r, 0); /* a field of a later format */
 	}
 	return ok;
 }
@@ -163,13 +179,15 @@ static int parse(struct rd *r, struct rq_qp_list *ret, bool *has_ctx)
 int rdma_qps_parse_json(const char *text, size_t len, struct rq_qp_list *ret)
 {
 	struct rd r = {text, text + len};
+	struct rq_qp_list l = {0};
 	bool has_ctx = false;
-	int rr = parse(&r, ret, &has_ctx);
+	int rr = parse(&r, &l, &has_ctx);
 
 	if (rr < 0) {
-		rdma_qps_free(ret);
+		rdma_qps_free(&l);
 		return rr;
 	}
-	ret->has_ctx = ret->has_ctx || has_ctx;
+	l.has_ctx = has_ctx;
+	*ret = l;
 	return 0;
 }

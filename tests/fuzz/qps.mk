@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# libFuzzer target over the QP census parsers (pkg/rdma/qps.c): RDMA netlink's restrack QP
+# libFuzzer target over the QP census parsers (pkg/rdma/qps.c, qps_json.c): RDMA netlink's restrack QP
 # dump messages, its raw QP dump messages, mlx5's resource dump of a QP context, the sim's
 # qps/<dev>.json:
 #   make fuzz-qps                       build build/fuzz/fuzz-qps, run QPS_FUZZ_SECONDS (60)
@@ -13,7 +13,7 @@ RQ_FUZZ_QPS_MK := 1
 QPS_FUZZ_SECONDS ?= 60
 QPS_FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
                   -fno-sanitize-recover=undefined -D_GNU_SOURCE -I. $(PKG_CFLAGS)
-QPS_FUZZ_SRC := tests/fuzz/fuzz_qps.c pkg/rdma/qps.c pkg/rdma/rdma_nl.c pkg/nlparse/nlparse.c
+QPS_FUZZ_SRC := tests/fuzz/fuzz_qps.c pkg/rdma/qps.c pkg/rdma/qps_json.c pkg/rdma/rdma_nl.c pkg/nlparse/nlparse.c
 
 .PHONY: fuzz-qps
 $(B)/fuzz/fuzz-qps: $(QPS_FUZZ_SRC) pkg/rdma/qps.h pkg/rdma/rdma_nl.h pkg/nlparse/nlparse.h \

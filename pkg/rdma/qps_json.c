@@ -39,22 +39,22 @@ static bool eat(struct rd *r, char c)
 /* A string without escapes into @out (NULL: skipped); false when it does not fit. */
 static bool string(struct rd *r, char *out, size_t len)
 {
-	const char *s, *q;
+	const char *s, *c;
 
 	if (!eat(r, '"'))
 		return false;
 	s = r->p;
-	q = memchr(s, '"', (size_t)(r->end - s));
-	if (!q || memchr(s, '\\', (size_t)(q - s)) || (out && (size_t)(q - s) >= len))
-		return false;
-	for (const char *c = s; c < q; c++)
-		if ((unsigned char)*c < 0x20)
+	/* one pass: the closing quote; no escape, no control byte before it */
+	for (c = s; c < r->end && *c != '"'; c++)
+		if (*c == '\\' || (unsigned char)*c < 0x20)
 			return false;
+	if (c == r->end || (out && (size_t)(c - s) >= len))
+		return false;
 	if (out) {
-		memcpy(out, s, (size_t)(q - s));
-		out[q - s] = '\0';
+		memcpy(out, s, (size_t)(c - s));
+		out[c - s] = '\0';
 	}
-	r->p = q + 1;
+	r->p = c + 1;
 	return true;
 }
 

@@ -53,12 +53,14 @@ static void usage(const char *binary)
 	    "usage: %s --version\n"
 	    "       %s show [--json]     per PF and VF QoS state and attachments\n"
 	    "       %s show --counters [--json] [--interval S]  congestion counters as rates\n"
+	    "       %s show --qps [--json]  each attachment's QPs and the class they send with\n"
 	    "       %s top [--interval S] the same, refreshing, worst pod first\n"
 	    "       %s install --cni-bin-dir DIR [--catalog-source FILE]\n"
 	    "       %s uninstall --cni-bin-dir DIR [--wait S]  once no attachment is recorded\n"
 	    "       %s validate FILE     a catalog, conflist, plugin config or NAD (JSON)\n"
 	    "       %s agent [--once] ... keep recorded attachments in profile (agent --help)\n",
-	    binary, RQ_VERSION, binary, binary, binary, binary, binary, binary, binary, binary);
+	    binary, RQ_VERSION, binary, binary, binary, binary, binary, binary, binary, binary,
+	    binary);
 }
 
 static void print_error(const char *version, const struct rq_error *e)
@@ -219,8 +221,19 @@ static int main_show(int argc, char **argv, const char *binary)
 {
 	struct rq_env env;
 	struct rq_error e;
-	bool json = argc > 2 && !strcmp(argv[2], "--json");
+	bool json = false, qps = false;
 	int r;
+
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "--qps")) {
+			qps = true;
+		} else {
+			fprintf(stderr, "%s show: unexpected argument \"%s\"\n", binary, argv[i]);
+			return 1;
+		}
+	}
 
 	rq_err_clear(&e);
 	rq_log_set_level(RQ_LOG_WARN);
@@ -228,7 +241,7 @@ static int main_show(int argc, char **argv, const char *binary)
 		fprintf(stderr, "%s: %s\n", binary, e.msg);
 		return 1;
 	}
-	r = cmd_show(&env, json);
+	r = qps ? cmd_show_qps(&env, json) : cmd_show(&env, json);
 	env_fini(&env);
 	if (r < 0)
 		fprintf(stderr, "%s show: %s\n", binary, strerror(-r));

@@ -27,6 +27,22 @@ int nlparse_msg(const struct nlmsghdr *h, size_t len, size_t hdrlen, struct nlat
 	return nlmsg_parse(m, (int)hdrlen, tb, maxtype, policy) < 0 ? -EBADMSG : 0;
 }
 
+int nlparse_nested(const struct nlattr *nest, struct nlattr **tb, int maxtype,
+		   const struct nla_policy *policy)
+{
+	struct nlattr *n = (struct nlattr *)nest, *a;
+	int rem;
+
+	if (!nest || nla_len(n) < 0)
+		return -EBADMSG;
+	nla_for_each_nested(a, n, rem);
+	if (rem >= NLA_HDRLEN)
+		return -EBADMSG;
+	if (!tb)
+		return 0;
+	return nla_parse_nested(tb, maxtype, n, policy) < 0 ? -EBADMSG : 0;
+}
+
 int nlparse_errno(int nle)
 {
 	switch (nle < 0 ? -nle : nle) {

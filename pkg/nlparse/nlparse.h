@@ -25,6 +25,15 @@
  */
 int nlparse_msg(const struct nlmsghdr *h, size_t len, size_t hdrlen, struct nlattr **tb,
 		int maxtype, const struct nla_policy *policy);
+/*
+ * A nested attribute checked as nlparse_msg checks a message: the
+ * attributes inside @nest must tile it (a cut or overlong header is
+ * -EBADMSG, not the end of the nest). With @tb, they are indexed and
+ * checked against @policy as nlparse_msg does; with @tb NULL only the
+ * tiling is checked (a nest of entries that the caller walks).
+ */
+int nlparse_nested(const struct nlattr *nest, struct nlattr **tb, int maxtype,
+		   const struct nla_policy *policy);
 /* libnl's -NLE_* as -errno (-EIO for what has no errno of its own). */
 int nlparse_errno(int nle);
 

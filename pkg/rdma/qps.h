@@ -6,11 +6,14 @@
  * mlx5's resource dump, drivers/infiniband/hw/mlx5/restrack.c) the traffic
  * class each QP's primary address path carries.
  *
- * Visibility, from the kernel (core/restrack.c rdma_is_visible_in_pid_ns):
- * a user QP is listed only to a caller whose PID namespace sees the QP's
- * process (the host's PID namespace sees every pod's), a kernel QP only to
- * one in the initial PID namespace; a device only to a socket in the netns
- * the device is in (exclusive RDMA netns mode: the pod's).
+ * Visibility, from the kernel: a device is listed only to a socket in the
+ * netns the device is in (exclusive RDMA netns mode: the pod's), and then
+ * all of its QPs are. Since Linux 5.5 ("RDMA/restrack: Remove PID namespace
+ * support") the PID namespace filters no QP out; it decides only RES_PID
+ * (nldev.c fill_res_name_pid: task_pid_vnr, the creator's PID as the
+ * caller's PID namespace sees it), absent (pid 0 here) when the creator is
+ * not visible there. Kernels before 5.5 also hid such QPs, and kernel QPs
+ * from all but the initial PID namespace (rdma_is_visible_in_pid_ns).
  */
 #ifndef RQ_RDMA_QPS_H
 #define RQ_RDMA_QPS_H
@@ -86,7 +89,8 @@ int rdma_qps_parse_json(const char *text, size_t len, struct rq_qp_list *ret);
 /*
  * Whether this process is in the initial PID namespace (the inode of
  * /proc/self/ns/pid is the kernel's fixed PROC_PID_INIT_INO): only there
- * does the census see every pod's QPs (a DaemonSet pod with hostPID).
+ * does every user QP carry its creator's PID (a DaemonSet pod with hostPID),
+ * and, before Linux 5.5, only there did the census list every QP.
  */
 bool rdma_qps_host_pidns(void);
 

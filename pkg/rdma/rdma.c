@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "pkg/nlparse/nlparse.h"
+#include "pkg/rdma/rdma_nl.h"
 
 static const char *const knob_names[RQ_KNOB_N] = {"mofed", "configfs"};
 
@@ -82,14 +83,6 @@ int rdma_dev_pci(const struct rq_root *r, const char *name, char *buf, size_t le
 	return sysfs_readlink_base(r, path, buf, len);
 }
 
-/* what the port and device dumps and the notify group's messages are read for */
-static const struct nla_policy nldev_policy[RDMA_NLDEV_ATTR_NDEV_INDEX + 1] = {
-    [RDMA_NLDEV_ATTR_DEV_INDEX] = {.type = NLA_U32},
-    [RDMA_NLDEV_ATTR_DEV_NAME] = {.type = NLA_STRING},
-    [RDMA_NLDEV_ATTR_PORT_INDEX] = {.type = NLA_U32},
-    [RDMA_NLDEV_ATTR_NDEV_INDEX] = {.type = NLA_U32},
-};
-
 /*
  * One RDMA_NLDEV_CMD_PORT_GET reply message: 1 and *ret filled when its
  * netdev index is @ifindex, 0 when it is another port, -EBADMSG when
@@ -99,7 +92,7 @@ int rdma_nl_parse_port(const struct nlmsghdr *nlh, size_t len, int ifindex, stru
 {
 	struct nlattr *tb[RDMA_NLDEV_ATTR_NDEV_INDEX + 1];
 	const char *name;
-	int port, r = nlparse_msg(nlh, len, 0, tb, RDMA_NLDEV_ATTR_NDEV_INDEX, nldev_policy);
+	int port, r = nlparse_msg(nlh, len, 0, tb, RDMA_NLDEV_ATTR_NDEV_INDEX, rdma_nl_dev_policy);
 
 	if (r < 0)
 		return r;
@@ -128,7 +121,7 @@ int rdma_nl_parse_event(const struct nlmsghdr *nlh, size_t len, char *buf, size_
 
 	if (len >= NLMSG_HDRLEN && nlh->nlmsg_type < NLMSG_MIN_TYPE)
 		return 0; /* NOOP, ERROR, DONE, OVERRUN: no event */
-	r = nlparse_msg(nlh, len, 0, tb, RDMA_NLDEV_ATTR_NDEV_INDEX, nldev_policy);
+	r = nlparse_msg(nlh, len, 0, tb, RDMA_NLDEV_ATTR_NDEV_INDEX, rdma_nl_dev_policy);
 	if (r < 0)
 		return r;
 	if (tb[RDMA_NLDEV_ATTR_DEV_NAME] && nla_get_string(tb[RDMA_NLDEV_ATTR_DEV_NAME])[0])
@@ -187,111 +180,22 @@ struct dump_ctx {
 	uint32_t *idx;		 /* device dump: indices */
 	size_t max, n;
 	int found;
-	int err;   /* the kernel's error for the dump (negative), 0 */
-	bool done; /* NLMSG_DONE or an error message seen */
 };
 
-static int dump_valid(struct nl_msg *msg, void *arg)
+static int dump_msg(const struct nlmsghdr *h, size_t len, void *arg)
 {
 	struct dump_ctx *d = arg;
-	struct nlmsghdr *h = nlmsg_hdr(msg);
 	struct nlattr *tb[RDMA_NLDEV_ATTR_NDEV_INDEX + 1];
 
 	if (d->idx) {
 		/* a device whose message is broken says nothing about ours */
-		if (nlparse_msg(h, h->nlmsg_len, 0, tb, RDMA_NLDEV_ATTR_NDEV_INDEX, nldev_policy) ==
+		if (nlparse_msg(h, len, 0, tb, RDMA_NLDEV_ATTR_NDEV_INDEX, rdma_nl_dev_policy) ==
 			0 &&
 		    tb[RDMA_NLDEV_ATTR_DEV_INDEX] && d->n < d->max)
 			d->idx[d->n++] = nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
-	} else if (!d->found && rdma_nl_parse_port(h, h->nlmsg_len, d->ifindex, d->dev) == 1) {
+	} else if (!d->found && rdma_nl_parse_port(h, len, d->ifindex, d->dev) == 1) {
 		d->found = 1;
 	}
-	return NL_OK;
-}
-
-static int dump_finish(struct nl_msg *msg, void *arg)
-{
-	((struct dump_ctx *)arg)->done = true;
-	return NL_STOP;
-}
-
-static int dump_error(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
-{
-	struct dump_ctx *d = arg;
-
-	d->err = err->error < 0 ? err->error : 0;
-	d->done = true;
-	return NL_STOP;
-}
-
-static int rdma_nl_dump(struct nl_sock *sk, uint16_t cmd, int dev_index, struct dump_ctx *d)
-{
-	struct nl_msg *m = nlmsg_alloc_simple(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd), NLM_F_DUMP);
-	int r;
-
-	if (!m)
-		return -ENOMEM;
-	/* the kernel's port dump wants the device it is about */
-	if (dev_index >= 0 && nla_put_u32(m, RDMA_NLDEV_ATTR_DEV_INDEX, (uint32_t)dev_index) < 0) {
-		nlmsg_free(m);
-		return -ENOMEM;
-	}
-	r = nl_send_auto(sk, m);
-	nlmsg_free(m);
-	if (r < 0)
-		return nlparse_errno(r);
-	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, dump_valid, d);
-	nl_socket_modify_cb(sk, NL_CB_FINISH, NL_CB_CUSTOM, dump_finish, d);
-	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, dump_error, d);
-	while (!d->done) {
-		r = nl_recvmsgs_report(sk, nl_socket_get_cb(sk));
-		if (r < 0 && !d->done)
-			return nlparse_errno(r);
-		/* nothing within SO_RCVTIMEO: a dump that never finishes */
-		if (r == 0 && !d->done)
-			return -ETIMEDOUT;
-	}
-	return d->err;
-}
-
-/* A netlink socket of our own (socket(2)'s errno, not libnl's, says why there is none). */
-static int rdma_nl_open(struct nl_sock **ret)
-{
-	struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
-	struct timeval tmo = {.tv_sec = 5};
-	struct nl_sock *sk;
-	int fd, r;
-
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_RDMA);
-	if (fd < 0)
-		return -errno;
-	/* a CNI ADD must not hang on a kernel that never finishes a dump: bound every recv */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo)) < 0 ||
-	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	sk = nl_socket_alloc();
-	if (!sk) {
-		close(fd);
-		return -ENOMEM;
-	}
-	r = nl_socket_set_fd(sk, NETLINK_RDMA, fd);
-	/* one recvmsg per datagram (no MSG_PEEK round), into a buffer no dump skb outgrows */
-	if (r == 0) {
-		nl_socket_disable_msg_peek(sk);
-		r = nl_socket_set_msg_buf_size(sk, 32768);
-	}
-	if (r < 0) {
-		bool owned = nl_socket_get_fd(sk) == fd;
-
-		nl_socket_free(sk); /* closes fd once it is the socket's */
-		if (!owned)
-			close(fd);
-		return nlparse_errno(r);
-	}
-	*ret = sk;
 	return 0;
 }
 
@@ -308,12 +212,12 @@ int rdma_find_by_ifindex(int ifindex, struct rq_rdma_dev *ret)
 	rr = rdma_nl_open(&sk);
 	if (rr < 0)
 		return rr;
-	rr = rdma_nl_dump(sk, RDMA_NLDEV_CMD_GET, -1, &devs);
+	rr = rdma_nl_dump(sk, RDMA_NLDEV_CMD_GET, -1, dump_msg, &devs);
 	for (size_t i = 0; rr == 0 && i < devs.n; i++) {
 		struct dump_ctx ports = {.ifindex = ifindex, .dev = &dev};
 
 		/* a device that vanished or cannot dump its ports says nothing about ours */
-		if (rdma_nl_dump(sk, RDMA_NLDEV_CMD_PORT_GET, (int)idx[i], &ports) == 0 &&
+		if (rdma_nl_dump(sk, RDMA_NLDEV_CMD_PORT_GET, (int)idx[i], dump_msg, &ports) == 0 &&
 		    ports.found) {
 			nl_socket_free(sk);
 			*ret = dev;

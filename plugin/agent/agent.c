@@ -23,7 +23,7 @@ static void agent_usage(const char *binary)
 	    "usage: %s agent [--once] [--interval S] [--metrics-file PATH]\n"
 	    "                [--listen ADDR:PORT] [--catalog-source FILE] [--stale-grace S]\n"
 	    "                [--host-proc DIR] [--repair-backoff S] [--no-counters]\n"
-	    "                [--vf-counters essential|all]\n"
+	    "                [--vf-counters essential|all] [--qp-census-interval S]\n"
 	    "                [--nfd-features-file PATH]\n"
 	    "                [--log-level error|warn|info|debug]\n"
 	    "  --once             one pass; exit 0 when all is in profile afterwards, 1 when\n"
@@ -44,10 +44,12 @@ static void agent_usage(const char *binary)
 	    "  --no-counters      no congestion telemetry (port and VF counters)\n"
 	    "  --vf-counters M    essential (default): the VF families of DESIGN.md; all: also\n"
 	    "                     every other hw_counters entry (rdma_qos_vf_hw_counter_total)\n"
+	    "  --qp-census-interval S  list each attachment's QPs at most every S seconds\n"
+	    "                     (default %d; 0: at every collection)\n"
 	    "  --nfd-features-file P  Node Feature Discovery local feature file (in NFD's\n"
 	    "                     features.d/), replaced atomically after each pass:\n"
 	    "                     rdma-qos.lossless, rdma-qos.peer, expiring 3 intervals ahead\n",
-	    binary, AGENT_INTERVAL_DEFAULT_S, AGENT_STALE_GRACE_DEFAULT_S);
+	    binary, AGENT_INTERVAL_DEFAULT_S, AGENT_STALE_GRACE_DEFAULT_S, AGENT_CENSUS_DEFAULT_S);
 }
 
 static int parse_secs(const char *flag, const char *s, int min, int *ret)
@@ -81,6 +83,7 @@ static int parse_opts(int argc, char **argv, struct agent_opts *o, const char *b
 	    {"no-counters", no_argument, NULL, 'n'},
 	    {"vf-counters", required_argument, NULL, 'V'},
 	    {"nfd-features-file", required_argument, NULL, 'f'},
+	    {"qp-census-interval", required_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -90,6 +93,7 @@ static int parse_opts(int argc, char **argv, struct agent_opts *o, const char *b
 	o->interval_s = AGENT_INTERVAL_DEFAULT_S;
 	o->stale_grace_s = AGENT_STALE_GRACE_DEFAULT_S;
 	o->repair_backoff_s = -1;
+	o->census_s = AGENT_CENSUS_DEFAULT_S;
 	optind = 2; /* argv[1] is "agent" */
 	while (r == 0 && (ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (ch) {
@@ -122,6 +126,9 @@ static int parse_opts(int argc, char **argv, struct agent_opts *o, const char *b
 			break;
 		case 'f':
 			o->nfd_file = optarg;
+			break;
+		case 'q':
+			r = parse_secs("--qp-census-interval", optarg, 0, &o->census_s);
 			break;
 		case 'V':
 			if (!strcmp(optarg, "all") || !strcmp(optarg, "essential")) {
@@ -167,6 +174,7 @@ int cmd_agent(int argc, char **argv, const char *binary)
 		return 2;
 	}
 	a.env.tel_vf_all = a.o.vf_counters_all;
+	a.env.census_s = a.o.census_s;
 	if (a.o.repair_backoff_s >= 0)
 		a.env.repair_backoff_ms = a.o.repair_backoff_s * 1000;
 	/* every reader of a record's netns maps /proc/<pid> paths through it (core/podns.c) */

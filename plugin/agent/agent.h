@@ -17,6 +17,13 @@
 
 #define AGENT_INTERVAL_DEFAULT_S    60
 #define AGENT_STALE_GRACE_DEFAULT_S 300
+/*
+ * The QP census at most every this many seconds (--qp-census-interval): a
+ * QP's class is set when it connects, and on mlx5 each QP's dump is a
+ * firmware command, so the collections in between reuse the last census
+ * (judged against the PF's map as it is then).
+ */
+#define AGENT_CENSUS_DEFAULT_S 10
 #define AGENT_COALESCE_MS	    200
 /* where the agent remembers since when a record's netns has been gone (tmpfs, like the records) */
 #define AGENT_DIR	 "/run/rdma-qos/agent"
@@ -40,6 +47,7 @@ struct agent_opts {
 	int repair_backoff_s;  /* --repair-backoff S; -1: the environment's default */
 	bool no_counters;      /* --no-counters: no congestion telemetry */
 	bool vf_counters_all;  /* --vf-counters all: every hw_counters entry, not only essential */
+	int census_s;	       /* --qp-census-interval S: the QP census at most every S s */
 	const char *nfd_file;  /* --nfd-features-file PATH: NFD local feature file (nfd.c) */
 };
 
@@ -283,6 +291,8 @@ char *metrics_render_ecn(const struct tel_sample *prev, const struct tel_sample 
 const char *metrics_label_esc(const char *v, char *out, size_t len);
 /* who_metrics.c: the "Who" families over @prev -> @cur (malloc'd; NULL: none) */
 char *metrics_render_who(const struct tel_sample *prev, const struct tel_sample *cur);
+/* The QP census families of @cur (qps_metrics.c): its own census or the one it carried. */
+char *metrics_render_qps(const struct tel_sample *cur);
 /* after a pass: the book listens on the PFs the pass watched (attachments', baseline's) */
 void peer_watch_pass(struct agent *a, const struct pass_report *rep);
 

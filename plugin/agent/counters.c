@@ -53,7 +53,8 @@ struct agent_tel {
 	bool busy;
 	double busy_t;
 	unsigned long busy_gen;
-	/* the collector thread's own */
+	/* the collector thread's own; census_t: when the last QP census was taken (0: never) */
+	double census_t;
 	struct tel_sample prev;
 	bool have_prev;
 	struct rdma_ctr_cache *cache; /* NULL: every read opens the files afresh */
@@ -170,8 +171,22 @@ static char *collect(struct agent_tel *t, struct tel_sample *cur)
 	double t0 = mono(), t1;
 	char *text;
 
+	/* a census due, else the last one's QPs (of the same attachments) judged anew */
+	cur->census = !t->have_prev || t->census_t <= 0 || t0 - t->census_t >= t->env->census_s;
+	cur->census_from = cur->census ? NULL : &t->prev;
+	if (cur->census)
+		t->census_t = t0;
 	(void)tel_collect(t->env, cur, t->cache);
+	cur->census_from = NULL;
 	t1 = mono();
+	if (cur->census_s > 0) {
+		size_t nq = 0;
+
+		for (size_t i = 0; i < cur->n_atts; i++)
+			nq += cur->atts[i].qps.n;
+		log_debug("agent: QP census of %zu attachments (%zu QPs) took %.2f ms", cur->n_atts,
+			  nq, cur->census_s * 1e3);
+	}
 	text = metrics_render_tel(t->have_prev ? &t->prev : NULL, cur);
 	log_debug("agent: counters of %zu attachments on %zu PFs read in %.1f ms, rendered in %.1f "
 		  "ms, derived signals over %.3f s",

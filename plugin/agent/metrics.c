@@ -621,6 +621,13 @@ char *metrics_render_tel(const struct tel_sample *prev, const struct tel_sample 
 			put(&b, "%s", who);
 		free(who);
 	}
+	{ /* the QPs each attachment's device has and the class they send with (qps_metrics.c) */
+		char *qps = metrics_render_qps(cur);
+
+		if (qps)
+			put(&b, "%s", qps);
+		free(qps);
+	}
 	if (b.oom) {
 		free(b.s);
 		return NULL;

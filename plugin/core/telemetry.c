@@ -10,6 +10,7 @@
  * metrics and the tools see one set; hw_counters that have them (rxe) win.
  */
 #include "plugin/core/telemetry.h"
+#include "plugin/core/tel_qps.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -26,8 +27,10 @@ void tel_sample_init(struct tel_sample *s)
 
 void tel_sample_fini(struct tel_sample *s)
 {
-	for (size_t i = 0; i < s->n_atts; i++)
+	for (size_t i = 0; i < s->n_atts; i++) {
 		rdma_counters_fini(&s->atts[i].ctr);
+		tel_census_fini(&s->atts[i]);
+	}
 	free(s->atts);
 	free(s->pfs);
 	memset(s, 0, sizeof(*s));
@@ -176,9 +179,11 @@ int tel_copy_targets(const struct tel_sample *from, struct tel_sample *to)
 		to->atts[i] = from->atts[i];
 		to->atts[i].has_ctr = false;
 		memset(&to->atts[i].ctr, 0, sizeof(to->atts[i].ctr));
+		tel_census_forget(&to->atts[i]);
 		to->atts[i].prio = -1;
 	}
 	to->n_atts = from->n_atts;
+	to->census = from->census;
 	return 0;
 }
 
@@ -385,11 +390,8 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 	const struct ethtool_ops *eops = NULL;
 	const struct dcb_ops *dops = NULL;
 	void *ectx = NULL, *dctx = NULL;
-	uint8_t(*maps)[64] = calloc(s->n_pfs ? s->n_pfs : 1, 64);
-
-	if (!maps)
-		return -ENOMEM;
 	s->t = mono_now();
+	s->census_s = 0;
 	pf_rename(env, s);
 	if ((s->n_pfs || s->n_atts) && env->ethtool_open &&
 	    env->ethtool_open(env, &eops, &ectx) < 0)
@@ -399,7 +401,7 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 	for (size_t i = 0; i < s->n_pfs; i++) {
 		if (env->counter_read)
 			env->counter_read(env);
-		collect_pf(&s->pfs[i], eops, ectx, dops, dctx, maps[i]);
+		collect_pf(&s->pfs[i], eops, ectx, dops, dctx, s->pfs[i].dscp2prio);
 	}
 	if (dops)
 		dops->free(dctx);
@@ -414,7 +416,7 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 		for (size_t j = 0; j < s->n_pfs; j++)
 			if (s->pfs[j].has_dcb && a->tclass >= 0 &&
 			    tel_att_on_pf(a, s->pfs[j].name)) {
-				uint8_t q = maps[j][(a->tclass >> 2) & 63];
+				uint8_t q = s->pfs[j].dscp2prio[(a->tclass >> 2) & 63];
 
 				if (prio < 0 || !strcmp(s->pfs[j].name, a->pf))
 					prio = q;
@@ -439,12 +441,23 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 			ctr_keep_essential(&a->ctr);
 		if (nr == 0 && (!a->has_ctr || !ctr_has_traffic(&a->ctr)))
 			collect_vport(a, podns, eops, ectx);
+		if (s->census) {
+			double t0 = mono_now();
+
+			tel_census(env, s, a,
+				   nr == -ESTALE ? NULL
+				   : !a->netns[0] ? ""
+				   : nr == 0	  ? podns
+						  : NULL);
+			s->census_s += mono_now() - t0;
+		} else if (s->census_from) {
+			tel_census_carry(s, a, tel_att_prev(s->census_from, a, i));
+		}
 	}
 	if (eops)
 		eops->free(ectx);
 	rdma_ctr_cache_sweep(cache);
 	s->t = (s->t + mono_now()) / 2;
-	free(maps);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "pkg/ethtool/ethtool.h"
+#include "pkg/rdma/qps.h"
 #include "pkg/rdma/rdma.h"
 #include "plugin/core/core.h"
 
@@ -43,6 +44,17 @@ struct tel_att {
 	/* every port its RoCE can leave by: pf, and in a hardware VF LAG each slave */
 	char ports[RQ_MAX_PFS][IF_NAMESIZE];
 	size_t n_ports;
+	/*
+	 * The QP census (tel_qps.c), read when the sample asks for it: census
+	 * 1 done, 0 not read, negative why not.
+	 * qp_prio[i]: where QP i's class leaves under the PF's DSCP map, -1
+	 * unknown; qp_off[i]: an RTS QP of a lossless attachment whose priority
+	 * has no PFC.
+	 */
+	int census;
+	struct rq_qp_list qps;
+	int8_t *qp_prio;
+	bool *qp_off;
 };
 
 struct tel_pf {
@@ -61,10 +73,19 @@ struct tel_pf {
 	/* the port's prio -> traffic class map (dcb_tc_of_prio); 0xff: not a TC */
 	bool has_prio_tc;
 	uint8_t prio_tc[8];
+	uint8_t dscp2prio[64]; /* DSCP -> priority as the port has it now (has_dcb) */
 };
 
 struct tel_sample {
-	double t; /* CLOCK_MONOTONIC, seconds */
+	double t;    /* CLOCK_MONOTONIC, seconds */
+	bool census;	  /* tel_collect also takes the QP census (the agent, `show --qps`) */
+	double census_s; /* what the census took in the last tel_collect */
+	/*
+	 * Not census: each attachment takes its QPs from its own in this
+	 * earlier sample (the agent's census cadence), judged anew against the
+	 * PFs' maps now. NULL: none.
+	 */
+	const struct tel_sample *census_from;
 	struct tel_pf *pfs;
 	size_t n_pfs;
 	struct tel_att *atts;

@@ -15,6 +15,7 @@
 #include "pkg/cni/error.h"
 #include "pkg/dcb/dcb.h"
 #include "pkg/ethtool/ethtool.h"
+#include "pkg/rdma/qps.h"
 #include "pkg/sysfs/sysfs.h"
 
 /* the agent's first back-off after a repair undone again: 30 s, then 60, 120, 240 */
@@ -32,6 +33,8 @@ struct rq_env {
 	 * names (essential), so a node's series count stays bounded.
 	 */
 	bool tel_vf_all;
+	/* agent: the QP census at most every census_s seconds (0: every collection) */
+	int census_s;
 	/*
 	 * The host's /proc as this process sees it (the agent's --host-proc),
 	 * NULL: none. A record's /proc/<pid>/ns/net path is read through it
@@ -80,6 +83,15 @@ struct rq_env {
 	 * whose counter reads are slow.
 	 */
 	void (*counter_read)(const struct rq_env *env);
+	/*
+	 * The QP census of RDMA device @dev (DESIGN.md "Who"), read where the
+	 * device is: @netns the pod's netns path in exclusive RDMA netns mode,
+	 * "" the host's. Prod: RDMA netlink (pkg/rdma/qps.h; a QP's pid only
+	 * where this process's PID namespace sees its process); sim:
+	 * <root>/rdma/qps/<dev>.json, no file = no QPs.
+	 */
+	int (*qps_read)(const struct rq_env *env, const char *netns, const char *dev,
+			struct rq_qp_list *ret);
 };
 
 int env_init(struct rq_env *env, struct rq_error *e);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /* rdma-qos: the real host root and the netlink DCB backend. No switches. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "plugin/seams/env.h"
 
@@ -21,6 +23,31 @@ static int prod_ethtool_open(const struct rq_env *env, const struct ethtool_ops 
 static int prod_link_pci(const struct rq_env *env, const char *ifname, char *buf, size_t len)
 {
 	return netns_link_pci(ifname, buf, len);
+}
+
+/*
+ * A socket made inside @netns keeps it (exclusive mode: only the pod's netns
+ * shows the device); this thread returns to its netns before the dump.
+ */
+static int prod_qps_read(const struct rq_env *env, const char *netns, const char *dev,
+			 struct rq_qp_list *ret)
+{
+	int fd, saved, r;
+
+	(void)env;
+	if (!netns || !netns[0])
+		return rdma_qps_dump(dev, ret);
+	r = netns_open(netns, &fd);
+	if (r < 0)
+		return r;
+	r = netns_enter(fd, &saved);
+	close(fd);
+	if (r < 0)
+		return r;
+	r = rdma_qps_dump(dev, ret);
+	if (netns_return(saved) < 0)
+		abort(); /* a thread left in a pod's netns would act there: never go on */
+	return r;
 }
 
 static int prod_pfc_storm_tout(const struct rq_env *env, const char *ifname, int *ret_ms)
@@ -44,6 +71,7 @@ int env_init(struct rq_env *env, struct rq_error *e)
 	env->ethtool_open = prod_ethtool_open;
 	env->link_pci = prod_link_pci;
 	env->pfc_storm_tout = prod_pfc_storm_tout;
+	env->qps_read = prod_qps_read;
 	return 0;
 }
 

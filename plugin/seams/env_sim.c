@@ -114,6 +114,28 @@ static int sim_pfc_storm_tout(const struct rq_env *env, const char *ifname, int 
 	return r;
 }
 
+/* <root>/rdma/qps/<dev>.json (DESIGN.md "Who"): no file, no QPs */
+static int sim_qps_read(const struct rq_env *env, const char *netns, const char *dev,
+			struct rq_qp_list *ret)
+{
+	char path[128], *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	(void)netns; /* the simulated node has one sysfs: no device is only in a pod */
+	if (!dev[0] || strchr(dev, '/') || strlen(dev) > 64)
+		return -EINVAL;
+	(void)snprintf(path, sizeof(path), "/rdma/qps/%s.json", dev);
+	r = sysfs_read_file(&env->root, path, 16 << 20, &buf, &len);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	r = rdma_qps_parse_json(buf, len, ret);
+	free(buf);
+	return r;
+}
+
 static void sim_counter_read(const struct rq_env *env)
 {
 	const char *v = getenv("RDMA_QOS_SIM_COUNTER_DELAY_MS");
@@ -166,6 +188,7 @@ int env_init(struct rq_env *env, struct rq_error *e)
 	env->pause_point = sim_pause_point;
 	env->pfc_storm_tout = sim_pfc_storm_tout;
 	env->counter_read = sim_counter_read;
+	env->qps_read = sim_qps_read;
 	return 0;
 }
 

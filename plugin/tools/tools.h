@@ -9,6 +9,8 @@
 #include "plugin/core/core.h"
 
 int cmd_show(struct rq_env *env, bool json);
+/* show_qps.c: `show --qps [--json]`, the QP census of every attachment now */
+int cmd_show_qps(struct rq_env *env, bool json);
 /* show_peer.c: the PF's link partner as the agent heard it, judged against @req */
 void show_peer_json(const struct rq_env *env, cJSON *o, const char *ifname,
 		    const struct dcb_port_state *st, const struct rq_profile *req, bool any_req);

@@ -53,5 +53,6 @@ agent-bench: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_telemetry.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_lldp.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_qps.sh
 
 bench: agent-bench

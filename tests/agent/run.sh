@@ -259,6 +259,9 @@ sub_suite telemetry_meaning
 echo "== who is behind a port's traffic (tests/agent/who.sh, its own node)"
 sub_suite who
 
+echo "== the QP census (tests/agent/qps.sh, its own node)"
+sub_suite qps
+
 echo "== bonds and VF LAG (tests/agent/bond.sh, its own nodes)"
 sub_suite bond
 

@@ -13,7 +13,7 @@ KUBELET_FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 # a scanner buffer and a pod-entries bound that fuzz inputs cross (-max_len is 16384)
 KUBELET_FUZZ_FLAGS += -DRQ_JSCAN_BUF=61 -DRQ_KUBELET_VALUE_MAX=300
 KUBELET_FUZZ_SRC := tests/fuzz/fuzz_kubelet.c tests/fuzz/kubelet_ref.c pkg/kubelet/kubelet.c \
-                    pkg/json/jscan.c pkg/rdma/rdma.c pkg/rdma/tos.c pkg/rdma/podsys.c pkg/rdma/counters.c \
+                    pkg/json/jscan.c pkg/rdma/rdma.c pkg/rdma/rdma_nl.c pkg/rdma/tos.c pkg/rdma/podsys.c pkg/rdma/counters.c \
                     pkg/netns/netns.c pkg/nlparse/nlparse.c \
                     pkg/sysfs/sysfs.c pkg/mem/mem.c pkg/cni/error.c
 

@@ -21,5 +21,6 @@ fuzz-smoke:
 	$(call fuzz_smoke,fuzz-netconf,NETCONF_FUZZ_SECONDS)
 	$(call fuzz_smoke,fuzz-podres,PODRES_FUZZ_SECONDS)
 	$(call fuzz_smoke,fuzz-lldp,LLDP_FUZZ_SECONDS)
+	$(call fuzz_smoke,fuzz-qps,QPS_FUZZ_SECONDS)
 
 test: fuzz-smoke

@@ -70,6 +70,8 @@ def healthy(skip=()):
         # DCQCN at work: 100 CNPs/s each way
         sel("rdma_qos_vf_cnp_handled_total", POD): f"0+6000x{T}",
         sel("rdma_qos_vf_cnp_sent_total", POD): f"0+6000x{T}",
+        # the QP census: every QP of the lossless pod on a PFC priority
+        sel("rdma_qos_vf_qps_off_lossless", {**A, **POD}): f"0x{T}",
     }
     return {k: v for k, v in s.items() if v is not None and k.split("{")[0] not in skip}
 
@@ -147,6 +149,10 @@ cases = [
          {sel("rdma_qos_peer_seen", {**A, "pf": "ens1f0"}): f"1x2 0x{T - 2}"}, "18m",
          [{**AL, "pf": "ens1f0", "severity": "info"}], quiet_before="16m",
          drop=("rdma_qos_peer_agreement",)),
+    case("NCCL in a lossless pod left 2 QPs at class 0", "RdmaQosLosslessPodOnLossyClass",
+         {sel("rdma_qos_vf_qps_off_lossless", {**A, **POD}): f"0x2 2x{T - 2}"}, "9m",
+         [{"node": "n1", "namespace": "ai", "pod": "trainer-0", "interface": "net1",
+           "rdma_dev": "mlx5_2", "pf": "ens1f0", "severity": "warning"}], quiet_before="6m"),
     case("a pod is told to slow down 10000 times a second", "RdmaQosCnpStorm",
          {sel("rdma_qos_vf_cnp_handled_total", POD): f"0+600000x{T}"}, "16m",
          [{"node": "n1", "namespace": "ai", "pod": "trainer-0", "pf": "ens1f0", "cnp": "handled",

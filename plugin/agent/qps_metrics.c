@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The QP census families (DESIGN.md "Who"; core/tel_qps.c): no series for
+ * an attachment whose census was not taken (its device not
+ * reachable), no class series where the driver dumps no QP context, and
+ * off_lossless only where every RTS QP's class is known.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "plugin/agent/agent.h"
+#include "plugin/core/tel_qps.h"
+
+#define QP_KINDS 32
+
+static void labels(const struct tel_att *a, char *out, size_t len)
+{
+	char e[6][520];
+
+	(void)snprintf(out, len,
+		       "namespace=\"%s\",pod=\"%s\",interface=\"%s\",vf=\"%s\",rdma_dev=\"%s\","
+		       "pf=\"%s\"",
+		       metrics_label_esc(a->ns, e[0], sizeof(e[0])),
+		       metrics_label_esc(a->pod, e[1], sizeof(e[1])),
+		       metrics_label_esc(a->ifname, e[2], sizeof(e[2])),
+		       metrics_label_esc(a->vf, e[3], sizeof(e[3])),
+		       metrics_label_esc(a->rdma_dev, e[4], sizeof(e[4])),
+		       metrics_label_esc(a->pf, e[5], sizeof(e[5])));
+}
+
+static void head(FILE *f, bool *done, const char *name, const char *help)
+{
+	if (!*done)
+		(void)fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+	*done = true;
+}
+
+static void qps_by_type(FILE *f, const struct tel_sample *cur)
+{
+	struct tel_qp_count c[QP_KINDS];
+	char l[3300], t[40], st[24];
+	bool done = false;
+
+	for (size_t i = 0; i < cur->n_atts; i++) {
+		const struct tel_att *a = &cur->atts[i];
+		size_t n = tel_census_by_type(a, c, QP_KINDS);
+
+		if (n)
+			labels(a, l, sizeof(l));
+		for (size_t k = 0; k < n; k++) {
+			head(f, &done, "rdma_qos_vf_qps",
+			     "QPs of the attachment's RDMA device by type and state, from RDMA "
+			     "netlink's resource tracker.");
+			(void)fprintf(f, "rdma_qos_vf_qps{%s,type=\"%s\",state=\"%s\"} %u\n", l,
+				      metrics_label_esc(c[k].type, t, sizeof(t)),
+				      metrics_label_esc(c[k].state, st, sizeof(st)), c[k].n);
+		}
+	}
+}
+
+static void qps_by_class(FILE *f, const struct tel_sample *cur)
+{
+	struct tel_qp_count c[QP_KINDS];
+	char l[3300];
+	bool done = false;
+
+	for (size_t i = 0; i < cur->n_atts; i++) {
+		const struct tel_att *a = &cur->atts[i];
+		size_t n = tel_census_by_class(a, c, QP_KINDS);
+
+		if (n)
+			labels(a, l, sizeof(l));
+		for (size_t k = 0; k < n; k++) {
+			head(f, &done, "rdma_qos_vf_qps_by_class",
+			     "QPs in RTS by the traffic class (ToS byte) their primary path sends "
+			     "with, where the driver dumps QP contexts.");
+			(void)fprintf(f, "rdma_qos_vf_qps_by_class{%s,class=\"%d\"} %u\n", l,
+				      c[k].tclass, c[k].n);
+		}
+	}
+}
+
+static void qps_off(FILE *f, const struct tel_sample *cur)
+{
+	char l[3300];
+	bool done = false;
+
+	for (size_t i = 0; i < cur->n_atts; i++) {
+		const struct tel_att *a = &cur->atts[i];
+		int n = tel_census_off(a);
+
+		if (n < 0)
+			continue;
+		labels(a, l, sizeof(l));
+		head(f, &done, "rdma_qos_vf_qps_off_lossless",
+		     "QPs in RTS of a lossless attachment whose class the PF's DSCP map sends to "
+		     "a priority without PFC.");
+		(void)fprintf(f, "rdma_qos_vf_qps_off_lossless{%s} %d\n", l, n);
+	}
+}
+
+char *metrics_render_qps(const struct tel_sample *cur)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f)
+		return NULL;
+	qps_by_type(f, cur);
+	qps_by_class(f, cur);
+	qps_off(f, cur);
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}

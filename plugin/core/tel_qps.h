@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The QP census of each attachment (DESIGN.md "Who"): its RDMA device's QPs
+ * by type and state, the class each RTS QP sends with where the driver dumps
+ * QP contexts, and which of a lossless attachment's QPs leave on a priority
+ * without PFC under the PF's DSCP map. The agent's rdma_qos_vf_qps* families
+ * and `show --qps` read it from the sample.
+ */
+#ifndef RQ_CORE_TEL_QPS_H
+#define RQ_CORE_TEL_QPS_H
+
+#include "plugin/core/telemetry.h"
+
+/*
+ * Take @a's census now (tel_collect, when @s->census): @where is the netns
+ * path its device is in ("" the host's, NULL: not reachable now: nothing is
+ * read). Its QPs are judged against its PF's DSCP map and PFC in @s.
+ */
+void tel_census(const struct rq_env *env, const struct tel_sample *s, struct tel_att *a,
+		const char *where);
+/* @a takes @p's census (the same attachment in an earlier sample; NULL: none), judged anew. */
+void tel_census_carry(const struct tel_sample *s, struct tel_att *a, const struct tel_att *p);
+void tel_census_fini(struct tel_att *a);
+/* A copy of @a's census pointers in another sample: drop them without freeing. */
+void tel_census_forget(struct tel_att *a);
+
+/*
+ * Whether @a is lossless (its profile wants PFC) and the class of each of its
+ * connected QPs in RTS is known (a UD QP's class is per send: never judged).
+ */
+bool tel_census_judges(const struct tel_att *a);
+/* QPs of @a in RTS whose priority has no PFC; -1: not judged (tel_census_judges false). */
+int tel_census_off(const struct tel_att *a);
+
+/*
+ * The distinct (type, state) pairs of @a's QPs with their counts, at most
+ * @max, in first-seen order; and the distinct classes of its connected RTS QPs.
+ */
+struct tel_qp_count {
+	const char *type, *state;
+	int tclass;
+	unsigned n;
+};
+size_t tel_census_by_type(const struct tel_att *a, struct tel_qp_count *ret, size_t max);
+size_t tel_census_by_class(const struct tel_att *a, struct tel_qp_count *ret, size_t max);
+
+#endif

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * `rdma-qos show --qps [--json]`: each attachment's QPs as the census sees
+ * them now (core/tel_qps.c, the agent's rdma_qos_vf_qps* families): type,
+ * state, owner, the class an RTS QP sends with where the driver dumps QP
+ * contexts, the priority the PF's DSCP map gives that class, and whether a
+ * lossless attachment's QP leaves on a priority without PFC.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pkg/json/jget.h"
+#include "plugin/core/tel_qps.h"
+#include "plugin/tools/tools.h"
+
+static const char *census_word(const struct tel_att *a, char *buf, size_t len)
+{
+	if (a->census == 1)
+		return "ok";
+	if (a->census == 0)
+		(void)snprintf(buf, len, "error: the pod's netns is not reachable");
+	else
+		(void)snprintf(buf, len, "error: %s", strerror(-a->census));
+	return buf;
+}
+
+/* A QP's owner: the census's name, else its process's (not on the simulated node) */
+static void qp_comm(const struct rq_env *env, const struct rq_qp *q, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	(void)snprintf(buf, len, "%s", q->comm);
+	if (buf[0] || !q->pid || env->sim)
+		return;
+	(void)snprintf(path, sizeof(path), "/proc/%u/comm", q->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	(void)fclose(f);
+}
+
+static cJSON *qp_json(const struct rq_env *env, const struct tel_att *a, size_t i)
+{
+	const struct rq_qp *q = &a->qps.qp[i];
+	cJSON *o = cJSON_CreateObject();
+	char comm[64];
+
+	if (!o)
+		return NULL;
+	qp_comm(env, q, comm, sizeof(comm));
+	cJSON_AddNumberToObject(o, "qpn", q->qpn);
+	cJSON_AddStringToObject(o, "type", q->type);
+	cJSON_AddStringToObject(o, "state", q->state);
+	if (q->pid)
+		cJSON_AddNumberToObject(o, "pid", q->pid);
+	if (comm[0])
+		cJSON_AddStringToObject(o, "comm", comm);
+	if (q->tclass >= 0)
+		cJSON_AddNumberToObject(o, "tclass", q->tclass);
+	if (a->qp_prio[i] >= 0)
+		cJSON_AddNumberToObject(o, "prio", a->qp_prio[i]);
+	cJSON_AddBoolToObject(o, "offLossless", a->qp_off[i]);
+	return o;
+}
+
+static cJSON *att_json(const struct rq_env *env, const struct tel_att *a)
+{
+	cJSON *o = cJSON_CreateObject(), *qps;
+	char why[128];
+	int off = tel_census_off(a);
+
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "namespace", a->ns);
+	cJSON_AddStringToObject(o, "pod", a->pod);
+	cJSON_AddStringToObject(o, "interface", a->ifname);
+	cJSON_AddStringToObject(o, "vf", a->vf);
+	cJSON_AddStringToObject(o, "rdmaDev", a->rdma_dev);
+	cJSON_AddStringToObject(o, "pf", a->pf);
+	cJSON_AddBoolToObject(o, "lossless", a->pfc_req != 0);
+	cJSON_AddStringToObject(o, "census", census_word(a, why, sizeof(why)));
+	if (a->census != 1)
+		return o;
+	cJSON_AddBoolToObject(o, "contextDump", a->qps.has_ctx);
+	if (off >= 0)
+		cJSON_AddNumberToObject(o, "offLossless", off);
+	qps = cJSON_AddArrayToObject(o, "qps");
+	for (size_t i = 0; qps && i < a->qps.n; i++)
+		cJSON_AddItemToArray(qps, qp_json(env, a, i));
+	return o;
+}
+
+static void att_text(const cJSON *a)
+{
+	const cJSON *q, *off = cJSON_GetObjectItemCaseSensitive(a, "offLossless");
+	const cJSON *qps = cJSON_GetObjectItemCaseSensitive(a, "qps");
+
+	printf("%s/%s %s vf %s %s pf %s %s: census %s", json_str(a, "namespace"),
+	       json_str(a, "pod"), json_str(a, "interface"), json_str(a, "vf"),
+	       json_str(a, "rdmaDev")[0] ? json_str(a, "rdmaDev") : "-",
+	       json_str(a, "pf")[0] ? json_str(a, "pf") : "-",
+	       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "lossless")) ? "lossless" : "lossy",
+	       json_str(a, "census"));
+	if (qps)
+		printf(", %d QPs%s", cJSON_GetArraySize(qps),
+		       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "contextDump")) ||
+			       !cJSON_GetArraySize(qps)
+			   ? ""
+			   : ", no QP context dump (classes unknown)");
+	if (cJSON_IsNumber(off))
+		printf(", %d off lossless", off->valueint);
+	printf("\n");
+	cJSON_ArrayForEach(q, qps)
+	{
+		int tc = json_int(q, "tclass", -1), prio = json_int(q, "prio", -1);
+
+		printf("  qpn %-6d %-10s %-5s", json_int(q, "qpn", 0), json_str(q, "type"),
+		       json_str(q, "state"));
+		if (json_int(q, "pid", 0))
+			printf(" pid %d", json_int(q, "pid", 0));
+		if (json_str(q, "comm"))
+			printf(" %s", json_str(q, "comm"));
+		if (tc >= 0)
+			printf("  class %d (dscp %d)", tc, tc >> 2);
+		if (prio >= 0)
+			printf(" -> prio %d", prio);
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(q, "offLossless")))
+			printf("  OFF LOSSLESS: no PFC on prio %d", prio);
+		printf("\n");
+	}
+}
+
+int cmd_show_qps(struct rq_env *env, bool json)
+{
+	struct tel_sample targets, cur;
+	cJSON *o = cJSON_CreateObject(), *arr = o ? cJSON_AddArrayToObject(o, "attachments") : NULL;
+	int r;
+
+	tel_sample_init(&targets);
+	tel_sample_init(&cur);
+	r = arr ? tel_load_records(env, &targets) : -ENOMEM;
+	if (r == 0)
+		r = tel_copy_targets(&targets, &cur);
+	if (r == 0) {
+		cur.census = true;
+		r = tel_collect(env, &cur, NULL);
+	}
+	for (size_t i = 0; r == 0 && i < cur.n_atts; i++)
+		cJSON_AddItemToArray(arr, att_json(env, &cur.atts[i]));
+	if (r == 0 && json) {
+		char *s = cJSON_Print(o);
+
+		if (s)
+			printf("%s\n", s);
+		cJSON_free(s);
+	} else if (r == 0) {
+		const cJSON *a;
+
+		cJSON_ArrayForEach(a, arr) att_text(a);
+		if (!cJSON_GetArraySize(arr))
+			printf("no attachments\n");
+	}
+	cJSON_Delete(o);
+	tel_sample_fini(&cur);
+	tel_sample_fini(&targets);
+	return r;
+}

@@ -246,9 +246,10 @@ check "... and logged that the QP census is off" grep -qiE 'census.*off|off.*cen
 umount /tmp/hostproc
 
 echo "== the programs exit: the counts drop"
-# unshare --fork ignores SIGTERM while it waits: end the programs (PID 1 of each pod's
-# PID namespace, its only child), and unshare with them
-for p in $BWS $BWC $RPS $RPC; do kill $(pgrep -P $p) 2>/dev/null; done
+# unshare --fork ignores SIGTERM while it waits, and a PID namespace's init gets from outside
+# only the signals it handles (and SIGKILL): SIGKILL the programs (PID 1 of each pod's PID
+# namespace, unshare's only child); unshare exits with them
+for p in $BWS $BWC $RPS $RPC; do kill -KILL $(pgrep -P $p) 2>/dev/null; done
 wait $BWS $BWC $RPS $RPC 2>/dev/null
 s=$(until_val 20 "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTS\"}" "0|"); rc=$?
 check "qp-a: its RC QP in RTS counted before ('$(val /tmp/c3.prom "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTS\"}")'), none now (after $s s)" \

@@ -13,8 +13,8 @@
 #   with kernel RC QPs from ibsim's debugfs carrying classes 106 and 0 in their AV,
 #   dumped raw in mlx5's layout: counts by class and the class-0 QP off the lossless
 #   priorities.
-# The agent runs as the DaemonSet runs it (hostNetwork, hostPID: the guest's initial
-# PID namespace); one more run without hostPID sees no QP and says the census is off.
+# The agent runs with hostNetwork in the guest's initial PID namespace; one more run in a
+# PID namespace of its own (a pod without hostPID) sees the same QPs, without their pids.
 set -u
 . "${RQSRC:?}/tests/vm/lib.sh"
 T0=$SECONDS
@@ -145,7 +145,7 @@ echo "decoded (qpn state tclass): $(tr '\n' ';' < /tmp/raw.txt)"
 check "rdma -r res show qp: mlx5 layout, QPN $Q106 in RTS (3) with tclass 106" grep -qx "$Q106 3 106" /tmp/raw.txt
 check "... QPN $Q0 in RTS with tclass 0" grep -qx "$Q0 3 0" /tmp/raw.txt
 
-echo "== the agent, as the DaemonSet runs it (hostNetwork, hostPID)"
+echo "== the agent (hostNetwork, the initial PID namespace)"
 "$RQ" agent --interval 3 --metrics-file $M --listen 127.0.0.1:9309 2> /tmp/agent.log &
 APID=$!
 until_ms 20000 test -s $M > /dev/null
@@ -234,15 +234,28 @@ PIDS=$(pgrep -x 'ib_write_bw|rping' | sort -n | jq -sc .)
 check "... the RC QPs' pids are the four programs' as the host sees them ($PIDS)" \
 	[ "$(jq -c '[.attachments[] | select(.pod == "qp-a" or .pod == "qp-b") | .qps[] | select(.type == "RC") | .pid] | sort' /tmp/show3.json 2>/dev/null)" = "$PIDS" ]
 
-echo "== an agent without hostPID (its own PID namespace): the census is off"
+echo "== without hostPID (a PID namespace of its own): the same QPs, without their pids"
+# since Linux 5.5 the resource tracker lists every QP to any caller that reaches the device;
+# the caller's PID namespace decides only whether a QP's pid is reported
+"$RDMA" -j res show qp link rxe0 > /tmp/host-qps.json
+unshare --pid --fork --mount-proc "$RDMA" -j res show qp link rxe0 > /tmp/nopid-qps.json
+check "rdma res show qp in a PID namespace of its own: rxe0's RC QPs all listed, none with a pid" \
+	[ "$(jq -c '[.[] | select(.type == "RC") | [.lqpn, .state, has("pid")]] | sort' /tmp/nopid-qps.json)" = \
+	"$(jq -c '[.[] | select(.type == "RC") | [.lqpn, .state, false]] | sort' /tmp/host-qps.json)" -a \
+	"$(jq '[.[] | select(.type == "RC")] | length' /tmp/host-qps.json)" = 2 ]
 mkdir -p /tmp/hostproc && mount --bind /proc /tmp/hostproc
 unshare --pid --fork --mount-proc "$RQ" agent --once --host-proc /tmp/hostproc \
 	--metrics-file /tmp/nopid.prom 2> /tmp/nopid.log
 grep -i census /tmp/nopid.log
 check "agent --once without hostPID wrote its textfile" [ -s /tmp/nopid.prom ]
-check "... with no rdma_qos_vf_qps series (user QPs of other PID namespaces and kernel QPs are invisible to it)" \
-	[ "$(grep -c '^rdma_qos_vf_qps' /tmp/nopid.prom)" = 0 ]
-check "... and logged that the QP census is off" grep -qiE 'census.*off|off.*census' /tmp/nopid.log
+grep '^rdma_qos_vf_qps' /tmp/c3.prom | sort > /tmp/qps-hostpid.txt
+grep '^rdma_qos_vf_qps' /tmp/nopid.prom | sort > /tmp/qps-nopid.txt
+same_qps() { [ -s /tmp/qps-hostpid.txt ] && cmp -s /tmp/qps-hostpid.txt /tmp/qps-nopid.txt; }
+check "... with the same rdma_qos_vf_qps* series as the other agent ($(wc -l < /tmp/qps-hostpid.txt) lines, ibsim's kernel QPs' classes included)" same_qps
+same_qps || diff /tmp/qps-hostpid.txt /tmp/qps-nopid.txt
+unshare --pid --fork --mount-proc "$RQ" show --qps --json > /tmp/show-nopid.json 2>/dev/null
+check "show --qps --json without hostPID: qp-a's and qp-b's 4 RC QPs, none with a pid" \
+	[ "$(jq -c '[.attachments[] | select(.pod == "qp-a" or .pod == "qp-b") | .qps[] | select(.type == "RC") | has("pid")]' /tmp/show-nopid.json 2>/dev/null)" = '[false,false,false,false]' ]
 umount /tmp/hostproc
 
 echo "== the programs exit: the counts drop"

@@ -20,8 +20,7 @@
  * RoCE GRH address vector whose traffic_class is 106 (the first valid GID
  * of port 1 as the source), so the class takes the driver's modify path
  * and comes back through query_qp and the raw dump; "del <qpn>" destroys
- * one, "clear" all; reading lists "<qpn> <state> tclass <n>". The restrack
- * shows kernel QPs only to a caller in the initial PID namespace.
+ * one, "clear" all; reading lists "<qpn> <state> tclass <n>".
  */
 #include <linux/unaligned.h>
 #include <net/ipv6.h>

@@ -13,8 +13,9 @@
 #   with kernel RC QPs from ibsim's debugfs carrying classes 106 and 0 in their AV,
 #   dumped raw in mlx5's layout: counts by class and the class-0 QP off the lossless
 #   priorities.
-# The agent runs with hostNetwork in the guest's initial PID namespace; one more run in a
-# PID namespace of its own (a pod without hostPID) sees the same QPs, without their pids.
+# The agent runs with hostNetwork in the guest's initial PID namespace, its census at the
+# default --qp-census-interval (10 s); one more run in a PID namespace of its own (a pod
+# without hostPID) sees the same QPs, without their pids.
 set -u
 . "${RQSRC:?}/tests/vm/lib.sh"
 T0=$SECONDS
@@ -150,7 +151,7 @@ echo "== the agent (hostNetwork, the initial PID namespace)"
 APID=$!
 until_ms 20000 test -s $M > /dev/null
 check "the agent wrote its textfile" [ -s $M ]
-s=$(until_val 20 "rdma_qos_vf_qps_by_class{$LC,class=\"106\"}" 1)
+s=$(until_val 30 "rdma_qos_vf_qps_by_class{$LC,class=\"106\"}" 1)
 check "ib-0: rdma_qos_vf_qps_by_class{class=\"106\"} 1 (after $s s)" [ $? -eq 0 ]
 cp /tmp/last.prom /tmp/c1.prom
 grep '^rdma_qos_vf_qps' /tmp/c1.prom
@@ -169,7 +170,7 @@ check "... its two RC QPs in RTS with tclass 106 (on) and 0 (off lossless)" \
 	[ "$(jq -c "[.attachments[] | select(.pod == \"ib-0\") | .qps[] | select(.type == \"RC\") | [.qpn, .state, .tclass, .offLossless]] | sort" /tmp/show1.json 2>/dev/null)" = \
 	"$(jq -cn "[[$Q106, \"RTS\", 106, false], [$Q0, \"RTS\", 0, true]] | sort")" ]
 echo "del $Q0" > $QPF
-s=$(until_val 20 "rdma_qos_vf_qps_off_lossless{$LC}" 0)
+s=$(until_val 30 "rdma_qos_vf_qps_off_lossless{$LC}" 0)
 check "class-0 QP $Q0 deleted: off_lossless 0 (after $s s)" [ $? -eq 0 ]
 check "... by_class{class=\"0\"} gone or 0, {class=\"106\"} still 1" \
 	[ "$(val /tmp/last.prom "rdma_qos_vf_qps_by_class{$LC,class=\"0\"}")|$(val /tmp/last.prom "rdma_qos_vf_qps_by_class{$LC,class=\"106\"}")" = "|1" -o \
@@ -214,7 +215,7 @@ ms=$(until_ms 60000 all_up); rc=$?
 "$RDMA" res show qp
 [ $rc -eq 0 ] || { echo "ib_write_bw: $(tail -3 /tmp/bw.srv) / $(tail -3 /tmp/bw.cli); rping: $(tail -2 /tmp/rping.srv) / $(tail -2 /tmp/rping.cli)"; }
 check "rdma res show qp: rxe0 has RC QPs in RTS (rping) and RTR (ib_write_bw's server), rxe1 2 in RTS (after $ms ms)" [ $rc -eq 0 ]
-s=$(until_val 20 "rdma_qos_vf_qps{$LB,type=\"RC\",state=\"RTS\"}" 2)
+s=$(until_val 30 "rdma_qos_vf_qps{$LB,type=\"RC\",state=\"RTS\"}" 2)
 check "qp-b: rdma_qos_vf_qps{type=\"RC\",state=\"RTS\"} 2 (after $s s)" [ $? -eq 0 ]
 cp /tmp/last.prom /tmp/c3.prom
 grep '^rdma_qos_vf_qps' /tmp/c3.prom
@@ -264,7 +265,7 @@ echo "== the programs exit: the counts drop"
 # namespace, unshare's only child); unshare exits with them
 for p in $BWS $BWC $RPS $RPC; do kill -KILL $(pgrep -P $p) 2>/dev/null; done
 wait $BWS $BWC $RPS $RPC 2>/dev/null
-s=$(until_val 20 "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTS\"}" "0|"); rc=$?
+s=$(until_val 30 "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTS\"}" "0|"); rc=$?
 check "qp-a: its RC QP in RTS counted before ('$(val /tmp/c3.prom "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTS\"}")'), none now (after $s s)" \
 	[ $rc -eq 0 -a "$(val /tmp/c3.prom "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTS\"}")" = 1 ]
 va=$(val /tmp/last.prom "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTR\"}")

@@ -128,8 +128,10 @@ LB="namespace=\"ai\",pod=\"qp-b\",interface=\"$VF1\",vf=\"$VF1PCI\",rdma_dev=\"r
 LC="namespace=\"ml\",pod=\"ib-0\",interface=\"net1\",vf=\"$VF2PCI\",rdma_dev=\"ibsim0\",pf=\"$PF\""
 
 echo "== ibsim's QPs (the fixture, read with iproute2 $("$RDMA" -V | grep -o '[0-9.]*$'))"
-echo "rc 106" > $QPF; r1=$?
-echo "rc 0" > $QPF; r2=$?
+# qp_add CLASS: the write's status is the module's answer (ib_create_qp, ib_modify_qp)
+qp_add() { echo "rc $1" > $QPF; }
+qp_add 106; r1=$?
+qp_add 0; r2=$?
 check "debugfs: two kernel RC QPs made and connected through ib_modify_qp (classes 106, 0)" [ $r1 = 0 -a $r2 = 0 ]
 cat $QPF
 Q106=$(awk '$4 == 106 { print $1 }' $QPF); Q0=$(awk '$4 == 0 { print $1 }' $QPF)

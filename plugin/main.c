@@ -53,7 +53,7 @@ static void usage(const char *binary)
 	    "usage: %s --version\n"
 	    "       %s show [--json]     per PF and VF QoS state and attachments\n"
 	    "       %s show --counters [--json] [--interval S]  congestion counters as rates\n"
-	    "       %s show --qps [--json]  each attachment's QPs and the class they send with\n"
+	    "       %s show --qps [--json] [--host-proc DIR]  each attachment's QPs and their class\n"
 	    "       %s top [--interval S] the same, refreshing, worst pod first\n"
 	    "       %s install --cni-bin-dir DIR [--catalog-source FILE]\n"
 	    "       %s uninstall --cni-bin-dir DIR [--wait S]  once no attachment is recorded\n"
@@ -222,6 +222,7 @@ static int main_show(int argc, char **argv, const char *binary)
 	struct rq_env env;
 	struct rq_error e;
 	bool json = false, qps = false;
+	const char *host_proc = NULL;
 	int r;
 
 	for (int i = 2; i < argc; i++) {
@@ -229,6 +230,8 @@ static int main_show(int argc, char **argv, const char *binary)
 			json = true;
 		} else if (!strcmp(argv[i], "--qps")) {
 			qps = true;
+		} else if (!strcmp(argv[i], "--host-proc") && i + 1 < argc) {
+			host_proc = argv[++i]; /* as the agent's: a pod's /proc/<pid>/ns/net */
 		} else {
 			fprintf(stderr, "%s show: unexpected argument \"%s\"\n", binary, argv[i]);
 			return 1;
@@ -241,6 +244,7 @@ static int main_show(int argc, char **argv, const char *binary)
 		fprintf(stderr, "%s: %s\n", binary, e.msg);
 		return 1;
 	}
+	env.host_proc = host_proc;
 	r = qps ? cmd_show_qps(&env, json) : cmd_show(&env, json);
 	env_fini(&env);
 	if (r < 0)

@@ -17,6 +17,10 @@ conf() {
 		'{cniVersion: "1.0.0", name: $n} + . + (if $p == null then {} else {prevResult: $p} end)' <<< "$1"
 }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+# tcp_listening PORT: wait (at most 20 s) until a TCP socket listens on PORT: a verbs
+# program's server (ibv_rc_pingpong, perftest: 18515) makes its device, CQ and QP first, which
+# on a loaded host took longer than a fixed sleep ("Couldn't connect to ...:18515")
+tcp_listening() { for _ in $(seq 200); do ss -ltnH "sport = :$1" | grep -q . && return 0; sleep 0.1; done; return 1; }
 # until_ms MS CMD...: poll CMD every 50 ms; prints the ms it took; rc 1 on timeout
 until_ms() {
 	local lim=$1 t0; shift; t0=$(now_ms)

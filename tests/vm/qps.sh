@@ -202,7 +202,7 @@ G0=$(gid_v2 rxe0 $V0IP); G1=$(gid_v2 rxe1 $V1IP)
 pod() { unshare --pid --fork --kill-child --mount-proc "$@"; }
 pod ib_write_bw -F -d rxe0 -x "$G0" -s 4096 --run_infinitely -D 5 > /tmp/bw.srv 2>&1 &
 BWS=$!
-sleep 2
+tcp_listening 18515
 pod ib_write_bw -F -d rxe1 -x "$G1" -s 4096 --run_infinitely -D 5 $V0IP > /tmp/bw.cli 2>&1 &
 BWC=$!
 pod rping -s -a $V0IP -C 1000000 > /tmp/rping.srv 2>&1 &
@@ -256,13 +256,16 @@ grep '^rdma_qos_vf_qps' /tmp/nopid.prom | sort > /tmp/qps-nopid.txt
 same_qps() { [ -s /tmp/qps-hostpid.txt ] && cmp -s /tmp/qps-hostpid.txt /tmp/qps-nopid.txt; }
 check "... with the same rdma_qos_vf_qps* series as the other agent ($(wc -l < /tmp/qps-hostpid.txt) lines, ibsim's kernel QPs' classes included)" same_qps
 same_qps || diff /tmp/qps-hostpid.txt /tmp/qps-nopid.txt
-# show has no --host-proc: from a PID namespace of its own it reaches a pod's netns by a
-# bind mount (ib-0's /run/netns/podc), not by the /proc/1/ns/net of qp-a's and qp-b's
-# host-networked records (printed, not asserted)
+# from a PID namespace of its own show reaches a pod's netns by a bind mount (ib-0's
+# /run/netns/podc) and, with --host-proc as the agent, by the /proc/1/ns/net of qp-a's and
+# qp-b's host-networked records; without it those are not reachable
 unshare --pid --fork --mount-proc "$RQ" show --qps --json > /tmp/show-nopid.json 2>/dev/null
-echo "show --qps --json in a PID namespace of its own: $(jq -c '[.attachments[] | [.pod, .census]]' /tmp/show-nopid.json 2>/dev/null)"
+unshare --pid --fork --mount-proc "$RQ" show --qps --json --host-proc /tmp/hostproc > /tmp/show-hp.json 2>/dev/null
+echo "show --qps --json in a PID namespace of its own: $(jq -c '[.attachments[] | [.pod, .census]]' /tmp/show-nopid.json 2>/dev/null); with --host-proc: $(jq -c '[.attachments[] | [.pod, .census]]' /tmp/show-hp.json 2>/dev/null)"
 check "show --qps --json without hostPID: ib-0's census ok, its RC QP $Q106 with class 106" \
 	[ "$(jq -c '[.attachments[] | select(.pod == "ib-0") | .census, [.qps[] | select(.type == "RC") | [.qpn, .tclass]]]' /tmp/show-nopid.json 2>/dev/null)" = "[\"ok\",[[$Q106,106]]]" ]
+check "... with --host-proc every attachment's census ok, qp-a's and qp-b's 4 RC QPs listed, without pids" \
+	[ "$(jq -c '[.attachments[] | .census] | unique' /tmp/show-hp.json 2>/dev/null)/$(jq -c '[.attachments[] | select(.pod == "qp-a" or .pod == "qp-b") | .qps[] | select(.type == "RC") | has("pid")]' /tmp/show-hp.json 2>/dev/null)" = '["ok"]/[false,false,false,false]' ]
 umount /tmp/hostproc
 
 echo "== the programs exit: the counts drop"

@@ -185,7 +185,7 @@ echo "RoCEv2 GIDs: rxe0 $V0IP index ${G0:-none}, rxep $PFIP index ${GP:-none}"
 cap_start "$VF0"
 timeout 60 ibv_rc_pingpong -d rxep -g "${GP:-1}" -n 5 > /tmp/pp.srv 2>&1 &
 sp=$!
-sleep 1
+tcp_listening 18515
 timeout 60 ibv_rc_pingpong -d rxe0 -g "${G0:-1}" -n 5 $PFIP > /tmp/pp.cli 2>&1
 rc=$?
 wait $sp

@@ -89,7 +89,9 @@ for i in 0 1 2; do
 	eval "VF$i=\$(ls /sys/bus/pci/devices/\$VF${i}PCI/net)"
 done
 echo "kernel $(uname -r); PF $PF ($PFPCI), VFs $VF0 ($VF0PCI) $VF1 ($VF1PCI) $VF2 ($VF2PCI); $("$RDMA" -V)"
-modprobe dcbsim ifname="$PF" || fail "modprobe dcbsim"
+# stats=1 vf_stats=1: the port's pause counters and the VFs' vport RDMA bytes (mlx5e's
+# names), set in debugfs for the paused-port section
+modprobe dcbsim ifname="$PF" stats=1 vf_stats=1 || fail "modprobe dcbsim stats=1 vf_stats=1"
 modprobe rdma_rxe && modprobe rdma_cm && modprobe rdma_ucm && modprobe ib_uverbs ||
 	fail "modprobe rdma_rxe rdma_cm rdma_ucm ib_uverbs"
 # the kernel switches the mode only while no other netns exists
@@ -267,6 +269,31 @@ check "show --qps --json without hostPID: ib-0's census ok, its RC QP $Q106 with
 check "... with --host-proc every attachment's census ok, qp-a's and qp-b's 4 RC QPs listed, without pids" \
 	[ "$(jq -c '[.attachments[] | .census] | unique' /tmp/show-hp.json 2>/dev/null)/$(jq -c '[.attachments[] | select(.pod == "qp-a" or .pod == "qp-b") | .qps[] | select(.type == "RC") | has("pid")]' /tmp/show-hp.json 2>/dev/null)" = '["ok"]/[false,false,false,false]' ]
 umount /tmp/hostproc
+
+echo "== the port sends pause frames while the programs run: who is behind it"
+# ib-0 receives RoCE (its VF's vport rx bytes move: ibsim counts no packets, so the vport
+# counters are its traffic) while the port pauses priority 3 (tx pause: its host cannot
+# drain); rxe counts no bytes, so qp-a and qp-b have no share
+DS=/sys/kernel/debug/dcbsim/stats VS=/sys/kernel/debug/dcbsim/vf_stats
+pump() {
+	while :; do
+		printf '%s\n' "tx_prio3_pause +40" "tx_prio3_pause_duration +200000" > $DS
+		printf '%s\n' "$VF2PCI rx_vport_rdma_unicast_bytes +4000000" "$VF2PCI rx_vport_rdma_unicast_packets +1000" > $VS
+		sleep 0.5
+	done
+}
+pump &
+PUMP=$!
+"$RQ" show --counters --json --interval 2 > /tmp/paused.json 2> /tmp/paused.err
+check "show --counters while paused: ib-0 ranked first, pausedShare.host_rx 1, cause host_rx" \
+	[ "$(jq -c '.attachments[0] | [.pod, .pausedShare.host_rx, .pauseCause]' /tmp/paused.json 2>/dev/null)" = '["ib-0",1,"host_rx"]' ] ||
+	jq -c '.attachments[] | [.pod, .pausedShare, .pauseCause]' /tmp/paused.json
+echo "==== show --qps while the programs run (guest, text) ===="
+"$RQ" show --qps
+echo "==== top while the port is paused (one frame) ===="
+timeout 5 "$RQ" top --interval 3 2>&1 | sed 's/\x1b\[[0-9;]*[A-Za-z]//g' | head -40
+echo "==== end of sample ===="
+kill $PUMP; wait $PUMP 2>/dev/null
 
 echo "== the programs exit: the counts drop"
 # unshare --fork ignores SIGTERM while it waits, and a PID namespace's init gets from outside

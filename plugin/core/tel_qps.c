@@ -110,7 +110,8 @@ void tel_census_carry(const struct tel_sample *s, struct tel_att *a, const struc
 		return;
 	a->qps.qp = malloc((p->qps.n ? p->qps.n : 1) * sizeof(*a->qps.qp));
 	if (a->qps.qp) {
-		memcpy(a->qps.qp, p->qps.qp, p->qps.n * sizeof(*a->qps.qp));
+		if (p->qps.n) /* a census of no QP has no array to copy from */
+			memcpy(a->qps.qp, p->qps.qp, p->qps.n * sizeof(*a->qps.qp));
 		a->qps.n = a->qps.cap = p->qps.n;
 		a->qps.has_ctx = p->qps.has_ctx;
 	}

@@ -209,11 +209,7 @@ static int ioctl_stats_netns(void *ctx, const char *netns, const char *ifname,
 	memset(ret, 0, sizeof(*ret));
 	if (!netns || !netns[0])
 		return ioctl_stats(ctx, ifname, ret);
-	r = netns_open(netns, &fd);
-	if (r < 0)
-		return r;
-	r = netns_enter(fd, &saved);
-	close(fd);
+	r = netns_enter_path(netns, &saved);
 	if (r < 0)
 		return r;
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);

@@ -71,6 +71,17 @@ int netns_enter(int fd, int *ret_saved)
 	return 0;
 }
 
+int netns_enter_path(const char *path, int *ret_saved)
+{
+	int fd, r = netns_open(path, &fd);
+
+	if (r < 0)
+		return r;
+	r = netns_enter(fd, ret_saved);
+	close(fd);
+	return r;
+}
+
 int netns_return(int saved)
 {
 	int r = 0;

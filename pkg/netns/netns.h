@@ -14,6 +14,8 @@ int netns_open(const char *path, int *ret_fd);
 int netns_enter(int fd, int *ret_saved);
 /* setns back to @saved and close it. */
 int netns_return(int saved);
+/* netns_open(@path) and netns_enter it (the path's fd closed again). */
+int netns_enter_path(const char *path, int *ret_saved);
 
 /*
  * A netns as an attachment record has it (resolve.c): the CNI_NETNS path, the

@@ -35,7 +35,8 @@ static void head(FILE *f, bool *done, const char *name, const char *help)
 	*done = true;
 }
 
-static void qps_by_type(FILE *f, const struct tel_sample *cur)
+/* rdma_qos_vf_qps by (type, state), or (@by_class) rdma_qos_vf_qps_by_class by class */
+static void qps_counts(FILE *f, const struct tel_sample *cur, bool by_class)
 {
 	struct tel_qp_count c[QP_KINDS];
 	char l[3300], t[40], st[24];
@@ -43,39 +44,26 @@ static void qps_by_type(FILE *f, const struct tel_sample *cur)
 
 	for (size_t i = 0; i < cur->n_atts; i++) {
 		const struct tel_att *a = &cur->atts[i];
-		size_t n = tel_census_by_type(a, c, QP_KINDS);
+		size_t n = by_class ? tel_census_by_class(a, c, QP_KINDS)
+				    : tel_census_by_type(a, c, QP_KINDS);
 
 		if (n)
 			labels(a, l, sizeof(l));
 		for (size_t k = 0; k < n; k++) {
+			if (by_class) {
+				head(f, &done, "rdma_qos_vf_qps_by_class",
+				     "QPs in RTS by the traffic class (ToS byte) their primary path "
+				     "sends with, where the driver dumps QP contexts.");
+				(void)fprintf(f, "rdma_qos_vf_qps_by_class{%s,class=\"%d\"} %u\n", l,
+					      c[k].tclass, c[k].n);
+				continue;
+			}
 			head(f, &done, "rdma_qos_vf_qps",
 			     "QPs of the attachment's RDMA device by type and state, from RDMA "
 			     "netlink's resource tracker.");
 			(void)fprintf(f, "rdma_qos_vf_qps{%s,type=\"%s\",state=\"%s\"} %u\n", l,
 				      metrics_label_esc(c[k].type, t, sizeof(t)),
 				      metrics_label_esc(c[k].state, st, sizeof(st)), c[k].n);
-		}
-	}
-}
-
-static void qps_by_class(FILE *f, const struct tel_sample *cur)
-{
-	struct tel_qp_count c[QP_KINDS];
-	char l[3300];
-	bool done = false;
-
-	for (size_t i = 0; i < cur->n_atts; i++) {
-		const struct tel_att *a = &cur->atts[i];
-		size_t n = tel_census_by_class(a, c, QP_KINDS);
-
-		if (n)
-			labels(a, l, sizeof(l));
-		for (size_t k = 0; k < n; k++) {
-			head(f, &done, "rdma_qos_vf_qps_by_class",
-			     "QPs in RTS by the traffic class (ToS byte) their primary path sends "
-			     "with, where the driver dumps QP contexts.");
-			(void)fprintf(f, "rdma_qos_vf_qps_by_class{%s,class=\"%d\"} %u\n", l,
-				      c[k].tclass, c[k].n);
 		}
 	}
 }
@@ -107,8 +95,8 @@ char *metrics_render_qps(const struct tel_sample *cur)
 
 	if (!f)
 		return NULL;
-	qps_by_type(f, cur);
-	qps_by_class(f, cur);
+	qps_counts(f, cur, false);
+	qps_counts(f, cur, true);
 	qps_off(f, cur);
 	if (fclose(f) != 0) {
 		free(s);

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "plugin/seams/env.h"
 
@@ -32,16 +31,12 @@ static int prod_link_pci(const struct rq_env *env, const char *ifname, char *buf
 static int prod_qps_read(const struct rq_env *env, const char *netns, const char *dev,
 			 struct rq_qp_list *ret)
 {
-	int fd, saved, r;
+	int saved, r;
 
 	(void)env;
 	if (!netns || !netns[0])
 		return rdma_qps_dump(dev, ret);
-	r = netns_open(netns, &fd);
-	if (r < 0)
-		return r;
-	r = netns_enter(fd, &saved);
-	close(fd);
+	r = netns_enter_path(netns, &saved);
 	if (r < 0)
 		return r;
 	r = rdma_qps_dump(dev, ret);

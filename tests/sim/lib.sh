@@ -27,11 +27,22 @@ sim_can_run() {
 }
 
 # Veth "VFs": for every VF netdev the sim node names, a veth pair in the host
-# netns (<vf> and <vf>p), as host-device expects to find a real link.
+# netns (<vf> and <vf>p), as host-device expects to find a real link. A pair
+# whose <vf> end was in a pod netns just deleted is destroyed by the kernel's
+# netns cleanup, which runs later (a workqueue): until then its <vf>p end is
+# still in the host and a new pair of the same names cannot be made (EEXIST),
+# and when the cleanup does run the VF is gone for the rest of the suite. So
+# wait (up to 10 s) for that end to go before making the pair again.
 sim_make_vfs() {
-	local root=$1 vf
+	local root=$1 vf i
 	for vf in $(sim_vf_names "$root"); do
-		ip link add "$vf" type veth peer name "${vf}p" 2>/dev/null || true
+		ip link show "$vf" > /dev/null 2>&1 && continue
+		for ((i = 0; i < 100; i++)); do
+			ip link show "${vf}p" > /dev/null 2>&1 || break
+			sleep 0.1
+		done
+		ip link add "$vf" type veth peer name "${vf}p" ||
+			fail "cannot make the veth VF $vf (its peer ${vf}p outlived its netns by 10 s)"
 	done
 }
 

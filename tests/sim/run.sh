@@ -122,7 +122,7 @@ check "DEL twice succeeds" [ $? -eq 0 ]
 conf_for roce 1.0.0 "$(rq "$VF1PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL never "" net1 ""
 check "DEL without ADD and with empty CNI_NETNS succeeds" [ $? -eq 0 ]
 ip netns del "${NS##*/}"   # destroys the veth "VF" inside it; a real VF would return to the host
-ip link add "$VF0" type veth peer name "${VF0}p"
+sim_make_vfs "$ROOT"       # once the kernel's cleanup of that netns has destroyed it
 conf_for roce 1.0.0 "$(rq "$VF0PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL c1 "" net1 "$ARGS_OK"
 check "DEL after the netns is gone (empty CNI_NETNS)" [ $? -eq 0 ]
 check "records all gone" [ "$(recs)" = 0 ]
@@ -254,7 +254,7 @@ echo '{"writes": 0}' > "$ROOT/dcb/$PF0.json"
 for f in "$ROOT"/sys/class/net/"$PF0"/ecn/roce_*/enable/*; do echo 0 > "$f"; done
 chmod 0444 "$TOSF"
 mv "$TOSF" "$TOSF.real"; mkdir "$TOSF"   # a directory: the write fails on every kernel
-NSE=$(newns e)
+# NSE: the pod netns of the conflict above, still there
 msg=$(chain_add "$ROOT" roce c6 "$NSE" net1 "$VF3" "$(rq "$VF3PCI")" "$ARGS_OK")
 check "ADD fails when the ToS cannot be written" [ $? -ne 0 ]
 check "error names the traffic class" grep -qi 'traffic class' <<< "$(jq -r .msg <<< "$msg")"

@@ -34,7 +34,7 @@ void tel_census_forget(struct tel_att *a)
  * A connected QP sends with the class of its context's primary path; a UD
  * QP's class is per address handle (per send), GSI/SMI are the MAD layer's.
  */
-static bool connected(const struct rq_qp *q)
+bool tel_qp_connected(const struct rq_qp *q)
 {
 	return !strcmp(q->type, "RC") || !strcmp(q->type, "UC") || !strcmp(q->type, "XRC_INI") ||
 	       !strcmp(q->type, "XRC_TGT");
@@ -42,7 +42,7 @@ static bool connected(const struct rq_qp *q)
 
 static bool judged_qp(const struct rq_qp *q)
 {
-	return connected(q) && !strcmp(q->state, "RTS");
+	return tel_qp_connected(q) && !strcmp(q->state, "RTS");
 }
 
 /* @a's own PF in @s, with its DCB read: its map index; -1 none. */
@@ -67,7 +67,7 @@ static int judge(const struct tel_sample *s, struct tel_att *a)
 		const struct rq_qp *q = &a->qps.qp[i];
 
 		a->qp_prio[i] = -1;
-		if (j < 0 || q->tclass < 0 || !connected(q))
+		if (j < 0 || q->tclass < 0 || !tel_qp_connected(q))
 			continue;
 		a->qp_prio[i] = (int8_t)s->pfs[j].dscp2prio[(q->tclass >> 2) & 63];
 		a->qp_off[i] = a->pfc_req && judged_qp(q) &&

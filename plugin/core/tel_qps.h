@@ -25,6 +25,13 @@ void tel_census_fini(struct tel_att *a);
 void tel_census_forget(struct tel_att *a);
 
 /*
+ * Whether @q is connected (RC, UC, XRC): it sends with the class of its
+ * context's primary path. A UD QP's class is per send (its address handle),
+ * GSI/SMI are the MAD layer's: the class in their context is not what they send.
+ */
+bool tel_qp_connected(const struct rq_qp *q);
+
+/*
  * Whether @a is lossless (its profile wants PFC) and the class of each of its
  * connected QPs in RTS is known (a UD QP's class is per send: never judged).
  */

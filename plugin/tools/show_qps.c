@@ -59,7 +59,8 @@ static cJSON *qp_json(const struct rq_env *env, const struct tel_att *a, size_t 
 		cJSON_AddNumberToObject(o, "pid", q->pid);
 	if (comm[0])
 		cJSON_AddStringToObject(o, "comm", comm);
-	if (q->tclass >= 0)
+	/* only where it is what the QP sends with (not a UD or GSI context's) */
+	if (q->tclass >= 0 && tel_qp_connected(q))
 		cJSON_AddNumberToObject(o, "tclass", q->tclass);
 	if (a->qp_prio[i] >= 0)
 		cJSON_AddNumberToObject(o, "prio", a->qp_prio[i]);

@@ -112,6 +112,8 @@ att() { jq -c --arg p "$1" '.attachments[] | select(.pod == $p)' "$T/s.json"; }
 check "4 attachments" [ "$(jq '.attachments | length' "$T/s.json")" = 4 ]
 check "trainer: lossless, census ok, context dump, 5 QPs, 0 off" [ "$(att trainer | jq -c '[.lossless, .census, .contextDump, (.qps | length), .offLossless]')" = '[true,"ok",true,5,0]' ]
 check "trainer qpn 17: class 138 -> prio 3, pid 4242 python3" [ "$(att trainer | jq -c '.qps[] | select(.qpn == 17) | [.type, .state, .tclass, .prio, .pid, .comm, .offLossless]')" = '["RC","RTS",138,3,4242,"python3",false]' ]
+check "trainer: no class for the UD QP (per send) or the INIT RC one keeps its" [ "$(att trainer | jq -c '[.qps[] | select(.qpn == 19 or .qpn == 20) | [.qpn, .type, has("tclass")]]')" = '[[19,"RC",true],[20,"UD",false]]' ]
+check "text: the UD QP's line has no class" grep -q "^  qpn 20 *UD *RTS *pid 4242 python3$" <(RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --qps 2>/dev/null)
 check "web: lossy, class 0 -> prio 0, not judged" [ "$(att web | jq -c '[.lossless, .qps[0].tclass, .qps[0].prio, .qps[0].offLossless, has("offLossless")]')" = '[false,0,0,false,false]' ]
 check "idle: census ok, no QPs" [ "$(att idle | jq -c '[.census, (.qps | length), .offLossless]')" = '["ok",0,0]' ]
 check "rxe: no context dump, no class" [ "$(att rxe | jq -c '[.contextDump, (.qps[0] | has("tclass")), has("offLossless")]')" = '[false,false,false]' ]

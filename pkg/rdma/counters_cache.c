@@ -30,6 +30,7 @@ struct rdma_ctr_cache {
 	struct ctr_entry *e;
 	size_t n_e;
 	size_t fds, max_fds;
+	bool known_only;
 };
 
 static time_t mono_s(void)
@@ -49,6 +50,12 @@ int rdma_ctr_cache_new(size_t max_fds, struct rdma_ctr_cache **ret)
 	c->max_fds = max_fds;
 	*ret = c;
 	return 0;
+}
+
+void rdma_ctr_cache_known_only(struct rdma_ctr_cache *c, bool on)
+{
+	if (c)
+		c->known_only = on;
 }
 
 static void entry_drop(struct rdma_ctr_cache *c, struct ctr_entry *e)
@@ -97,7 +104,7 @@ static int entry_fill(struct rdma_ctr_cache *c, struct ctr_entry *e, int dfd)
 	char ents[8192];
 	size_t cap = 0;
 	long n;
-	int r = 0;
+	int r = 0, dir;
 
 	while (r == 0 && (n = syscall(SYS_getdents64, dfd, ents, sizeof(ents))) > 0)
 		for (long off = 0; r == 0 && off < n;) {
@@ -114,6 +121,8 @@ static int entry_fill(struct rdma_ctr_cache *c, struct ctr_entry *e, int dfd)
 			off += d->reclen;
 			if (d->name[0] == '.' || !strcmp(d->name, "lifespan") ||
 			    nl >= RQ_RDMA_CTR_NAME)
+				continue;
+			if (c->known_only && rdma_counter_classify(d->name, &dir) == RC_OTHER)
 				continue;
 			fd = openat(dfd, d->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 			if (fd < 0)

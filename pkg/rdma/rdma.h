@@ -144,6 +144,12 @@ void rdma_counters_fini(struct rdma_counters *c);
 struct rdma_ctr_cache;
 int rdma_ctr_cache_new(size_t max_fds, struct rdma_ctr_cache **ret);
 void rdma_ctr_cache_free(struct rdma_ctr_cache *c);
+/*
+ * @on: keep open (and read) only the files rdma_counter_classify knows (not
+ * RC_OTHER); the others are never opened. Takes effect at each device's next
+ * listing (set it before the first read).
+ */
+void rdma_ctr_cache_known_only(struct rdma_ctr_cache *c, bool on);
 void rdma_ctr_cache_sweep(struct rdma_ctr_cache *c);
 int rdma_counters_read_cached(struct rdma_ctr_cache *c, const struct rq_root *r, const char *dev,
 			      int port, struct rdma_counters *ret);

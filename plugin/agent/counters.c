@@ -104,6 +104,8 @@ int agent_tel_new(const struct rq_env *env, struct agent_tel **ret)
 	pthread_condattr_destroy(&ca);
 	t->env = env;
 	(void)rdma_ctr_cache_new(cache_budget(), &t->cache);
+	/* --vf-counters essential: the other counter files are never opened or read */
+	rdma_ctr_cache_known_only(t->cache, !env->tel_vf_all);
 	*ret = t;
 	return 0;
 }

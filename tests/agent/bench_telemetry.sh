@@ -85,8 +85,20 @@ running() {
 		awk '{ printf "%d\n", ($1 + $2) * 1000 }' | MED > "$T/tel"
 	sed -n 's/.*pass took \([0-9.]*\) s.*/\1/p' "$T/bg.log" | awk '{ printf "%d\n", $1 * 1e6 }' | MED > "$T/pass"
 }
-printf '%-5s %-27s %-27s %-30s %s\n' N "--once ms: counters/none" "pass ms / its counters ms" \
-	"GET /metrics ms: c/memory/none" "series essential/all"
+# A running agent (flags...) after one collection: its open files (the counter files it keeps
+# open between reads are most of them)
+fds_after_scrape() {
+	local port=$((30000 + ($$ + 2) % 20000)) pid n
+	RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 600 --listen "127.0.0.1:$port" \
+		--log-level error "$@" 2> /dev/null &
+	pid=$!
+	for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/metrics" && break; sleep 0.1; done
+	n=$(ls "/proc/$pid/fd" | wc -l)
+	kill "$pid"; wait "$pid" 2> /dev/null
+	echo "$n"
+}
+printf '%-5s %-27s %-27s %-30s %-21s %s\n' N "--once ms: counters/none" "pass ms / its counters ms" \
+	"GET /metrics ms: c/memory/none" "series essential/all" "open files ess/all"
 prev=0
 for n in ${BENCH_NS:-1 64 256}; do
 	bench_records "$ROOT" "$SD" "$T/rec0.json" "rqtb$$" "$prev" "$n" || { echo "agent-bench: cannot make the pods"; exit 1; }
@@ -111,8 +123,11 @@ for n in ${BENCH_NS:-1 64 256}; do
 	vp=$(grep -c '^rdma_qos_vf_bytes_total{' "$T/h.prom")
 	[ "$vp" = $((${BENCH_VPORT:-0} ? 2 * n : 0)) ] || { echo "agent-bench: /metrics has $vp vport bytes series at $n"; exit 1; }
 	running --no-counters; sn=$(cat "$T/scrape") passn=$(cat "$T/pass")
-	printf '%-5s %-27s %-27s %-30s %s\n' "$n" "$(ms "$ow") / $(ms "$on")" \
-		"$(ms "$passn") + $(ms "$tel")" "$(ms "$sw") / $(ms "$sm") / $(ms "$sn")" "$series / $sall"
+	fe=$(fds_after_scrape) fa=$(fds_after_scrape --vf-counters all)
+	[ "$fa" -gt "$fe" ] || [ "$n" -lt 64 ] ||
+		{ echo "agent-bench: --vf-counters all keeps $fa files open, essential $fe"; exit 1; }
+	printf '%-5s %-27s %-27s %-30s %-21s %s\n' "$n" "$(ms "$ow") / $(ms "$on")" \
+		"$(ms "$passn") + $(ms "$tel")" "$(ms "$sw") / $(ms "$sm") / $(ms "$sn")" "$series / $sall" "$fe / $fa"
 done
 # slow firmware: a collection under way while /healthz and /metrics are asked
 SLOW=${BENCH_SLOW_MS:-50}

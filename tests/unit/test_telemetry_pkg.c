@@ -446,6 +446,42 @@ START_TEST(counters_cached)
 }
 END_TEST
 
+/* --vf-counters essential: a known-only cache never opens the counters it does not export */
+START_TEST(counters_cached_known_only)
+{
+	struct rdma_ctr_cache *all, *known;
+	struct rdma_counters c;
+	size_t n_all;
+	int fds0, fds_all, dir;
+
+	sim_build(&node, "--pfs 1 --vfs 1 --counters yes");
+	ck_assert_int_eq(rdma_ctr_cache_new(1000, &all), 0);
+	ck_assert_int_eq(rdma_ctr_cache_new(1000, &known), 0);
+	rdma_ctr_cache_known_only(known, true);
+	fds0 = open_fds();
+	ck_assert_int_eq(rdma_counters_read_cached(all, &node.root, "mlx5_0", 1, &c), 0);
+	n_all = c.n;
+	ck_assert_uint_ne(ctr_val(&c, "rp_cnp_ignored"), (uint64_t)-1); /* RC_OTHER, there */
+	rdma_counters_fini(&c);
+	fds_all = open_fds() - fds0;
+	ck_assert_int_eq(sim_sh(&node, "echo 9 > $R/sys/class/infiniband/mlx5_0/ports/1/hw_counters/"
+				       "np_cnp_sent"),
+			 0);
+	ck_assert_int_eq(rdma_counters_read_cached(known, &node.root, "mlx5_0", 1, &c), 0);
+	ck_assert_uint_eq(ctr_val(&c, "np_cnp_sent"), 9);
+	ck_assert_uint_eq(ctr_val(&c, "rp_cnp_ignored"), (uint64_t)-1);
+	for (size_t i = 0; i < c.n; i++)
+		ck_assert_int_ne(rdma_counter_classify(c.names[i], &dir), RC_OTHER);
+	ck_assert_uint_gt(n_all, c.n);
+	/* only the known files stay open */
+	ck_assert_int_eq(open_fds() - fds0 - fds_all, (int)c.n);
+	rdma_counters_fini(&c);
+	rdma_ctr_cache_free(all);
+	rdma_ctr_cache_free(known);
+	ck_assert_int_eq(open_fds(), fds0);
+}
+END_TEST
+
 /* issue 30 item 6: requester-side retransmissions, the responder's out_of_sequence apart */
 START_TEST(counter_meaning)
 {
@@ -530,6 +566,7 @@ Suite *suite_telemetry_pkg(void)
 	tcase_add_test(tc, counters_parse);
 	tcase_add_test(tc, counters_in_pod);
 	tcase_add_test(tc, counters_cached);
+	tcase_add_test(tc, counters_cached_known_only);
 	tcase_add_test(tc, counter_meaning);
 	tcase_add_test(tc, counter_wrap);
 	tcase_add_test(tc, prio_to_tc);

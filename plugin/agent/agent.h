@@ -248,6 +248,13 @@ int metrics_write_file(const char *path, const char *text);
 #define AGENT_HTTP_CONNECTIONS 256
 /* a request must arrive complete within this many seconds of its connection (or the last answer) */
 #define AGENT_HTTP_REQUEST_S 5
+/*
+ * and its answer must have been taken by the client within this many seconds of the
+ * request's arrival (a /metrics request may wait AGENT_TEL_SCRAPE_WAIT_S for a
+ * collection; a body of ~1 MB leaves over loopback in milliseconds): a client that
+ * reads the answer a few bytes at a time holds a connection no longer than that
+ */
+#define AGENT_HTTP_ANSWER_S 15
 struct agent_httpd;
 /* /healthz goes stale (503) after this many --interval plus the longest pass */
 #define AGENT_STALE_INTERVALS 3

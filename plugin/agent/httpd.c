@@ -44,7 +44,9 @@ struct conn {
 	struct conn *prev, *next;
 	int fd;
 	bool in_request; /* its request has arrived, its answer is under way */
-	double deadline; /* monotonic seconds: its request must have arrived by then */
+	/* monotonic seconds: its request must have arrived (!in_request), or its answer
+	   been taken (in_request), by then */
+	double deadline;
 };
 
 struct agent_httpd {
@@ -175,8 +177,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	enum MHD_Result r;
 
 	if (ci && ci->socket_context) {
+		struct conn *c = ci->socket_context;
+
 		pthread_mutex_lock(&h->conns_lock);
-		((struct conn *)ci->socket_context)->in_request = true;
+		if (!c->in_request)
+			c->deadline = mono_now() + AGENT_HTTP_ANSWER_S;
+		c->in_request = true;
 		pthread_mutex_unlock(&h->conns_lock);
 	}
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
@@ -255,7 +261,8 @@ static void req_completed(void *cls, struct MHD_Connection *connection, void **c
 	pthread_mutex_unlock(&h->conns_lock);
 }
 
-/* Once a second: shut down connections whose request is late (a slowloris, a stuck client). */
+/* Once a second: shut down connections whose request is late (a slowloris, a stuck client)
+   or whose answer the client takes too slowly (a reader taking a few bytes at a time). */
 static void *reaper(void *arg)
 {
 	struct agent_httpd *h = arg;
@@ -266,13 +273,24 @@ static void *reaper(void *arg)
 		struct timespec ts = {.tv_sec = (time_t)until,
 				      .tv_nsec = (long)((until - (double)(time_t)until) * 1e9)};
 
-		for (struct conn *c = h->conns; c; c = c->next)
-			if (!c->in_request && now > c->deadline) {
+		for (struct conn *c = h->conns; c; c = c->next) {
+			if (now <= c->deadline)
+				continue;
+			if (c->in_request) {
+				/* an answer the client takes too slowly: reset, what it has not
+				   taken dropped (a plain close would leave the kernel sending it) */
+				struct linger l = {.l_onoff = 1, .l_linger = 0};
+
+				log_debug("agent: HTTP answer not taken within %d s: reset",
+					  AGENT_HTTP_ANSWER_S);
+				(void)setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+			} else {
 				log_debug("agent: HTTP request not complete within %d s: closed",
 					  AGENT_HTTP_REQUEST_S);
-				(void)shutdown(c->fd, SHUT_RDWR);
-				c->deadline = now + 3600; /* once */
 			}
+			(void)shutdown(c->fd, SHUT_RDWR);
+			c->deadline = now + 3600; /* once */
+		}
 		(void)pthread_cond_timedwait(&h->conns_stop, &h->conns_lock, &ts);
 	}
 	pthread_mutex_unlock(&h->conns_lock);

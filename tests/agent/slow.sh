@@ -11,6 +11,12 @@
 # - 64 clients that each send one byte of a request every 2 s: /healthz and
 #   /metrics still answer, and each slow client is cut off within the request
 #   deadline (AGENT_HTTP_REQUEST_S, 5 s) plus the reaper's tick;
+# - 32 clients that take /metrics 8 KiB a second: with the node's socket
+#   buffers the kernel takes the whole answer and the agent closes the
+#   connection as idle 5 s later; with send buffers of 32 KiB (an answer the
+#   kernel cannot take whole) /healthz still answers,
+#   each is reset within the answer deadline (AGENT_HTTP_ANSWER_S, 15 s) plus
+#   the reaper's tick, its connection no longer held;
 # - a scrape right after a pass: the port was paused 0.45 s just before; over
 #   a window of at least a second that is no storm (on a few-ms or 0.3 s
 #   window it would be); every window the agent judged is >= 1 s.
@@ -157,7 +163,93 @@ kept=$(cat "$T"/slow.* 2> /dev/null | sort -n | tr '\n' ' ')
 check "each slow client cut off after 5 to 9 s (kept: $kept)" \
 	[ "$(cat "$T"/slow.* 2> /dev/null | awk '$1 >= 4500 && $1 <= 9000' | wc -l)" = 64 ]
 check "the agent still answers /healthz" [ "$(ms /healthz | cut -d' ' -f1)" = 200 ]
+
 stop_agent
+
+# slowread.py PORT N MAX_S: N clients, each with a 4 KiB receive buffer, that send GET
+# /metrics and then take up to 4 KiB every 0.5 s (8 KiB/s: the agent's send buffer gets
+# room every second or two, never 5 s without progress, so libmicrohttpd's idle timeout
+# does not fire; a reader slower than that is cut by it), for at most MAX_S;
+# prints per client the ms until the connection ended (a reset or EOF; MAX_S: still
+# open) and the bytes taken
+cat > "$T/slowread.py" << 'PY'
+import socket, sys, threading, time
+port, n, max_s = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+out = [None] * n
+def client(i):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect(("127.0.0.1", port))
+    t0, got = time.monotonic(), 0
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: node\r\nUser-Agent: slowread\r\n\r\n")
+    try:
+        while time.monotonic() - t0 < max_s:
+            b = s.recv(4096)
+            if not b:
+                break
+            got += len(b)
+            time.sleep(0.5)
+    except OSError:
+        pass
+    out[i] = "%d %d" % ((time.monotonic() - t0) * 1000, got)
+ts = [threading.Thread(target=client, args=(i,)) for i in range(n)]
+for t in ts: t.start()
+for t in ts: t.join()
+print("\n".join(out))
+PY
+held() { ss -Htn state established "( sport = :$PORT )" | wc -l; }
+
+echo "== 32 clients taking /metrics 8 KiB a second, the node's socket buffers"
+agent 0
+check "/readyz 200" wait_for 10 ready
+read -r c _ < <(ms /metrics 5)
+BODY=$(stat -c %s "$T/body")
+check "a whole /metrics body: 200, $BODY bytes" [ "$c" = 200 -a "$BODY" -gt 200000 ]
+python3 "$T/slowread.py" "$PORT" 32 12 > "$T/slowread" &
+CLIENTS=$!
+sleep 8
+# the kernel takes the whole answer into the socket's send buffer (tcp_wmem's autotuning):
+# the request is done for the agent, and the connection is closed as idle 5 s later
+check "after 8 s the agent holds none of the 32 (held: $(held))" [ "$(held)" = 0 ]
+wait "$CLIENTS"
+CLIENTS=""
+check "... while each still takes what the kernel keeps for it (bytes: $(awk '{ print $2 }' "$T/slowread" | sort -n | sed -n '1p;$p' | tr '\n' ' '))" \
+	[ "$(awk -v b="$BODY" '$1 >= 11500 && $2 > 8192 && $2 < b' "$T/slowread" | wc -l)" = 32 ]
+stop_agent
+
+echo "== the same with send buffers of at most 32 KiB (a body the kernel cannot take whole)"
+WNS="${NS_PREFIX}w"
+ip netns add "$WNS"
+ip -n "$WNS" link set lo up
+ip netns exec "$WNS" sysctl -qw net.ipv4.tcp_wmem="4096 16384 32768"
+RDMA_QOS_SIM_ROOT="$ROOT" ip netns exec "$WNS" "$SIM" agent --interval 600 \
+	--listen "127.0.0.1:$PORT" --log-level debug 2> "$T/log" &
+AGENT_PID=$!
+inw() { ip netns exec "$WNS" "$@"; }
+wready() { [ "$(inw curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$URL/readyz")" = 200 ]; }
+check "/readyz 200 (the agent in netns $WNS)" wait_for 10 wready
+inw python3 "$T/slowread.py" "$PORT" 32 25 > "$T/slowread" &
+CLIENTS=$!
+sleep 5
+check "after 5 s the agent still holds all 32 (held: $(inw ss -Htn state established "( sport = :$PORT )" | wc -l))" \
+	[ "$(inw ss -Htn state established "( sport = :$PORT )" | wc -l)" = 32 ]
+: > "$T/hz"
+for _ in $(seq 5); do inw curl -s -o /dev/null -w '%{http_code}\n' --max-time 2 "$URL/healthz" >> "$T/hz"; sleep 0.1; done
+check "/healthz meanwhile: 5 of 5 answered 200" [ "$(grep -c '^200$' "$T/hz")" = 5 ]
+wait "$CLIENTS"
+CLIENTS=""
+cut=$(awk '{ print $1 }' "$T/slowread" | sort -n | sed -n '1p;$p' | tr '\n' ' ')
+check "each reader cut off after 15 to 18 s (AGENT_HTTP_ANSWER_S and the reaper's tick; first, last ms: $cut)" \
+	[ "$(awk '$1 >= 14500 && $1 <= 18000' "$T/slowread" | wc -l)" = 32 ]
+check "... none of them got the whole body (most bytes taken: $(awk '{ print $2 }' "$T/slowread" | sort -n | tail -1))" \
+	[ "$(awk -v b="$BODY" '$2 < b' "$T/slowread" | wc -l)" = 32 ]
+check "... and the agent holds none of their connections" \
+	[ "$(inw ss -Htn state established "( sport = :$PORT )" | wc -l)" = 0 ]
+check "... the reaper said why" grep -q "HTTP answer not taken within 15 s: reset" "$T/log"
+check "the agent still answers /metrics whole" \
+	[ "$(inw curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$URL/metrics")" = 200 ]
+stop_agent
+ip netns del "$WNS"
 
 echo "== a scrape right after a pass"
 set_stat() { local f="$ROOT/ethtool/$1.json"; jq -c "$2" "$f" > "$f.new" && mv "$f.new" "$f"; }

@@ -17,11 +17,23 @@ static const char *const cnp_files[CNP_N] = {"cnp_dscp", "cnp_802p_prio"};
 
 /* Reported, never written: tuning them is the NIC vendor's and the operator's business. */
 static const char *const dcqcn_np[] = {"min_time_between_cnps", NULL};
-static const char *const dcqcn_rp[] = {
-    "clamp_tgt_rate", "clamp_tgt_rate_after_time_inc", "rpg_time_reset", "rpg_byte_reset",
-    "rpg_threshold", "rpg_max_rate", "rpg_ai_rate", "rpg_hai_rate", "rpg_gd", "rpg_min_dec_fac",
-    "rpg_min_rate", "rate_to_set_on_first_cnp", "dce_tcp_g", "dce_tcp_rtt",
-    "rate_reduce_monitor_period", "initial_alpha_value", NULL};
+static const char *const dcqcn_rp[] = {"clamp_tgt_rate",
+				       "clamp_tgt_rate_after_time_inc",
+				       "rpg_time_reset",
+				       "rpg_byte_reset",
+				       "rpg_threshold",
+				       "rpg_max_rate",
+				       "rpg_ai_rate",
+				       "rpg_hai_rate",
+				       "rpg_gd",
+				       "rpg_min_dec_fac",
+				       "rpg_min_rate",
+				       "rate_to_set_on_first_cnp",
+				       "dce_tcp_g",
+				       "dce_tcp_rtt",
+				       "rate_reduce_monitor_period",
+				       "initial_alpha_value",
+				       NULL};
 
 const char *cnp_field_name(enum cnp_field f)
 {

@@ -72,9 +72,10 @@ static void step_log(const char *ifname, const struct dcb_port_state *cur,
 		log_info("PF %s apptrust: %s -> %s", ifname, a, b);
 		break;
 	case STEP_ETS:
-		dcb_ets_text(cur, &plan->ets, cur->tc_tx_bw, cur->tc_tsa, cur->prio_tc, a, sizeof(a));
+		dcb_ets_text(cur, &plan->ets, cur->tc_tx_bw, cur->tc_tsa, cur->prio_tc, a,
+			     sizeof(a));
 		dcb_ets_text(cur, &plan->ets, plan->ets.tc_bw, plan->ets.tsa, plan->ets.prio_tc, b,
-			 sizeof(b));
+			     sizeof(b));
 		log_info("PF %s ets: %s -> %s", ifname, cur->has_ets ? a : "unreported", b);
 		break;
 	case STEP_PFC:

@@ -196,7 +196,8 @@ static int get_ets(const cJSON *v, struct dcb_port_state *st)
 	return r;
 }
 
-/* "buffer": {"prio2buffer": [8], "bufferSize": [8 bytes], "totalSize": bytes}: as DCB_ATTR_DCB_BUFFER */
+/* "buffer": {"prio2buffer": [8], "bufferSize": [8 bytes], "totalSize": bytes}: as
+ * DCB_ATTR_DCB_BUFFER */
 static int get_buffer(const cJSON *v, struct dcb_port_state *st)
 {
 	const cJSON *sz, *it;

@@ -24,7 +24,8 @@
 
 struct rq_qp {
 	uint32_t qpn;
-	char type[12]; /* "RC" "UC" "UD" "GSI" "SMI" "RAW_PACKET" "XRC_INI" "XRC_TGT" "DRIVER" ... */
+	char
+	    type[12]; /* "RC" "UC" "UD" "GSI" "SMI" "RAW_PACKET" "XRC_INI" "XRC_TGT" "DRIVER" ... */
 	char state[8]; /* "RESET" "INIT" "RTR" "RTS" "SQD" "SQE" "ERR" */
 	uint32_t pid;  /* 0: a kernel QP, or its process is not visible here */
 	char comm[32]; /* a kernel QP's owner (RES_KERN_NAME); the sim file's "comm"; else "" */

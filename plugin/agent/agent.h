@@ -24,7 +24,7 @@
  * (judged against the PF's map as it is then).
  */
 #define AGENT_CENSUS_DEFAULT_S 10
-#define AGENT_COALESCE_MS	    200
+#define AGENT_COALESCE_MS      200
 /* where the agent remembers since when a record's netns has been gone (tmpfs, like the records) */
 #define AGENT_DIR	 "/run/rdma-qos/agent"
 #define AGENT_STALE_FILE "/run/rdma-qos/agent/stale.json"
@@ -108,7 +108,7 @@ struct pass_report {
 	double started; /* wall clock, seconds */
 	double duration;
 	bool drift_left;
-	struct tel_sample targets; /* the attachments whose counters the telemetry reads */
+	struct tel_sample targets;  /* the attachments whose counters the telemetry reads */
 	struct peer_target *peer_t; /* the watched PFs: what their partners are judged against */
 	size_t n_peer_t;
 	const char *peer_word; /* rdma-qos.peer: agrees, disagrees, unknown (NULL: unknown) */

@@ -210,7 +210,8 @@ bool fight_may_repair(struct fight_book *b, const struct rq_env *env, const stru
 		n = num(e, "n");
 		if (n < 1 || now - num(e, "last") > FIGHT_WINDOW_S)
 			continue;
-		/* a second repair is free (an operator's one-off change); from the third on it waits */
+		/* a second repair is free (an operator's one-off change); from the third on it
+		 * waits */
 		wait = n < 2 ? 0 : env->repair_backoff_ms / 1000.0;
 		for (int k = 2; k < (int)n && k < 30; k++)
 			wait *= 2;
@@ -280,7 +281,8 @@ enum fight_reset fight_port_seen(struct fight_book *b, const struct rq_pf *pf, i
 	 */
 	if (ifindex > 0 && was > 0 && ifindex != was)
 		why = FIGHT_RESET_NETDEV;
-	else if (at_defaults && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(p, "leftAtDefaults")))
+	else if (at_defaults &&
+		 cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(p, "leftAtDefaults")))
 		why = FIGHT_RESET_DEFAULTS;
 	set_str(b, p, "name", pf->ifname);
 	if (ifindex > 0 && ifindex != was) {
@@ -295,11 +297,12 @@ enum fight_reset fight_port_seen(struct fight_book *b, const struct rq_pf *pf, i
 		    "(driver or devlink reload), not another writer: repair counts of %s cleared",
 		    pf->ifname, pf->pci, ifindex, was, pf->ifname);
 	else
-		log_warn("agent: PF %s (%s): the port is back at the driver's defaults (trust pcp, "
-			 "no DSCP APP entries, no PFC, no ETS shares): a reset (devlink reload, "
-			 "firmware reset, health recovery, AER), not another writer: repair counts of "
-			 "%s cleared",
-			 pf->ifname, pf->pci, pf->ifname);
+		log_warn(
+		    "agent: PF %s (%s): the port is back at the driver's defaults (trust pcp, "
+		    "no DSCP APP entries, no PFC, no ETS shares): a reset (devlink reload, "
+		    "firmware reset, health recovery, AER), not another writer: repair counts of "
+		    "%s cleared",
+		    pf->ifname, pf->pci, pf->ifname);
 	/* kept at 0 rather than dropped: rdma_qos_repair_suspended says 0, not nothing */
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(p, "items"))
 	{

@@ -278,7 +278,8 @@ static void *reaper(void *arg)
 				continue;
 			if (c->in_request) {
 				/* an answer the client takes too slowly: reset, what it has not
-				   taken dropped (a plain close would leave the kernel sending it) */
+				   taken dropped (a plain close would leave the kernel sending it)
+				 */
 				struct linger l = {.l_onoff = 1, .l_linger = 0};
 
 				log_debug("agent: HTTP answer not taken within %d s: reset",

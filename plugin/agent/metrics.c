@@ -113,19 +113,19 @@ static void pf_facts(struct buf *b, const struct pass_report *rep)
 	family(b, "rdma_qos_pf_cnp", "gauge",
 	       "The DSCP (field dscp) and 802.1p priority (field prio) of the CNPs the port sends "
 	       "(MOFED ecn/roce_np), where the driver has them.");
-	cJSON_ArrayForEach(pf, rep->pf_facts) cJSON_ArrayForEach(
-	    it, cJSON_GetObjectItemCaseSensitive(pf, "cnp"))
-	    put(b, "rdma_qos_pf_cnp{pf=\"%s\",field=\"%s\"} %d\n", esc(pf->string, e1, sizeof(e1)),
-		it->string, it->valueint);
+	cJSON_ArrayForEach(pf, rep->pf_facts)
+	    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(pf, "cnp"))
+		put(b, "rdma_qos_pf_cnp{pf=\"%s\",field=\"%s\"} %d\n",
+		    esc(pf->string, e1, sizeof(e1)), it->string, it->valueint);
 	family(b, "rdma_qos_pf_dcqcn_param", "gauge",
 	       "A DCQCN parameter of the port as the driver reports it (ecn/roce_np, roce_rp; read "
 	       "only).");
-	cJSON_ArrayForEach(pf, rep->pf_facts) cJSON_ArrayForEach(
-	    it, cJSON_GetObjectItemCaseSensitive(pf, "dcqcn"))
-	    put(b, "rdma_qos_pf_dcqcn_param{pf=\"%s\",side=\"%s\",param=\"%s\"} %.0f\n",
-		esc(pf->string, e1, sizeof(e1)), esc(json_str(it, "side"), e2, sizeof(e2)),
-		esc(json_str(it, "param"), e3, sizeof(e3)),
-		cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "value")));
+	cJSON_ArrayForEach(pf, rep->pf_facts)
+	    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(pf, "dcqcn"))
+		put(b, "rdma_qos_pf_dcqcn_param{pf=\"%s\",side=\"%s\",param=\"%s\"} %.0f\n",
+		    esc(pf->string, e1, sizeof(e1)), esc(json_str(it, "side"), e2, sizeof(e2)),
+		    esc(json_str(it, "param"), e3, sizeof(e3)),
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "value")));
 	family(b, "rdma_qos_pf_prio_buffer", "gauge",
 	       "The receive buffer each priority lands in (DCB_ATTR_DCB_BUFFER).");
 	cJSON_ArrayForEach(pf, rep->pf_facts)

@@ -35,23 +35,23 @@ static bool nfd_lossless(const struct pass_report *rep)
 	int n = 0;
 
 	cJSON_ArrayForEach(it, rep->suspended) /* every item the fight book knows, 0 or 1 */
-		if (json_int(it, "value", 0) != 0)
-			return false;
+	    if (json_int(it, "value", 0) != 0) return false;
 	cJSON_ArrayForEach(it, rep->req_pfs)
 	{
 		/* drift of its attachments' requirements; a baseline-only PF is judged by that */
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(rep->pfs, it->string);
 		const cJSON *b = cJSON_GetObjectItemCaseSensitive(rep->baseline, it->string);
 
-		if ((!m && !b) || (m && (unsigned)m->valuedouble != 0) || (b && b->valuedouble != 1))
+		if ((!m && !b) || (m && (unsigned)m->valuedouble != 0) ||
+		    (b && b->valuedouble != 1))
 			return false;
 		n++;
 	}
 	return n > 0;
 }
 
-int nfd_render(const struct pass_report *rep, bool pass_ok, double now, int interval_s,
-	       char *buf, size_t len)
+int nfd_render(const struct pass_report *rep, bool pass_ok, double now, int interval_s, char *buf,
+	       size_t len)
 {
 	time_t exp = (time_t)now + 3 * (time_t)interval_s;
 	struct tm tm;

@@ -89,7 +89,8 @@ static int release_locked(struct pass *p, const char *key, const cJSON *rec, con
 		return 0;
 	}
 	if (fd < 0) {
-		log_warn("agent: %s: attachment lock: %s: not judged this pass", key, strerror(-fd));
+		log_warn("agent: %s: attachment lock: %s: not judged this pass", key,
+			 strerror(-fd));
 		return 0;
 	}
 	pass_ctx_init(&c, p, key);
@@ -278,7 +279,8 @@ static void pass_record(struct pass *p, struct stale_book *book, const char *key
 	}
 	pass_record_pfs(p, rec, &prof, c.pf_mode, &vf);
 	if (stale_book_judge_pending(book, key)) {
-		/* the pod is gone: its VF's class is nobody's to keep; release comes after the grace */
+		/* the pod is gone: its VF's class is nobody's to keep; release comes after the
+		 * grace */
 		p->rep->stale++;
 	} else if (!(home = pass_vf_home(p, key, rec, &vf))) {
 		/* left its pod: nothing of the VF is written */

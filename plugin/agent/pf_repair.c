@@ -16,7 +16,8 @@
 
 /* The PF's state as one word per item, for "was X, now Y". */
 static void item_text(enum agent_item it, const struct dcb_port_state *st, uint8_t ecn_on,
-		      const struct cnp_state *cnp, const struct dcb_plan *plan, char *buf, size_t len)
+		      const struct cnp_state *cnp, const struct dcb_plan *plan, char *buf,
+		      size_t len)
 {
 	size_t n_dscp = 0;
 	bool dscp = false;
@@ -44,7 +45,8 @@ static void item_text(enum agent_item it, const struct dcb_port_state *st, uint8
 			(void)snprintf(buf, len, "%zu DSCP entries", n_dscp);
 		break;
 	case ITEM_CNP:
-		(void)snprintf(buf, len, "dscp %d prio %d", cnp->has[CNP_DSCP] ? cnp->val[CNP_DSCP] : -1,
+		(void)snprintf(buf, len, "dscp %d prio %d",
+			       cnp->has[CNP_DSCP] ? cnp->val[CNP_DSCP] : -1,
 			       cnp->has[CNP_PRIO] ? cnp->val[CNP_PRIO] : -1);
 		break;
 	case ITEM_ETS:

@@ -51,11 +51,12 @@ static void qps_counts(FILE *f, const struct tel_sample *cur, bool by_class)
 			labels(a, l, sizeof(l));
 		for (size_t k = 0; k < n; k++) {
 			if (by_class) {
-				head(f, &done, "rdma_qos_vf_qps_by_class",
-				     "QPs in RTS by the traffic class (ToS byte) their primary path "
-				     "sends with, where the driver dumps QP contexts.");
-				(void)fprintf(f, "rdma_qos_vf_qps_by_class{%s,class=\"%d\"} %u\n", l,
-					      c[k].tclass, c[k].n);
+				head(
+				    f, &done, "rdma_qos_vf_qps_by_class",
+				    "QPs in RTS by the traffic class (ToS byte) their primary path "
+				    "sends with, where the driver dumps QP contexts.");
+				(void)fprintf(f, "rdma_qos_vf_qps_by_class{%s,class=\"%d\"} %u\n",
+					      l, c[k].tclass, c[k].n);
 				continue;
 			}
 			head(f, &done, "rdma_qos_vf_qps",

@@ -70,8 +70,8 @@ static int judge(const struct tel_sample *s, struct tel_att *a)
 		if (j < 0 || q->tclass < 0 || !tel_qp_connected(q))
 			continue;
 		a->qp_prio[i] = (int8_t)s->pfs[j].dscp2prio[(q->tclass >> 2) & 63];
-		a->qp_off[i] = a->pfc_req && judged_qp(q) &&
-			       !(s->pfs[j].pfc_en & (1u << a->qp_prio[i]));
+		a->qp_off[i] =
+		    a->pfc_req && judged_qp(q) && !(s->pfs[j].pfc_en & (1u << a->qp_prio[i]));
 	}
 	return 0;
 }

@@ -445,7 +445,7 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 			double t0 = mono_now();
 
 			tel_census(env, s, a,
-				   nr == -ESTALE ? NULL
+				   nr == -ESTALE  ? NULL
 				   : !a->netns[0] ? ""
 				   : nr == 0	  ? podns
 						  : NULL);

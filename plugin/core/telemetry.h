@@ -77,8 +77,8 @@ struct tel_pf {
 };
 
 struct tel_sample {
-	double t;    /* CLOCK_MONOTONIC, seconds */
-	bool census;	  /* tel_collect also takes the QP census (the agent, `show --qps`) */
+	double t;	 /* CLOCK_MONOTONIC, seconds */
+	bool census;	 /* tel_collect also takes the QP census (the agent, `show --qps`) */
 	double census_s; /* what the census took in the last tel_collect */
 	/*
 	 * Not census: each attachment takes its QPs from its own in this

@@ -313,9 +313,10 @@ static void print_required(const cJSON *pf)
 		  ? cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(pf, "repairSuspended"))
 		  : NULL;
 	if (req)
-		printf("  REPAIR SUSPENDED %s: another writer keeps undoing it; the agent leaves the "
-		       "port alone until the catalog changes or " RQ_FIGHT_FILE " is deleted\n",
-		       req);
+		printf(
+		    "  REPAIR SUSPENDED %s: another writer keeps undoing it; the agent leaves the "
+		    "port alone until the catalog changes or " RQ_FIGHT_FILE " is deleted\n",
+		    req);
 	free(req);
 }
 
@@ -331,8 +332,10 @@ static void print_facts(const cJSON *pf)
 		       json_int(cnp, "prio", -1),
 		       cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(pf, "dcqcn")));
 	if (bu) {
-		char *p2b = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(bu, "prio2buffer"));
-		char *sz = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(bu, "bufferSize"));
+		char *p2b =
+		    cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(bu, "prio2buffer"));
+		char *sz =
+		    cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(bu, "bufferSize"));
 		int shared = json_int(bu, "sharedLosslessMask", 0);
 
 		printf("  buffers: prio2buffer %s, sizes %s%s\n", p2b ? p2b : "-", sz ? sz : "-",

@@ -27,23 +27,32 @@ sim_can_run() {
 }
 
 # Veth "VFs": for every VF netdev the sim node names, a veth pair in the host
-# netns (<vf> and <vf>p), as host-device expects to find a real link. A pair
-# whose <vf> end was in a pod netns just deleted is destroyed by the kernel's
-# netns cleanup, which runs later (a workqueue): until then its <vf>p end is
-# still in the host and a new pair of the same names cannot be made (EEXIST),
-# and when the cleanup does run the VF is gone for the rest of the suite. So
-# wait (up to 10 s) for that end to go before making the pair again.
+# netns (<vf> and <vf>p), as host-device expects to find a real link.
 sim_make_vfs() {
-	local root=$1 vf i
+	local root=$1 vf
 	for vf in $(sim_vf_names "$root"); do
-		ip link show "$vf" > /dev/null 2>&1 && continue
-		for ((i = 0; i < 100; i++)); do
-			ip link show "${vf}p" > /dev/null 2>&1 || break
-			sleep 0.1
-		done
-		ip link add "$vf" type veth peer name "${vf}p" ||
-			fail "cannot make the veth VF $vf (its peer ${vf}p outlived its netns by 10 s)"
+		ip link add "$vf" type veth peer name "${vf}p" 2>/dev/null || true
 	done
+}
+
+# pod_netns_gone NAME: a pod that went away with its netns (no DEL): delete it and
+# wait (up to 10 s) until the kernel has destroyed the veth VFs that were in it. It
+# does so later, from a workqueue (cleanup_net): until then their host ends are
+# still there, a pair of the same names cannot be made again (EEXIST), and when the
+# cleanup runs it takes the VF for the rest of the suite.
+pod_netns_gone() {
+	local n=$1 idx peers="" i p left
+	for idx in $(ip -n "$n" -o link show type veth 2>/dev/null | sed -n 's/^[0-9]*: [^@]*@if\([0-9]*\):.*/\1/p'); do
+		peers="$peers $(ip -o link show 2>/dev/null | awk -F': ' -v i="$idx" '$1 == i { sub(/@.*/, "", $2); print $2 }')"
+	done
+	ip netns del "$n"
+	for ((i = 0; i < 100; i++)); do
+		left=""
+		for p in $peers; do ip link show "$p" > /dev/null 2>&1 && left="$left $p"; done
+		[ -z "$left" ] && return 0
+		sleep 0.1
+	done
+	fail "pod netns $n deleted 10 s ago: its veth VFs are still there ($left)"
 }
 
 sim_del_vfs() {

@@ -121,8 +121,8 @@ conf_for roce 1.0.0 "$(rq "$VF1PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM
 check "DEL twice succeeds" [ $? -eq 0 ]
 conf_for roce 1.0.0 "$(rq "$VF1PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL never "" net1 ""
 check "DEL without ADD and with empty CNI_NETNS succeeds" [ $? -eq 0 ]
-ip netns del "${NS##*/}"   # destroys the veth "VF" inside it; a real VF would return to the host
-sim_make_vfs "$ROOT"       # once the kernel's cleanup of that netns has destroyed it
+pod_netns_gone "${NS##*/}"   # destroys the veth "VF" inside it; a real VF would return to the host
+sim_make_vfs "$ROOT"
 conf_for roce 1.0.0 "$(rq "$VF0PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL c1 "" net1 "$ARGS_OK"
 check "DEL after the netns is gone (empty CNI_NETNS)" [ $? -eq 0 ]
 check "records all gone" [ "$(recs)" = 0 ]
@@ -538,7 +538,7 @@ msg=$(conf_for evil 1.0.0 "$(rq "$VF2PCI")" '{"cniVersion":"1.0.0","interfaces":
 check "another network's NAD naming the held VF: code 110" [ "$(jq .code <<< "$msg")" = 110 ]
 check "... the message names the holder" grep -q 'ai/p-ok' <<< "$(jq -r .msg <<< "$msg")"
 check "... one record (the holder's)" [ "$(recs)" = 1 ]
-ip netns del "${NSH#/run/netns/}"   # the pod went away without a DEL (its veth VF with it)
+pod_netns_gone "${NSH#/run/netns/}"   # the pod went away without a DEL (its veth VF with it)
 sim_make_vfs "$ROOT"
 NSJ=$(newns j)
 out=$(chain_add "$ROOT" roce h2 "$NSJ" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS_OK" 2> "$T/over.log")

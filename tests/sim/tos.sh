@@ -78,7 +78,7 @@ out=$(chain_add "$RT" tos r1 "$NSR1" net1 "$TVF1" "$(trq "$TVF1PCI")" "$TARGS" 2
 conf_for tos 1.0.0 "$(trq "$TVF1PCI")" "$out" | RDMA_QOS_SIM_ROOT=$RT run_plugin "$SIM" ADD r1 "$NSR1" net1 "$TARGS" > /dev/null 2>&1
 check "a repeated ADD keeps both knobs' first previous values (-1, 0), changed" \
 	[ "$(jq -c '[.rdma.knobs.mofed.previous, .rdma.knobs.configfs.previous, .rdma.knobs.mofed.changed, .rdma.knobs.configfs.changed]' "$(trec r1)")" = "[-1,0,true,true]" ]
-ip netns del "${NSR1#/run/netns/}"   # the pod went away without a DEL (its veth VF with it)
+pod_netns_gone "${NSR1#/run/netns/}"   # the pod went away without a DEL (its veth VF with it)
 sim_make_vfs "$RT"
 NSR2=$(newns r2)
 chain_add "$RT" tos r2 "$NSR2" net1 "$TVF1" "$(trq "$TVF1PCI")" "$TARGS" > /dev/null 2> "$T/r2.log"

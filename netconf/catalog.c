@@ -242,10 +242,35 @@ static int parse_numa_source(struct rq_catalog *c, const cJSON *v, struct rq_err
 		      "node.numaSource: expected one of \"auto\", \"api\", \"files\"");
 }
 
+const char *catalog_unchained_name(enum rq_unchained_mode m)
+{
+	return m == RQ_UNCHAINED_ADOPT ? "adopt" : m == RQ_UNCHAINED_IGNORE ? "ignore" : "report";
+}
+
+/*
+ * node.unchained: what the agent does with a VF of a PF it watches that sits in
+ * a pod's netns with no record (DESIGN.md "VFs no chain ran for"): "report"
+ * (default), "adopt" (ADD's steps with the namespace's default), "ignore".
+ */
+static int parse_unchained(struct rq_catalog *c, const cJSON *v, struct rq_error *e)
+{
+	static const enum rq_unchained_mode modes[] = {RQ_UNCHAINED_REPORT, RQ_UNCHAINED_ADOPT,
+						       RQ_UNCHAINED_IGNORE};
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (cJSON_IsString(v) && !strcmp(v->valuestring, catalog_unchained_name(modes[i]))) {
+			c->unchained = modes[i];
+			return 0;
+		}
+	return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+		      "node.unchained: expected one of \"report\", \"adopt\", \"ignore\"");
+}
+
 int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 {
 	static const char *const keys[] = {"pf",	 "baseline",   "carrierWaitSeconds",
-					   "kubeletDir", "numaSource", NULL};
+					   "kubeletDir", "numaSource", "unchained",
+					   NULL};
 	const cJSON *v;
 	long secs;
 	int r;
@@ -260,6 +285,9 @@ int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error
 		return r;
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "numaSource")) &&
 	    (r = parse_numa_source(c, v, e)) < 0)
+		return r;
+	if ((v = cJSON_GetObjectItemCaseSensitive(o, "unchained")) &&
+	    (r = parse_unchained(c, v, e)) < 0)
 		return r;
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "baseline"))) {
 		if (!cJSON_IsString(v) || !netconf_name_valid(v->valuestring))

@@ -18,6 +18,8 @@
 
 enum rq_pf_mode { RQ_PF_IGNORE = 0, RQ_PF_VERIFY = 1, RQ_PF_ENSURE = 2 };
 enum rq_numa_mode { RQ_NUMA_OFF = 0, RQ_NUMA_WARN = 1, RQ_NUMA_STRICT = 2 };
+/* node.unchained: what the agent does with a VF no chain ran rdma-qos for (default report) */
+enum rq_unchained_mode { RQ_UNCHAINED_REPORT = 0, RQ_UNCHAINED_ADOPT, RQ_UNCHAINED_IGNORE };
 
 #define RQ_PCI_ADDR_MAX 16 /* "dddd:bb:dd.f" + NUL */
 #define RQ_LOG_DIR	"/var/log/rdma-qos"
@@ -83,6 +85,7 @@ struct rq_catalog {
 	int carrier_wait_s;		    /* node.carrierWaitSeconds */
 	char kubelet_dir[256];		    /* node.kubeletDir, default RQ_KUBELET_DIR_DEFAULT */
 	enum rq_numa_source numa_source;    /* node.numaSource, default auto */
+	enum rq_unchained_mode unchained;   /* node.unchained, default report */
 };
 
 /* How long ADD waits for a PF's carrier after a PFC change (mlx5 toggles the link). */
@@ -114,6 +117,8 @@ int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct r
 int catalog_parse_for(const char *buf, size_t len, const char *ns, const char *name,
 		      struct rq_catalog **ret, struct rq_error *e);
 void catalog_free(struct rq_catalog *c);
+/* "report", "adopt", "ignore" */
+const char *catalog_unchained_name(enum rq_unchained_mode m);
 /* The node baseline profile (catalog node.baseline); -ENOENT when there is none. */
 int catalog_baseline(const struct rq_catalog *c, struct rq_profile *ret);
 

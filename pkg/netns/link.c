@@ -67,6 +67,26 @@ int netns_link_msg_ifname(const struct nlmsghdr *h, size_t len, char *buf, size_
 	return 1;
 }
 
+int netns_link_msg_parent_pci(const struct nlmsghdr *h, size_t len, char *buf, size_t buflen)
+{
+	struct nlattr *tb[LINK_ATTR_MAX + 1];
+	int r = nlparse_msg(h, len, sizeof(struct ifinfomsg), tb, LINK_ATTR_MAX, link_policy);
+	const char *name;
+
+	if (r < 0)
+		return r;
+	if (!tb[IFLA_PARENT_DEV_NAME] || !tb[IFLA_PARENT_DEV_BUS_NAME] ||
+	    strcmp(nla_get_string(tb[IFLA_PARENT_DEV_BUS_NAME]), "pci") != 0)
+		return 0;
+	name = nla_get_string(tb[IFLA_PARENT_DEV_NAME]);
+	if (!sysfs_pci_valid(name))
+		return 0;
+	if (strlen(name) >= buflen)
+		return -ENAMETOOLONG;
+	(void)snprintf(buf, buflen, "%s", name);
+	return 1;
+}
+
 static int parent_cb(struct nl_msg *msg, void *arg)
 {
 	struct parent_ctx *p = arg;

@@ -73,5 +73,11 @@ int netns_link_alias(const char *ifname, char *buf, size_t len);
  */
 struct nlmsghdr;
 int netns_link_msg_ifname(const struct nlmsghdr *h, size_t len, char *buf, size_t buflen);
+/*
+ * The PCI parent (IFLA_PARENT_DEV_NAME on bus "pci", kernels >= 5.16) of the
+ * link of one RTM_NEWLINK / RTM_DELLINK: 1 and @buf filled, 0 when it names
+ * none, -EBADMSG when malformed, -ENAMETOOLONG when @buf is too small.
+ */
+int netns_link_msg_parent_pci(const struct nlmsghdr *h, size_t len, char *buf, size_t buflen);
 
 #endif

@@ -210,6 +210,10 @@ int cmd_agent(int argc, char **argv, const char *binary)
 	free(a.repairs);
 	free(a.resets);
 	free(a.pf_names);
+	free(a.vf_names);
+	free(a.vf_pcis);
+	free(a.adoptions);
+	cJSON_Delete(a.unchained_seen);
 	cJSON_Delete(a.vf_left);
 	env_fini(&a.env);
 	return r;

@@ -76,6 +76,15 @@ struct agent {
 	char (*pf_names)[IF_NAMESIZE];
 	size_t n_pf_names;
 	struct peer_book *peers; /* the link partners' LLDP (peer_listen.c); NULL with --once */
+	/* unchained.c: the watched PFs' VFs, whose link events raise a pass (a VF moved into a
+	 * pod's netns, or back): host netdev names and PCI addresses (IFLA_PARENT_DEV_NAME) */
+	char (*vf_names)[IF_NAMESIZE];
+	size_t n_vf_names;
+	char (*vf_pcis)[16];
+	size_t n_vf_pcis;
+	cJSON *unchained_seen;		/* {vf: "ns/pod"}: unchained VFs already logged */
+	struct agent_repair *adoptions; /* rdma_qos_adoptions_total{pf}: item unused */
+	size_t n_adoptions;
 };
 
 /* What rdma_qos_drift / rdma_qos_repairs_total name in their "item" label. */
@@ -112,6 +121,8 @@ struct pass_report {
 	struct peer_target *peer_t; /* the watched PFs: what their partners are judged against */
 	size_t n_peer_t;
 	const char *peer_word; /* rdma-qos.peer: agrees, disagrees, unknown (NULL: unknown) */
+	/* [{"vf","pf","rdmaDev","namespace","pod"}]: rdma_qos_vf_unchained (unchained.c) */
+	cJSON *unchained;
 };
 
 /* One PF the agent watches (an attachment's or the baseline's), for the partner's judge. */
@@ -302,6 +313,10 @@ char *metrics_render_who(const struct tel_sample *prev, const struct tel_sample 
 char *metrics_render_qps(const struct tel_sample *cur);
 /* after a pass: the book listens on the PFs the pass watched (attachments', baseline's) */
 void peer_watch_pass(struct agent *a, const struct pass_report *rep);
+
+/* unchained.c: a link event of @name (its PCI parent @pci, may be "") is a watched PF's VF */
+bool agent_vf_link(const struct agent *a, const char *name, const char *pci);
+void agent_count_adoption(struct agent *a, const char *pf);
 
 /* events.c: the event loop (after agent_block_signals, before any thread) */
 int agent_block_signals(void);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * Event sources of the agent. Link events count only for the PFs the last
- * pass saw (pods' veths come and go all day); every dcbnl notification
+ * pass saw and their VFs (pods' veths come and go all day); every dcbnl notification
  * counts (only DCB changes raise them, our own repairs included: those cost
  * one quiet pass); an RDMA device registering (the CM then resets
  * default_roce_tos) counts through RDMA netlink's notify group where the
@@ -118,8 +118,15 @@ static void rtnl_msg(const struct agent *a, const struct nlmsghdr *h, size_t lef
 	char name[48];
 
 	if (h->nlmsg_type == RTM_NEWLINK || h->nlmsg_type == RTM_DELLINK) {
-		if (netns_link_msg_ifname(h, left, name, sizeof(name)) == 1 && known_pf(a, name))
+		char pci[32] = "";
+		bool named = netns_link_msg_ifname(h, left, name, sizeof(name)) == 1;
+
+		/* a watched PF's VF leaving the host for a pod's netns, or back (unchained.c) */
+		(void)netns_link_msg_parent_pci(h, left, pci, sizeof(pci));
+		if (named && known_pf(a, name))
 			who_add(who, max, n, name);
+		else if (agent_vf_link(a, named ? name : "", pci))
+			who_add(who, max, n, named ? name : pci);
 	} else if (h->nlmsg_type == RTM_GETDCB || h->nlmsg_type == RTM_SETDCB) {
 		who_add(who, max, n,
 			dcb_msg_parse_ifname(h, left, name, sizeof(name)) == 1 ? name : "dcb");

@@ -249,6 +249,28 @@ char *metrics_render(const struct agent *a, const struct pass_report *rep)
 		esc(json_str(it, "namespace"), e1, sizeof(e1)),
 		esc(json_str(it, "pod"), e2, sizeof(e2)), esc(json_str(it, "vf"), e3, sizeof(e3)),
 		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "inPod")) ? 1 : 0);
+	family(&b, "rdma_qos_vf_unchained", "gauge",
+	       "1 per VF of a watched PF in a pod's netns with no record: no CNI chain ran "
+	       "rdma-qos for it (a DRA driver in standalone mode, dranet, a NAD without "
+	       "rdma-qos); pod labels empty when PodResources does not name it.");
+	cJSON_ArrayForEach(it, rep->unchained)
+	{
+		char e4[256], e5[256];
+
+		put(&b,
+		    "rdma_qos_vf_unchained{vf=\"%s\",pf=\"%s\",rdma_dev=\"%s\",namespace=\"%s\","
+		    "pod=\"%s\"} 1\n",
+		    esc(json_str(it, "vf"), e1, sizeof(e1)), esc(json_str(it, "pf"), e2, sizeof(e2)),
+		    esc(json_str(it, "rdmaDev"), e3, sizeof(e3)),
+		    esc(json_str(it, "namespace"), e4, sizeof(e4)),
+		    esc(json_str(it, "pod"), e5, sizeof(e5)));
+	}
+	family(&b, "rdma_qos_adoptions_total", "counter",
+	       "VFs no chain ran rdma-qos for that the agent adopted (node.unchained: adopt) "
+	       "since it started.");
+	for (size_t i = 0; i < a->n_adoptions; i++)
+		put(&b, "rdma_qos_adoptions_total{pf=\"%s\"} %llu\n",
+		    esc(a->adoptions[i].pf, e1, sizeof(e1)), a->adoptions[i].n);
 	family(&b, "rdma_qos_baseline_in_profile", "gauge",
 	       "1 when a PF the node baseline covers meets it after the last pass.");
 	cJSON_ArrayForEach(it, rep->baseline)

@@ -234,7 +234,7 @@ static bool pass_vf_home(struct pass *p, const char *key, const cJSON *rec,
 	return false;
 }
 
-static void pass_record(struct pass *p, struct stale_book *book, const char *key)
+void pass_record(struct pass *p, struct stale_book *book, const char *key)
 {
 	struct rq_profile prof;
 	struct rq_vf_info vf;
@@ -458,6 +458,7 @@ int agent_pass(struct agent *a, struct pass_report *rep)
 			 "released as stale; see docs/operations.md",
 			 stale_book_unjudged(book));
 	pass_baseline_pfs(&p);
+	pass_unchained(&p, book);
 	for (size_t i = 0; i < p.n_pfs; i++)
 		if (p.pfs[i].any_ensure || p.pfs[i].any_verify)
 			cJSON_AddTrueToObject(rep->req_pfs, p.pfs[i].pf.ifname);

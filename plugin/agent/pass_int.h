@@ -38,6 +38,14 @@ static inline void pass_ctx_init(struct rq_ctx *c, struct pass *p, const char *k
 void pass_pf_target(struct pass *p, const struct pf_acc *acc, struct rq_profile *ret);
 /* peer_metrics.c: each PF's target, MTU and DCBX mode for the link partner's judge */
 void peer_pass_collect(struct pass *p, const struct dcb_ops *ops, void *dcb);
+/*
+ * unchained.c: the watched PFs' VFs in a pod's netns with no record, by
+ * node.unchained: reported, adopted (then passed as records), or ignored.
+ */
+struct stale_book;
+void pass_unchained(struct pass *p, struct stale_book *book);
+/* pass.c: one record of the pass (unchained.c passes the records it adopted) */
+void pass_record(struct pass *p, struct stale_book *book, const char *key);
 /* Repair (pf: ensure) or report (verify) one PF against what its attachments require. */
 void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void *dcb);
 

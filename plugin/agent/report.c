@@ -35,6 +35,7 @@ void pass_report_init(struct pass_report *rep)
 	rep->pf_facts = cJSON_CreateObject();
 	rep->suspended = cJSON_CreateArray();
 	rep->req_pfs = cJSON_CreateObject();
+	rep->unchained = cJSON_CreateArray();
 }
 
 void pass_report_fini(struct pass_report *rep)
@@ -49,6 +50,7 @@ void pass_report_fini(struct pass_report *rep)
 	tel_sample_fini(&rep->targets);
 	cJSON_Delete(rep->suspended);
 	cJSON_Delete(rep->req_pfs);
+	cJSON_Delete(rep->unchained);
 	free(rep->peer_t);
 	memset(rep, 0, sizeof(*rep));
 }

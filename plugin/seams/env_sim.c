@@ -36,7 +36,11 @@ static int sim_link_pci(const struct rq_env *env, const char *ifname, char *buf,
 
 	if (r < 0)
 		return r;
-	if (!alias[0] || strchr(alias, '/') || !strcmp(alias, ".") || !strcmp(alias, ".."))
+	/* a VF moved with `ip link set VF netns NS` (no host-device: dranet, a DRA driver's
+	 * own CNI call) keeps the name the simulated sysfs knows it by, and has no alias */
+	if (!alias[0])
+		(void)snprintf(alias, sizeof(alias), "%s", ifname);
+	if (strchr(alias, '/') || !strcmp(alias, ".") || !strcmp(alias, ".."))
 		return -ENODEV;
 	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/device", alias);
 	r = sysfs_readlink_base(&env->root, path, dev, sizeof(dev));

@@ -103,6 +103,40 @@ START_TEST(numa_source)
 }
 END_TEST
 
+START_TEST(unchained_mode)
+{
+	static const char *const names[] = {"report", "adopt", "ignore"};
+	struct rq_catalog *c = NULL;
+	struct rq_error e;
+	char json[128];
+
+	ck_assert_int_eq(parse("{}", &c, &e), 0);
+	ck_assert_int_eq(c->unchained, RQ_UNCHAINED_REPORT);
+	catalog_free(c);
+	for (int i = 0; i < 3; i++) {
+		(void)snprintf(json, sizeof(json), "{\"node\": {\"unchained\": \"%s\"}}", names[i]);
+		ck_assert_int_eq(parse(json, &c, &e), 0);
+		ck_assert_int_eq(c->unchained, i);
+		ck_assert_str_eq(catalog_unchained_name(c->unchained), names[i]);
+		catalog_free(c);
+	}
+	ck_assert_int_eq(parse("{\"node\": {\"unchained\": \"Adopt\"}}", &c, &e), -EINVAL);
+	ck_assert_str_eq(e.msg,
+			 "node.unchained: expected one of \"report\", \"adopt\", \"ignore\"");
+	ck_assert_int_eq(parse("{\"node\": {\"unchained\": true}}", &c, &e), -EINVAL);
+	ck_assert_int_eq(parse("{\"node\": {\"unchained\": null}}", &c, &e), -EINVAL);
+	/* the partial parse of one ADD reads node whole: the same rule */
+	ck_assert_int_eq(catalog_parse_for("{\"node\": {\"unchained\": \"x\"}}", 28, "ai", NULL,
+					   &c, &e),
+			 -EINVAL);
+	ck_assert_int_eq(catalog_parse_for("{\"node\": {\"unchained\": \"adopt\"}}", 32, "ai", NULL,
+					   &c, &e),
+			 0);
+	ck_assert_int_eq(c->unchained, RQ_UNCHAINED_ADOPT);
+	catalog_free(c);
+}
+END_TEST
+
 Suite *suite_catalog_node(void)
 {
 	Suite *s = suite_create("catalog_node");
@@ -111,6 +145,7 @@ Suite *suite_catalog_node(void)
 	tcase_add_test(tc, kubelet_dir_default_and_set);
 	tcase_add_test(tc, kubelet_dir_refused);
 	tcase_add_test(tc, numa_source);
+	tcase_add_test(tc, unchained_mode);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The agent's part of DESIGN.md "VFs no chain ran for": each pass, the
+ * watched PFs' VFs (an attachment's PF; every SR-IOV PF under node.baseline)
+ * that sit in a pod's netns with no record (core/unchained.c finds them) are,
+ * by the catalog's node.unchained:
+ * - report (default): rdma_qos_vf_unchained 1, logged once; nothing written;
+ * - adopt: what ADD does, with ADD's code and locks (core/add.c), for the pod
+ *   PodResources names and the namespace's default profile; the record says
+ *   "adopted": true and is passed like any other from then on. A VF whose pod
+ *   PodResources does not name, or whose namespace has no default, is reported;
+ * - ignore: nothing.
+ * A VF that moves raises a pass through its link event in the host
+ * (RTM_DELLINK when it leaves, RTM_NEWLINK when it comes back), so an
+ * adoption follows the move by one coalescing delay and a pass.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkg/log/log.h"
+#include "plugin/agent/pass_int.h"
+#include "plugin/core/unchained.h"
+
+bool agent_vf_link(const struct agent *a, const char *name, const char *pci)
+{
+	for (size_t i = 0; name && name[0] && i < a->n_vf_names; i++)
+		if (!strcmp(a->vf_names[i], name))
+			return true;
+	for (size_t i = 0; pci && pci[0] && i < a->n_vf_pcis; i++)
+		if (!strcmp(a->vf_pcis[i], pci))
+			return true;
+	return false;
+}
+
+void agent_count_adoption(struct agent *a, const char *pf)
+{
+	struct agent_repair *n;
+
+	for (size_t i = 0; i < a->n_adoptions; i++)
+		if (!strcmp(a->adoptions[i].pf, pf)) {
+			a->adoptions[i].n++;
+			return;
+		}
+	n = realloc(a->adoptions, (a->n_adoptions + 1) * sizeof(*n));
+	if (!n)
+		return;
+	a->adoptions = n;
+	n = &a->adoptions[a->n_adoptions++];
+	memset(n, 0, sizeof(*n));
+	(void)snprintf(n->pf, sizeof(n->pf), "%s", pf);
+	n->n = 1;
+}
+
+/* The watched PFs' VFs, for the link events that raise the next pass. */
+static void watch_vfs(struct agent *a, char (*pfs)[RQ_PCI_ADDR_MAX], size_t n)
+{
+	char(*names)[IF_NAMESIZE] = NULL, (*pcis)[16] = NULL;
+	size_t nn = 0, np = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char(*vfs)[RQ_PCI_ADDR_MAX] = NULL;
+		size_t nv = 0;
+		void *m1, *m2;
+
+		if (unchained_pf_vfs(&a->env, pfs[i], &vfs, &nv) < 0)
+			continue;
+		m1 = realloc(names, (nn + nv + 1) * sizeof(*names));
+		if (m1)
+			names = m1;
+		m2 = realloc(pcis, (np + nv + 1) * sizeof(*pcis));
+		if (m2)
+			pcis = m2;
+		for (size_t j = 0; m1 && m2 && j < nv; j++) {
+			char path[128], **ls = NULL;
+			size_t nl = 0;
+
+			(void)snprintf(pcis[np++], sizeof(*pcis), "%s", vfs[j]);
+			(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/net", vfs[j]);
+			if (sysfs_list(&a->env.root, path, &ls, &nl) == 0 && nl > 0)
+				(void)snprintf(names[nn++], sizeof(*names), "%s", ls[0]);
+			sysfs_list_free(ls, nl);
+		}
+		free(vfs);
+	}
+	free(a->vf_names);
+	free(a->vf_pcis);
+	a->vf_names = names;
+	a->n_vf_names = names ? nn : 0;
+	a->vf_pcis = pcis;
+	a->n_vf_pcis = pcis ? np : 0;
+}
+
+static void report_one(struct pass *p, const struct rq_unchained *u, cJSON *seen, const char *why)
+{
+	cJSON *o = cJSON_CreateObject();
+	char pod[520];
+	const cJSON *before;
+
+	if (o) {
+		cJSON_AddStringToObject(o, "vf", u->vf);
+		cJSON_AddStringToObject(o, "pf", u->pf);
+		cJSON_AddStringToObject(o, "rdmaDev", u->rdma_dev);
+		cJSON_AddStringToObject(o, "namespace", u->pod_ns);
+		cJSON_AddStringToObject(o, "pod", u->pod_name);
+		cJSON_AddItemToArray(p->rep->unchained, o);
+	}
+	(void)snprintf(pod, sizeof(pod), "%s/%s", u->pod_ns, u->pod_name);
+	before = cJSON_GetObjectItemCaseSensitive(p->a->unchained_seen, u->vf);
+	if (before && !strcmp(before->valuestring ?: "", pod))
+		log_debug("agent: VF %s still unchained in netns %s", u->vf, u->netns);
+	else
+		log_warn("agent: VF %s of PF %s is in netns %s (interface %s, RDMA %s) with no "
+			 "record: no chain ran rdma-qos for it (%s%s%s); %s",
+			 u->vf, u->pf, u->netns, u->ifname, u->rdma_dev[0] ? u->rdma_dev : "none",
+			 u->pod_known ? "pod " : "pod unknown: ",
+			 u->pod_known ? pod : u->pod_why, u->pod_known ? "" : "", why);
+	if (seen)
+		cJSON_AddStringToObject(seen, u->vf, pod);
+}
+
+void pass_unchained(struct pass *p, struct stale_book *book)
+{
+	enum rq_unchained_mode mode = p->cat ? p->cat->unchained : RQ_UNCHAINED_REPORT;
+	char(*pfs)[RQ_PCI_ADDR_MAX] = calloc(p->n_pfs + 1, sizeof(*pfs));
+	struct rq_unchained *u = NULL;
+	size_t n = 0;
+	cJSON *seen;
+	int r;
+
+	(void)book;
+	if (!pfs)
+		return;
+	for (size_t i = 0; i < p->n_pfs; i++)
+		(void)snprintf(pfs[i], sizeof(*pfs), "%s", p->pfs[i].pf.pci);
+	watch_vfs(p->a, pfs, p->n_pfs);
+	if (mode == RQ_UNCHAINED_IGNORE) {
+		free(pfs);
+		cJSON_Delete(p->a->unchained_seen);
+		p->a->unchained_seen = NULL;
+		return;
+	}
+	r = unchained_scan(&p->a->env, p->cat ? p->cat->kubelet_dir : RQ_KUBELET_DIR_DEFAULT, pfs,
+			   p->n_pfs, NULL, &u, &n);
+	free(pfs);
+	if (r < 0) {
+		log_warn("agent: looking for VFs no chain ran rdma-qos for: %s", strerror(-r));
+		return;
+	}
+	seen = cJSON_CreateObject();
+	for (size_t i = 0; i < n; i++)
+		report_one(p, &u[i], seen,
+			   "reported only (node.unchained: report; \"adopt\" would give it its "
+			   "namespace's default profile)");
+	cJSON_Delete(p->a->unchained_seen);
+	p->a->unchained_seen = seen;
+	free(u);
+}

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugin/core/unchained.h"
 #include "plugin/tools/tools.h"
 #include "plugin/core/pf_require.h"
 #include "plugin/core/vf_class.h"
@@ -225,6 +226,9 @@ static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *re
 		cJSON_AddStringToObject(a, "containerID", json_str(rec, "containerID") ?: "");
 		cJSON_AddStringToObject(a, "ifname", json_str(rec, "ifname") ?: "");
 		cJSON_AddStringToObject(a, "profile", json_str(rec, "profileName") ?: "");
+		/* the agent adopted it: no chain ran rdma-qos for it (node.unchained: adopt) */
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "adopted")))
+			cJSON_AddTrueToObject(a, "adopted");
 		if (json_str(rec, "numaVerdict"))
 			cJSON_AddStringToObject(a, "numaVerdict", json_str(rec, "numaVerdict"));
 		/* where ADD read the NUMA evidence: the API, or the files and why */
@@ -386,12 +390,13 @@ static void print_text(const cJSON *pfs)
 				snprintf(req, sizeof(req), " (required %d%s)", want,
 					 want == json_int(vf, "trafficClass", -1) ? ""
 										  : ", NOT MET");
-			printf("  VF %s  numa %d  rdma %-10s tc %s%s  %s%s%s%s%s%s%s\n",
+			printf("  VF %s  numa %d  rdma %-10s tc %s%s  %s%s%s%s%s%s%s%s\n",
 			       json_str(vf, "pci"), json_int(vf, "numaNode", -1),
 			       json_str(vf, "rdma") ?: "-", tc, req,
 			       a ? json_str(a, "pod") : "(free)", a ? "/" : "",
 			       a ? json_str(a, "podName") : "", a ? " profile " : "",
 			       a ? json_str(a, "profile") : "",
+			       a && cJSON_GetObjectItemCaseSensitive(a, "adopted") ? " (adopted)" : "",
 			       a && json_str(a, "notInPod") ? "  LEFT ITS POD: " : "",
 			       a ? json_str(a, "notInPod") ?: "" : "");
 			if (a && json_str(a, "numaSource"))
@@ -399,6 +404,62 @@ static void print_text(const cJSON *pfs)
 				       json_str(a, "numaVerdict") ?: "?",
 				       json_str(a, "numaSource"));
 		}
+	}
+}
+
+/* The watched PFs' VFs in a pod's netns with no record, as the agent finds them. */
+static cJSON *unchained_json(const struct rq_env *env, const struct rq_catalog *cat)
+{
+	char(*pfs)[RQ_PCI_ADDR_MAX] = NULL;
+	struct rq_unchained *u = NULL;
+	size_t npf = 0, n = 0;
+	cJSON *arr = cJSON_CreateArray();
+
+	if (!arr || (cat && cat->unchained == RQ_UNCHAINED_IGNORE) ||
+	    unchained_watched_pfs(env, cat, &pfs, &npf) < 0)
+		return arr;
+	if (unchained_scan(env, cat ? cat->kubelet_dir : RQ_KUBELET_DIR_DEFAULT, pfs, npf, NULL,
+			   &u, &n) < 0)
+		n = 0;
+	for (size_t i = 0; i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		if (!o)
+			break;
+		cJSON_AddStringToObject(o, "vf", u[i].vf);
+		cJSON_AddStringToObject(o, "pf", u[i].pf);
+		cJSON_AddStringToObject(o, "rdmaDev", u[i].rdma_dev);
+		cJSON_AddStringToObject(o, "netns", u[i].netns);
+		cJSON_AddStringToObject(o, "ifname", u[i].ifname);
+		cJSON_AddStringToObject(o, "namespace", u[i].pod_ns);
+		cJSON_AddStringToObject(o, "pod", u[i].pod_name);
+		if (u[i].pod_known)
+			cJSON_AddStringToObject(o, "namedBy", u[i].by);
+		else
+			cJSON_AddStringToObject(o, "podUnknown", u[i].pod_why);
+		cJSON_AddItemToArray(arr, o);
+	}
+	free(u);
+	free(pfs);
+	return arr;
+}
+
+static void print_unchained(const cJSON *arr, const struct rq_catalog *cat)
+{
+	const cJSON *u;
+
+	cJSON_ArrayForEach(u, arr)
+	{
+		printf("UNCHAINED VF %s of PF %s in netns %s (interface %s, rdma %s): ",
+		       json_str(u, "vf"), json_str(u, "pf"), json_str(u, "netns"),
+		       json_str(u, "ifname"), json_str(u, "rdmaDev")[0] ? json_str(u, "rdmaDev") : "-");
+		if (json_str(u, "namedBy"))
+			printf("pod %s/%s (PodResources: %s)", json_str(u, "namespace"),
+			       json_str(u, "pod"), json_str(u, "namedBy"));
+		else
+			printf("pod unknown (%s)", json_str(u, "podUnknown"));
+		printf("; no chain ran rdma-qos for it (node.unchained: %s)\n",
+		       catalog_unchained_name(cat ? cat->unchained : RQ_UNCHAINED_REPORT));
 	}
 }
 
@@ -442,6 +503,7 @@ int cmd_show(struct rq_env *env, bool json)
 	}
 	sysfs_list_free(names, n);
 	cJSON_AddNumberToObject(out, "attachments", cJSON_GetArraySize(recs));
+	cJSON_AddItemToObject(out, "unchained", unchained_json(env, cat));
 	if (json) {
 		char *s = cJSON_Print(out);
 
@@ -450,6 +512,7 @@ int cmd_show(struct rq_env *env, bool json)
 		free(s);
 	} else {
 		print_text(pfs);
+		print_unchained(cJSON_GetObjectItemCaseSensitive(out, "unchained"), cat);
 		printf("%d attachment record(s)\n", cJSON_GetArraySize(recs));
 	}
 	cJSON_Delete(recs);

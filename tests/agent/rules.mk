@@ -11,6 +11,7 @@ agent-sim-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/lldp.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/ecn.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/slow.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/unchained.sh
 
 test: agent-sim-test asan-agent-sim-test
 
@@ -24,6 +25,7 @@ asan-agent-sim-test:
 	$(call san_suite,$(abspath build-asan)/san-logs-agent-netns,tests/agent/netns.sh)
 	$(call san_suite,$(abspath build-asan)/san-logs-agent-lldp,tests/agent/lldp.sh)
 	$(call san_suite,$(abspath build-asan)/san-logs-agent-ecn,tests/agent/ecn.sh)
+	$(call san_suite,$(abspath build-asan)/san-logs-agent-unchained,tests/agent/unchained.sh)
 
 # 10 minutes of injected drifts against a running agent: RSS flat, every drift repaired
 AGENT_SOAK_S ?= 600

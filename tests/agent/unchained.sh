@@ -1,0 +1,174 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# VFs no chain ran rdma-qos for (issue 38, DESIGN.md "VFs from Dynamic Resource
+# Allocation, and VFs no chain ran for"). A VF moved into a pod's netns with
+# `ip link set VF netns NS` and no CNI call, as dra-driver-sriov (standalone)
+# and dranet do, for a pod kubelet's PodResources (tests/simnode/
+# podres_server.py) names by its DRA device (dra-driver-sriov's name), by its
+# dranet device, by its device-plugin ID, and for one it does not name:
+# - report (the default): rdma_qos_vf_unchained 1 with the pod's labels (empty
+#   when unknown), a line in show and show --json, nothing written (no record,
+#   no class, no DCB write); a chained VF is never unchained; a PF nobody
+#   watches is not looked at; ignore: nothing;
+# - adopt: within 1 s of the move (the VF's link event, not the timer) the
+#   record marked adopted, the namespace default's class and PF requirements,
+#   rdma_qos_adoptions_total, show/top/metrics as any attachment; lossless and
+#   lossy namespaces; never a pod PodResources does not name or a namespace
+#   without a default; released (class restored) when the netns goes or the VF
+#   comes back to the host; a chained ADD of an adopted VF takes it over.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+PY=/usr/bin/python3
+unchained_can_run() {
+	agent_can_run || return 1
+	"$PY" -c 'import grpc, google.protobuf' 2> /dev/null || { echo "no python3-grpcio/python3-protobuf"; return 1; }
+	command -v protoc > /dev/null || { echo "no protoc (protobuf-compiler)"; return 1; }
+	return 0
+}
+sim_suite_start "agent unchained VFs" rqun unchained_can_run
+AGENT_PID="" PSRV=""
+suite_teardown() {
+	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2> /dev/null
+	[ -n "$PSRV" ] && kill "$PSRV" 2> /dev/null
+}
+M=$T/m.prom
+agent() { RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent "$@"; }
+show() { RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show "$@"; }
+
+"$MKNODE" --root "$ROOT" --pfs 2 --vfs 6 --numa-nodes 2 --cpus-per-node 4 --rdma configfs \
+	--ecn yes --dcb yes --counters yes --pf-prefix un$$ > /dev/null || { echo "FAIL: mknode"; exit 1; }
+sim_make_vfs "$ROOT"
+mapfile -t VFS < <(sim_vfs "$ROOT")
+read -r PF0 VF0PCI VF0 <<< "${VFS[0]}"
+for i in 1 2 3 4 5; do read -r _ "VF${i}PCI" "VF$i" <<< "${VFS[$i]}"; done
+read -r PF1 VF6PCI VF6 <<< "${VFS[6]}"
+dashed() { echo "$1" | tr ':.' '--'; }
+SD=$(state_dir "$ROOT")
+CAT=$ROOT/etc/cni/rdma-qos/profiles.json
+catalog() { # UNCHAINED
+	mkdir -p "$(dirname "$CAT")"
+	cat > "$CAT" << EOF
+{"profiles": {"lossy": {"trafficClass": 0}},
+ "namespaces": {"ai": {"default": "roce-lossless", "allow": ["roce-lossless", "lossy"]},
+                "batch": {"default": "lossy", "allow": ["lossy"]},
+                "nodefault": {"allow": ["lossy"]}},
+ "node": {"unchained": "$1"}}
+EOF
+}
+catalog report
+
+# kubelet's PodResources: each VF's pod as its allocator names it
+mkdir -p "$T/pb" && protoc --python_out="$T/pb" -I"$RQ_SRC/pkg/podres" "$RQ_SRC/pkg/podres/api.proto" ||
+	{ echo "FAIL: protoc"; exit 1; }
+"$MKNODE" --root "$ROOT" pod --uid u-dp --cpus 0-1 --device "intel.com/sriov_rdma=$VF1PCI@0" > /dev/null
+"$MKNODE" --root "$ROOT" pod --uid u-lossy --cpus 2 --device "intel.com/sriov_rdma=$VF5PCI@0" > /dev/null
+"$MKNODE" --root "$ROOT" pod --uid u-nodef --cpus 3 --device "intel.com/sriov_rdma=$VF4PCI@0" > /dev/null
+psrv_start() {
+	: > "$T/psrv.log"
+	"$PY" "${PODRES_SERVER:-$RQ_SRC/tests/simnode/podres_server.py}" --root "$ROOT" --pb "$T/pb" --mode 1.34 \
+		--pod ai/dp-pod=u-dp --pod ai/dra-pod=u-dra --pod ai/dranet-pod=u-dranet \
+		--pod batch/lossy-pod=u-lossy --pod nodefault/nd-pod=u-nodef \
+		--dra "u-dra=sriovnetwork.k8snetworkplumbingwg.io/node-a/$(dashed "$VF2PCI")" \
+		--dra "u-dranet=dra.net/node-a/pci-$(dashed "$VF3PCI")" > "$T/psrv.log" 2>&1 &
+	PSRV=$!
+	for _ in $(seq 100); do grep -q ready "$T/psrv.log" && return 0; sleep 0.1; done
+	echo "FAIL: podres server did not start: $(cat "$T/psrv.log")"
+	exit 1
+}
+psrv_start
+
+rq() { echo "{\"type\":\"rdma-qos\",\"deviceID\":\"$1\"}"; }
+NSA=$(newns a)
+chain_add "$ROOT" roce c0 "$NSA" net1 "$VF0" "$(rq "$VF0PCI")" \
+	"IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=chained;K8S_POD_UID=u-ch" > /dev/null
+check "chained ADD of VF0 (PF $PF0 watched from now on)" [ $? -eq 0 ]
+DEV0=$(rdma_of "$ROOT" "$VF0PCI")
+# move VF into the pod netns NS as a DRA driver does: no CNI chain, no rename, no alias
+move() { ip link set "$1" netns "$NS_PREFIX$2"; }
+NSB=$(newns b) NSC=$(newns c) NSD=$(newns d) NSE=$(newns e)
+move "$VF1" b # the device plugin's pod
+move "$VF2" c # dra-driver-sriov's
+move "$VF3" d # dranet's
+move "$VF6" e # a VF of PF1, which nobody watches
+NSG=$(newns g)
+move "$VF4" g # the pod's namespace has no default
+ser() { metric_lit "$M" "rdma_qos_vf_unchained{vf=\"$1\",pf=\"$2\",rdma_dev=\"$3\",namespace=\"$4\",pod=\"$5\"}"; }
+tos() { cat "$(tos_file "$ROOT" "$(rdma_of "$ROOT" "$1")")"; }
+
+echo "== report (the default): metric, show, nothing written"
+W0=$(dcb_writes "$ROOT" "$PF0")
+NREC0=$(ls "$SD"/*.json | wc -l)
+agent --once --metrics-file "$M" 2> "$T/log"
+check "agent --once exits 0" [ $? -eq 0 ]
+check "promtool accepts the metrics" promcheck "$M"
+check "family rdma_qos_vf_unchained has HELP and TYPE" grep -q '^# TYPE rdma_qos_vf_unchained gauge' "$M"
+check "family rdma_qos_adoptions_total has HELP and TYPE" grep -q '^# TYPE rdma_qos_adoptions_total counter' "$M"
+D1=$(rdma_of "$ROOT" "$VF1PCI") D2=$(rdma_of "$ROOT" "$VF2PCI") D3=$(rdma_of "$ROOT" "$VF3PCI") D4=$(rdma_of "$ROOT" "$VF4PCI")
+check "VF1 unchained, pod ai/dp-pod (device-plugin ID)" [ "$(ser "$VF1PCI" "$PF0" "$D1" ai dp-pod)" = 1 ]
+check "VF2 unchained, pod ai/dra-pod (dra-driver-sriov device)" [ "$(ser "$VF2PCI" "$PF0" "$D2" ai dra-pod)" = 1 ]
+check "VF3 unchained, pod ai/dranet-pod (dranet device)" [ "$(ser "$VF3PCI" "$PF0" "$D3" ai dranet-pod)" = 1 ]
+check "VF4 unchained, pod nodefault/nd-pod" [ "$(ser "$VF4PCI" "$PF0" "$D4" nodefault nd-pod)" = 1 ]
+check "exactly 4 unchained series (not the chained VF0, not PF1's VF6)" [ "$(grep -c '^rdma_qos_vf_unchained{' "$M")" = 4 ]
+check "the chained VF0 is never unchained" [ "$(grep -c "^rdma_qos_vf_unchained{vf=\"$VF0PCI\"" "$M")" = 0 ]
+check "a VF of an unwatched PF is not looked at" [ "$(grep -c "^rdma_qos_vf_unchained{vf=\"$VF6PCI\"" "$M")" = 0 ]
+check "logged at warn, naming the pod" grep -q "VF $VF2PCI of PF $PF0 is in netns /run/netns/${NS_PREFIX}c .*pod ai/dra-pod" "$T/log"
+check "no record written" [ "$(ls "$SD"/*.json | wc -l)" = "$NREC0" ]
+check "no DCB write" [ "$(dcb_writes "$ROOT" "$PF0")" = "$W0" ]
+check "VF1's class untouched (0)" [ "$(tos "$VF1PCI")" = 0 ]
+# a pod PodResources does not name: its labels empty
+NSF=$(newns f)
+move "$VF5" f
+"$MKNODE" --root "$ROOT" pod --uid u-other --cpus 3 > /dev/null
+agent --once --metrics-file "$M" 2> "$T/log"
+D5=$(rdma_of "$ROOT" "$VF5PCI")
+check "VF5 (PodResources names it for batch/lossy-pod) labelled" [ "$(ser "$VF5PCI" "$PF0" "$D5" batch lossy-pod)" = 1 ]
+show > "$T/show.txt" 2>&1
+check "show: a line per unchained VF" [ "$(grep -c '^UNCHAINED VF' "$T/show.txt")" = 5 ]
+check "show: VF2's line names its pod and how" grep -q "^UNCHAINED VF $VF2PCI of PF $PF0 in netns /run/netns/${NS_PREFIX}c (interface $VF2, rdma $D2): pod ai/dra-pod (PodResources: dra-driver-sriov)" "$T/show.txt"
+show --json > "$T/show.json"
+check "show --json: unchained lists VF1 with its pod" [ "$(jq -r --arg v "$VF1PCI" '.unchained[] | select(.vf == $v) | "\(.namespace)/\(.pod) \(.namedBy)"' "$T/show.json")" = "ai/dp-pod device-plugin" ]
+check "show --json: the chained VF0 is an attachment, not unchained" [ "$(jq --arg v "$VF0PCI" '[.unchained[] | select(.vf == $v)] | length' "$T/show.json")" = 0 ]
+
+echo "== a pod PodResources does not name: reported with empty pod labels"
+# u-lossy's device entry removed: nobody names VF5 now
+jq -c --arg v "$VF5PCI" '.Data.PodDeviceEntries |= map(select((.DeviceIDs | tostring | contains($v)) | not))' \
+	"$ROOT/var/lib/kubelet/device-plugins/kubelet_internal_checkpoint" > "$T/ck" &&
+	cp "$T/ck" "$ROOT/var/lib/kubelet/device-plugins/kubelet_internal_checkpoint"
+agent --once --metrics-file "$M" 2> "$T/log"
+check "VF5 unchained with empty pod labels" [ "$(ser "$VF5PCI" "$PF0" "$D5" "" "")" = 1 ]
+show > "$T/show.txt" 2>&1
+check "show: VF5's pod unknown, and why" grep -q "^UNCHAINED VF $VF5PCI .*pod unknown (no pod's resources name it)" "$T/show.txt"
+
+echo "== ignore: nothing"
+catalog ignore
+agent --once --metrics-file "$M" 2> "$T/log"
+check "node.unchained ignore: no series" [ "$(grep -c '^rdma_qos_vf_unchained{' "$M")" = 0 ]
+show > "$T/show.txt" 2>&1
+check "node.unchained ignore: no line in show" [ "$(grep -c '^UNCHAINED' "$T/show.txt")" = 0 ]
+catalog report
+
+echo "== a background agent: the move raises a pass (not the timer)"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 3600 --metrics-file "$M" 2> "$T/bg.log" &
+AGENT_PID=$!
+for _ in $(seq 100); do grep -q 'pass took\|listening for rtnetlink' "$T/bg.log" && [ -s "$M" ] && break; sleep 0.1; done
+sleep 0.5
+ip -n "$NS_PREFIX"b link set "$VF1" netns 1 # VF1 back in the host
+T0=$(date +%s.%N)
+ok=""
+for _ in $(seq 50); do
+	[ "$(grep -c "^rdma_qos_vf_unchained{vf=\"$VF1PCI\"" "$M")" = 0 ] && { ok=1; break; }
+	sleep 0.05
+done
+check "VF1 back in the host: no longer unchained, by its link event (interval 3600 s)" [ -n "$ok" ]
+move "$VF1" b
+ok=""
+for _ in $(seq 50); do
+	[ "$(ser "$VF1PCI" "$PF0" "$D1" ai dp-pod)" = 1 ] && { ok=1; break; }
+	sleep 0.05
+done
+T1=$(date +%s.%N)
+check "VF1 into the pod again: unchained again within 2.5 s ($(echo "$T1 - $T0" | bc) s for both moves)" [ -n "$ok" ]
+kill "$AGENT_PID"; wait "$AGENT_PID" 2> /dev/null; AGENT_PID=""
+
+summary

@@ -374,19 +374,26 @@ int numa_evaluate(const struct rq_root *r, const struct rq_numa_query *q,
 		ev_add(&res, "VF %s has no NUMA node (numa_node -1)", vf_pci);
 	else
 		ev_add(&res, "VF %s is on NUMA node %d", vf_pci, res.vf_node);
-	if (!pod_uid || !pod_uid[0]) {
+	/* an adopted VF's pod is known by name only (PodResources has no UID): the API only */
+	if ((!pod_uid || !pod_uid[0]) && (!q->pod_ns || !q->pod_ns[0])) {
 		ev_add(&res, "no K8S_POD_UID in CNI_ARGS");
 		*ret = res;
 		return 0;
 	}
 	self_ids(q, own);
 	if (!from_api(r, q, own, &res, &known)) {
+		if (!pod_uid || !pod_uid[0]) {
+			ev_add(&res, "no pod UID for kubelet's files (they are keyed by it)");
+			*ret = res;
+			return 0;
+		}
 		known = pod_cpus(r, q->kubelet_dir, pod_uid, &res);
 		known |= pod_devices(r, q->kubelet_dir, pod_uid, own, &res);
 		known |= pod_memory(r, q->kubelet_dir, pod_uid, &res);
 	}
 	if (!known)
-		ev_add(&res, "kubelet has no CPU, device or memory placement for pod %s", pod_uid);
+		ev_add(&res, "kubelet has no CPU, device or memory placement for pod %s",
+		       pod_uid && pod_uid[0] ? pod_uid : q->pod_name);
 	else if (res.vf_node >= 0)
 		/*
 		 * Aligned when the VF is on one of the pod's nodes: an 8-GPU, 8-rail pod spread

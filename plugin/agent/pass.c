@@ -103,9 +103,37 @@ static int release_locked(struct pass *p, const char *key, const cJSON *rec, con
 	return r == 1;
 }
 
+static bool record_adopted(const cJSON *rec)
+{
+	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "adopted"));
+}
+
+/*
+ * An adopted VF that is back in the host (or another interface now in its
+ * pod) is released as a lost DEL is, its class restored: it is nobody's
+ * attachment any more. true: released (or left to a command at work on it).
+ */
+static bool adopted_left(struct pass *p, const char *key, const cJSON *rec)
+{
+	char why[160];
+
+	if (vf_home_judge(&p->a->env, rec, why, sizeof(why)) != 0)
+		return false;
+	log_info("agent: %s: adopted VF %s left pod %s/%s (%s): releasing it", key,
+		 json_str(rec, "vf") ?: "?", json_str(rec, "podNamespace") ?: "?",
+		 json_str(rec, "podName") ?: "?", why);
+	(void)release_locked(p, key, rec, "release");
+	return true;
+}
+
 static void release_stale(struct pass *p, const char *key, cJSON *rec)
 {
-	log_info("agent: %s: pod %s/%s netns %s gone for more than %d s (a lost DEL): releasing",
+	if (record_adopted(rec))
+		log_info("agent: %s: pod %s/%s netns %s of adopted VF %s is gone: releasing it", key,
+			 json_str(rec, "podNamespace") ?: "?", json_str(rec, "podName") ?: "?",
+			 json_str(rec, "netns") ?: "", json_str(rec, "vf") ?: "?");
+	else
+		log_info("agent: %s: pod %s/%s netns %s gone for more than %d s (a lost DEL): releasing",
 		 key, json_str(rec, "podNamespace") ?: "?", json_str(rec, "podName") ?: "?",
 		 json_str(rec, "netns") ?: "", p->a->o.stale_grace_s);
 	(void)release_locked(p, key, rec, "release");
@@ -253,9 +281,16 @@ void pass_record(struct pass *p, struct stale_book *book, const char *key)
 		cJSON_Delete(rec);
 		return;
 	}
-	r = book ? stale_book_judge(book, &p->a->env, key, rec, p->a->o.stale_grace_s) : 0;
+	/* an adopted VF has no DEL to wait for: released as soon as its netns is gone */
+	r = book ? stale_book_judge(book, &p->a->env, key, rec,
+				    record_adopted(rec) ? 0 : p->a->o.stale_grace_s)
+		 : 0;
 	if (r == 1) {
 		release_stale(p, key, rec);
+		cJSON_Delete(rec);
+		return;
+	}
+	if (record_adopted(rec) && adopted_left(p, key, rec)) {
 		cJSON_Delete(rec);
 		return;
 	}

@@ -21,7 +21,11 @@
 
 #include "pkg/log/log.h"
 #include "plugin/agent/pass_int.h"
+#include "plugin/core/add.h"
 #include "plugin/core/unchained.h"
+
+/* the network name of adopted records: no NAD's GC names it (and GC skips them anyway) */
+#define ADOPT_NETWORK "rdma-qos-adopted"
 
 bool agent_vf_link(const struct agent *a, const char *name, const char *pci)
 {
@@ -120,6 +124,70 @@ static void report_one(struct pass *p, const struct rq_unchained *u, cJSON *seen
 		cJSON_AddStringToObject(seen, u->vf, pod);
 }
 
+/*
+ * ADD for @u, as the runtime would have run it: the pod's netns and interface,
+ * deviceID the VF (checked against the interface, as ADD checks it), the pod
+ * PodResources names, no profile named (the namespace's default), numa warn
+ * (the pod is running: a verdict is reported, never refused). 1 adopted, 0 not
+ * (@why says why), <0 error.
+ */
+static int adopt_one(struct pass *p, struct stale_book *book, const struct rq_unchained *u,
+		     char *why, size_t len)
+{
+	char conf[256];
+	struct rq_ctx c;
+	int r;
+
+	if (!u->pod_known) {
+		(void)snprintf(why, len, "not adopted: %s", u->pod_why);
+		return 0;
+	}
+	if (u->rdma_in_host) {
+		/* dranet moves the netdev and the RDMA device one after the other: the
+		 * device's move (a uevent) raises the next pass */
+		(void)snprintf(why, len,
+			       "not adopted yet: its RDMA device %s is still in the host's netns "
+			       "(exclusive RDMA netns mode)",
+			       u->rdma_dev);
+		return 0;
+	}
+	memset(&c, 0, sizeof(c));
+	c.env = p->a->env;
+	rq_err_clear(&c.err);
+	(void)snprintf(conf, sizeof(conf),
+		       "{\"cniVersion\":\"1.0.0\",\"name\":\"" ADOPT_NETWORK
+		       "\",\"type\":\"rdma-qos\",\"numa\":\"warn\",\"deviceID\":\"%s\"}",
+		       u->vf);
+	r = netconf_parse(conf, strlen(conf), &c.nc, &c.err);
+	if (r < 0) {
+		(void)snprintf(why, len, "not adopted: %s", c.err.msg);
+		return r;
+	}
+	c.args.cmd = RQ_CMD_ADD;
+	c.args.command = "ADD";
+	c.args.containerid = u->vf;
+	c.args.netns = u->netns;
+	c.args.ifname = u->ifname;
+	(void)snprintf(c.args.pod_namespace, sizeof(c.args.pod_namespace), "%s", u->pod_ns);
+	(void)snprintf(c.args.pod_name, sizeof(c.args.pod_name), "%s", u->pod_name);
+	r = state_key(ADOPT_NETWORK, u->vf, u->ifname, c.key, sizeof(c.key));
+	if (r == 0)
+		r = attach_add(&c, true, NULL);
+	if (r < 0)
+		(void)snprintf(why, len, "not adopted: %s", c.err.msg[0] ? c.err.msg : strerror(-r));
+	catalog_free(c.cat);
+	netconf_free(c.nc);
+	if (r < 0)
+		return 0;
+	agent_count_adoption(p->a, u->pf);
+	log_info("agent: adopted VF %s of PF %s in pod %s/%s (netns %s, interface %s; named by %s): "
+		 "profile \"%s\"",
+		 u->vf, u->pf, u->pod_ns, u->pod_name, u->netns, u->ifname, u->by, c.profile.name);
+	/* counted, repaired and read from this pass on like any attachment */
+	pass_record(p, book, c.key);
+	return 1;
+}
+
 void pass_unchained(struct pass *p, struct stale_book *book)
 {
 	enum rq_unchained_mode mode = p->cat ? p->cat->unchained : RQ_UNCHAINED_REPORT;
@@ -129,7 +197,6 @@ void pass_unchained(struct pass *p, struct stale_book *book)
 	cJSON *seen;
 	int r;
 
-	(void)book;
 	if (!pfs)
 		return;
 	for (size_t i = 0; i < p->n_pfs; i++)
@@ -149,10 +216,17 @@ void pass_unchained(struct pass *p, struct stale_book *book)
 		return;
 	}
 	seen = cJSON_CreateObject();
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		char why[RQ_ERR_MSG_MAX + 32];
+
+		if (mode == RQ_UNCHAINED_ADOPT && adopt_one(p, book, &u[i], why, sizeof(why)) == 1)
+			continue;
 		report_one(p, &u[i], seen,
-			   "reported only (node.unchained: report; \"adopt\" would give it its "
-			   "namespace's default profile)");
+			   mode == RQ_UNCHAINED_ADOPT
+			       ? why
+			       : "reported only (node.unchained: report; \"adopt\" would give it "
+				 "its namespace's default profile)");
+	}
 	cJSON_Delete(p->a->unchained_seen);
 	p->a->unchained_seen = seen;
 	free(u);

@@ -40,7 +40,9 @@ int cmd_gc(struct rq_ctx *c)
 		net = json_str(rec, "network");
 		cid = json_str(rec, "containerID");
 		ifn = json_str(rec, "ifname");
+		/* an adopted VF's record is the agent's (no runtime ever ran rdma-qos for it) */
 		if (net && cid && ifn && !strcmp(net, c->nc->name) &&
+		    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "adopted")) &&
 		    !attachment_valid(c->nc->valid_attachments, cid, ifn)) {
 			snprintf(c->key, sizeof(c->key), "%s", keys[i]);
 			log_info("GC: %s is not a valid attachment: releasing", keys[i]);

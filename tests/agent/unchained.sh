@@ -171,4 +171,101 @@ T1=$(date +%s.%N)
 check "VF1 into the pod again: unchained again within 2.5 s ($(echo "$T1 - $T0" | bc) s for both moves)" [ -n "$ok" ]
 kill "$AGENT_PID"; wait "$AGENT_PID" 2> /dev/null; AGENT_PID=""
 
+echo "== adopt: ADD's steps for the pod PodResources names, with its namespace's default"
+# VF5's pod named again (batch/lossy-pod: the namespace's default is lossy)
+"$MKNODE" --root "$ROOT" pod --uid u-lossy --cpus 2 --device "intel.com/sriov_rdma=$VF5PCI@0" > /dev/null
+catalog adopt
+W0=$(dcb_writes "$ROOT" "$PF0")
+agent --once --metrics-file "$M" 2> "$T/log"
+check "agent --once exits 0" [ $? -eq 0 ]
+adopted_rec() { jq -r --arg v "$1" 'select(.vf == $v and .adopted == true) | input_filename' "$SD"/*.json 2> /dev/null | head -1; }
+for v in 1 2 3; do
+	pci=VF${v}PCI
+	R=$(adopted_rec "${!pci}")
+	check "VF$v adopted: a record marked adopted" [ -n "$R" ]
+	check "VF$v: roce-lossless (ai's default), class 106 set" \
+		[ "$(jq -r .profileName "$R" 2> /dev/null)/$(tos "${!pci}")" = "roce-lossless/106" ]
+done
+R1=$(adopted_rec "$VF1PCI")
+check "VF1's record: pod ai/dp-pod, its netns and interface" \
+	[ "$(jq -r '"\(.podNamespace)/\(.podName) \(.netns) \(.ifname)"' "$R1")" = "ai/dp-pod $NSB $VF1" ]
+check "VF1's record: the NUMA verdict (reported, never refused: $(jq -r '"\(.numaVerdict) \(.numaSource)"' "$R1"))" [ "$(jq -r .numaVerdict "$R1")" = aligned ]
+check "VF1's record: listed in PF $PF0's index" grep -q "$(basename "$R1" .json)" "$SD/pf/$(basename "$(readlink -f "$ROOT/sys/class/net/$PF0/device")").json"
+R5=$(adopted_rec "$VF5PCI")
+check "VF5 adopted in a lossy namespace (batch: profile lossy, class 0)" \
+	[ "$(jq -r .profileName "$R5" 2> /dev/null)/$(tos "$VF5PCI")" = "lossy/0" ]
+check "VF4 (namespace nodefault has no default) not adopted" [ -z "$(adopted_rec "$VF4PCI")" ]
+check "VF4 still reported unchained" [ "$(ser "$VF4PCI" "$PF0" "$D4" nodefault nd-pod)" = 1 ]
+check "VF4: the log says why (no default profile)" grep -q "VF $VF4PCI .*not adopted: .*has no default" "$T/log"
+check "rdma_qos_adoptions_total{pf=$PF0} 4" [ "$(metric_lit "$M" "rdma_qos_adoptions_total{pf=\"$PF0\"}")" = 4 ]
+check "only VF4 unchained now" [ "$(grep -c '^rdma_qos_vf_unchained{' "$M")" = 1 ]
+check "metrics: 4 roce-lossless attachments on $PF0 (VF0 chained, 3 adopted)" \
+	[ "$(metric "$M" "rdma_qos_attachments{pf=\"$PF0\",profile=\"roce-lossless\"}")" = 4 ]
+check "metrics: VF2's class as any attachment's" \
+	[ "$(metric "$M" "rdma_qos_vf_traffic_class{vf=\"$VF2PCI\",rdma_dev=\"$D2\",knob=\"configfs\"}")" = 106 ]
+check "metrics: VF1 in its pod" [ "$(metric "$M" "rdma_qos_vf_in_pod{namespace=\"ai\",pod=\"dp-pod\",vf=\"$VF1PCI\"}")" = 1 ]
+check "telemetry: VF3's counters labelled with its pod" grep -q "^rdma_qos_vf_.*namespace=\"ai\",pod=\"dranet-pod\"" "$M"
+check "the chained VF0 keeps its one record" [ "$(jq -r --arg v "$VF0PCI" 'select(.vf == $v) | .vf' "$SD"/*.json | wc -l)" = 1 ]
+W1=$(dcb_writes "$ROOT" "$PF0")
+agent --once --metrics-file "$M" 2> "$T/log"
+check "a second pass adopts nothing more, writes no DCB" [ "$(metric_lit "$M" "rdma_qos_adoptions_total{pf=\"$PF0\"}")" = "" ] && [ "$(dcb_writes "$ROOT" "$PF0")" = "$W1" ]
+show --json > "$T/show.json"
+check "show --json: VF1's attachment adopted" [ "$(jq -r --arg v "$VF1PCI" '.pfs[].vfs[] | select(.pci == $v) | .attachment.adopted' "$T/show.json")" = true ]
+check "show --json: VF0's attachment not adopted" [ "$(jq -r --arg v "$VF0PCI" '.pfs[].vfs[] | select(.pci == $v) | .attachment.adopted // false' "$T/show.json")" = false ]
+show > "$T/show.txt" 2>&1
+check "show: VF1's line says adopted" grep -q "VF $VF1PCI .*ai/dp-pod profile roce-lossless (adopted)" "$T/show.txt"
+check "show --counters (top's frame) lists it as any attachment" bash -c "RDMA_QOS_SIM_ROOT=$ROOT $SIM show --counters --json 2>&1 | grep -q dp-pod"
+
+echo "== release: the VF back in the host, the netns gone (class restored)"
+ip -n "$NS_PREFIX"d link set "$VF3" netns 1
+agent --once --metrics-file "$M" 2> "$T/log"
+check "VF3 back in the host: its adoption released" [ -z "$(adopted_rec "$VF3PCI")" ]
+check "VF3's class restored (0)" [ "$(tos "$VF3PCI")" = 0 ]
+check "the release is logged" grep -q "adopted VF $VF3PCI left pod ai/dranet-pod" "$T/log"
+check "VF3 in the host is not unchained" [ "$(grep -c "^rdma_qos_vf_unchained{vf=\"$VF3PCI\"" "$M")" = 0 ]
+R2=$(adopted_rec "$VF2PCI")
+pod_netns_gone "$NS_PREFIX"c
+agent --once --metrics-file "$M" 2> "$T/log"
+check "VF2's netns gone: its adoption released at once (no grace: no DEL will come)" [ ! -e "$R2" ]
+check "VF2's class restored (0)" [ "$(tos "$VF2PCI")" = 0 ]
+sim_make_vfs "$ROOT"
+
+echo "== a chained ADD of an adopted VF takes it over"
+R1=$(adopted_rec "$VF1PCI")
+out=$(conf_for roce 1.0.0 "$(rq "$VF1PCI")" '{"cniVersion":"1.0.0","interfaces":[{"name":"'"$VF1"'","sandbox":"'"$NSB"'"}]}' |
+	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD cb "$NSB" "$VF1" \
+		"IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=dp-pod;K8S_POD_UID=u-dp" 2> "$T/add.log")
+check "the chained ADD succeeds" [ $? -eq 0 ]
+check "the adopted record is gone" [ ! -e "$R1" ]
+check "the chained record holds VF1, not adopted" [ "$(jq -r .adopted "$SD/roce_cb_$VF1.json" 2> /dev/null)" = null ]
+check "the ADD logs the take-over" grep -q "was adopted by the agent for ai/dp-pod: this ADD takes it over" "$T/add.log"
+agent --once --metrics-file "$M" 2> "$T/log"
+check "the agent does not adopt it again" [ -z "$(adopted_rec "$VF1PCI")" ]
+conf_for roce 1.0.0 "$(rq "$VF1PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL cb "$NSB" "$VF1" \
+	"IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=dp-pod;K8S_POD_UID=u-dp" 2> /dev/null
+check "its DEL restores the class the adoption found (0)" [ "$(tos "$VF1PCI")" = 0 ]
+
+echo "== adoption latency: from ip link set to the record (the VF's link event)"
+ip -n "$NS_PREFIX"b link set "$VF1" netns 1
+agent --once --metrics-file "$M" 2> /dev/null
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 3600 --metrics-file "$M" 2> "$T/bg.log" &
+AGENT_PID=$!
+for _ in $(seq 100); do [ -s "$M" ] && grep -q 'listening for rtnetlink' "$T/bg.log" && break; sleep 0.1; done
+sleep 0.5
+LAT=()
+for round in 1 2 3; do
+	T0=$(date +%s%N)
+	move "$VF1" b
+	R=""
+	for _ in $(seq 400); do R=$(adopted_rec "$VF1PCI"); [ -n "$R" ] && break; sleep 0.005; done
+	T1=$(date +%s%N)
+	LAT+=("$(((T1 - T0) / 1000000))")
+	check "round $round: adopted within 1 s of the move ($(((T1 - T0) / 1000000)) ms)" [ -n "$R" ] && [ $((T1 - T0)) -lt 1000000000 ]
+	ip -n "$NS_PREFIX"b link set "$VF1" netns 1
+	for _ in $(seq 400); do [ -z "$(adopted_rec "$VF1PCI")" ] && break; sleep 0.005; done
+	check "round $round: released when it came back (its link event)" [ -z "$(adopted_rec "$VF1PCI")" ]
+done
+echo "adoption latency (ms): ${LAT[*]}"
+kill "$AGENT_PID"; wait "$AGENT_PID" 2> /dev/null; AGENT_PID=""
+
 summary

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "pkg/log/log.h"
-#include "plugin/cni/add_int.h"
+#include "plugin/core/add.h"
 
 static cJSON *index_entry(const cJSON *att, const char *key)
 {

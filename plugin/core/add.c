@@ -15,10 +15,9 @@
 #include "pkg/log/log.h"
 #include "pkg/netns/netns.h"
 #include "plugin/core/pf_require.h"
-#include "plugin/cni/commands.h"
 #include "plugin/core/vf_class.h"
 
-#include "plugin/cni/add_int.h"
+#include "plugin/core/add.h"
 
 static int numa_step(struct rq_ctx *c, struct add_tx *tx)
 {
@@ -69,6 +68,29 @@ static int numa_step(struct rq_ctx *c, struct add_tx *tx)
  * no longer has the VF because this pod's interface shows it, lost its DEL:
  * the VF was handed on, and this attachment takes it over.
  */
+/* The key of the holder attach_vf_holder found: the first other entry of @vf with a record. */
+static void holder_key(struct rq_ctx *c, const cJSON *idx, const char *vf, char *buf, size_t len)
+{
+	const cJSON *it;
+
+	buf[0] = '\0';
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(idx, "attachments"))
+	{
+		const char *key = json_str(it, "key"), *ivf = json_str(it, "vf");
+		cJSON *rec = NULL;
+
+		if (!key || !strcmp(key, c->key) || (ivf && strcmp(ivf, vf) != 0) ||
+		    state_record_read(&c->env.root, key, &rec) < 0)
+			continue;
+		if (!strcmp(json_str(rec, "vf") ?: "", vf)) {
+			(void)snprintf(buf, len, "%s", key);
+			cJSON_Delete(rec);
+			return;
+		}
+		cJSON_Delete(rec);
+	}
+}
+
 static int owner_check(struct rq_ctx *c, struct add_tx *tx, const cJSON *idx, const char *vf)
 {
 	cJSON *rec = attach_vf_holder(c, idx, vf);
@@ -78,6 +100,20 @@ static int owner_check(struct rq_ctx *c, struct add_tx *tx, const cJSON *idx, co
 	if (!rec)
 		return 0;
 	ns = json_str(rec, "netns");
+	/*
+	 * The agent adopted the VF in the moment between its move into the pod and
+	 * this ADD (a chained ADD comes after the VF is in the pod): the chain's
+	 * word wins. What the adoption set is ours, its record goes after the commit.
+	 */
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "adopted")) && !tx->adopted) {
+		tos_take_over(&tx->tos, rec);
+		holder_key(c, idx, vf, tx->adopted_holder, sizeof(tx->adopted_holder));
+		log_info("%s: VF %s was adopted by the agent for %s/%s: this ADD takes it over",
+			 c->key, vf, json_str(rec, "podNamespace") ?: "?",
+			 json_str(rec, "podName") ?: "?");
+		cJSON_Delete(rec);
+		return 0;
+	}
 	/* a device the pod's interface shows is in this pod, not in the holder's */
 	if (!tx->t.confirmed && ns && *ns && podns_open(&c->env, rec, NULL, 0, &fd) == 0) {
 		close(fd);
@@ -260,6 +296,9 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx, bool pendi
 		cJSON_AddStringToObject(rec, "numaSource", tx->numa.source);
 	cJSON_AddStringToObject(rec, "profileName", c->profile.name);
 	cJSON_AddItemToObject(rec, "profile", profile_to_json(&c->profile));
+	/* no chain ran rdma-qos for this VF: the agent did what ADD does (agent/unchained.c) */
+	if (tx->adopted)
+		cJSON_AddTrueToObject(rec, "adopted");
 	return rec;
 }
 
@@ -309,6 +348,13 @@ static int commit_step(struct rq_ctx *c, struct add_tx *tx)
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_IO, r, "writing attachment record %s: %s", c->key,
 			      strerror(-r));
+	/* after this record: killed before, the agent finds the VF held by it and releases the
+	 * adopted one without touching the class (attach.c vf_handed_on) */
+	if (tx->adopted_holder[0]) {
+		for (size_t i = 0; tx->t.vf.has_pf && i < tx->t.vf.n_pf; i++)
+			(void)state_pf_detach(&c->env.root, tx->t.vf.pf[i].pci, tx->adopted_holder);
+		(void)state_record_remove(&c->env.root, tx->adopted_holder);
+	}
 	return 0;
 }
 
@@ -345,46 +391,16 @@ static void rollback(struct rq_ctx *c, struct add_tx *tx)
 	}
 }
 
-static int print_result(struct rq_ctx *c, const struct add_tx *tx)
-{
-	cJSON *res = cni_result_convert(c->nc->prev_result, c->nc->cni_version), *ifs, *it;
-	char *s;
-
-	if (!res)
-		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
-	ifs = cJSON_GetObjectItemCaseSensitive(res, "interfaces");
-	if (netconf_version_cmp(c->nc->cni_version, "1.1.0") >= 0)
-		cJSON_ArrayForEach(it, ifs)
-		{
-			const char *name = json_str(it, "name");
-
-			if (name && !strcmp(name, c->args.ifname) && json_str(it, "sandbox") &&
-			    !json_str(it, "pciID"))
-				cJSON_AddStringToObject(it, "pciID", tx->t.vf.pci);
-		}
-	s = cJSON_Print(res);
-	cJSON_Delete(res);
-	if (!s)
-		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
-	fputs(s, stdout);
-	fputc('\n', stdout);
-	free(s);
-	return 0;
-}
-
-int cmd_add(struct rq_ctx *c)
+int attach_add(struct rq_ctx *c, bool adopted, struct rq_target *ret_t)
 {
 	struct add_tx tx;
 	int r;
 
 	memset(&tx, 0, sizeof(tx));
 	tos_tx_init(&tx.tos);
+	tx.adopted = adopted;
 	for (size_t i = 0; i < RQ_MAX_PFS; i++)
 		tx.fds[i] = -1;
-	if (!c->nc->prev_result)
-		return rq_err(&c->err, RQ_ERR_CONFIG, -EINVAL,
-			      "prevResult: required: rdma-qos is a chained plugin and must follow "
-			      "the sriov or host-device plugin in a conflist");
 	r = attach_load_profile(c);
 	if (r < 0)
 		return r;
@@ -438,8 +454,10 @@ int cmd_add(struct rq_ctx *c)
 		tx.ops->free(tx.dcb);
 	if (r < 0)
 		return r;
-	log_info("%s: ADD done: VF %s, RDMA %s, profile \"%s\", pf %s", c->key, tx.t.vf.pci,
-		 tx.t.have_rdma ? tx.t.rdma.name : "none", c->profile.name,
-		 pf_mode_name(c->pf_mode));
-	return print_result(c, &tx);
+	log_info("%s: %s done: VF %s, RDMA %s, profile \"%s\", pf %s", c->key,
+		 adopted ? "adoption" : "ADD", tx.t.vf.pci, tx.t.have_rdma ? tx.t.rdma.name : "none",
+		 c->profile.name, pf_mode_name(c->pf_mode));
+	if (ret_t)
+		*ret_t = tx.t;
+	return 0;
 }

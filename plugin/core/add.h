@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ADD's transaction, shared by add.c (the steps) and add_index.c (the PF index step). */
-#ifndef RQ_CNI_ADD_INT_H
-#define RQ_CNI_ADD_INT_H
+/*
+ * ADD's transaction, shared by add.c (the steps) and add_index.c (the PF index
+ * step); run by the CNI ADD (cni/add_cmd.c) and by the agent's adoption of a
+ * VF no chain ran rdma-qos for (agent/unchained.c).
+ */
+#ifndef RQ_CORE_ADD_H
+#define RQ_CORE_ADD_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,6 +31,9 @@ struct add_tx {
 	int att_fd; /* the attachment's lock: held from before the pending write to exit */
 	bool idx_moved[RQ_MAX_PFS]; /* others changed the index while the lock was dropped */
 	bool pf_unlocked;	    /* the PF locks could not be taken again */
+	bool adopted;		    /* the agent's adoption: the record says "adopted": true */
+	/* an adopted record of this VF that this ADD takes over: dropped after the commit */
+	char adopted_holder[RQ_STATE_KEY_MAX];
 };
 
 /*
@@ -34,5 +41,14 @@ struct add_tx {
  * requirements; the index as read is kept for the rollback.
  */
 int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i);
+
+/*
+ * ADD, all of it but the result: profile, devices, NUMA verdict, PF
+ * requirements (under the PF locks), the VF's class, PF indexes, record; any
+ * failure undone. @adopted: the agent adopts a VF no chain ran rdma-qos for
+ * (the record says so; the NUMA verdict is only reported). *@ret_t (may be
+ * NULL): the target, on success. 0 or <0 with c->err set.
+ */
+int attach_add(struct rq_ctx *c, bool adopted, struct rq_target *ret_t);
 
 #endif

@@ -17,6 +17,7 @@ refused 'liveSync: "false" (a string that would turn live sync on)' "at '/liveSy
 	--set-string liveSync=false
 refused 'criDockerd: "false" (a string that would grant SYS_PTRACE)' "at '/criDockerd': got string, want boolean" \
 	--set-string criDockerd=false
+refused 'unchained: "Adopt" (node.unchained is lower case)' "/unchained" --set unchained=Adopt
 refused "a misspelt key (liveSnc)" "additional properties 'liveSnc' not allowed" --set liveSnc=true
 refused "a misspelt nested key (metrics.serviceMonitor.enable)" "'enable' not allowed" \
 	--set metrics.serviceMonitor.enable=true
@@ -31,11 +32,24 @@ check "a catalog key set to null is removed, as Helm merges values (the ai-train
 	ConfigMap | jq -r '.data["profiles.json"] | fromjson | .namespaces | keys | join(" ")')" = '*' ]
 render kdir '{"kubeletDir": "/var/lib/k0s/kubelet", "imagePullSecrets": [{"name": "regcred"}]}'
 check "kubeletDir: the catalog's node.kubeletDir (the plugin's), the rest of node kept" [ "$(obj kdir ConfigMap |
-	jq -c '.data["profiles.json"] | fromjson | .node')" = '{"kubeletDir":"/var/lib/k0s/kubelet","pf":"ensure"}' ]
+	jq -c '.data["profiles.json"] | fromjson | .node')" = '{"kubeletDir":"/var/lib/k0s/kubelet","pf":"ensure","unchained":"report"}' ]
 o=$("$B/rdma-qos" validate <(obj kdir ConfigMap) 2>&1)
 check "... which rdma-qos validate accepts" status_is 0 $? grep -q 'valid ConfigMap' <<< "$o" || echo "   $o"
-check "... and no kubelet directory is mounted (the agent never reads it)" [ -z "$(spec kdir |
-	jq -r '.volumes[] | select(.hostPath.path // "" | test("kubelet")) | .name')" ]
+check "... and of kubelet's directory only its pod-resources/ is mounted, read-only, where kubeletDir says" \
+	[ "$(spec kdir | jq -c '[.volumes[] | select(.hostPath.path // "" | test("kubelet")) | .hostPath.path]')/$(
+	spec kdir | jq -c '[.containers[] | select(.name == "agent") | .volumeMounts[] |
+	select(.name == "pod-resources") | [.mountPath, .readOnly]]')" = \
+	'["/var/lib/k0s/kubelet/pod-resources"]/[["/var/lib/k0s/kubelet/pod-resources",true]]' ]
+render unch '{"unchained": "adopt"}'
+check "unchained: the catalog's node.unchained, the rest of node kept" [ "$(obj unch ConfigMap |
+	jq -c '.data["profiles.json"] | fromjson | .node')" = '{"pf":"ensure","unchained":"adopt"}' ]
+o=$("$B/rdma-qos" validate <(obj unch ConfigMap) 2>&1)
+check "... which rdma-qos validate accepts" status_is 0 $? grep -q 'valid ConfigMap' <<< "$o" || echo "   $o"
+check "... the default mounts /var/lib/kubelet/pod-resources" [ "$(spec unch | jq -r '.volumes[] |
+	select(.name == "pod-resources") | .hostPath.path')" = /var/lib/kubelet/pod-resources ]
+render unchcat '{"catalog": {"node": {"unchained": "ignore"}}}'
+check "catalog.node.unchained set directly is rendered as it is" [ "$(obj unchcat ConfigMap |
+	jq -r '.data["profiles.json"] | fromjson | .node.unchained')" = ignore ]
 check "imagePullSecrets on the DaemonSet's pod" [ "$(spec kdir | jq -c .imagePullSecrets)" = '[{"name":"regcred"}]' ]
 
 echo "== labels and names"

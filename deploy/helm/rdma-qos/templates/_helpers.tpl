@@ -46,7 +46,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{ .Values.image.repository }}:{{ default .Chart.AppVersion .Values.image.tag }}
 {{- end }}
 {{/* The catalog the nodes get: .Values.catalog (a map, rendered with toJson) with kubeletDir
-    as node.kubeletDir when set. */}}
+    as node.kubeletDir and unchained as node.unchained when set. */}}
 {{- define "rdma-qos.catalog" -}}
 {{- $cat := deepCopy .Values.catalog }}
 {{- if .Values.kubeletDir }}
@@ -54,7 +54,16 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- $_ := set $node "kubeletDir" .Values.kubeletDir }}
 {{- $_ := set $cat "node" $node }}
 {{- end }}
+{{- if .Values.unchained }}
+{{- $node := default dict $cat.node }}
+{{- $_ := set $node "unchained" .Values.unchained }}
+{{- $_ := set $cat "node" $node }}
+{{- end }}
 {{- toJson $cat }}
+{{- end }}
+{{/* kubelet's root dir on the nodes: where the agent finds the PodResources socket */}}
+{{- define "rdma-qos.kubeletDir" -}}
+{{- default "/var/lib/kubelet" .Values.kubeletDir }}
 {{- end }}
 {{/* AppArmor: the securityContext field from Kubernetes 1.30 (older API servers drop or refuse
     it), the beta annotation before. */}}

@@ -9,8 +9,9 @@
 # - the agent, run as the DaemonSet runs it (its own PID and mount namespace,
 #   the container's flags) over a node with every kind of record (lossless
 #   and lossy attachments, a cri-dockerd /proc/<pid>/ns/net netns, congestion
-#   counters, kubelet's state files present), opens nothing under kubelet's
-#   root dir, and every host path it opens lies under one of its container's
+#   counters, kubelet's state files present, a VF no chain ran rdma-qos for), opens
+#   nothing under kubelet's root dir but pod-resources/ (the PodResources socket, the
+#   agent's one kubelet mount), and every host path it opens lies under one of its container's
 #   mounts (strace -f of the whole pass).
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -88,6 +89,11 @@ SLEEPER=$!
 sleep 0.2
 chain_add "$ROOT" roce c3 "/proc/$SLEEPER/ns/net" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS" > /dev/null
 check "ADD with a cri-dockerd netns (/proc/<pid>/ns/net)" [ $? -eq 0 ]
+# a VF no chain ran rdma-qos for (moved as dranet moves it): the pass asks kubelet's
+# PodResources List for its pod, through the one kubelet mount (pod-resources/)
+read -r _ _ VF3 <<< "${VFS[3]}"
+NSD=$(newns d)
+ip link set "$VF3" netns "${NSD##*/}"
 check "kubelet's state files exist on the node (the agent could read them)" \
 	[ -s "$ROOT/var/lib/kubelet/cpu_manager_state" ]
 # a drift, so the pass repairs (the write paths are exercised too)
@@ -126,8 +132,10 @@ grep -F "$ROOT/" "$T/paths" | sed "s|^$ROOT||" | grep -vxE '/\.?' > "$T/host-pat
 grep -E '^/(var/)?run/netns/' "$T/paths" >> "$T/host-paths"
 grep -F "$HOSTPROC/" "$T/paths" | sed "s|^$HOSTPROC|/host/proc|" >> "$T/host-paths"
 check "the trace holds the pass's host paths ($(wc -l < "$T/host-paths"))" [ "$(wc -l < "$T/host-paths")" -gt 20 ]
-kub=$(grep -E '^/var/lib/kubelet(/|$)' "$T/host-paths" | head -3)
-check "the agent opens nothing under /var/lib/kubelet${kub:+: $kub}" [ -z "$kub" ]
+kub=$(grep -E '^/var/lib/kubelet(/|$)' "$T/host-paths" | grep -vE '^/var/lib/kubelet(/pod-resources(/|$)|/?$)' | head -3)
+check "the agent opens nothing under /var/lib/kubelet but pod-resources/${kub:+: $kub}" [ -z "$kub" ]
+check "... where it asks PodResources for the unchained VF's pod" \
+	grep -qE '^/var/lib/kubelet/pod-resources(/kubelet.sock)?$' "$T/host-paths"
 # host paths the container reaches: mountPath (where the hostPath is mounted; /host/proc is
 # --host-proc) plus what the runtime gives every container (/proc/self, /dev); the sim's
 # stand-ins for netlink and ioctls (<root>/dcb, ethtool, rdma: tests/simnode/LAYOUT.md) are no

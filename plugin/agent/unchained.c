@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pkg/lock/lock.h"
 #include "pkg/log/log.h"
 #include "plugin/agent/pass_int.h"
 #include "plugin/core/add.h"
@@ -188,6 +189,45 @@ static int adopt_one(struct pass *p, struct stale_book *book, const struct rq_un
 	return 1;
 }
 
+/*
+ * The temporaries of adoption records an agent killed mid-write left: the
+ * agent is the only writer of those keys, so one whose record does not exist
+ * and whose lock is free is garbage now, not after AGENT_TMP_AGE_S (a VF that
+ * left its pod before the next pass would never clean it: no record, no
+ * release). ".<key>.json.<pid>.tmp"
+ */
+static void adopted_tmp_sweep(const struct rq_env *env)
+{
+	static const char pre[] = "." ADOPT_NETWORK "_";
+	char **names = NULL;
+	size_t n = 0;
+
+	if (sysfs_list(&env->root, RQ_STATE_DIR, &names, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		char key[RQ_STATE_KEY_MAX], *end;
+		cJSON *rec = NULL;
+		size_t len = strlen(names[i]);
+		int fd;
+
+		if (strncmp(names[i], pre, sizeof(pre) - 1) != 0 || len < 5 ||
+		    strcmp(names[i] + len - 4, ".tmp") != 0 || !(end = strstr(names[i], ".json.")))
+			continue;
+		(void)snprintf(key, sizeof(key), "%.*s", (int)(end - names[i] - 1), names[i] + 1);
+		fd = lock_attachment(&env->root, key, 0);
+		if (fd < 0)
+			continue;
+		if (state_record_read(&env->root, key, &rec) == -ENOENT) {
+			(void)state_record_remove(&env->root, key);
+			log_info("agent: removed the temporary of adoption record %s (a killed agent's)",
+				 key);
+		}
+		cJSON_Delete(rec);
+		lock_release(fd);
+	}
+	sysfs_list_free(names, n);
+}
+
 void pass_unchained(struct pass *p, struct stale_book *book)
 {
 	enum rq_unchained_mode mode = p->cat ? p->cat->unchained : RQ_UNCHAINED_REPORT;
@@ -202,6 +242,7 @@ void pass_unchained(struct pass *p, struct stale_book *book)
 	for (size_t i = 0; i < p->n_pfs; i++)
 		(void)snprintf(pfs[i], sizeof(*pfs), "%s", p->pfs[i].pf.pci);
 	watch_vfs(p->a, pfs, p->n_pfs);
+	adopted_tmp_sweep(&p->a->env);
 	if (mode == RQ_UNCHAINED_IGNORE) {
 		free(pfs);
 		cJSON_Delete(p->a->unchained_seen);

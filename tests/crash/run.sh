@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # Crash test: rdma-qos-sim killed (SIGKILL, strace fault injection) before each
 # syscall of an operation (first ADD on a fresh PF, the second VF of a configured
-# PF, a repeated ADD, DEL, an agent repair pass), then a retry (and DEL), DEL
-# alone, or the agent's next pass (and DEL); invariants on
+# PF, a repeated ADD, DEL, an agent repair pass, an agent pass that adopts a VF no
+# chain ran rdma-qos for), then a retry (and DEL or the adoption's release), DEL (or
+# the release) alone, or the agent's next pass (and DEL or release); invariants on
 # the PF, the VF's knobs, records, PF indexes, temporaries and locks.
 #
 #   CRASH_STEP=N   every Nth kill point (1 = all: make crash; make crash-sample uses 23)
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/../.." || exit 1
 SIM=$RQ_BUILD/rdma-qos-sim
 MKNODE=$PWD/tests/simnode/mknode
 STEP=${CRASH_STEP:-1}
-OPS=${CRASH_OPS:-first second repeat del agent}
+OPS=${CRASH_OPS:-first second repeat del agent adopt}
 PASS=0 FAIL=0 POINTS=0
 
 skip() {
@@ -29,8 +30,9 @@ command -v jq > /dev/null || skip "needs jq"
 [ $? -eq 137 ] || skip "this strace cannot kill a tracee by fault injection (strace -e inject=...:signal=KILL)"
 
 T=$(mktemp -d /tmp/rq-crash.XXXXXX)
-NSA=rqcra$$ NSB=rqcrb$$
-trap 'ip netns del "$NSA" 2>/dev/null; ip netns del "$NSB" 2>/dev/null; rm -rf "$T"' EXIT
+NSA=rqcra$$ NSB=rqcrb$$ PSRV=""
+unbind() { mountpoint -q "$1/var/lib/kubelet/pod-resources" 2> /dev/null && umount "$1/var/lib/kubelet/pod-resources"; }
+trap 'unbind "$T/w"; unbind "$T/setup"; [ -n "$PSRV" ] && kill "$PSRV"; ip netns del "$NSA" 2>/dev/null; ip netns del "$NSB" 2>/dev/null; rm -rf "$T"' EXIT
 BASE=$T/base
 "$MKNODE" --root "$BASE" --pfs 1 --vfs 3 --numa-nodes 1 --rdma both --ecn yes --dcb yes \
 	--pf-prefix cr > /dev/null || { echo "FAIL: mknode"; exit 1; }
@@ -124,12 +126,72 @@ inv_added() {   # ROOT KEY VF ORIG
 	inv_pf "$root"
 }
 
+# adopt: VFB in pod NSB with no record (no chain ran rdma-qos for it), named by kubelet's
+# PodResources (tests/simnode/podres_server.py, one server for every run: its socket's
+# directory bind-mounted into each copy of the node), its namespace ai with a default
+ADOPT_KEY=rdma-qos-adopted_$(printf %s "$VFB" | sed 's/:/%3a/g')_net1
+adopt_start() {
+	local py=/usr/bin/python3
+	"$py" -c 'import grpc, google.protobuf' 2> /dev/null && command -v protoc > /dev/null || return 1
+	mkdir -p "$T/pb" && protoc --python_out="$T/pb" -Ipkg/podres pkg/podres/api.proto || return 1
+	"$MKNODE" --root "$T/pr" pod --uid u-b --device "intel.com/sriov_rdma=$VFB@0" > /dev/null || return 1
+	"$py" tests/simnode/podres_server.py --root "$T/pr" --pb "$T/pb" --pod ai/p-b=u-b > "$T/psrv.log" 2>&1 &
+	PSRV=$!
+	for _ in $(seq 100); do grep -q ready "$T/psrv.log" && return 0; sleep 0.1; done
+	return 1
+}
+# a fresh copy of the prepared node at $T/w (the adopt scenario's with kubelet's socket)
+fresh_w() {
+	unbind "$T/w"
+	rm -rf "$T/w"; cp -a "$T/setup" "$T/w"
+	if [ "$1" = adopt ]; then
+		mkdir -p "$T/w/var/lib/kubelet/pod-resources"
+		mount --bind "$T/pr/var/lib/kubelet/pod-resources" "$T/w/var/lib/kubelet/pod-resources"
+	fi
+}
+# the adopted VF leaves its pod (the pod's net1 shows another device: a VF back in the host,
+# as far as the pod is concerned) and the agent's pass releases it; then the pod as it was
+adopt_release() {   # ROOT
+	ip -n "$NSB" link set net1 alias "$(ls "$BASE/sys/bus/pci/devices/$VFA/net" | head -1)"
+	agent "$1" || true
+	ip -n "$NSB" link set net1 alias "$(ls "$BASE/sys/bus/pci/devices/$VFB/net" | head -1)"
+}
+# after an adoption: class 106 on both knobs, an adopted record with the original values
+inv_adopted() {   # ROOT
+	local rec=$1/run/rdma-qos/state/$ADOPT_KEY.json orig
+	[ "$(knobs "$1" "$VFB")" = "106|106" ] || bad "knobs $(knobs "$1" "$VFB") after the adoption"
+	[ -e "$rec" ] || { bad "no adopted record"; return; }
+	[ "$(jq -r .adopted "$rec")" = true ] || bad "the record is not marked adopted"
+	orig=$(jq -r '(.rdma.knobs.mofed.previous | tostring) + "|" + (.rdma.knobs.configfs.previous | tostring)' "$rec")
+	[ "$orig" = "$ORIG_B" ] || bad "adopted record says the knobs were $orig, they were $ORIG_B"
+	! jq -e .pending "$rec" > /dev/null || bad "adopted record still pending"
+	inv_pf "$1"
+}
+# after the release: VFB's knobs as before, no record or index entry of it, VFA's untouched
+inv_released() {   # ROOT
+	local idx=$1/run/rdma-qos/state/pf/$PFPCI.json r
+	[ "$(knobs "$1" "$VFB")" = "$ORIG_B" ] || bad "knobs $(knobs "$1" "$VFB") after the release, expected $ORIG_B"
+	r=$(grep -l "\"$VFB\"" "$1"/run/rdma-qos/state/*.json 2> /dev/null | head -1)
+	[ -z "$r" ] || bad "a record of the released VF is left: $r"
+	if [ -e "$idx" ] && jq -e --arg v "$VFB" '.attachments[] | select(.vf == $v)' "$idx" > /dev/null; then
+		bad "the index still lists the released VF"
+	fi
+	inv_no_tmp "$1"
+	inv_pf "$1"
+	inv_added "$1" a "$VFA" "$ORIG_A"
+}
+
 # scenario NAME: sets SETUP (a prepared root), KILLOP (the killed command), and how to
 # retry and release
 prepare() {
 	rm -rf "$T/setup"
 	cp -a "$BASE" "$T/setup"
 	case $1 in
+	adopt)
+		op "$T/setup" ADD a "$VFA" || echo "setup ADD failed"
+		printf '{"namespaces":{"ai":{"default":"roce-lossless","allow":["roce-lossless"]}},"node":{"unchained":"adopt"}}' \
+			> "$T/setup/etc/cni/rdma-qos/profiles.json"
+		;;
 	first) ;;
 	second|repeat|del) op "$T/setup" ADD a "$VFA" || echo "setup ADD failed" ;;
 	agent)
@@ -150,7 +212,7 @@ run_killed() {   # NAME ROOT STRACE-ARGS...
 	first|repeat) op "$root" ADD a "$VFA" "$@" ;;
 	second) op "$root" ADD b "$VFB" "$@" ;;
 	del) op "$root" DEL a "$VFA" "$@" ;;
-	agent) agent "$root" "$@" ;;
+	agent|adopt) agent "$root" "$@" ;;
 	esac
 }
 # after the kill: the retry, the invariants, then the release and its invariants
@@ -178,6 +240,12 @@ after_retry() {   # NAME ROOT
 		[ "$(jq -c '.pfc' "$root/dcb/cr0.json")" = "[3]" ] || bad "PFC not repaired"
 		op "$root" DEL a "$VFA" || bad "DEL failed"
 		inv_gone "$root" a "$VFA" "$ORIG_A" ;;
+	adopt)
+		agent "$root" || true
+		inv_no_agent_tmp "$root"
+		inv_adopted "$root"
+		adopt_release "$root"
+		inv_released "$root" ;;
 	esac
 }
 # the agent's next pass after the kill (it rolls back a pending record of a dead ADD, drops
@@ -188,6 +256,7 @@ after_agent() {   # NAME ROOT
 	p=$(grep -l '"pending"' "$root"/run/rdma-qos/state/*.json 2> /dev/null | head -1)
 	[ -z "$p" ] || bad "a pending record survived the agent's pass: $p"
 	inv_no_agent_tmp "$root"
+	[ "$name" != adopt ] || inv_adopted "$root"
 	after_del "$name" "$root"
 }
 after_del() {   # NAME ROOT: DEL alone after the kill
@@ -200,6 +269,9 @@ after_del() {   # NAME ROOT: DEL alone after the kill
 		op "$root" DEL b "$VFB" || bad "DEL failed"
 		inv_gone "$root" b "$VFB" "$ORIG_B"
 		inv_added "$root" a "$VFA" "$ORIG_A" ;;
+	adopt)   # no DEL will ever come: the release is the agent's
+		adopt_release "$root"
+		inv_released "$root" ;;
 	esac
 }
 
@@ -207,9 +279,14 @@ for name in $OPS; do
 	if [ "$name" = agent ] && ! "$SIM" agent --help > /dev/null 2>&1; then
 		echo "FAIL: $name: this build has no agent"; FAIL=$((FAIL + 1)); continue
 	fi
+	if [ "$name" = adopt ] && [ -z "$PSRV" ] && ! adopt_start; then
+		if [ -n "${CI:-}" ]; then echo "FAIL: adopt: no PodResources server (python3-grpcio, protoc)"; FAIL=$((FAIL + 1))
+		else echo "SKIP: adopt: no PodResources server (python3-grpcio, protoc)"; fi
+		continue
+	fi
 	prepare "$name"
 	# the syscalls of one unkilled run, each as (name, its count so far)
-	rm -rf "$T/w"; cp -a "$T/setup" "$T/w"
+	fresh_w "$name"
 	run_killed "$name" "$T/w" strace -qq -o "$T/trace"
 	mapfile -t POINTS_OF < <(awk -F'(' '/^[a-z_0-9]+\(/ { n[$1]++; print $1 ":" n[$1] }' "$T/trace")
 	total=${#POINTS_OF[@]} failed=0 tried=0 killed=0
@@ -217,7 +294,7 @@ for name in $OPS; do
 		sc=${POINTS_OF[$i]%%:*} k=${POINTS_OF[$i]##*:}
 		for variant in retry del agent; do
 			REASON=""
-			rm -rf "$T/w"; cp -a "$T/setup" "$T/w"
+			fresh_w "$name"
 			# in a subshell: the shell's own "Killed" notice goes nowhere
 			(run_killed "$name" "$T/w" strace -qq -o /dev/null -e "inject=$sc:signal=KILL:when=$k") 2> /dev/null
 			[ $? -eq 137 ] && killed=$((killed + 1))

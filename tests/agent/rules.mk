@@ -56,5 +56,6 @@ agent-bench: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_telemetry.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_lldp.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_qps.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_unchained.sh
 
 bench: agent-bench

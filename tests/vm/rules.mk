@@ -19,3 +19,8 @@ vm-bond-test: all
 .PHONY: vm-qps-test
 vm-qps-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/qps.sh
+# The adoption guest alone (tests/vm/adopt.sh: the production agent adopts a VF moved as
+# dranet moves it in exclusive RDMA netns mode; issue 38)
+.PHONY: vm-adopt-test
+vm-adopt-test: all
+	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/adopt.sh

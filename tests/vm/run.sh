@@ -54,4 +54,7 @@ RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/bond.sh || rc=1
 # the QP census (rxe under perftest and rping, ibsim's kernel QPs with a raw context dump
 # in exclusive RDMA netns mode): a guest of its own, exclusive mode from the start
 RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/qps.sh || rc=1
+# the production agent adopts a VF moved as dranet moves it (exclusive RDMA netns mode, no
+# CNI call): a guest of its own, exclusive mode from the start
+RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/adopt.sh || rc=1
 exit $rc

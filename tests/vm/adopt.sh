@@ -46,6 +46,10 @@ ip link set "$VF" up
 echo "kernel $(uname -r); PF $PF ($PFPCI), VF $VF ($VFPCI) with $DEV"
 
 # kubelet's PodResources: the device plugin's ID of the VF under pod ml/dra-0
+# the node catalog (a tmpfs overlay over the guest's read-only /etc, as wire.sh does)
+modprobe overlay; mkdir -p /run/etc-up /run/etc-work
+mount -t overlay overlay -o lowerdir=/etc,upperdir=/run/etc-up,workdir=/run/etc-work /etc ||
+	fail "overlay over /etc for the node catalog"
 mkdir -p /var/lib/kubelet /etc/cni/rdma-qos /tmp/pb
 "$RQSRC/tests/simnode/mknode" --root / pod --uid u-dra --cpus 0 --device "intel.com/sriov_rdma=$VFPCI@1" > /dev/null
 protoc --python_out=/tmp/pb -I"$RQSRC/pkg/podres" "$RQSRC/pkg/podres/api.proto" || fail "protoc"

@@ -130,7 +130,8 @@ static bool ctr_names_vf(const V1__ContainerResources *c, const char *pci, const
 			if (!cr)
 				continue;
 			by = podres_dra_names_vf(cr->driver_name ? cr->driver_name : "",
-						 cr->device_name ? cr->device_name : "", pci, netdev);
+						 cr->device_name ? cr->device_name : "", pci,
+						 netdev);
 			if (by == RQ_PODRES_VF_BY_NONE)
 				continue;
 			o->by = by;
@@ -182,7 +183,8 @@ static int find_reference(const uint8_t *body, size_t len, const char *pci, cons
 		bool hit = false;
 
 		for (size_t c = 0; pod && c < pod->n_containers && !hit; c++) {
-			if (!pod->containers[c] || !ctr_names_vf(pod->containers[c], pci, netdev, &o))
+			if (!pod->containers[c] ||
+			    !ctr_names_vf(pod->containers[c], pci, netdev, &o))
 				continue;
 			hit = true;
 			(void)snprintf(o.container, sizeof(o.container), "%s",

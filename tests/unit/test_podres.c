@@ -352,7 +352,8 @@ START_TEST(dra_names_a_vf)
 			 RQ_PODRES_VF_BY_NONE);
 	ck_assert_int_eq(podres_dra_names_vf(RQ_DRA_DRIVER_SRIOV, "0000-3b-00-2", "eth0", NULL),
 			 RQ_PODRES_VF_BY_NONE);
-	ck_assert_int_eq(podres_dra_names_vf(NULL, "0000-3b-00-2", pci, NULL), RQ_PODRES_VF_BY_NONE);
+	ck_assert_int_eq(podres_dra_names_vf(NULL, "0000-3b-00-2", pci, NULL),
+			 RQ_PODRES_VF_BY_NONE);
 	ck_assert_str_eq(podres_vf_by_name(RQ_PODRES_VF_BY_DRA_SRIOV), "dra-driver-sriov");
 	ck_assert_str_eq(podres_vf_by_name(RQ_PODRES_VF_BY_DRANET), "dranet");
 	ck_assert_str_eq(podres_vf_by_name(RQ_PODRES_VF_BY_DEVICE_ID), "device-plugin");

@@ -202,8 +202,10 @@ pmk --uid u-dvf --cpus 4-7
 # u-donly: nothing in the files (no exclusive CPUs, no memory), only DRA devices: its VF, a
 # GPU, a dranet NIC. u-dnet: its CPUs on node 0 with its VF, a claim of dranet's
 pmk --uid u-dnet --cpus 0-1
-PVF[u-dvf]=$PVF0PCI PVF[u-donly]=$PVF2PCI PVF[u-dnet]=$PVF0PCI
-for p in u-dvf u-donly u-dnet; do podargs+=(--pod "ai/p-$p=$p"); done
+PVF[u-dvf]=$PVF0PCI PVF[u-donly]=$PVF2PCI PVF[u-dnet]=$PVF0PCI PVF[u-dmany]=$PVF2PCI
+for p in u-dvf u-donly u-dnet u-dmany; do podargs+=(--pod "ai/p-$p=$p"); done
+# u-dmany: ten GPU claims, more than the evidence names
+for g in 0 1 2 3 4 5 6 7 8 9; do podargs+=(--dra "u-dmany=gpu.nvidia.com/node-1/gpu-$g@gpus"); done
 podargs+=(--dra "u-dvf=$SRIOV/node-1/$(dash "$PVF0PCI")@vf-u-dvf"
 	--dra "u-dvf=gpu.nvidia.com/node-1/gpu-0@gpus+share"
 	--dra "u-donly=$SRIOV/node-1/$(dash "$PVF2PCI")@vf-u-donly"
@@ -232,6 +234,9 @@ for v in 1.34 1.35 1.36 1.34-getoff; do
 		[ "$r" = "ok aligned|PodResources API ($via)" ]
 	check "... its evidence" grep -qF "NUMA aligned: $DNET_EV" "$T/ps.log"
 done
+r=$(pstrict u-dmany "dm")
+check "kubelet 1.34-getoff: ten DRA devices: eight named, the rest counted ($r)" \
+	grep -qF "NUMA placement unknown: VF $PVF2PCI is on NUMA node 1; DRA devices not placed (PodResources gives DRA devices no NUMA node): gpu.nvidia.com/gpu-0, gpu.nvidia.com/gpu-1, gpu.nvidia.com/gpu-2, gpu.nvidia.com/gpu-3, gpu.nvidia.com/gpu-4, gpu.nvidia.com/gpu-5, gpu.nvidia.com/gpu-6, gpu.nvidia.com/gpu-7 and 2 more; kubelet has no CPU" "$T/ps.log"
 # kubelets before 1.34 (the DRA gate off, its default): no dynamic_resources, nothing named
 psrv_start 1.27-1.33
 r=$(pstrict u-donly "do0")

@@ -169,6 +169,8 @@ struct rq_podres_vf_owner {
  * device of dra-driver-sriov or dranet (podres_dra_names_vf), or a device
  * plugin's device ID equal to @pci (the SR-IOV device plugin's) -- into @ret.
  * The reply is walked, never unpacked whole: no allocation, every pod read.
+ * kubelet lists a claim's devices only under the containers whose
+ * resources.claims name it: a claim only the pod spec lists is not there.
  * 0: found; -ESRCH: no pod names it; -ENOTUNIQ: two pods (other namespace or
  * name) name it, @ret the first (a stale List: adopt neither); -EINVAL: @pci
  * is not a PCI address "DDDD:BB:DD.F"; -EBADMSG: malformed (framing,

@@ -5,9 +5,15 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <nghttp2/nghttp2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "pkg/podres/api.pb-c.h"
 #include "pkg/podres/podres.h"
@@ -352,7 +358,8 @@ START_TEST(dra_names_a_vf)
 			 RQ_PODRES_VF_BY_NONE);
 	ck_assert_int_eq(podres_dra_names_vf(RQ_DRA_DRIVER_SRIOV, "0000-3b-00-2", "eth0", NULL),
 			 RQ_PODRES_VF_BY_NONE);
-	ck_assert_int_eq(podres_dra_names_vf(NULL, "0000-3b-00-2", pci, NULL), RQ_PODRES_VF_BY_NONE);
+	ck_assert_int_eq(podres_dra_names_vf(NULL, "0000-3b-00-2", pci, NULL),
+			 RQ_PODRES_VF_BY_NONE);
 	ck_assert_str_eq(podres_vf_by_name(RQ_PODRES_VF_BY_DRA_SRIOV), "dra-driver-sriov");
 	ck_assert_str_eq(podres_vf_by_name(RQ_PODRES_VF_BY_DRANET), "dranet");
 	ck_assert_str_eq(podres_vf_by_name(RQ_PODRES_VF_BY_DEVICE_ID), "device-plugin");
@@ -671,6 +678,181 @@ START_TEST(find_vf_reads_as_protobuf)
 }
 END_TEST
 
+/*
+ * A kubelet for podres_list over the real transport: a child process answering every call on
+ * <root>/var/lib/kubelet/pod-resources/kubelet.sock with @body (a framed message) and
+ * grpc-status 0, or, with @status, a trailers-only answer of that status.
+ */
+struct fake_kubelet {
+	int fd;
+	const uint8_t *body;
+	size_t len, off;
+	int status;
+};
+
+static ssize_t fk_send(nghttp2_session *s, const uint8_t *d, size_t n, int fl, void *ud)
+{
+	struct fake_kubelet *k = ud;
+
+	(void)s, (void)fl;
+	return write(k->fd, d, n);
+}
+
+static ssize_t fk_read(nghttp2_session *s, int32_t id, uint8_t *buf, size_t n, uint32_t *flags,
+		       nghttp2_data_source *src, void *ud)
+{
+	struct fake_kubelet *k = ud;
+	static const nghttp2_nv trailer[] = {
+	    {(uint8_t *)"grpc-status", (uint8_t *)"0", 11, 1, NGHTTP2_NV_FLAG_NONE}};
+
+	(void)src;
+	if (n > k->len - k->off)
+		n = k->len - k->off;
+	memcpy(buf, k->body + k->off, n);
+	k->off += n;
+	if (k->off == k->len) {
+		*flags |= NGHTTP2_DATA_FLAG_EOF | NGHTTP2_DATA_FLAG_NO_END_STREAM;
+		nghttp2_submit_trailer(s, id, trailer, 1);
+	}
+	return (ssize_t)n;
+}
+
+static int fk_frame(nghttp2_session *s, const nghttp2_frame *f, void *ud)
+{
+	struct fake_kubelet *k = ud;
+	char st[8];
+	nghttp2_nv h[] = {
+	    {(uint8_t *)":status", (uint8_t *)"200", 7, 3, NGHTTP2_NV_FLAG_NONE},
+	    {(uint8_t *)"content-type", (uint8_t *)"application/grpc", 12, 16,
+	     NGHTTP2_NV_FLAG_NONE},
+	    {(uint8_t *)"grpc-status", (uint8_t *)st, 11, 0, NGHTTP2_NV_FLAG_NONE},
+	    {(uint8_t *)"grpc-message", (uint8_t *)"no", 12, 2, NGHTTP2_NV_FLAG_NONE}};
+	nghttp2_data_provider dp = {.read_callback = fk_read};
+
+	if (f->hd.stream_id <= 0 || !(f->hd.flags & NGHTTP2_FLAG_END_STREAM))
+		return 0;
+	k->off = 0;
+	if (!k->status)
+		return nghttp2_submit_response(s, f->hd.stream_id, h, 2, &dp);
+	h[2].valuelen = (size_t)snprintf(st, sizeof(st), "%d", k->status);
+	return nghttp2_submit_response(s, f->hd.stream_id, h, 4, NULL);
+}
+
+static pid_t fake_kubelet_start(const char *root, const uint8_t *body, size_t len, int status)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char dir[256];
+	int lfd;
+	pid_t pid;
+
+	(void)snprintf(dir, sizeof(dir), "%s/var", root);
+	mkdir(dir, 0700);
+	(void)snprintf(dir, sizeof(dir), "%s/var/lib", root);
+	mkdir(dir, 0700);
+	(void)snprintf(dir, sizeof(dir), "%s/var/lib/kubelet", root);
+	mkdir(dir, 0700);
+	(void)snprintf(dir, sizeof(dir), "%s/var/lib/kubelet/pod-resources", root);
+	mkdir(dir, 0700);
+	(void)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/kubelet.sock", dir);
+	unlink(sa.sun_path);
+	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	ck_assert_int_ge(lfd, 0);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(lfd, 4), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct fake_kubelet k = {.body = body, .len = len, .status = status};
+		nghttp2_session_callbacks *cb;
+		nghttp2_session *s;
+		uint8_t buf[16384];
+		ssize_t n;
+
+		k.fd = accept(lfd, NULL, NULL);
+		nghttp2_session_callbacks_new(&cb);
+		nghttp2_session_callbacks_set_send_callback(cb, fk_send);
+		nghttp2_session_callbacks_set_on_frame_recv_callback(cb, fk_frame);
+		nghttp2_session_server_new(&s, cb, &k);
+		nghttp2_submit_settings(s, NGHTTP2_FLAG_NONE, NULL, 0);
+		nghttp2_session_send(s);
+		while (k.fd >= 0 && (n = read(k.fd, buf, sizeof(buf))) > 0) {
+			if (nghttp2_session_mem_recv(s, buf, (size_t)n) < 0)
+				break;
+			nghttp2_session_send(s);
+		}
+		_exit(0);
+	}
+	close(lfd);
+	return pid;
+}
+
+/* podres_list and podres_list_find_vf over HTTP/2 and gRPC, as the agent will ask. */
+START_TEST(list_over_the_socket)
+{
+	V1__ListPodResourcesResponse m = V1__LIST_POD_RESOURCES_RESPONSE__INIT;
+	struct pod_fixture sr;
+	struct dra_fixture d = {0};
+	V1__PodResources *pods[1] = {&sr.pod};
+	struct rq_podres_vf_owner o;
+	struct rq_podres_status st;
+	struct rq_root r;
+	char root[] = "/tmp/rq-podres-unit.XXXXXX", sock[256];
+	uint8_t *b, *got;
+	size_t len, glen;
+	int status;
+	pid_t pid;
+
+	pod_init(&sr, "ai", "trainer-0");
+	dra_add(&d, "ai", "trainer-0-rdma", RQ_DRA_DRIVER_SRIOV, "0000-3b-00-2");
+	sr.ctr.n_dynamic_resources = d.n;
+	sr.ctr.dynamic_resources = d.drs;
+	m.n_pod_resources = 1;
+	m.pod_resources = pods;
+	b = frame(&m.base, &len);
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	ck_assert_int_eq(root_open(root, &r), 0);
+	/* nobody there */
+	ck_assert_int_eq(podres_list(&r, "/var/lib/kubelet", 1000, &got, &glen, &st), -ENOTCONN);
+	ck_assert_str_eq(st.detail, "no socket or nobody on it");
+	/* the reply, whole */
+	pid = fake_kubelet_start(root, b, len, 0);
+	ck_assert_int_eq(podres_list(&r, "/var/lib/kubelet", 1000, &got, &glen, &st), 0);
+	ck_assert(st.used_list);
+	ck_assert_int_eq(st.grpc_status, 0);
+	ck_assert_uint_eq(glen, len);
+	ck_assert_mem_eq(got, b, len);
+	free(got);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	/* one call: the VF's pod */
+	pid = fake_kubelet_start(root, b, len, 0);
+	ck_assert_int_eq(
+	    podres_list_find_vf(&r, "/var/lib/kubelet", "0000:3b:00.2", NULL, 1000, &o, &st), 0);
+	ck_assert_str_eq(o.ns, "ai");
+	ck_assert_str_eq(o.name, "trainer-0");
+	ck_assert_int_eq(o.by, RQ_PODRES_VF_BY_DRA_SRIOV);
+	ck_assert_str_eq(o.claim, "ai/trainer-0-rdma");
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	pid = fake_kubelet_start(root, b, len, 0);
+	ck_assert_int_eq(
+	    podres_list_find_vf(&r, "/var/lib/kubelet", "0000:3b:00.3", NULL, 1000, &o, &st),
+	    -ESRCH);
+	ck_assert_str_eq(st.detail, "no pod names VF 0000:3b:00.3");
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	/* a gRPC error is no List */
+	pid = fake_kubelet_start(root, b, len, 14);
+	ck_assert_int_eq(
+	    podres_list_find_vf(&r, "/var/lib/kubelet", "0000:3b:00.2", NULL, 1000, &o, &st),
+	    -EPROTO);
+	ck_assert_int_eq(st.grpc_status, 14);
+	ck_assert_str_eq(o.name, "");
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	root_close(&r);
+	(void)snprintf(sock, sizeof(sock), "rm -rf '%s'", root);
+	ck_assert_int_eq(system(sock), 0);
+	free(b);
+}
+END_TEST
+
 /* grpc-message as sent (gRPC over HTTP/2 "Status-Message"): %XX for '%' and bytes outside
  * 0x20-0x7E. */
 static int dec(const char *v, char *out, size_t cap)
@@ -770,6 +952,7 @@ Suite *suite_podres(void)
 	tcase_add_test(tc, dra_many_and_shared);
 	tcase_add_test(tc, find_vf_owner);
 	tcase_add_test(tc, find_vf_reads_as_protobuf);
+	tcase_add_test(tc, list_over_the_socket);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -89,14 +89,19 @@ RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 3600 --metrics-file "$T/bg.prom"
 AGENT_PID=$!
 for _ in $(seq 300); do [ -s "$T/bg.prom" ] && break; sleep 0.1; done
 sleep 1
-adopted() { grep -l '"adopted":true' "$SD"/rdma-qos-adopted_*.json 2> /dev/null | head -1; }
+adopted() { # the adopted record, once final (not the pending one before the class is written)
+	local f
+	for f in "$SD"/rdma-qos-adopted_*.json; do
+		jq -e '.adopted == true and (has("pending") | not)' "$f" > /dev/null 2>&1 && { echo "$f"; return; }
+	done
+}
 : > "$T/lat"
 for _ in 1 2 3 4 5; do
 	t0=$(date +%s%N)
 	ip link set "${EXTRA[0]}" netns "rqubx$$"
 	for _ in $(seq 1000); do [ -n "$(adopted)" ] && break; sleep 0.002; done
 	t1=$(date +%s%N)
-	[ -n "$(adopted)" ] || { echo "agent-bench unchained: not adopted within 2 s"; exit 1; }
+	[ -n "$(adopted)" ] || { echo "agent-bench unchained: not adopted within 2 s"; tail -20 "$T/bg.log"; exit 1; }
 	echo $(((t1 - t0) / 1000000)) >> "$T/lat"
 	ip -n "rqubx$$" link set "${EXTRA[0]}" netns 1
 	for _ in $(seq 1000); do [ -z "$(adopted)" ] && break; sleep 0.002; done

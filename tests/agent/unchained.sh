@@ -66,7 +66,7 @@ mkdir -p "$T/pb" && protoc --python_out="$T/pb" -I"$RQ_SRC/pkg/podres" "$RQ_SRC/
 "$MKNODE" --root "$ROOT" pod --uid u-nodef --cpus 3 --device "intel.com/sriov_rdma=$VF4PCI@0" > /dev/null
 psrv_start() {
 	: > "$T/psrv.log"
-	"$PY" "${PODRES_SERVER:-$RQ_SRC/tests/simnode/podres_server.py}" --root "$ROOT" --pb "$T/pb" --mode 1.34 \
+	"$PY" "$RQ_SRC/tests/simnode/podres_server.py" --root "$ROOT" --pb "$T/pb" --mode 1.34 \
 		--pod ai/dp-pod=u-dp --pod ai/dra-pod=u-dra --pod ai/dranet-pod=u-dranet \
 		--pod batch/lossy-pod=u-lossy --pod nodefault/nd-pod=u-nodef \
 		--dra "u-dra=sriovnetwork.k8snetworkplumbingwg.io/node-a/$(dashed "$VF2PCI")" \
@@ -178,7 +178,7 @@ catalog adopt
 W0=$(dcb_writes "$ROOT" "$PF0")
 agent --once --metrics-file "$M" 2> "$T/log"
 check "agent --once exits 0" [ $? -eq 0 ]
-adopted_rec() { jq -r --arg v "$1" 'select(.vf == $v and .adopted == true) | input_filename' "$SD"/*.json 2> /dev/null | head -1; }
+adopted_rec() { jq -r --arg v "$1" 'select(.vf == $v and .adopted == true and (has("pending") | not)) | input_filename' "$SD"/*.json 2> /dev/null | head -1; }
 for v in 1 2 3; do
 	pci=VF${v}PCI
 	R=$(adopted_rec "${!pci}")

@@ -258,7 +258,8 @@ static int parse_unchained(struct rq_catalog *c, const cJSON *v, struct rq_error
 						       RQ_UNCHAINED_IGNORE};
 
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
-		if (cJSON_IsString(v) && !strcmp(v->valuestring, catalog_unchained_name(modes[i]))) {
+		if (cJSON_IsString(v) &&
+		    !strcmp(v->valuestring, catalog_unchained_name(modes[i]))) {
 			c->unchained = modes[i];
 			return 0;
 		}
@@ -268,9 +269,8 @@ static int parse_unchained(struct rq_catalog *c, const cJSON *v, struct rq_error
 
 int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 {
-	static const char *const keys[] = {"pf",	 "baseline",   "carrierWaitSeconds",
-					   "kubeletDir", "numaSource", "unchained",
-					   NULL};
+	static const char *const keys[] = {
+	    "pf", "baseline", "carrierWaitSeconds", "kubeletDir", "numaSource", "unchained", NULL};
 	const cJSON *v;
 	long secs;
 	int r;

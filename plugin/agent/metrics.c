@@ -260,7 +260,8 @@ char *metrics_render(const struct agent *a, const struct pass_report *rep)
 		put(&b,
 		    "rdma_qos_vf_unchained{vf=\"%s\",pf=\"%s\",rdma_dev=\"%s\",namespace=\"%s\","
 		    "pod=\"%s\"} 1\n",
-		    esc(json_str(it, "vf"), e1, sizeof(e1)), esc(json_str(it, "pf"), e2, sizeof(e2)),
+		    esc(json_str(it, "vf"), e1, sizeof(e1)),
+		    esc(json_str(it, "pf"), e2, sizeof(e2)),
 		    esc(json_str(it, "rdmaDev"), e3, sizeof(e3)),
 		    esc(json_str(it, "namespace"), e4, sizeof(e4)),
 		    esc(json_str(it, "pod"), e5, sizeof(e5)));

@@ -129,13 +129,14 @@ static bool adopted_left(struct pass *p, const char *key, const cJSON *rec)
 static void release_stale(struct pass *p, const char *key, cJSON *rec)
 {
 	if (record_adopted(rec))
-		log_info("agent: %s: pod %s/%s netns %s of adopted VF %s is gone: releasing it", key,
-			 json_str(rec, "podNamespace") ?: "?", json_str(rec, "podName") ?: "?",
+		log_info("agent: %s: pod %s/%s netns %s of adopted VF %s is gone: releasing it",
+			 key, json_str(rec, "podNamespace") ?: "?", json_str(rec, "podName") ?: "?",
 			 json_str(rec, "netns") ?: "", json_str(rec, "vf") ?: "?");
 	else
-		log_info("agent: %s: pod %s/%s netns %s gone for more than %d s (a lost DEL): releasing",
-		 key, json_str(rec, "podNamespace") ?: "?", json_str(rec, "podName") ?: "?",
-		 json_str(rec, "netns") ?: "", p->a->o.stale_grace_s);
+		log_info(
+		    "agent: %s: pod %s/%s netns %s gone for more than %d s (a lost DEL): releasing",
+		    key, json_str(rec, "podNamespace") ?: "?", json_str(rec, "podName") ?: "?",
+		    json_str(rec, "netns") ?: "", p->a->o.stale_grace_s);
 	(void)release_locked(p, key, rec, "release");
 }
 

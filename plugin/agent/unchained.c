@@ -119,8 +119,8 @@ static void report_one(struct pass *p, const struct rq_unchained *u, cJSON *seen
 		log_warn("agent: VF %s of PF %s is in netns %s (interface %s, RDMA %s) with no "
 			 "record: no chain ran rdma-qos for it (%s%s%s); %s",
 			 u->vf, u->pf, u->netns, u->ifname, u->rdma_dev[0] ? u->rdma_dev : "none",
-			 u->pod_known ? "pod " : "pod unknown: ",
-			 u->pod_known ? pod : u->pod_why, u->pod_known ? "" : "", why);
+			 u->pod_known ? "pod " : "pod unknown: ", u->pod_known ? pod : u->pod_why,
+			 u->pod_known ? "" : "", why);
 	if (seen)
 		cJSON_AddStringToObject(seen, u->vf, pod);
 }
@@ -175,15 +175,17 @@ static int adopt_one(struct pass *p, struct stale_book *book, const struct rq_un
 	if (r == 0)
 		r = attach_add(&c, true, NULL);
 	if (r < 0)
-		(void)snprintf(why, len, "not adopted: %s", c.err.msg[0] ? c.err.msg : strerror(-r));
+		(void)snprintf(why, len, "not adopted: %s",
+			       c.err.msg[0] ? c.err.msg : strerror(-r));
 	catalog_free(c.cat);
 	netconf_free(c.nc);
 	if (r < 0)
 		return 0;
 	agent_count_adoption(p->a, u->pf);
-	log_info("agent: adopted VF %s of PF %s in pod %s/%s (netns %s, interface %s; named by %s): "
-		 "profile \"%s\"",
-		 u->vf, u->pf, u->pod_ns, u->pod_name, u->netns, u->ifname, u->by, c.profile.name);
+	log_info(
+	    "agent: adopted VF %s of PF %s in pod %s/%s (netns %s, interface %s; named by %s): "
+	    "profile \"%s\"",
+	    u->vf, u->pf, u->pod_ns, u->pod_name, u->netns, u->ifname, u->by, c.profile.name);
 	/* counted, repaired and read from this pass on like any attachment */
 	pass_record(p, book, c.key);
 	return 1;
@@ -219,8 +221,9 @@ static void adopted_tmp_sweep(const struct rq_env *env)
 			continue;
 		if (state_record_read(&env->root, key, &rec) == -ENOENT) {
 			(void)state_record_remove(&env->root, key);
-			log_info("agent: removed the temporary of adoption record %s (a killed agent's)",
-				 key);
+			log_info(
+			    "agent: removed the temporary of adoption record %s (a killed agent's)",
+			    key);
 		}
 		cJSON_Delete(rec);
 		lock_release(fd);

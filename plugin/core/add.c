@@ -455,8 +455,9 @@ int attach_add(struct rq_ctx *c, bool adopted, struct rq_target *ret_t)
 	if (r < 0)
 		return r;
 	log_info("%s: %s done: VF %s, RDMA %s, profile \"%s\", pf %s", c->key,
-		 adopted ? "adoption" : "ADD", tx.t.vf.pci, tx.t.have_rdma ? tx.t.rdma.name : "none",
-		 c->profile.name, pf_mode_name(c->pf_mode));
+		 adopted ? "adoption" : "ADD", tx.t.vf.pci,
+		 tx.t.have_rdma ? tx.t.rdma.name : "none", c->profile.name,
+		 pf_mode_name(c->pf_mode));
 	if (ret_t)
 		*ret_t = tx.t;
 	return 0;

@@ -74,8 +74,8 @@ cJSON *unchained_recorded_vfs(const struct rq_env *env)
 		cJSON *rec = NULL;
 		const char *vf;
 
-		if (state_record_read(&env->root, keys[i], &rec) == 0 && (vf = json_str(rec, "vf")) &&
-		    !cJSON_GetObjectItemCaseSensitive(set, vf))
+		if (state_record_read(&env->root, keys[i], &rec) == 0 &&
+		    (vf = json_str(rec, "vf")) && !cJSON_GetObjectItemCaseSensitive(set, vf))
 			cJSON_AddTrueToObject(set, vf);
 		cJSON_Delete(rec);
 		free(keys[i]);
@@ -97,8 +97,8 @@ static bool vf_away(const struct rq_env *env, const char *vf, char *host_name, s
 
 	host_name[0] = '\0';
 	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", vf);
-	if (sysfs_readlink_base(&env->root, path, drv, sizeof(drv)) < 0 || !strcmp(drv, "vfio-pci") ||
-	    !strcmp(drv, "pci-stub"))
+	if (sysfs_readlink_base(&env->root, path, drv, sizeof(drv)) < 0 ||
+	    !strcmp(drv, "vfio-pci") || !strcmp(drv, "pci-stub"))
 		return false;
 	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/net", vf);
 	if (sysfs_list(&env->root, path, &names, &n) == 0 && n > 0) {
@@ -107,8 +107,9 @@ static bool vf_away(const struct rq_env *env, const char *vf, char *host_name, s
 		(void)snprintf(host_name, len, "%s", names[0]);
 		/* the host's sysfs shows it; the link must be here too (the simulated node's
 		 * sysfs is files: the veth standing in for the VF tells) */
-		away = netns_link_ifindex(names[0]) < 0 ||
-		       (env->link_pci(env, names[0], pci, sizeof(pci)) == 0 && strcmp(pci, vf) != 0);
+		away =
+		    netns_link_ifindex(names[0]) < 0 ||
+		    (env->link_pci(env, names[0], pci, sizeof(pci)) == 0 && strcmp(pci, vf) != 0);
 	}
 	sysfs_list_free(names, n);
 	return away;
@@ -202,8 +203,8 @@ static void scan_dir(struct scan *s, const char *dir, bool proc)
 	while (d && s->left && (e = readdir(d))) {
 		char path[RQ_NETNS_PATH_MAX];
 
-		if (e->d_name[0] == '.' || (proc && strspn(e->d_name, "0123456789") !=
-							strlen(e->d_name)))
+		if (e->d_name[0] == '.' ||
+		    (proc && strspn(e->d_name, "0123456789") != strlen(e->d_name)))
 			continue;
 		if (snprintf(path, sizeof(path), proc ? "%s/%s/ns/net" : "%s/%s", dir, e->d_name) >=
 		    (int)sizeof(path))
@@ -251,8 +252,9 @@ static void scan_pods(const struct rq_env *env, const char *kubelet_dir, struct 
 	free(body);
 }
 
-int unchained_scan(const struct rq_env *env, const char *kubelet_dir, char (*pf_pcis)[RQ_PCI_ADDR_MAX],
-		   size_t n, const cJSON *recorded, struct rq_unchained **ret, size_t *ret_n)
+int unchained_scan(const struct rq_env *env, const char *kubelet_dir,
+		   char (*pf_pcis)[RQ_PCI_ADDR_MAX], size_t n, const cJSON *recorded,
+		   struct rq_unchained **ret, size_t *ret_n)
 {
 	struct scan s = {.env = env};
 	cJSON *own_rec = NULL;

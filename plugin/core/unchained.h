@@ -29,7 +29,7 @@ struct rq_unchained {
 	bool pod_known;			 /* PodResources names the VF */
 	char pod_ns[254], pod_name[254]; /* the pod, "" unknown */
 	char by[24];			 /* how PodResources names it (podres_vf_by_name) */
-	char pod_why[160];		 /* when unknown: why ("no pod names it", the API's error) */
+	char pod_why[160]; /* when unknown: why ("no pod names it", the API's error) */
 };
 
 /*
@@ -40,8 +40,9 @@ struct rq_unchained {
  * pod from one PodResources List (@kubelet_dir; NULL: no look-up). 0 and
  * *@ret (malloc'd, may be NULL when *@ret_n is 0), or <0.
  */
-int unchained_scan(const struct rq_env *env, const char *kubelet_dir, char (*pf_pcis)[RQ_PCI_ADDR_MAX],
-		   size_t n, const cJSON *recorded, struct rq_unchained **ret, size_t *ret_n);
+int unchained_scan(const struct rq_env *env, const char *kubelet_dir,
+		   char (*pf_pcis)[RQ_PCI_ADDR_MAX], size_t n, const cJSON *recorded,
+		   struct rq_unchained **ret, size_t *ret_n);
 
 /* The PFs a node's records and baseline watch (show: as the agent's last pass did). */
 int unchained_watched_pfs(const struct rq_env *env, const struct rq_catalog *cat,

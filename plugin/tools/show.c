@@ -390,15 +390,15 @@ static void print_text(const cJSON *pfs)
 				snprintf(req, sizeof(req), " (required %d%s)", want,
 					 want == json_int(vf, "trafficClass", -1) ? ""
 										  : ", NOT MET");
-			printf("  VF %s  numa %d  rdma %-10s tc %s%s  %s%s%s%s%s%s%s%s\n",
-			       json_str(vf, "pci"), json_int(vf, "numaNode", -1),
-			       json_str(vf, "rdma") ?: "-", tc, req,
-			       a ? json_str(a, "pod") : "(free)", a ? "/" : "",
-			       a ? json_str(a, "podName") : "", a ? " profile " : "",
-			       a ? json_str(a, "profile") : "",
-			       a && cJSON_GetObjectItemCaseSensitive(a, "adopted") ? " (adopted)" : "",
-			       a && json_str(a, "notInPod") ? "  LEFT ITS POD: " : "",
-			       a ? json_str(a, "notInPod") ?: "" : "");
+			printf(
+			    "  VF %s  numa %d  rdma %-10s tc %s%s  %s%s%s%s%s%s%s%s\n",
+			    json_str(vf, "pci"), json_int(vf, "numaNode", -1),
+			    json_str(vf, "rdma") ?: "-", tc, req, a ? json_str(a, "pod") : "(free)",
+			    a ? "/" : "", a ? json_str(a, "podName") : "", a ? " profile " : "",
+			    a ? json_str(a, "profile") : "",
+			    a && cJSON_GetObjectItemCaseSensitive(a, "adopted") ? " (adopted)" : "",
+			    a && json_str(a, "notInPod") ? "  LEFT ITS POD: " : "",
+			    a ? json_str(a, "notInPod") ?: "" : "");
 			if (a && json_str(a, "numaSource"))
 				printf("    NUMA %s, evidence from %s\n",
 				       json_str(a, "numaVerdict") ?: "?",
@@ -418,8 +418,8 @@ static cJSON *unchained_json(const struct rq_env *env, const struct rq_catalog *
 	if (!arr || (cat && cat->unchained == RQ_UNCHAINED_IGNORE) ||
 	    unchained_watched_pfs(env, cat, &pfs, &npf) < 0)
 		return arr;
-	if (unchained_scan(env, cat ? cat->kubelet_dir : RQ_KUBELET_DIR_DEFAULT, pfs, npf, NULL,
-			   &u, &n) < 0)
+	if (unchained_scan(env, cat ? cat->kubelet_dir : RQ_KUBELET_DIR_DEFAULT, pfs, npf, NULL, &u,
+			   &n) < 0)
 		n = 0;
 	for (size_t i = 0; i < n; i++) {
 		cJSON *o = cJSON_CreateObject();
@@ -452,7 +452,8 @@ static void print_unchained(const cJSON *arr, const struct rq_catalog *cat)
 	{
 		printf("UNCHAINED VF %s of PF %s in netns %s (interface %s, rdma %s): ",
 		       json_str(u, "vf"), json_str(u, "pf"), json_str(u, "netns"),
-		       json_str(u, "ifname"), json_str(u, "rdmaDev")[0] ? json_str(u, "rdmaDev") : "-");
+		       json_str(u, "ifname"),
+		       json_str(u, "rdmaDev")[0] ? json_str(u, "rdmaDev") : "-");
 		if (json_str(u, "namedBy"))
 			printf("pod %s/%s (PodResources: %s)", json_str(u, "namespace"),
 			       json_str(u, "pod"), json_str(u, "namedBy"));

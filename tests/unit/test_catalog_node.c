@@ -90,7 +90,8 @@ START_TEST(numa_source)
 	ck_assert_int_eq(c->numa_source, RQ_NUMA_SRC_AUTO);
 	catalog_free(c);
 	for (int i = 0; i < 3; i++) {
-		(void)snprintf(json, sizeof(json), "{\"node\": {\"numaSource\": \"%s\"}}", names[i]);
+		(void)snprintf(json, sizeof(json), "{\"node\": {\"numaSource\": \"%s\"}}",
+			       names[i]);
 		ck_assert_int_eq(parse(json, &c, &e), 0);
 		ck_assert_int_eq(c->numa_source, i);
 		ck_assert_str_eq(numa_source_name(c->numa_source), names[i]);
@@ -126,12 +127,11 @@ START_TEST(unchained_mode)
 	ck_assert_int_eq(parse("{\"node\": {\"unchained\": true}}", &c, &e), -EINVAL);
 	ck_assert_int_eq(parse("{\"node\": {\"unchained\": null}}", &c, &e), -EINVAL);
 	/* the partial parse of one ADD reads node whole: the same rule */
-	ck_assert_int_eq(catalog_parse_for("{\"node\": {\"unchained\": \"x\"}}", 28, "ai", NULL,
-					   &c, &e),
-			 -EINVAL);
-	ck_assert_int_eq(catalog_parse_for("{\"node\": {\"unchained\": \"adopt\"}}", 32, "ai", NULL,
-					   &c, &e),
-			 0);
+	ck_assert_int_eq(
+	    catalog_parse_for("{\"node\": {\"unchained\": \"x\"}}", 28, "ai", NULL, &c, &e),
+	    -EINVAL);
+	ck_assert_int_eq(
+	    catalog_parse_for("{\"node\": {\"unchained\": \"adopt\"}}", 32, "ai", NULL, &c, &e), 0);
 	ck_assert_int_eq(c->unchained, RQ_UNCHAINED_ADOPT);
 	catalog_free(c);
 }

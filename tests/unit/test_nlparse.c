@@ -175,6 +175,39 @@ START_TEST(nle_to_errno)
 }
 END_TEST
 
+/* IFLA_PARENT_DEV_NAME / _BUS_NAME (56, 57): a VF's link event names its PCI address (issue 38) */
+START_TEST(link_event_parent_pci)
+{
+	struct msg m;
+	char pci[32] = "keep", small[8];
+
+	link_msg(&m, RTM_DELLINK, "enp59s0f0v2");
+	msg_str(&m, 56, "0000:3b:00.2");
+	msg_str(&m, 57, "pci");
+	ck_assert_int_eq(netns_link_msg_parent_pci(&m.h, m.len, pci, sizeof(pci)), 1);
+	ck_assert_str_eq(pci, "0000:3b:00.2");
+	ck_assert_int_eq(netns_link_msg_parent_pci(&m.h, m.len, small, sizeof(small)),
+			 -ENAMETOOLONG);
+	/* no parent (a veth), another bus, a name that is no PCI address: none */
+	link_msg(&m, RTM_NEWLINK, "veth0");
+	ck_assert_int_eq(netns_link_msg_parent_pci(&m.h, m.len, pci, sizeof(pci)), 0);
+	link_msg(&m, RTM_NEWLINK, "mlx5_sf");
+	msg_str(&m, 56, "mlx5_core.sf.2");
+	msg_str(&m, 57, "auxiliary");
+	ck_assert_int_eq(netns_link_msg_parent_pci(&m.h, m.len, pci, sizeof(pci)), 0);
+	link_msg(&m, RTM_NEWLINK, "x");
+	msg_str(&m, 56, "../../etc");
+	msg_str(&m, 57, "pci");
+	ck_assert_int_eq(netns_link_msg_parent_pci(&m.h, m.len, pci, sizeof(pci)), 0);
+	ck_assert_str_eq(pci, "0000:3b:00.2");
+	/* a parent name without its NUL */
+	link_msg(&m, RTM_NEWLINK, "y");
+	msg_attr(&m, 56, "0000:3b:00.2", 12);
+	msg_str(&m, 57, "pci");
+	ck_assert_int_eq(netns_link_msg_parent_pci(&m.h, m.len, pci, sizeof(pci)), -EBADMSG);
+}
+END_TEST
+
 START_TEST(link_event_name)
 {
 	struct msg m;
@@ -381,6 +414,7 @@ Suite *suite_nlparse(void)
 	TCase *tc = tcase_create("messages");
 
 	tcase_add_test(tc, parse_policy);
+	tcase_add_test(tc, link_event_parent_pci);
 	tcase_add_test(tc, parse_lying_headers);
 	tcase_add_test(tc, nle_to_errno);
 	tcase_add_test(tc, link_event_name);

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * The link partners' LLDP (DESIGN.md "The link partner"): one AF_PACKET
- * socket per watched PF, in the host netns, bound to the PF netdev's ifindex
- * for ETH_P_LLDP with the nearest-bridge group address joined, all in one
- * epoll of the book's own that the agent's loop polls as a single fd. It is
+ * socket per watched PF, in the host netns, a tap on the PF netdev's ifindex
+ * (ETH_P_ALL, filtered in the kernel down to untagged LLDP to the
+ * nearest-bridge group address, which it joins), all in one epoll of the
+ * book's own that the agent's loop polls as a single fd. It is
  * woken by a frame or by the earliest TTL running out (a timerfd), never by
  * a clock tick, and it never sends. A frame changes only the entry of the
  * socket it came in on, and only when it decodes: a hostile frame is dropped
@@ -12,6 +13,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
@@ -30,6 +32,9 @@
 
 #ifndef ETH_P_LLDP
 #define ETH_P_LLDP 0x88cc
+#endif
+#ifndef PACKET_IGNORE_OUTGOING
+#define PACKET_IGNORE_OUTGOING 23 /* linux/if_packet.h since 4.20 */
 #endif
 /* frames read per socket and wakeup: a PF flooding its socket cannot starve the others */
 #define PEER_BURST 64
@@ -102,16 +107,56 @@ int peer_book_fd(const struct peer_book *b)
 }
 
 /*
- * Protocol 0 at socket(): a packet socket created with ETH_P_LLDP would hear
- * every interface's LLDP until bind() narrows it to this PF.
+ * What the tap passes up (classic BPF, run by the kernel on every frame the
+ * PF receives, so nothing else ever wakes the agent): not the node's own
+ * outgoing frames (PACKET_IGNORE_OUTGOING keeps them away from 4.20 on; this
+ * is for older kernels), untagged (the kernel moves an 802.1Q tag out of the
+ * frame before any tap runs: only the ancillary field can tell), Ethertype
+ * 0x88cc, sent to 01:80:c2:00:00:0e. The whole frame is accepted.
+ */
+static const struct sock_filter lldp_tap_code[] = {
+    /* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, SKF_AD_OFF + SKF_AD_PKTTYPE),
+    /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PACKET_OUTGOING, 9, 0),
+    /* 2 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, SKF_AD_OFF + SKF_AD_VLAN_TAG_PRESENT),
+    /* 3 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 7),
+    /* 4 */ BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 12),
+    /* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ETH_P_LLDP, 0, 5),
+    /* 6 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, 0),
+    /* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x0180c200, 0, 3),
+    /* 8 */ BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 4),
+    /* 9 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x000e, 0, 1),
+    /* 10 */ BPF_STMT(BPF_RET | BPF_K, 0xffffffffu),
+    /* 11 */ BPF_STMT(BPF_RET | BPF_K, 0),
+};
+
+/*
+ * The PF is often a bond slave (VF LAG, RoCE LAG, an LACP host bond) or an
+ * OVS port (switchdev): its rx_handler (bond_handle_frame,
+ * netdev_frame_hook) runs before any protocol handler. A bond hands the
+ * active slave's frames to the bond (a socket for ETH_P_LLDP bound to the
+ * slave still gets them, but from the bond's ifindex), OVS consumes them.
+ * An ETH_P_ALL socket bound to the PF is on the PF's ptype_all list: the
+ * kernel runs those taps first, with the frame still the PF's
+ * (__netif_receive_skb_core), so the tap hears the switch whatever sits
+ * above the PF. PACKET_ORIGDEV: the address names the device the frame
+ * arrived on, not the one an rx_handler moved it to (on the tap both are the
+ * PF; it keeps pf_drain's ifindex check right all the same). One socket, one
+ * hook, on the PF's list alone: a frame reaches it once, not again on the
+ * bond's round nor through a protocol handler.
+ *
+ * Protocol 0 at socket(): the socket hears nothing until bind(), by which
+ * time the filter is on, so no frame of another interface or another kind
+ * is ever queued.
  */
 static int pf_open(struct peer_book *b, struct peer_pf *pf)
 {
 	static const unsigned char group[ETH_ALEN] = LLDP_MCAST_NEAREST_BRIDGE;
-	struct sockaddr_ll sll = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_LLDP)};
+	struct sockaddr_ll sll = {.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL)};
 	struct packet_mreq mr = {.mr_type = PACKET_MR_MULTICAST, .mr_alen = ETH_ALEN};
+	struct sock_fprog prog = {.len = sizeof(lldp_tap_code) / sizeof(lldp_tap_code[0]),
+				  .filter = (struct sock_filter *)lldp_tap_code};
 	struct epoll_event ev = {.events = EPOLLIN};
-	int fd, idx = (int)if_nametoindex(pf->name);
+	int fd, one = 1, idx = (int)if_nametoindex(pf->name);
 
 	if (idx <= 0)
 		return -ENODEV;
@@ -122,7 +167,11 @@ static int pf_open(struct peer_book *b, struct peer_pf *pf)
 	mr.mr_ifindex = idx;
 	memcpy(mr.mr_address, group, ETH_ALEN);
 	ev.data.fd = fd;
-	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0 ||
+	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0 ||
+	    setsockopt(fd, SOL_PACKET, PACKET_ORIGDEV, &one, sizeof(one)) < 0 ||
+	    (setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one)) < 0 &&
+	     errno != ENOPROTOOPT) || /* before 4.20: the filter drops them, after a wakeup */
+	    bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0 ||
 	    setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)) < 0 ||
 	    epoll_ctl(b->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		int r = -errno;
@@ -287,17 +336,20 @@ static bool pf_drain(struct peer_pf *pf, bool *dirty)
 	bool changed = false;
 
 	for (int i = 0; i < PEER_BURST; i++) {
-		struct sockaddr_ll from;
-		socklen_t fl = sizeof(from);
-		ssize_t n =
-		    recvfrom(pf->fd, buf, sizeof(buf), MSG_TRUNC, (struct sockaddr *)&from, &fl);
+		struct sockaddr_ll from = {0};
+		struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
+		struct msghdr mh = {.msg_name = &from,
+				    .msg_namelen = sizeof(from),
+				    .msg_iov = &iov,
+				    .msg_iovlen = 1};
+		ssize_t n = recvmsg(pf->fd, &mh, MSG_TRUNC);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			break; /* EAGAIN: all read; an error: the next frame or pass tells */
-		/* never our own (nothing here sends, but another host agent may) nor another PF's
-		 */
+		/* never our own (nothing here sends, but another host agent may) nor another PF's;
+		 * with PACKET_ORIGDEV the address names the PF even where a bond took the frame */
 		if (from.sll_pkttype == PACKET_OUTGOING || from.sll_ifindex != pf->ifindex)
 			continue;
 		if ((size_t)n > LLDP_FRAME_MAX) {

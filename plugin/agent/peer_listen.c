@@ -170,7 +170,7 @@ static int pf_open(struct peer_book *b, struct peer_pf *pf)
 	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0 ||
 	    setsockopt(fd, SOL_PACKET, PACKET_ORIGDEV, &one, sizeof(one)) < 0 ||
 	    (setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one)) < 0 &&
-	     errno != ENOPROTOOPT) || /* before 4.20: the filter drops them, after a wakeup */
+	     errno != ENOPROTOOPT) || /* before 4.20: the filter drops them, after a clone each */
 	    bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0 ||
 	    setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr)) < 0 ||
 	    epoll_ctl(b->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {

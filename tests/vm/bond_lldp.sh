@@ -161,10 +161,19 @@ ip link set "$PFA" down && ip link set "$PFA" master bond0 && ip link set bond0 
 ip -n sw link add swbond type bond mode 802.3ad lacp_rate fast miimon 100
 ip -n sw link set swp down && ip -n sw link set swp master swbond && ip -n sw link set swbond up
 SWBMAC=$(ip netns exec sw cat /sys/class/net/swbond/address)
-ms=$(until_ms 30000 sh -c "grep -qi 'Partner Mac Address: $SWBMAC' /proc/net/bonding/bond0 &&
-	[ \"\$(cat /sys/class/net/$PFA/bonding_slave/state)\" = active ]"); rc=$?
-verify "LACP: bond0's partner is swbond ($SWBMAC), $PFA active in the aggregator (took $ms ms)" [ $rc -eq 0 ] ||
-	cat /proc/net/bonding/bond0
+# collecting and distributing (LACP port state bits 0x10, 0x20) on both ends: until then
+# bond_handle_frame treats the port as inactive and passes link-local frames up on it
+lacp_up() {
+	local a p
+	a=$(cat "/sys/class/net/$PFA/bonding_slave/ad_actor_oper_port_state")
+	p=$(cat "/sys/class/net/$PFA/bonding_slave/ad_partner_oper_port_state")
+	grep -qi "Partner Mac Address: $SWBMAC" /proc/net/bonding/bond0 &&
+		[ "$(cat "/sys/class/net/$PFA/bonding_slave/state")" = active ] &&
+		[ $((a & 0x30)) = 48 ] && [ $((p & 0x30)) = 48 ]
+}
+ms=$(until_ms 30000 lacp_up); rc=$?
+verify "LACP: bond0's partner is swbond ($SWBMAC), $PFA active, collecting and distributing (took $ms ms)" \
+	[ $rc -eq 0 ] || cat /proc/net/bonding/bond0
 sw_start tor-lacp
 partner_is tor-lacp "$PFA a slave of an 802.3ad bond"
 

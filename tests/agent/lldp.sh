@@ -129,8 +129,8 @@ wait_metric() {
 agr() { metric_lit "$M" "rdma_qos_peer_agreement{pf=\"$1\",item=\"$2\"}"; }
 # peer_label WORD: 1 once the NFD file says rdma-qos.peer=WORD (written just after the metrics)
 peer_label() {
-	for _ in $(seq 20); do grep -q "^rdma-qos.peer=$1$" "$F" 2> /dev/null && break; sleep 0.1; done
-	grep -c "^rdma-qos.peer=$1$" "$F"
+	for _ in $(seq 20); do grep -q "^feature.node.kubernetes.io/rdma-qos.peer=$1$" "$F" 2> /dev/null && break; sleep 0.1; done
+	grep -c "^feature.node.kubernetes.io/rdma-qos.peer=$1$" "$F"
 }
 show_json() { RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --json > "$T/show.json" 2> /dev/null; }
 show_verdict() { jq -r --arg pf "$1" --arg it "$2" '.pfs[] | select(.name == $pf) | .peer.items[$it].verdict' "$T/show.json"; }

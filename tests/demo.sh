@@ -63,8 +63,8 @@ CONF=$(jq -c '.plugins[1]' "$RQ_SRC/examples/conflist-host-device.json")
 # attach NAME UID VF-INDEX [PROFILE]: the conflist's ADD then CHECK, as a runtime runs it;
 # PROFILE as a pod asks for one (Multus's cni-args: examples/pod-cni-args.yaml)
 attach() {
-	local name=$1 pf pci dev ns args rq out
-	read -r pf pci dev <<< "${VFS[$3]}"
+	local name=$1 pci dev ns args rq
+	read -r _ pci dev <<< "${VFS[$3]}"
 	ns=$(newns "$name")
 	args="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai-training;K8S_POD_NAME=$name;K8S_POD_UID=$2"
 	rq=$(jq -c --arg d "$pci" --arg p "${4:-}" '. + {deviceID: $d} + if $p == "" then {} else {args: {cni: {profile: $p}}} end' <<< "$CONF")
@@ -147,21 +147,19 @@ cat > "$(qps 0)" << 'J'
 J
 echo '[{"qpn": 21, "type": "RC", "state": "RTS", "pid": 5151, "comm": "python3", "tclass": 106}]' > "$(qps 1)"
 echo '[{"qpn": 33, "type": "RC", "state": "RTS", "pid": 77, "comm": "nginx", "tclass": 0}]' > "$(qps 2)"
-# a second of it: the port sends pause frames on priority 3 (its host cannot drain), while
-# trainer-1 receives 3 MiB of RoCE for every 1 MiB trainer-0 receives, web 2 MiB (lossy)
+# the port sends pause frames on priority 3 (its host cannot drain) while trainer-1 receives
+# 3 MiB of RoCE for every 1 MiB trainer-0 receives, web 2 MiB (lossy): all of it inside top's
+# window (its first read at its start, its second 3 s later), on a loaded machine too
 congestion() {
-	local i
-	for ((i = 0; i < 6; i++)); do
-		set_json "$ROOT/ethtool/$PF0.json" '.tx_prio3_pause += 40 | .rx_prio3_bytes += 4194304'
-		set_json "$(vport trainer-0)" '.rx_vport_rdma_unicast_bytes += 1048576'
-		set_json "$(vport trainer-1)" '.rx_vport_rdma_unicast_bytes += 3145728'
-		set_json "$(vport web)" '.rx_vport_rdma_unicast_bytes += 2097152'
-		sleep 0.25
-	done
+	set_json "$ROOT/ethtool/$PF0.json" '.tx_prio3_pause += 240 | .rx_prio3_bytes += 25165824'
+	set_json "$(vport trainer-0)" '.rx_vport_rdma_unicast_bytes += 6291456'
+	set_json "$(vport trainer-1)" '.rx_vport_rdma_unicast_bytes += 18874368'
+	set_json "$(vport web)" '.rx_vport_rdma_unicast_bytes += 12582912'
 }
-echo "\$ rdma-qos top   (one frame: the pods ranked by their share of what the paused port received)"
-RDMA_QOS_SIM_ROOT=$ROOT "$SIM" top --interval 2 > "$T/top.out" 2>&1 &
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" top --interval 3 > "$T/top.out" 2>&1 &
 TOP=$!
+echo "\$ rdma-qos top   (one frame: the pods ranked by their share of what the paused port received)"
+sleep 1
 congestion
 metrics "$T/m2.prom" # the agent's signals over the window since its last read (5.)
 framed() { grep -q "^NAMESPACE" "$T/top.out"; }

@@ -25,6 +25,7 @@ set -m # each demo its own process group, SIGINT not ignored (as from a shell)
 # demo_start NAME: the demo in the background, stdout and stderr to $T/NAME.out
 demo_start() {
 	mkdir -p "$T/$1.tmp"
+	: > "$T/$1.out"
 	RQ_DEMO_MARK="$T/$1" TMPDIR="$T/$1.tmp" RQ_BUILD=$RQ_BUILD bash "$DEMO" > "$T/$1.out" 2>&1 &
 	DEMO_PID=$!
 	echo "$DEMO_PID" > "$T/$1.pid"

@@ -118,7 +118,7 @@ else
 	echo "agent log: no repair 10 s after the write"
 fi
 grep "repaired" "$T/agent.log" | sed 's/^/  /'
-echo "\$ rdma-qos show   (after)"
+echo "\$ rdma-qos show   (after: priority 3 back, as the profile requires; 4 stays, which it does not forbid)"
 show_pf "$PF0"
 
 step "3. the switch: lldpd on the far end of $PF0 says what the port does"

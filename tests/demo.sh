@@ -13,15 +13,17 @@
 #      `show --qps` flags the lossless pod whose QP sends at class 0;
 #   5. the series an operator alerts on (deploy/monitoring/prometheusrule.yaml), from /metrics;
 # then DEL. Everything it makes (netns, veths, lldpd, the agent, its temp dir) goes when it
-# ends, also on Ctrl-C or SIGTERM. tests/sim/demo_check.sh runs it and checks its key lines.
+# ends, also on Ctrl-C, SIGTERM or a reader that stops reading (make demo | head). tests/sim/demo_check.sh runs it and checks its key lines.
 set -euo pipefail
 . "$(dirname "$0")/agent/lib.sh"
 
 if ! why=$(demo_can_run); then echo "demo: cannot run: $why" >&2; exit 1; fi
 AGENT="" TOP=""
 suite_teardown() {
-	trap '' INT TERM
+	trap '' INT TERM PIPE
 	set +e
+	# stdout may be a pipe its reader closed (make demo | head): nothing more to it
+	exec > /dev/null 2>&1
 	[ -n "$TOP" ] && kill "$TOP" 2> /dev/null && wait "$TOP" 2> /dev/null
 	[ -n "$AGENT" ] && kill "$AGENT" 2> /dev/null && wait "$AGENT" 2> /dev/null
 	sw_teardown
@@ -29,6 +31,7 @@ suite_teardown() {
 sim_suite_start demo "dm" demo_can_run # $T, $ROOT, newns; the cleanup on EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+trap 'exit 141' PIPE
 # headings in bold only on a terminal
 if [ -t 1 ]; then B=$'\033[1m' N=$'\033[0m'; else B="" N=""; fi
 step() { printf '\n%s== %s%s\n' "$B" "$*" "$N"; }

@@ -5,7 +5,8 @@
 # nothing behind: no netns, no link, no process (the agent, lldpd, top), no temp dir. Then
 # interrupt it mid-run, with lldpd and the agent running, three ways (SIGINT to its process
 # group as Ctrl-C does, SIGINT to the script alone while top runs, SIGTERM to the script
-# alone) and check the same. Run by make sim-test.
+# alone), and once with its reader gone (make demo | head), and check the same. Run by make
+# sim-test.
 #
 # What is the demo's: its processes carry RQ_DEMO_MARK in their environment (set for the
 # demo alone), but for lldpd, which clears its own: those are the processes of its netns,
@@ -26,6 +27,7 @@ set -m # each demo its own process group, SIGINT not ignored (as from a shell)
 demo_start() {
 	mkdir -p "$T/$1.tmp"
 	: > "$T/$1.out"
+	: > "$T/$1.procs"
 	RQ_DEMO_MARK="$T/$1" TMPDIR="$T/$1.tmp" RQ_BUILD=$RQ_BUILD bash "$DEMO" > "$T/$1.out" 2>&1 &
 	DEMO_PID=$!
 	echo "$DEMO_PID" > "$T/$1.pid"
@@ -172,5 +174,17 @@ echo "== interrupted: SIGINT to the script alone while top runs"
 interrupt sigint INT script '^\$ rdma-qos top' 5
 echo "== interrupted: SIGTERM to the script alone as the agent repairs"
 interrupt sigterm TERM script '^\$ mlnx_qos' 2
+echo "== interrupted: its reader stops reading (make demo | head -n 30)"
+mkdir -p "$T/pipe.tmp"
+: > "$T/pipe.procs"
+RQ_DEMO_MARK="$T/pipe" TMPDIR="$T/pipe.tmp" RQ_BUILD=$RQ_BUILD bash "$DEMO" > >(head -n 30 > "$T/pipe.out") 2>&1 &
+DEMO_PID=$!
+echo "$DEMO_PID" > "$T/pipe.pid"
+wait "$DEMO_PID"
+rc=$?
+DEMO_PID=""
+check "pipe: the demo stops with the reader gone (rc $rc)" [ "$rc" -ne 0 ]
+check "pipe: ... once it had attached a pod" grep -q '^-- ai-training/trainer-0: ADD' "$T/pipe.out"
+check "pipe: nothing left behind" nothing_left pipe
 
 summary

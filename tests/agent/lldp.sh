@@ -16,19 +16,14 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 lldp_can_run() {
-	agent_can_run || return 1
-	command -v lldpd > /dev/null && command -v lldpcli > /dev/null ||
-		{ echo "no lldpd (apt-get install lldpd)"; return 1; }
+	agent_can_run && lldpd_can_run || return 1
 	command -v python3 > /dev/null || { echo "no python3"; return 1; }
 }
 sim_suite_start "agent link partner (LLDP)" rqll lldp_can_run
 BG=""
-SW=()
 suite_teardown() {
-	local s
 	[ -n "$BG" ] && kill "$BG" 2> /dev/null && wait "$BG" 2> /dev/null
-	for s in "${SW[@]}"; do sw_stop "$s" KILL; done
-	for s in "${PFS[@]:-}"; do [ -n "$s" ] && ip link del "$s" 2> /dev/null; done
+	sw_teardown
 }
 
 "$MKNODE" --root "$ROOT" --pfs 2 --vfs 2 --numa-nodes 1 --cpus-per-node 4 --rdma configfs \
@@ -38,80 +33,16 @@ sim_make_vfs "$ROOT"
 mapfile -t VFS < <(sim_vfs "$ROOT")
 read -r PF0 VF0PCI VF0 <<< "${VFS[0]}"
 PF1=$(sim_vfs "$ROOT" | awk -v p="$PF0" '$1 != p { print $1; exit }')
-PFS=("$PF0" "$PF1")
 echo 9000 > "$ROOT/sys/class/net/$PF0/mtu"
 echo 9000 > "$ROOT/sys/class/net/$PF1/mtu"
 
-# the switch side of PF $1: a netns $NS_PREFIX-sw$2 holding the veth peer "swp"
-sw_ns() { echo "${NS_PREFIX}sw$1"; }
-sw_make() {
-	local ns
-	ns=$(sw_ns "$2")
-	ip netns add "$ns" && ip link add "$1" mtu 9500 type veth peer name swp mtu 9500 netns "$ns" &&
-		sysctl -qw "net.ipv6.conf.$1.disable_ipv6=1" && ip link set "$1" up && ip -n "$ns" link set swp up && ip -n "$ns" link set lo up
-}
 sw_make "$PF0" 0 && sw_make "$PF1" 1
 check "two PFs are real veths in the host netns, each wired to a switch netns" [ $? -eq 0 ]
 
-# lldpcli is setuid _lldpd: the control sockets' directory must let it through
-chmod 711 "$T"
 # like STRING GLOB
 like() { [[ $1 == $2 ]]; }
-# lldpd as switch $1: system name $2, port $3, TTL $4 s (tx-interval 1, tx-hold $4), and
-# TLVs ($5 $6 $7 as sw_tlvs takes them), all from its configuration file: lldpd waits for
-# it before its first frame, so the partner appears once, as configured
-lldpc() { ip netns exec "$(sw_ns "$1")" lldpcli -u "$T/lldpd$1.sock" "${@:2}" > /dev/null; }
-sw_start() {
-	local s=$1 c="$T/lldpd$1.conf"
-	{
-		echo "configure system hostname $2"
-		echo "configure ports swp lldp portidsubtype local $3 description \"Ethernet to $PF0\""
-		echo "configure lldp tx-hold $4"
-		echo "configure lldp tx-interval 1"
-		[ -n "${5:-}" ] && echo "configure lldp custom-tlv add oui 00,80,c2 subtype 11 oui-info $5"
-		[ -n "${6:-}" ] && echo "configure lldp custom-tlv add oui 00,80,c2 subtype 12 oui-info $6"
-		[ -n "${7:-}" ] && echo "configure lldp custom-tlv add oui 00,12,0f subtype 4 oui-info $7"
-	} > "$c"
-	chmod 644 "$c"
-	ip netns exec "$(sw_ns "$s")" lldpd -d -u "$T/lldpd$s.sock" -I swp -O "$c" \
-		> "$T/lldpd$s.log" 2>&1 &
-	echo $! > "$T/lldpd$s.pid"
-	SW+=("$s")
-}
-# stop it (SIGTERM: lldpd sends its shutdown LLDPDU, TTL 0) and wait until it is gone
-sw_stop() {
-	local p
-	[ -s "$T/lldpd$1.pid" ] || return 0
-	p=$(cat "$T/lldpd$1.pid")
-	rm -f "$T/lldpd$1.pid"
-	if [ "${2:-TERM}" = KILL ]; then
-		# lldpd's worker outlives its monitor long enough to say goodbye (TTL 0): stop
-		# every process of the switch netns first, so that none runs again, then kill
-		# them: nothing is sent, as from a switch that died
-		ip netns pids "$(sw_ns "$1")" > "$T/sw.pids"
-		xargs -r kill -STOP < "$T/sw.pids" 2> /dev/null
-		xargs -r kill -KILL < "$T/sw.pids" 2> /dev/null
-	else
-		kill -TERM "$p" 2> /dev/null
-	fi
-	for _ in $(seq 50); do kill -0 "$p" 2> /dev/null || break; sleep 0.1; done
-	wait "$p" 2> /dev/null
-	return 0
-}
-# sw_tlvs SWITCH PFC-INFO APP-INFO MFS-INFO: what the switch advertises now ("" = not that
-# TLV; all three "": none). Each TLV is replaced in place, one frame per real change, as a
-# switch's own reconfiguration would.
-sw_tlvs() {
-	[ -z "$2$3$4" ] && { lldpc "$1" unconfigure lldp custom-tlv; return 0; }
-	[ -n "$2" ] && lldpc "$1" configure lldp custom-tlv replace oui 00,80,c2 subtype 11 oui-info "$2"
-	[ -n "$3" ] && lldpc "$1" configure lldp custom-tlv replace oui 00,80,c2 subtype 12 oui-info "$3"
-	[ -n "$4" ] && lldpc "$1" configure lldp custom-tlv replace oui 00,12,0f subtype 4 oui-info "$4"
-	return 0
-}
-PFC3=08,08 PFC4=08,10
-APP_OK=00,65,00,1a,c5,00,30  # DSCP 26 -> 3, 48 -> 6
 APP_26_0=00,05,00,1a,c5,00,30 # DSCP 26 -> 0
-MFS9216=24,00 MFS1522=05,f2
+MFS1522=05,f2
 
 M=$T/m.prom
 F=$T/features
@@ -134,7 +65,6 @@ peer_label() {
 }
 show_json() { RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --json > "$T/show.json" 2> /dev/null; }
 show_verdict() { jq -r --arg pf "$1" --arg it "$2" '.pfs[] | select(.name == $pf) | .peer.items[$it].verdict' "$T/show.json"; }
-show_line() { RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show 2> /dev/null | awk -v pf="PF $1 " 'index($0, pf) == 1 { on = 1; next } /^PF / { on = 0 } on && /^  partner/'; }
 
 echo "== a lossless attachment on $PF0; the agent runs"
 ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p1;K8S_POD_UID=pod-a"

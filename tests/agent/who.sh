@@ -27,7 +27,6 @@ for f in "$VPA" "$VPB"; do
 	echo '{"rx_vport_rdma_unicast_bytes": 0, "tx_vport_rdma_unicast_bytes": 0,
 		"rx_vport_rdma_unicast_packets": 0, "tx_vport_rdma_unicast_packets": 0}' > "$f"
 done
-set_json() { jq -c "$2" "$1" > "$1.new" && mv "$1.new" "$1"; }
 set_stat() { set_json "$ROOT/ethtool/$PF0.json" "$1"; }
 set_stat '.tx_prio3_bytes = 0 | .tx_prio0_bytes = 0 | .rx_prio3_bytes = 0'
 MiB=1048576

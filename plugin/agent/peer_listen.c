@@ -446,16 +446,28 @@ static int pf_accept_setup(struct peer_pf *pf)
 }
 
 /*
- * Whether a frame read from @pf's socket counts: untagged (the kernel moved
- * any 802.1Q tag into the auxdata; a priority tag, VID 0, is untagged in
- * 802.1Q's sense), to the nearest-bridge address, from a MAC that is not the
- * node's own. 0, or the reason it does not (-EPROTO tagged, -EADDRNOTAVAIL
- * another destination, -EPERM the node's own MAC).
+ * Whether a frame read from @pf's socket counts: untagged, to the
+ * nearest-bridge address, from a MAC that is not the node's own. 0, or the
+ * reason it does not (-EPROTO tagged, -EADDRNOTAVAIL another destination,
+ * -EPERM the node's own MAC).
+ *
+ * A packet socket never sees the tag in the data: __netif_receive_skb_core
+ * untags every 802.1Q frame first (skb_vlan_untag). A VID that no VLAN device
+ * takes is then marked PACKET_OTHERHOST and its tag cleared before protocol
+ * handlers run, so a socket bound to ETH_P_LLDP knows it only by that
+ * pkttype; a tap that runs before (ETH_P_ALL) still has the tag in the
+ * auxdata (TP_STATUS_VLAN_VALID). A VID of 0 (a priority tag) is untagged in
+ * 802.1Q's sense and counts. A VID a VLAN device takes arrives on that device
+ * (another ifindex): not the PF's.
  */
 static int frame_accept(struct peer_book *b, const struct msghdr *mh, const uint8_t *buf,
 			size_t len)
 {
 	static const uint8_t nearest[ETH_ALEN] = LLDP_MCAST_NEAREST_BRIDGE;
+	const struct sockaddr_ll *from = mh->msg_name;
+
+	if (from && from->sll_pkttype == PACKET_OTHERHOST)
+		return -EPROTO;
 
 	for (struct cmsghdr *c = CMSG_FIRSTHDR((struct msghdr *)mh); c;
 	     c = CMSG_NXTHDR((struct msghdr *)mh, c)) {

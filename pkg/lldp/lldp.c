@@ -33,16 +33,16 @@ enum {
 #define SUB_MAX_FRAME 4
 #define APP_SEL_DSCP  5
 /* pre-standard DCBX (OUI 00-1B-21): subtype 1 v1.00 (CIN), 2 v1.01 (CEE); its sub-TLVs */
-#define OUI_DCBX	0x001b21
-#define SUB_DCBX_CIN	1
-#define SUB_DCBX_CEE	2
-#define DCBX_CONTROL	1
-#define DCBX_PFC	3
-#define DCBX_CTRL_LEN	10 /* oper, max, sequence number, acknowledgement number */
-#define DCBX_FEAT_HDR	4  /* oper, max, flags, subtype */
-#define DCBX_F_ENABLE	0x80
-#define DCBX_F_WILLING	0x40
-#define DCBX_F_ERROR	0x20
+#define OUI_DCBX       0x001b21
+#define SUB_DCBX_CIN   1
+#define SUB_DCBX_CEE   2
+#define DCBX_CONTROL   1
+#define DCBX_PFC       3
+#define DCBX_CTRL_LEN  10 /* oper, max, sequence number, acknowledgement number */
+#define DCBX_FEAT_HDR  4  /* oper, max, flags, subtype */
+#define DCBX_F_ENABLE  0x80
+#define DCBX_F_WILLING 0x40
+#define DCBX_F_ERROR   0x20
 /* subtypes whose value is an address (chassis 4 / port 3: MAC; chassis 5 / port 4: network) */
 #define CHASSIS_SUB_MAC	   4
 #define CHASSIS_SUB_NETADR 5
@@ -383,7 +383,8 @@ bool lldp_peer_pfc(const struct lldp_peer *p, uint8_t *ret_en, bool *ret_willing
 	}
 	if (p->has_ieee || !p->cee.has_pfc)
 		return false; /* an IEEE partner without a PFC TLV: its CEE TLV does not stand in */
-	/* DCBX v1.01: a feature whose Enable flag is clear is not in operation, whatever it lists */
+	/* DCBX v1.01: a feature whose Enable flag is clear is not in operation, whatever it lists
+	 */
 	*ret_en = p->cee.pfc_enable ? p->cee.pfc_en : 0;
 	*ret_willing = p->cee.pfc_willing;
 	return true;

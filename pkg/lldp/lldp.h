@@ -53,7 +53,7 @@ enum lldp_dcbx { LLDP_DCBX_NONE = 0, LLDP_DCBX_IEEE, LLDP_DCBX_CEE, LLDP_DCBX_CI
  * that can have PFC on.
  */
 struct lldp_cee {
-	uint8_t version;	  /* LLDP_DCBX_CEE or LLDP_DCBX_CIN; 0: no such TLV */
+	uint8_t version;	   /* LLDP_DCBX_CEE or LLDP_DCBX_CIN; 0: no such TLV */
 	uint8_t oper_ver, max_ver; /* the Control sub-TLV's (0 when absent) */
 	bool has_pfc;
 	bool pfc_enable, pfc_willing, pfc_error; /* the PFC feature's flags */

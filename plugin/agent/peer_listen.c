@@ -328,8 +328,8 @@ static bool neigh_update(struct peer_pf *pf, const struct lldp_peer *p, const ui
 	}
 	if (!nb && pf->n_nb == PEER_NEIGH_MAX) {
 		if (pf->dropped++ % 1000 == 0)
-			log_debug("agent: PF %s: %d neighbours already: %s port %s not kept", pf->name,
-				  PEER_NEIGH_MAX, p->chassis_id, p->port_id);
+			log_debug("agent: PF %s: %d neighbours already: %s port %s not kept",
+				  pf->name, PEER_NEIGH_MAX, p->chassis_id, p->port_id);
 		return false;
 	}
 	changed = !nb || !lldp_peer_same(&nb->peer, p);
@@ -507,10 +507,10 @@ static bool pf_frame(struct peer_book *b, struct peer_pf *pf, const struct msghd
 	}
 	if (r == -EPERM) {
 		if (pf->own++ % 1000 == 0)
-			log_info("agent: PF %s: dropped an LLDP frame from the node's own MAC "
-				 "%02x:%02x:%02x:%02x:%02x:%02x (a pod or VM speaking LLDP; %lu so far)",
-				 pf->name, buf[6], buf[7], buf[8], buf[9], buf[10], buf[11],
-				 pf->own);
+			log_info(
+			    "agent: PF %s: dropped an LLDP frame from the node's own MAC "
+			    "%02x:%02x:%02x:%02x:%02x:%02x (a pod or VM speaking LLDP; %lu so far)",
+			    pf->name, buf[6], buf[7], buf[8], buf[9], buf[10], buf[11], pf->own);
 		return false;
 	}
 	if (r < 0) {

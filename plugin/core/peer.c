@@ -84,7 +84,8 @@ static void judge_dscp(const struct lldp_peer *p, const struct rq_profile *t,
 
 int peer_frame_allowance(const struct rq_profile *t)
 {
-	return PEER_FRAME_UNTAGGED + (t && t->has_trust && t->trust == RQ_TRUST_PCP ? PEER_FRAME_QTAG : 0);
+	return PEER_FRAME_UNTAGGED +
+	       (t && t->has_trust && t->trust == RQ_TRUST_PCP ? PEER_FRAME_QTAG : 0);
 }
 
 static void judge_mtu(const struct lldp_peer *p, const struct rq_profile *t, int mtu,

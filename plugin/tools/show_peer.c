@@ -69,7 +69,8 @@ static int current_partners(const cJSON *e, cJSON *out, const cJSON **ret_one)
 
 	*ret_one = NULL;
 	if (!cJSON_IsArray(l)) {
-		if (e && cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "expires")) > now) {
+		if (e &&
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "expires")) > now) {
 			*ret_one = e;
 			n = 1;
 		}
@@ -171,13 +172,16 @@ static void willing_text(const cJSON *who, const cJSON *dcbx)
 	if (!pfc)
 		return;
 	w = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pfc, "willing"));
-	printf("    partner PFC willing %s; NIC DCBX %s%s\n", w ? "yes" : "no", mode ? mode : "unknown",
-	       mode && strcmp(mode, "host") != 0
-		   ? ": the NIC's firmware negotiates PFC with the partner, and a willing NIC takes "
-		     "the partner's PFC over the host's"
-		   : "");
+	printf(
+	    "    partner PFC willing %s; NIC DCBX %s%s\n", w ? "yes" : "no",
+	    mode ? mode : "unknown",
+	    mode && strcmp(mode, "host") != 0
+		? ": the NIC's firmware negotiates PFC with the partner, and a willing NIC takes "
+		  "the partner's PFC over the host's"
+		: "");
 	if (cee && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cee, "error")))
-		printf("    partner's DCBX PFC feature reports an error (it disagrees with its peer)\n");
+		printf("    partner's DCBX PFC feature reports an error (it disagrees with its "
+		       "peer)\n");
 }
 
 void show_peer_text(const cJSON *pf)

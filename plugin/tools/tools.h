@@ -20,7 +20,8 @@ void show_peer_json(const struct rq_env *env, cJSON *o, const char *ifname,
 void show_peer_text(const cJSON *pf);
 const char *show_peer_word(const struct rq_env *env, const char *ifname,
 			   const struct rq_profile *req, bool any_req);
-/* show.c: for each PF of `show --counters` / `top` (@o's "pfs"): "partner": agrees|disagrees|unknown */
+/* show.c: for each PF of `show --counters` / `top` (@o's "pfs"): "partner":
+ * agrees|disagrees|unknown */
 void show_peer_annotate(const struct rq_env *env, cJSON *o);
 /* show.c: what PF @pci must offer (baseline and its index's attachments); the node catalog */
 void show_pf_required(const struct rq_env *env, const struct rq_catalog *cat, const char *pci,

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "pkg/log/log.h"
+#include "pkg/netns/netns.h"
 #include "plugin/agent/agent.h"
 #include "plugin/core/peer.h"
 
@@ -49,6 +50,8 @@
 #define PEER_NEIGH_MAX 8
 /* the node's own MACs are re-read at most this often when a new speaker shows up */
 #define PEER_OWN_MIN_S 1.0
+/* VFs per PF whose MAC the PF reports that are read (mlx5 has at most 127 per PF) */
+#define PEER_OWN_VFS 256
 
 struct peer_neigh {
 	struct lldp_peer peer;
@@ -351,19 +354,15 @@ static bool neigh_update(struct peer_pf *pf, const struct lldp_peer *p, const ui
 /*
  * The node's own MACs: each watched PF netdev's and each of its VFs' whose
  * netdev is in the host netns (/sys/class/net/<pf>/address,
- * <pf>/device/virtfn<N>/net/<vf>/address; the sim root's files in the sim).
+ * <pf>/device/virtfn<N>/net/<vf>/address; the sim root's files in the sim),
+ * and the MAC the PF set for each VF (rtnetlink IFLA_VF_MAC: a VF inside a
+ * pod has no netdev in the host's sysfs).
  * Read lazily: only when a frame arrives after a pass ran (own_stale), or
  * from a speaker not heard from before (at most once a second), so a quiet
  * switch costs nothing and a flood of new speakers costs one re-read a second.
  */
-static void own_add(struct peer_book *b, const char *path, size_t *cap)
+static void own_put(struct peer_book *b, const uint8_t *mac, size_t *cap)
 {
-	char buf[32];
-	unsigned m[ETH_ALEN];
-
-	if (sysfs_read_str(&b->root, path, buf, sizeof(buf)) < 0 ||
-	    sscanf(buf, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]) != 6)
-		return;
 	if (b->n_own == *cap) {
 		size_t nc = *cap ? *cap * 2 : 16;
 		uint8_t(*g)[ETH_ALEN] = realloc(b->own, nc * sizeof(*g));
@@ -373,9 +372,32 @@ static void own_add(struct peer_book *b, const char *path, size_t *cap)
 		b->own = g;
 		*cap = nc;
 	}
+	memcpy(b->own[b->n_own++], mac, ETH_ALEN);
+}
+
+static void own_add(struct peer_book *b, const char *path, size_t *cap)
+{
+	char buf[32];
+	unsigned m[ETH_ALEN];
+	uint8_t mac[ETH_ALEN];
+
+	if (sysfs_read_str(&b->root, path, buf, sizeof(buf)) < 0 ||
+	    sscanf(buf, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]) != 6)
+		return;
 	for (int i = 0; i < ETH_ALEN; i++)
-		b->own[b->n_own][i] = (uint8_t)m[i];
-	b->n_own++;
+		mac[i] = (uint8_t)m[i];
+	own_put(b, mac, cap);
+}
+
+/* the VFs' MACs the PF reports (the real netdev of that name; none for a simulated PF) */
+static void own_add_vf_admin(struct peer_book *b, const char *pf, size_t *cap)
+{
+	uint8_t(*macs)[ETH_ALEN] = calloc(PEER_OWN_VFS, ETH_ALEN);
+	int n = macs ? netns_link_vf_macs(pf, macs, PEER_OWN_VFS) : -ENOMEM;
+
+	for (int i = 0; i < n; i++)
+		own_put(b, macs[i], cap);
+	free(macs);
 }
 
 static void own_macs_load(struct peer_book *b)
@@ -390,6 +412,8 @@ static void own_macs_load(struct peer_book *b)
 
 		(void)snprintf(path, sizeof(path), "/sys/class/net/%s/address", b->pf[i].name);
 		own_add(b, path, &cap);
+		if (b->pf[i].fd >= 0)
+			own_add_vf_admin(b, b->pf[i].name, &cap);
 		(void)snprintf(path, sizeof(path), "/sys/class/net/%s/device", b->pf[i].name);
 		if (sysfs_list(&b->root, path, &fn, &nf) < 0)
 			continue;

@@ -11,7 +11,14 @@
 # shutdown, and TTL expiry after a kill -9); two PFs with two partners;
 # crafted malformed frames (a raw socket) that must change nothing. Asserted
 # on the metrics, `show`, `show --json` and the NFD label; CHECK passes while
-# the partner disagrees.
+# the partner disagrees. Issue 37: a raw-socket LLDP sender (python3,
+# AF_PACKET) in the switch netns as a second speaker: frames from a VF's and
+# the PF's own MAC, tagged, to another group address, another MSAP's TTL 0
+# (none counts); a second MSAP (nothing judged, `N partners: not judged`, the
+# label unknown) and its shutdown; CEE and CIN switches (lldpd custom TLVs
+# with OUI 00-1B-21); ETS against the Recommendation; an ambiguous DSCP; the
+# 802.3 frame allowance; the label agrees only on pfc; the partner's willing
+# bit with the NIC's DCBX mode.
 set -u
 . "$(dirname "$0")/lib.sh"
 

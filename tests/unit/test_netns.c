@@ -319,8 +319,9 @@ START_TEST(vf_macs_from_message)
 	list = nla_nest_start(m, IFLA_VFINFO_LIST);
 	{
 		struct nlattr *info = nla_nest_start(m, IFLA_VF_INFO);
+		uint8_t cut[10] = {0, 0, 0, 0, 0x02, 0xaa};
 
-		ck_assert_int_eq(nla_put(m, IFLA_VF_MAC, 10, a), 0);
+		ck_assert_int_eq(nla_put(m, IFLA_VF_MAC, sizeof(cut), cut), 0);
 		nla_nest_end(m, info);
 	}
 	nla_nest_end(m, list);

@@ -58,6 +58,11 @@ struct peer_neigh {
 	uint8_t src[ETH_ALEN];	    /* the source MAC it was last heard from */
 	double expires;		    /* monotonic */
 	double heard, expires_wall; /* wall clock, for show */
+	/*
+	 * monotonic; while later than now the MSAP was heard from two source MACs
+	 * (a second speaker copying the switch's chassis and port ID): not judged
+	 */
+	double contested_until;
 };
 
 struct peer_pf {
@@ -217,6 +222,8 @@ static void neigh_json(cJSON *e, const struct peer_pf *pf)
 		cJSON_AddItemToObject(x, "peer", peer_to_json(&pf->nb[k].peer));
 		cJSON_AddNumberToObject(x, "heard", pf->nb[k].heard);
 		cJSON_AddNumberToObject(x, "expires", pf->nb[k].expires_wall);
+		if (pf->nb[k].contested_until > mono_now())
+			cJSON_AddBoolToObject(x, "contested", true);
 		cJSON_AddItemToArray(a, x);
 	}
 }
@@ -235,7 +242,7 @@ static cJSON *book_json(const struct peer_book *b)
 		if (!pf->n_nb || !pfs || !(e = cJSON_AddObjectToObject(pfs, pf->name)))
 			continue;
 		/* one partner: as before, "peer" beside "partners" */
-		if (pf->n_nb == 1) {
+		if (pf->n_nb == 1 && !(pf->nb[0].contested_until > mono_now())) {
 			cJSON_AddItemToObject(e, "peer", peer_to_json(&pf->nb[0].peer));
 			cJSON_AddNumberToObject(e, "heard", pf->nb[0].heard);
 			cJSON_AddNumberToObject(e, "expires", pf->nb[0].expires_wall);
@@ -311,6 +318,41 @@ static void neigh_drop(struct peer_pf *pf, size_t k)
 	pf->nb[k] = pf->nb[--pf->n_nb];
 }
 
+/*
+ * The MSAP of @nb heard from another source MAC than before: two speakers
+ * claim one chassis and port (a pod copying the switch's IDs, its VF's spoof
+ * check off). Neither is believed until both TTLs have run out: the MSAP is
+ * contested, nothing is judged. A shutdown from the other MAC only contests.
+ */
+static bool neigh_contest(struct peer_pf *pf, struct peer_neigh *nb, const struct lldp_peer *p,
+			  const uint8_t *src)
+{
+	double now = mono_now(), until = now + p->ttl;
+	bool was = nb->contested_until > now;
+
+	if (until < nb->expires)
+		until = nb->expires;
+	if (until > nb->contested_until)
+		nb->contested_until = until;
+	if (!was)
+		log_warn("agent: PF %s: link partner %s port %s heard from two source MACs "
+			 "(%02x:%02x:%02x:%02x:%02x:%02x, then %02x:%02x:%02x:%02x:%02x:%02x): "
+			 "not judged until one of them has been silent past its TTL",
+			 pf->name, p->chassis_id, p->port_id, nb->src[0], nb->src[1], nb->src[2],
+			 nb->src[3], nb->src[4], nb->src[5], src[0], src[1], src[2], src[3], src[4],
+			 src[5]);
+	if (p->ttl) {
+		nb->peer = *p;
+		memcpy(nb->src, src, ETH_ALEN);
+		if (now + p->ttl > nb->expires) {
+			nb->expires = now + p->ttl;
+			nb->heard = agent_wall_now();
+			nb->expires_wall = nb->heard + p->ttl;
+		}
+	}
+	return !was;
+}
+
 /* A decoded LLDPDU from @src for @pf's table: true when what the partners say changed. */
 static bool neigh_update(struct peer_pf *pf, const struct lldp_peer *p, const uint8_t *src)
 {
@@ -320,6 +362,8 @@ static bool neigh_update(struct peer_pf *pf, const struct lldp_peer *p, const ui
 	for (size_t k = 0; k < pf->n_nb && !nb; k++)
 		if (msap_eq(&pf->nb[k].peer, p))
 			nb = &pf->nb[k];
+	if (nb && memcmp(nb->src, src, ETH_ALEN) != 0)
+		return neigh_contest(pf, nb, p, src);
 	if (p->ttl == 0) {
 		/* a shutdown LLDPDU removes its own MSAP, nobody else's (802.1AB 9.2.7.7.4) */
 		if (!nb)
@@ -341,8 +385,10 @@ static bool neigh_update(struct peer_pf *pf, const struct lldp_peer *p, const ui
 			 p->chassis_id, p->sys_name[0] ? p->sys_name : "no system name", p->port_id,
 			 p->port_desc[0] ? p->port_desc : "no description", p->ttl,
 			 !nb && pf->n_nb ? ": more than one partner, nothing is judged" : "");
-	if (!nb)
+	if (!nb) {
 		nb = &pf->nb[pf->n_nb++];
+		nb->contested_until = 0;
+	}
 	nb->peer = *p;
 	memcpy(nb->src, src, ETH_ALEN);
 	nb->expires = mono_now() + p->ttl;
@@ -591,9 +637,14 @@ static void arm_ttl(struct peer_book *b)
 	double first = 0;
 
 	for (size_t i = 0; i < b->n; i++)
-		for (size_t k = 0; k < b->pf[i].n_nb; k++)
-			if (first == 0 || b->pf[i].nb[k].expires < first)
-				first = b->pf[i].nb[k].expires;
+		for (size_t k = 0; k < b->pf[i].n_nb; k++) {
+			const struct peer_neigh *nb = &b->pf[i].nb[k];
+
+			if (first == 0 || nb->expires < first)
+				first = nb->expires;
+			if (nb->contested_until > 0 && nb->contested_until < first)
+				first = nb->contested_until;
+		}
 	if (first > 0) {
 		its.it_value.tv_sec = (time_t)first;
 		its.it_value.tv_nsec = (long)((first - (double)(time_t)first) * 1e9) + 1;
@@ -623,6 +674,15 @@ size_t peer_book_ready(struct peer_book *b, char who[][48], size_t max)
 		bool gone = false;
 
 		for (size_t k = pf->n_nb; k-- > 0;) {
+			if (pf->nb[k].contested_until > 0 && pf->nb[k].contested_until <= now &&
+			    pf->nb[k].expires > now) {
+				log_info(
+				    "agent: PF %s: link partner %s port %s heard from one source "
+				    "MAC again: judged",
+				    pf->name, pf->nb[k].peer.chassis_id, pf->nb[k].peer.port_id);
+				pf->nb[k].contested_until = 0;
+				gone = true;
+			}
 			if (pf->nb[k].expires > now)
 				continue;
 			log_info(
@@ -655,7 +715,8 @@ const struct lldp_peer *peer_book_get(const struct peer_book *b, const char *pf,
 	const struct peer_pf *x = pf_by_name(b, pf);
 
 	*ret_listening = x && x->fd >= 0;
-	return x && x->n_nb == 1 ? &x->nb[0].peer : NULL;
+	return x && x->n_nb == 1 && !(x->nb[0].contested_until > mono_now()) ? &x->nb[0].peer
+									     : NULL;
 }
 
 size_t peer_book_count(const struct peer_book *b, const char *pf)

@@ -101,7 +101,7 @@ void show_peer_json(const struct rq_env *env, cJSON *o, const char *ifname,
 	struct lldp_peer p;
 	struct peer_judgement j;
 	int n;
-	bool heard;
+	bool heard, contested;
 
 	dcbx_json(o, st);
 	if (!out) {
@@ -109,9 +109,13 @@ void show_peer_json(const struct rq_env *env, cJSON *o, const char *ifname,
 		return;
 	}
 	n = current_partners(e, out, &one);
-	heard = one && peer_from_json(cJSON_GetObjectItemCaseSensitive(one, "peer"), &p) == 0;
+	/* one MSAP heard from two source MACs: a second speaker copies it, nothing is judged */
+	contested = one && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(one, "contested"));
+	heard = one && !contested &&
+		peer_from_json(cJSON_GetObjectItemCaseSensitive(one, "peer"), &p) == 0;
 	cJSON_AddStringToObject(out, "state",
 				n > 1			  ? "partners"
+				: contested		  ? "contested"
 				: heard			  ? "heard"
 				: listening(book, ifname) ? "silent"
 							  : "not listening");
@@ -198,6 +202,17 @@ void show_peer_text(const cJSON *pf)
 	}
 	if (!peer)
 		return;
+	if (!strcmp(json_str(peer, "state") ?: "", "contested")) {
+		it = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(peer, "partners"), 0);
+		printf("  partner %s port %s heard from two source MACs: not judged\n"
+		       "    (a second speaker sends the switch's chassis and port ID: "
+		       "docs/troubleshooting.md)\n",
+		       it && json_str(it, "systemName")[0] ? json_str(it, "systemName")
+		       : it				   ? json_str(it, "chassisId")
+							   : "?",
+		       it ? json_str(it, "portId") : "?");
+		return;
+	}
 	if (!strcmp(json_str(peer, "state") ?: "", "partners")) {
 		printf("  %d partners: not judged:", json_int(peer, "count", 0));
 		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(peer, "partners"))

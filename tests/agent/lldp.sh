@@ -15,7 +15,8 @@
 # AF_PACKET) in the switch netns as a second speaker: frames from a VF's and
 # the PF's own MAC, tagged, to another group address, another MSAP's TTL 0
 # (none counts); a second MSAP (nothing judged, `N partners: not judged`, the
-# label unknown) and its shutdown; CEE and CIN switches (lldpd custom TLVs
+# label unknown) and its shutdown; the switch's own MSAP from another MAC
+# (contested: not judged); CEE and CIN switches (lldpd custom TLVs
 # with OUI 00-1B-21); ETS against the Recommendation; an ambiguous DSCP; the
 # 802.3 frame allowance; the label agrees only on pfc; the partner's willing
 # bit with the NIC's DCBX mode.
@@ -404,13 +405,16 @@ check "$PF0 with leaf-01 alone: agreement pfc 1" [ $? -eq 0 ]
 check "rdma_qos_peer_partners{$PF0} 1" [ "$(metric_lit "$M" "rdma_qos_peer_partners{pf=\"$PF0\"}")" = 1 ]
 check "rdma_qos_peer_dcbx{$PF0,version=ieee} 1" [ "$(metric_lit "$M" "rdma_qos_peer_dcbx{pf=\"$PF0\",version=\"ieee\"}")" = 1 ]
 # spk.py SRC DST VLAN CHASSIS PORT TTL [PFC-HEX]: one LLDPDU from the switch side of $PF0, as a
-# second speaker would send it (VLAN "-": untagged)
+# second speaker would send it (VLAN "-": untagged; CHASSIS "mac:aa:bb:..": a MAC chassis ID
+# named leaf-01, PORT "local:NAME": a locally assigned port ID, as lldpd's)
 cat > "$T/spk.py" << 'EOF'
 import socket, struct, sys
 src, dst, vlan, ch, port, ttl = sys.argv[1:7]
 def tlv(t, v): return struct.pack("!H", t << 9 | len(v)) + v
-pdu = tlv(1, b"\x07" + ch.encode()) + tlv(2, b"\x05" + port.encode()) + tlv(3, struct.pack("!H", int(ttl)))
-pdu += tlv(5, ch.encode())
+cid = b"\x04" + bytes.fromhex(ch[4:].replace(":", "")) if ch.startswith("mac:") else b"\x07" + ch.encode()
+pid = b"\x07" + port[6:].encode() if port.startswith("local:") else b"\x05" + port.encode()
+pdu = tlv(1, cid) + tlv(2, pid) + tlv(3, struct.pack("!H", int(ttl)))
+pdu += tlv(5, b"leaf-01" if ch.startswith("mac:") else ch.encode())
 if len(sys.argv) > 7:
     pdu += tlv(127, b"\x00\x80\xc2\x0b" + bytes.fromhex(sys.argv[7]))
 mac = lambda m: bytes.fromhex(m.replace(":", ""))
@@ -473,6 +477,19 @@ wait_metric "rdma_qos_peer_partners{pf=\"$PF0\"}" 1
 check "the second speaker's shutdown LLDPDU removes only its MSAP: partners 1" [ $? -eq 0 ]
 wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 0
 check "... leaf-01 is judged again: pfc disagrees" [ $? -eq 0 ]
+# a speaker that copies leaf-01's chassis and port ID (a pod whose VF has no spoof check)
+CH01=$(jq -r --arg pf "$PF0" '.pfs[$pf].peer.chassisId' "$ROOT/run/rdma-qos/agent/peers.json")
+spk 02:00:00:00:00:78 "$NB" - "mac:$CH01" local:swp3 3 0008 # 'PFC on 3' as leaf-01
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" "" 5
+check "leaf-01's MSAP from another source MAC saying 'PFC on 3': not judged (no agreement series), never agrees" \
+	[ $? -eq 0 ] && [ "$(metric_lit "$M" "rdma_qos_peer_partners{pf=\"$PF0\"}"):$(peer_label unknown)" = 1:1 ]
+check "... the log warns of one partner heard from two source MACs" \
+	grep -q "link partner $CH01 port swp3 heard from two source MACs (.*02:00:00:00:00:78" "$T/agent.log"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show 2> /dev/null > "$T/show.txt"
+check "show: 'partner leaf-01 port swp3 heard from two source MACs: not judged'" \
+	grep -q "^  partner leaf-01 port swp3 heard from two source MACs: not judged$" "$T/show.txt"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 0 15
+check "the copy silent past its TTL and the switch's alone again: judged, pfc disagrees" [ $? -eq 0 ]
 
 echo "== CEE and CIN switches (DCBX OUI 00-1B-21)"
 settle

@@ -310,6 +310,37 @@ static void self_ids(const struct rq_numa_query *q, const char **own)
 }
 
 /*
+ * DRA devices (PodResources dynamic_resources) carry no topology, and Topology Manager does
+ * not align them: never evidence. The VF's own claim is named as the VF; the others are
+ * named as not placed, so a verdict that rests on the CPUs alone says what it could not see.
+ */
+static void dra_self(const struct rq_numa_query *q, const struct rq_podres_placement *p,
+		     struct rq_numa_result *res)
+{
+	if (p->has_self)
+		ev_add(res, "VF %s is the pod's DRA claim %s (%s/%s)", q->vf_pci, p->self_claim,
+		       p->self.driver, p->self.device);
+}
+
+static void dra_unplaced(const struct rq_podres_placement *p, struct rq_numa_result *res)
+{
+	char list[512];
+	size_t off = 0;
+
+	if (!p->n_dra_all)
+		return;
+	list[0] = '\0';
+	for (size_t i = 0; i < p->n_dra && off < sizeof(list); i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s/%s", i ? ", " : "",
+					p->dra[i].driver, p->dra[i].device);
+	if (p->n_dra_all > p->n_dra && off < sizeof(list))
+		(void)snprintf(list + off, sizeof(list) - off, " and %zu more",
+			       p->n_dra_all - p->n_dra);
+	ev_add(res, "DRA device%s not placed (PodResources gives DRA devices no NUMA node): %s",
+	       p->n_dra_all > 1 ? "s" : "", list);
+}
+
+/*
  * The evidence from kubelet's PodResources API, in the same words as from its files.
  * false: use the files (source files, or auto and the API gave no answer); in @res->source
  * which, and why.
@@ -340,9 +371,11 @@ static bool from_api(const struct rq_root *r, const struct rq_numa_query *q, con
 		if (rr == 0) {
 			for (int w = 0; w < RQ_CPU_WORDS; w++)
 				any |= p->cpus[w] != 0;
+			dra_self(q, p, res);
 			*known = any && judge_cpus(r, p->cpus, res);
 			*known |= judge_devices(p->devs, p->n_devs, p->dev_nodes, res);
 			*known |= judge_memory(p->mem_nodes, res);
+			dra_unplaced(p, res);
 		}
 		return true;
 	}

@@ -414,3 +414,63 @@ int podres_get_pod(const struct rq_root *r, const char *kubelet_dir, const char 
 	close(c.fd);
 	return rr;
 }
+
+int podres_list(const struct rq_root *r, const char *kubelet_dir, int timeout_ms,
+		uint8_t **ret_body, size_t *ret_len, struct rq_podres_status *st)
+{
+	struct conn c = {.fd = -1, .deadline_ms = now_ms() + timeout_ms};
+	struct call k = {0};
+	int rr;
+
+	memset(st, 0, sizeof(*st));
+	st->grpc_status = -1;
+	st->used_list = true;
+	*ret_body = NULL;
+	*ret_len = 0;
+	rr = conn_open(r, kubelet_dir, c.deadline_ms, &c);
+	if (rr < 0) {
+		(void)snprintf(st->detail, sizeof(st->detail), "%s",
+			       rr == -ETIMEDOUT ? "no answer within the bound"
+						: "no socket or nobody on it");
+		return rr;
+	}
+	rr = conn_start(&c);
+	if (rr == 0)
+		rr = conn_call(&c, "/v1.PodResourcesLister/List", NULL, 0, &k, st);
+	if (rr == 0 && !k.body) /* an empty List: the frame alone */
+		rr = (k.body = calloc(1, 5)) ? 0 : -ENOMEM;
+	if (rr == 0) {
+		*ret_body = k.body;
+		*ret_len = k.len;
+		k.body = NULL;
+	}
+	call_fini(&k);
+	if (c.s)
+		nghttp2_session_del(c.s);
+	close(c.fd);
+	return rr;
+}
+
+int podres_list_find_vf(const struct rq_root *r, const char *kubelet_dir, const char *pci,
+			const char *netdev, int timeout_ms, struct rq_podres_vf_owner *ret,
+			struct rq_podres_status *st)
+{
+	uint8_t *body;
+	size_t len;
+	int rr;
+
+	memset(ret, 0, sizeof(*ret));
+	rr = podres_list(r, kubelet_dir, timeout_ms, &body, &len, st);
+	if (rr < 0)
+		return rr;
+	rr = podres_find_vf(body, len, pci, netdev, ret);
+	if (rr == -EBADMSG)
+		(void)snprintf(st->detail, sizeof(st->detail), "reply is not a List response");
+	else if (rr == -ESRCH)
+		(void)snprintf(st->detail, sizeof(st->detail), "no pod names VF %s", pci);
+	else if (rr == -ENOTUNIQ)
+		(void)snprintf(st->detail, sizeof(st->detail), "more than one pod names VF %s",
+			       pci);
+	free(body);
+	return rr;
+}

@@ -3,7 +3,9 @@
  * A client of kubelet's PodResources API (v1, gRPC over HTTP/2 on a unix
  * socket): the pod's exclusive CPUs, devices with their NUMA nodes and
  * pinned memory, by Get (kubelet 1.27+ with KubeletPodResourcesGet) or List
- * (kubelet 1.26, and 1.27-1.33 with the gate off, its default).
+ * (kubelet 1.26, and 1.27-1.33 with the gate off, its default); DRA devices
+ * (dynamic_resources: kubelet 1.34+, or 1.27-1.33 with
+ * KubeletPodResourcesDynamicResources on) by name, without topology, in both.
  * Messages by protobuf-c from api.proto, HTTP/2 by nghttp2; the whole
  * exchange is bounded by a deadline. Bounded and total on any answer.
  */
@@ -56,6 +58,44 @@ enum rq_podres_get_answer podres_get_answer(int grpc_status, const char *msg, co
  */
 int podres_grpc_msg_decode(const uint8_t *v, size_t len, char *ret, size_t cap);
 
+/*
+ * DRA drivers whose device names rdma-qos knows (DESIGN.md "VFs from Dynamic Resource
+ * Allocation"): k8snetworkplumbingwg/dra-driver-sriov names a VF by its PCI address with ':'
+ * and '.' written '-' ("0000-3b-00-2", pkg/devicestate/discovery.go); kubernetes-sigs/dranet
+ * (0.7+, pkg/names NormalizePCIAddress) names a PCI device "pci-" and the same
+ * ("pci-0000-3b-00-2"), and a device without PCI address, as dranet before 0.7 named every
+ * one, by its netdev name.
+ */
+#define RQ_DRA_DRIVER_SRIOV  "sriovnetwork.k8snetworkplumbingwg.io"
+#define RQ_DRA_DRIVER_DRANET "dra.net"
+
+/* How a pod's PodResources name a VF. */
+enum rq_podres_vf_by {
+	RQ_PODRES_VF_BY_NONE = 0,
+	RQ_PODRES_VF_BY_DRA_SRIOV, /* a dra-driver-sriov device "0000-3b-00-2" */
+	RQ_PODRES_VF_BY_DRANET,	   /* a dranet device "pci-0000-3b-00-2", or its netdev name */
+	RQ_PODRES_VF_BY_DEVICE_ID, /* a device plugin's device ID that is the PCI address */
+};
+
+/* "dra-driver-sriov", "dranet", "device-plugin", "" for none: for logs and labels. */
+const char *podres_vf_by_name(enum rq_podres_vf_by by);
+
+/*
+ * Whether DRA device @device of driver @driver is the VF at PCI address @pci (any case;
+ * NULL or not an address: no PCI form) with netdev @netdev (NULL or "": none), and by which
+ * naming. Pure string comparison, no allocation.
+ */
+enum rq_podres_vf_by podres_dra_names_vf(const char *driver, const char *device, const char *pci,
+					 const char *netdev);
+
+/* A DRA device of the pod: it has no NUMA node in PodResources, so it is never evidence. */
+struct rq_podres_dra_dev {
+	char driver[96]; /* cut to fit: for the evidence only */
+	char device[64]; /* a DNS label: at most 63 */
+};
+
+#define RQ_PODRES_MAX_DRA 8
+
 /* What kubelet placed for one pod: the union over its containers. */
 struct rq_podres_placement {
 	uint64_t cpus[RQ_CPU_WORDS]; /* exclusive CPUs; all zero: shared pool */
@@ -63,12 +103,25 @@ struct rq_podres_placement {
 	size_t n_devs;	    /* devices kept in devs (at most RQ_KUBELET_MAX_DEVS) */
 	uint64_t dev_nodes; /* NUMA nodes of all devices, beyond the ones kept */
 	uint64_t mem_nodes; /* NUMA nodes of its pinned memory */
+	/*
+	 * dynamic_resources: the attachment's own VF (a DRA device that podres_dra_names_vf
+	 * finds among @skip's names) in self, the others in dra. Neither is placement.
+	 */
+	struct rq_podres_dra_dev dra[RQ_PODRES_MAX_DRA];
+	size_t n_dra;	  /* kept in dra */
+	size_t n_dra_all; /* all of them, beyond the ones kept */
+	bool has_self;	  /* the VF's own claim was there */
+	struct rq_podres_dra_dev self;
+	char self_claim[128]; /* its claim, "NAMESPACE/NAME", cut to fit */
 };
 
 /*
  * Decoders (fuzzed): one gRPC message body (5-byte length prefix + protobuf)
  * of a Get or a List reply into @ret. For List, the pod named @ns/@name.
- * Device IDs in @skip are left out as in kubelet_devices_src. -ESRCH for List
+ * Device IDs in @skip are left out as in kubelet_devices_src; a DRA device
+ * that podres_dra_names_vf finds to be one of @skip (as PCI address or
+ * netdev name) is the pod's own VF (ret->self), the other DRA devices are
+ * listed in ret->dra. -ESRCH for List
  * when the pod is not there. -EBADMSG on anything malformed (framing,
  * protobuf, compressed, a CPU id outside 0..RQ_MAX_CPUS-1); of a List, what is
  * read: the framing of every pod's own fields, and the asked pod whole.
@@ -98,5 +151,46 @@ struct rq_podres_status {
 int podres_get_pod(const struct rq_root *r, const char *kubelet_dir, const char *ns,
 		   const char *name, const char *const *skip, int timeout_ms,
 		   struct rq_podres_placement *ret, struct rq_podres_status *st);
+
+/* Which pod holds a VF, from a List reply (podres_find_vf). */
+struct rq_podres_vf_owner {
+	char ns[254], name[254]; /* the pod (Kubernetes names: at most 253) */
+	char container[254];	 /* the container whose resources name the VF */
+	enum rq_podres_vf_by by;
+	char source[254]; /* the DRA driver, or the device plugin's resource name */
+	char device[254]; /* the DRA device name, or the device ID as listed */
+	char claim[508];  /* the DRA claim "NAMESPACE/NAME"; "" for a device plugin */
+};
+
+/*
+ * podres_find_vf (fuzzed): the pod of a List reply @body/@len (framed, as
+ * podres_decode_get) whose resources name the VF at PCI address @pci (any
+ * case) with host netdev @netdev (NULL or "": unknown) -- a dynamic_resources
+ * device of dra-driver-sriov or dranet (podres_dra_names_vf), or a device
+ * plugin's device ID equal to @pci (the SR-IOV device plugin's) -- into @ret.
+ * The reply is walked, never unpacked whole: no allocation, every pod read.
+ * kubelet lists a claim's devices only under the containers whose
+ * resources.claims name it: a claim only the pod spec lists is not there.
+ * 0: found; -ESRCH: no pod names it; -ENOTUNIQ: two pods (other namespace or
+ * name) name it, @ret the first (a stale List: adopt neither); -EINVAL: @pci
+ * is not a PCI address "DDDD:BB:DD.F"; -EBADMSG: malformed (framing,
+ * protobuf, a known field of the wrong wire type).
+ */
+int podres_find_vf(const uint8_t *body, size_t len, const char *pci, const char *netdev,
+		   struct rq_podres_vf_owner *ret);
+
+/*
+ * kubelet's List under @kubelet_dir (resolved under @r) within @timeout_ms:
+ * the framed reply in *@ret_body (malloc'd, the caller frees) and *@ret_len,
+ * for podres_find_vf and podres_decode_list. Errors as podres_get_pod; -ESRCH
+ * never. One List serves any number of look-ups.
+ */
+int podres_list(const struct rq_root *r, const char *kubelet_dir, int timeout_ms,
+		uint8_t **ret_body, size_t *ret_len, struct rq_podres_status *st);
+
+/* podres_list, then podres_find_vf: one VF's pod in one exchange. */
+int podres_list_find_vf(const struct rq_root *r, const char *kubelet_dir, const char *pci,
+			const char *netdev, int timeout_ms, struct rq_podres_vf_owner *ret,
+			struct rq_podres_status *st);
 
 #endif

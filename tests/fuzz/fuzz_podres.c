@@ -8,12 +8,17 @@
  * grpc-message header value (percent-decoded, then classified as Get's
  * refusal). The decoders' promises are checked and a broken one aborts; List
  * is also read by a full protobuf-c unpack, and wherever that one reads the
- * reply, the walk must give the same answer.
+ * reply, the walk must give the same answer. With bit 2 of the first byte,
+ * List is also searched for the pod holding VF 0000:81:00.1 (netdev "net1")
+ * by podres_find_vf, against the same search over the full unpack; the
+ * placement's DRA devices (dynamic_resources) are checked in every mode.
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "pkg/podres/api.pb-c.h"
 #include "pkg/podres/podres.h"
@@ -42,6 +47,24 @@ static void check(int r, const struct rq_podres_placement *p)
 		if (d->node >= 0)
 			want |= 1ULL << d->node;
 	}
+	/* DRA devices: kept to the cap, all counted, terminated; the VF's own never among them */
+	if (p->n_dra > RQ_PODRES_MAX_DRA || p->n_dra > p->n_dra_all)
+		abort();
+	if (p->n_dra < RQ_PODRES_MAX_DRA && p->n_dra != p->n_dra_all)
+		abort();
+	for (size_t i = 0; i < p->n_dra; i++) {
+		const struct rq_podres_dra_dev *d = &p->dra[i];
+
+		if (!memchr(d->driver, '\0', sizeof(d->driver)) ||
+		    !memchr(d->device, '\0', sizeof(d->device)))
+			abort();
+		if (podres_dra_names_vf(d->driver, d->device, "0000:81:00.1", "0000:81:00.1") !=
+		    RQ_PODRES_VF_BY_NONE)
+			abort();
+	}
+	if (p->has_self && (!memchr(p->self_claim, '\0', sizeof(p->self_claim)) ||
+			    !memchr(p->self.device, '\0', sizeof(p->self.device))))
+		abort();
 	/* the nodes cover every listed device, and only listed ones while fewer than the cap */
 	if ((p->dev_nodes & want) != want ||
 	    (p->n_devs < RQ_KUBELET_MAX_DEVS && p->dev_nodes != want))
@@ -93,6 +116,114 @@ static int list_reference(const uint8_t *body, size_t len, const char *ns, const
 	return r;
 }
 
+/* As podres_find_vf reads one container, over protobuf-c's unpack: a claim, else a device ID. */
+static bool ctr_names_vf(const V1__ContainerResources *c, const char *pci, const char *netdev,
+			 struct rq_podres_vf_owner *o)
+{
+	for (size_t i = 0; i < c->n_dynamic_resources; i++) {
+		const V1__DynamicResource *d = c->dynamic_resources[i];
+
+		for (size_t k = 0; d && k < d->n_claim_resources; k++) {
+			const V1__ClaimResource *cr = d->claim_resources[k];
+			enum rq_podres_vf_by by;
+
+			if (!cr)
+				continue;
+			by = podres_dra_names_vf(cr->driver_name ? cr->driver_name : "",
+						 cr->device_name ? cr->device_name : "", pci,
+						 netdev);
+			if (by == RQ_PODRES_VF_BY_NONE)
+				continue;
+			o->by = by;
+			(void)snprintf(o->source, sizeof(o->source), "%s", cr->driver_name);
+			(void)snprintf(o->device, sizeof(o->device), "%s", cr->device_name);
+			(void)snprintf(o->claim, sizeof(o->claim), "%.253s/%.253s",
+				       d->claim_namespace ? d->claim_namespace : "",
+				       d->claim_name ? d->claim_name : "");
+			return true;
+		}
+	}
+	for (size_t i = 0; i < c->n_devices; i++) {
+		const V1__ContainerDevices *d = c->devices[i];
+
+		for (size_t k = 0; d && k < d->n_device_ids; k++) {
+			if (!d->device_ids[k] || strcasecmp(d->device_ids[k], pci))
+				continue;
+			o->by = RQ_PODRES_VF_BY_DEVICE_ID;
+			(void)snprintf(o->source, sizeof(o->source), "%s",
+				       d->resource_name ? d->resource_name : "");
+			(void)snprintf(o->device, sizeof(o->device), "%s", d->device_ids[k]);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* podres_find_vf over a full unpack: -EBADMSG where that refuses the reply. */
+static int find_reference(const uint8_t *body, size_t len, const char *pci, const char *netdev,
+			  struct rq_podres_vf_owner *ret)
+{
+	V1__ListPodResourcesResponse *m;
+	const char *fns = NULL, *fname = NULL;
+	int r = -ESRCH;
+
+	memset(ret, 0, sizeof(*ret));
+	if (len < 5 || body[0] != 0 ||
+	    ((uint32_t)body[1] << 24 | (uint32_t)body[2] << 16 | (uint32_t)body[3] << 8 |
+	     body[4]) != len - 5)
+		return -EBADMSG;
+	m = v1__list_pod_resources_response__unpack(NULL, len - 5, body + 5);
+	if (!m)
+		return -EBADMSG;
+	for (size_t i = 0; i < m->n_pod_resources; i++) {
+		const V1__PodResources *pod = m->pod_resources[i];
+		const char *ns = pod && pod->namespace_ ? pod->namespace_ : "";
+		const char *name = pod && pod->name ? pod->name : "";
+		struct rq_podres_vf_owner o = {0};
+		bool hit = false;
+
+		for (size_t c = 0; pod && c < pod->n_containers && !hit; c++) {
+			if (!pod->containers[c] ||
+			    !ctr_names_vf(pod->containers[c], pci, netdev, &o))
+				continue;
+			hit = true;
+			(void)snprintf(o.container, sizeof(o.container), "%s",
+				       pod->containers[c]->name ? pod->containers[c]->name : "");
+		}
+		if (!hit)
+			continue;
+		if (r == -ESRCH) {
+			*ret = o;
+			(void)snprintf(ret->ns, sizeof(ret->ns), "%s", ns);
+			(void)snprintf(ret->name, sizeof(ret->name), "%s", name);
+			fns = ns, fname = name, r = 0;
+		} else if (strcmp(fns, ns) || strcmp(fname, name)) {
+			r = -ENOTUNIQ;
+		}
+	}
+	v1__list_pod_resources_response__free_unpacked(m, NULL);
+	return r;
+}
+
+static void check_find(const uint8_t *buf, size_t len)
+{
+	struct rq_podres_vf_owner o, q;
+	int r = podres_find_vf(buf, len, "0000:81:00.1", "net1", &o);
+	int ref = find_reference(buf, len, "0000:81:00.1", "net1", &q);
+
+	if (r != 0 && r != -ESRCH && r != -ENOTUNIQ && r != -EBADMSG)
+		abort();
+	if (ref != -EBADMSG && r != ref)
+		abort();
+	if ((r == 0 || r == -ENOTUNIQ) && ref != -EBADMSG &&
+	    (strcmp(o.ns, q.ns) || strcmp(o.name, q.name) || strcmp(o.container, q.container) ||
+	     o.by != q.by || strcmp(o.source, q.source) || strcmp(o.device, q.device) ||
+	     strcmp(o.claim, q.claim)))
+		abort();
+	if ((r == 0 || r == -ENOTUNIQ) && o.by == RQ_PODRES_VF_BY_NONE)
+		abort();
+}
+
 /*
  * The decoded text: NUL-terminated within its buffer, never longer than the input, cut
  * only when said; without a '%' the input's length. Get's "not found" only for the pod asked.
@@ -137,6 +268,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ref = list_reference(buf, size - 1, ns, name, skip, &q);
 		if (ref != -EBADMSG && (r != ref || (r == 0 && memcmp(&p, &q, sizeof(p)))))
 			abort();
+		if (data[0] & 4)
+			check_find(buf, size - 1);
 	} else
 		r = podres_decode_get(buf, size - 1, skip, &p);
 	check(r, &p);

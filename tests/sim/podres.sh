@@ -191,6 +191,59 @@ conf_for pr 1.0.0 "$(prq "$PVF1PCI")" | RDMA_QOS_SIM_ROOT=$RP run_plugin "$SIM" 
 r=$(pnuma u-far x5)
 check "auto, a stale socket file: the files" [ "$r" = "${FILES[u-far]%|*}|kubelet files (PodResources API: no socket or nobody on it)" ]
 
+echo "-- DRA (issue 38): kubelet 1.34-1.36 answer with dynamic_resources; never placement evidence"
+# A claim gives DRA devices no topology and Topology Manager does not align them: the VF's own
+# claim (dra-driver-sriov names it by its PCI address, ':' and '.' as '-'; dranet "pci-" and
+# the same) is the VF; the pod's other DRA devices are named as not placed; the CPUs decide.
+dash() { tr ':.' '--' <<< "$1"; }
+SRIOV=sriovnetwork.k8snetworkplumbingwg.io
+# its CPUs on node 1, its VF (a DRA claim, no device plugin) on node 0, a shared GPU claim
+pmk --uid u-dvf --cpus 4-7
+# u-donly: nothing in the files (no exclusive CPUs, no memory), only DRA devices: its VF, a
+# GPU, a dranet NIC. u-dnet: its CPUs on node 0 with its VF, a claim of dranet's
+pmk --uid u-dnet --cpus 0-1
+PVF[u-dvf]=$PVF0PCI PVF[u-donly]=$PVF2PCI PVF[u-dnet]=$PVF0PCI PVF[u-dmany]=$PVF2PCI
+for p in u-dvf u-donly u-dnet u-dmany; do podargs+=(--pod "ai/p-$p=$p"); done
+# u-dmany: ten GPU claims, more than the evidence names
+for g in 0 1 2 3 4 5 6 7 8 9; do podargs+=(--dra "u-dmany=gpu.nvidia.com/node-1/gpu-$g@gpus"); done
+podargs+=(--dra "u-dvf=$SRIOV/node-1/$(dash "$PVF0PCI")@vf-u-dvf"
+	--dra "u-dvf=gpu.nvidia.com/node-1/gpu-0@gpus+share"
+	--dra "u-donly=$SRIOV/node-1/$(dash "$PVF2PCI")@vf-u-donly"
+	--dra "u-donly=gpu.nvidia.com/node-1/gpu-1@gpus"
+	--dra "u-donly=dra.net/node-1/pci-$(dash "$PVF1PCI")@rail"
+	--dra "u-dnet=dra.net/node-1/pci-$(dash "$PVF0PCI")@nic")
+psource api
+DVF_EV="VF $PVF0PCI is on NUMA node 0; VF $PVF0PCI is the pod's DRA claim ai/vf-u-dvf ($SRIOV/$(dash "$PVF0PCI")); pod CPUs 4-7 are on node 1; DRA device not placed (PodResources gives DRA devices no NUMA node): gpu.nvidia.com/gpu-0"
+DONLY_EV="VF $PVF2PCI is on NUMA node 1; VF $PVF2PCI is the pod's DRA claim ai/vf-u-donly ($SRIOV/$(dash "$PVF2PCI")); DRA devices not placed (PodResources gives DRA devices no NUMA node): gpu.nvidia.com/gpu-1, dra.net/pci-$(dash "$PVF1PCI"); kubelet has no CPU, device or memory placement for pod u-donly"
+DNET_EV="VF $PVF0PCI is on NUMA node 0; VF $PVF0PCI is the pod's DRA claim ai/nic (dra.net/pci-$(dash "$PVF0PCI")); pod CPUs 0-1 are on node 0"
+i=0
+for v in 1.34 1.35 1.36 1.34-getoff; do
+	i=$((i + 1))
+	psrv_start "$v"
+	case $v in 1.34-getoff) via=List ;; *) via=Get ;; esac
+	r=$(pstrict u-dvf "dv$i")
+	check "kubelet $v: VF from a DRA claim, CPUs on the other node: refused by the CPUs, the claim named ($r)" \
+		[ "$r" = "103 NUMA misaligned (numa: strict): $DVF_EV" ]
+	r=$(pstrict u-donly "do$i")
+	check "kubelet $v: only DRA devices: unknown, not refused by them, by $via ($r)" \
+		[ "$r" = "ok unknown|PodResources API ($via)" ]
+	check "... the evidence names the DRA devices it could not place, the VF's own claim as the VF" \
+		grep -qF "NUMA placement unknown: $DONLY_EV" "$T/ps.log"
+	r=$(pstrict u-dnet "dn$i")
+	check "kubelet $v: dranet's claim of the VF recognised, the CPUs aligned, by $via ($r)" \
+		[ "$r" = "ok aligned|PodResources API ($via)" ]
+	check "... its evidence" grep -qF "NUMA aligned: $DNET_EV" "$T/ps.log"
+done
+r=$(pstrict u-dmany "dm")
+check "kubelet 1.34-getoff: ten DRA devices: eight named, the rest counted ($r)" \
+	grep -qF "NUMA placement unknown: VF $PVF2PCI is on NUMA node 1; DRA devices not placed (PodResources gives DRA devices no NUMA node): gpu.nvidia.com/gpu-0, gpu.nvidia.com/gpu-1, gpu.nvidia.com/gpu-2, gpu.nvidia.com/gpu-3, gpu.nvidia.com/gpu-4, gpu.nvidia.com/gpu-5, gpu.nvidia.com/gpu-6, gpu.nvidia.com/gpu-7 and 2 more; kubelet has no CPU" "$T/ps.log"
+# kubelets before 1.34 (the DRA gate off, its default): no dynamic_resources, nothing named
+psrv_start 1.27-1.33
+r=$(pstrict u-donly "do0")
+check "kubelet 1.27-1.33: no dynamic_resources: unknown, by List, no DRA device named ($r)" \
+	[ "$r" = "ok unknown|PodResources API (List)" ]
+check "... the evidence as before DRA" grep -qF "NUMA placement unknown: VF $PVF2PCI is on NUMA node 1; kubelet has no CPU, device or memory placement for pod u-donly" "$T/ps.log"
+
 echo "-- servers that hang, reset or answer garbage: the files (auto) or unknown (api), within the bound"
 for m in hang reset garbage badproto; do
 	psrv_start "$m"

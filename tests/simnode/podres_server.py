@@ -6,20 +6,33 @@ kubelet files hold: cpu_manager_state, device-plugins/kubelet_internal_checkpoin
 memory_manager_state under ROOT/var/lib/kubelet, read again at every call.
 
   podres_server.py --root ROOT --pb DIR [--mode MODE] [--pod NS/NAME=UID ...]
+                   [--dra UID=DRIVER/POOL/DEVICE[@CLAIM][+share] ...]
 
 DIR holds api_pb2.py (protoc --python_out from pkg/podres/api.proto). A pod
 of the files without --pod is served as default/<uid>; a --pod the files do
 not hold is known, with nothing placed; any other pod is one kubelet does not
-know. MODE, as each kubelet answers
+know. A --dra is a device a DRA claim gave the pod (kubelet has no file for it
+here: its dra_manager_state checkpoint is not read): served in the pod's first
+container's dynamic_resources (kubelet lists a claim under the containers
+whose resources.claims name it), claim CLAIM (default "claim-DEVICE") in the
+pod's namespace, CDI device DRIVER/net=DEVICE. MODE, as each kubelet answers
 (pkg/kubelet/apis/podresources/server_v1.go; Get's refusals are plain Go
 errors, which grpc-go sends as code 2 UNKNOWN with the text, percent-encoded,
 as grpc-message; grpcio encodes it the same way):
   1.34            Get and List (KubeletPodResourcesGet beta, on); Get of a pod
-                  kubelet does not know: code 2 "pod NAME in namespace NS not found"
+                  kubelet does not know: code 2 "pod NAME in namespace NS not found".
+                  Both carry dynamic_resources (KubeletPodResourcesDynamicResources
+                  beta, on, since 1.34): ClaimResource with driver_name, pool_name,
+                  device_name (1.31+) and cdi_devices, no topology
+  1.35, 1.36      as 1.34; a ClaimResource of a shared device (+share, DRA
+                  consumable capacity) also carries share_id (field 5, 1.35+)
+  1.34-getoff     1.34 with KubeletPodResourcesGet=false: Get "disabled", List
+                  answers with dynamic_resources
   1.27-1.33-gate  the same answers (the alpha gate turned on by hand)
   1.27-1.33       the gate off, its default: Get answers code 2 "PodResources
                   API Get method disabled"; List answers
   1.26            no Get at all: UNIMPLEMENTED; List answers
+  (1.26-1.33: no dynamic_resources, the DRA gate being off or absent)
   ok, noget       the old names of 1.34 and 1.26
   badproto valid gRPC whose replies are not protobuf
   hang     accepts and never answers
@@ -43,12 +56,13 @@ ap.add_argument("--root", required=True)
 ap.add_argument("--pb", required=True)
 ap.add_argument("--mode", default="1.34")
 ap.add_argument("--pod", action="append", default=[])
+ap.add_argument("--dra", action="append", default=[])
 ap.add_argument("--kubelet-dir", default="/var/lib/kubelet")
 args = ap.parse_args()
 
 MODE = {"ok": "1.34", "noget": "1.26"}.get(args.mode, args.mode)
-if MODE not in ("1.34", "1.27-1.33-gate", "1.27-1.33", "1.26", "badproto", "hang", "reset",
-                "garbage"):
+if MODE not in ("1.34", "1.35", "1.36", "1.34-getoff", "1.27-1.33-gate", "1.27-1.33", "1.26",
+                "badproto", "hang", "reset", "garbage"):
     ap.error("unknown --mode " + args.mode)
 KDIR = args.root + args.kubelet_dir
 SOCK = KDIR + "/pod-resources/kubelet.sock"
@@ -61,6 +75,17 @@ for p in args.pod:
     key, uid = p.split("=", 1)
     ns, name = key.split("/", 1)
     NAMES[uid] = (ns, name)
+# the kubelets that serve dynamic_resources (1.34+: the gate beta, on); share_id from 1.35
+DRA_ON = MODE in ("1.34", "1.35", "1.36", "1.34-getoff")
+SHARE_ID = MODE in ("1.35", "1.36")
+DRA = []  # (uid, driver, pool, device, claim, shared)
+for d in args.dra:
+    uid, spec = d.split("=", 1)
+    shared = spec.endswith("+share")
+    spec = spec[:-len("+share")] if shared else spec
+    spec, _, claim = spec.partition("@")
+    driver, pool, device = spec.split("/", 2)
+    DRA.append((uid, driver, pool, device, claim or "claim-" + device, shared))
 
 
 def raw_server(handle):
@@ -168,6 +193,18 @@ def build_pods():
                 for n in b.get("numaAffinity") or []:
                     m.topology.nodes.append(pb.NUMANode(ID=n))
                 ctr(uid, name).memory.append(m)
+    for uid, driver, pool, device, claim, shared in DRA if DRA_ON else []:
+        c = next(iter(ctrs[uid].values())) if ctrs.get(uid) else ctr(uid, "app")
+        cr = pb.ClaimResource(driver_name=driver, pool_name=pool, device_name=device)
+        cr.cdi_devices.append(pb.CDIDevice(name="%s/net=%s" % (driver, device)))
+        if shared and SHARE_ID:
+            # share_id (5, optional string): not in our api.proto; on the wire as kubelet
+            # sends it, an unknown field the client must skip
+            sid = b"share-" + device.encode()
+            cr.MergeFromString(bytes([5 << 3 | 2, len(sid)]) + sid)
+        c.dynamic_resources.append(pb.DynamicResource(
+            claim_name=claim, claim_namespace=NAMES.get(uid, ("default", uid))[0],
+            claim_resources=[cr]))
     out = []
     for uid, cs in ctrs.items():
         ns, name = NAMES.get(uid, ("default", uid))
@@ -193,7 +230,7 @@ def do_list(req, ctx):
 
 def do_get(req, ctx):
     # server_v1.go Get: fmt.Errorf(...), not status.Error: code 2 (UNKNOWN), never NOT_FOUND
-    if MODE == "1.27-1.33":
+    if MODE in ("1.27-1.33", "1.34-getoff"):
         ctx.abort(grpc.StatusCode.UNKNOWN, "PodResources API Get method disabled")
     p = pods()[1].get((req.pod_namespace, req.pod_name))
     if p is not None:

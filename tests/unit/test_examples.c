@@ -21,7 +21,8 @@ static const char *const covered[] = {"conflist-host-device.json",
 				      "sriovnetwork.yaml",
 				      "hostdevicenetwork.yaml",
 				      "pod-cni-args.yaml",
-				      "nic-configuration-operator.yaml"};
+				      "nic-configuration-operator.yaml",
+				      "dra-sriov-multus.yaml"};
 
 static void example_path(const char *name, char *buf, size_t len)
 {
@@ -590,6 +591,65 @@ START_TEST(test_examples_nic_configuration_operator)
 }
 END_TEST
 
+/*
+ * dra-driver-sriov in MULTUS mode: the pieces Multus joins must name each other (the device
+ * attribute and the NAD annotation, the DeviceClass and the claim template, the pod's claim and
+ * its container's), and the NAD's chain is rdma-qos's as Multus hands it the claim's VF.
+ */
+START_TEST(test_examples_dra_sriov_multus)
+{
+	struct rq_catalog *cat = example_catalog();
+	struct rq_netconf *nc;
+	struct rq_profile p;
+	enum rq_pf_mode pf;
+	struct rq_error e;
+	size_t len;
+	char *b = slurp("dra-sriov-multus.yaml", &len), *conf, attr[512], cls[512];
+
+	ck_assert_msg(strstr(b, "\napiVersion: resource.k8s.io/v1\nkind: DeviceClass\n"),
+		      "DeviceClass, resource.k8s.io/v1 (Kubernetes 1.34+)");
+	ck_assert_msg(strstr(b, "\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\n"),
+		      "ResourceClaimTemplate");
+	ck_assert_msg(strstr(b, "\nkind: NetworkAttachmentDefinition\n"), "NAD");
+	ck_assert_msg(strstr(b, "device.driver == 'sriovnetwork.k8snetworkplumbingwg.io'"),
+		      "the DeviceClass selects dra-driver-sriov's devices");
+	/* Multus: the device's k8s.cni.cncf.io/resourceName is the NAD's annotation */
+	ck_assert_msg(strstr(b, "\n    k8s.cni.cncf.io/resourceName:\n      string: "),
+		      "the DeviceAttributes publish k8s.cni.cncf.io/resourceName");
+	(void)snprintf(attr, sizeof(attr), "%s", yaml_scalar(b, "string"));
+	ck_assert_str_eq(attr, "rdma_vf_lossless");
+	ck_assert_str_eq(yaml_scalar(b, "k8s.v1.cni.cncf.io/resourceName"), attr);
+	/* the claim template asks the DeviceClass; the pod's claim is its container's */
+	(void)snprintf(cls, sizeof(cls), "%s", yaml_scalar(b, "deviceClassName"));
+	ck_assert_str_eq(cls, "rdma-vf.sriovnetwork.k8snetworkplumbingwg.io");
+	ck_assert_msg(strstr(b, "kind: DeviceClass\nmetadata:\n  name: rdma-vf.sriovnetwork."
+				"k8snetworkplumbingwg.io\n"),
+		      "the DeviceClass the template names");
+	ck_assert_str_eq(yaml_scalar(b, "resourceClaimTemplateName"), "rdma-vf");
+	ck_assert_msg(strstr(b, "kind: ResourceClaimTemplate\nmetadata:\n  name: rdma-vf\n"),
+		      "the template the pod names");
+	ck_assert_msg(strstr(b, "  resourceClaims:\n  - name: rdma\n"), "the pod's claim");
+	ck_assert_msg(strstr(b, "      claims:\n      - name: rdma\n"), "its container's claim");
+	ck_assert_str_eq(yaml_scalar(b, "k8s.v1.cni.cncf.io/networks"), "roce-lossless-dra");
+	/* the chain, with the VF Multus passes from the claim (its PCI address) */
+	conf = nad_config(b);
+	ck_assert_str_eq(first_type(conf), "sriov");
+	nc = conflist_entry(conf, "0000:3b:00.2");
+	ck_assert_str_eq(nc->name, "roce-lossless-dra");
+	ck_assert_str_eq(nc->profile, "roce-lossless");
+	ck_assert_int_eq(nc->numa, RQ_NUMA_STRICT); /* Topology Manager does not align DRA */
+	ck_assert_int_eq(nc->pf, RQ_PF_ENSURE);
+	ck_assert_str_eq(nc->device_id, "0000:3b:00.2");
+	rq_err_clear(&e);
+	ck_assert_int_eq(netconf_resolve_profile(nc, cat, "ai-training", &p, &pf, &e), 0);
+	ck_assert_str_eq(p.name, "roce-lossless");
+	netconf_free(nc);
+	catalog_free(cat);
+	free(conf);
+	free(b);
+}
+END_TEST
+
 Suite *suite_examples(void);
 
 Suite *suite_examples(void)
@@ -605,6 +665,7 @@ Suite *suite_examples(void)
 	tcase_add_test(tc, test_examples_hostdevicenetwork);
 	tcase_add_test(tc, test_examples_pod_cni_args);
 	tcase_add_test(tc, test_examples_nic_configuration_operator);
+	tcase_add_test(tc, test_examples_dra_sriov_multus);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -5,9 +5,15 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <nghttp2/nghttp2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "pkg/podres/api.pb-c.h"
 #include "pkg/podres/podres.h"
@@ -318,6 +324,535 @@ START_TEST(list_walk_reads_as_protobuf)
 }
 END_TEST
 
+/* The names DRA drivers give a VF (dra-driver-sriov, dranet): pkg/podres's one place for them. */
+START_TEST(dra_names_a_vf)
+{
+	const char *pci = "0000:3B:00.2";
+
+	ck_assert_int_eq(podres_dra_names_vf(RQ_DRA_DRIVER_SRIOV, "0000-3b-00-2", pci, NULL),
+			 RQ_PODRES_VF_BY_DRA_SRIOV);
+	ck_assert_int_eq(podres_dra_names_vf(RQ_DRA_DRIVER_SRIOV, "0000-3b-00-3", pci, NULL),
+			 RQ_PODRES_VF_BY_NONE);
+	ck_assert_int_eq(podres_dra_names_vf(RQ_DRA_DRIVER_SRIOV, "0000-3b-00-2x", pci, NULL),
+			 RQ_PODRES_VF_BY_NONE);
+	ck_assert_int_eq(podres_dra_names_vf(RQ_DRA_DRIVER_SRIOV, "0000-3b-00", pci, NULL),
+			 RQ_PODRES_VF_BY_NONE);
+	/* the driver decides the form: dranet's is "pci-" and the same */
+	ck_assert_int_eq(podres_dra_names_vf(RQ_DRA_DRIVER_SRIOV, "pci-0000-3b-00-2", pci, NULL),
+			 RQ_PODRES_VF_BY_NONE);
+	ck_assert_int_eq(podres_dra_names_vf(RQ_DRA_DRIVER_DRANET, "pci-0000-3b-00-2", pci, NULL),
+			 RQ_PODRES_VF_BY_DRANET);
+	ck_assert_int_eq(podres_dra_names_vf(RQ_DRA_DRIVER_DRANET, "0000-3b-00-2", pci, NULL),
+			 RQ_PODRES_VF_BY_NONE);
+	/* dranet before 0.7, or a device without PCI address: the netdev name */
+	ck_assert_int_eq(podres_dra_names_vf(RQ_DRA_DRIVER_DRANET, "ens1f0v2", pci, "ens1f0v2"),
+			 RQ_PODRES_VF_BY_DRANET);
+	ck_assert_int_eq(podres_dra_names_vf(RQ_DRA_DRIVER_DRANET, "ens1f0v2", pci, ""),
+			 RQ_PODRES_VF_BY_NONE);
+	ck_assert_int_eq(podres_dra_names_vf(RQ_DRA_DRIVER_SRIOV, "ens1f0v2", pci, "ens1f0v2"),
+			 RQ_PODRES_VF_BY_NONE);
+	/* another driver, an empty name, no address */
+	ck_assert_int_eq(podres_dra_names_vf("gpu.nvidia.com", "0000-3b-00-2", pci, NULL),
+			 RQ_PODRES_VF_BY_NONE);
+	ck_assert_int_eq(podres_dra_names_vf(RQ_DRA_DRIVER_SRIOV, "", pci, NULL),
+			 RQ_PODRES_VF_BY_NONE);
+	ck_assert_int_eq(podres_dra_names_vf(RQ_DRA_DRIVER_SRIOV, "0000-3b-00-2", "eth0", NULL),
+			 RQ_PODRES_VF_BY_NONE);
+	ck_assert_int_eq(podres_dra_names_vf(NULL, "0000-3b-00-2", pci, NULL),
+			 RQ_PODRES_VF_BY_NONE);
+	ck_assert_str_eq(podres_vf_by_name(RQ_PODRES_VF_BY_DRA_SRIOV), "dra-driver-sriov");
+	ck_assert_str_eq(podres_vf_by_name(RQ_PODRES_VF_BY_DRANET), "dranet");
+	ck_assert_str_eq(podres_vf_by_name(RQ_PODRES_VF_BY_DEVICE_ID), "device-plugin");
+	ck_assert_str_eq(podres_vf_by_name(RQ_PODRES_VF_BY_NONE), "");
+}
+END_TEST
+
+/* A container's dynamic_resources: claims of (driver, device) pairs, one claim per pair. */
+struct dra_fixture {
+	V1__ClaimResource cr[6], *crs[6];
+	V1__DynamicResource dr[6], *drs[6];
+	V1__CDIDevice cdi, *cdis[1];
+	size_t n;
+};
+
+static void dra_add(struct dra_fixture *d, const char *ns, const char *claim, const char *driver,
+		    const char *device)
+{
+	size_t i = d->n++;
+
+	v1__claim_resource__init(&d->cr[i]);
+	d->cr[i].driver_name = (char *)driver;
+	d->cr[i].pool_name = "node-1";
+	d->cr[i].device_name = (char *)device;
+	v1__cdidevice__init(&d->cdi);
+	d->cdi.name = "k8s.sriovnetwork.io/vf=0000-81-00-1";
+	d->cdis[0] = &d->cdi;
+	d->cr[i].n_cdi_devices = 1;
+	d->cr[i].cdi_devices = d->cdis;
+	d->crs[i] = &d->cr[i];
+	v1__dynamic_resource__init(&d->dr[i]);
+	d->dr[i].claim_name = (char *)claim;
+	d->dr[i].claim_namespace = (char *)ns;
+	d->dr[i].n_claim_resources = 1;
+	d->dr[i].claim_resources = &d->crs[i];
+	d->drs[i] = &d->dr[i];
+}
+
+/* The VF's own DRA claim is the VF, never evidence; the others are named, never placed. */
+START_TEST(dra_in_placement)
+{
+	static const char *const skip[] = {"0000:81:00.1", "net1", NULL};
+	struct rq_podres_placement p;
+	struct pod_fixture f;
+	struct dra_fixture d = {0};
+	size_t len;
+	uint8_t *b;
+
+	pod_init(&f, "ai", "p");
+	dra_add(&d, "ai", "gpu", "gpu.nvidia.com", "gpu-0");
+	dra_add(&d, "ai", "vf", RQ_DRA_DRIVER_SRIOV, "0000-81-00-1");
+	dra_add(&d, "ai", "rail", RQ_DRA_DRIVER_DRANET, "pci-0000-81-00-2");
+	f.ctr.n_dynamic_resources = d.n;
+	f.ctr.dynamic_resources = d.drs;
+	b = get_reply(&f, &len);
+	ck_assert_int_eq(podres_decode_get(b, len, skip, &p), 0);
+	ck_assert(p.has_self);
+	ck_assert_str_eq(p.self.driver, RQ_DRA_DRIVER_SRIOV);
+	ck_assert_str_eq(p.self.device, "0000-81-00-1");
+	ck_assert_str_eq(p.self_claim, "ai/vf");
+	ck_assert_uint_eq(p.n_dra, 2);
+	ck_assert_uint_eq(p.n_dra_all, 2);
+	ck_assert_str_eq(p.dra[0].driver, "gpu.nvidia.com");
+	ck_assert_str_eq(p.dra[0].device, "gpu-0");
+	ck_assert_str_eq(p.dra[1].device, "pci-0000-81-00-2");
+	/* DRA places nothing: the CPUs, devices and memory are what they were */
+	ck_assert_uint_eq(p.cpus[0], 0x3);
+	ck_assert_uint_eq(p.dev_nodes, 0x3);
+	ck_assert_uint_eq(p.mem_nodes, 0x2);
+	ck_assert_uint_eq(p.n_devs, 3); /* the VF's device-plugin entry is skipped as before */
+	free(b);
+	/* without the VF among the names, its claim is just another DRA device */
+	b = get_reply(&f, &len);
+	ck_assert_int_eq(podres_decode_get(b, len, NULL, &p), 0);
+	ck_assert(!p.has_self);
+	ck_assert_uint_eq(p.n_dra, 3);
+	free(b);
+	/* dranet's naming of the VF is the VF too */
+	static const char *const skip2[] = {"0000:81:00.2", NULL};
+	b = get_reply(&f, &len);
+	ck_assert_int_eq(podres_decode_get(b, len, skip2, &p), 0);
+	ck_assert(p.has_self);
+	ck_assert_str_eq(p.self.driver, RQ_DRA_DRIVER_DRANET);
+	ck_assert_str_eq(p.self_claim, "ai/rail");
+	ck_assert_uint_eq(p.n_dra, 2);
+	free(b);
+	/* the same through List, the pod found among others */
+	{
+		V1__ListPodResourcesResponse m = V1__LIST_POD_RESOURCES_RESPONSE__INIT;
+		V1__PodResources other = V1__POD_RESOURCES__INIT, *pods[2] = {&other, &f.pod};
+
+		other.name = "q";
+		other.namespace_ = "ai";
+		m.n_pod_resources = 2;
+		m.pod_resources = pods;
+		b = frame(&m.base, &len);
+		ck_assert_int_eq(podres_decode_list(b, len, "ai", "p", skip, &p), 0);
+		ck_assert(p.has_self);
+		ck_assert_str_eq(p.self_claim, "ai/vf");
+		ck_assert_uint_eq(p.n_dra, 2);
+		ck_assert_int_eq(podres_decode_list(b, len, "ai", "q", skip, &p), 0);
+		ck_assert(!p.has_self);
+		ck_assert_uint_eq(p.n_dra_all, 0);
+		free(b);
+	}
+}
+END_TEST
+
+/* More DRA devices than kept: counted; one claim in two containers: once. */
+START_TEST(dra_many_and_shared)
+{
+	struct rq_podres_placement p;
+	struct pod_fixture f;
+	struct dra_fixture d = {0};
+	V1__ContainerResources c2 = V1__CONTAINER_RESOURCES__INIT, *ctrs[2];
+	static const char *const names[] = {"gpu-0", "gpu-1", "gpu-2", "gpu-3", "gpu-4", "gpu-5"};
+	V1__DynamicResource *many[12];
+	size_t len;
+	uint8_t *b;
+
+	pod_init(&f, "ai", "p");
+	for (int i = 0; i < 6; i++)
+		dra_add(&d, "ai", "gpus", "gpu.nvidia.com", names[i]);
+	for (int i = 0; i < 12; i++) /* each listed twice: kept once */
+		many[i] = d.drs[i % 6];
+	f.ctr.n_dynamic_resources = 12;
+	f.ctr.dynamic_resources = many;
+	c2.name = "sidecar";
+	c2.n_dynamic_resources = 6;
+	c2.dynamic_resources = d.drs;
+	ctrs[0] = &f.ctr;
+	ctrs[1] = &c2;
+	f.pod.n_containers = 2;
+	f.pod.containers = ctrs;
+	b = get_reply(&f, &len);
+	ck_assert_int_eq(podres_decode_get(b, len, NULL, &p), 0);
+	ck_assert_uint_eq(p.n_dra, 6);
+	ck_assert_uint_eq(p.n_dra_all, 6);
+	free(b);
+	/* past RQ_PODRES_MAX_DRA distinct devices: kept to the cap, all counted */
+	{
+		char nm[20][16];
+		V1__DynamicResource *dd[20];
+		struct dra_fixture e[4];
+
+		memset(e, 0, sizeof(e));
+		for (int i = 0; i < 20; i++) {
+			(void)snprintf(nm[i], sizeof(nm[i]), "dev-%d", i);
+			dra_add(&e[i / 5], "ai", "c", "x.example.com", nm[i]);
+			dd[i] = e[i / 5].drs[i % 5];
+		}
+		f.ctr.n_dynamic_resources = 20;
+		f.ctr.dynamic_resources = dd;
+		f.pod.n_containers = 1;
+		b = get_reply(&f, &len);
+		ck_assert_int_eq(podres_decode_get(b, len, NULL, &p), 0);
+		ck_assert_uint_eq(p.n_dra, RQ_PODRES_MAX_DRA);
+		ck_assert_uint_eq(p.n_dra_all, 20);
+		free(b);
+	}
+}
+END_TEST
+
+/* A List of pods naming VFs each way; the VF's pod found by podres_find_vf. */
+START_TEST(find_vf_owner)
+{
+	V1__ListPodResourcesResponse m = V1__LIST_POD_RESOURCES_RESPONSE__INIT;
+	struct pod_fixture dp, sr, dn, old;
+	struct dra_fixture dsr = {0}, ddn = {0}, dold = {0};
+	V1__PodResources *pods[4];
+	struct rq_podres_vf_owner o;
+	size_t len;
+	uint8_t *b;
+
+	pod_init(&dp, "ai", "dp"); /* device plugin: 0000:81:00.1 */
+	pod_init(&sr, "ai", "sriov");
+	sr.ctr.n_devices = 0;
+	sr.ctr.name = "worker";
+	dra_add(&dsr, "ai", "gpu", "gpu.nvidia.com", "gpu-0");
+	dra_add(&dsr, "ai", "vf-claim", RQ_DRA_DRIVER_SRIOV, "0000-3b-00-2");
+	sr.ctr.n_dynamic_resources = dsr.n;
+	sr.ctr.dynamic_resources = dsr.drs;
+	pod_init(&dn, "lab", "dranet");
+	dn.ctr.n_devices = 0;
+	dra_add(&ddn, "lab", "nic", RQ_DRA_DRIVER_DRANET, "pci-0000-5e-00-1");
+	dn.ctr.n_dynamic_resources = ddn.n;
+	dn.ctr.dynamic_resources = ddn.drs;
+	pod_init(&old, "lab", "old");
+	old.ctr.n_devices = 0;
+	dra_add(&dold, "lab", "nic", RQ_DRA_DRIVER_DRANET, "ens2f1v0");
+	old.ctr.n_dynamic_resources = dold.n;
+	old.ctr.dynamic_resources = dold.drs;
+	pods[0] = &dp.pod;
+	pods[1] = &sr.pod;
+	pods[2] = &dn.pod;
+	pods[3] = &old.pod;
+	m.n_pod_resources = 4;
+	m.pod_resources = pods;
+	b = frame(&m.base, &len);
+
+	ck_assert_int_eq(podres_find_vf(b, len, "0000:81:00.1", NULL, &o), 0);
+	ck_assert_str_eq(o.ns, "ai");
+	ck_assert_str_eq(o.name, "dp");
+	ck_assert_str_eq(o.container, "app");
+	ck_assert_int_eq(o.by, RQ_PODRES_VF_BY_DEVICE_ID);
+	ck_assert_str_eq(o.source, "intel.com/sriov");
+	ck_assert_str_eq(o.device, "0000:81:00.1");
+	ck_assert_str_eq(o.claim, "");
+	/* any case */
+	ck_assert_int_eq(podres_find_vf(b, len, "0000:3B:00.2", NULL, &o), 0);
+	ck_assert_str_eq(o.name, "sriov");
+	ck_assert_str_eq(o.container, "worker");
+	ck_assert_int_eq(o.by, RQ_PODRES_VF_BY_DRA_SRIOV);
+	ck_assert_str_eq(o.source, RQ_DRA_DRIVER_SRIOV);
+	ck_assert_str_eq(o.device, "0000-3b-00-2");
+	ck_assert_str_eq(o.claim, "ai/vf-claim");
+	ck_assert_int_eq(podres_find_vf(b, len, "0000:5e:00.1", NULL, &o), 0);
+	ck_assert_str_eq(o.ns, "lab");
+	ck_assert_str_eq(o.name, "dranet");
+	ck_assert_int_eq(o.by, RQ_PODRES_VF_BY_DRANET);
+	ck_assert_str_eq(o.device, "pci-0000-5e-00-1");
+	/* dranet's netdev naming only with the netdev known */
+	ck_assert_int_eq(podres_find_vf(b, len, "0000:5e:00.7", NULL, &o), -ESRCH);
+	ck_assert_int_eq(podres_find_vf(b, len, "0000:5e:00.7", "ens2f1v0", &o), 0);
+	ck_assert_str_eq(o.name, "old");
+	/* nobody's; not an address */
+	ck_assert_int_eq(podres_find_vf(b, len, "0000:3b:00.3", "ens9", &o), -ESRCH);
+	ck_assert_str_eq(o.name, "");
+	ck_assert_int_eq(podres_find_vf(b, len, "0000-3b-00-2", NULL, &o), -EINVAL);
+	ck_assert_int_eq(podres_find_vf(b, len, NULL, NULL, &o), -EINVAL);
+	/* a GPU claim names no VF; a device plugin's non-PCI ID neither */
+	ck_assert_int_eq(podres_find_vf(b, len, "0000:00:00.0", "gpu-0", &o), -ESRCH);
+	free(b);
+	/* two pods name it: the first, said */
+	pods[1] = &dp.pod;
+	pods[0] = &sr.pod;
+	sr.ctr.n_devices = 1;
+	sr.ctr.devices = dp.devs; /* 0000:81:00.1 too */
+	b = frame(&m.base, &len);
+	ck_assert_int_eq(podres_find_vf(b, len, "0000:81:00.1", NULL, &o), -ENOTUNIQ);
+	ck_assert_str_eq(o.name, "sriov");
+	ck_assert_int_eq(o.by, RQ_PODRES_VF_BY_DEVICE_ID);
+	/* a claim before a device-plugin ID in one container */
+	dra_add(&dsr, "ai", "vf2", RQ_DRA_DRIVER_SRIOV, "0000-81-00-1");
+	sr.ctr.n_dynamic_resources = dsr.n;
+	free(b);
+	b = frame(&m.base, &len);
+	ck_assert_int_eq(podres_find_vf(b, len, "0000:81:00.1", NULL, &o), -ENOTUNIQ);
+	ck_assert_int_eq(o.by, RQ_PODRES_VF_BY_DRA_SRIOV);
+	ck_assert_str_eq(o.claim, "ai/vf2");
+	free(b);
+	/* the same pod twice (two containers) is one pod */
+	pods[1] = &sr.pod;
+	b = frame(&m.base, &len);
+	ck_assert_int_eq(podres_find_vf(b, len, "0000:81:00.1", NULL, &o), 0);
+	/* malformed: framing, a cut field */
+	b[len - 1] ^= 0x80;
+	ck_assert_int_eq(podres_find_vf(b, 4, "0000:81:00.1", NULL, &o), -EBADMSG);
+	ck_assert_int_eq(podres_find_vf(b, len - 1, "0000:81:00.1", NULL, &o), -EBADMSG);
+	free(b);
+	ck_assert_int_eq(podres_find_vf((const uint8_t *)"\0\0\0\0\0", 5, "0000:81:00.1", NULL, &o),
+			 -ESRCH);
+}
+END_TEST
+
+/*
+ * The walk reads ClaimResource as protobuf does: the last driver/device wins, an unknown field
+ * (share_id 5 of 1.35+) is skipped, a known field of the wrong wire type is malformed.
+ */
+START_TEST(find_vf_reads_as_protobuf)
+{
+	/* pod{name "p", ns "ai", container{name "c", dynamic_resources{claim "k",
+	 * claim_resources{driver X then sriov, device "0000-3b-00-2", share_id "s"}}}} */
+	uint8_t cr[96], dr[128], ctr[160], pod[200], b[256];
+	size_t ocr = 0, odr = 0, octr = 0, opod = 0, len;
+	const uint8_t *pods[1];
+	struct rq_podres_vf_owner o;
+	struct rq_podres_placement p;
+	static const char *const skip[] = {"0000:3b:00.2", NULL};
+
+	put(cr, &ocr, 2, "x.example.com", 13);
+	put(cr, &ocr, 2, RQ_DRA_DRIVER_SRIOV, strlen(RQ_DRA_DRIVER_SRIOV));
+	put(cr, &ocr, 4, "0000-3b-00-2", 12);
+	put(cr, &ocr, 5, "s", 1); /* share_id, 1.35+ */
+	put(dr, &odr, 2, "k", 1);
+	put(dr, &odr, 4, cr, ocr);
+	put(dr, &odr, 3, "ai", 2); /* after the resources: still the claim's */
+	put(ctr, &octr, 5, dr, odr);
+	put(ctr, &octr, 1, "c", 1);
+	put(pod, &opod, 3, ctr, octr);
+	put(pod, &opod, 1, "p", 1);
+	put(pod, &opod, 2, "ai", 2);
+	pods[0] = pod;
+	len = list_raw(b, pods, &opod, 1);
+	ck_assert_int_eq(podres_find_vf(b, len, "0000:3b:00.2", NULL, &o), 0);
+	ck_assert_str_eq(o.name, "p");
+	ck_assert_str_eq(o.container, "c");
+	ck_assert_str_eq(o.claim, "ai/k");
+	ck_assert_str_eq(o.source, RQ_DRA_DRIVER_SRIOV);
+	/* protobuf-c reads it the same: the VF's own claim in the placement */
+	ck_assert_int_eq(podres_decode_list(b, len, "ai", "p", skip, &p), 0);
+	ck_assert(p.has_self);
+	ck_assert_str_eq(p.self_claim, "ai/k");
+	/* device_name as a varint: malformed for both */
+	ocr = 0;
+	put(cr, &ocr, 2, RQ_DRA_DRIVER_SRIOV, strlen(RQ_DRA_DRIVER_SRIOV));
+	cr[ocr++] = 4 << 3;
+	cr[ocr++] = 1;
+	odr = octr = opod = 0;
+	put(dr, &odr, 4, cr, ocr);
+	put(ctr, &octr, 5, dr, odr);
+	put(pod, &opod, 3, ctr, octr);
+	len = list_raw(b, pods, &opod, 1);
+	ck_assert_int_eq(podres_find_vf(b, len, "0000:3b:00.2", NULL, &o), -EBADMSG);
+	ck_assert_int_eq(podres_decode_list(b, len, "", "", skip, &p), -EBADMSG);
+}
+END_TEST
+
+/*
+ * A kubelet for podres_list over the real transport: a child process answering every call on
+ * <root>/var/lib/kubelet/pod-resources/kubelet.sock with @body (a framed message) and
+ * grpc-status 0, or, with @status, a trailers-only answer of that status.
+ */
+struct fake_kubelet {
+	int fd;
+	const uint8_t *body;
+	size_t len, off;
+	int status;
+};
+
+static ssize_t fk_send(nghttp2_session *s, const uint8_t *d, size_t n, int fl, void *ud)
+{
+	struct fake_kubelet *k = ud;
+
+	(void)s, (void)fl;
+	return write(k->fd, d, n);
+}
+
+static ssize_t fk_read(nghttp2_session *s, int32_t id, uint8_t *buf, size_t n, uint32_t *flags,
+		       nghttp2_data_source *src, void *ud)
+{
+	struct fake_kubelet *k = ud;
+	static const nghttp2_nv trailer[] = {
+	    {(uint8_t *)"grpc-status", (uint8_t *)"0", 11, 1, NGHTTP2_NV_FLAG_NONE}};
+
+	(void)src;
+	if (n > k->len - k->off)
+		n = k->len - k->off;
+	memcpy(buf, k->body + k->off, n);
+	k->off += n;
+	if (k->off == k->len) {
+		*flags |= NGHTTP2_DATA_FLAG_EOF | NGHTTP2_DATA_FLAG_NO_END_STREAM;
+		nghttp2_submit_trailer(s, id, trailer, 1);
+	}
+	return (ssize_t)n;
+}
+
+static int fk_frame(nghttp2_session *s, const nghttp2_frame *f, void *ud)
+{
+	struct fake_kubelet *k = ud;
+	char st[8];
+	nghttp2_nv h[] = {
+	    {(uint8_t *)":status", (uint8_t *)"200", 7, 3, NGHTTP2_NV_FLAG_NONE},
+	    {(uint8_t *)"content-type", (uint8_t *)"application/grpc", 12, 16,
+	     NGHTTP2_NV_FLAG_NONE},
+	    {(uint8_t *)"grpc-status", (uint8_t *)st, 11, 0, NGHTTP2_NV_FLAG_NONE},
+	    {(uint8_t *)"grpc-message", (uint8_t *)"no", 12, 2, NGHTTP2_NV_FLAG_NONE}};
+	nghttp2_data_provider dp = {.read_callback = fk_read};
+
+	if (f->hd.stream_id <= 0 || !(f->hd.flags & NGHTTP2_FLAG_END_STREAM))
+		return 0;
+	k->off = 0;
+	if (!k->status)
+		return nghttp2_submit_response(s, f->hd.stream_id, h, 2, &dp);
+	h[2].valuelen = (size_t)snprintf(st, sizeof(st), "%d", k->status);
+	return nghttp2_submit_response(s, f->hd.stream_id, h, 4, NULL);
+}
+
+static pid_t fake_kubelet_start(const char *root, const uint8_t *body, size_t len, int status)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char dir[256];
+	int lfd;
+	pid_t pid;
+
+	(void)snprintf(dir, sizeof(dir), "%s/var", root);
+	mkdir(dir, 0700);
+	(void)snprintf(dir, sizeof(dir), "%s/var/lib", root);
+	mkdir(dir, 0700);
+	(void)snprintf(dir, sizeof(dir), "%s/var/lib/kubelet", root);
+	mkdir(dir, 0700);
+	(void)snprintf(dir, sizeof(dir), "%s/var/lib/kubelet/pod-resources", root);
+	mkdir(dir, 0700);
+	(void)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/kubelet.sock", dir);
+	unlink(sa.sun_path);
+	lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	ck_assert_int_ge(lfd, 0);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(lfd, 4), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct fake_kubelet k = {.body = body, .len = len, .status = status};
+		nghttp2_session_callbacks *cb;
+		nghttp2_session *s;
+		uint8_t buf[16384];
+		ssize_t n;
+
+		k.fd = accept(lfd, NULL, NULL);
+		nghttp2_session_callbacks_new(&cb);
+		nghttp2_session_callbacks_set_send_callback(cb, fk_send);
+		nghttp2_session_callbacks_set_on_frame_recv_callback(cb, fk_frame);
+		nghttp2_session_server_new(&s, cb, &k);
+		nghttp2_submit_settings(s, NGHTTP2_FLAG_NONE, NULL, 0);
+		nghttp2_session_send(s);
+		while (k.fd >= 0 && (n = read(k.fd, buf, sizeof(buf))) > 0) {
+			if (nghttp2_session_mem_recv(s, buf, (size_t)n) < 0)
+				break;
+			nghttp2_session_send(s);
+		}
+		_exit(0);
+	}
+	close(lfd);
+	return pid;
+}
+
+/* podres_list and podres_list_find_vf over HTTP/2 and gRPC, as the agent will ask. */
+START_TEST(list_over_the_socket)
+{
+	V1__ListPodResourcesResponse m = V1__LIST_POD_RESOURCES_RESPONSE__INIT;
+	struct pod_fixture sr;
+	struct dra_fixture d = {0};
+	V1__PodResources *pods[1] = {&sr.pod};
+	struct rq_podres_vf_owner o;
+	struct rq_podres_status st;
+	struct rq_root r;
+	char root[] = "/tmp/rq-podres-unit.XXXXXX", sock[256];
+	uint8_t *b, *got;
+	size_t len, glen;
+	int status;
+	pid_t pid;
+
+	pod_init(&sr, "ai", "trainer-0");
+	dra_add(&d, "ai", "trainer-0-rdma", RQ_DRA_DRIVER_SRIOV, "0000-3b-00-2");
+	sr.ctr.n_dynamic_resources = d.n;
+	sr.ctr.dynamic_resources = d.drs;
+	m.n_pod_resources = 1;
+	m.pod_resources = pods;
+	b = frame(&m.base, &len);
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	ck_assert_int_eq(root_open(root, &r), 0);
+	/* nobody there */
+	ck_assert_int_eq(podres_list(&r, "/var/lib/kubelet", 1000, &got, &glen, &st), -ENOTCONN);
+	ck_assert_str_eq(st.detail, "no socket or nobody on it");
+	/* the reply, whole */
+	pid = fake_kubelet_start(root, b, len, 0);
+	ck_assert_int_eq(podres_list(&r, "/var/lib/kubelet", 1000, &got, &glen, &st), 0);
+	ck_assert(st.used_list);
+	ck_assert_int_eq(st.grpc_status, 0);
+	ck_assert_uint_eq(glen, len);
+	ck_assert_mem_eq(got, b, len);
+	free(got);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	/* one call: the VF's pod */
+	pid = fake_kubelet_start(root, b, len, 0);
+	ck_assert_int_eq(
+	    podres_list_find_vf(&r, "/var/lib/kubelet", "0000:3b:00.2", NULL, 1000, &o, &st), 0);
+	ck_assert_str_eq(o.ns, "ai");
+	ck_assert_str_eq(o.name, "trainer-0");
+	ck_assert_int_eq(o.by, RQ_PODRES_VF_BY_DRA_SRIOV);
+	ck_assert_str_eq(o.claim, "ai/trainer-0-rdma");
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	pid = fake_kubelet_start(root, b, len, 0);
+	ck_assert_int_eq(
+	    podres_list_find_vf(&r, "/var/lib/kubelet", "0000:3b:00.3", NULL, 1000, &o, &st),
+	    -ESRCH);
+	ck_assert_str_eq(st.detail, "no pod names VF 0000:3b:00.3");
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	/* a gRPC error is no List */
+	pid = fake_kubelet_start(root, b, len, 14);
+	ck_assert_int_eq(
+	    podres_list_find_vf(&r, "/var/lib/kubelet", "0000:3b:00.2", NULL, 1000, &o, &st),
+	    -EPROTO);
+	ck_assert_int_eq(st.grpc_status, 14);
+	ck_assert_str_eq(o.name, "");
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	root_close(&r);
+	(void)snprintf(sock, sizeof(sock), "rm -rf '%s'", root);
+	ck_assert_int_eq(system(sock), 0);
+	free(b);
+}
+END_TEST
+
 /* grpc-message as sent (gRPC over HTTP/2 "Status-Message"): %XX for '%' and bytes outside
  * 0x20-0x7E. */
 static int dec(const char *v, char *out, size_t cap)
@@ -412,6 +947,12 @@ Suite *suite_podres(void)
 	tcase_add_test(tc, list_walk_reads_as_protobuf);
 	tcase_add_test(tc, grpc_message_decoding);
 	tcase_add_test(tc, get_answers_by_kubelet_version);
+	tcase_add_test(tc, dra_names_a_vf);
+	tcase_add_test(tc, dra_in_placement);
+	tcase_add_test(tc, dra_many_and_shared);
+	tcase_add_test(tc, find_vf_owner);
+	tcase_add_test(tc, find_vf_reads_as_protobuf);
+	tcase_add_test(tc, list_over_the_socket);
 	suite_add_tcase(s, tc);
 	return s;
 }

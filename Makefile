@@ -149,6 +149,7 @@ unit: $(B)/unit-tests all
 
 sim-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/run.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/sim/demo_check.sh
 
 vm-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh
@@ -165,9 +166,6 @@ asan-test:
 	$(MAKE) B=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 		SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" unit
 
-# The simulated-node suite again, on ASan+UBSan builds of the binaries: the command code in
-# plugin/ runs only there. Any sanitizer report fails the target, also one from a run whose
-# exit status the suite does not look at.
 # $(call san_suite,LOGDIR,SCRIPT): the suite SCRIPT on ASan+UBSan builds of the binaries
 # (the command code in plugin/ runs only in those suites). Any sanitizer report fails
 # the target, also one from a run whose exit status the suite does not look at.

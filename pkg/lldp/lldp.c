@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * LLDPDU decoding (IEEE 802.1AB-2016 clause 8, the IEEE 802.1 organizationally
- * specific TLVs of 802.1Q-2018 Annex D, the IEEE 802.3 ones of 802.3 Clause 79).
+ * specific TLVs of 802.1Q-2018 Annex D, the IEEE 802.3 ones of 802.3 Clause 79,
+ * and the DCBX TLV of CEE switches: DCB Capability Exchange Protocol Base
+ * Specification v1.01, with open-lldp's tlv_dcbx.h for v1.00 "CIN").
  * A TLV is a 7-bit type and a 9-bit length, then that many bytes. Every bound
  * comes from the bytes present, never from a length read from the frame.
  */
@@ -30,6 +32,17 @@ enum {
 #define SUB_APP	      0x0c
 #define SUB_MAX_FRAME 4
 #define APP_SEL_DSCP  5
+/* pre-standard DCBX (OUI 00-1B-21): subtype 1 v1.00 (CIN), 2 v1.01 (CEE); its sub-TLVs */
+#define OUI_DCBX       0x001b21
+#define SUB_DCBX_CIN   1
+#define SUB_DCBX_CEE   2
+#define DCBX_CONTROL   1
+#define DCBX_PFC       3
+#define DCBX_CTRL_LEN  10 /* oper, max, sequence number, acknowledgement number */
+#define DCBX_FEAT_HDR  4  /* oper, max, flags, subtype */
+#define DCBX_F_ENABLE  0x80
+#define DCBX_F_WILLING 0x40
+#define DCBX_F_ERROR   0x20
 /* subtypes whose value is an address (chassis 4 / port 3: MAC; chassis 5 / port 4: network) */
 #define CHASSIS_SUB_MAC	   4
 #define CHASSIS_SUB_NETADR 5
@@ -44,6 +57,8 @@ enum once {
 	ONCE_ETS_CFG,
 	ONCE_ETS_REC,
 	ONCE_MAX_FRAME,
+	ONCE_CEE,
+	ONCE_CIN,
 	ONCE_N
 };
 
@@ -119,6 +134,62 @@ static void app_decode(const uint8_t *v, size_t n, struct lldp_peer *p)
 	}
 }
 
+/*
+ * One DCBX TLV's sub-TLVs into @ret. false when it is malformed (a sub-TLV
+ * running past the TLV, a Control or PFC sub-TLV of the wrong size or given
+ * twice): then nothing of it is kept.
+ */
+static bool dcbx_decode(const uint8_t *v, size_t n, uint8_t version, struct lldp_cee *ret)
+{
+	struct lldp_cee c = {.version = version};
+	size_t off = 0, pfc_len = version == LLDP_DCBX_CEE ? DCBX_FEAT_HDR + 2 : DCBX_FEAT_HDR + 1;
+	bool ctrl = false;
+
+	while (off + 2 <= n) {
+		uint8_t type = v[off] >> 1;
+		size_t len = (size_t)(v[off] & 1) << 8 | v[off + 1];
+		const uint8_t *d = v + off + 2;
+
+		if (len > n - off - 2)
+			return false;
+		off += 2 + len;
+		if (type == DCBX_CONTROL) {
+			if (ctrl || len != DCBX_CTRL_LEN)
+				return false;
+			ctrl = true;
+			c.oper_ver = d[0];
+			c.max_ver = d[1];
+		} else if (type == DCBX_PFC) {
+			if (c.has_pfc || len != pfc_len)
+				return false;
+			c.has_pfc = true;
+			c.pfc_oper_ver = d[0];
+			c.pfc_max_ver = d[1];
+			c.pfc_enable = d[2] & DCBX_F_ENABLE;
+			c.pfc_willing = d[2] & DCBX_F_WILLING;
+			c.pfc_error = d[2] & DCBX_F_ERROR;
+			c.pfc_en = d[DCBX_FEAT_HDR];
+			c.pfc_tcs = version == LLDP_DCBX_CEE ? d[DCBX_FEAT_HDR + 1] & 0x0f : 0;
+		}
+	}
+	if (off != n)
+		return false; /* a stray byte: not a sequence of sub-TLVs */
+	*ret = c;
+	return true;
+}
+
+/* A DCBX TLV: CEE wins over CIN whatever their order (a switch sends one; lldpad can send both). */
+static int dcbx_tlv(const uint8_t *v, size_t n, uint8_t sub, struct lldp_peer *p)
+{
+	uint8_t version = sub == SUB_DCBX_CEE ? LLDP_DCBX_CEE : LLDP_DCBX_CIN;
+	struct lldp_cee c;
+
+	if (dcbx_decode(v, n, version, &c) &&
+	    (version == LLDP_DCBX_CEE || p->cee.version != LLDP_DCBX_CEE))
+		p->cee = c;
+	return version == LLDP_DCBX_CEE ? ONCE_CEE : ONCE_CIN;
+}
+
 /* Organizationally specific TLV: OUI, subtype, value. Unknown ones are skipped. */
 static void org_decode(const uint8_t *v, size_t n, struct lldp_peer *p, unsigned *seen,
 		       unsigned *dup)
@@ -147,6 +218,8 @@ static void org_decode(const uint8_t *v, size_t n, struct lldp_peer *p, unsigned
 	} else if (oui == OUI_8021 && sub == SUB_APP) {
 		/* several Application Priority TLVs may split one table: their entries add up */
 		app_decode(v, n, p);
+	} else if (oui == OUI_DCBX && (sub == SUB_DCBX_CEE || sub == SUB_DCBX_CIN)) {
+		once = dcbx_tlv(v, n, sub, p);
 	} else if (oui == OUI_8023 && sub == SUB_MAX_FRAME && n == 2) {
 		p->has_max_frame = true;
 		p->max_frame = (uint16_t)(v[0] << 8 | v[1]);
@@ -202,6 +275,12 @@ static void drop_dups(struct lldp_peer *p, unsigned dup)
 		p->has_max_frame = false;
 		p->max_frame = 0;
 	}
+	/* a DCBX TLV twice: that flavour is not advertised (the other one stays) */
+	if ((dup & (1u << ONCE_CEE) && p->cee.version == LLDP_DCBX_CEE) ||
+	    (dup & (1u << ONCE_CIN) && p->cee.version == LLDP_DCBX_CIN))
+		memset(&p->cee, 0, sizeof(p->cee));
+	/* what is left of the 802.1Qaz TLVs makes the partner an IEEE one */
+	p->has_ieee = p->has_pfc || p->has_app || p->has_ets_cfg || p->has_ets_rec;
 }
 
 /* The three mandatory TLVs, in order, each once (802.1AB 9.2.7.7.1). */
@@ -261,6 +340,7 @@ int lldp_decode_pdu(const uint8_t *pdu, size_t len, struct lldp_peer *ret)
 
 int lldp_decode_frame(const uint8_t *frame, size_t len, struct lldp_peer *ret)
 {
+	static const uint8_t nearest[6] = LLDP_MCAST_NEAREST_BRIDGE;
 	size_t off = 12;
 	uint16_t et;
 
@@ -268,14 +348,46 @@ int lldp_decode_frame(const uint8_t *frame, size_t len, struct lldp_peer *ret)
 		return -E2BIG;
 	if (len < off + 2)
 		return -EPROTO;
+	/* a tagged frame (0x8100, 0x88a8) is not LLDP here: its Ethertype is a tag's */
 	et = (uint16_t)(frame[off] << 8 | frame[off + 1]);
-	if (et == 0x8100 && len >= off + 6) {
-		off += 4;
-		et = (uint16_t)(frame[off] << 8 | frame[off + 1]);
-	}
 	if (et != LLDP_ETHERTYPE)
 		return -EPROTO;
+	if (memcmp(frame, nearest, sizeof(nearest)) != 0)
+		return -EADDRNOTAVAIL;
 	return lldp_decode_pdu(frame + off + 2, len - off - 2, ret);
+}
+
+enum lldp_dcbx lldp_dcbx_version(const struct lldp_peer *p)
+{
+	if (p->has_ieee)
+		return LLDP_DCBX_IEEE;
+	return p->cee.version == LLDP_DCBX_CEE || p->cee.version == LLDP_DCBX_CIN
+		   ? (enum lldp_dcbx)p->cee.version
+		   : LLDP_DCBX_NONE;
+}
+
+const char *lldp_dcbx_name(enum lldp_dcbx v)
+{
+	return v == LLDP_DCBX_IEEE  ? "ieee"
+	       : v == LLDP_DCBX_CEE ? "cee"
+	       : v == LLDP_DCBX_CIN ? "cin"
+				    : "none";
+}
+
+bool lldp_peer_pfc(const struct lldp_peer *p, uint8_t *ret_en, bool *ret_willing)
+{
+	if (p->has_pfc) {
+		*ret_en = p->pfc_en;
+		*ret_willing = p->pfc_willing;
+		return true;
+	}
+	if (p->has_ieee || !p->cee.has_pfc)
+		return false; /* an IEEE partner without a PFC TLV: its CEE TLV does not stand in */
+	/* DCBX v1.01: a feature whose Enable flag is clear is not in operation, whatever it lists
+	 */
+	*ret_en = p->cee.pfc_enable ? p->cee.pfc_en : 0;
+	*ret_willing = p->cee.pfc_willing;
+	return true;
 }
 
 int lldp_prio_first(uint8_t mask)

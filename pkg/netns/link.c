@@ -209,3 +209,110 @@ int netns_link_pci(const char *ifname, char *buf, size_t len)
 	}
 	return bus_info_ethtool(ifname, buf, len);
 }
+
+/*
+ * The VFs' MACs as the PF reports them (IFLA_VFINFO_LIST, asked for with
+ * RTEXT_FILTER_VF): the MAC the PF set for each VF (`ip link set PF vf N mac`,
+ * what sriov-cni sets and what the eswitch's spoof check enforces). A VF in a
+ * pod's netns has no netdev in the host's sysfs; this is how the host knows
+ * its MAC. An all-zero MAC (none set) is skipped.
+ */
+#ifndef RTEXT_FILTER_SKIP_STATS
+#define RTEXT_FILTER_SKIP_STATS (1 << 3)
+#endif
+
+static const struct nla_policy vf_policy[IFLA_VF_MAX + 1] = {
+    [IFLA_VF_MAC] = {.minlen = sizeof(struct ifla_vf_mac)},
+};
+
+int netns_link_msg_vf_macs(const struct nlmsghdr *h, size_t len, uint8_t (*ret)[6], size_t max)
+{
+	static const uint8_t zero[6];
+	struct nlattr *tb[LINK_ATTR_MAX + 1], *vf;
+	size_t n = 0;
+	int rem, r = nlparse_msg(h, len, sizeof(struct ifinfomsg), tb, LINK_ATTR_MAX, link_policy);
+
+	if (r < 0)
+		return r;
+	if (!tb[IFLA_VFINFO_LIST])
+		return 0;
+	if (nlparse_nested(tb[IFLA_VFINFO_LIST], NULL, 0, NULL) < 0)
+		return -EBADMSG;
+	nla_for_each_nested(vf, tb[IFLA_VFINFO_LIST], rem)
+	{
+		struct nlattr *vt[IFLA_VF_MAX + 1];
+		struct ifla_vf_mac m;
+
+		if (nla_type(vf) != IFLA_VF_INFO)
+			continue;
+		if (nlparse_nested(vf, vt, IFLA_VF_MAX, vf_policy) < 0)
+			return -EBADMSG;
+		if (!vt[IFLA_VF_MAC])
+			continue;
+		memcpy(&m, nla_data(vt[IFLA_VF_MAC]), sizeof(m));
+		if (!memcmp(m.mac, zero, sizeof(zero)) || n >= max)
+			continue;
+		memcpy(ret[n++], m.mac, 6);
+	}
+	return (int)n;
+}
+
+struct vfmac_ctx {
+	uint8_t (*macs)[6];
+	size_t max;
+	int n, err;
+};
+
+static int vfmac_cb(struct nl_msg *msg, void *arg)
+{
+	struct vfmac_ctx *c = arg;
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+	int r = netns_link_msg_vf_macs(h, h->nlmsg_len, c->macs, c->max);
+
+	if (r < 0)
+		c->err = r;
+	else
+		c->n = r;
+	return NL_OK;
+}
+
+static int vfmac_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
+{
+	struct vfmac_ctx *c = arg;
+
+	c->err = err->error;
+	return NL_STOP;
+}
+
+int netns_link_vf_macs(const char *ifname, uint8_t (*ret)[6], size_t max)
+{
+	struct vfmac_ctx c = {.macs = ret, .max = max};
+	struct nl_sock *sk = nl_socket_alloc();
+	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC};
+	struct nl_msg *m = NULL;
+	int r = -ENOMEM;
+
+	if (!sk)
+		return r;
+	if (nl_connect(sk, NETLINK_ROUTE) < 0) {
+		r = -ECONNREFUSED;
+		goto out;
+	}
+	/* a PF with many VFs answers with more than a page: libnl peeks to size its buffer */
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, vfmac_cb, &c);
+	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, vfmac_err_cb, &c);
+	m = nlmsg_alloc_simple(RTM_GETLINK, 0);
+	if (!m || nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0 ||
+	    nla_put_string(m, IFLA_IFNAME, ifname) < 0 ||
+	    nla_put_u32(m, IFLA_EXT_MASK, RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS) < 0)
+		goto out;
+	if (nl_send_auto(sk, m) < 0 || (nl_recvmsgs_default(sk) < 0 && c.err == 0)) {
+		r = -EIO;
+		goto out;
+	}
+	r = c.err < 0 ? c.err : c.n;
+out:
+	nlmsg_free(m);
+	nl_socket_free(sk);
+	return r;
+}

@@ -79,5 +79,13 @@ int netns_link_msg_ifname(const struct nlmsghdr *h, size_t len, char *buf, size_
  * none, -EBADMSG when malformed, -ENAMETOOLONG when @buf is too small.
  */
 int netns_link_msg_parent_pci(const struct nlmsghdr *h, size_t len, char *buf, size_t buflen);
+/*
+ * The MACs the PF @ifname reports for its VFs (IFLA_VFINFO_LIST's IFLA_VF_MAC,
+ * all-zero ones skipped), at most @max into @ret: their number, 0 for a link
+ * without VFs, -ENODEV without such a link. netns_link_msg_vf_macs does the
+ * same for one RTM_NEWLINK message (-EBADMSG when malformed).
+ */
+int netns_link_vf_macs(const char *ifname, uint8_t (*ret)[6], size_t max);
+int netns_link_msg_vf_macs(const struct nlmsghdr *h, size_t len, uint8_t (*ret)[6], size_t max);
 
 #endif

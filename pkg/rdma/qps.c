@@ -21,7 +21,7 @@
 #include "pkg/rdma/rdma_nl.h"
 
 /*
- * RDMA_NLDEV_ATTR_RES_SUBTYPE (uapi since Linux 6.9: after
+ * RDMA_NLDEV_ATTR_RES_SUBTYPE (uapi since Linux 6.10: after
  * PRIVILEGED_QKEY_MODE 96 and DRIVER_DETAILS 97). An enum constant cannot
  * be tested with #ifdef, and Debian 12's linux-libc-dev (6.1) lacks it.
  */
@@ -64,6 +64,7 @@ void rdma_qps_free(struct rq_qp_list *l)
 	l->qp = NULL;
 	l->n = l->cap = 0;
 	l->has_ctx = false;
+	l->drv_hidden = false;
 }
 
 struct rq_qp *rdma_qps_add(struct rq_qp_list *l)
@@ -190,7 +191,15 @@ static int qp_entry(struct nlattr *e, struct rq_qp_list *l)
 	q->qpn = nla_get_u32(tb[RDMA_NLDEV_ATTR_RES_LQPN]);
 	t = nla_get_u8(tb[RDMA_NLDEV_ATTR_RES_TYPE]);
 	s = nla_get_u8(tb[RDMA_NLDEV_ATTR_RES_STATE]);
-	if (t == RQ_QPT_DRIVER) /* mlx5: "DCI", "DCT", "REG_UMR"; a name too long stays DRIVER */
+	/*
+	 * A driver QP: mlx5_ib's fill_res_qp_entry (Linux >= 6.10) adds
+	 * RES_SUBTYPE and a second RES_TYPE of IB_QPT_DRIVER after the core's
+	 * (the core's is (u8)qp_type: REG_UMR's 0x1000 reads as 0); the last
+	 * one counts, as in the kernel's nla_parse. Before 6.10 a DCI was
+	 * listed as type 0xff without a subtype: "DRIVER". A name too long
+	 * stays DRIVER.
+	 */
+	if (t == RQ_QPT_DRIVER)
 		name_copy(q->type, sizeof(q->type),
 			  tb[RQ_NLDEV_ATTR_RES_SUBTYPE]
 			      ? nla_get_string(tb[RQ_NLDEV_ATTR_RES_SUBTYPE])
@@ -245,6 +254,12 @@ static struct rq_qp *qp_find(struct rq_qp_list *l, uint32_t qpn, size_t *from)
 	return NULL;
 }
 
+bool rdma_qp_ctx_class(const char *type)
+{
+	return !strcmp(type, "RC") || !strcmp(type, "UC") || !strcmp(type, "XRC_INI") ||
+	       !strcmp(type, "XRC_TGT");
+}
+
 int rdma_qps_parse_raw_msg(const struct nlmsghdr *nlh, size_t len, struct rq_qp_list *l)
 {
 	struct nlattr *table, *e, *tb[RQ_NLDEV_ATTR_RES_SUBTYPE + 1];
@@ -272,7 +287,7 @@ int rdma_qps_parse_raw_msg(const struct nlmsghdr *nlh, size_t len, struct rq_qp_
 			continue;
 		l->has_ctx = true;
 		q = qp_find(l, qpn, &from);
-		if (q)
+		if (q && rdma_qp_ctx_class(q->type))
 			q->tclass = tclass;
 	}
 	return 0;
@@ -288,6 +303,61 @@ static int dump_raw(const struct nlmsghdr *h, size_t len, void *arg)
 	return rdma_qps_parse_raw_msg(h, len, arg);
 }
 
+static void ctx_forget(struct rq_qp_list *l)
+{
+	l->has_ctx = false;
+	for (size_t i = 0; i < l->n; i++)
+		l->qp[i].tclass = -1;
+}
+
+/* An error the kernel may answer because of the driver QPs asked for: not ours, not a timeout */
+static bool retry_plain(int r)
+{
+	return r < 0 && r != -ENOMEM && r != -EBADMSG && r != -ETIMEDOUT;
+}
+
+/* RES_QP_GET with the driver's QPs, else without them (drv_hidden) */
+static int dump_list(struct nl_sock *sk, uint32_t idx, struct rq_qp_list *l)
+{
+	int r = rdma_nl_dump_details(sk, RDMA_NLDEV_CMD_RES_QP_GET, (int)idx, dump_qps, l);
+
+	if (!retry_plain(r))
+		return r;
+	/*
+	 * The dump stops at the first QP whose fill fails: mlx5_ib's query of
+	 * a DCT answers -EINVAL until the DCT is in RTR (mlx5_ib_dct_query_qp),
+	 * and a DCT's restrack entry is listed only with the driver's QPs. The
+	 * other QPs can still be listed: without them, saying so.
+	 */
+	rdma_qps_free(l);
+	r = rdma_nl_dump(sk, RDMA_NLDEV_CMD_RES_QP_GET, (int)idx, dump_qps, l);
+	l->drv_hidden = r == 0;
+	return r;
+}
+
+/*
+ * The contexts are a second dump: the kernel has no QP dump with both.
+ * Drivers without .fill_res_qp_entry_raw answer -EINVAL (nldev.c) or
+ * -EOPNOTSUPP, a caller without CAP_NET_ADMIN -EPERM, a firmware query may
+ * fail: the census stands without classes then, and a dump cut short leaves
+ * none of them (no class for some QPs only). A raw dump that fails with the
+ * driver's QPs (their firmware query) is asked again without them, for the
+ * other QPs' classes; so is it when the QPs were listed without them.
+ */
+static void dump_ctx(struct nl_sock *sk, uint32_t idx, struct rq_qp_list *l)
+{
+	int r = -EINVAL;
+
+	if (!l->drv_hidden)
+		r = rdma_nl_dump_details(sk, RDMA_NLDEV_CMD_RES_QP_GET_RAW, (int)idx, dump_raw, l);
+	if (retry_plain(r)) {
+		ctx_forget(l);
+		r = rdma_nl_dump(sk, RDMA_NLDEV_CMD_RES_QP_GET_RAW, (int)idx, dump_raw, l);
+	}
+	if (r < 0)
+		ctx_forget(l);
+}
+
 int rdma_qps_dump(const char *dev, struct rq_qp_list *ret)
 {
 	struct rq_qp_list l = {0};
@@ -300,19 +370,9 @@ int rdma_qps_dump(const char *dev, struct rq_qp_list *ret)
 		return r;
 	r = rdma_nl_dev_index(sk, dev, &idx);
 	if (r == 0)
-		r = rdma_nl_dump(sk, RDMA_NLDEV_CMD_RES_QP_GET, (int)idx, dump_qps, &l);
-	/*
-	 * The contexts are a second dump: the kernel has no QP dump with both.
-	 * Drivers without .fill_res_qp_entry_raw answer -EINVAL (nldev.c) or
-	 * -EOPNOTSUPP, a caller without CAP_NET_ADMIN -EPERM, a firmware
-	 * query may fail: the census stands without classes then, and a dump
-	 * cut short leaves none of them (no class for some QPs only).
-	 */
-	if (r == 0 && rdma_nl_dump(sk, RDMA_NLDEV_CMD_RES_QP_GET_RAW, (int)idx, dump_raw, &l) < 0) {
-		l.has_ctx = false;
-		for (size_t i = 0; i < l.n; i++)
-			l.qp[i].tclass = -1;
-	}
+		r = dump_list(sk, idx, &l);
+	if (r == 0)
+		dump_ctx(sk, idx, &l);
 	nl_socket_free(sk);
 	if (r < 0) {
 		rdma_qps_free(&l);

@@ -24,18 +24,21 @@
 
 struct rq_qp {
 	uint32_t qpn;
-	char
-	    type[12]; /* "RC" "UC" "UD" "GSI" "SMI" "RAW_PACKET" "XRC_INI" "XRC_TGT" "DRIVER" ... */
+	/* "RC" "UC" "UD" "GSI" "SMI" "RAW_PACKET" "XRC_INI" "XRC_TGT"; a driver QP (ib_qp_type
+	 * IB_QPT_DRIVER) by its RES_SUBTYPE: mlx5's "DCI" "DCT" "REG_UMR", else "DRIVER" */
+	char type[12];
 	char state[8]; /* "RESET" "INIT" "RTR" "RTS" "SQD" "SQE" "ERR" */
 	uint32_t pid;  /* 0: a kernel QP, or its process is not visible here */
 	char comm[32]; /* a kernel QP's owner (RES_KERN_NAME); the sim file's "comm"; else "" */
-	int tclass;    /* the ToS byte its primary path sends with; -1: no context dump */
+	int tclass;    /* the ToS byte its primary path sends with; -1: no context dump, or
+			* a type whose context does not carry what it sends (rdma_qp_ctx_class) */
 };
 
 struct rq_qp_list {
 	size_t n, cap;
 	struct rq_qp *qp;
-	bool has_ctx; /* the driver dumped QP contexts (then tclass is set for each it dumped) */
+	bool has_ctx;	 /* the driver dumped QP contexts (then tclass is set for each it dumped) */
+	bool drv_hidden; /* the kernel listed the QPs only without its driver QPs (see below) */
 };
 
 void rdma_qps_free(struct rq_qp_list *l);
@@ -44,9 +47,13 @@ struct rq_qp *rdma_qps_add(struct rq_qp_list *l);
 
 /*
  * The QPs of device @dev, from a netlink socket opened in the current netns
- * (the caller enters the pod's netns in exclusive mode). A driver without a
- * context dump (rxe, -EOPNOTSUPP from the raw dump) leaves has_ctx false.
- * -ENODEV: no such device in this netns. Every recv is bounded (5 s).
+ * (the caller enters the pod's netns in exclusive mode), driver QPs included
+ * (RDMA_NLDEV_ATTR_DRIVER_DETAILS on both dumps: Linux >= 6.10 hides them
+ * otherwise). A dump that fails with them is asked again without them: the
+ * QP dump then sets drv_hidden (mlx5's query of a DCT not yet in RTR fails
+ * the whole dump), the raw dump keeps the other QPs' classes. A driver
+ * without a context dump (rxe, -EOPNOTSUPP from the raw dump) leaves has_ctx
+ * false. -ENODEV: no such device in this netns. Every recv is bounded (5 s).
  */
 int rdma_qps_dump(const char *dev, struct rq_qp_list *ret);
 
@@ -59,8 +66,9 @@ struct nlmsghdr;
 int rdma_qps_parse_msg(const struct nlmsghdr *nlh, size_t len, struct rq_qp_list *l);
 /*
  * One RES_QP_GET_RAW dump message: each entry's RDMA_NLDEV_ATTR_RES_RAW
- * through rdma_qp_ctx_parse; the QP of @l with that QPN gets the class and
- * @l->has_ctx is set. An entry that does not parse leaves its QP at -1.
+ * through rdma_qp_ctx_parse; the QP of @l with that QPN gets the class when
+ * rdma_qp_ctx_class says its type sends with it, and @l->has_ctx is set. An
+ * entry that does not parse leaves its QP at -1.
  */
 int rdma_qps_parse_raw_msg(const struct nlmsghdr *nlh, size_t len, struct rq_qp_list *l);
 /*
@@ -78,6 +86,15 @@ int rdma_qps_parse_raw_msg(const struct nlmsghdr *nlh, size_t len, struct rq_qp_
  */
 int rdma_qp_ctx_parse(const void *raw, size_t len, uint32_t *ret_qpn, int *ret_state,
 		      int *ret_tclass);
+/*
+ * Whether a QP of @type sends with the class of its context's primary path,
+ * so the raw dump's tclass is its class: the connected types (RC, UC,
+ * XRC_INI, XRC_TGT). Not a DCI (mlx5 takes each send's address vector,
+ * tclass included, from the WQE: mlx5_wqe_av), nor a DCT (mlx5_ib dumps a
+ * QP's raw context with QUERY_QP at its number, never the DCT's dctc), nor
+ * UD (per address handle) or GSI/SMI (the MAD layer's).
+ */
+bool rdma_qp_ctx_class(const char *type);
 
 /*
  * The simulated node's <root>/rdma/qps/<dev>.json (DESIGN.md "Who"):

@@ -72,7 +72,12 @@ static int dump_error(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
 	return NL_STOP;
 }
 
-int rdma_nl_dump(struct nl_sock *sk, uint16_t cmd, int dev_index, rdma_nl_msg_fn fn, void *arg)
+/* RDMA_NLDEV_ATTR_DRIVER_DETAILS: uapi since Linux 6.10; Debian 12's linux-libc-dev (6.1) lacks it
+ */
+#define RQ_NLDEV_ATTR_DRIVER_DETAILS 97
+
+static int dump(struct nl_sock *sk, uint16_t cmd, int dev_index, bool details, rdma_nl_msg_fn fn,
+		void *arg)
 {
 	struct nl_msg *m = nlmsg_alloc_simple(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd), NLM_F_DUMP);
 	struct dump_state d = {.fn = fn, .arg = arg};
@@ -82,6 +87,10 @@ int rdma_nl_dump(struct nl_sock *sk, uint16_t cmd, int dev_index, rdma_nl_msg_fn
 		return -ENOMEM;
 	/* the kernel's port and resource dumps want the device they are about */
 	if (dev_index >= 0 && nla_put_u32(m, RDMA_NLDEV_ATTR_DEV_INDEX, (uint32_t)dev_index) < 0) {
+		nlmsg_free(m);
+		return -ENOMEM;
+	}
+	if (details && nla_put_u8(m, RQ_NLDEV_ATTR_DRIVER_DETAILS, 1) < 0) {
 		nlmsg_free(m);
 		return -ENOMEM;
 	}
@@ -101,6 +110,17 @@ int rdma_nl_dump(struct nl_sock *sk, uint16_t cmd, int dev_index, rdma_nl_msg_fn
 			return -ETIMEDOUT;
 	}
 	return d.kerr < 0 ? d.kerr : d.err;
+}
+
+int rdma_nl_dump(struct nl_sock *sk, uint16_t cmd, int dev_index, rdma_nl_msg_fn fn, void *arg)
+{
+	return dump(sk, cmd, dev_index, false, fn, arg);
+}
+
+int rdma_nl_dump_details(struct nl_sock *sk, uint16_t cmd, int dev_index, rdma_nl_msg_fn fn,
+			 void *arg)
+{
+	return dump(sk, cmd, dev_index, true, fn, arg);
 }
 
 int rdma_nl_open(struct nl_sock **ret)

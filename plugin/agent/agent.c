@@ -48,7 +48,8 @@ static void agent_usage(const char *binary)
 	    "                     (default %d; 0: at every collection)\n"
 	    "  --nfd-features-file P  Node Feature Discovery local feature file (in NFD's\n"
 	    "                     features.d/), replaced atomically after each pass:\n"
-	    "                     rdma-qos.lossless, rdma-qos.peer, expiring 3 intervals ahead\n",
+	    "                     feature.node.kubernetes.io/rdma-qos.lossless, ...rdma-qos.peer,\n"
+	    "                     expiring 3 intervals ahead\n",
 	    binary, AGENT_INTERVAL_DEFAULT_S, AGENT_STALE_GRACE_DEFAULT_S, AGENT_CENSUS_DEFAULT_S);
 }
 

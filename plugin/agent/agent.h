@@ -297,9 +297,15 @@ int peer_book_fd(const struct peer_book *b);
 void peer_book_watch(struct peer_book *b, char (*names)[IF_NAMESIZE], size_t n);
 /* Read what is waiting; @who gets each PF whose partner changed, came or went. */
 size_t peer_book_ready(struct peer_book *b, char who[][48], size_t max);
-/* @pf's current partner, NULL when none is heard; *ret_listening: a socket is open on it. */
+/*
+ * @pf's one current partner: NULL when none is heard or more than one is (then
+ * nothing is judged); *ret_listening: a socket is open on it.
+ */
 const struct lldp_peer *peer_book_get(const struct peer_book *b, const char *pf,
 				      bool *ret_listening);
+/* @pf's current neighbours (MSAPs), and the @k-th of them (NULL past the last) */
+size_t peer_book_count(const struct peer_book *b, const char *pf);
+const struct lldp_peer *peer_book_nth(const struct peer_book *b, const char *pf, size_t k);
 /* peer_metrics.c: the partner families (malloc'd text) and the NFD word, after a pass */
 char *peer_metrics_render(const struct agent *a, const struct pass_report *rep);
 const char *peer_nfd_word(const struct agent *a, const struct pass_report *rep);

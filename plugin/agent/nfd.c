@@ -4,12 +4,26 @@
  * Discovery local feature file (DESIGN.md "Node labels through Node Feature
  * Discovery"). nfd-worker reads every file in its features.d/ directory:
  * `key=value` lines, `#` comments, and the directive `# +expiry-time=<RFC3339>`
- * after which the labels that follow are dropped; a key without a namespace
- * becomes feature.node.kubernetes.io/<key>; dot files are skipped and a file
- * over 64 KiB is ignored (NFD source/local). So the file is written to a dot
- * temporary beside it and renamed over, and carries an expiry three intervals
- * ahead: when the agent stops, the labels lapse instead of vouching for a node
- * nobody watches any more. Written after every pass, --once included.
+ * after which the labels that follow are dropped; dot files are skipped and a
+ * file over 64 KiB is ignored (NFD source/local). A key with a namespace
+ * (`ns/name`) is taken as it is; one without becomes
+ * feature.node.kubernetes.io/<key> only until NFD's DisableAutoPrefix gate,
+ * so the keys are written with that prefix: the same labels under every NFD
+ * version and gate. So the file is written to a dot temporary beside it and
+ * renamed over, and carries an expiry three intervals ahead: when the agent
+ * dies, the labels lapse instead of vouching for a node nobody watches any
+ * more. Written after every pass, --once included.
+ *
+ * nfd-worker applies the expiry only when it parses the file: at each of its
+ * passes (core.sleepInterval, default 60 s; none at all when it is 0 or
+ * less) and, in versions that watch features.d (fsnotify, at most once a
+ * second), whenever the file changes. The expiry itself depends on the
+ * agent's --interval alone: a running agent's labels never lapse, whatever
+ * sleepInterval is, since nfd-worker always finds an expiry at least two
+ * intervals ahead. A stopped agent's lapse up to sleepInterval after the
+ * expiry, and with sleepInterval 0 never (nfd-worker parses the file again
+ * only when it changes, and nobody changes it): docs/operations.md says so.
+ * The file is not withdrawn on SIGTERM (a rolling restart must not flap).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +36,9 @@
 
 #include "pkg/log/log.h"
 #include "plugin/agent/agent.h"
+
+/* NFD's own namespace: written out, never left to nfd-worker's auto-prefix */
+#define NFD_PREFIX "feature.node.kubernetes.io/"
 
 /*
  * rdma-qos.lossless: true when the node has at least one PF with requirements
@@ -66,8 +83,7 @@ int nfd_render(const struct pass_report *rep, bool pass_ok, double now, int inte
 	 */
 	n = snprintf(buf, len,
 		     "# rdma-qos agent: written after every pass; expires three intervals ahead\n"
-		     "# +expiry-time=%s\n"
-		     "rdma-qos.lossless=%s\n"
+		     "# +expiry-time=%s\n" NFD_PREFIX "rdma-qos.lossless=%s\n" NFD_PREFIX
 		     "rdma-qos.peer=%s\n",
 		     when, pass_ok && nfd_lossless(rep) ? "true" : "false",
 		     pass_ok && rep->peer_word ? rep->peer_word : "unknown");

@@ -5,7 +5,9 @@
  * book holds (peer_listen.c) and each watched PF's target as the pass built
  * it. A series exists only for what the partner advertises; an item it does
  * not advertise, or that the PF does not require, has no agreement series
- * (unknown), never a 0.
+ * (unknown), never a 0. With more than one partner on a PF (an EVPN fabric, a
+ * pod's VF or a VM speaking LLDP) only who they are is rendered: nothing is
+ * judged, and no partner's TLVs stand for the PF's.
  */
 #include <linux/dcbnl.h>
 #include <stdio.h>
@@ -87,6 +89,7 @@ static void family(FILE *f, const char *name, const char *help)
 static void render_info(FILE *f, const struct agent *a, const struct pass_report *rep)
 {
 	char e[4][600], pf[64];
+	const struct lldp_peer *p;
 	bool listening;
 
 	family(f, "rdma_qos_peer_seen",
@@ -94,14 +97,19 @@ static void render_info(FILE *f, const struct agent *a, const struct pass_report
 	for (size_t i = 0; i < rep->n_peer_t; i++)
 		(void)fprintf(f, "rdma_qos_peer_seen{pf=\"%s\"} %d\n",
 			      esc(rep->peer_t[i].pf, pf, sizeof(pf)),
-			      peer_book_get(a->peers, rep->peer_t[i].pf, &listening) != NULL);
+			      peer_book_count(a->peers, rep->peer_t[i].pf) > 0);
+	family(f, "rdma_qos_peer_partners",
+	       "LLDP neighbours (MSAPs: chassis ID + port ID) current on the PF; more than one: "
+	       "nothing is judged.");
+	for (size_t i = 0; i < rep->n_peer_t; i++)
+		(void)fprintf(f, "rdma_qos_peer_partners{pf=\"%s\"} %zu\n",
+			      esc(rep->peer_t[i].pf, pf, sizeof(pf)),
+			      peer_book_count(a->peers, rep->peer_t[i].pf));
 	family(f, "rdma_qos_peer_info",
 	       "The link partner heard on the PF: chassis ID, port ID, system name, port "
-	       "description (always 1).");
+	       "description (always 1; one series per partner).");
 	for (size_t i = 0; i < rep->n_peer_t; i++) {
-		const struct lldp_peer *p = peer_book_get(a->peers, rep->peer_t[i].pf, &listening);
-
-		if (p)
+		for (size_t k = 0; (p = peer_book_nth(a->peers, rep->peer_t[i].pf, k)); k++)
 			(void)fprintf(
 			    f,
 			    "rdma_qos_peer_info{pf=\"%s\",chassis_id=\"%s\",port_id=\"%s\","
@@ -112,29 +120,40 @@ static void render_info(FILE *f, const struct agent *a, const struct pass_report
 			    esc(p->sys_name, e[2], sizeof(e[2])),
 			    esc(p->port_desc, e[3], sizeof(e[3])));
 	}
+	family(f, "rdma_qos_peer_dcbx",
+	       "The link partner's DCBX flavour (1): ieee (802.1Qaz TLVs), cee (DCBX v1.01), cin "
+	       "(DCBX v1.00), none.");
+	for (size_t i = 0; i < rep->n_peer_t; i++)
+		if ((p = peer_book_get(a->peers, rep->peer_t[i].pf, &listening)))
+			(void)fprintf(f, "rdma_qos_peer_dcbx{pf=\"%s\",version=\"%s\"} 1\n",
+				      esc(rep->peer_t[i].pf, pf, sizeof(pf)),
+				      lldp_dcbx_name(lldp_dcbx_version(p)));
 }
 
 static void render_dcb(FILE *f, const struct agent *a, const struct pass_report *rep)
 {
 	const struct lldp_peer *p;
 	char pf[64];
-	bool l;
+	uint8_t en;
+	bool l, w;
 
 	family(f, "rdma_qos_peer_pfc_enabled",
-	       "1 when the link partner advertises PFC on the priority (802.1Qaz PFC TLV).");
+	       "1 when the link partner advertises PFC on the priority (802.1Qaz PFC TLV, else "
+	       "the CEE/CIN PFC feature).");
 	for (size_t i = 0; i < rep->n_peer_t; i++)
-		for (int pr = 0;
-		     (p = peer_book_get(a->peers, rep->peer_t[i].pf, &l)) && p->has_pfc && pr < 8;
+		for (int pr = 0; (p = peer_book_get(a->peers, rep->peer_t[i].pf, &l)) &&
+				 lldp_peer_pfc(p, &en, &w) && pr < 8;
 		     pr++)
 			(void)fprintf(f, "rdma_qos_peer_pfc_enabled{pf=\"%s\",prio=\"%d\"} %d\n",
-				      esc(rep->peer_t[i].pf, pf, sizeof(pf)), pr,
-				      (p->pfc_en >> pr) & 1);
+				      esc(rep->peer_t[i].pf, pf, sizeof(pf)), pr, (en >> pr) & 1);
 	family(f, "rdma_qos_peer_pfc_willing",
-	       "1 when the link partner's PFC TLV says willing (rdma-qos never acts on it).");
+	       "1 when the link partner's PFC TLV says willing (rdma-qos never acts on it; a NIC "
+	       "whose firmware runs DCBX may).");
 	for (size_t i = 0; i < rep->n_peer_t; i++)
-		if ((p = peer_book_get(a->peers, rep->peer_t[i].pf, &l)) && p->has_pfc)
+		if ((p = peer_book_get(a->peers, rep->peer_t[i].pf, &l)) &&
+		    lldp_peer_pfc(p, &en, &w))
 			(void)fprintf(f, "rdma_qos_peer_pfc_willing{pf=\"%s\"} %d\n",
-				      esc(rep->peer_t[i].pf, pf, sizeof(pf)), p->pfc_willing);
+				      esc(rep->peer_t[i].pf, pf, sizeof(pf)), w);
 	family(f, "rdma_qos_peer_dscp_priority",
 	       "The priority the link partner maps the DSCP to (Application Priority TLV, "
 	       "selector 5; the lowest where it advertises several).");
@@ -224,9 +243,10 @@ char *peer_metrics_render(const struct agent *a, const struct pass_report *rep)
 }
 
 /*
- * Over the PFs with requirements: disagrees when any item of any of them
- * disagrees; agrees when every one has a partner that agrees on at least one
- * item and disagrees on none; otherwise unknown.
+ * Over the PFs with requirements (peer_word each): disagrees when any of them
+ * disagrees; agrees when every one agrees, which needs its `pfc` judged and
+ * agreeing (a PF with several partners judges nothing: unknown); otherwise
+ * unknown.
  */
 const char *peer_nfd_word(const struct agent *a, const struct pass_report *rep)
 {
@@ -236,18 +256,16 @@ const char *peer_nfd_word(const struct agent *a, const struct pass_report *rep)
 		return "unknown";
 	for (size_t i = 0; i < rep->n_peer_t; i++) {
 		struct peer_judgement j;
-		bool agrees = false;
+		enum peer_verdict w;
 
 		if (!rep->peer_t[i].has_t)
 			continue;
 		any_pf = true;
 		judge(a, &rep->peer_t[i], &j);
-		for (int it = 0; it < PEER_ITEM_N; it++) {
-			if (j.v[it] == PEER_DISAGREES)
-				return "disagrees";
-			agrees |= j.v[it] == PEER_AGREES;
-		}
-		all &= agrees;
+		w = peer_word(&j);
+		if (w == PEER_DISAGREES)
+			return "disagrees";
+		all &= w == PEER_AGREES;
 	}
 	return any_pf && all ? "agrees" : "unknown";
 }

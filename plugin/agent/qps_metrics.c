@@ -3,7 +3,7 @@
  * The QP census families (DESIGN.md "Who"; core/tel_qps.c): no series for
  * an attachment whose census was not taken (its device not
  * reachable), no class series where the driver dumps no QP context, and
- * off_lossless only where every RTS QP's class is known.
+ * off_lossless only where every sending QP's class is known (tel_census_judges).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,8 +53,9 @@ static void qps_counts(FILE *f, const struct tel_sample *cur, bool by_class)
 			if (by_class) {
 				head(
 				    f, &done, "rdma_qos_vf_qps_by_class",
-				    "QPs in RTS by the traffic class (ToS byte) their primary path "
-				    "sends with, where the driver dumps QP contexts.");
+				    "Connected QPs in RTS or RTR by the traffic class (ToS byte) "
+				    "their "
+				    "primary path sends with, where the driver dumps QP contexts.");
 				(void)fprintf(f, "rdma_qos_vf_qps_by_class{%s,class=\"%d\"} %u\n",
 					      l, c[k].tclass, c[k].n);
 				continue;
@@ -82,8 +83,8 @@ static void qps_off(FILE *f, const struct tel_sample *cur)
 			continue;
 		labels(a, l, sizeof(l));
 		head(f, &done, "rdma_qos_vf_qps_off_lossless",
-		     "QPs in RTS of a lossless attachment whose class the PF's DSCP map sends to "
-		     "a priority without PFC.");
+		     "QPs in RTS or RTR of a lossless attachment whose class the PF's DSCP map "
+		     "sends to a priority without PFC.");
 		(void)fprintf(f, "rdma_qos_vf_qps_off_lossless{%s} %d\n", l, n);
 	}
 }

@@ -22,9 +22,10 @@ static void who_port(FILE *f, const struct tel_sample *prev, const struct tel_sa
 		if (!head)
 			(void)fprintf(
 			    f, "# HELP rdma_qos_port_roce_off_pfc_ratio Share (0..1) of the "
-			       "RoCE tx bytes of the PF's lossless attachments that its PFC "
-			       "priorities did not carry during the last interval (only when "
-			       "they sent at least 1 MiB).\n"
+			       "RoCE the PF's lossless attachments sent out of the port that "
+			       "its PFC priorities did not carry during the last interval "
+			       "(RoCE switched between VFs inside the NIC and CNPs left out; "
+			       "only when at least 1 MiB surely left).\n"
 			       "# TYPE rdma_qos_port_roce_off_pfc_ratio gauge\n");
 		head = true;
 		(void)fprintf(f, "rdma_qos_port_roce_off_pfc_ratio{pf=\"%s\"} %.4f\n",

@@ -23,59 +23,91 @@ static void judge_pfc(const struct lldp_peer *p, const struct rq_profile *t,
 		      struct peer_judgement *j)
 {
 	char want[32], has[32];
+	uint8_t en;
+	bool willing;
 
-	if (!t->pfc || !p->has_pfc)
+	if (!t->pfc || !lldp_peer_pfc(p, &en, &willing))
 		return;
 	dcb_prio_text(t->pfc, want, sizeof(want));
-	dcb_prio_text(p->pfc_en, has, sizeof(has));
-	j->v[PEER_PFC] = (t->pfc & ~p->pfc_en) ? PEER_DISAGREES : PEER_AGREES;
-	(void)snprintf(j->why[PEER_PFC], sizeof(j->why[PEER_PFC]), "partner PFC on %s, required %s",
-		       has, want);
+	dcb_prio_text(en, has, sizeof(has));
+	j->v[PEER_PFC] = (t->pfc & ~en) ? PEER_DISAGREES : PEER_AGREES;
+	if (!p->has_pfc && !p->cee.pfc_enable)
+		(void)snprintf(j->why[PEER_PFC], sizeof(j->why[PEER_PFC]),
+			       "partner's %s PFC feature is not enabled, required %s",
+			       lldp_dcbx_name(p->cee.version), want);
+	else
+		(void)snprintf(j->why[PEER_PFC], sizeof(j->why[PEER_PFC]),
+			       "partner%s%s PFC on %s, required %s", p->has_pfc ? "" : " ",
+			       p->has_pfc ? "" : lldp_dcbx_name(p->cee.version), has, want);
 }
 
 static void judge_dscp(const struct lldp_peer *p, const struct rq_profile *t,
 		       struct peer_judgement *j)
 {
 	uint64_t both = t->dscp_override & p->dscp_mask;
-	int n = 0;
+	int n = 0, amb = 0;
 
-	if (!both)
-		return; /* the partner maps none of the DSCPs the PF requires: unknown */
-	j->v[PEER_DSCP2PRIO] = PEER_AGREES;
+	if (!p->has_ieee && p->cee.version)
+		(void)snprintf(j->why[PEER_DSCP2PRIO], sizeof(j->why[PEER_DSCP2PRIO]),
+			       "%s DCBX has no DSCP application entries",
+			       lldp_dcbx_name(p->cee.version));
 	for (int d = 0; d < 64; d++) {
 		if (!(both & (1ULL << d)))
 			continue;
+		/* two priorities for one DSCP (802.1Q 33.6.3: ambiguous) say nothing of it */
+		if (p->dscp_prio[d] & (p->dscp_prio[d] - 1)) {
+			amb++;
+			continue;
+		}
 		n++;
 		if (p->dscp_prio[d] == (uint8_t)(1u << t->dscp_prio[d]))
 			continue;
 		j->v[PEER_DSCP2PRIO] = PEER_DISAGREES;
 		(void)snprintf(j->why[PEER_DSCP2PRIO], sizeof(j->why[PEER_DSCP2PRIO]),
-			       "partner maps DSCP %d to priority %d%s, required %u", d,
-			       lldp_prio_first(p->dscp_prio[d]),
-			       p->dscp_prio[d] & (p->dscp_prio[d] - 1) ? " and others" : "",
-			       t->dscp_prio[d]);
+			       "partner maps DSCP %d to priority %d, required %u", d,
+			       lldp_prio_first(p->dscp_prio[d]), t->dscp_prio[d]);
 		return;
 	}
+	if (n == 0) {
+		/* the partner maps none of the required DSCPs to one priority: unknown */
+		if (amb)
+			(void)snprintf(j->why[PEER_DSCP2PRIO], sizeof(j->why[PEER_DSCP2PRIO]),
+				       "partner maps %d required DSCP%s to several priorities", amb,
+				       amb > 1 ? "s" : "");
+		return;
+	}
+	j->v[PEER_DSCP2PRIO] = PEER_AGREES;
 	(void)snprintf(j->why[PEER_DSCP2PRIO], sizeof(j->why[PEER_DSCP2PRIO]),
-		       "%d required DSCP entries advertised, all on the same priority", n);
+		       "%d required DSCP entries advertised, all on the same priority%s", n,
+		       amb ? " (others ambiguous)" : "");
 }
 
-static void judge_mtu(const struct lldp_peer *p, int mtu, struct peer_judgement *j)
+int peer_frame_allowance(const struct rq_profile *t)
 {
+	return PEER_FRAME_UNTAGGED +
+	       (t && t->has_trust && t->trust == RQ_TRUST_PCP ? PEER_FRAME_QTAG : 0);
+}
+
+static void judge_mtu(const struct lldp_peer *p, const struct rq_profile *t, int mtu,
+		      struct peer_judgement *j)
+{
+	int need = mtu + peer_frame_allowance(t);
+
 	if (mtu <= 0 || !p->has_max_frame)
 		return;
-	j->v[PEER_MTU] = p->max_frame >= mtu + PEER_FRAME_OVERHEAD ? PEER_AGREES : PEER_DISAGREES;
+	j->v[PEER_MTU] = p->max_frame >= need ? PEER_AGREES : PEER_DISAGREES;
 	(void)snprintf(j->why[PEER_MTU], sizeof(j->why[PEER_MTU]),
-		       "partner max frame %u bytes, MTU %d needs %d", p->max_frame, mtu,
-		       mtu + PEER_FRAME_OVERHEAD);
+		       "partner max frame %u bytes, MTU %d needs %d%s", p->max_frame, mtu, need,
+		       need - mtu > PEER_FRAME_UNTAGGED ? " (802.1Q-tagged)" : "");
 }
 
+/* ETS is asymmetric: a port's Configuration is its own, its Recommendation what it asks of us */
 static void judge_ets(const struct lldp_peer *p, const struct rq_profile *t,
 		      struct peer_judgement *j)
 {
-	const struct lldp_ets *e = &p->ets_cfg;
+	const struct lldp_ets *e = &p->ets_rec;
 
-	if (!t->ets.present || !p->has_ets_cfg)
+	if (!t->ets.present || !p->has_ets_rec)
 		return;
 	j->v[PEER_ETS] = PEER_AGREES;
 	(void)snprintf(j->why[PEER_ETS], sizeof(j->why[PEER_ETS]), "%s",
@@ -91,10 +123,18 @@ static void judge_ets(const struct lldp_peer *p, const struct rq_profile *t,
 			continue;
 		j->v[PEER_ETS] = PEER_DISAGREES;
 		(void)snprintf(j->why[PEER_ETS], sizeof(j->why[PEER_ETS]),
-			       "partner ETS differs in its %s at %s %d", what,
+			       "partner's ETS Recommendation differs in its %s at %s %d", what,
 			       what[0] == 'p' ? "priority" : "TC", i);
 		return;
 	}
+}
+
+enum peer_verdict peer_word(const struct peer_judgement *j)
+{
+	for (int i = 0; i < PEER_ITEM_N; i++)
+		if (j->v[i] == PEER_DISAGREES)
+			return PEER_DISAGREES;
+	return j->v[PEER_PFC] == PEER_AGREES ? PEER_AGREES : PEER_UNKNOWN;
 }
 
 void peer_judge(const struct lldp_peer *p, const struct rq_profile *t, int mtu,
@@ -110,7 +150,7 @@ void peer_judge(const struct lldp_peer *p, const struct rq_profile *t, int mtu,
 		judge_dscp(p, t, ret);
 		judge_ets(p, t, ret);
 	}
-	judge_mtu(p, mtu, ret);
+	judge_mtu(p, t, mtu, ret);
 }
 
 int peer_pf_mtu(const struct rq_root *root, const char *ifname)
@@ -158,6 +198,26 @@ static cJSON *prio_list(uint8_t mask)
 	return a;
 }
 
+/* The CEE/CIN TLV as heard (even when IEEE TLVs came too and are the ones judged) */
+static cJSON *cee_json(const struct lldp_cee *c)
+{
+	cJSON *o = cJSON_CreateObject(), *x;
+
+	cJSON_AddStringToObject(o, "version", lldp_dcbx_name((enum lldp_dcbx)c->version));
+	cJSON_AddNumberToObject(o, "operVersion", c->oper_ver);
+	cJSON_AddNumberToObject(o, "maxVersion", c->max_ver);
+	if (c->has_pfc && (x = cJSON_AddObjectToObject(o, "pfc"))) {
+		cJSON_AddItemToObject(x, "enabled", prio_list(c->pfc_en));
+		cJSON_AddBoolToObject(x, "enable", c->pfc_enable);
+		cJSON_AddBoolToObject(x, "willing", c->pfc_willing);
+		cJSON_AddBoolToObject(x, "error", c->pfc_error);
+		cJSON_AddNumberToObject(x, "operVersion", c->pfc_oper_ver);
+		cJSON_AddNumberToObject(x, "maxVersion", c->pfc_max_ver);
+		cJSON_AddNumberToObject(x, "tcs", c->pfc_tcs);
+	}
+	return o;
+}
+
 cJSON *peer_to_json(const struct lldp_peer *p)
 {
 	cJSON *o = cJSON_CreateObject(), *x;
@@ -193,6 +253,9 @@ cJSON *peer_to_json(const struct lldp_peer *p)
 		cJSON_AddItemToObject(o, "etsRecommendation", ets_json(&p->ets_rec, false));
 	if (p->has_max_frame)
 		cJSON_AddNumberToObject(o, "maxFrameBytes", p->max_frame);
+	cJSON_AddStringToObject(o, "dcbx", lldp_dcbx_name(lldp_dcbx_version(p)));
+	if (p->cee.version)
+		cJSON_AddItemToObject(o, "dcbxLegacy", cee_json(&p->cee));
 	return o;
 }
 
@@ -227,6 +290,29 @@ static bool ets_from(const cJSON *o, struct lldp_ets *e)
 	u8_from(cJSON_GetObjectItemCaseSensitive(o, "tcBw"), e->tc_bw);
 	u8_from(cJSON_GetObjectItemCaseSensitive(o, "tsa"), e->tsa);
 	return true;
+}
+
+static void cee_from(const cJSON *o, struct lldp_cee *c)
+{
+	const char *v = json_str(o, "version");
+	const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, "pfc");
+
+	memset(c, 0, sizeof(*c));
+	if (!cJSON_IsObject(o) || !v || (strcmp(v, "cee") != 0 && strcmp(v, "cin") != 0))
+		return;
+	c->version = !strcmp(v, "cee") ? LLDP_DCBX_CEE : LLDP_DCBX_CIN;
+	c->oper_ver = (uint8_t)json_int(o, "operVersion", 0);
+	c->max_ver = (uint8_t)json_int(o, "maxVersion", 0);
+	if (!cJSON_IsObject(x))
+		return;
+	c->has_pfc = true;
+	c->pfc_en = mask_of(cJSON_GetObjectItemCaseSensitive(x, "enabled"));
+	c->pfc_enable = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "enable"));
+	c->pfc_willing = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "willing"));
+	c->pfc_error = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "error"));
+	c->pfc_oper_ver = (uint8_t)json_int(x, "operVersion", 0);
+	c->pfc_max_ver = (uint8_t)json_int(x, "maxVersion", 0);
+	c->pfc_tcs = (uint8_t)json_int(x, "tcs", 0);
 }
 
 int peer_from_json(const cJSON *o, struct lldp_peer *ret)
@@ -273,6 +359,8 @@ int peer_from_json(const cJSON *o, struct lldp_peer *ret)
 		p.has_max_frame = true;
 		p.max_frame = (uint16_t)x->valueint;
 	}
+	p.has_ieee = p.has_pfc || p.has_app || p.has_ets_cfg || p.has_ets_rec;
+	cee_from(cJSON_GetObjectItemCaseSensitive(o, "dcbxLegacy"), &p.cee);
 	memcpy(ret, &p, sizeof(p));
 	return 0;
 }

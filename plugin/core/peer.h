@@ -24,8 +24,15 @@ extern const char *const peer_item_names[PEER_ITEM_N];
 /* A verdict per item: unknown (the partner does not say, or nothing is required) is no series. */
 enum peer_verdict { PEER_UNKNOWN = -1, PEER_DISAGREES = 0, PEER_AGREES = 1 };
 
-/* The Ethernet header, one VLAN tag and the FCS: what a frame carries beyond the MTU. */
-#define PEER_FRAME_OVERHEAD 22
+/*
+ * What an 802.3 frame carries beyond the MTU (the client data): 802.3 counts
+ * a frame from the destination address through the FCS (clause 3.2; the
+ * Maximum Frame Size TLV of clause 79.3.4 is that size, maxBasicFrameSize
+ * 1518 for a 1500 MTU): destination and source (12), Length/Type (2), FCS
+ * (4); an 802.1Q tag adds 4 (maxQTagFrameSize 1522).
+ */
+#define PEER_FRAME_UNTAGGED 18
+#define PEER_FRAME_QTAG	    4
 
 struct peer_judgement {
 	enum peer_verdict v[PEER_ITEM_N];
@@ -33,16 +40,31 @@ struct peer_judgement {
 };
 
 /*
- * Judge @p (NULL: no partner heard) against @t (NULL: nothing required of the
- * PF) and the PF's @mtu (<= 0: unknown). pfc: every priority @t has PFC on is
- * PFC-enabled at the partner; dscp2prio: each DSCP of @t's map that the
- * partner advertises maps to the same priority there (a DSCP the partner
- * maps to two priorities disagrees); mtu: the partner's maximum frame carries
- * @mtu + PEER_FRAME_OVERHEAD; ets (only when @t has ETS): the partner's ETS
- * Configuration has the same priority->TC map, TSA and ETS bandwidths.
+ * Judge @p (NULL: no partner heard, or more than one: nothing is judged)
+ * against @t (NULL: nothing required of the PF) and the PF's @mtu (<= 0:
+ * unknown). pfc: every priority @t has PFC on is PFC-enabled at the partner
+ * (its IEEE PFC TLV, else its CEE/CIN PFC feature); dscp2prio: each DSCP of
+ * @t's map that the partner advertises maps to the same priority there (a
+ * DSCP the partner maps to two priorities says nothing: unknown for it);
+ * mtu: the partner's maximum frame carries @mtu + peer_frame_allowance(@t);
+ * ets (only when @t has ETS): the partner's ETS Recommendation (what it asks
+ * its peer to use) has the same priority->TC map, TSA and ETS bandwidths.
  */
 void peer_judge(const struct lldp_peer *p, const struct rq_profile *t, int mtu,
 		struct peer_judgement *ret);
+/*
+ * Bytes a frame of the PF's traffic carries beyond the MTU: 18, plus an
+ * 802.1Q tag when @t trusts PCP (the priority travels in the tag). NULL: the
+ * untagged size.
+ */
+int peer_frame_allowance(const struct rq_profile *t);
+/*
+ * One word for a PF, as the NFD label and `show --counters` say it: disagrees
+ * when any item disagrees; agrees only when `pfc` itself was judged and
+ * agrees (the MTU or the DSCP map alone vouch for nothing lossless); else
+ * unknown.
+ */
+enum peer_verdict peer_word(const struct peer_judgement *j);
 /* "agrees", "disagrees", "unknown" */
 const char *peer_verdict_name(enum peer_verdict v);
 

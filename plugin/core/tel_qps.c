@@ -36,13 +36,34 @@ void tel_census_forget(struct tel_att *a)
  */
 bool tel_qp_connected(const struct rq_qp *q)
 {
-	return !strcmp(q->type, "RC") || !strcmp(q->type, "UC") || !strcmp(q->type, "XRC_INI") ||
-	       !strcmp(q->type, "XRC_TGT");
+	return rdma_qp_ctx_class(q->type);
+}
+
+/*
+ * A QP that puts packets on the wire: in RTS, or in RTR, where a responder
+ * already sends ACKs, NAKs and READ and atomic responses (an XRC_TGT QP and
+ * mlx5's DCT do nothing else).
+ */
+static bool sending(const struct rq_qp *q)
+{
+	return !strcmp(q->state, "RTS") || !strcmp(q->state, "RTR");
 }
 
 static bool judged_qp(const struct rq_qp *q)
 {
-	return tel_qp_connected(q) && !strcmp(q->state, "RTS");
+	return tel_qp_connected(q) && sending(q);
+}
+
+/*
+ * A sending QP of the driver's own kind whose class no context dump gives
+ * (mlx5's DCI and DCT: rdma_qp_ctx_class; a driver QP listed without a
+ * subtype): the DC transport's data path, so the attachment cannot be
+ * judged while it has one. REG_UMR only posts memory registrations.
+ */
+static bool unjudgeable_qp(const struct rq_qp *q)
+{
+	return sending(q) &&
+	       (!strcmp(q->type, "DCI") || !strcmp(q->type, "DCT") || !strcmp(q->type, "DRIVER"));
 }
 
 /* @a's own PF in @s, with its DCB read: its map index; -1 none. */
@@ -114,6 +135,7 @@ void tel_census_carry(const struct tel_sample *s, struct tel_att *a, const struc
 			memcpy(a->qps.qp, p->qps.qp, p->qps.n * sizeof(*a->qps.qp));
 		a->qps.n = a->qps.cap = p->qps.n;
 		a->qps.has_ctx = p->qps.has_ctx;
+		a->qps.drv_hidden = p->qps.drv_hidden;
 	}
 	if (!a->qps.qp || judge(s, a) < 0) {
 		tel_census_fini(a);
@@ -123,11 +145,16 @@ void tel_census_carry(const struct tel_sample *s, struct tel_att *a, const struc
 
 bool tel_census_judges(const struct tel_att *a)
 {
-	if (a->census != 1 || !a->pfc_req)
+	if (a->census != 1 || !a->pfc_req || a->qps.drv_hidden)
 		return false;
-	/* no connected QP in RTS is judged (none is off); one without a dumped context is not */
+	/*
+	 * no connected QP that sends is judged (none is off); one without a
+	 * dumped context is not, nor one of the driver's kinds whose class the
+	 * census cannot tell (a DC pod does not read "0 off" then)
+	 */
 	for (size_t i = 0; i < a->qps.n; i++)
-		if (judged_qp(&a->qps.qp[i]) && a->qp_prio[i] < 0)
+		if ((judged_qp(&a->qps.qp[i]) && a->qp_prio[i] < 0) ||
+		    unjudgeable_qp(&a->qps.qp[i]))
 			return false;
 	return true;
 }

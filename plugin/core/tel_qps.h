@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The QP census of each attachment (DESIGN.md "Who"): its RDMA device's QPs
- * by type and state, the class each RTS QP sends with where the driver dumps
- * QP contexts, and which of a lossless attachment's QPs leave on a priority
+ * by type and state, the class each connected QP in RTS or RTR (a responder
+ * sends ACKs and READ responses) sends with where the driver dumps QP
+ * contexts, and which of a lossless attachment's QPs leave on a priority
  * without PFC under the PF's DSCP map. The agent's rdma_qos_vf_qps* families
  * and `show --qps` read it from the sample.
  */
@@ -25,23 +26,28 @@ void tel_census_fini(struct tel_att *a);
 void tel_census_forget(struct tel_att *a);
 
 /*
- * Whether @q is connected (RC, UC, XRC): it sends with the class of its
- * context's primary path. A UD QP's class is per send (its address handle),
- * GSI/SMI are the MAD layer's: the class in their context is not what they send.
+ * Whether @q is connected (RC, UC, XRC_INI, XRC_TGT: rdma_qp_ctx_class): it
+ * sends with the class of its context's primary path. A UD QP's class is per
+ * send (its address handle), a DCI's per send too (the WQE's address
+ * vector), GSI/SMI are the MAD layer's: the class in their context is not
+ * what they send; a DCT's context is not dumped.
  */
 bool tel_qp_connected(const struct rq_qp *q);
 
 /*
- * Whether @a is lossless (its profile wants PFC) and the class of each of its
- * connected QPs in RTS is known (a UD QP's class is per send: never judged).
+ * Whether @a is lossless (its profile wants PFC), the class of each of its
+ * connected QPs in RTS or RTR is known, it has no DCI, DCT or unnamed driver
+ * QP in RTS or RTR (their class is not in any dump), and the kernel listed
+ * its driver QPs (drv_hidden false). A UD QP's class is per send: never judged.
  */
 bool tel_census_judges(const struct tel_att *a);
-/* QPs of @a in RTS whose priority has no PFC; -1: not judged (tel_census_judges false). */
+/* QPs of @a in RTS or RTR whose priority has no PFC; -1: not judged (tel_census_judges false). */
 int tel_census_off(const struct tel_att *a);
 
 /*
  * The distinct (type, state) pairs of @a's QPs with their counts, at most
- * @max, in first-seen order; and the distinct classes of its connected RTS QPs.
+ * @max, in first-seen order; and the distinct classes of its connected QPs in RTS
+ * or RTR.
  */
 struct tel_qp_count {
 	const char *type, *state;

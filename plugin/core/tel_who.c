@@ -18,9 +18,9 @@ static bool lossless_on(const struct tel_att *a, const struct tel_pf *pf)
 	return a->pfc_req && a->n_ports == 1 && !strcmp(a->ports[0], pf->name);
 }
 
-/* The increase of cur->atts[i]'s RDMA bytes in direction @dir (0 rx, 1 tx); false: none. */
-static bool att_bytes(const struct tel_sample *prev, const struct tel_sample *cur, size_t i,
-		      int dir, uint64_t *ret)
+/* The increase of cur->atts[i]'s counters of @kind in direction @dir (-1 any); false: none. */
+static bool att_kind(const struct tel_sample *prev, const struct tel_sample *cur, size_t i,
+		     enum rdma_ctr kind, int dir, uint64_t *ret)
 {
 	const struct tel_att *a = &cur->atts[i], *p = tel_att_prev(prev, a, i);
 	bool any = false;
@@ -30,8 +30,8 @@ static bool att_bytes(const struct tel_sample *prev, const struct tel_sample *cu
 		uint64_t d;
 		int dj;
 
-		if (rdma_counter_classify(a->ctr.names[j], &dj) != RC_BYTES || dj != dir ||
-		    tel_att_delta(a, p, a->ctr.names[j], &d) < 0)
+		if (rdma_counter_classify(a->ctr.names[j], &dj) != kind ||
+		    (dir >= 0 && dj != dir) || tel_att_delta(a, p, a->ctr.names[j], &d) < 0)
 			continue;
 		*ret += d;
 		any = true;
@@ -39,21 +39,70 @@ static bool att_bytes(const struct tel_sample *prev, const struct tel_sample *cu
 	return any;
 }
 
+/* The increase of cur->atts[i]'s RDMA bytes in direction @dir (0 rx, 1 tx); false: none. */
+static bool att_bytes(const struct tel_sample *prev, const struct tel_sample *cur, size_t i,
+		      int dir, uint64_t *ret)
+{
+	return att_kind(prev, cur, i, RC_BYTES, dir, ret);
+}
+
+/*
+ * What lossless attachment i (@sent RoCE tx bytes) surely sent out of the
+ * port over the interval: less what may have stayed in the NIC (the eswitch
+ * switches a VF's RoCE to another function of the same PF without it leaving
+ * the port: at most what the other attachments on the PF received, @rx all
+ * of theirs and @own_rx its own share of it) and less its CNPs (sent on the
+ * CNP priority, lossy by design: np_cnp_sent of them, or where it has no such
+ * counter every tx packet, at TEL_CNP_BYTES each). -ENODATA: no CNP bound.
+ */
+static int att_left(const struct tel_sample *prev, const struct tel_sample *cur, size_t i,
+		    uint64_t sent, uint64_t rx, uint64_t own_rx, uint64_t *ret)
+{
+	uint64_t local = rx - own_rx, n, rest;
+
+	if (!att_kind(prev, cur, i, RC_CNP_SENT, -1, &n) &&
+	    !att_kind(prev, cur, i, RC_PACKETS, 1, &n))
+		return -ENODATA;
+	local = local < sent ? local : sent;
+	rest = sent - local;
+	/* n * TEL_CNP_BYTES, without overflow, at most rest */
+	*ret = n >= rest / TEL_CNP_BYTES + 1 ? 0 : rest - n * TEL_CNP_BYTES;
+	return 0;
+}
+
 int tel_roce_off_pfc(const struct tel_sample *prev, const struct tel_sample *cur,
 		     const struct tel_pf *pf, double *ret)
 {
 	const struct tel_pf *o = tel_pf_same(prev, pf);
-	uint64_t sent = 0, carried = 0, d;
+	uint64_t left = 0, carried = 0, rx = 0, d;
 	bool any = false;
 
 	if (!o || cur->t <= prev->t || !pf->has_dcb || !pf->has_stats || !o->has_stats)
 		return -ENODATA;
-	for (size_t i = 0; i < cur->n_atts; i++)
-		if (lossless_on(&cur->atts[i], pf) && att_bytes(prev, cur, i, 1, &d)) {
-			sent += d;
-			any = true;
-		}
-	if (!any || sent < TEL_OFF_PFC_MIN_BYTES)
+	/*
+	 * Every attachment that can receive by this port, lossless or not: one
+	 * without an rx byte counter could have taken any of the others' RoCE
+	 * inside the NIC, and then nothing says what left.
+	 */
+	for (size_t i = 0; i < cur->n_atts; i++) {
+		if (!tel_att_on_pf(&cur->atts[i], pf->name))
+			continue;
+		if (!att_bytes(prev, cur, i, 0, &d))
+			return -ENODATA;
+		rx += d;
+	}
+	for (size_t i = 0; i < cur->n_atts; i++) {
+		uint64_t sent, own_rx, l;
+
+		if (!lossless_on(&cur->atts[i], pf) || !att_bytes(prev, cur, i, 1, &sent))
+			continue;
+		(void)att_bytes(prev, cur, i, 0, &own_rx);
+		if (att_left(prev, cur, i, sent, rx, own_rx, &l) < 0)
+			return -ENODATA;
+		left += l;
+		any = true;
+	}
+	if (!any || left < TEL_OFF_PFC_MIN_BYTES)
 		return -ENODATA;
 	/*
 	 * The PFC priorities also carry what else the port sends there (the
@@ -67,7 +116,7 @@ int tel_roce_off_pfc(const struct tel_sample *prev, const struct tel_sample *cur
 			return -ENODATA;
 		carried += d;
 	}
-	*ret = carried >= sent ? 0 : 1 - (double)carried / (double)sent;
+	*ret = carried >= left ? 0 : 1 - (double)carried / (double)left;
 	return 0;
 }
 /* Did @pf send (@dir 1) or receive (0) pause frames, per priority or link-level? -1: no counter. */

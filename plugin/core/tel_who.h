@@ -13,12 +13,25 @@
 #define TEL_OFF_PFC_MIN_BYTES (1024ull * 1024ull)
 
 /*
- * rdma_qos_port_roce_off_pfc_ratio of @pf over @prev -> @cur: 1 - (the
- * port's tx bytes on its PFC priorities) / (the RoCE tx bytes of its lossless
- * attachments), clamped to [0, 1]. 0 and *ret set; -ENODATA (no series): no
- * interval, no DCB or port stats, a PFC priority without a tx_prio<N>_bytes
- * counter, no lossless attachment with byte counters, or under
- * TEL_OFF_PFC_MIN_BYTES sent.
+ * A CNP as the vport counters may count it, at most: Ethernet 14, 802.1Q 4,
+ * IPv6 40, UDP 8, BTH 12, the 16 reserved bytes, ICRC 4, FCS 4.
+ */
+#define TEL_CNP_BYTES 102ull
+
+/*
+ * rdma_qos_port_roce_off_pfc_ratio of @pf over @prev -> @cur, a measure of
+ * what left the port lossy (issue 37 item 6): 1 - (the port's tx bytes on
+ * its PFC priorities) / L, clamped to [0, 1], where L is what the lossless
+ * attachments' RoCE surely left the port with: their RoCE tx bytes less, for
+ * each, what the other attachments on @pf received (RoCE the eswitch may
+ * have switched between two VFs of the PF, which never reaches the port's
+ * per-priority counters) and less its CNPs (np_cnp_sent, else every tx
+ * packet, at TEL_CNP_BYTES: CNPs leave on the CNP priority, lossy by
+ * design). 0 and *ret set; -ENODATA (no series): no interval, no DCB or port
+ * stats, a PFC priority without a tx_prio<N>_bytes counter, no lossless
+ * attachment with byte counters, an attachment on @pf without an rx byte
+ * counter or a lossless one with neither a CNP nor a tx packet counter (the
+ * counters cannot tell), or L under TEL_OFF_PFC_MIN_BYTES.
  */
 int tel_roce_off_pfc(const struct tel_sample *prev, const struct tel_sample *cur,
 		     const struct tel_pf *pf, double *ret);

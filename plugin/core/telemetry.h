@@ -133,6 +133,8 @@ bool tel_att_on_pf(const struct tel_att *a, const char *pf);
 /* The increase of port counter (@k, @prio, @dir) from @o to @n; false: no such counter. */
 bool tel_port_delta(const struct tel_pf *o, const struct tel_pf *n, enum port_stat k, int prio,
 		    int dir, uint64_t *ret);
+/* hw_counter @name of @a (@hint: its index, if known); -ENOENT: none (or @a NULL). */
+int tel_ctr_get(const struct tel_att *a, const char *name, size_t hint, uint64_t *ret);
 /* The increase of hw_counter @name of @a since @p (NULL: no series); -ENOENT: none. */
 int tel_att_delta(const struct tel_att *a, const struct tel_att *p, const char *name,
 		  uint64_t *ret);
@@ -146,6 +148,13 @@ struct tel_derived {
 };
 /* The port counts as in a storm when paused for more than this share of the interval. */
 #define TEL_STORM_SHARE 0.5
+/*
+ * rdma_qos_port_pause_storm of the port @o -> @n over @dt seconds: 1 when the
+ * driver's storm counters (tx_pause_storm_{warning,error}_events) moved or
+ * the port was paused (either direction, any priority or link-level) for
+ * more than TEL_STORM_SHARE of the interval; 0 not; -1 no such counter.
+ */
+int8_t tel_pause_storm(const struct tel_pf *o, const struct tel_pf *n, double dt);
 void tel_derive(const struct tel_sample *prev, const struct tel_sample *cur,
 		const struct tel_pf *pf, struct tel_derived *ret);
 

@@ -521,3 +521,33 @@ int cmd_show(struct rq_env *env, bool json)
 	catalog_free(cat);
 	return r == -ENOENT ? 0 : r;
 }
+
+/*
+ * For each PF of `show --counters` / `top` (@o's "pfs"): "partner", the word
+ * the NFD label judges the PF by (show_peer_word).
+ */
+void show_peer_annotate(const struct rq_env *env, cJSON *o)
+{
+	struct rq_catalog *cat = show_catalog(env);
+	cJSON *pf;
+
+	cJSON_ArrayForEach(pf, cJSON_GetObjectItemCaseSensitive(o, "pfs"))
+	{
+		const char *ifname = json_str(pf, "pf");
+		struct rq_profile *req = calloc(1, sizeof(*req));
+		char path[512], pci[64] = "";
+		bool any = false;
+
+		if (!ifname || !req) {
+			free(req);
+			continue;
+		}
+		(void)snprintf(path, sizeof(path), "/sys/class/net/%s/device", ifname);
+		if (sysfs_readlink_base(&env->root, path, pci, sizeof(pci)) < 0)
+			pci[0] = '\0';
+		show_pf_required(env, cat, pci, req, &any);
+		cJSON_AddStringToObject(pf, "partner", show_peer_word(env, ifname, req, any));
+		free(req);
+	}
+	catalog_free(cat);
+}

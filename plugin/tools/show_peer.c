@@ -4,7 +4,9 @@
  * (RQ_PEER_FILE, which the agent rewrites whenever a partner comes, changes,
  * refreshes or goes) and each item judged against what the PF is required to
  * offer now, with the same judge as the agent's metrics (plugin/core/peer.c).
- * A partner whose TTL ran out by the wall clock (the agent stopped) is silent.
+ * A partner whose TTL ran out by the wall clock (the agent stopped) is silent;
+ * with more than one partner current nothing is judged. It imports only the
+ * core (plugin/core/peer.c): show.c calls it, never the other way round.
  */
 #include <linux/dcbnl.h>
 #include <stdio.h>
@@ -54,35 +56,79 @@ static void dcbx_json(cJSON *o, const struct dcb_port_state *st)
 		cJSON_AddItemToArray(a, cJSON_CreateString("ieee"));
 }
 
+/*
+ * The partners current by the wall clock: "partners" of the agent's file (an
+ * older file has only "peer"). *ret_one gets the single one's entry.
+ */
+static int current_partners(const cJSON *e, cJSON *out, const cJSON **ret_one)
+{
+	const cJSON *l = cJSON_GetObjectItemCaseSensitive(e, "partners"), *it;
+	double now = (double)time(NULL);
+	cJSON *a = out ? cJSON_AddArrayToObject(out, "partners") : NULL;
+	int n = 0;
+
+	*ret_one = NULL;
+	if (!cJSON_IsArray(l)) {
+		if (e &&
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "expires")) > now) {
+			*ret_one = e;
+			n = 1;
+		}
+		return n;
+	}
+	cJSON_ArrayForEach(it, l)
+	{
+		if (!(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "expires")) > now))
+			continue;
+		*ret_one = it;
+		n++;
+		if (a)
+			cJSON_AddItemToArray(
+			    a, cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(it, "peer"), 1));
+	}
+	if (n != 1)
+		*ret_one = NULL;
+	return n;
+}
+
 void show_peer_json(const struct rq_env *env, cJSON *o, const char *ifname,
 		    const struct dcb_port_state *st, const struct rq_profile *req, bool any_req)
 {
 	cJSON *book = peer_file(env), *out = cJSON_AddObjectToObject(o, "peer"), *items;
 	const cJSON *e =
 	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(book, "pfs"), ifname);
+	const cJSON *one = NULL;
 	struct lldp_peer p;
 	struct peer_judgement j;
-	bool heard = e && peer_from_json(cJSON_GetObjectItemCaseSensitive(e, "peer"), &p) == 0 &&
-		     cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "expires")) >
-			 (double)time(NULL);
+	int n;
+	bool heard, contested;
 
 	dcbx_json(o, st);
 	if (!out) {
 		cJSON_Delete(book);
 		return;
 	}
+	n = current_partners(e, out, &one);
+	/* one MSAP heard from two source MACs: a second speaker copies it, nothing is judged */
+	contested = one && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(one, "contested"));
+	heard = one && !contested &&
+		peer_from_json(cJSON_GetObjectItemCaseSensitive(one, "peer"), &p) == 0;
 	cJSON_AddStringToObject(out, "state",
-				heard			  ? "heard"
+				n > 1			  ? "partners"
+				: contested		  ? "contested"
+				: heard			  ? "heard"
 				: listening(book, ifname) ? "silent"
 							  : "not listening");
+	cJSON_AddNumberToObject(out, "count", n);
 	if (heard) {
 		cJSON_AddItemToObject(
 		    out, "partner",
-		    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(e, "peer"), 1));
+		    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(one, "peer"), 1));
 		cJSON_AddNumberToObject(
 		    out, "heard",
-		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "heard")));
+		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(one, "heard")));
 	}
+	/* more than one partner: nothing is judged (a second speaker makes it unknown) */
 	peer_judge(heard ? &p : NULL, any_req ? req : NULL, peer_pf_mtu(&env->root, ifname), &j);
 	items = cJSON_AddObjectToObject(out, "items");
 	for (int i = 0; items && i < PEER_ITEM_N; i++) {
@@ -96,7 +142,50 @@ void show_peer_json(const struct rq_env *env, cJSON *o, const char *ifname,
 		if (j.why[i][0])
 			cJSON_AddStringToObject(it, "why", j.why[i]);
 	}
+	cJSON_AddStringToObject(out, "word", peer_verdict_name(peer_word(&j)));
 	cJSON_Delete(book);
+}
+
+/* The NIC's DCBX mode in a word, from show's "dcbx" list (dcbnl getdcbx) */
+static const char *nic_dcbx(const cJSON *dcbx)
+{
+	const cJSON *it;
+	bool lld = false, host = false;
+
+	cJSON_ArrayForEach(it, dcbx)
+	{
+		lld |= !strcmp(it->valuestring, "lld_managed");
+		host |= !strcmp(it->valuestring, "host");
+	}
+	if (cJSON_GetArraySize(dcbx) == 0)
+		return NULL;
+	return host ? "host" : lld ? "lld_managed" : "firmware";
+}
+
+/* The partner's willing bit beside the NIC's DCBX mode: which end would take whose PFC */
+static void willing_text(const cJSON *who, const cJSON *dcbx)
+{
+	const cJSON *pfc = cJSON_GetObjectItemCaseSensitive(who, "pfc");
+	const cJSON *cee = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(who, "dcbxLegacy"), "pfc");
+	const char *mode = nic_dcbx(dcbx);
+	bool w;
+
+	if (!pfc)
+		pfc = cee;
+	if (!pfc)
+		return;
+	w = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pfc, "willing"));
+	printf(
+	    "    partner PFC willing %s; NIC DCBX %s%s\n", w ? "yes" : "no",
+	    mode ? mode : "unknown",
+	    mode && strcmp(mode, "host") != 0
+		? ": the NIC's firmware negotiates PFC with the partner, and a willing NIC takes "
+		  "the partner's PFC over the host's"
+		: "");
+	if (cee && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(cee, "error")))
+		printf("    partner's DCBX PFC feature reports an error (it disagrees with its "
+		       "peer)\n");
 }
 
 void show_peer_text(const cJSON *pf)
@@ -113,14 +202,39 @@ void show_peer_text(const cJSON *pf)
 	}
 	if (!peer)
 		return;
+	if (!strcmp(json_str(peer, "state") ?: "", "contested")) {
+		it = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(peer, "partners"), 0);
+		printf("  partner %s port %s heard from two source MACs: not judged\n"
+		       "    (a second speaker sends the switch's chassis and port ID: "
+		       "docs/troubleshooting.md)\n",
+		       it && json_str(it, "systemName")[0] ? json_str(it, "systemName")
+		       : it				   ? json_str(it, "chassisId")
+							   : "?",
+		       it ? json_str(it, "portId") : "?");
+		return;
+	}
+	if (!strcmp(json_str(peer, "state") ?: "", "partners")) {
+		printf("  %d partners: not judged:", json_int(peer, "count", 0));
+		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(peer, "partners"))
+		{
+			printf(" %s port %s%s",
+			       json_str(it, "systemName")[0] ? json_str(it, "systemName")
+							     : json_str(it, "chassisId"),
+			       json_str(it, "portId"), it->next ? "," : "");
+		}
+		printf("\n    (an EVPN fabric sends several; a pod's VF or a VM speaking LLDP on "
+		       "this port should not: docs/troubleshooting.md)\n");
+		return;
+	}
 	if (who)
-		printf("  partner %s port %s (%s, chassis %s):",
+		printf("  partner %s port %s (%s, chassis %s, DCBX %s):",
 		       json_str(who, "systemName")[0] ? json_str(who, "systemName")
 						      : "(no system name)",
 		       json_str(who, "portId"),
 		       json_str(who, "portDescription")[0] ? json_str(who, "portDescription")
 							   : "no description",
-		       json_str(who, "chassisId"));
+		       json_str(who, "chassisId"),
+		       json_str(who, "dcbx") ? json_str(who, "dcbx") : "none");
 	else if (!strcmp(json_str(peer, "state"), "silent"))
 		printf("  partner silent:");
 	else /* no agent, --once only, or a PF without attachment or baseline */
@@ -136,6 +250,8 @@ void show_peer_text(const cJSON *pf)
 		printf(it->next ? "," : "");
 	}
 	printf("\n");
+	if (who)
+		willing_text(who, dcbx);
 	/* mlx5 in firmware mode reports the DCBX versions without HOST and never
 	 * LLD_MANAGED (mlx5e_dcbnl_initialize): a report without HOST is the same hint */
 	if (!who && (lld || (cJSON_GetArraySize(dcbx) > 0 && !host)))
@@ -144,44 +260,18 @@ void show_peer_text(const cJSON *pf)
 		       lld ? "lld_managed" : "not host-managed (firmware)");
 }
 
-/* One word per PF, as the NFD label says it for the node: any item disagrees -> disagrees;
- * at least one agrees and none disagrees -> agrees; else unknown. */
-void show_peer_annotate(const struct rq_env *env, cJSON *o)
+/* @ifname's one word (peer_word): agrees|disagrees|unknown, as the NFD label judges a PF */
+const char *show_peer_word(const struct rq_env *env, const char *ifname,
+			   const struct rq_profile *req, bool any_req)
 {
-	struct rq_catalog *cat = show_catalog(env);
-	cJSON *pf;
+	cJSON *tmp = cJSON_CreateObject();
+	const char *w = "unknown", *v;
 
-	cJSON_ArrayForEach(pf, cJSON_GetObjectItemCaseSensitive(o, "pfs"))
-	{
-		const char *ifname = json_str(pf, "pf"), *word = "unknown";
-		struct rq_profile *req = calloc(1, sizeof(*req));
-		cJSON *tmp = cJSON_CreateObject(), *it;
-		char path[512], pci[64] = "";
-		bool any = false;
-
-		if (!ifname || !req || !tmp) {
-			free(req);
-			cJSON_Delete(tmp);
-			continue;
-		}
-		(void)snprintf(path, sizeof(path), "/sys/class/net/%s/device", ifname);
-		if (sysfs_readlink_base(&env->root, path, pci, sizeof(pci)) < 0)
-			pci[0] = '\0';
-		show_pf_required(env, cat, pci, req, &any);
-		show_peer_json(env, tmp, ifname, NULL, req, any);
-		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(
-					   cJSON_GetObjectItemCaseSensitive(tmp, "peer"), "items"))
-		{
-			const char *v = json_str(it, "verdict");
-
-			if (v && !strcmp(v, "disagrees"))
-				word = "disagrees";
-			else if (v && !strcmp(v, "agrees") && strcmp(word, "disagrees") != 0)
-				word = "agrees";
-		}
-		cJSON_AddStringToObject(pf, "partner", word);
-		cJSON_Delete(tmp);
-		free(req);
-	}
-	catalog_free(cat);
+	if (!tmp)
+		return w;
+	show_peer_json(env, tmp, ifname, NULL, req, any_req);
+	v = json_str(cJSON_GetObjectItemCaseSensitive(tmp, "peer"), "word");
+	w = v && !strcmp(v, "agrees") ? "agrees" : v && !strcmp(v, "disagrees") ? "disagrees" : w;
+	cJSON_Delete(tmp);
+	return w;
 }

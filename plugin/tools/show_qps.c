@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * `rdma-qos show --qps [--json]`: each attachment's QPs as the census sees
- * them now (core/tel_qps.c, the agent's rdma_qos_vf_qps* families): type,
- * state, owner, the class an RTS QP sends with where the driver dumps QP
- * contexts, the priority the PF's DSCP map gives that class, and whether a
- * lossless attachment's QP leaves on a priority without PFC.
+ * them now (core/tel_qps.c, the agent's rdma_qos_vf_qps* families): type
+ * (mlx5's DCI, DCT, REG_UMR included), state, owner, the class a connected QP
+ * in RTS or RTR sends with where the driver dumps QP contexts, the priority the PF's DSCP map gives
+ * that class, and whether a lossless attachment's QP leaves on a priority without PFC.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -87,6 +87,8 @@ static cJSON *att_json(const struct rq_env *env, const struct tel_att *a)
 	if (a->census != 1)
 		return o;
 	cJSON_AddBoolToObject(o, "contextDump", a->qps.has_ctx);
+	if (a->qps.drv_hidden) /* the kernel listed the QPs only without the driver's own */
+		cJSON_AddBoolToObject(o, "driverQpsHidden", true);
 	if (off >= 0)
 		cJSON_AddNumberToObject(o, "offLossless", off);
 	qps = cJSON_AddArrayToObject(o, "qps");
@@ -112,6 +114,8 @@ static void att_text(const cJSON *a)
 			       !cJSON_GetArraySize(qps)
 			   ? ""
 			   : ", no QP context dump (classes unknown)");
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "driverQpsHidden")))
+		printf(", driver QPs not listed (not judged)");
 	if (cJSON_IsNumber(off))
 		printf(", %d off lossless", off->valueint);
 	printf("\n");
@@ -127,6 +131,9 @@ static void att_text(const cJSON *a)
 			printf(" %s", json_str(q, "comm"));
 		if (tc >= 0)
 			printf("  class %d (dscp %d)", tc, tc >> 2);
+		else if (json_str(q, "type") && (!strcmp(json_str(q, "type"), "DCI") ||
+						 !strcmp(json_str(q, "type"), "DCT")))
+			printf("  class not dumped (DC: not judged)");
 		if (prio >= 0)
 			printf(" -> prio %d", prio);
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(q, "offLossless")))

@@ -11,11 +11,17 @@
 int cmd_show(struct rq_env *env, bool json);
 /* show_qps.c: `show --qps [--json]`, the QP census of every attachment now */
 int cmd_show_qps(struct rq_env *env, bool json);
-/* show_peer.c: the PF's link partner as the agent heard it, judged against @req */
+/*
+ * show_peer.c (imports only plugin/core; show.c calls it): the PF's link
+ * partner as the agent heard it, judged against @req, and its one word
+ */
 void show_peer_json(const struct rq_env *env, cJSON *o, const char *ifname,
 		    const struct dcb_port_state *st, const struct rq_profile *req, bool any_req);
 void show_peer_text(const cJSON *pf);
-/* For each PF of `show --counters` / `top` (@o's "pfs"): "partner": agrees|disagrees|unknown */
+const char *show_peer_word(const struct rq_env *env, const char *ifname,
+			   const struct rq_profile *req, bool any_req);
+/* show.c: for each PF of `show --counters` / `top` (@o's "pfs"): "partner":
+ * agrees|disagrees|unknown */
 void show_peer_annotate(const struct rq_env *env, cJSON *o);
 /* show.c: what PF @pci must offer (baseline and its index's attachments); the node catalog */
 void show_pf_required(const struct rq_env *env, const struct rq_catalog *cat, const char *pci,

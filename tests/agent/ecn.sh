@@ -5,7 +5,9 @@
 # the same /metrics client's previous request, the link partner paused a PFC
 # priority of the PF (rx_prio<N>_pause went up) while no attachment on the PF
 # counted an ECN-marked packet or a CNP; 0 when the partner did not pause or
-# the attachments' congestion counters moved; no series where those counters
+# the attachments' congestion counters moved, and when the pauses were not
+# ECN's to prevent (issue 37 item 4: the host paused the partner on the same
+# priority, a pause storm, the pods sent nothing on the priority); no series where those counters
 # or the priority's pause counter do not exist. Fake ethtool stats and
 # hw_counters on the simulated node, the agent's /metrics read as Prometheus
 # would.
@@ -77,6 +79,42 @@ echo "== no pause at all"
 sleep 1.1
 get "$T/h4.prom"
 check "a quiet port: 0" [ "$(E3 "$T/h4.prom" "$PF0" 3)" = 0 ]
+
+# issue 37 item 4: pauses ECN could not have prevented, or not the pods' to prevent, are 0
+echo "== the switch pauses, and the host paused it on priority 3 too (its own receive side)"
+set_stat "$PF0" '.rx_prio3_pause += 500 | .tx_prio3_pause += 40'
+sleep 1.1
+get "$T/h7.prom"
+check "the host sent pause frames on the priority: caused by the host, 0" [ "$(E3 "$T/h7.prom" "$PF0" 3)" = 0 ]
+
+echo "== the switch pauses during a pause storm the driver reports"
+set_stat "$PF0" '.rx_prio3_pause += 500 | .tx_pause_storm_warning_events += 1'
+sleep 1.1
+get "$T/h8.prom"
+check "tx_pause_storm_warning_events moved: a storm, 0" [ "$(E3 "$T/h8.prom" "$PF0" 3)" = 0 ]
+set_stat "$PF0" '.rx_prio3_pause += 500 | .rx_prio3_pause_duration += 5000000'
+sleep 1.1
+get "$T/h9.prom"
+check "paused for more than half the interval (rdma_qos_port_pause_storm 1): 0" \
+	[ "$(E3 "$T/h9.prom" "$PF0" 3)" = 0 ] && [ "$(metric_lit "$T/h9.prom" "rdma_qos_port_pause_storm{pf=\"$PF0\"}")" = 1 ]
+
+echo "== the pod's VF counts its RoCE tx (vport counters): did it send while paused?"
+VPA=$ROOT/ethtool/netns/$(basename "$NSA")/net1.json
+mkdir -p "${VPA%/*}"
+echo '{"rx_vport_rdma_unicast_packets": 0, "tx_vport_rdma_unicast_packets": 0,
+	"rx_vport_rdma_unicast_bytes": 0, "tx_vport_rdma_unicast_bytes": 0}' > "$VPA"
+set_vp() { jq -c "$1" "$VPA" > "$VPA.new" && mv "$VPA.new" "$VPA"; }
+sleep 1.1
+get "$T/h10.prom"
+set_stat "$PF0" '.rx_prio3_pause += 500'
+set_vp '.tx_vport_rdma_unicast_packets += 1000 | .tx_vport_rdma_unicast_bytes += 4096000'
+sleep 1.1
+get "$T/h11.prom"
+check "the pod sent on priority 3 and the switch paused, no CNP: still 1" [ "$(E3 "$T/h11.prom" "$PF0" 3)" = 1 ]
+set_stat "$PF0" '.rx_prio3_pause += 500'
+sleep 1.1
+get "$T/h12.prom"
+check "the pod sent nothing: the pauses held the PF's own RoCE, 0" [ "$(E3 "$T/h12.prom" "$PF0" 3)" = 0 ]
 
 echo "== a PF without the pause counter of that priority"
 set_stat "$PF0" 'del(.rx_prio3_pause)'

@@ -11,24 +11,27 @@
 # shutdown, and TTL expiry after a kill -9); two PFs with two partners;
 # crafted malformed frames (a raw socket) that must change nothing. Asserted
 # on the metrics, `show`, `show --json` and the NFD label; CHECK passes while
-# the partner disagrees.
+# the partner disagrees. Issue 37: a raw-socket LLDP sender (python3,
+# AF_PACKET) in the switch netns as a second speaker: frames from a VF's and
+# the PF's own MAC, tagged, to another group address, another MSAP's TTL 0
+# (none counts); a second MSAP (nothing judged, `N partners: not judged`, the
+# label unknown) and its shutdown; the switch's own MSAP from another MAC
+# (contested: not judged); CEE and CIN switches (lldpd custom TLVs
+# with OUI 00-1B-21); ETS against the Recommendation; an ambiguous DSCP; the
+# 802.3 frame allowance; the label agrees only on pfc; the partner's willing
+# bit with the NIC's DCBX mode.
 set -u
 . "$(dirname "$0")/lib.sh"
 
 lldp_can_run() {
-	agent_can_run || return 1
-	command -v lldpd > /dev/null && command -v lldpcli > /dev/null ||
-		{ echo "no lldpd (apt-get install lldpd)"; return 1; }
+	agent_can_run && lldpd_can_run || return 1
 	command -v python3 > /dev/null || { echo "no python3"; return 1; }
 }
 sim_suite_start "agent link partner (LLDP)" rqll lldp_can_run
 BG=""
-SW=()
 suite_teardown() {
-	local s
 	[ -n "$BG" ] && kill "$BG" 2> /dev/null && wait "$BG" 2> /dev/null
-	for s in "${SW[@]}"; do sw_stop "$s" KILL; done
-	for s in "${PFS[@]:-}"; do [ -n "$s" ] && ip link del "$s" 2> /dev/null; done
+	sw_teardown
 }
 
 "$MKNODE" --root "$ROOT" --pfs 2 --vfs 2 --numa-nodes 1 --cpus-per-node 4 --rdma configfs \
@@ -38,80 +41,16 @@ sim_make_vfs "$ROOT"
 mapfile -t VFS < <(sim_vfs "$ROOT")
 read -r PF0 VF0PCI VF0 <<< "${VFS[0]}"
 PF1=$(sim_vfs "$ROOT" | awk -v p="$PF0" '$1 != p { print $1; exit }')
-PFS=("$PF0" "$PF1")
 echo 9000 > "$ROOT/sys/class/net/$PF0/mtu"
 echo 9000 > "$ROOT/sys/class/net/$PF1/mtu"
 
-# the switch side of PF $1: a netns $NS_PREFIX-sw$2 holding the veth peer "swp"
-sw_ns() { echo "${NS_PREFIX}sw$1"; }
-sw_make() {
-	local ns
-	ns=$(sw_ns "$2")
-	ip netns add "$ns" && ip link add "$1" mtu 9500 type veth peer name swp mtu 9500 netns "$ns" &&
-		sysctl -qw "net.ipv6.conf.$1.disable_ipv6=1" && ip link set "$1" up && ip -n "$ns" link set swp up && ip -n "$ns" link set lo up
-}
 sw_make "$PF0" 0 && sw_make "$PF1" 1
 check "two PFs are real veths in the host netns, each wired to a switch netns" [ $? -eq 0 ]
 
-# lldpcli is setuid _lldpd: the control sockets' directory must let it through
-chmod 711 "$T"
 # like STRING GLOB
 like() { [[ $1 == $2 ]]; }
-# lldpd as switch $1: system name $2, port $3, TTL $4 s (tx-interval 1, tx-hold $4), and
-# TLVs ($5 $6 $7 as sw_tlvs takes them), all from its configuration file: lldpd waits for
-# it before its first frame, so the partner appears once, as configured
-lldpc() { ip netns exec "$(sw_ns "$1")" lldpcli -u "$T/lldpd$1.sock" "${@:2}" > /dev/null; }
-sw_start() {
-	local s=$1 c="$T/lldpd$1.conf"
-	{
-		echo "configure system hostname $2"
-		echo "configure ports swp lldp portidsubtype local $3 description \"Ethernet to $PF0\""
-		echo "configure lldp tx-hold $4"
-		echo "configure lldp tx-interval 1"
-		[ -n "${5:-}" ] && echo "configure lldp custom-tlv add oui 00,80,c2 subtype 11 oui-info $5"
-		[ -n "${6:-}" ] && echo "configure lldp custom-tlv add oui 00,80,c2 subtype 12 oui-info $6"
-		[ -n "${7:-}" ] && echo "configure lldp custom-tlv add oui 00,12,0f subtype 4 oui-info $7"
-	} > "$c"
-	chmod 644 "$c"
-	ip netns exec "$(sw_ns "$s")" lldpd -d -u "$T/lldpd$s.sock" -I swp -O "$c" \
-		> "$T/lldpd$s.log" 2>&1 &
-	echo $! > "$T/lldpd$s.pid"
-	SW+=("$s")
-}
-# stop it (SIGTERM: lldpd sends its shutdown LLDPDU, TTL 0) and wait until it is gone
-sw_stop() {
-	local p
-	[ -s "$T/lldpd$1.pid" ] || return 0
-	p=$(cat "$T/lldpd$1.pid")
-	rm -f "$T/lldpd$1.pid"
-	if [ "${2:-TERM}" = KILL ]; then
-		# lldpd's worker outlives its monitor long enough to say goodbye (TTL 0): stop
-		# every process of the switch netns first, so that none runs again, then kill
-		# them: nothing is sent, as from a switch that died
-		ip netns pids "$(sw_ns "$1")" > "$T/sw.pids"
-		xargs -r kill -STOP < "$T/sw.pids" 2> /dev/null
-		xargs -r kill -KILL < "$T/sw.pids" 2> /dev/null
-	else
-		kill -TERM "$p" 2> /dev/null
-	fi
-	for _ in $(seq 50); do kill -0 "$p" 2> /dev/null || break; sleep 0.1; done
-	wait "$p" 2> /dev/null
-	return 0
-}
-# sw_tlvs SWITCH PFC-INFO APP-INFO MFS-INFO: what the switch advertises now ("" = not that
-# TLV; all three "": none). Each TLV is replaced in place, one frame per real change, as a
-# switch's own reconfiguration would.
-sw_tlvs() {
-	[ -z "$2$3$4" ] && { lldpc "$1" unconfigure lldp custom-tlv; return 0; }
-	[ -n "$2" ] && lldpc "$1" configure lldp custom-tlv replace oui 00,80,c2 subtype 11 oui-info "$2"
-	[ -n "$3" ] && lldpc "$1" configure lldp custom-tlv replace oui 00,80,c2 subtype 12 oui-info "$3"
-	[ -n "$4" ] && lldpc "$1" configure lldp custom-tlv replace oui 00,12,0f subtype 4 oui-info "$4"
-	return 0
-}
-PFC3=08,08 PFC4=08,10
-APP_OK=00,65,00,1a,c5,00,30  # DSCP 26 -> 3, 48 -> 6
 APP_26_0=00,05,00,1a,c5,00,30 # DSCP 26 -> 0
-MFS9216=24,00 MFS1522=05,f2
+MFS1522=05,f2
 
 M=$T/m.prom
 F=$T/features
@@ -129,12 +68,19 @@ wait_metric() {
 agr() { metric_lit "$M" "rdma_qos_peer_agreement{pf=\"$1\",item=\"$2\"}"; }
 # peer_label WORD: 1 once the NFD file says rdma-qos.peer=WORD (written just after the metrics)
 peer_label() {
-	for _ in $(seq 20); do grep -q "^rdma-qos.peer=$1$" "$F" 2> /dev/null && break; sleep 0.1; done
-	grep -c "^rdma-qos.peer=$1$" "$F"
+	for _ in $(seq 20); do grep -q "^feature.node.kubernetes.io/rdma-qos.peer=$1$" "$F" 2> /dev/null && break; sleep 0.1; done
+	grep -c "^feature.node.kubernetes.io/rdma-qos.peer=$1$" "$F"
+}
+# wait_peers JQ-EXPR: until the agent's peers.json makes it true ($pf0, $pf1 bound)
+wait_peers() {
+	for _ in $(seq 100); do
+		[ "$(jq --arg pf0 "$PF0" --arg pf1 "$PF1" "$1" "$ROOT/run/rdma-qos/agent/peers.json" 2> /dev/null)" = true ] && return 0
+		sleep 0.1
+	done
+	return 1
 }
 show_json() { RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --json > "$T/show.json" 2> /dev/null; }
 show_verdict() { jq -r --arg pf "$1" --arg it "$2" '.pfs[] | select(.name == $pf) | .peer.items[$it].verdict' "$T/show.json"; }
-show_line() { RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show 2> /dev/null | awk -v pf="PF $1 " 'index($0, pf) == 1 { on = 1; next } /^PF / { on = 0 } on && /^  partner/'; }
 
 echo "== a lossless attachment on $PF0; the agent runs"
 ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p1;K8S_POD_UID=pod-a"
@@ -212,9 +158,9 @@ wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"mtu\"}" 0
 check "agreement mtu 0" [ $? -eq 0 ]
 check "... peer_max_frame_bytes 1522; dscp2prio 1 again" [ "$(metric_lit "$M" "rdma_qos_peer_max_frame_bytes{pf=\"$PF0\"}"):$(agr "$PF0" dscp2prio)" = 1522:1 ]
 show_json
-check "show --json: mtu disagrees, why: 'partner max frame 1522 bytes, MTU 9000 needs 9022'" \
+check "show --json: mtu disagrees, why: 'partner max frame 1522 bytes, MTU 9000 needs 9018' (untagged: DSCP trust)" \
 	[ "$(jq -r --arg pf "$PF0" '.pfs[] | select(.name == $pf) | "\(.peer.items.mtu.verdict): \(.peer.items.mtu.why)"' "$T/show.json")" = \
-		"disagrees: partner max frame 1522 bytes, MTU 9000 needs 9022" ]
+		"disagrees: partner max frame 1522 bytes, MTU 9000 needs 9018" ]
 echo 1500 > "$ROOT/sys/class/net/$PF0/mtu"
 show_json
 check "show judges against the MTU of now: 1522 carries a 1500 MTU (agrees)" [ "$(show_verdict "$PF0" mtu)" = agrees ]
@@ -300,24 +246,31 @@ check "each PF names its own partner" \
 		"rdma_qos_peer_info{pf=\"$PF0\",port_id=\"swp3\",system_name=\"leaf-01\" rdma_qos_peer_info{pf=\"$PF1\",port_id=\"swp9\",system_name=\"leaf-02\" " ]
 check "NFD label: one PF disagrees, so the node disagrees" [ "$(peer_label disagrees)" = 1 ]
 
-echo "== ETS, judged only where the target has ETS"
-# the baseline now has ETS; leaf-01 advertises an ETS Configuration TLV (00-80-C2/9): not
-# willing, TC of each priority (two a byte), bandwidths, TSA (2 ets, 0 strict)
+echo "== ETS, judged only where the target has ETS, against the partner's Recommendation"
+# the baseline now has ETS; leaf-01 advertises an ETS TLV: Configuration (00-80-C2/9: willing,
+# CBS, max TCs) or Recommendation (00-80-C2/10: a reserved byte), then the TC of each priority
+# (two a byte), bandwidths, TSA (2 ets, 0 strict)
 ETS_OK=00,00,03,40,60,14,00,00,32,1e,00,00,00,02,00,00,02,02,00,00,00
 ETS_BW=00,00,03,40,60,14,00,00,1e,32,00,00,00,02,00,00,02,02,00,00,00
 echo '{"profiles":{"gold":{"trust":"dscp","dscp2prio":{"26":3,"48":6},"pfc":[3],"ets":{"tcBw":[20,0,0,50,30,0,0,0],"tsa":["ets","strict","strict","ets","ets","strict","strict","strict"],"prioTc":[0,0,0,3,4,0,6,0]}}},"node":{"pf":"ensure","baseline":"gold"}}' > "$CAT"
-lldpc 0 configure lldp custom-tlv replace oui 00,80,c2 subtype 9 oui-info "$ETS_OK"
-wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"ets\"}" 1
-check "agreement ets 1: the partner's ETS is the target's" [ $? -eq 0 ]
-check "... $PF1's partner advertises no ETS: no ets series for it (unknown)" [ "$(agr "$PF1" ets)" = "" ]
+# ETS is asymmetric: a switch's Configuration is its own; only its Recommendation asks us
 lldpc 0 configure lldp custom-tlv replace oui 00,80,c2 subtype 9 oui-info "$ETS_BW"
+wait_peers '.pfs[$pf0].peer.etsConfiguration.tcBw[3] == 30'
+check "the agent heard the Configuration TLV (peers.json)" [ $? -eq 0 ]
+sleep 1.5 # the pass that frame raised has rendered
+check "an ETS Configuration alone (a different one) says nothing of what it asks: no ets series" [ "$(agr "$PF0" ets)" = "" ]
+lldpc 0 configure lldp custom-tlv replace oui 00,80,c2 subtype 10 oui-info "$ETS_OK"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"ets\"}" 1
+check "agreement ets 1: the partner's ETS Recommendation is the target's (its Configuration differs)" [ $? -eq 0 ]
+check "... $PF1's partner advertises no ETS: no ets series for it (unknown)" [ "$(agr "$PF1" ets)" = "" ]
+lldpc 0 configure lldp custom-tlv replace oui 00,80,c2 subtype 10 oui-info "$ETS_BW"
 wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"ets\"}" 0
-check "bandwidths 30/50 instead of 50/30: agreement ets 0" [ $? -eq 0 ]
+check "Recommendation bandwidths 30/50 instead of 50/30: agreement ets 0" [ $? -eq 0 ]
 show_json
-check "show --json: ets disagrees, in its bandwidth at TC 3" \
+check "show --json: ets disagrees, in its Recommendation's bandwidth at TC 3" \
 	[ "$(jq -r --arg pf "$PF0" '.pfs[] | select(.name == $pf) | "\(.peer.items.ets.verdict): \(.peer.items.ets.why)"' "$T/show.json")" = \
-		"disagrees: partner ETS differs in its bandwidth at TC 3" ]
-lldpc 0 configure lldp custom-tlv replace oui 00,80,c2 subtype 9 oui-info "$ETS_OK"
+		"disagrees: partner's ETS Recommendation differs in its bandwidth at TC 3" ]
+lldpc 0 configure lldp custom-tlv replace oui 00,80,c2 subtype 10 oui-info "$ETS_OK"
 wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"ets\"}" 1 > /dev/null
 
 echo "== crafted frames: malformed, oversized, junk with the LLDP Ethertype"
@@ -369,6 +322,198 @@ check "nothing was ever sent on a PF (the agent only listens)" \
 	[ "$(ip -s -j link show "$PF0" | jq '.[0].stats64.tx.packets')" = 0 ]
 check "the metrics file passes promtool" promcheck "$M"
 check "no LLDP event was ever backed off as a flapping source (each change was judged)" \
+	[ "$(grep -c "LLDP events for .* keep coming" "$T/agent.log")" = 0 ]
+
+echo "== issue 37: who counts as the partner (neighbours by MSAP, frame acceptance)"
+# only $PF0 is watched from here (its attachment: roce-lossless, trust dscp, no ETS)
+echo '{"profiles":{}}' > "$CAT"
+lldpc 0 unconfigure lldp custom-tlv
+sw_tlvs 0 "$PFC3" "$APP_OK" "$MFS9216"
+wait_metric "rdma_qos_peer_seen{pf=\"$PF1\"}" "" 15 > /dev/null
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 1
+check "$PF0 with leaf-01 alone: agreement pfc 1" [ $? -eq 0 ]
+check "rdma_qos_peer_partners{$PF0} 1" [ "$(metric_lit "$M" "rdma_qos_peer_partners{pf=\"$PF0\"}")" = 1 ]
+check "rdma_qos_peer_dcbx{$PF0,version=ieee} 1" [ "$(metric_lit "$M" "rdma_qos_peer_dcbx{pf=\"$PF0\",version=\"ieee\"}")" = 1 ]
+# spk.py SRC DST VLAN CHASSIS PORT TTL [PFC-HEX]: one LLDPDU from the switch side of $PF0, as a
+# second speaker would send it (VLAN "-": untagged; CHASSIS "mac:aa:bb:..": a MAC chassis ID
+# named leaf-01, PORT "local:NAME": a locally assigned port ID, as lldpd's)
+cat > "$T/spk.py" << 'EOF'
+import socket, struct, sys
+src, dst, vlan, ch, port, ttl = sys.argv[1:7]
+def tlv(t, v): return struct.pack("!H", t << 9 | len(v)) + v
+cid = b"\x04" + bytes.fromhex(ch[4:].replace(":", "")) if ch.startswith("mac:") else b"\x07" + ch.encode()
+pid = b"\x07" + port[6:].encode() if port.startswith("local:") else b"\x05" + port.encode()
+pdu = tlv(1, cid) + tlv(2, pid) + tlv(3, struct.pack("!H", int(ttl)))
+pdu += tlv(5, b"leaf-01" if ch.startswith("mac:") else ch.encode())
+if len(sys.argv) > 7:
+    pdu += tlv(127, b"\x00\x80\xc2\x0b" + bytes.fromhex(sys.argv[7]))
+mac = lambda m: bytes.fromhex(m.replace(":", ""))
+hdr = mac(dst) + mac(src) + (b"" if vlan == "-" else b"\x81\x00" + struct.pack("!H", int(vlan)))
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("swp", 0))
+s.send(hdr + b"\x88\xcc" + pdu + tlv(0, b""))
+EOF
+spk() { ip netns exec "$(sw_ns 0)" python3 "$T/spk.py" "$@"; }
+NB=01:80:c2:00:00:0e
+read -r _ VF1PCI VF1 <<< "${VFS[1]}"
+VF1MAC=02:aa:bb:cc:dd:01 PFMAC=02:aa:bb:cc:dd:00
+echo "$VF1MAC" > "$ROOT/sys/bus/pci/devices/$VF1PCI/net/$VF1/address"
+echo "$PFMAC" > "$ROOT/sys/class/net/$PF0/address"
+only_leaf01() { [ "$(grep -c "^rdma_qos_peer_info{pf=\"$PF0\"" "$M"):$(grep -c "^rdma_qos_peer_info{pf=\"$PF0\",.*system_name=\"leaf-01\"" "$M"):$(metric_lit "$M" "rdma_qos_peer_partners{pf=\"$PF0\"}"):$(agr "$PF0" pfc)" = 1:1:1:1 ]; }
+n0=$(grep -c "from the node's own MAC" "$T/agent.log")
+spk "$VF1MAC" "$NB" - pod-x eth0 120 0010
+sleep 1.5
+check "a frame from $VF1's MAC (a pod's VF, delivered to the PF by the eswitch) is dropped: leaf-01 alone, agreeing" only_leaf01
+check "... the log says a frame from the node's own MAC was dropped" [ "$(grep -c "from the node's own MAC $VF1MAC" "$T/agent.log")" -gt "$n0" ]
+spk "$PFMAC" "$NB" - pf-echo eth0 120 0010
+sleep 1.5
+check "a frame from $PF0's own MAC is dropped" only_leaf01
+spk 02:00:00:00:00:71 "$NB" 5 tagged eth0 120 0010
+sleep 1.5
+check "an 802.1Q-tagged frame (VLAN 5; the kernel untagged it: auxdata) does not count" only_leaf01
+spk 02:00:00:00:00:72 01:80:c2:00:00:03 - tpmr eth0 120 0010
+spk 02:00:00:00:00:73 01:80:c2:00:00:00 - cust eth0 120 0010
+sleep 1.5
+check "frames to 01:80:c2:00:00:03 and :00 (past a bridge, not the switch port) do not count" only_leaf01
+spk 02:00:00:00:00:74 "$NB" - nobody ethX 0
+sleep 1.5
+check "a shutdown LLDPDU (TTL 0) of another MSAP does not erase leaf-01" only_leaf01
+
+echo "== a second speaker: nothing is judged, never 'agrees'"
+# the agent backs off a port whose partners change more than 20 times in 10 s (a flapping
+# source): the sections below change the switch many times, so each starts a new window
+settle() { sleep 10; }
+settle
+sw_tlvs 0 "$PFC4" "$APP_OK" "$MFS9216"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 0
+check "leaf-01 now has PFC on 4: pfc disagrees, the node label disagrees" [ "$(peer_label disagrees)" = 1 ]
+spk 02:00:00:00:00:77 "$NB" - vm-lldpd eth1 120 0008 # a VM's lldpd, 'PFC on 3'
+wait_metric "rdma_qos_peer_partners{pf=\"$PF0\"}" 2
+check "a second speaker (PFC on 3, another MAC): rdma_qos_peer_partners 2" [ $? -eq 0 ]
+check "... no agreement series at all for $PF0 (not judged), no TLV series, no dcbx series" \
+	[ "$(grep -c "^rdma_qos_peer_\(agreement\|pfc_enabled\|pfc_willing\|dscp_priority\|max_frame_bytes\|dcbx\){pf=\"$PF0\"" "$M")" = 0 ]
+check "... seen 1, one info series per partner" \
+	[ "$(metric_lit "$M" "rdma_qos_peer_seen{pf=\"$PF0\"}"):$(grep -c "^rdma_qos_peer_info{pf=\"$PF0\"" "$M")" = 1:2 ]
+check "... the NFD label says unknown (never agrees on a second speaker's word)" [ "$(peer_label unknown)" = 1 ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show 2> /dev/null > "$T/show.txt"
+check "show: '2 partners: not judged: ...' naming both" \
+	grep -q "^  2 partners: not judged: .*leaf-01 port swp3.*vm-lldpd port eth1\|^  2 partners: not judged: .*vm-lldpd port eth1.*leaf-01 port swp3" "$T/show.txt"
+show_json
+check "show --json: state partners, count 2, every item unknown" \
+	[ "$(jq -r --arg pf "$PF0" '.pfs[] | select(.name == $pf) | [.peer.state, .peer.count, (.peer.partners | length), ([.peer.items[] | .verdict] | unique | join(","))] | join(" ")' "$T/show.json")" = "partners 2 2 unknown" ]
+check "the metrics file passes promtool" promcheck "$M"
+spk 02:00:00:00:00:77 "$NB" - vm-lldpd eth1 0
+wait_metric "rdma_qos_peer_partners{pf=\"$PF0\"}" 1
+check "the second speaker's shutdown LLDPDU removes only its MSAP: partners 1" [ $? -eq 0 ]
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 0
+check "... leaf-01 is judged again: pfc disagrees" [ $? -eq 0 ]
+# a speaker that copies leaf-01's chassis and port ID (a pod whose VF has no spoof check)
+CH01=$(jq -r --arg pf "$PF0" '.pfs[$pf].peer.chassisId' "$ROOT/run/rdma-qos/agent/peers.json")
+spk 02:00:00:00:00:78 "$NB" - "mac:$CH01" local:swp3 3 0008 # 'PFC on 3' as leaf-01
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" "" 5
+check "leaf-01's MSAP from another source MAC saying 'PFC on 3': not judged (no agreement series), never agrees" \
+	[ $? -eq 0 ] && [ "$(metric_lit "$M" "rdma_qos_peer_partners{pf=\"$PF0\"}"):$(peer_label unknown)" = 1:1 ]
+check "... the log warns of one partner heard from two source MACs" \
+	grep -q "link partner $CH01 port swp3 heard from two source MACs (.*02:00:00:00:00:78" "$T/agent.log"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show 2> /dev/null > "$T/show.txt"
+check "show: 'partner leaf-01 port swp3 heard from two source MACs: not judged'" \
+	grep -q "^  partner leaf-01 port swp3 heard from two source MACs: not judged$" "$T/show.txt"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 0 15
+check "the copy silent past its TTL and the switch's alone again: judged, pfc disagrees" [ $? -eq 0 ]
+
+echo "== CEE and CIN switches (DCBX OUI 00-1B-21)"
+settle
+# v1.01 (subtype 2): Control (type 1, 10 bytes: oper 0, max 0, seq 7, ack 6), PFC (type 3,
+# 6 bytes: oper 0, max 0, flags enable 0x80 | willing 0x40 | error 0x20, subtype 0, bitmap,
+# TCs), Application (type 4: iSCSI to priority 4)
+CTRL=02,0a,00,00,00,00,00,07,00,00,00,06
+CEE3=$CTRL,06,06,00,00,c0,00,08,08,08,0a,00,00,80,00,0c,bc,00,00,00,10
+CEE4=$CTRL,06,06,00,00,80,00,10,08
+CEE3_OFF=$CTRL,06,06,00,00,40,00,08,08
+CEE3_ERR=$CTRL,06,06,00,00,a0,00,08,08
+CIN3=$CTRL,06,05,00,00,80,00,08 # v1.00 (subtype 1): the PFC feature is the bitmap alone
+cee() { lldpc 0 unconfigure lldp custom-tlv; lldpc 0 configure lldp custom-tlv add oui 00,1b,21 subtype "$1" oui-info "$2"; lldpc 0 configure lldp custom-tlv add oui 00,12,0f subtype 4 oui-info "$MFS9216"; }
+cee 2 "$CEE3"
+wait_metric "rdma_qos_peer_dcbx{pf=\"$PF0\",version=\"cee\"}" 1
+check "a CEE switch: rdma_qos_peer_dcbx{version=cee} 1" [ $? -eq 0 ]
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 1 > /dev/null
+check "... its PFC feature (on 3, enabled) judged as pfc: agrees; mtu agrees; no dscp2prio series (CEE has no DSCP entries)" \
+	[ "$(agr "$PF0" pfc)$(agr "$PF0" mtu):$(agr "$PF0" dscp2prio)" = 11: ]
+check "... peer_pfc_enabled{3} 1, peer_pfc_willing 1" \
+	[ "$(metric_lit "$M" "rdma_qos_peer_pfc_enabled{pf=\"$PF0\",prio=\"3\"}")$(metric_lit "$M" "rdma_qos_peer_pfc_willing{pf=\"$PF0\"}")" = 11 ]
+check "... NFD label agrees (pfc judged and agrees)" [ "$(peer_label agrees)" = 1 ]
+l=$(show_line "$PF0")
+check "show names the flavour: 'partner leaf-01 port swp3 (..., DCBX cee): pfc agrees, dscp2prio unknown, mtu agrees'" \
+	like "$l" "  partner leaf-01 port swp3 (Ethernet to $PF0, chassis *, DCBX cee): pfc agrees, dscp2prio unknown, mtu agrees" || echo "  $l"
+show_json
+check "show --json: dcbx cee, the CEE PFC feature kept (enabled [3], enable, willing, no error, 8 TCs)" \
+	[ "$(jq -c --arg pf "$PF0" '.pfs[] | select(.name == $pf) | .peer.partner | [.dcbx, .dcbxLegacy.version, .dcbxLegacy.pfc.enabled, .dcbxLegacy.pfc.enable, .dcbxLegacy.pfc.willing, .dcbxLegacy.pfc.error, .dcbxLegacy.pfc.tcs]' "$T/show.json")" = '["cee","cee",[3],true,true,false,8]' ]
+check "show --json: dscp2prio unknown, why: 'cee DCBX has no DSCP application entries'" \
+	[ "$(jq -r --arg pf "$PF0" '.pfs[] | select(.name == $pf) | "\(.peer.items.dscp2prio.verdict): \(.peer.items.dscp2prio.why)"' "$T/show.json")" = "unknown: cee DCBX has no DSCP application entries" ]
+cee 2 "$CEE4"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 0
+check "CEE PFC on 4: pfc disagrees" [ $? -eq 0 ]
+l=$(show_line "$PF0")
+check "show: 'pfc DISAGREES (partner cee PFC on 4, required 3)'" like "$l" "*pfc DISAGREES (partner cee PFC on 4, required 3)*" || echo "  $l"
+cee 2 "$CEE3_OFF"
+wait_metric "rdma_qos_peer_pfc_enabled{pf=\"$PF0\",prio=\"3\"}" 0
+check "CEE PFC feature on 3 but not enabled: nothing has PFC, pfc disagrees" [ "$(agr "$PF0" pfc)" = 0 ]
+l=$(show_line "$PF0")
+check "show: 'partner's cee PFC feature is not enabled'" like "$l" "*pfc DISAGREES (partner's cee PFC feature is not enabled, required 3)*" || echo "  $l"
+cee 2 "$CEE3_ERR"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 1 > /dev/null
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show 2> /dev/null > "$T/show.txt"
+check "CEE error bit: show says the partner's DCBX PFC feature reports an error" grep -q "partner's DCBX PFC feature reports an error" "$T/show.txt"
+settle
+cee 1 "$CIN3"
+wait_metric "rdma_qos_peer_dcbx{pf=\"$PF0\",version=\"cin\"}" 1
+check "a CIN switch (DCBX v1.00, subtype 1): version cin" [ $? -eq 0 ]
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 1
+check "... its PFC bitmap (on 3) judged: pfc agrees" [ $? -eq 0 ]
+cee 2 "$CEE3"
+lldpc 0 configure lldp custom-tlv add oui 00,80,c2 subtype 11 oui-info "$PFC4"
+wait_metric "rdma_qos_peer_dcbx{pf=\"$PF0\",version=\"ieee\"}" 1
+check "a partner sending IEEE (PFC on 4) and CEE (PFC on 3): version ieee, the IEEE TLV judged (pfc disagrees)" [ "$(agr "$PF0" pfc)" = 0 ]
+
+echo "== the verdicts mean what they say"
+settle
+lldpc 0 unconfigure lldp custom-tlv
+lldpc 0 configure lldp custom-tlv add oui 00,12,0f subtype 4 oui-info "$MFS9216"
+wait_metric "rdma_qos_peer_dcbx{pf=\"$PF0\",version=\"none\"}" 1
+check "a partner with only a max frame size: dcbx none, mtu agrees, no pfc series" [ "$(agr "$PF0" mtu):$(agr "$PF0" pfc)" = 1: ]
+check "... the NFD label is unknown, not agrees (the MTU alone vouches for nothing lossless)" [ "$(peer_label unknown)" = 1 ]
+show_json
+check "show --counters word for $PF0 matches: unknown" \
+	[ "$(RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --json --interval 0.2 2> /dev/null | jq -r --arg pf "$PF0" '.pfs[] | select(.pf == $pf) | .partner')" = unknown ]
+sw_tlvs 0 "$PFC3" 00,65,00,1a,05,00,1a,c5,00,30 23,3a # DSCP 26 -> 3 and 0, 48 -> 6; 9018
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 1 > /dev/null
+wait_metric "rdma_qos_peer_max_frame_bytes{pf=\"$PF0\"}" 9018
+check "DSCP 26 mapped to 3 and 0 (ambiguous: unknown for it), 48 to 6: dscp2prio agrees, not disagrees" [ "$(agr "$PF0" dscp2prio)" = 1 ]
+check "max frame 9018 under a 9000 MTU, untagged DSCP traffic (18 bytes: DA, SA, type, FCS): mtu agrees" [ "$(agr "$PF0" mtu)" = 1 ]
+sw_tlvs 0 "$PFC3" 00,65,00,1a,05,00,1a 23,39 # only the ambiguous DSCP 26; 9017
+wait_metric "rdma_qos_peer_max_frame_bytes{pf=\"$PF0\"}" 9017
+check "only the ambiguous DSCP: no dscp2prio series (unknown); 9017: mtu disagrees" [ "$(agr "$PF0" dscp2prio):$(agr "$PF0" mtu)" = :0 ]
+show_json
+check "show --json: 'partner max frame 9017 bytes, MTU 9000 needs 9018'; dscp2prio why: ambiguous" \
+	[ "$(jq -r --arg pf "$PF0" '.pfs[] | select(.name == $pf) | "\(.peer.items.mtu.why); \(.peer.items.dscp2prio.why)"' "$T/show.json")" = \
+		"partner max frame 9017 bytes, MTU 9000 needs 9018; partner maps 1 required DSCP to several priorities" ]
+settle
+sw_tlvs 0 88,08 "$APP_OK" "$MFS9216" # PFC on 3, willing
+wait_metric "rdma_qos_peer_pfc_willing{pf=\"$PF0\"}" 1
+dcb_edit "$ROOT" "$PF0" '.dcbx = 12' # mlx5 with firmware DCBX
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show 2> /dev/null > "$T/show.txt"
+check "show: the partner's willing bit with the NIC's DCBX mode (firmware: a willing NIC takes the partner's PFC)" \
+	grep -q "^    partner PFC willing yes; NIC DCBX firmware: the NIC's firmware negotiates PFC with the partner" "$T/show.txt"
+dcb_edit "$ROOT" "$PF0" '.dcbx = 9'
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show 2> /dev/null > "$T/show.txt"
+check "show: 'partner PFC willing yes; NIC DCBX host' (the host's settings stand)" grep -q "^    partner PFC willing yes; NIC DCBX host$" "$T/show.txt"
+check "the metrics file passes promtool" promcheck "$M"
+
+echo "== the house: show_peer.c imports only the core"
+check "plugin/tools/show_peer.c calls nothing of show.c (show.c calls it)" \
+	[ "$(grep -c "show_pf_required\|show_catalog" "$RQ_SRC/plugin/tools/show_peer.c")" = 0 ]
+
+check "no LLDP event was backed off as a flapping source in these sections either" \
 	[ "$(grep -c "LLDP events for .* keep coming" "$T/agent.log")" = 0 ]
 
 summary

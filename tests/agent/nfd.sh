@@ -11,7 +11,9 @@
 #   repair is suspended (another writer), on a node with lossy attachments only;
 # - peer=unknown (no link partner heard; tests/agent/lldp.sh has agrees and disagrees);
 # - the expiry is three intervals ahead, moves with every pass, and once the
-#   agent stops nfd-worker drops the labels;
+#   agent stops nfd-worker drops the labels past it;
+# - the keys carry NFD's prefix themselves, so the labels are the same under
+#   NFD's DisableAutoPrefix gate (issue 37 item 7);
 # - written atomically: only the file itself and no temporary that nfd-worker
 #   would read is ever in the directory.
 set -u
@@ -26,10 +28,11 @@ mkdir -p "$FD"
 F=$FD/rdma-qos
 
 # nfd_labels FILE [NOW]: the labels nfd-worker takes from FILE at NOW (epoch s), one
-# "key=value" a line, sorted; "INVALID: ..." for what nfd-worker would refuse
+# "key=value" a line, sorted; "INVALID: ..." for what nfd-worker would refuse.
+# NFD_DISABLE_AUTO_PREFIX=1: as with NFD's DisableAutoPrefix gate (no namespace added)
 nfd_labels() {
-	python3 - "$1" "${2:-$(date +%s)}" << 'EOF'
-import datetime, re, sys
+	NOAUTO=${NFD_DISABLE_AUTO_PREFIX:-0} python3 - "$1" "${2:-$(date +%s)}" << 'EOF'
+import datetime, os, re, sys
 path, now = sys.argv[1], float(sys.argv[2])
 if path.split("/")[-1].startswith("."):
     sys.exit(0)
@@ -57,9 +60,9 @@ for line in data.splitlines():
     v = v if sep else "true"
     if expiry is not None and expiry < now:
         continue
-    if "/" not in k:
+    if "/" not in k and os.environ["NOAUTO"] != "1":
         k = "feature.node.kubernetes.io/" + k
-    name = k.split("/", 1)[1]
+    name = k.split("/", 1)[-1]
     if not re.fullmatch(r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?", name) or \
        not re.fullmatch(r"([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?", v):
         print("INVALID: label " + line); continue
@@ -108,6 +111,10 @@ check "the pass ends in profile" [ $? -eq 0 ]
 check "nfd-worker takes lossless=true, peer=unknown" [ "$(nfd_labels "$F" | tr '\n' ' ')" = \
 	"$L.lossless=true $L.peer=unknown " ]
 e=$(date -u -d "$(expiry_of "$F")" +%s)
+check "the keys carry NFD's prefix in the file itself" \
+	[ "$(grep -v '^#' "$F" | cut -d= -f1 | tr '\n' ' ')" = "$L.lossless $L.peer " ]
+check "under NFD's DisableAutoPrefix the same labels" [ "$(NFD_DISABLE_AUTO_PREFIX=1 nfd_labels "$F" | tr '\n' ' ')" = \
+	"$L.lossless=true $L.peer=unknown " ]
 check "the expiry is three intervals (180 s) ahead ($((e - t0)) s)" [ $((e - t0)) -ge 179 ] && [ $((e - t0)) -le 182 ]
 check "nfd-worker drops the labels past the expiry" [ -z "$(nfd_labels "$F" $((e + 1)))" ]
 check "the directory holds the file alone (no temporary left)" [ "$(ls -A "$FD")" = rdma-qos ]
@@ -155,10 +162,16 @@ e2=$(expiry_of "$F")
 check "the expiry moves forward with the passes ($e1 -> $e2)" [ "$(date -u -d "$e2" +%s)" -gt "$(date -u -d "$e1" +%s)" ]
 check "... lossless=true while it runs" [ "$(first_label "$F")" = "$L.lossless=true" ]
 check "... no temporary was ever left beside it" [ "$(ls -A "$FD")" = rdma-qos ]
+# whenever nfd-worker reads the file while the agent runs (each sleepInterval, or on a change)
+# it finds the labels: the expiry follows the agent's --interval, not nfd-worker's cadence
+seen=""
+for _ in 1 2 3 4 5; do seen="$seen$(first_label "$F" | sed 's/.*=//') "; sleep 0.35; done
+check "read at any moment while the agent runs: lossless=true every time ($seen)" \
+	[ "$seen" = "true true true true true " ]
 kill "$BG"; wait "$BG" 2> /dev/null; BG=""
 e=$(date -u -d "$(expiry_of "$F")" +%s)
-check "the agent stopped: the file stays, expiring within 3 intervals ($((e - $(date +%s))) s)" \
-	[ $((e - $(date +%s))) -le 3 ]
+check "the agent stopped: the file stays, with its labels, expiring within 3 intervals ($((e - $(date +%s))) s)" \
+	[ $((e - $(date +%s))) -le 3 ] && [ "$(first_label "$F")" = "$L.lossless=true" ]
 sleep $((e - $(date +%s) + 1))
 check "... past it nfd-worker takes no rdma-qos label" [ -z "$(nfd_labels "$F")" ]
 

@@ -3,7 +3,8 @@
 # The QP census (issue 31 item 1; DESIGN.md "Who") on the simulated node, whose QP lists are
 # <root>/rdma/qps/<dev>.json: a lossless pod whose QPs send with classes 106 and 0 (and one
 # still connecting, one UD, the MAD layer's GSI), a lossy pod with a class-0 QP, a lossless
-# pod without a QP file, and a lossless pod on a driver without a context dump (no "tclass").
+# pod without a QP file, and a lossless pod on a driver without a context dump (no "tclass");
+# then responders (RC in RTR, XRC_TGT) that are judged and mlx5's DC QPs that are not (#37).
 # Asserts rdma_qos_vf_qps{type,state}, rdma_qos_vf_qps_by_class{class},
 # rdma_qos_vf_qps_off_lossless against the PF's DSCP map and PFC (and as they change), and
 # `show --qps [--json]`.
@@ -104,6 +105,46 @@ dcb_edit "$ROOT" "$PF0" '.app += [{"selector": 5, "protocol": 34, "priority": 3}
 sleep 1.2
 get "$T/m3.prom"
 check "the PF maps DSCP 34 to priority 3 now: off 0" [ "$(metric_lit "$T/m3.prom" "rdma_qos_vf_qps_off_lossless{$LA}")" = 0 ]
+
+echo "== responders send too (#37 item 5): an RC QP in RTR and an XRC_TGT QP are judged"
+cp "$ROOT/rdma/qps/$DA.json" "$T/a.keep"
+jq -c '. + [{"qpn": 21, "type": "RC", "state": "RTR", "pid": 4242, "comm": "python3", "tclass": 0},
+	{"qpn": 22, "type": "XRC_TGT", "state": "RTR", "comm": "ib_uverbs", "tclass": 0},
+	{"qpn": 23, "type": "RC", "state": "SQD", "pid": 4242, "comm": "python3", "tclass": 0}]' "$T/a.keep" > "$ROOT/rdma/qps/$DA.json"
+sleep 1.2
+get "$T/m5.prom"
+check "trainer: off_lossless 2 (the RTR RC and the XRC_TGT QP of class 0; not the SQD one)" [ "$(metric_lit "$T/m5.prom" "rdma_qos_vf_qps_off_lossless{$LA}")" = 2 ]
+check "trainer: by_class{class=\"0\"} 2, {class=\"106\"} 1, {class=\"138\"} 1" \
+	[ "$(metric_lit "$T/m5.prom" "rdma_qos_vf_qps_by_class{$LA,class=\"0\"}")/$(metric_lit "$T/m5.prom" "rdma_qos_vf_qps_by_class{$LA,class=\"106\"}")/$(metric_lit "$T/m5.prom" "rdma_qos_vf_qps_by_class{$LA,class=\"138\"}")" = 2/1/1 ]
+check "trainer: rdma_qos_vf_qps{type=\"XRC_TGT\",state=\"RTR\"} 1, {type=\"RC\",state=\"RTR\"} 1" \
+	[ "$(metric_lit "$T/m5.prom" "rdma_qos_vf_qps{$LA,type=\"XRC_TGT\",state=\"RTR\"}") $(metric_lit "$T/m5.prom" "rdma_qos_vf_qps{$LA,type=\"RC\",state=\"RTR\"}")" = "1 1" ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --qps --json > "$T/s5.json" 2> /dev/null
+check "show --qps --json: the RTR and XRC_TGT QPs off lossless (prio 0)" \
+	[ "$(jq -c '.attachments[] | select(.pod == "trainer") | [.offLossless, [.qps[] | select(.qpn >= 21) | [.qpn, .tclass, .prio, .offLossless]]]' "$T/s5.json")" = '[2,[[21,0,0,true],[22,0,0,true],[23,0,0,false]]]' ]
+mv "$T/a.keep" "$ROOT/rdma/qps/$DA.json"
+
+echo "== mlx5's DC transport (DCI, DCT): counted, never judged by a class"
+# a UCX pod on DC: its data path is a DCI (each send's class in the WQE's address vector)
+# and a DCT (its context not dumped); a class in the file for them is not taken either
+echo '[{"qpn": 50, "type": "DCI", "state": "RTS", "pid": 99, "comm": "ucx_perftest", "tclass": 0},
+ {"qpn": 51, "type": "DCT", "state": "RTR", "pid": 99, "comm": "ucx_perftest"},
+ {"qpn": 52, "type": "REG_UMR", "state": "RTS", "comm": "mlx5_ib"}]' > "$ROOT/rdma/qps/$DC.json"
+sleep 1.2
+get "$T/m6.prom"
+check "idle: rdma_qos_vf_qps{type=\"DCI\",state=\"RTS\"} 1, {type=\"DCT\",state=\"RTR\"} 1, {type=\"REG_UMR\",state=\"RTS\"} 1" \
+	[ "$(metric_lit "$T/m6.prom" "rdma_qos_vf_qps{$LC,type=\"DCI\",state=\"RTS\"}") $(metric_lit "$T/m6.prom" "rdma_qos_vf_qps{$LC,type=\"DCT\",state=\"RTR\"}") $(metric_lit "$T/m6.prom" "rdma_qos_vf_qps{$LC,type=\"REG_UMR\",state=\"RTS\"}")" = "1 1 1" ]
+check "idle: no off_lossless series (a DC pod does not read 0), no class series" \
+	[ "$(grep -c "^rdma_qos_vf_qps_off_lossless{$LC}\|^rdma_qos_vf_qps_by_class{$LC" "$T/m6.prom")" = 0 ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --qps --json > "$T/s6.json" 2> /dev/null
+check "show --qps --json: idle's DCI and DCT without a class, no offLossless" \
+	[ "$(jq -c '.attachments[] | select(.pod == "idle") | [has("offLossless"), [.qps[] | [.type, has("tclass"), .offLossless]]]' "$T/s6.json")" = '[false,[["DCI",false,false],["DCT",false,false],["REG_UMR",false,false]]]' ]
+check "show --qps (text): the DC QPs say their class is not dumped" \
+	grep -q "^  qpn 50 *DCI *RTS *pid 99 ucx_perftest  class not dumped (DC: not judged)$" <(RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --qps 2>/dev/null)
+echo '[{"qpn": 52, "type": "REG_UMR", "state": "RTS", "comm": "mlx5_ib"}]' > "$ROOT/rdma/qps/$DC.json"
+sleep 1.2
+get "$T/m7.prom"
+check "idle: only the UMR QP (it puts nothing on the wire): judged again, off_lossless 0" [ "$(metric_lit "$T/m7.prom" "rdma_qos_vf_qps_off_lossless{$LC}")" = 0 ]
+rm -f "$ROOT/rdma/qps/$DC.json"
 
 echo "== show --qps"
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --qps --json > "$T/s.json" 2> "$T/s.err"

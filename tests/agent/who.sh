@@ -4,7 +4,8 @@
 # counter scenarios of known answers read from /metrics over the interval between two
 # fresh reads: rdma_qos_port_roce_off_pfc_ratio (the lossless attachments' RoCE tx bytes,
 # from the VF netdev's vport counters, against the port's tx_prio<N>_bytes on its PFC
-# priorities); rdma_qos_vf_paused_traffic_share (each lossless attachment's share of a paused
+# priorities; RoCE switched between two VFs inside the NIC and CNPs are not what left the
+# port lossy, issue 37 item 6); rdma_qos_vf_paused_traffic_share (each lossless attachment's share of a paused
 # port's RoCE: rx bytes while the port sent pause frames, cause host_rx; tx bytes while it
 # received them, cause fabric); `show --counters` and `top` rank by it while the port is paused.
 # Run by tests/agent/run.sh (its PASS/FAIL lines are counted there).
@@ -26,10 +27,12 @@ for f in "$VPA" "$VPB"; do
 	echo '{"rx_vport_rdma_unicast_bytes": 0, "tx_vport_rdma_unicast_bytes": 0,
 		"rx_vport_rdma_unicast_packets": 0, "tx_vport_rdma_unicast_packets": 0}' > "$f"
 done
-set_json() { jq -c "$2" "$1" > "$1.new" && mv "$1.new" "$1"; }
 set_stat() { set_json "$ROOT/ethtool/$PF0.json" "$1"; }
 set_stat '.tx_prio3_bytes = 0 | .tx_prio0_bytes = 0 | .rx_prio3_bytes = 0'
 MiB=1048576
+# pod-b's VF has no congestion counters (firmware without cc_query_allowed; issue 37 item 6)
+HWB0=$ROOT/sys/class/infiniband/$(rdma_of "$ROOT" "$VF1PCI")/ports/1/hw_counters
+rm -f "$HWB0/np_cnp_sent" "$HWB0/np_ecn_marked_roce_packets" "$HWB0/rp_cnp_handled" "$HWB0/rp_cnp_ignored"
 
 PORT=$((20000 + ($$ + 11) % 20000))
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 600 --metrics-file "$T/m.prom" \
@@ -97,6 +100,72 @@ reset_port() {
 interval reset reset_port
 check "a port counter reset (a decrease): counted from 0, 4 MiB sent, 1 MiB carried: 0.75" \
 	[ "$(metric "$T/reset.prom" "$RATIO")" = 0.7500 ]
+# issue 37 item 6: what left the port lossy; RoCE the eswitch switched between two VFs of
+# the PF (counted by the sender's tx and the receiver's rx vport counters, never by the
+# port's tx_prio<N>_bytes) and CNPs (on the CNP priority 6, lossy by design) are not
+NONE="no series"
+ratio_of() { local v; v=$(metric "$1" "$RATIO"); echo "${v:-$NONE}"; }
+local_pair() {
+	set_json "$VPA" ".tx_vport_rdma_unicast_bytes += $((2 * MiB))"
+	set_json "$VPB" ".rx_vport_rdma_unicast_bytes += $((2 * MiB))"
+}
+interval loc local_pair
+check "pod-a sends 2 MiB to pod-b on the same PF (inside the NIC, the port carried none): not lossy ($(ratio_of "$T/loc.prom"))" \
+	[ "$(ratio_of "$T/loc.prom")" = "$NONE" ]
+both_ways() {
+	set_json "$VPA" ".tx_vport_rdma_unicast_bytes += $((3 * MiB)) | .rx_vport_rdma_unicast_bytes += $((3 * MiB))"
+	set_json "$VPB" ".tx_vport_rdma_unicast_bytes += $((3 * MiB)) | .rx_vport_rdma_unicast_bytes += $((3 * MiB))"
+}
+interval both both_ways
+check "the two pods exchange 3 MiB each way inside the NIC: not lossy ($(ratio_of "$T/both.prom"))" \
+	[ "$(ratio_of "$T/both.prom")" = "$NONE" ]
+local_and_out() {
+	set_json "$VPA" ".tx_vport_rdma_unicast_bytes += $((4 * MiB))"
+	set_json "$VPB" ".rx_vport_rdma_unicast_bytes += $((2 * MiB))"
+	set_stat ".tx_prio3_bytes += $((2 * MiB))"
+}
+interval lout local_and_out
+check "4 MiB sent, 2 MiB of it to pod-b inside the NIC, 2 MiB left on PFC priority 3: 0 ($(ratio_of "$T/lout.prom"))" \
+	[ "$(ratio_of "$T/lout.prom")" = 0.0000 ]
+local_and_lossy() {
+	set_json "$VPA" ".tx_vport_rdma_unicast_bytes += $((4 * MiB))"
+	set_json "$VPB" ".rx_vport_rdma_unicast_bytes += $((2 * MiB))"
+	set_stat ".tx_prio3_bytes += $MiB | .tx_prio0_bytes += $MiB"
+}
+interval llos local_and_lossy
+check "... 2 MiB inside the NIC, of the 2 MiB that left 1 MiB on lossy priority 0: 0.5 ($(ratio_of "$T/llos.prom"))" \
+	[ "$(ratio_of "$T/llos.prom")" = 0.5000 ]
+HWA0=$ROOT/sys/class/infiniband/$(rdma_of "$ROOT" "$VF0PCI")/ports/1/hw_counters
+# an incast receiver: 64 MiB in from the fabric, out 20000 packets of 1.5 MiB: 19000
+# CNPs (78 bytes each on the wire, priority 6) and 1000 ACKs (priority 3)
+incast() {
+	set_json "$VPA" ".rx_vport_rdma_unicast_bytes += $((64 * MiB)) |
+		.tx_vport_rdma_unicast_bytes += $((3 * MiB / 2)) | .tx_vport_rdma_unicast_packets += 20000"
+	set_stat ".rx_prio3_bytes += $((64 * MiB)) | .tx_prio6_bytes += $((19000 * 78)) |
+		.tx_prio3_bytes += $((3 * MiB / 2 - 19000 * 78))"
+	echo $(( $(cat "$HWA0/np_cnp_sent") + 19000 )) > "$HWA0/np_cnp_sent"
+}
+interval inc incast
+check "an incast receiver whose tx is CNPs (np_cnp_sent) and ACKs: not lossy ($(ratio_of "$T/inc.prom"))" \
+	[ "$(ratio_of "$T/inc.prom")" = "$NONE" ]
+# the same on pod-b, whose firmware gives it no congestion counters (no cc_query_allowed,
+# removed before the agent started): every tx packet could be a CNP
+incast_b() {
+	set_json "$VPB" ".rx_vport_rdma_unicast_bytes += $((64 * MiB)) |
+		.tx_vport_rdma_unicast_bytes += $((3 * MiB / 2)) | .tx_vport_rdma_unicast_packets += 20000"
+	set_stat ".rx_prio3_bytes += $((64 * MiB)) | .tx_prio6_bytes += $((19000 * 78)) |
+		.tx_prio3_bytes += $((3 * MiB / 2 - 19000 * 78))"
+}
+interval incb incast_b
+check "... without a CNP counter, 1.5 MiB in 20000 packets: not lossy ($(ratio_of "$T/incb.prom"))" \
+	[ "$(ratio_of "$T/incb.prom")" = "$NONE" ]
+bulk_b() {
+	set_json "$VPB" ".tx_vport_rdma_unicast_bytes += $((8 * MiB)) | .tx_vport_rdma_unicast_packets += 2048"
+	set_stat ".tx_prio0_bytes += $((8 * MiB))"
+}
+interval bulk bulk_b
+check "... but 8 MiB in 2048 packets of 4 KiB all on lossy priority 0: still 1 ($(ratio_of "$T/bulk.prom"))" \
+	[ "$(ratio_of "$T/bulk.prom")" = 1.0000 ]
 no_bytes() {
 	set_json "$VPA" ".tx_vport_rdma_unicast_bytes += $((2 * MiB))"
 	set_stat "del(.tx_prio3_bytes)"

@@ -29,6 +29,12 @@ static void check(const struct lldp_peer *p)
 		abort();
 	if (!p->has_pfc && (p->pfc_en || p->pfc_cap))
 		abort();
+	/* the DCBX flavour: IEEE exactly when an 802.1Qaz TLV is kept; CEE/CIN only with its TLV */
+	if (p->has_ieee != (p->has_pfc || p->has_app || p->has_ets_cfg || p->has_ets_rec))
+		abort();
+	if (p->cee.version > LLDP_DCBX_CIN || (p->cee.version && p->cee.version < LLDP_DCBX_CEE) ||
+	    (!p->cee.version && (p->cee.has_pfc || p->cee.pfc_en)))
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -67,6 +67,7 @@ def healthy(skip=()):
         # the switch heard, agreeing on PFC
         sel("rdma_qos_peer_seen", {**A, "pf": "ens1f0"}): f"1x{T}",
         sel("rdma_qos_peer_agreement", {**A, "pf": "ens1f0", "item": "pfc"}): f"1x{T}",
+        sel("rdma_qos_peer_partners", {**A, "pf": "ens1f0"}): f"1x{T}",
         # DCQCN at work: 100 CNPs/s each way
         sel("rdma_qos_vf_cnp_handled_total", POD): f"0+6000x{T}",
         sel("rdma_qos_vf_cnp_sent_total", POD): f"0+6000x{T}",
@@ -160,6 +161,10 @@ cases = [
          quiet_before="14m"),
     case("the switch of a PF in profile went silent", "RdmaQosPeerSilent",
          {sel("rdma_qos_peer_seen", {**A, "pf": "ens1f0"}): f"1x2 0x{T - 2}"}, "18m",
+         [{**AL, "pf": "ens1f0", "severity": "info"}], quiet_before="16m",
+         drop=("rdma_qos_peer_agreement",)),
+    case("a pod's VF speaks LLDP on the PF beside the switch", "RdmaQosPeerMultiplePartners",
+         {sel("rdma_qos_peer_partners", {**A, "pf": "ens1f0"}): f"1x2 2x{T - 2}"}, "18m",
          [{**AL, "pf": "ens1f0", "severity": "info"}], quiet_before="16m",
          drop=("rdma_qos_peer_agreement",)),
     case("NCCL in a lossless pod left 2 QPs at class 0", "RdmaQosLosslessPodOnLossyClass",

@@ -37,8 +37,8 @@ python3 -c 'import json, sys, yaml; yaml.safe_dump(json.load(open(sys.argv[1])),
 out=$(promtool check rules "$T/rules.yaml" 2>&1)
 check "promtool check rules: $(grep -o 'SUCCESS.*' <<< "$out")" [ $? -eq 0 ] || echo "$out"
 mapfile -t ALERTS < <(jq -r '.groups[].rules[] | .alert // empty' "$T/rules.json")
-want="RdmaQosAgentNotPassing RdmaQosCatalogInvalid RdmaQosCnpStorm RdmaQosDiscardsDespitePfc RdmaQosDriftNotRepaired RdmaQosEcnIneffective RdmaQosHostDropsOnPfcPriority RdmaQosLosslessPodOnLossyClass RdmaQosNumaMisaligned RdmaQosPauseStorm RdmaQosPeerDisagrees RdmaQosPeerSilent RdmaQosPfNotInProfile RdmaQosRepairSuspended RdmaQosRoceOnLossyPriority RdmaQosVfUnchained"
-check "the alerts issues 22, 30, 31 and 33 list are there (${#ALERTS[@]})" \
+want="RdmaQosAgentNotPassing RdmaQosCatalogInvalid RdmaQosCnpStorm RdmaQosDiscardsDespitePfc RdmaQosDriftNotRepaired RdmaQosEcnIneffective RdmaQosHostDropsOnPfcPriority RdmaQosLosslessPodOnLossyClass RdmaQosNumaMisaligned RdmaQosPauseStorm RdmaQosPeerDisagrees RdmaQosPeerMultiplePartners RdmaQosPeerSilent RdmaQosPfNotInProfile RdmaQosRepairSuspended RdmaQosRoceOnLossyPriority RdmaQosVfUnchained"
+check "the alerts issues 22, 30, 31, 33, 37 and 38 list are there (${#ALERTS[@]})" \
 	[ "$(printf '%s\n' "${ALERTS[@]}" | sort | tr '\n' ' ')" = "$want " ]
 check "every alert has severity, summary, description and runbook_url" [ "$(jq '[.groups[].rules[] |
 	select(.alert) | select((.labels.severity | IN("critical", "warning", "info")) and

@@ -55,6 +55,17 @@ pod_netns_gone() {
 	fail "pod netns $n deleted 10 s ago: its veth VFs are still there ($left)"
 }
 
+# wait_until SECONDS CMD...: run CMD every 0.1 s until it succeeds (0) or SECONDS pass (1)
+wait_until() {
+	local i n=$(($1 * 10))
+	shift
+	for ((i = 0; i < n; i++)); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 sim_del_vfs() {
 	local root=$1 vf
 	for vf in $(sim_vf_names "$root"); do ip link del "$vf" 2>/dev/null || ip link del "${vf}p" 2>/dev/null || true; done
@@ -133,7 +144,7 @@ sim_suite_start() {
 		echo "0 passed, 0 failed, 1 skipped"
 		exit 0
 	fi
-	T=$(mktemp -d "/tmp/rq-$2.XXXXXX")
+	T=$(mktemp -d "${TMPDIR:-/tmp}/rq-$2.XXXXXX")
 	ROOT=$T/node
 	NS_PREFIX="$2$$_"
 	trap sim_suite_cleanup EXIT

@@ -315,6 +315,163 @@ START_TEST(same_ignores_ttl)
 }
 END_TEST
 
+/* Only the nearest bridge's untagged frames: another group address, a tag in the data */
+START_TEST(frame_nearest_bridge_untagged)
+{
+	uint8_t fr[2100] = {0x01, 0x80, 0xc2, 0, 0, 0x0e, 2, 0, 0, 0, 0, 1, 0x88, 0xcc};
+	uint8_t tagged[2100] = {0x01, 0x80, 0xc2, 0, 0, 0x0e, 2, 0, 0, 0, 0, 1, 0x81, 0x00, 0x00, 0x09,
+				0x88, 0xcc};
+	struct lldp_peer p;
+	struct fb f;
+
+	full(&f);
+	memcpy(fr + 14, f.b, f.n);
+	memcpy(tagged + 18, f.b, f.n);
+	ck_assert_int_eq(lldp_decode_frame(fr, 14 + f.n, &p), 0);
+	ck_assert_int_eq(lldp_decode_frame(tagged, 18 + f.n, &p), -EPROTO);
+	tagged[14] = tagged[15] = 0; /* a priority tag is still a tag in the data */
+	ck_assert_int_eq(lldp_decode_frame(tagged, 18 + f.n, &p), -EPROTO);
+	fr[5] = 0x03; /* nearest non-TPMR bridge: past a TPMR, not the switch port */
+	ck_assert_int_eq(lldp_decode_frame(fr, 14 + f.n, &p), -EADDRNOTAVAIL);
+	fr[5] = 0x00; /* nearest customer bridge */
+	ck_assert_int_eq(lldp_decode_frame(fr, 14 + f.n, &p), -EADDRNOTAVAIL);
+	memcpy(fr, "\x02\x00\x00\x00\x00\x02", 6); /* unicast */
+	ck_assert_int_eq(lldp_decode_frame(fr, 14 + f.n, &p), -EADDRNOTAVAIL);
+}
+END_TEST
+
+/* a DCBX TLV (OUI 00-1B-21) of @sub: Control, then a PFC feature with @flags and @pfc */
+static void dcbx(struct fb *f, uint8_t sub, uint8_t flags, uint8_t pfc, bool tail)
+{
+	uint8_t v[64], n = 0;
+
+	v[n++] = 1 << 1; /* Control: oper 0, max 0, seq 7, ack 6 */
+	v[n++] = 10;
+	memcpy(v + n, "\x00\x00\x00\x00\x00\x07\x00\x00\x00\x06", 10);
+	n += 10;
+	v[n++] = 3 << 1; /* PFC: oper 0, max 0, flags, subtype 0, bitmap (, TCs in CEE) */
+	v[n++] = sub == 2 ? 6 : 5;
+	v[n++] = 0;
+	v[n++] = 1;
+	v[n++] = flags;
+	v[n++] = 0;
+	v[n++] = pfc;
+	if (sub == 2)
+		v[n++] = 8;
+	if (tail) { /* an Application feature (v1.01 type 4) after it, iSCSI to priority 4 */
+		memcpy(v + n, "\x08\x0a\x00\x00\x80\x00\x0c\xbc\x00\x00\x00\x10", 12);
+		n += 12;
+	}
+	org(f, 0x001b21, sub, v, n);
+}
+
+START_TEST(decode_cee_pfc)
+{
+	struct lldp_peer p;
+	struct fb f;
+	uint8_t en = 0;
+	bool w = false;
+
+	head(&f, 120);
+	dcbx(&f, 2, 0x80 | 0x40 | 0x20, 0x08, true); /* enable, willing, error; PFC on 3 */
+	end(&f);
+	ck_assert_int_eq(decode(&f, &p), 0);
+	ck_assert_uint_eq(p.cee.version, LLDP_DCBX_CEE);
+	ck_assert(p.cee.has_pfc && p.cee.pfc_enable && p.cee.pfc_willing && p.cee.pfc_error);
+	ck_assert_uint_eq(p.cee.pfc_en, 0x08);
+	ck_assert_uint_eq(p.cee.pfc_tcs, 8);
+	ck_assert_uint_eq(p.cee.pfc_max_ver, 1);
+	ck_assert(!p.has_pfc && !p.has_ieee);
+	ck_assert_int_eq(lldp_dcbx_version(&p), LLDP_DCBX_CEE);
+	ck_assert_str_eq(lldp_dcbx_name(lldp_dcbx_version(&p)), "cee");
+	ck_assert(lldp_peer_pfc(&p, &en, &w));
+	ck_assert_uint_eq(en, 0x08);
+	ck_assert(w);
+	/* the feature not enabled: no priority has PFC, whatever the bitmap says */
+	head(&f, 120);
+	dcbx(&f, 2, 0x40, 0x08, false);
+	ck_assert_int_eq(decode(&f, &p), 0);
+	ck_assert(lldp_peer_pfc(&p, &en, &w));
+	ck_assert_uint_eq(en, 0);
+	/* CIN (v1.00, subtype 1): the PFC feature is the bitmap alone */
+	head(&f, 120);
+	dcbx(&f, 1, 0x80, 0x18, false);
+	ck_assert_int_eq(decode(&f, &p), 0);
+	ck_assert_int_eq(lldp_dcbx_version(&p), LLDP_DCBX_CIN);
+	ck_assert(lldp_peer_pfc(&p, &en, &w));
+	ck_assert_uint_eq(en, 0x18);
+	ck_assert(!w);
+	/* CEE beside CIN, whatever the order: CEE */
+	head(&f, 120);
+	dcbx(&f, 2, 0x80, 0x08, false);
+	dcbx(&f, 1, 0x80, 0x18, false);
+	ck_assert_int_eq(decode(&f, &p), 0);
+	ck_assert_int_eq(lldp_dcbx_version(&p), LLDP_DCBX_CEE);
+	ck_assert_uint_eq(p.cee.pfc_en, 0x08);
+	/* no partner at all said DCBX: none */
+	head(&f, 120);
+	ck_assert_int_eq(decode(&f, &p), 0);
+	ck_assert_int_eq(lldp_dcbx_version(&p), LLDP_DCBX_NONE);
+	ck_assert(!lldp_peer_pfc(&p, &en, &w));
+}
+END_TEST
+
+/* IEEE and CEE both: the IEEE TLVs are the ones that count */
+START_TEST(decode_ieee_wins_over_cee)
+{
+	struct lldp_peer p;
+	struct fb f;
+	uint8_t en = 0;
+	bool w = true;
+
+	full(&f);
+	f.n -= 2; /* before the End TLV */
+	dcbx(&f, 2, 0x80 | 0x40, 0x10, false);
+	end(&f);
+	ck_assert_int_eq(decode(&f, &p), 0);
+	ck_assert_int_eq(lldp_dcbx_version(&p), LLDP_DCBX_IEEE);
+	ck_assert_uint_eq(p.cee.version, LLDP_DCBX_CEE); /* still kept, for show */
+	ck_assert(lldp_peer_pfc(&p, &en, &w));
+	ck_assert_uint_eq(en, 0x08); /* the IEEE TLV's priority 3, not CEE's 4 */
+	/* an IEEE partner without a PFC TLV: its CEE PFC does not stand in */
+	head(&f, 120);
+	org(&f, 0x00120f, 4, "\x24\x00", 2);
+	org(&f, 0x0080c2, 0x0c, "\x00\x65\x00\x1a", 4);
+	dcbx(&f, 2, 0x80, 0x08, false);
+	ck_assert_int_eq(decode(&f, &p), 0);
+	ck_assert_int_eq(lldp_dcbx_version(&p), LLDP_DCBX_IEEE);
+	ck_assert(!lldp_peer_pfc(&p, &en, &w));
+}
+END_TEST
+
+/* Malformed or repeated DCBX TLVs: not advertised, the rest of the LLDPDU stands */
+START_TEST(decode_cee_malformed)
+{
+	static const uint8_t runs_past[] = {3 << 1, 9, 0, 0, 0x80, 0, 8, 8};
+	static const uint8_t short_pfc[] = {3 << 1, 5, 0, 0, 0x80, 0, 8};
+	static const uint8_t stray[] = {3 << 1, 6, 0, 0, 0x80, 0, 8, 8, 0};
+	struct lldp_peer p;
+	struct fb f;
+
+	head(&f, 120);
+	tlv(&f, 5, "leaf-01", 7);
+	org(&f, 0x001b21, 2, runs_past, sizeof(runs_past));
+	org(&f, 0x001b21, 2, short_pfc, sizeof(short_pfc));
+	org(&f, 0x001b21, 2, stray, sizeof(stray));
+	org(&f, 0x001b21, 3, "\x06\x06\x00\x00\x80\x00\x08\x08", 8); /* unknown subtype */
+	ck_assert_int_eq(decode(&f, &p), 0);
+	ck_assert_str_eq(p.sys_name, "leaf-01");
+	ck_assert_uint_eq(p.cee.version, 0);
+	ck_assert_int_eq(lldp_dcbx_version(&p), LLDP_DCBX_NONE);
+	/* twice: which one? neither */
+	head(&f, 120);
+	dcbx(&f, 2, 0x80, 0x08, false);
+	dcbx(&f, 2, 0x80, 0x10, false);
+	ck_assert_int_eq(decode(&f, &p), 0);
+	ck_assert_uint_eq(p.cee.version, 0);
+}
+END_TEST
+
 Suite *suite_lldp(void)
 {
 	Suite *s = suite_create("lldp");
@@ -330,6 +487,10 @@ Suite *suite_lldp(void)
 	tcase_add_test(tc, malformed_optional_ignored);
 	tcase_add_test(tc, ids_rendered);
 	tcase_add_test(tc, same_ignores_ttl);
+	tcase_add_test(tc, frame_nearest_bridge_untagged);
+	tcase_add_test(tc, decode_cee_pfc);
+	tcase_add_test(tc, decode_ieee_wins_over_cee);
+	tcase_add_test(tc, decode_cee_malformed);
 	suite_add_tcase(s, tc);
 	return s;
 }

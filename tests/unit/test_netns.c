@@ -10,6 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+
 #include "pkg/netns/netns.h"
 
 static char ns_name[64];
@@ -125,6 +130,13 @@ START_TEST(real_netns)
 	ck_assert_int_gt(netns_link_ifindex("rqv0"), 1);
 	ck_assert_int_eq(netns_link_pci("rqv0", buf, sizeof(buf)), -ENOENT);
 	ck_assert_str_eq(buf, "keep");
+	/* a link without VFs reports none (the real request, RTEXT_FILTER_VF) */
+	{
+		uint8_t macs[4][6];
+
+		ck_assert_int_eq(netns_link_vf_macs("rqv0", macs, 4), 0);
+		ck_assert_int_lt(netns_link_vf_macs("rq-no-such-if", macs, 4), 0);
+	}
 	ck_assert_int_eq(netns_return(saved), 0);
 	ck_assert_uint_eq(cur_netns(), host);
 	/* the veth stayed in the namespace */
@@ -263,6 +275,68 @@ START_TEST(open_rec_pid_start)
 }
 END_TEST
 
+/* one IFLA_VF_INFO with @mac (and a VLAN attribute beside it, as the kernel sends) */
+static void vf_info(struct nl_msg *m, uint32_t vf, const uint8_t *mac)
+{
+	struct nlattr *info = nla_nest_start(m, IFLA_VF_INFO);
+	struct ifla_vf_mac vm = {.vf = vf};
+	struct ifla_vf_vlan vl = {.vf = vf};
+
+	memcpy(vm.mac, mac, 6);
+	ck_assert_int_eq(nla_put(m, IFLA_VF_MAC, sizeof(vm), &vm), 0);
+	ck_assert_int_eq(nla_put(m, IFLA_VF_VLAN, sizeof(vl), &vl), 0);
+	nla_nest_end(m, info);
+}
+
+/* The VFs' MACs in a PF's RTM_NEWLINK (issue 37: LLDP from the node's own VF is dropped) */
+START_TEST(vf_macs_from_message)
+{
+	static const uint8_t a[6] = {0x02, 0xaa, 0, 0, 0, 1}, zero[6], b[6] = {0x02, 0xaa, 0, 0, 0, 3};
+	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC};
+	struct nl_msg *m = nlmsg_alloc_simple(RTM_NEWLINK, 0);
+	struct nlattr *list;
+	uint8_t macs[4][6];
+	struct nlmsghdr *h;
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO), 0);
+	ck_assert_int_eq(nla_put_string(m, IFLA_IFNAME, "ens1f0"), 0);
+	list = nla_nest_start(m, IFLA_VFINFO_LIST);
+	vf_info(m, 0, a);
+	vf_info(m, 1, zero); /* no MAC set: skipped */
+	vf_info(m, 2, b);
+	nla_nest_end(m, list);
+	h = nlmsg_hdr(m);
+	ck_assert_int_eq(netns_link_msg_vf_macs(h, h->nlmsg_len, macs, 4), 2);
+	ck_assert_mem_eq(macs[0], a, 6);
+	ck_assert_mem_eq(macs[1], b, 6);
+	/* room for one: the first */
+	ck_assert_int_eq(netns_link_msg_vf_macs(h, h->nlmsg_len, macs, 1), 1);
+	/* an IFLA_VF_MAC shorter than struct ifla_vf_mac: the message is refused */
+	nlmsg_free(m);
+	m = nlmsg_alloc_simple(RTM_NEWLINK, 0);
+	ck_assert_int_eq(nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO), 0);
+	list = nla_nest_start(m, IFLA_VFINFO_LIST);
+	{
+		struct nlattr *info = nla_nest_start(m, IFLA_VF_INFO);
+		uint8_t cut[10] = {0, 0, 0, 0, 0x02, 0xaa};
+
+		ck_assert_int_eq(nla_put(m, IFLA_VF_MAC, sizeof(cut), cut), 0);
+		nla_nest_end(m, info);
+	}
+	nla_nest_end(m, list);
+	h = nlmsg_hdr(m);
+	ck_assert_int_eq(netns_link_msg_vf_macs(h, h->nlmsg_len, macs, 4), -EBADMSG);
+	/* a link without the list: none */
+	nlmsg_free(m);
+	m = nlmsg_alloc_simple(RTM_NEWLINK, 0);
+	ck_assert_int_eq(nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO), 0);
+	h = nlmsg_hdr(m);
+	ck_assert_int_eq(netns_link_msg_vf_macs(h, h->nlmsg_len, macs, 4), 0);
+	nlmsg_free(m);
+}
+END_TEST
+
 Suite *suite_netns(void);
 Suite *suite_netns(void)
 {
@@ -279,6 +353,7 @@ Suite *suite_netns(void)
 	tcase_add_test(tc, locate_paths);
 	tcase_add_test(tc, open_rec_identity);
 	tcase_add_test(tc, open_rec_pid_start);
+	tcase_add_test(tc, vf_macs_from_message);
 	suite_add_tcase(s, tc);
 	return s;
 }

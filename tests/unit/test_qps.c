@@ -20,7 +20,7 @@
 
 #include "pkg/rdma/qps.h"
 
-#define T_RES_SUBTYPE 98 /* RDMA_NLDEV_ATTR_RES_SUBTYPE (uapi >= 6.9) */
+#define T_RES_SUBTYPE 98 /* RDMA_NLDEV_ATTR_RES_SUBTYPE (uapi >= 6.10) */
 
 /* A nest as the kernel's nla_nest_start_noflag makes it. */
 static struct nlattr *nest(struct nl_msg *m, int type)
@@ -448,7 +448,7 @@ START_TEST(raw_match)
 	ck_assert_int_eq(parse_raw(raw, &l), 0);
 	ck_assert(l.has_ctx);
 	ck_assert_int_eq(l.qp[0].tclass, 106);
-	ck_assert_int_eq(l.qp[1].tclass, 0);
+	ck_assert_int_eq(l.qp[1].tclass, -1); /* GSI: the MAD layer's, not what it sends */
 	ck_assert_int_eq(l.qp[2].tclass, -1);
 	ck_assert_uint_eq(l.n, 3);
 	nlmsg_free(raw);
@@ -459,9 +459,77 @@ START_TEST(raw_match)
 	put_dump(raw, 17, 48, false);
 	nla_nest_end(raw, t);
 	ck_assert_int_eq(parse_raw(raw, &l), 0);
-	ck_assert_int_eq(l.qp[2].tclass, 26);
+	/* the DCI's dumped context is not what it sends with (each WQE's address vector) */
+	ck_assert_int_eq(l.qp[2].tclass, -1);
 	ck_assert_int_eq(l.qp[0].tclass, 48);
 	nlmsg_free(raw);
+	rdma_qps_free(&l);
+}
+END_TEST
+
+/*
+ * An entry as Linux >= 6.10 fills a driver QP (nldev.c fill_res_qp_entry_query,
+ * then mlx5_ib's fill_res_qp_entry): RES_TYPE (u8)qp_type, RES_STATE, then
+ * RES_SUBTYPE and RES_TYPE IB_QPT_DRIVER again.
+ */
+static void put_qp_mlx5(struct nl_msg *m, uint32_t qpn, uint8_t core_type, int state,
+			const char *sub)
+{
+	struct nlattr *e = nest(m, RDMA_NLDEV_ATTR_RES_QP_ENTRY);
+
+	ck_assert_int_eq(nla_put_u32(m, RDMA_NLDEV_ATTR_RES_LQPN, qpn), 0);
+	ck_assert_int_eq(nla_put_u8(m, RDMA_NLDEV_ATTR_RES_TYPE, core_type), 0);
+	ck_assert_int_eq(nla_put_u8(m, RDMA_NLDEV_ATTR_RES_STATE, (uint8_t)state), 0);
+	if (sub) {
+		ck_assert_int_eq(nla_put_string(m, T_RES_SUBTYPE, sub), 0);
+		ck_assert_int_eq(nla_put_u8(m, RDMA_NLDEV_ATTR_RES_TYPE, 0xff), 0);
+	}
+	nla_nest_end(m, e);
+}
+
+/*
+ * The driver's QPs and the responders (#37 item 5): names from the last RES_TYPE,
+ * and a class from the raw dump only for the types that send with their context's.
+ */
+START_TEST(driver_qps)
+{
+	static const char *const want[][3] = {
+	    {"RC", "RTR", "106"},   {"XRC_TGT", "RTR", "106"}, {"XRC_INI", "RTS", "106"},
+	    {"UC", "RTS", "106"},   {"DCI", "RTS", "-1"},	   {"DCT", "RTR", "-1"},
+	    {"REG_UMR", "RTS", "-1"}, {"UD", "RTS", "-1"},	   {"DRIVER", "RTS", "-1"}};
+	struct rq_qp_list l = {0};
+	struct nl_msg *m = qp_msg(RDMA_NLDEV_CMD_RES_QP_GET), *raw;
+	struct nlattr *t = nest(m, RDMA_NLDEV_ATTR_RES_QP);
+
+	put_qp_mlx5(m, 20, 2, 2, NULL);	   /* an RC responder in RTR */
+	put_qp_mlx5(m, 21, 10, 2, NULL);   /* XRC_TGT */
+	put_qp_mlx5(m, 22, 9, 3, NULL);	   /* XRC_INI */
+	put_qp_mlx5(m, 23, 3, 3, NULL);	   /* UC */
+	put_qp_mlx5(m, 24, 0xff, 3, "DCI"); /* mlx5's DCI: the core's type is IB_QPT_DRIVER */
+	put_qp_mlx5(m, 25, 0xff, 2, "DCT");
+	put_qp_mlx5(m, 26, 0x00, 3, "REG_UMR"); /* (u8)MLX5_IB_QPT_REG_UMR (0x1000) reads as SMI */
+	put_qp_mlx5(m, 27, 4, 3, NULL);
+	put_qp_mlx5(m, 28, 0xff, 3, NULL); /* Linux < 6.10: a DCI without its subtype */
+	nla_nest_end(m, t);
+	ck_assert_int_eq(parse(m, &l), 0);
+	ck_assert_uint_eq(l.n, 9);
+	raw = qp_msg(RDMA_NLDEV_CMD_RES_QP_GET_RAW);
+	t = nest(raw, RDMA_NLDEV_ATTR_RES_QP);
+	for (uint32_t q = 20; q <= 28; q++)
+		put_dump(raw, q, 106, false);
+	nla_nest_end(raw, t);
+	ck_assert_int_eq(parse_raw(raw, &l), 0);
+	ck_assert(l.has_ctx);
+	for (size_t i = 0; i < l.n; i++) {
+		ck_assert_uint_eq(l.qp[i].qpn, 20 + i);
+		ck_assert_str_eq(l.qp[i].type, want[i][0]);
+		ck_assert_str_eq(l.qp[i].state, want[i][1]);
+		ck_assert_int_eq(l.qp[i].tclass, atoi(want[i][2]));
+		ck_assert(rdma_qp_ctx_class(l.qp[i].type) == (atoi(want[i][2]) >= 0));
+	}
+	ck_assert(!l.drv_hidden);
+	nlmsg_free(raw);
+	nlmsg_free(m);
 	rdma_qps_free(&l);
 }
 END_TEST
@@ -685,6 +753,7 @@ Suite *suite_qps(void)
 	tcase_add_test(nl, msg_cut);
 	tcase_add_test(nl, raw_match);
 	tcase_add_test(nl, raw_bad);
+	tcase_add_test(nl, driver_qps);
 	tcase_add_test(nl, dump_no_device);
 	tcase_add_test(nl, add_grows);
 	suite_add_tcase(s, nl);

@@ -66,7 +66,7 @@ check "peer_info: system leaf-vm, port swp7, its description" \
 	grep -q "^rdma_qos_peer_info{pf=\"$PF\",chassis_id=\"[^\"]*\",port_id=\"swp7\",system_name=\"leaf-vm\",port_description=\"Ethernet to $PF\"} 1$" $M
 check "peer_pfc_enabled 3 on, 4 off; dscp_priority 26 -> 3; max_frame 9216" \
 	[ "$(metric $M "rdma_qos_peer_pfc_enabled{pf=\"$PF\",prio=\"3\"}"):$(metric $M "rdma_qos_peer_pfc_enabled{pf=\"$PF\",prio=\"4\"}"):$(metric $M "rdma_qos_peer_dscp_priority{pf=\"$PF\",dscp=\"26\"}"):$(metric $M "rdma_qos_peer_max_frame_bytes{pf=\"$PF\"}")" = 1:0:3:9216 ]
-check "agreement pfc, dscp2prio, mtu 1 (9216 >= MTU $(cat /sys/class/net/$PF/mtu) + 22); no ets" \
+check "agreement pfc, dscp2prio, mtu 1 (9216 >= MTU $(cat /sys/class/net/$PF/mtu) + 18); no ets" \
 	[ "$(agr pfc)$(agr dscp2prio)$(agr mtu):$(agr ets)" = 111: ]
 curl -sf http://127.0.0.1:9309/metrics > /tmp/p.prom
 check "/metrics: the same agreement, and promtool accepts it" \

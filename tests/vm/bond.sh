@@ -10,6 +10,10 @@
 # unwritten: dcbsim's `sets` stays 0; a pod on that PF's own VF then writes
 # it, proving the counter counts). A hardware VF LAG needs mlx5 switchdev
 # and cannot be built here: tests/agent/bond.sh covers it on the sim.
+# Then the link partner's LLDP heard on a PF that is a bond slave (active-backup, 802.3ad),
+# an OVS port and a Linux bridge port, with lldpd on the other PF as the switch
+# (bond_lldp.sh, issue 37 item 1).
+# vm: pfs-wired (guest.sh: both PFs on one QEMU hub, for bond_lldp.sh's switch)
 set -u
 . "${RQSRC:?}/tests/vm/lib.sh"
 sets() { cat /sys/module/dcbsim/parameters/sets; }
@@ -78,6 +82,7 @@ check "$PFB: written now (sets $(sets) > 0), PFC prio 3 on" [ "$(sets)" -gt 0 ] 
 
 conf "{\"type\":\"rdma-qos\",\"deviceID\":\"$VFBPCI\",\"numa\":\"off\"}" "$prevb" | run $RQ DEL cb /run/netns/pb net1 "$ARGSB"
 check "DEL pb" [ $? -eq 0 ]
+. "$RQSRC/tests/vm/bond_lldp.sh"
 conf "{\"type\":\"rdma-qos\",\"deviceID\":\"$VFAPCI\",\"numa\":\"off\"}" "$prev" | run $RQ DEL ca /run/netns/pa net1 "$ARGS"
 check "DEL pa" [ $? -eq 0 ]
 echo "$PASS passed, $FAIL failed"

@@ -12,7 +12,9 @@
 # - ib-0: ibsim0 on VF2 moved into its pod's netns (exclusive mode, as rdma-cni does),
 #   with kernel RC QPs from ibsim's debugfs carrying classes 106 and 0 in their AV,
 #   dumped raw in mlx5's layout: counts by class and the class-0 QP off the lossless
-#   priorities.
+#   priorities; then an RC QP in RTR (judged), mlx5-like DCI and DCT (driver QPs the
+#   kernel lists only on request: counted, never judged) and a DCT left in INIT (the
+#   detailed dump fails: the QPs without the driver's, not judged).
 # The agent runs with hostNetwork in the guest's initial PID namespace, its census at the
 # default --qp-census-interval (10 s); one more run in a PID namespace of its own (a pod
 # without hostPID) sees the same QPs, without their pids.
@@ -182,6 +184,63 @@ check "... by_class{class=\"0\"} gone or 0, {class=\"106\"} still 1" \
 "$RQ" show --qps --json > /tmp/show2.json 2>/dev/null
 check "show --qps --json: ib-0 lists only QP $Q106 now" \
 	[ "$(jq -c '[.attachments[] | select(.pod == "ib-0") | .qps[] | select(.type == "RC") | .qpn]' /tmp/show2.json 2>/dev/null)" = "[$Q106]" ]
+
+echo "== responders and the DC transport (#37 item 5): an RC QP in RTR, mlx5's DCI and DCT"
+# a responder sends too (ACKs, NAKs, READ responses): an RC QP in RTR is judged by its class
+echo "rc 0 rtr" > $QPF; r1=$?
+QR=$(awk '$2 == "RTR" && $5 == "RC" { print $1 }' $QPF)
+check "debugfs: an RC QP of class 0 connected up to RTR only (QPN $QR)" [ $r1 = 0 -a -n "$QR" ]
+s=$(until_val 30 "rdma_qos_vf_qps_off_lossless{$LC}" 1)
+check "ib-0: the RTR QP is judged: off_lossless 1 (class 0 -> priority 0, no PFC; after $s s)" [ $? -eq 0 ]
+check "... rdma_qos_vf_qps_by_class{class=\"0\"} 1 (a QP in RTR counted)" \
+	[ "$(val /tmp/last.prom "rdma_qos_vf_qps_by_class{$LC,class=\"0\"}")" = 1 ]
+# mlx5's DC QPs are of ib_qp_type IB_QPT_DRIVER: the core lists them only to a dump that
+# carries RDMA_NLDEV_ATTR_DRIVER_DETAILS (iproute2's -dd)
+echo "dci 106" > $QPF; r1=$?
+echo "dct 106" > $QPF; r2=$?
+cat $QPF
+QI=$(awk '$5 == "DCI" { print $1 }' $QPF); QT=$(awk '$5 == "DCT" { print $1 }' $QPF)
+check "debugfs: a DCI in RTS (QPN $QI) and a DCT in RTR (QPN $QT)" \
+	[ $r1 = 0 -a $r2 = 0 -a "$(awk '$5 == "DCI" || $5 == "DCT" { print $2 }' $QPF | tr '\n' ' ')" = "RTS RTR " ]
+ip netns exec podc "$RDMA" -j res show qp link ibsim0 > /tmp/plain.json
+ip netns exec podc "$RDMA" -dd -j res show qp link ibsim0 > /tmp/dd.json 2>&1
+echo "rdma -dd res show qp: $(jq -c "[.[] | select(.lqpn == $QI or .lqpn == $QT)]" /tmp/dd.json 2>/dev/null || cat /tmp/dd.json)"
+check "rdma res show qp (no driver details): the kernel lists neither the DCI nor the DCT" \
+	[ "$(jq "[.[] | select(.lqpn == $QI or .lqpn == $QT)] | length" /tmp/plain.json)" = 0 ]
+check "rdma -dd res show qp: both, type DRIVER" \
+	[ "$(jq -c "[.[] | select(.lqpn == $QI or .lqpn == $QT) | [.lqpn, .type, .state]] | sort" /tmp/dd.json 2>/dev/null)" = \
+	"$(jq -cn "[[$QI, \"DRIVER\", \"RTS\"], [$QT, \"DRIVER\", \"RTR\"]] | sort")" ]
+s=$(until_val 30 "rdma_qos_vf_qps{$LC,type=\"DCI\",state=\"RTS\"}" 1)
+check "ib-0: rdma_qos_vf_qps{type=\"DCI\",state=\"RTS\"} 1 (after $s s)" [ $? -eq 0 ]
+check "... {type=\"DCT\",state=\"RTR\"} 1" [ "$(val /tmp/last.prom "rdma_qos_vf_qps{$LC,type=\"DCT\",state=\"RTR\"}")" = 1 ]
+check "... no off_lossless series: no dump gives a DC QP's class, so ib-0 is not judged" \
+	[ -z "$(val /tmp/last.prom "rdma_qos_vf_qps_off_lossless{$LC}")" ]
+check "... by_class unchanged (106: 1, 0: 1): neither DC QP counted by a class" \
+	[ "$(val /tmp/last.prom "rdma_qos_vf_qps_by_class{$LC,class=\"106\"}") $(val /tmp/last.prom "rdma_qos_vf_qps_by_class{$LC,class=\"0\"}")" = "1 1" ]
+"$RQ" show --qps --json > /tmp/show-dc.json 2>/dev/null
+check "show --qps --json: the DCI and the DCT, without a class; no offLossless" \
+	[ "$(jq -c "[.attachments[] | select(.pod == \"ib-0\") | has(\"offLossless\"), ([.qps[] | select(.qpn == $QI or .qpn == $QT) | [.type, .state, has(\"tclass\")]] | sort)]" /tmp/show-dc.json 2>/dev/null)" = \
+	'[false,[["DCI","RTS",false],["DCT","RTR",false]]]' ]
+echo "del $QI" > $QPF; echo "del $QT" > $QPF
+s=$(until_val 30 "rdma_qos_vf_qps_off_lossless{$LC}" 1)
+check "DCI and DCT deleted: ib-0 judged again, off_lossless 1 (after $s s)" [ $? -eq 0 ]
+# mlx5's DCT has no number and no query outside RTR: one left in INIT fails the kernel's
+# whole QP dump with the driver's QPs (mlx5_ib_dct_query_qp -EINVAL)
+echo "dct 106 init" > $QPF; r1=$?
+ip netns exec podc "$RDMA" -dd -j res show qp link ibsim0 > /tmp/dd2.json 2>&1; r2=$?
+echo "rdma -dd res show qp with a DCT in INIT: rc $r2, $(head -c 200 /tmp/dd2.json)"
+check "a DCT left in INIT: rdma -dd res show qp fails, the plain dump does not" \
+	[ $r1 = 0 -a $r2 != 0 -a "$(ip netns exec podc "$RDMA" -j res show qp link ibsim0 | jq "[.[] | select(.type == \"RC\")] | length")" = 2 ]
+s=$(until_val 30 "rdma_qos_vf_qps_off_lossless{$LC}" "")
+check "ib-0: the census lists its QPs without the driver's, and is not judged (after $s s)" \
+	[ $? -eq 0 -a "$(val /tmp/last.prom "rdma_qos_vf_qps{$LC,type=\"RC\",state=\"RTR\"}")" = 1 ]
+"$RQ" show --qps --json > /tmp/show-dct.json 2>/dev/null
+check "show --qps --json: ib-0 driverQpsHidden, census ok, 2 RC QPs" \
+	[ "$(jq -c '[.attachments[] | select(.pod == "ib-0") | .census, .driverQpsHidden, ([.qps[] | select(.type == "RC")] | length)]' /tmp/show-dct.json 2>/dev/null)" = '["ok",true,2]' ]
+"$RQ" show --qps | grep ib-0
+echo "del 0" > $QPF; echo "del $QR" > $QPF
+s=$(until_val 30 "rdma_qos_vf_qps_off_lossless{$LC}" 0)
+check "the DCT and the RTR QP deleted: off_lossless 0 again (after $s s)" [ $? -eq 0 ]
 
 echo "== rxe: ib_write_bw and rping in the pods' PID namespaces, VF0 <-> VF1 through igb"
 ip addr add $V0IP/24 dev "$VF0"; ip addr add $V1IP/24 dev "$VF1"

@@ -11,7 +11,8 @@ vm-confine-test: all
 .PHONY: vm-telemetry-test
 vm-telemetry-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/telemetry.sh
-# The bond guest alone (tests/vm/bond.sh: a Linux bond over the PFs in legacy SR-IOV mode)
+# The bond guest alone (tests/vm/bond.sh: a Linux bond over the PFs in legacy SR-IOV mode;
+# bond_lldp.sh: the link partner heard on a bond slave, a Linux bridge and an OVS port)
 .PHONY: vm-bond-test
 vm-bond-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/bond.sh

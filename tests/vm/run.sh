@@ -49,7 +49,8 @@ confine || rc=1
 # congestion telemetry (dcbsim's port stats, ibsim's hw_counters in exclusive RDMA netns
 # mode, rxe under netem loss): a guest of its own, exclusive mode from the start
 RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/telemetry.sh || rc=1
-# a Linux bond over both PFs in legacy SR-IOV mode (bonding.ko): a guest of its own
+# a Linux bond over both PFs in legacy SR-IOV mode (bonding.ko), then the link partner on a
+# bond slave, a bridge and an OVS port (bond_lldp.sh): a guest of its own
 RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/bond.sh || rc=1
 # the QP census (rxe under perftest and rping, ibsim's kernel QPs with a raw context dump
 # in exclusive RDMA netns mode): a guest of its own, exclusive mode from the start

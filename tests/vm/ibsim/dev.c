@@ -273,6 +273,7 @@ static const struct ib_device_ops sim_ops = {
     .dealloc_pd = sim_dealloc_pd,
     .dealloc_ucontext = sim_dealloc_ucontext,
     .dereg_mr = sim_dereg_mr,
+    .fill_res_qp_entry = sim_fill_qp_entry,
     .fill_res_qp_entry_raw = sim_fill_qp_raw,
     .destroy_cq = sim_destroy_cq,
     .destroy_qp = sim_destroy_qp,

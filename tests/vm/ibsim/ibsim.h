@@ -21,6 +21,7 @@ struct sim_dev {
 	struct ib_pd *qp_pd;
 	struct ib_cq *qp_cq;
 	struct ib_qp *dbg_qp[SIM_DBG_QPS];
+	const char *qp_sub; /* under qp_lock: the next IB_QPT_DRIVER QP's kind ("DCI", "DCT") */
 };
 
 /* what the core's modify_qp set, for query_qp and the raw dump */
@@ -34,6 +35,7 @@ struct sim_qp {
 	bool has_av;
 	struct rdma_ah_attr ah; /* grh.sgid_attr not kept (not referenced) */
 	struct ib_qp_cap cap;
+	const char *sub; /* an IB_QPT_DRIVER QP's kind, as mlx5_ib's RES_SUBTYPE; else NULL */
 };
 
 extern struct sim_dev *sim;
@@ -44,6 +46,7 @@ int sim_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask, struct ib
 int sim_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask, struct ib_qp_init_attr *init);
 int sim_destroy_qp(struct ib_qp *qp, struct ib_udata *udata);
 int sim_fill_qp_raw(struct sk_buff *msg, struct ib_qp *qp);
+int sim_fill_qp_entry(struct sk_buff *msg, struct ib_qp *qp);
 /* under sim->qp_lock: destroy debugfs QP @qpn (all for -1); -ENOENT: no such QP */
 int sim_qp_del(long qpn);
 

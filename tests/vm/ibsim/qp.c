@@ -19,8 +19,23 @@
  * PD and CQ and moves it RESET->INIT->RTR->RTS through ib_modify_qp with a
  * RoCE GRH address vector whose traffic_class is 106 (the first valid GID
  * of port 1 as the source), so the class takes the driver's modify path
- * and comes back through query_qp and the raw dump; "del <qpn>" destroys
- * one, "clear" all; reading lists "<qpn> <state> tclass <n>".
+ * and comes back through query_qp and the raw dump; "rc 0 rtr" stops at
+ * RTR (a responder); "del <qpn>" destroys one, "clear" all; reading lists
+ * "<qpn> <state> tclass <n> <type>".
+ *
+ * Driver QPs as mlx5_ib makes them (hw/mlx5/qp.c, restrack.c): "dci <tclass>"
+ * and "dct <tclass> [init]" create QPs of ib_qp_type IB_QPT_DRIVER, which the
+ * core's rdma_restrack_add marks RESTRACK_DD, so nldev lists them only to a
+ * dump that carries RDMA_NLDEV_ATTR_DRIVER_DETAILS (Linux >= 6.10: the core
+ * does the hiding, not ibsim); .fill_res_qp_entry adds RES_SUBTYPE "DCI" or
+ * "DCT" and a second RES_TYPE IB_QPT_DRIVER, as mlx5_ib's. A DCI connects
+ * RESET->INIT->RTR->RTS like the RC QPs; a DCT goes RESET->INIT->RTR (or stops
+ * in INIT), has QPN 0 until INIT->RTR (mlx5 creates the firmware DCT, and
+ * its number, there: restrack tracks only the first DCT, at id 0) and its
+ * query fails with -EINVAL outside RTR (mlx5_ib_dct_query_qp), which fails
+ * nldev's whole QP dump. The raw dump of a DCI is a qpc of service type DCI
+ * (5); of a DCT an error segment (mlx5_ib asks QUERY_QP at the DCT's number:
+ * there is no QP there).
  */
 #include <linux/unaligned.h>
 #include <net/ipv6.h>
@@ -31,18 +46,49 @@
 
 static atomic_t next_qpn = ATOMIC_INIT(16);
 
-/* kernel QPs only (the MAD layer's GSI QP, debugfs's RC QPs): no provider for user QPs */
+static bool is_dct(const struct sim_qp *q)
+{
+	return q->sub && !strcmp(q->sub, "DCT");
+}
+
+/* kernel QPs only (the MAD layer's GSI QP, debugfs's QPs): no provider for user QPs */
 int sim_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *init, struct ib_udata *udata)
 {
 	struct sim_qp *q = container_of(qp, struct sim_qp, ib);
 
 	if (udata || init->qp_type == IB_QPT_SMI)
 		return -EOPNOTSUPP;
+	/* a driver QP only from debugfs, which names its kind under qp_lock */
+	if (init->qp_type == IB_QPT_DRIVER && !sim->qp_sub)
+		return -EOPNOTSUPP;
 	spin_lock_init(&q->lock);
 	q->state = IB_QPS_RESET;
 	q->cap = init->cap;
-	qp->qp_num = init->qp_type == IB_QPT_GSI ? 1 : atomic_inc_return(&next_qpn);
+	q->sub = init->qp_type == IB_QPT_DRIVER ? sim->qp_sub : NULL;
+	if (is_dct(q))
+		qp->qp_num = 0; /* until INIT->RTR, as mlx5's DCT */
+	else
+		qp->qp_num = init->qp_type == IB_QPT_GSI ? 1 : atomic_inc_return(&next_qpn);
 	return 0;
+}
+
+/* mlx5_ib_modify_dct: RESET->INIT, INIT->RTR, anything to RESET or ERR */
+static bool dct_modify_ok(enum ib_qp_state cur, enum ib_qp_state next)
+{
+	return (cur == IB_QPS_RESET && next == IB_QPS_INIT) ||
+	       (cur == IB_QPS_INIT && next == IB_QPS_RTR) || next == IB_QPS_RESET ||
+	       next == IB_QPS_ERR;
+}
+
+int sim_fill_qp_entry(struct sk_buff *msg, struct ib_qp *qp)
+{
+	struct sim_qp *q = container_of(qp, struct sim_qp, ib);
+
+	if (!q->sub)
+		return 0;
+	if (nla_put_string(msg, RDMA_NLDEV_ATTR_RES_SUBTYPE, q->sub))
+		return -EMSGSIZE;
+	return nla_put_u8(msg, RDMA_NLDEV_ATTR_RES_TYPE, IB_QPT_DRIVER);
 }
 
 /* the transitions a driver accepts (mlx5 checks them with the same table) */
@@ -53,10 +99,16 @@ int sim_modify_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask, struct ib
 
 	spin_lock(&q->lock);
 	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : q->state;
-	if (mask & IB_QP_STATE && !ib_modify_qp_is_ok(cur, attr->qp_state, qp->qp_type, mask)) {
+	/* the core's table knows no driver type: mlx5 checks its DC QPs itself */
+	if (mask & IB_QP_STATE &&
+	    (qp->qp_type == IB_QPT_DRIVER
+		 ? is_dct(q) && !dct_modify_ok(cur, attr->qp_state)
+		 : !ib_modify_qp_is_ok(cur, attr->qp_state, qp->qp_type, mask))) {
 		spin_unlock(&q->lock);
 		return -EINVAL;
 	}
+	if (mask & IB_QP_STATE && is_dct(q) && cur == IB_QPS_INIT && attr->qp_state == IB_QPS_RTR)
+		qp->qp_num = atomic_inc_return(&next_qpn);
 	if (mask & IB_QP_STATE) {
 		q->state = attr->qp_state;
 		if (q->state == IB_QPS_RESET)
@@ -91,6 +143,10 @@ int sim_query_qp(struct ib_qp *qp, struct ib_qp_attr *attr, int mask, struct ib_
 	memset(attr, 0, sizeof(*attr));
 	memset(init, 0, sizeof(*init));
 	spin_lock(&q->lock);
+	if (is_dct(q) && q->state != IB_QPS_RTR) { /* mlx5_ib_dct_query_qp */
+		spin_unlock(&q->lock);
+		return -EINVAL;
+	}
 	attr->qp_state = attr->cur_qp_state = q->state;
 	attr->port_num = q->port;
 	attr->dest_qp_num = q->dest_qpn;
@@ -127,6 +183,7 @@ int sim_destroy_qp(struct ib_qp *qp, struct ib_udata *udata)
 #define RAW_SEG_INFO   0xfffc
 #define RAW_SEG_CMD    0xfffa
 #define RAW_SEG_TERM   0xfff9
+#define RAW_SEG_ERROR  0xfffe
 #define RAW_SEG_PRM_QP 0x1000 /* firmware's id comes from its menu; any value below 0xfff0 */
 #define RAW_QP_OUT_LEN 0x110  /* query_qp_out up to the end of the qpc and its reserved tail */
 #define RAW_LEN	       (16 + 20 + 16 + RAW_QP_OUT_LEN + 4)
@@ -150,9 +207,13 @@ static u8 raw_state(enum ib_qp_state s)
 	return s < ARRAY_SIZE(mlx5) ? mlx5[s] : 6;
 }
 
-static u8 raw_st(enum ib_qp_type t)
+static u8 raw_st(const struct sim_qp *q)
 {
-	/* mlx5 qp.h MLX5_QP_ST_*: RC 0, UC 1, UD 2, QP1 8 */
+	enum ib_qp_type t = q->ib.qp_type;
+
+	/* mlx5 qp.h MLX5_QP_ST_*: RC 0, UC 1, UD 2, DCI 5, QP1 8 */
+	if (q->sub)
+		return 5;
 	return t == IB_QPT_UC ? 1 : t == IB_QPT_UD ? 2 : t == IB_QPT_GSI ? 8 : 0;
 }
 
@@ -163,7 +224,7 @@ static void raw_query_qp_out(u8 *out, const struct sim_qp *q)
 	const struct ib_global_route *grh = &q->ah.grh;
 
 	qpc[0] = raw_state(q->state) << 4;
-	qpc[1] = raw_st(q->ib.qp_type);
+	qpc[1] = raw_st(q);
 	qpc[8] = (q->mtu & 7) << 5;
 	raw_be32(qpc, 0x14, q->dest_qpn & 0xffffff);
 	if (!q->has_av)
@@ -200,12 +261,18 @@ int sim_fill_qp_raw(struct sk_buff *msg, struct ib_qp *qp)
 	raw_be32(b, off + 8, qp->qp_num);
 	raw_be16(b, off + 16, 1);
 	off += 20;
-	raw_be16(b, off,
-		 (16 + RAW_QP_OUT_LEN) / 4); /* resource: header, reserved, index1, index2 */
-	raw_be16(b, off + 2, RAW_SEG_PRM_QP);
-	raw_be32(b, off + 8, qp->qp_num);
-	raw_query_qp_out(b + off + 16, &snap);
-	off += 16 + RAW_QP_OUT_LEN;
+	if (is_dct(&snap)) {
+		raw_be16(b, off, 4); /* error: firmware's QUERY_QP finds no QP at a DCT's number */
+		raw_be16(b, off + 2, RAW_SEG_ERROR);
+		off += 16;
+	} else {
+		raw_be16(b, off,
+			 (16 + RAW_QP_OUT_LEN) / 4); /* resource: header, reserved, index1, index2 */
+		raw_be16(b, off + 2, RAW_SEG_PRM_QP);
+		raw_be32(b, off + 8, qp->qp_num);
+		raw_query_qp_out(b + off + 16, &snap);
+		off += 16 + RAW_QP_OUT_LEN;
+	}
 	raw_be16(b, off, 1);
 	raw_be16(b, off + 2, RAW_SEG_TERM);
 	off += 4;
@@ -235,8 +302,8 @@ static int sim_qp_sgid(void)
 	return any;
 }
 
-/* RESET->INIT->RTR->RTS through the core, as a kernel ULP connects an RC QP */
-static int sim_qp_connect(struct ib_qp *qp, u8 tclass)
+/* RESET->INIT->RTR->RTS through the core, as a kernel ULP connects an RC QP; up to @upto */
+static int sim_qp_connect(struct ib_qp *qp, u8 tclass, enum ib_qp_state upto)
 {
 	static const u8 dmac[ETH_ALEN] = {0x52, 0x54, 0x00, 0x00, 0x00, 0x99};
 	struct ib_qp_attr a = {};
@@ -250,7 +317,7 @@ static int sim_qp_connect(struct ib_qp *qp, u8 tclass)
 	a.qp_access_flags = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE;
 	err =
 	    ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_ACCESS_FLAGS);
-	if (err)
+	if (err || upto == IB_QPS_INIT)
 		return err;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IB_QPS_RTR;
@@ -266,7 +333,7 @@ static int sim_qp_connect(struct ib_qp *qp, u8 tclass)
 	err = ib_modify_qp(qp, &a,
 			   IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN | IB_QP_RQ_PSN |
 			       IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
-	if (err)
+	if (err || upto == IB_QPS_RTR)
 		return err;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IB_QPS_RTS;
@@ -279,11 +346,14 @@ static int sim_qp_connect(struct ib_qp *qp, u8 tclass)
 				IB_QP_SQ_PSN | IB_QP_MAX_QP_RD_ATOMIC);
 }
 
-/* under qp_lock: an RC QP in RTS with @tclass in its AV, on ibsim's own PD and CQ */
-static int sim_qp_new(u8 tclass)
+/*
+ * under qp_lock: an RC QP (@sub NULL) or a driver QP of kind @sub ("DCI",
+ * "DCT") connected up to @upto with @tclass in its AV, on ibsim's own PD and CQ
+ */
+static int sim_qp_new(const char *sub, u8 tclass, enum ib_qp_state upto)
 {
 	struct ib_qp_init_attr init = {
-	    .qp_type = IB_QPT_RC,
+	    .qp_type = sub ? IB_QPT_DRIVER : IB_QPT_RC,
 	    .sq_sig_type = IB_SIGNAL_REQ_WR,
 	    .cap = {.max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1, .max_recv_sge = 1},
 	};
@@ -309,10 +379,12 @@ static int sim_qp_new(u8 tclass)
 		sim->qp_cq = cq;
 	}
 	init.send_cq = init.recv_cq = sim->qp_cq;
+	sim->qp_sub = sub;
 	qp = ib_create_qp(sim->qp_pd, &init);
+	sim->qp_sub = NULL;
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
-	err = sim_qp_connect(qp, tclass);
+	err = sim_qp_connect(qp, tclass, upto);
 	if (err) {
 		pr_err("ibsim: connecting QP %u: %d\n", qp->qp_num, err);
 		ib_destroy_qp(qp);
@@ -347,12 +419,15 @@ int sim_qp_del(long qpn)
 	return n || qpn < 0 ? 0 : -ENOENT;
 }
 
-/* debugfs ibsim/qp: "rc <tclass>" creates, "del <qpn>" destroys one, "clear" all */
+/*
+ * debugfs ibsim/qp: "rc <tclass> [rtr]", "dci <tclass>", "dct <tclass> [init]"
+ * create, "del <qpn>" destroys one, "clear" all
+ */
 static ssize_t qp_write(struct file *f, const char __user *ubuf, size_t len, loff_t *pos)
 {
-	char buf[64];
+	char buf[64], kind[8], opt[8];
 	unsigned int v;
-	int err;
+	int err, n;
 
 	if (len >= sizeof(buf))
 		return -E2BIG;
@@ -363,9 +438,18 @@ static ssize_t qp_write(struct file *f, const char __user *ubuf, size_t len, lof
 	mutex_lock(&sim->qp_lock);
 	if (!strcmp(buf, "clear"))
 		err = sim_qp_del(-1);
-	else if (sscanf(buf, "rc %u", &v) == 1)
-		err = v > 255 ? -EINVAL : sim_qp_new(v);
-	else if (sscanf(buf, "del %u", &v) == 1)
+	else if ((n = sscanf(buf, "%7s %u %7s", kind, &v, opt)) >= 2 && strcmp(kind, "del")) {
+		const char *sub = !strcmp(kind, "dci") ? "DCI" : !strcmp(kind, "dct") ? "DCT" : NULL;
+		enum ib_qp_state upto = !sub || strcmp(sub, "DCT") ? IB_QPS_RTS : IB_QPS_RTR;
+
+		if (n == 3 && !strcmp(kind, "rc") && !strcmp(opt, "rtr"))
+			upto = IB_QPS_RTR;
+		else if (n == 3 && sub && !strcmp(sub, "DCT") && !strcmp(opt, "init"))
+			upto = IB_QPS_INIT;
+		else if (n == 3)
+			v = 256; /* an option this kind does not take */
+		err = v > 255 || (!sub && strcmp(kind, "rc")) ? -EINVAL : sim_qp_new(sub, v, upto);
+	} else if (sscanf(buf, "del %u", &v) == 1)
 		err = sim_qp_del(v);
 	else
 		err = -EINVAL;
@@ -385,9 +469,9 @@ static int qp_show(struct seq_file *m, void *v)
 			continue;
 		q = container_of(sim->dbg_qp[i], struct sim_qp, ib);
 		spin_lock(&q->lock);
-		seq_printf(m, "%u %s tclass %u\n", q->ib.qp_num,
+		seq_printf(m, "%u %s tclass %u %s\n", q->ib.qp_num,
 			   q->state < ARRAY_SIZE(names) ? names[q->state] : "?",
-			   q->ah.grh.traffic_class);
+			   q->ah.grh.traffic_class, q->sub ? q->sub : "RC");
 		spin_unlock(&q->lock);
 	}
 	mutex_unlock(&sim->qp_lock);

@@ -105,16 +105,22 @@ static int parent_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-static int parent_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
+static int getlink_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
 {
-	struct parent_ctx *p = arg;
-
-	p->err = err->error;
+	(void)nla;
+	*(int *)arg = err->error;
 	return NL_STOP;
 }
 
-/* One RTM_GETLINK by name (no ifindex lookup first): -ENODEV when there is no such link. */
-static int parent_rtnl(const char *ifname, struct parent_ctx *p)
+/*
+ * One RTM_GETLINK by name (no ifindex lookup first), each reply to VALID(ARG), the kernel's
+ * error (-ENODEV: no such link) in *ERR. EXT_MASK 0 asks for one link's reply, which fits a
+ * 32 KiB buffer: no MSG_PEEK round to size it (one recvmsg, not two); with RTEXT_FILTER_VF a
+ * PF with many VFs answers with more than a page, so libnl peeks to size its buffer.
+ * Returns 0 once the exchange ran (the answer is then in *ERR and ARG), else negative errno.
+ */
+static int getlink_by_name(const char *ifname, uint32_t ext_mask, nl_recvmsg_msg_cb_t valid,
+			   void *arg, int *err)
 {
 	struct nl_sock *sk = nl_socket_alloc();
 	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC};
@@ -127,25 +133,30 @@ static int parent_rtnl(const char *ifname, struct parent_ctx *p)
 		r = -ECONNREFUSED;
 		goto out;
 	}
-	/* one link's reply fits: no MSG_PEEK round to size the buffer (one recvmsg, not two) */
-	nl_socket_disable_msg_peek(sk);
-	if (nl_socket_set_msg_buf_size(sk, 32768) < 0)
-		goto out;
-	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, parent_cb, p);
-	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, parent_err_cb, p);
+	if (!ext_mask) {
+		nl_socket_disable_msg_peek(sk);
+		if (nl_socket_set_msg_buf_size(sk, 32768) < 0)
+			goto out;
+	}
+	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, valid, arg);
+	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, getlink_err_cb, err);
 	m = nlmsg_alloc_simple(RTM_GETLINK, 0);
 	if (!m || nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0 ||
-	    nla_put_string(m, IFLA_IFNAME, ifname) < 0)
+	    nla_put_string(m, IFLA_IFNAME, ifname) < 0 ||
+	    (ext_mask && nla_put_u32(m, IFLA_EXT_MASK, ext_mask) < 0))
 		goto out;
-	if (nl_send_auto(sk, m) < 0 || (nl_recvmsgs_default(sk) < 0 && p->err == 0)) {
-		r = -EIO;
-		goto out;
-	}
-	r = p->err;
+	r = (nl_send_auto(sk, m) < 0 || (nl_recvmsgs_default(sk) < 0 && *err == 0)) ? -EIO : 0;
 out:
 	nlmsg_free(m);
 	nl_socket_free(sk);
 	return r;
+}
+
+static int parent_rtnl(const char *ifname, struct parent_ctx *p)
+{
+	int r = getlink_by_name(ifname, 0, parent_cb, p, &p->err);
+
+	return r < 0 ? r : p->err;
 }
 
 static int bus_info_ethtool(const char *ifname, char *buf, size_t len)
@@ -276,43 +287,13 @@ static int vfmac_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-static int vfmac_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
-{
-	struct vfmac_ctx *c = arg;
-
-	c->err = err->error;
-	return NL_STOP;
-}
-
 int netns_link_vf_macs(const char *ifname, uint8_t (*ret)[6], size_t max)
 {
 	struct vfmac_ctx c = {.macs = ret, .max = max};
-	struct nl_sock *sk = nl_socket_alloc();
-	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC};
-	struct nl_msg *m = NULL;
-	int r = -ENOMEM;
+	int r = getlink_by_name(ifname, RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS, vfmac_cb, &c,
+				&c.err);
 
-	if (!sk)
+	if (r < 0)
 		return r;
-	if (nl_connect(sk, NETLINK_ROUTE) < 0) {
-		r = -ECONNREFUSED;
-		goto out;
-	}
-	/* a PF with many VFs answers with more than a page: libnl peeks to size its buffer */
-	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, vfmac_cb, &c);
-	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, vfmac_err_cb, &c);
-	m = nlmsg_alloc_simple(RTM_GETLINK, 0);
-	if (!m || nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0 ||
-	    nla_put_string(m, IFLA_IFNAME, ifname) < 0 ||
-	    nla_put_u32(m, IFLA_EXT_MASK, RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS) < 0)
-		goto out;
-	if (nl_send_auto(sk, m) < 0 || (nl_recvmsgs_default(sk) < 0 && c.err == 0)) {
-		r = -EIO;
-		goto out;
-	}
-	r = c.err < 0 ? c.err : c.n;
-out:
-	nlmsg_free(m);
-	nl_socket_free(sk);
-	return r;
+	return c.err < 0 ? c.err : c.n;
 }

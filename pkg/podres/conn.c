@@ -146,8 +146,8 @@ static ssize_t req_read(nghttp2_session *s, int32_t stream, uint8_t *buf, size_t
 }
 
 /* connect(2) by the socket's directory fd: the path resolves under the root, at any length. */
-static int conn_open(const struct rq_root *r, const char *kubelet_dir, int64_t deadline,
-		     struct conn *c)
+static int conn_open_fd(const struct rq_root *r, const char *kubelet_dir, int64_t deadline,
+			struct conn *c)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	char dir[512];
@@ -185,6 +185,19 @@ static int conn_open(const struct rq_root *r, const char *kubelet_dir, int64_t d
 		return err == ETIMEDOUT ? -ETIMEDOUT : -ENOTCONN;
 	}
 	return 0;
+}
+
+/* conn_open_fd, and why not in ST's detail. */
+static int conn_open(const struct rq_root *r, const char *kubelet_dir, int64_t deadline,
+		     struct conn *c, struct rq_podres_status *st)
+{
+	int rr = conn_open_fd(r, kubelet_dir, deadline, c);
+
+	if (rr < 0)
+		(void)snprintf(st->detail, sizeof(st->detail), "%s",
+			       rr == -ETIMEDOUT ? "no answer within the bound"
+						: "no socket or nobody on it");
+	return rr;
 }
 
 /* Run the session until the call's stream closes, the peer goes, or the deadline passes. */
@@ -363,13 +376,9 @@ int podres_get_pod(const struct rq_root *r, const char *kubelet_dir, const char 
 		(void)snprintf(st->detail, sizeof(st->detail), "no K8S_POD_NAMESPACE/K8S_POD_NAME");
 		return -EINVAL;
 	}
-	rr = conn_open(r, kubelet_dir, c.deadline_ms, &c);
-	if (rr < 0) {
-		(void)snprintf(st->detail, sizeof(st->detail), "%s",
-			       rr == -ETIMEDOUT ? "no answer within the bound"
-						: "no socket or nobody on it");
+	rr = conn_open(r, kubelet_dir, c.deadline_ms, &c, st);
+	if (rr < 0)
 		return rr;
-	}
 	rr = conn_start(&c);
 	if (rr == 0) {
 		get.pod_name = (char *)name;
@@ -427,13 +436,9 @@ int podres_list(const struct rq_root *r, const char *kubelet_dir, int timeout_ms
 	st->used_list = true;
 	*ret_body = NULL;
 	*ret_len = 0;
-	rr = conn_open(r, kubelet_dir, c.deadline_ms, &c);
-	if (rr < 0) {
-		(void)snprintf(st->detail, sizeof(st->detail), "%s",
-			       rr == -ETIMEDOUT ? "no answer within the bound"
-						: "no socket or nobody on it");
+	rr = conn_open(r, kubelet_dir, c.deadline_ms, &c, st);
+	if (rr < 0)
 		return rr;
-	}
 	rr = conn_start(&c);
 	if (rr == 0)
 		rr = conn_call(&c, "/v1.PodResourcesLister/List", NULL, 0, &k, st);

@@ -6,7 +6,9 @@
 # rdma-qos ran after Debian's host-device as for a hostNetwork pod
 # (CNI_NETNS=/proc/1/ns/net: on 6.12 rxe's UDP sockets live in the initial
 # netns only). The peer is the VFs' PF (dcbsim), with rxe on it; policy routing
-# sends VF <-> PF traffic through QEMU's igb instead of the local loopback.
+# sends VF <-> PF traffic through QEMU's igb instead of the local loopback. Last, adoption
+# (issue 38): the production agent adopts the VF no CNI call was made for, and RDMA-CM
+# connections made after it carry the class (control: node.unchained report).
 set -u
 . "${RQSRC:?}/tests/vm/lib.sh"
 T0=$SECONDS
@@ -231,6 +233,75 @@ check "DEL succeeds" [ $? -eq 0 ]
 check "DEL restored default_roce_tos 32 on rxe0 ($(tos_of rxe0))" [ "$(tos_of rxe0)" = 32 ]
 wire "after DEL" "$VF0" $V0IP
 check "after DEL: every RoCEv2 packet from $VF0 carries TOS 0x20 (class 32): $SEEN" only_tos $V0IP 0x20
+
+echo "== adoption on the wire (issue 38): $VF0 unchained, no CNI call; the agent adopts it"
+# rxe cannot leave the initial netns on 6.12 (README), so the VF stays there and the initial
+# netns plays the pod's: bound at /run/netns/pod (ip netns attach), while the agent runs in
+# a netns of its own standing for the host's (nsenter: sysfs stays the node's)
+mkdir -p /tmp/pb
+"$RQSRC/tests/simnode/mknode" --root / pod --uid u-w --cpus 0 --device "intel.com/sriov_rdma=$VF0PCI@1" > /dev/null
+protoc --python_out=/tmp/pb -I"$RQSRC/pkg/podres" "$RQSRC/pkg/podres/api.proto" || fail "protoc"
+python3 "$RQSRC/tests/simnode/podres_server.py" --root / --pb /tmp/pb --pod ml/w-0=u-w > /tmp/psrv.log 2>&1 &
+until_ms 30000 grep -q ready /tmp/psrv.log > /dev/null
+ip netns add rqhost && ip netns attach pod 1
+check "PodResources server up (ml/w-0: $VF0PCI); /run/netns/pod is $VF0's netns" \
+	[ "$(grep -c ready /tmp/psrv.log) $(stat -L -c %i /run/netns/pod)" = "1 $(stat -L -c %i /proc/1/ns/net)" ]
+# unchained MODE: the catalog with namespace ml's default class 106, and the agent
+unchained() {
+	jq --arg m "$1" '.profiles.cm106 = {trafficClass: 106} | .namespaces.ml = {default: "cm106", allow: ["cm106"]} | .node.unchained = $m' \
+		<<< '{"profiles":{"lossy":{"trafficClass":0}},"namespaces":{"*":{"default":"roce-lossless","allow":["roce-lossless","lossy"]}}}' \
+		> /etc/cni/rdma-qos/profiles.json
+	rm -f /tmp/u.prom
+	nsenter --net=/run/netns/rqhost "$RQ" agent --interval 2 --metrics-file /tmp/u.prom 2> /tmp/agent-$1.log &
+	APID=$!
+}
+adopted() { ls /run/rdma-qos/state/rdma-qos-adopted_*.json 2> /dev/null | head -1; }
+has_adopted() { [ -n "$(adopted)" ]; }
+none_adopted() { [ -z "$(adopted)" ]; }
+unch() { grep -q "^rdma_qos_vf_unchained{vf=\"$VF0PCI\".*namespace=\"ml\",pod=\"w-0\"} 1" /tmp/u.prom; }
+unchained report
+ms=$(until_ms 20000 unch); rc=$?
+check "control, node.unchained report: rdma_qos_vf_unchained 1 for $VF0PCI (ml/w-0, $ms ms), no record" [ "$rc$(adopted)" = 0 ]
+wire "control (report)" "$VF0" $V0IP
+check "control: nothing adopted, the admin's class stays on the wire (TOS 0x20, not 0x6a): $SEEN" only_tos $V0IP 0x20
+kill -TERM $APID; wait $APID
+# the race (docs/operations.md): a connection made before the adoption keeps its class.
+# rping with no count runs until killed; its packets are captured once the class is 106
+captured() { [ "$(tcpdump -nn -r $CAP "src host $V0IP" 2> /dev/null | wc -l)" -gt 0 ]; }
+cap_start "$VF0"
+timeout 300 rping -s -a $PFIP > /tmp/rping.srv 2>&1 &
+RSP=$!
+sleep 1
+timeout 300 rping -c -a $PFIP -I $V0IP -S 64 > /tmp/rping.cli 2>&1 &
+RCP=$!
+until_ms 20000 captured > /dev/null
+unchained adopt
+ms=$(until_ms 20000 has_adopted); rc=$?
+cap_stop
+cap_start "$VF0"
+sleep 2
+cap_stop
+kill -TERM $RCP $RSP 2> /dev/null; wait $RCP $RSP 2> /dev/null
+SEEN=$(tos_seen $V0IP) NOW=$(tos_of rxe0)
+check "the race: a connection made before the adoption keeps TOS 0x20 after it ($SEEN, the class now $NOW)" \
+	eval '[ "$NOW" = 106 ] && only_tos $V0IP 0x20'
+check "node.unchained adopt: adopted ($ms ms), configfs default_roce_tos 106 on rxe0 ($(tos_of rxe0))" [ "$rc $(tos_of rxe0)" = "0 106" ]
+R=$(adopted)
+check "the record: adopted, ml/w-0, profile cm106, previous 32" \
+	[ "$(jq -r '"\(.adopted) \(.podNamespace)/\(.podName) \(.profileName) \(.rdma.knobs.configfs.previous)"' "$R" 2> /dev/null)" = "true ml/w-0 cm106 32" ]
+until_ms 10000 grep -q "^rdma_qos_adoptions_total{pf=\"$PF\"} 1" /tmp/u.prom > /dev/null
+check "rdma_qos_adoptions_total{pf=$PF} 1" grep -q "^rdma_qos_adoptions_total{pf=\"$PF\"} 1" /tmp/u.prom
+wire "adopted" "$VF0" $V0IP
+check "adopted: an RDMA-CM connection made after adoption carries TOS 0x6a on $VF0: $SEEN" only_tos $V0IP 0x6a
+check "adopted: the PF received them with TOS 0x6a: $SEENPF" only_tos $V0IP 0x6a $CAP.pf
+ip netns del pod
+ms=$(until_ms 20000 none_adopted); rc=$?
+check "the pod's netns gone: the adoption released ($ms ms), default_roce_tos 32 again ($(tos_of rxe0))" [ "$rc $(tos_of rxe0)" = "0 32" ]
+wire "released" "$VF0" $V0IP
+check "released: the next connection carries TOS 0x20 again: $SEEN" only_tos $V0IP 0x20
+kill -TERM $APID; wait $APID
+check "agent exits 0 on SIGTERM" [ $? -eq 0 ]
+grep -E "adopt|releas" /tmp/agent-adopt.log | head -4
 
 echo "== harness"
 check "no kernel warning during the run" [ -z "$(dmesg | grep -E 'WARNING:|BUG:|Oops|refcount_t')" ]

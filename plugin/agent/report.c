@@ -87,23 +87,34 @@ void agent_count_repair(struct agent *a, const char *pf, enum agent_item item)
 	n->n = 1;
 }
 
-void agent_count_reset(struct agent *a, const char *pf)
+/* One more for PF in a per-PF count list (resets, adoptions); an allocation failure drops it. */
+static void count_per_pf(struct agent_repair **list, size_t *n_list, const char *pf)
 {
 	struct agent_repair *n;
 
-	for (size_t i = 0; i < a->n_resets; i++)
-		if (!strcmp(a->resets[i].pf, pf)) {
-			a->resets[i].n++;
+	for (size_t i = 0; i < *n_list; i++)
+		if (!strcmp((*list)[i].pf, pf)) {
+			(*list)[i].n++;
 			return;
 		}
-	n = realloc(a->resets, (a->n_resets + 1) * sizeof(*n));
+	n = realloc(*list, (*n_list + 1) * sizeof(*n));
 	if (!n)
 		return;
-	a->resets = n;
-	n = &a->resets[a->n_resets++];
+	*list = n;
+	n = &n[(*n_list)++];
 	memset(n, 0, sizeof(*n));
 	(void)snprintf(n->pf, sizeof(n->pf), "%s", pf);
 	n->n = 1;
+}
+
+void agent_count_reset(struct agent *a, const char *pf)
+{
+	count_per_pf(&a->resets, &a->n_resets, pf);
+}
+
+void agent_count_adoption(struct agent *a, const char *pf)
+{
+	count_per_pf(&a->adoptions, &a->n_adoptions, pf);
 }
 
 void vf_home_report(struct pass_report *rep, const cJSON *rec, bool in_pod)

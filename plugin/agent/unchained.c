@@ -39,25 +39,6 @@ bool agent_vf_link(const struct agent *a, const char *name, const char *pci)
 	return false;
 }
 
-void agent_count_adoption(struct agent *a, const char *pf)
-{
-	struct agent_repair *n;
-
-	for (size_t i = 0; i < a->n_adoptions; i++)
-		if (!strcmp(a->adoptions[i].pf, pf)) {
-			a->adoptions[i].n++;
-			return;
-		}
-	n = realloc(a->adoptions, (a->n_adoptions + 1) * sizeof(*n));
-	if (!n)
-		return;
-	a->adoptions = n;
-	n = &a->adoptions[a->n_adoptions++];
-	memset(n, 0, sizeof(*n));
-	(void)snprintf(n->pf, sizeof(n->pf), "%s", pf);
-	n->n = 1;
-}
-
 /* The watched PFs' VFs, for the link events that raise the next pass. */
 static void watch_vfs(struct agent *a, char (*pfs)[RQ_PCI_ADDR_MAX], size_t n)
 {

@@ -45,23 +45,25 @@ static void log_sink(void *userdata, enum rq_log_level lvl, const char *msg)
 
 static void usage(const char *binary)
 {
-	fprintf(
-	    stderr,
-	    "%s %s: chained CNI plugin giving SR-IOV VFs a lossless RoCE path.\n"
-	    "It is run by a container runtime with CNI_COMMAND set (ADD, DEL, CHECK,\n"
-	    "VERSION, STATUS, GC) and the network configuration on stdin.\n\n"
-	    "usage: %s --version\n"
-	    "       %s show [--json]     per PF and VF QoS state and attachments\n"
-	    "       %s show --counters [--json] [--interval S]  congestion counters as rates\n"
-	    "       %s show --qps [--json] [--host-proc DIR]  each attachment's QPs and their "
-	    "class\n"
-	    "       %s top [--interval S] the same, refreshing, worst pod first\n"
-	    "       %s install --cni-bin-dir DIR [--catalog-source FILE]\n"
-	    "       %s uninstall --cni-bin-dir DIR [--wait S]  once no attachment is recorded\n"
-	    "       %s validate FILE     a catalog, conflist, plugin config or NAD (JSON)\n"
-	    "       %s agent [--once] ... keep recorded attachments in profile (agent --help)\n",
-	    binary, RQ_VERSION, binary, binary, binary, binary, binary, binary, binary, binary,
-	    binary);
+	fprintf(stderr,
+		"%s %s: chained CNI plugin giving SR-IOV VFs a lossless RoCE path.\n"
+		"It is run by a container runtime with CNI_COMMAND set (ADD, DEL, CHECK,\n"
+		"VERSION, STATUS, GC) and the network configuration on stdin.\n\n"
+		"usage: %s --version\n"
+		"       %s show [--json]     per PF and VF QoS state and attachments\n"
+		"       %s show --pod NAMESPACE/NAME [--json]  is the pod's path lossless: one "
+		"verdict per attachment (exit 0 yes, 1 a check fails, 2 no attachment here)\n"
+		"       %s show --counters [--json] [--interval S]  congestion counters as rates\n"
+		"       %s show --qps [--json] [--host-proc DIR]  each attachment's QPs and their "
+		"class\n"
+		"       %s top [--interval S] the same, refreshing, worst pod first\n"
+		"       %s install --cni-bin-dir DIR [--catalog-source FILE]\n"
+		"       %s uninstall --cni-bin-dir DIR [--wait S]  once no attachment is recorded\n"
+		"       %s validate FILE     a catalog, conflist, plugin config or NAD (JSON)\n"
+		"       %s agent [--once] ... keep recorded attachments in profile (agent --help)\n"
+		"       %s resume PF ITEM    lift the agent's suspension of a repair\n",
+		binary, RQ_VERSION, binary, binary, binary, binary, binary, binary, binary, binary,
+		binary, binary, binary);
 }
 
 static void print_error(const char *version, const struct rq_error *e)
@@ -223,14 +225,22 @@ static int main_show(int argc, char **argv, const char *binary)
 	struct rq_env env;
 	struct rq_error e;
 	bool json = false, qps = false;
-	const char *host_proc = NULL;
-	int r;
+	const char *host_proc = NULL, *pod = NULL;
+	char ns[256], name[256];
+	int r, status = 0;
 
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--json")) {
 			json = true;
 		} else if (!strcmp(argv[i], "--qps")) {
 			qps = true;
+		} else if (!strcmp(argv[i], "--pod") && i + 1 < argc) {
+			pod = argv[++i];
+			if (show_pod_parse(pod, ns, sizeof(ns), name, sizeof(name)) < 0) {
+				fprintf(stderr, "%s show: --pod \"%s\": expected NAMESPACE/NAME\n",
+					binary, pod);
+				return 1;
+			}
 		} else if (!strcmp(argv[i], "--host-proc") && i + 1 < argc) {
 			host_proc = argv[++i]; /* as the agent's: a pod's /proc/<pid>/ns/net */
 		} else {
@@ -246,11 +256,13 @@ static int main_show(int argc, char **argv, const char *binary)
 		return 1;
 	}
 	env.host_proc = host_proc;
-	r = qps ? cmd_show_qps(&env, json) : cmd_show(&env, json);
+	r = pod	  ? cmd_show_pod(&env, ns, name, json, &status)
+	    : qps ? cmd_show_qps(&env, json)
+		  : cmd_show(&env, json);
 	env_fini(&env);
 	if (r < 0)
 		fprintf(stderr, "%s show: %s\n", binary, strerror(-r));
-	return r < 0 ? 1 : 0;
+	return r < 0 ? 1 : status;
 }
 
 int main(int argc, char **argv)
@@ -282,6 +294,8 @@ int main(int argc, char **argv)
 		return main_uninstall(argc, argv, binary);
 	if (argc > 1 && !strcmp(argv[1], "validate"))
 		return main_validate(argc, argv, binary);
+	if (argc > 1 && !strcmp(argv[1], "resume"))
+		return cmd_resume(argc, argv, binary);
 	if (argc > 1 && !strcmp(argv[1], "agent"))
 		return cmd_agent(argc, argv, binary);
 	command = getenv("CNI_COMMAND");

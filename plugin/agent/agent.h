@@ -123,6 +123,7 @@ struct pass_report {
 	const char *peer_word; /* rdma-qos.peer: agrees, disagrees, unknown (NULL: unknown) */
 	/* [{"vf","pf","rdmaDev","namespace","pod"}]: rdma_qos_vf_unchained (unchained.c) */
 	cJSON *unchained;
+	cJSON *verdict; /* [{"pf","rec","vfGone"}]: the attachments verdict_metrics.c judges */
 };
 
 /* One PF the agent watches (an attachment's or the baseline's), for the partner's judge. */
@@ -212,6 +213,11 @@ bool fight_may_repair(struct fight_book *b, const struct rq_env *env, const stru
 void fight_repaired(struct fight_book *b, const struct rq_pf *pf, unsigned items, double now);
 bool fight_suspended(const struct fight_book *b, const struct rq_pf *pf, int item);
 void fight_report(const struct fight_book *b, struct pass_report *rep);
+/*
+ * Forget @item ("all": every item) of the PF at @pci: its repairs in a row and
+ * its suspension. 1 when something was suspended, 0 when not.
+ */
+int fight_resume(struct fight_book *b, const char *pci, const char *item);
 int fight_book_save(const struct rq_env *env, struct fight_book *b);
 void fight_book_free(struct fight_book *b);
 
@@ -317,6 +323,22 @@ const char *metrics_label_esc(const char *v, char *out, size_t len);
 char *metrics_render_who(const struct tel_sample *prev, const struct tel_sample *cur);
 /* The QP census families of @cur (qps_metrics.c): its own census or the one it carried. */
 char *metrics_render_qps(const struct tel_sample *cur);
+/*
+ * peer_metrics.c: @pf's partner judged against its target as the partner
+ * families judge it; NULL (and @why) when nothing is heard or it is not watched
+ */
+struct peer_judgement;
+const struct peer_judgement *peer_pass_judge(const struct agent *a, const struct pass_report *rep,
+					     const char *pf, struct peer_judgement *j, char *why,
+					     size_t len);
+/*
+ * counters.c: connected QPs of @vf's attachment sending off PFC in the last census;
+ * -1 (and @why) when not judged
+ */
+int agent_tel_qps(struct agent_tel *t, const char *vf, char *why, size_t len);
+/* verdict_metrics.c: note an attachment of the pass; its families after the pass */
+void verdict_pass_note(struct pass_report *rep, const cJSON *rec, const char *pf, bool vf_gone);
+char *verdict_metrics_render(const struct agent *a, const struct pass_report *rep);
 /* after a pass: the book listens on the PFs the pass watched (attachments', baseline's) */
 void peer_watch_pass(struct agent *a, const struct pass_report *rep);
 
@@ -329,5 +351,7 @@ int agent_block_signals(void);
 int agent_run(struct agent *a);
 
 int cmd_agent(int argc, char **argv, const char *binary);
+/* resume.c: `rdma-qos resume PF ITEM` */
+int cmd_resume(int argc, char **argv, const char *binary);
 
 #endif

@@ -31,6 +31,7 @@
 
 #include "pkg/log/log.h"
 #include "plugin/agent/agent.h"
+#include "plugin/core/verdict.h"
 
 #define AGENT_NOFILE_MAX 65536
 
@@ -53,6 +54,8 @@ struct agent_tel {
 	bool busy;
 	double busy_t;
 	unsigned long busy_gen;
+	/* under lock: {vf: {"off", "why"}} of the last collection's census (verdict_metrics.c) */
+	cJSON *qps;
 	/* the collector thread's own; census_t: when the last QP census was taken (0: never) */
 	double census_t;
 	struct tel_sample prev;
@@ -125,6 +128,7 @@ void agent_tel_free(struct agent_tel *t)
 	tel_sample_fini(&t->prev);
 	rdma_ctr_cache_free(t->cache);
 	free(t->text);
+	cJSON_Delete(t->qps);
 	pthread_cond_destroy(&t->wake);
 	pthread_cond_destroy(&t->done);
 	pthread_mutex_destroy(&t->lock);
@@ -218,6 +222,44 @@ static bool wait_until(struct agent_tel *t, double until)
 	return false;
 }
 
+/* The collector's own @s (its last sample): each attachment's QPs off PFC, or why not judged. */
+static cJSON *qps_book(const struct tel_sample *s)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (size_t i = 0; o && i < s->n_atts; i++) {
+		struct verdict_facts f;
+		char why[160];
+		cJSON *e = cJSON_AddObjectToObject(o, s->atts[i].vf);
+
+		verdict_qps_facts(&s->atts[i], &f, why, sizeof(why));
+		cJSON_AddNumberToObject(e, "off", f.qps_off);
+		cJSON_AddStringToObject(e, "why", why);
+	}
+	return o;
+}
+
+int agent_tel_qps(struct agent_tel *t, const char *vf, char *why, size_t len)
+{
+	const cJSON *e;
+	int off = -1;
+
+	if (!t) {
+		(void)snprintf(why, len, "no QP census (--no-counters)");
+		return -1;
+	}
+	pthread_mutex_lock(&t->lock);
+	e = cJSON_GetObjectItemCaseSensitive(t->qps, vf);
+	if (e) {
+		off = json_int(e, "off", -1);
+		(void)snprintf(why, len, "%s", json_str(e, "why") ?: "");
+	} else {
+		(void)snprintf(why, len, "no QP census of the attachment yet");
+	}
+	pthread_mutex_unlock(&t->lock);
+	return off;
+}
+
 static void *collector(void *arg)
 {
 	struct agent_tel *t = arg;
@@ -245,8 +287,12 @@ static void *collector(void *arg)
 			pthread_mutex_lock(&t->lock);
 		}
 		if (text) {
+			cJSON *q = qps_book(&t->prev);
+
 			free(t->text);
 			t->text = text;
+			cJSON_Delete(t->qps);
+			t->qps = q;
 		}
 		/* a failed one answers too (with the last text): waiters must not hang on ENOMEM */
 		t->busy = false;

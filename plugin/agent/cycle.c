@@ -17,7 +17,7 @@ bool agent_do_pass(struct agent *a)
 	struct pass_report rep;
 	const cJSON *it;
 	size_t n = 0;
-	char *text;
+	char *text, *tel;
 	int r;
 
 	pass_report_init(&rep);
@@ -38,12 +38,24 @@ bool agent_do_pass(struct agent *a)
 	}
 	if (r == 0)
 		agent_tel_targets(a->tel, &rep.targets);
+	/*
+	 * the textfile has the counters as of this pass when the collector reads them
+	 * quickly, else its last ones; --once has no later pass: it waits for them
+	 */
+	tel = text && a->o.metrics_file
+		  ? agent_tel_text(a->tel, a->o.once ? -1 : AGENT_TEL_PASS_WAIT_S)
+		  : NULL;
+	if (text) {
+		/* the verdict last: it reads the partner and the census just taken */
+		char *v = verdict_metrics_render(a, &rep), *all = NULL;
+
+		if (v && asprintf(&all, "%s%s", text, v) >= 0) {
+			free(text);
+			text = all;
+		}
+		free(v);
+	}
 	if (text && a->o.metrics_file) {
-		/*
-		 * the textfile has the counters as of this pass when the collector reads them
-		 * quickly, else its last ones; --once has no later pass: it waits for them
-		 */
-		char *tel = agent_tel_text(a->tel, a->o.once ? -1 : AGENT_TEL_PASS_WAIT_S);
 		char *all = NULL;
 
 		if (tel && asprintf(&all, "%s%s", text, tel) < 0)
@@ -51,8 +63,8 @@ bool agent_do_pass(struct agent *a)
 		if ((r = metrics_write_file(a->o.metrics_file, all ? all : text)) < 0)
 			log_warn("agent: writing %s: %s", a->o.metrics_file, strerror(-r));
 		free(all);
-		free(tel);
 	}
+	free(tel);
 	agent_httpd_publish(a->httpd, text, a->catalog_valid, rep.duration);
 	agent_nfd_publish(a, &rep, r == 0);
 	free(text);

@@ -348,6 +348,24 @@ void fight_report(const struct fight_book *b, struct pass_report *rep)
 	}
 }
 
+int fight_resume(struct fight_book *b, const char *pci, const char *item)
+{
+	cJSON *e =
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(b->j, "pfs"), pci);
+	cJSON *items = cJSON_GetObjectItemCaseSensitive(e, "items"), *it, *next;
+	int was = 0;
+
+	for (it = items ? items->child : NULL; it; it = next) {
+		next = it->next;
+		if (strcmp(item, "all") != 0 && strcmp(it->string, item) != 0)
+			continue;
+		was |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "suspended"));
+		cJSON_Delete(cJSON_DetachItemViaPointer(items, it));
+		b->dirty = true;
+	}
+	return was;
+}
+
 int fight_book_save(const struct rq_env *env, struct fight_book *b)
 {
 	char *s;

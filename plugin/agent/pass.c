@@ -326,6 +326,9 @@ void pass_record(struct pass *p, struct stale_book *book, const char *key)
 	} else if (reconcile_tos(&c, rec, &vf, &drift, p->rep, p->a) < 0) {
 		log_warn("agent: %s: %s", key, c.err.msg);
 	}
+	/* judged after the repair, as the pass leaves it; a pod that is gone has no verdict */
+	if (!stale_book_judge_pending(book, key))
+		verdict_pass_note(p->rep, rec, vf.n_pf ? vf.pf[0].ifname : "", vf_gone);
 	/* after the repair: the record names the RDMA device as it is now; a VF that is gone
 	 * or left its pod has no pod to count for */
 	if (p->a->tel && home && !vf_gone && !stale_book_judge_pending(book, key) &&

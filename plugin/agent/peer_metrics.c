@@ -179,6 +179,35 @@ static void judge(const struct agent *a, const struct peer_target *t, struct pee
 	peer_judge(peer_book_get(a->peers, t->pf, &l), t->has_t ? &t->t : NULL, t->mtu, j);
 }
 
+const struct peer_judgement *peer_pass_judge(const struct agent *a, const struct pass_report *rep,
+					     const char *pf, struct peer_judgement *j, char *why,
+					     size_t len)
+{
+	bool listening = false;
+
+	if (!a->peers) {
+		(void)snprintf(why, len, "agent --once listens to no link partner");
+		return NULL;
+	}
+	for (size_t i = 0; i < rep->n_peer_t; i++) {
+		if (strcmp(rep->peer_t[i].pf, pf) != 0)
+			continue;
+		if (!peer_book_get(a->peers, pf, &listening)) {
+			size_t n = peer_book_count(a->peers, pf);
+
+			(void)snprintf(why, len, "%s",
+				       n > 1	   ? "more than one link partner heard"
+				       : listening ? "no link partner heard (LLDP silent)"
+						   : "not listening on the PF");
+			return NULL;
+		}
+		judge(a, &rep->peer_t[i], j);
+		return j;
+	}
+	(void)snprintf(why, len, "the PF is not watched");
+	return NULL;
+}
+
 static void render_agreement(FILE *f, const struct agent *a, const struct pass_report *rep)
 {
 	struct peer_judgement j;

@@ -36,6 +36,7 @@ void pass_report_init(struct pass_report *rep)
 	rep->suspended = cJSON_CreateArray();
 	rep->req_pfs = cJSON_CreateObject();
 	rep->unchained = cJSON_CreateArray();
+	rep->verdict = cJSON_CreateArray();
 }
 
 void pass_report_fini(struct pass_report *rep)
@@ -51,6 +52,7 @@ void pass_report_fini(struct pass_report *rep)
 	cJSON_Delete(rep->suspended);
 	cJSON_Delete(rep->req_pfs);
 	cJSON_Delete(rep->unchained);
+	cJSON_Delete(rep->verdict);
 	free(rep->peer_t);
 	memset(rep, 0, sizeof(*rep));
 }

@@ -221,8 +221,9 @@ static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *re
 	if (rec) {
 		cJSON *a = cJSON_AddObjectToObject(v, "attachment");
 
-		cJSON_AddStringToObject(a, "pod", json_str(rec, "podNamespace") ?: "");
-		cJSON_AddStringToObject(a, "podName", json_str(rec, "podName") ?: "");
+		/* as the metrics name them */
+		cJSON_AddStringToObject(a, "namespace", json_str(rec, "podNamespace") ?: "");
+		cJSON_AddStringToObject(a, "pod", json_str(rec, "podName") ?: "");
 		cJSON_AddStringToObject(a, "containerID", json_str(rec, "containerID") ?: "");
 		cJSON_AddStringToObject(a, "ifname", json_str(rec, "ifname") ?: "");
 		cJSON_AddStringToObject(a, "profile", json_str(rec, "profileName") ?: "");
@@ -390,15 +391,16 @@ static void print_text(const cJSON *pfs)
 				snprintf(req, sizeof(req), " (required %d%s)", want,
 					 want == json_int(vf, "trafficClass", -1) ? ""
 										  : ", NOT MET");
-			printf(
-			    "  VF %s  numa %d  rdma %-10s tc %s%s  %s%s%s%s%s%s%s%s\n",
-			    json_str(vf, "pci"), json_int(vf, "numaNode", -1),
-			    json_str(vf, "rdma") ?: "-", tc, req, a ? json_str(a, "pod") : "(free)",
-			    a ? "/" : "", a ? json_str(a, "podName") : "", a ? " profile " : "",
-			    a ? json_str(a, "profile") : "",
-			    a && cJSON_GetObjectItemCaseSensitive(a, "adopted") ? " (adopted)" : "",
-			    a && json_str(a, "notInPod") ? "  LEFT ITS POD: " : "",
-			    a ? json_str(a, "notInPod") ?: "" : "");
+			printf("  VF %s  numa %d  rdma %-10s tc %s%s  %s%s%s%s%s%s%s%s\n",
+			       json_str(vf, "pci"), json_int(vf, "numaNode", -1),
+			       json_str(vf, "rdma") ?: "-", tc, req,
+			       a ? json_str(a, "namespace") : "(free)", a ? "/" : "",
+			       a ? json_str(a, "pod") : "", a ? " profile " : "",
+			       a ? json_str(a, "profile") : "",
+			       a && cJSON_GetObjectItemCaseSensitive(a, "adopted") ? " (adopted)"
+										   : "",
+			       a && json_str(a, "notInPod") ? "  LEFT ITS POD: " : "",
+			       a ? json_str(a, "notInPod") ?: "" : "");
 			if (a && json_str(a, "numaSource"))
 				printf("    NUMA %s, evidence from %s\n",
 				       json_str(a, "numaVerdict") ?: "?",
@@ -480,9 +482,9 @@ struct rq_catalog *show_catalog(const struct rq_env *env)
 	return cat;
 }
 
-int cmd_show(struct rq_env *env, bool json)
+int show_node_json(const struct rq_env *env, const struct rq_catalog *cat, cJSON **ret,
+		   cJSON **ret_recs)
 {
-	struct rq_catalog *cat = show_catalog(env);
 	char **names = NULL;
 	size_t n = 0;
 	cJSON *recs, *out = cJSON_CreateObject(), *pfs;
@@ -505,6 +507,22 @@ int cmd_show(struct rq_env *env, bool json)
 	sysfs_list_free(names, n);
 	cJSON_AddNumberToObject(out, "attachments", cJSON_GetArraySize(recs));
 	cJSON_AddItemToObject(out, "unchained", unchained_json(env, cat));
+	*ret = out;
+	*ret_recs = recs;
+	return r == -ENOENT ? 0 : r;
+}
+
+int cmd_show(struct rq_env *env, bool json)
+{
+	struct rq_catalog *cat = show_catalog(env);
+	cJSON *recs = NULL, *out = NULL, *pfs;
+	int r = show_node_json(env, cat, &out, &recs);
+
+	if (!out) {
+		catalog_free(cat);
+		return r;
+	}
+	pfs = cJSON_GetObjectItemCaseSensitive(out, "pfs");
 	if (json) {
 		char *s = cJSON_Print(out);
 
@@ -519,7 +537,7 @@ int cmd_show(struct rq_env *env, bool json)
 	cJSON_Delete(recs);
 	cJSON_Delete(out);
 	catalog_free(cat);
-	return r == -ENOENT ? 0 : r;
+	return r;
 }
 
 /*

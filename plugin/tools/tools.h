@@ -9,6 +9,15 @@
 #include "plugin/core/core.h"
 
 int cmd_show(struct rq_env *env, bool json);
+/*
+ * show.c: what `show --json` prints (*ret) and the attachment records by VF
+ * PCI address (*ret_recs), both the caller's to free
+ */
+int show_node_json(const struct rq_env *env, const struct rq_catalog *cat, cJSON **ret,
+		   cJSON **ret_recs);
+/* show_pod.c: `show --pod NAMESPACE/NAME [--json]`; *ret_status the exit status 0/1/2 */
+int cmd_show_pod(struct rq_env *env, const char *ns, const char *name, bool json, int *ret_status);
+int show_pod_parse(const char *arg, char *ns, size_t ns_len, char *name, size_t name_len);
 /* show_qps.c: `show --qps [--json]`, the QP census of every attachment now */
 int cmd_show_qps(struct rq_env *env, bool json);
 /*

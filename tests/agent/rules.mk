@@ -12,6 +12,7 @@ agent-sim-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/ecn.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/slow.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/unchained.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/verdict.sh
 
 test: agent-sim-test asan-agent-sim-test
 
@@ -26,6 +27,7 @@ asan-agent-sim-test:
 	$(call san_suite,$(abspath build-asan)/san-logs-agent-lldp,tests/agent/lldp.sh)
 	$(call san_suite,$(abspath build-asan)/san-logs-agent-ecn,tests/agent/ecn.sh)
 	$(call san_suite,$(abspath build-asan)/san-logs-agent-unchained,tests/agent/unchained.sh)
+	$(call san_suite,$(abspath build-asan)/san-logs-agent-verdict,tests/agent/verdict.sh)
 
 # 10 minutes of injected drifts against a running agent: RSS flat, every drift repaired
 AGENT_SOAK_S ?= 600

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * `rdma-qos show --pod NAMESPACE/NAME [--json]`: the pod's attachments on
+ * this node, each judged by core/verdict.c from what `show` reads (the PF's
+ * unmet requirements and suspended repairs, the VF's knobs, the link
+ * partner) and a QP census of its device now. First line `lossless: yes` or
+ * `lossless: NO (...)`. Exit 0: every attachment as its profile requires; 1:
+ * a check fails (or a VF of the pod is unchained); 2: no attachment of the
+ * pod on this node. Read-only, like `show`.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin/core/tel_qps.h"
+#include "plugin/core/verdict.h"
+#include "plugin/tools/tools.h"
+
+/* "a; b" of a JSON array of strings, into @buf */
+static void join_array(const cJSON *arr, const char *sep, char *buf, size_t len)
+{
+	const cJSON *it;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	cJSON_ArrayForEach(it, arr)
+	{
+		if (cJSON_IsString(it) && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? sep : "",
+					      it->valuestring);
+	}
+}
+
+/* The partner as show_peer_json said it, back into the judgement it printed. */
+static const struct peer_judgement *peer_facts(const cJSON *pf, struct peer_judgement *j, char *why,
+					       size_t len)
+{
+	const cJSON *peer = cJSON_GetObjectItemCaseSensitive(pf, "peer");
+	const cJSON *items = cJSON_GetObjectItemCaseSensitive(peer, "items");
+	const char *state = json_str(peer, "state") ?: "not listening";
+
+	if (strcmp(state, "heard") != 0) {
+		(void)snprintf(why, len, "link partner %s%s", state,
+			       !strcmp(state, "not listening") ? " (is the agent running?)" : "");
+		return NULL;
+	}
+	for (int i = 0; i < PEER_ITEM_N; i++) {
+		const cJSON *it = cJSON_GetObjectItemCaseSensitive(items, peer_item_names[i]);
+		const char *v = json_str(it, "verdict") ?: "unknown";
+
+		j->v[i] = !strcmp(v, "agrees")	    ? PEER_AGREES
+			  : !strcmp(v, "disagrees") ? PEER_DISAGREES
+						    : PEER_UNKNOWN;
+		(void)snprintf(j->why[i], sizeof(j->why[i]), "%s", json_str(it, "why") ?: "");
+	}
+	return j;
+}
+
+/* The VF's knobs as tos_show_json said them. */
+static void vf_facts(const cJSON *vf, const cJSON *a, struct verdict_facts *f)
+{
+	const cJSON *tos = cJSON_GetObjectItemCaseSensitive(vf, "tos");
+
+	f->in_pod = cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(a, "inPod"))
+			? cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "inPod"))
+			: -1;
+	f->vf_why = json_str(a, "notInPod");
+	f->tc_read = tos != NULL;
+	for (int k = 0; k < RQ_KNOB_N; k++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(tos, rdma_knob_name(k));
+
+		f->tc_has[k] = cJSON_IsNumber(v);
+		f->tc[k] = f->tc_has[k] ? v->valueint : -1;
+	}
+	if (!f->tc_read && !f->vf_why)
+		f->vf_why = json_str(vf, "rdma") ? "the VF's traffic-class knobs could not be read"
+						 : "the VF has no RDMA device now";
+}
+
+struct pod_ctx {
+	const struct rq_env *env;
+	const char *ns, *name;
+	struct tel_sample cur; /* the census of the pod's attachments */
+	bool census_ok;
+	cJSON *atts; /* JSON out */
+	int n;
+	/* the first attachment that is not lossless, the first with another problem */
+	char lossless_no[VERDICT_EVIDENCE_MAX + 160], other[VERDICT_EVIDENCE_MAX + 160];
+};
+
+static void census(struct pod_ctx *p)
+{
+	struct tel_sample all;
+
+	tel_sample_init(&all);
+	tel_sample_init(&p->cur);
+	/* only this pod's attachments: a census is a dump per QP on mlx5 */
+	if (tel_load_records(p->env, &all) == 0) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < all.n_atts; i++)
+			if (!strcmp(all.atts[i].ns, p->ns) && !strcmp(all.atts[i].pod, p->name))
+				all.atts[k++] = all.atts[i];
+		all.n_atts = k;
+		if (tel_copy_targets(&all, &p->cur) == 0) {
+			p->cur.census = true;
+			p->census_ok = tel_collect(p->env, &p->cur, NULL) == 0;
+		}
+	}
+	tel_sample_fini(&all);
+}
+
+static const struct tel_att *census_of(const struct pod_ctx *p, const char *vf)
+{
+	for (size_t i = 0; p->census_ok && i < p->cur.n_atts; i++)
+		if (!strcmp(p->cur.atts[i].vf, vf))
+			return &p->cur.atts[i];
+	return NULL;
+}
+
+static void judge_one(struct pod_ctx *p, const cJSON *pf, const cJSON *vf, const cJSON *rec)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(vf, "attachment");
+	struct verdict_facts f;
+	struct peer_judgement j;
+	struct verdict *v = calloc(1, sizeof(*v));
+	char unmet[2048], susp[256], pwhy[160], qwhy[160], head[VERDICT_EVIDENCE_MAX + 64];
+	cJSON *o;
+
+	if (!v)
+		return;
+	memset(&f, 0, sizeof(f));
+	f.rec = rec;
+	f.pf_name = json_str(pf, "name");
+	join_array(cJSON_GetObjectItemCaseSensitive(pf, "unmet"), "; ", unmet, sizeof(unmet));
+	f.pf_unmet = unmet;
+	join_array(cJSON_GetObjectItemCaseSensitive(pf, "repairSuspended"), ", ", susp,
+		   sizeof(susp));
+	f.pf_suspended = susp;
+	vf_facts(vf, a, &f);
+	f.peer = peer_facts(pf, &j, pwhy, sizeof(pwhy));
+	f.peer_why = pwhy;
+	verdict_qps_facts(census_of(p, json_str(vf, "pci") ?: ""), &f, qwhy, sizeof(qwhy));
+	verdict_judge(&f, v);
+	verdict_headline(v, head, sizeof(head));
+
+	o = verdict_to_json(v);
+	if (o) {
+		cJSON_AddStringToObject(o, "interface", json_str(a, "ifname") ?: "");
+		cJSON_AddStringToObject(o, "vf", json_str(vf, "pci") ?: "");
+		cJSON_AddStringToObject(o, "pf", f.pf_name ?: "");
+		cJSON_AddStringToObject(o, "profile", json_str(a, "profile") ?: "");
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "adopted")))
+			cJSON_AddTrueToObject(o, "adopted");
+		cJSON_AddStringToObject(o, "headline", head);
+		cJSON_AddItemToArray(p->atts, o);
+	}
+	p->n++;
+	if (v->lossless_profile && v->first_lossless >= 0 && !p->lossless_no[0])
+		(void)snprintf(p->lossless_no, sizeof(p->lossless_no), "%s: %s: %s",
+			       json_str(a, "ifname") ?: "?",
+			       verdict_checks[v->first_lossless].words, v->ev[v->first_lossless]);
+	else if (v->first_problem >= 0 && !p->other[0])
+		(void)snprintf(p->other, sizeof(p->other), "%s: %s: %s",
+			       json_str(a, "ifname") ?: "?", verdict_checks[v->first_problem].words,
+			       v->ev[v->first_problem]);
+	free(v);
+}
+
+static void print_text(const cJSON *out)
+{
+	const cJSON *a, *u;
+
+	printf("%s\n", json_str(out, "headline"));
+	cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(out, "attachments"))
+	{
+		const cJSON *c;
+
+		printf("%s/%s %s: VF %s of PF %s, profile %s%s: %s\n", json_str(out, "namespace"),
+		       json_str(out, "pod"), json_str(a, "interface"), json_str(a, "vf"),
+		       json_str(a, "pf"), json_str(a, "profile"),
+		       cJSON_GetObjectItemCaseSensitive(a, "adopted") ? " (adopted)" : "",
+		       json_str(a, "headline"));
+		cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(a, "checks"))
+		{
+			const char *st = json_str(c, "state") ?: "?";
+
+			printf("  %-11s %-8s %s\n", c->string,
+			       !strcmp(st, "problem") ? "PROBLEM" : st, json_str(c, "evidence"));
+		}
+	}
+	cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(out, "unchained"))
+	    printf("%s/%s %s: UNCHAINED: VF %s of PF %s is in the pod, but no chain ran "
+		   "rdma-qos for it: nothing is judged or kept\n",
+		   json_str(out, "namespace"), json_str(out, "pod"), json_str(u, "ifname"),
+		   json_str(u, "vf"), json_str(u, "pf"));
+}
+
+/* Parse NAMESPACE/NAME into @ns/@name; -EINVAL when it is not one. */
+int show_pod_parse(const char *arg, char *ns, size_t ns_len, char *name, size_t name_len)
+{
+	const char *slash = strchr(arg, '/');
+
+	if (!slash || slash == arg || !slash[1] || strchr(slash + 1, '/') ||
+	    (size_t)(slash - arg) >= ns_len || strlen(slash + 1) >= name_len)
+		return -EINVAL;
+	(void)snprintf(ns, ns_len, "%.*s", (int)(slash - arg), arg);
+	(void)snprintf(name, name_len, "%s", slash + 1);
+	return 0;
+}
+
+int cmd_show_pod(struct rq_env *env, const char *ns, const char *name, bool json, int *ret_status)
+{
+	struct rq_catalog *cat = show_catalog(env);
+	struct pod_ctx p = {.env = env, .ns = ns, .name = name};
+	cJSON *node = NULL, *recs = NULL, *out = cJSON_CreateObject(), *unch;
+	const cJSON *pf, *vf, *u;
+	int r = out ? show_node_json(env, cat, &node, &recs) : -ENOMEM;
+
+	if (r < 0 || !node) {
+		cJSON_Delete(out);
+		catalog_free(cat);
+		return r < 0 ? r : -ENOMEM;
+	}
+	census(&p);
+	cJSON_AddStringToObject(out, "namespace", ns);
+	cJSON_AddStringToObject(out, "pod", name);
+	p.atts = cJSON_AddArrayToObject(out, "attachments");
+	cJSON_ArrayForEach(pf, cJSON_GetObjectItemCaseSensitive(node, "pfs"))
+	{
+		cJSON_ArrayForEach(vf, cJSON_GetObjectItemCaseSensitive(pf, "vfs"))
+		{
+			const cJSON *a = cJSON_GetObjectItemCaseSensitive(vf, "attachment");
+
+			if (a && !strcmp(json_str(a, "namespace") ?: "", ns) &&
+			    !strcmp(json_str(a, "pod") ?: "", name))
+				judge_one(
+				    &p, pf, vf,
+				    cJSON_GetObjectItemCaseSensitive(recs, json_str(vf, "pci")));
+		}
+	}
+	unch = cJSON_AddArrayToObject(out, "unchained");
+	cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(node, "unchained"))
+	{
+		if (!strcmp(json_str(u, "namespace") ?: "", ns) &&
+		    !strcmp(json_str(u, "pod") ?: "", name))
+			cJSON_AddItemToArray(unch, cJSON_Duplicate(u, 1));
+	}
+	if (!p.n && !cJSON_GetArraySize(unch)) {
+		cJSON_AddStringToObject(out, "headline",
+					"lossless: unknown (no attachment of this "
+					"pod on this node)");
+		*ret_status = 2;
+	} else if (cJSON_GetArraySize(unch)) {
+		cJSON_AddStringToObject(out, "headline",
+					"lossless: NO (unchained: a VF of the pod has no rdma-qos "
+					"in its chain)");
+		*ret_status = 1;
+	} else if (p.lossless_no[0] || p.other[0]) {
+		char h[sizeof(p.other) + 32];
+
+		/* a performance check (numa...) fails the pod, not its losslessness */
+		if (p.lossless_no[0])
+			(void)snprintf(h, sizeof(h), "lossless: NO (%s)", p.lossless_no);
+		else
+			(void)snprintf(h, sizeof(h), "lossless: yes, but %s", p.other);
+		cJSON_AddStringToObject(out, "headline", h);
+		*ret_status = 1;
+	} else {
+		const cJSON *a;
+		bool any = false;
+
+		cJSON_ArrayForEach(a, p.atts) any |=
+		    cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(a, "lossless"));
+		cJSON_AddStringToObject(
+		    out, "headline",
+		    any ? "lossless: yes"
+			: "lossless: not required (no profile of the pod has pfc)");
+		*ret_status = 0;
+	}
+	if (json) {
+		char *s = cJSON_Print(out);
+
+		if (s)
+			puts(s);
+		free(s);
+	} else {
+		print_text(out);
+	}
+	tel_sample_fini(&p.cur);
+	cJSON_Delete(out);
+	cJSON_Delete(node);
+	cJSON_Delete(recs);
+	catalog_free(cat);
+	return 0;
+}

@@ -150,6 +150,7 @@ unit: $(B)/unit-tests all
 sim-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/run.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/demo_check.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/sim/kubectl.sh
 
 vm-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh

@@ -40,6 +40,7 @@ A = {"job": "rdma-qos-agent", "node": "n1", "namespace": "rdma-qos", "pod": "rdm
 POD = {"job": "rdma-qos-agent", "node": "n1", "namespace": "ai", "pod": "trainer-0",
        "interface": "net1", "vf": "0000:3b:00.2", "rdma_dev": "mlx5_2", "pf": "ens1f0"}
 T = 30  # minutes of input
+VERDICT = {k: POD[k] for k in ("job", "node", "namespace", "pod", "interface", "vf", "pf")}
 
 
 def sel(name, labels):
@@ -73,6 +74,8 @@ def healthy(skip=()):
         sel("rdma_qos_vf_cnp_sent_total", POD): f"0+6000x{T}",
         # the QP census: every QP of the lossless pod on a PFC priority
         sel("rdma_qos_vf_qps_off_lossless", {**A, **POD}): f"0x{T}",
+        # the pod's verdict: lossless, no check failing (no problem series)
+        sel("rdma_qos_attachment_lossless", VERDICT): f"1x{T}",
     }
     return {k: v for k, v in s.items() if v is not None and k.split("{")[0] not in skip}
 
@@ -171,6 +174,17 @@ cases = [
          {sel("rdma_qos_vf_qps_off_lossless", {**A, **POD}): f"0x2 2x{T - 2}"}, "9m",
          [{"node": "n1", "namespace": "ai", "pod": "trainer-0", "interface": "net1",
            "rdma_dev": "mlx5_2", "pf": "ens1f0", "severity": "warning"}], quiet_before="6m"),
+    case("the PF under a lossless pod lost PFC", "RdmaQosPodNotLossless",
+         {sel("rdma_qos_attachment_lossless", VERDICT): f"1x2 0x{T - 2}",
+          sel("rdma_qos_attachment_problem", {**VERDICT, "check": "pf_profile"}): f"_x2 1x{T - 2}"},
+         "8m", [{**{k: v for k, v in VERDICT.items() if k != "job"}, "check": "pf_profile",
+                 "severity": "warning"}], quiet_before="6m"),
+    case("the switch under a lossless pod disagrees, NUMA off too", "RdmaQosPodNotLossless",
+         {sel("rdma_qos_attachment_lossless", VERDICT): f"0x{T}",
+          sel("rdma_qos_attachment_problem", {**VERDICT, "check": "peer"}): f"1x{T}",
+          sel("rdma_qos_attachment_problem", {**VERDICT, "check": "numa"}): f"1x{T}"},
+         "8m", [{**{k: v for k, v in VERDICT.items() if k != "job"}, "check": "peer",
+                 "severity": "warning"}], quiet_before="4m"),
     case("a pod is told to slow down 10000 times a second", "RdmaQosCnpStorm",
          {sel("rdma_qos_vf_cnp_handled_total", POD): f"0+600000x{T}"}, "16m",
          [{"node": "n1", "namespace": "ai", "pod": "trainer-0", "pf": "ens1f0", "cnp": "handled",
@@ -212,6 +226,14 @@ for c in cases:
 tests.append(group("a healthy node", healthy(),
                    [{"eval_time": f"{m}m", "alertname": a, "exp_alerts": []}
                     for m in (5, 15, 29) for a in alerts]))
+
+# a lossless pod whose VF is on the other socket: rdma_qos_attachment_problem{check="numa"} with
+# lossless 1 pages nobody as "not lossless"
+numa_only = healthy()
+numa_only[sel("rdma_qos_attachment_problem", {**VERDICT, "check": "numa"})] = f"1x{T}"
+tests.append(group("a lossless pod with a NUMA problem only: not RdmaQosPodNotLossless", numa_only,
+                   [{"eval_time": f"{m}m", "alertname": "RdmaQosPodNotLossless", "exp_alerts": []}
+                    for m in (5, 15, 29)]))
 
 # "unknown" is never a disagreement: a switch that advertises no DCB TLV (no agreement series),
 # and a silent partner on a PF nobody requires anything of, raise nothing
@@ -396,7 +418,21 @@ def by_owner(family, scale, extra=None):
                              "value": v * scale} for ns, k, n, v in want]}
 
 
+# the verdict: train-a-1 is not lossless, so Job train-a is 0 across its pods; db 1; bare pods
+# their own owners; other/train-a apart from ai/train-a
+for ns, pod, addr, ok in (("ai", "train-a-0", "0000:3b:00.2", 1), ("ai", "train-a-1", "0000:3b:00.3", 0),
+                          ("ai", "db-0", "0000:3b:00.4", 1), ("ai", "bare", "0000:3b:00.5", 1),
+                          ("ai", "lone", "0000:3b:00.6", 0), ("other", "train-a-0", "0000:3b:00.7", 1)):
+    owners[sel("rdma_qos_attachment_lossless",
+               {k: v for k, v in vfp(ns, pod, addr).items() if k != "rdma_dev"})] = f"{ok}x{T}"
+LOSSLESS = "rdma_qos:attachment_lossless:min_by_owner"
+
 tests.append(group("owner roll-up: kube_pod_owner joined to the pod families", owners, [], [
+    {"expr": LOSSLESS, "eval_time": "10m", "exp_samples": [
+        {"labels": sel(LOSSLESS, {"namespace": ns, "owner_kind": k, "owner_name": n}), "value": v}
+        for ns, k, n, v in (("ai", "Job", "train-a", 0), ("ai", "StatefulSet", "db", 1),
+                            ("ai", "Pod", "bare", 1), ("ai", "Pod", "lone", 0),
+                            ("other", "Job", "train-a", 1))]},
     by_owner("vf_cnp_sent", 1), by_owner("vf_cnp_handled", 2), by_owner("vf_retransmissions", 2),
     by_owner("vf_bytes", 60, "rx"), by_owner("vf_bytes", 120, "tx"),
     {"expr": SHARE, "eval_time": "10m", "exp_samples": [

@@ -1,0 +1,144 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# The kubectl plugin deploy/kubectl-rdma_qos against a stub kubectl: the stub
+# answers `get` from fixture files (pods, their nodes and owners, one agent pod
+# per node) and runs `exec` as the real rdma-qos-sim on that node's simulated
+# root, so `kubectl rdma-qos pod|job|node` ask the node the pod is on, never
+# an arbitrary agent. Two nodes: node-a with trainer-0 (in profile) and
+# trainer-1 (its VF's class changed), node-b without an attachment (trainer-2).
+set -u
+. "$(dirname "$0")/lib.sh"
+
+sim_suite_start "kubectl plugin" rqkp sim_can_run
+PLUGIN=$RQ_SRC/deploy/kubectl-rdma_qos
+FIX=$T/fix
+mkdir -p "$FIX/roots" "$T/bin"
+if command -v shellcheck > /dev/null; then
+	check "shellcheck: the plugin is clean" shellcheck -s sh "$PLUGIN"
+fi
+check "dash -n: POSIX sh parses it" dash -n "$PLUGIN"
+
+RA=$T/node-a RB=$T/node-b
+"$MKNODE" --root "$RA" --pfs 1 --vfs 2 --rdma configfs --ecn yes --dcb yes --pf-prefix ka$$ > /dev/null || { echo "FAIL: mknode"; exit 1; }
+"$MKNODE" --root "$RB" --pfs 1 --vfs 1 --rdma configfs --ecn yes --dcb yes --pf-prefix kb$$ > /dev/null || { echo "FAIL: mknode"; exit 1; }
+ROOT=$RA
+sim_make_vfs "$RA"
+mapfile -t VFS < <(sim_vfs "$RA")
+read -r _ VF0PCI VF0 <<< "${VFS[0]}"
+read -r _ VF1PCI VF1 <<< "${VFS[1]}"
+rq() { echo "{\"type\":\"rdma-qos\",\"deviceID\":\"$1\"}"; }
+args() { echo "IgnoreUnknown=1;K8S_POD_NAMESPACE=ml;K8S_POD_NAME=$1;K8S_POD_UID=u-$1"; }
+NSA=$(newns a) NSB=$(newns b)
+chain_add "$RA" roce k0 "$NSA" net1 "$VF0" "$(rq "$VF0PCI")" "$(args trainer-0)" > /dev/null 2>&1
+check "ADD ml/trainer-0 on node-a" [ $? -eq 0 ]
+chain_add "$RA" roce k1 "$NSB" net1 "$VF1" "$(rq "$VF1PCI")" "$(args trainer-1)" > /dev/null 2>&1
+check "ADD ml/trainer-1 on node-a" [ $? -eq 0 ]
+DEV1=$(ls "$RA/sys/bus/pci/devices/$VF1PCI/infiniband" | head -1)
+echo 0 > "$RA/sys/kernel/config/rdma_cm/$DEV1/ports/1/default_roce_tos"
+
+# fixtures: "namespace pod node owner" per pod; the controllers in between; the agent pods
+cat > "$FIX/pods" <<P
+ml trainer-0 node-a trainer-workers-0
+ml trainer-1 node-a trainer-workers-0
+ml trainer-2 node-b trainer-workers-1
+ml other-0 node-a other
+ml pending-0 - lone
+P
+printf 'trainer-workers-0 trainer\ntrainer-workers-1 trainer\n' > "$FIX/mids"
+echo "$RA" > "$FIX/roots/node-a"
+echo "$RB" > "$FIX/roots/node-b"
+# the stub: every call logged; get answers from the fixtures, exec runs the sim binary
+cat > "$T/bin/kubectl" <<'K'
+#!/bin/bash
+echo "$*" >> "$FIX/calls"
+ns="" sel="" fsel="" out="" pos=()
+cmd=$1; shift
+if [ "$cmd" = exec ]; then
+	while [ "$1" != -- ]; do case $1 in -n) ns=$2; shift ;; -c) [ "$2" = agent ] || exit 9; shift ;; *) pos+=("$1") ;; esac; shift; done
+	shift
+	[ "$ns" = rdma-qos ] && [ "$1" = /rdma-qos ] || exit 9
+	shift
+	node=${pos[0]#rdma-qos-}
+	RDMA_QOS_SIM_ROOT=$(cat "$FIX/roots/$node") exec "$SIM" "$@" 2> /dev/null
+fi
+[ "$cmd" = config ] && { cat "$FIX/context-ns" 2> /dev/null; exit 0; }
+[ "$cmd" = get ] || exit 9
+what=$1; shift
+while [ $# -gt 0 ]; do
+	case $1 in -n) ns=$2; shift ;; -l) sel=$2; shift ;; --field-selector) fsel=$2; shift ;; -o) out=$2; shift ;; *) pos+=("$1") ;; esac
+	shift
+done
+case $what in
+pod)
+	awk -v n="$ns" -v p="${pos[0]}" '$1 == n && $2 == p { print ($3 == "-" ? "" : $3); f = 1 } END { exit !f }' "$FIX/pods" | tr -d '\n' ||
+		{ echo "Error from server (NotFound): pods \"${pos[0]}\" not found" >&2; exit 1; } ;;
+pods)
+	if [ "$ns" = rdma-qos ]; then
+		[ "$sel" = app.kubernetes.io/name=rdma-qos ] || exit 9
+		node=${fsel#spec.nodeName=}
+		[ -f "$FIX/roots/$node" ] && printf 'rdma-qos-%s' "$node"
+		exit 0
+	fi
+	awk -v n="$ns" '$1 == n { print $2, ($3 == "-" ? "" : $3), $4 }' "$FIX/pods" ;;
+jobs,replicasets) cat "$FIX/mids" ;;
+*) exit 9 ;;
+esac
+K
+chmod +x "$T/bin/kubectl"
+export FIX SIM PATH="$T/bin:$PATH"
+kp() { "$PLUGIN" "$@" > "$T/out" 2> "$T/err"; }
+
+echo "== pod"
+kp pod trainer-0 -n ml
+check "pod trainer-0: exit 0" [ $? -eq 0 ]
+check "... names the pod and its node, then lossless: yes" [ "$(sed -n 1,2p "$T/out" | tr '\n' '|')" = "pod ml/trainer-0 on node node-a:|lossless: yes|" ]
+check "... asked node-a's agent by field selector" grep -q -- "get pods -n rdma-qos -l app.kubernetes.io/name=rdma-qos --field-selector spec.nodeName=node-a" "$FIX/calls"
+check "... and exec'd show --pod there" grep -q -- "exec -n rdma-qos rdma-qos-node-a -c agent -- /rdma-qos show --pod ml/trainer-0" "$FIX/calls"
+kp pod trainer-1 -n ml
+check "pod trainer-1 (class changed): exit 1, lossless: NO" [ $? -eq 1 ] && grep -q "^lossless: NO (net1: the VF's traffic class is wrong" "$T/out"
+kp pod trainer-2 --namespace=ml
+check "pod trainer-2 (node-b, no attachment): exit 2" [ $? -eq 2 ]
+kp pod trainer-0 -n ml --json
+check "pod --json: the JSON only" [ $? -eq 0 ] && [ "$(jq -r '.attachments[0].lossless' "$T/out")" = true ]
+echo ml > "$FIX/context-ns"
+kp pod trainer-0
+check "pod without -n: the context's namespace" [ $? -eq 0 ]
+rm "$FIX/context-ns"
+kp pod nosuch -n ml
+check "no such pod: exit 3, kubectl's error shown" [ $? -eq 3 ] && grep -q "NotFound" "$T/err"
+kp pod pending-0 -n ml
+check "a pod not scheduled: exit 3, says so" [ $? -eq 3 ] && grep -q "not scheduled" "$T/err"
+kp pod
+check "pod without a name: exit 3" [ $? -eq 3 ]
+
+echo "== job"
+kp job trainer -n ml
+check "job trainer (a JobSet's two Jobs): exit 1, one is not lossless" [ $? -eq 1 ]
+check "... one line per pod, each from its own node" [ "$(grep -c "^ml/trainer-[012] on node-[ab]: lossless" "$T/out")" = 3 ]
+check "... trainer-0 yes, trainer-1 NO" grep -q "^ml/trainer-0 on node-a: lossless: yes$" "$T/out" && grep -q "^ml/trainer-1 on node-a: lossless: NO" "$T/out"
+check "... the summary" grep -q "^3 pods of ml/trainer: 1 lossless, 1 not, 1 without an attachment on their node, 0 not asked$" "$T/out"
+check "... other-0 is not the job's" [ "$(grep -c other-0 "$T/out")" = 0 ]
+kp job trainer-workers-0 -n ml
+check "job trainer-workers-0 (the Job itself): its two pods" [ $? -eq 1 ] && grep -q "^2 pods of ml/trainer-workers-0" "$T/out"
+echo "$VF1PCI" > /dev/null
+echo 106 > "$RA/sys/kernel/config/rdma_cm/$DEV1/ports/1/default_roce_tos"
+kp job trainer-workers-0 -n ml
+check "the class back: the Job's pods all lossless, exit 0" [ $? -eq 0 ] && grep -q "^2 pods of ml/trainer-workers-0: 2 lossless, 0 not" "$T/out"
+kp job nosuch -n ml
+check "job with no pod: exit 3" [ $? -eq 3 ] && grep -q "no pod of ml/nosuch" "$T/err"
+
+echo "== node"
+kp node node-a
+check "node node-a: show there" [ $? -eq 0 ] && grep -q "^PF ka$$" "$T/out"
+kp node node-a --json
+check "node node-a --json: show's JSON" [ "$(jq '.attachments' "$T/out")" = 2 ]
+kp node node-a resume "ka$$""0" pfc
+check "node node-a resume PF ITEM: the binary's resume" [ $? -eq 0 ] && grep -q "was not suspended" "$T/out"
+kp node node-c
+check "a node without an agent pod: exit 3, says so" [ $? -eq 3 ] && grep -q "no rdma-qos agent pod on node node-c" "$T/err"
+check "never an arbitrary agent: no exec of ds/rdma-qos" [ "$(grep -c "ds/rdma-qos" "$FIX/calls")" = 0 ]
+"$PLUGIN" --help > "$T/out"
+check "--help: exit 0, the usage" [ $? -eq 0 ] && grep -q "kubectl rdma-qos pod NAME" "$T/out"
+
+sim_del_vfs "$RA" 2> /dev/null
+summary

@@ -297,3 +297,22 @@ int netns_link_vf_macs(const char *ifname, uint8_t (*ret)[6], size_t max)
 		return r;
 	return c.err < 0 ? c.err : c.n;
 }
+
+int netns_link_mac(const char *ifname, uint8_t ret[6])
+{
+	struct ifreq ifr = {0};
+	int fd, r = 0;
+
+	if (strlen(ifname) >= sizeof(ifr.ifr_name))
+		return -ENODEV;
+	(void)snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0)
+		r = -errno;
+	close(fd);
+	if (r == 0)
+		memcpy(ret, ifr.ifr_hwaddr.sa_data, 6);
+	return r;
+}

@@ -86,6 +86,11 @@ int netns_link_msg_parent_pci(const struct nlmsghdr *h, size_t len, char *buf, s
  * same for one RTM_NEWLINK message (-EBADMSG when malformed).
  */
 int netns_link_vf_macs(const char *ifname, uint8_t (*ret)[6], size_t max);
+/*
+ * The current MAC of @ifname in the current netns (SIOCGIFHWADDR on a socket
+ * made here, so in this netns): 0 and @ret, -ENODEV without such a link.
+ */
+int netns_link_mac(const char *ifname, uint8_t ret[6]);
 int netns_link_msg_vf_macs(const struct nlmsghdr *h, size_t len, uint8_t (*ret)[6], size_t max);
 
 #endif

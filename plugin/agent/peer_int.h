@@ -23,9 +23,18 @@
  * new MSAP is not kept (the count stays above one: nothing is judged anyway).
  */
 #define PEER_NEIGH_MAX 8
+/* earlier contents kept per MSAP: more changes than this within a TTL contest it */
+#define PEER_HIST 8
 
 struct peer_neigh {
-	struct lldp_peer peer;
+	struct lldp_peer peer; /* what it said last */
+	/*
+	 * what is judged, show'n and exported: what it said before a change until
+	 * the new content has stood alone for half a TTL (settle_until, monotonic;
+	 * peer_neigh.c neigh_settle)
+	 */
+	struct lldp_peer judged;
+	double settle_until;
 	uint8_t src[ETH_ALEN];	    /* the source MAC it was last heard from */
 	double expires;		    /* monotonic */
 	double heard, expires_wall; /* wall clock, for show */
@@ -34,6 +43,20 @@ struct peer_neigh {
 	 * (a second speaker copying the switch's chassis and port ID): not judged
 	 */
 	double contested_until;
+	/* contested for what it said (peer_neigh.c neigh_flip), not for its MAC */
+	bool contest_content;
+	/* when its last contest ended (monotonic) and how many came back soon after one */
+	double contest_end;
+	unsigned contest_n;
+	/*
+	 * What it said (peer_neigh.c's content_sum, TTL aside): now, and before
+	 * (each with the time its TTL ran out, monotonic); the 802.1AB transmit
+	 * credit a conforming speaker would have left for changes.
+	 */
+	uint64_t sum, hist_sum[PEER_HIST];
+	double hist_until[PEER_HIST], credit, credit_at;
+	double logged_at;    /* monotonic: its last partner-change line (one per TTL) */
+	unsigned long quiet; /* changes not logged since */
 };
 
 struct peer_pf {
@@ -43,10 +66,13 @@ struct peer_pf {
 	size_t n_nb;
 	unsigned long dropped; /* frames that did not decode or were not the nearest bridge's */
 	unsigned long own;     /* frames from one of the node's own MACs */
+	uint8_t own_last[ETH_ALEN]; /* the own MAC last logged: another is logged at once */
+	bool own_partner;	    /* warned: a current partner's MAC is also one of the node's */
 };
 
 struct peer_book {
 	struct rq_root root;
+	const struct rq_env *env; /* the agent's: records' and unchained VFs' netns (peer_own.c) */
 	int ep, tfd;
 	struct peer_pf *pf;
 	size_t n;

@@ -39,6 +39,7 @@ int peer_book_new(const struct rq_env *env, struct peer_book **ret)
 	if (!b)
 		return -ENOMEM;
 	b->root = env->root;
+	b->env = env;
 	b->ep = epoll_create1(EPOLL_CLOEXEC);
 	b->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
 	ev.data.fd = b->tfd;
@@ -80,11 +81,14 @@ static void neigh_json(cJSON *e, const struct peer_pf *pf)
 	for (size_t k = 0; a && k < pf->n_nb; k++) {
 		if (!(x = cJSON_CreateObject()))
 			return;
-		cJSON_AddItemToObject(x, "peer", peer_to_json(&pf->nb[k].peer));
+		cJSON_AddItemToObject(x, "peer", peer_to_json(&pf->nb[k].judged));
 		cJSON_AddNumberToObject(x, "heard", pf->nb[k].heard);
 		cJSON_AddNumberToObject(x, "expires", pf->nb[k].expires_wall);
-		if (pf->nb[k].contested_until > peer_mono_now())
+		if (pf->nb[k].contested_until > peer_mono_now()) {
 			cJSON_AddBoolToObject(x, "contested", true);
+			cJSON_AddStringToObject(x, "contest",
+						pf->nb[k].contest_content ? "content" : "mac");
+		}
 		cJSON_AddItemToArray(a, x);
 	}
 }
@@ -104,7 +108,7 @@ static cJSON *book_json(const struct peer_book *b)
 			continue;
 		/* one partner: as before, "peer" beside "partners" */
 		if (pf->n_nb == 1 && !(pf->nb[0].contested_until > peer_mono_now())) {
-			cJSON_AddItemToObject(e, "peer", peer_to_json(&pf->nb[0].peer));
+			cJSON_AddItemToObject(e, "peer", peer_to_json(&pf->nb[0].judged));
 			cJSON_AddNumberToObject(e, "heard", pf->nb[0].heard);
 			cJSON_AddNumberToObject(e, "expires", pf->nb[0].expires_wall);
 		}
@@ -209,7 +213,7 @@ const struct lldp_peer *peer_book_get(const struct peer_book *b, const char *pf,
 	const struct peer_pf *x = pf_by_name(b, pf);
 
 	*ret_listening = x && x->fd >= 0;
-	return x && x->n_nb == 1 && !(x->nb[0].contested_until > peer_mono_now()) ? &x->nb[0].peer
+	return x && x->n_nb == 1 && !(x->nb[0].contested_until > peer_mono_now()) ? &x->nb[0].judged
 										  : NULL;
 }
 
@@ -224,5 +228,5 @@ const struct lldp_peer *peer_book_nth(const struct peer_book *b, const char *pf,
 {
 	const struct peer_pf *x = pf_by_name(b, pf);
 
-	return x && k < x->n_nb ? &x->nb[k].peer : NULL;
+	return x && k < x->n_nb ? &x->nb[k].judged : NULL;
 }

@@ -133,7 +133,8 @@ void show_peer_json(const struct rq_env *env, cJSON *o, const char *ifname,
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(one, "heard")));
 	}
 	/* more than one partner: nothing is judged (a second speaker makes it unknown) */
-	peer_judge(heard ? &p : NULL, any_req ? req : NULL, peer_pf_mtu(&env->root, ifname), &j);
+	peer_judge(heard ? &p : NULL, any_req ? req : NULL, peer_pf_mtu(&env->root, ifname),
+		   peer_pf_vst(ifname), &j);
 	items = cJSON_AddObjectToObject(out, "items");
 	for (int i = 0; items && i < PEER_ITEM_N; i++) {
 		cJSON *it;

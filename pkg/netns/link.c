@@ -234,13 +234,14 @@ int netns_link_pci(const char *ifname, char *buf, size_t len)
 
 static const struct nla_policy vf_policy[IFLA_VF_MAX + 1] = {
     [IFLA_VF_MAC] = {.minlen = sizeof(struct ifla_vf_mac)},
+    [IFLA_VF_VLAN] = {.minlen = sizeof(struct ifla_vf_vlan)},
 };
 
-int netns_link_msg_vf_macs(const struct nlmsghdr *h, size_t len, uint8_t (*ret)[6], size_t max)
+/* @fn on each IFLA_VF_INFO of one RTM_NEWLINK's IFLA_VFINFO_LIST; -EBADMSG when malformed */
+static int vf_each(const struct nlmsghdr *h, size_t len, void (*fn)(struct nlattr **vt, void *arg),
+		   void *arg)
 {
-	static const uint8_t zero[6];
 	struct nlattr *tb[LINK_ATTR_MAX + 1], *vf;
-	size_t n = 0;
 	int rem, r = nlparse_msg(h, len, sizeof(struct ifinfomsg), tb, LINK_ATTR_MAX, link_policy);
 
 	if (r < 0)
@@ -252,20 +253,14 @@ int netns_link_msg_vf_macs(const struct nlmsghdr *h, size_t len, uint8_t (*ret)[
 	nla_for_each_nested(vf, tb[IFLA_VFINFO_LIST], rem)
 	{
 		struct nlattr *vt[IFLA_VF_MAX + 1];
-		struct ifla_vf_mac m;
 
 		if (nla_type(vf) != IFLA_VF_INFO)
 			continue;
 		if (nlparse_nested(vf, vt, IFLA_VF_MAX, vf_policy) < 0)
 			return -EBADMSG;
-		if (!vt[IFLA_VF_MAC])
-			continue;
-		memcpy(&m, nla_data(vt[IFLA_VF_MAC]), sizeof(m));
-		if (!memcmp(m.mac, zero, sizeof(zero)) || n >= max)
-			continue;
-		memcpy(ret[n++], m.mac, 6);
+		fn(vt, arg);
 	}
-	return (int)n;
+	return 0;
 }
 
 struct vfmac_ctx {
@@ -273,6 +268,46 @@ struct vfmac_ctx {
 	size_t max;
 	int n, err;
 };
+
+static void vf_mac_one(struct nlattr **vt, void *arg)
+{
+	static const uint8_t zero[6];
+	struct vfmac_ctx *c = arg;
+	struct ifla_vf_mac m;
+
+	if (!vt[IFLA_VF_MAC])
+		return;
+	memcpy(&m, nla_data(vt[IFLA_VF_MAC]), sizeof(m));
+	if (!memcmp(m.mac, zero, sizeof(zero)) || (size_t)c->n >= c->max)
+		return;
+	memcpy(c->macs[c->n++], m.mac, 6);
+}
+
+int netns_link_msg_vf_macs(const struct nlmsghdr *h, size_t len, uint8_t (*ret)[6], size_t max)
+{
+	struct vfmac_ctx c = {.macs = ret, .max = max};
+	int r = vf_each(h, len, vf_mac_one, &c);
+
+	return r < 0 ? r : c.n;
+}
+
+/* a VST VLAN (IFLA_VF_VLAN's vlan, 802.1Q only; a QinQ IFLA_VF_VLAN_LIST counts by its first) */
+static void vf_vlan_one(struct nlattr **vt, void *arg)
+{
+	struct ifla_vf_vlan v;
+
+	if (!vt[IFLA_VF_VLAN])
+		return;
+	memcpy(&v, nla_data(vt[IFLA_VF_VLAN]), sizeof(v));
+	*(int *)arg += v.vlan != 0;
+}
+
+int netns_link_msg_vf_vlans(const struct nlmsghdr *h, size_t len)
+{
+	int n = 0, r = vf_each(h, len, vf_vlan_one, &n);
+
+	return r < 0 ? r : n;
+}
 
 static int vfmac_cb(struct nl_msg *msg, void *arg)
 {
@@ -287,6 +322,34 @@ static int vfmac_cb(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
+struct vfvlan_ctx {
+	int n, err;
+};
+
+static int vfvlan_cb(struct nl_msg *msg, void *arg)
+{
+	struct vfvlan_ctx *c = arg;
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+	int r = netns_link_msg_vf_vlans(h, h->nlmsg_len);
+
+	if (r < 0)
+		c->err = r;
+	else
+		c->n = r;
+	return NL_OK;
+}
+
+int netns_link_vf_vlans(const char *ifname)
+{
+	struct vfvlan_ctx c = {0};
+	int r = getlink_by_name(ifname, RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS, vfvlan_cb, &c,
+				&c.err);
+
+	if (r < 0)
+		return r;
+	return c.err < 0 ? c.err : c.n;
+}
+
 int netns_link_vf_macs(const char *ifname, uint8_t (*ret)[6], size_t max)
 {
 	struct vfmac_ctx c = {.macs = ret, .max = max};
@@ -296,4 +359,23 @@ int netns_link_vf_macs(const char *ifname, uint8_t (*ret)[6], size_t max)
 	if (r < 0)
 		return r;
 	return c.err < 0 ? c.err : c.n;
+}
+
+int netns_link_mac(const char *ifname, uint8_t ret[6])
+{
+	struct ifreq ifr = {0};
+	int fd, r = 0;
+
+	if (strlen(ifname) >= sizeof(ifr.ifr_name))
+		return -ENODEV;
+	(void)snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0)
+		r = -errno;
+	close(fd);
+	if (r == 0)
+		memcpy(ret, ifr.ifr_hwaddr.sa_data, 6);
+	return r;
 }

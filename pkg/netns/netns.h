@@ -86,6 +86,18 @@ int netns_link_msg_parent_pci(const struct nlmsghdr *h, size_t len, char *buf, s
  * same for one RTM_NEWLINK message (-EBADMSG when malformed).
  */
 int netns_link_vf_macs(const char *ifname, uint8_t (*ret)[6], size_t max);
+/*
+ * How many of the PF @ifname's VFs have a VST VLAN (IFLA_VF_VLAN's vlan not
+ * 0: the eswitch tags their frames on the wire), -ENODEV without such a link.
+ * netns_link_msg_vf_vlans does the same for one RTM_NEWLINK (-EBADMSG).
+ */
+int netns_link_vf_vlans(const char *ifname);
+int netns_link_msg_vf_vlans(const struct nlmsghdr *h, size_t len);
+/*
+ * The current MAC of @ifname in the current netns (SIOCGIFHWADDR on a socket
+ * made here, so in this netns): 0 and @ret, -ENODEV without such a link.
+ */
+int netns_link_mac(const char *ifname, uint8_t ret[6]);
 int netns_link_msg_vf_macs(const struct nlmsghdr *h, size_t len, uint8_t (*ret)[6], size_t max);
 
 #endif

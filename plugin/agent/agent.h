@@ -131,7 +131,8 @@ struct peer_target {
 	char pf[IF_NAMESIZE];
 	bool has_t; /* something is required of the PF */
 	struct rq_profile t;
-	int mtu; /* <0: unknown */
+	int mtu;  /* <0: unknown */
+	bool vst; /* a VF of it has a VST VLAN: +4 bytes on the wire (core/peer.c) */
 	bool has_dcbx;
 	uint8_t dcbx; /* DCB_CAP_DCBX_* as dcbnl's getdcbx reports it */
 };

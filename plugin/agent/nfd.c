@@ -19,11 +19,17 @@
  * less) and, in versions that watch features.d (fsnotify, at most once a
  * second), whenever the file changes. The expiry itself depends on the
  * agent's --interval alone: a running agent's labels never lapse, whatever
- * sleepInterval is, since nfd-worker always finds an expiry at least two
- * intervals ahead. A stopped agent's lapse up to sleepInterval after the
+ * sleepInterval is, since nfd-worker always finds an expiry at least one
+ * interval ahead (rewritten before less than two remain, nfd_due). A
+ * stopped agent's lapse up to sleepInterval after the
  * expiry, and with sleepInterval 0 never (nfd-worker parses the file again
  * only when it changes, and nobody changes it): docs/operations.md says so.
  * The file is not withdrawn on SIGTERM (a rolling restart must not flap).
+ *
+ * Rewritten only when a label changes or the expiry runs low (nfd_due):
+ * every rename is an fsnotify event, and each makes nfd-worker parse the
+ * directory and GET its NodeFeature object from the API server (issue 42
+ * item 8), which a pass every few seconds on every node would multiply.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -82,7 +88,7 @@ int nfd_render(const struct pass_report *rep, bool pass_ok, double now, int inte
 	 * (peer_metrics.c); a partner not heard is "unknown", never a mismatch.
 	 */
 	n = snprintf(buf, len,
-		     "# rdma-qos agent: written after every pass; expires three intervals ahead\n"
+		     "# rdma-qos agent: written when a label changes, expires 3 intervals ahead\n"
 		     "# +expiry-time=%s\n" NFD_PREFIX "rdma-qos.lossless=%s\n" NFD_PREFIX
 		     "rdma-qos.peer=%s\n",
 		     when, pass_ok && nfd_lossless(rep) ? "true" : "false",
@@ -121,14 +127,62 @@ int nfd_write_file(const char *path, const char *text)
 	return r;
 }
 
+/* the labels of a rendered file: what follows its expiry line */
+static const char *nfd_labels_of(const char *text)
+{
+	const char *e = strstr(text, "# +expiry-time=");
+	const char *nl = e ? strchr(e, '\n') : NULL;
+
+	return nl ? nl + 1 : NULL;
+}
+
+/*
+ * Whether @text must replace the file at @path: it is missing or not what
+ * this agent wrote, a label differs, its expiry is more than three intervals
+ * ahead (written by a run with a longer --interval: a stopped agent's labels
+ * would outlive what docs/operations.md promises), or less than two intervals
+ * of its expiry remain (nfd.c's opening comment). Half an interval of slack is
+ * taken off: the expiry is whole seconds and a pass comes a little after its
+ * interval, so a file written three intervals ahead shows just under two at
+ * the next pass; without the slack every pass would rewrite it. Read from
+ * the file, not remembered: `--once` and a restarted agent rewrite no more.
+ */
+static bool nfd_due(const char *path, const char *text, double now, int interval_s)
+{
+	char old[1024];
+	const char *lo, *ln = nfd_labels_of(text), *e;
+	ssize_t n = -1;
+	struct tm tm = {0};
+	double left;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+
+	if (fd >= 0) {
+		n = read(fd, old, sizeof(old) - 1);
+		close(fd);
+	}
+	if (n <= 0 || n >= (ssize_t)sizeof(old) - 1)
+		return true;
+	old[n] = '\0';
+	lo = nfd_labels_of(old);
+	e = strstr(old, "# +expiry-time=");
+	if (!lo || !ln || strcmp(lo, ln) != 0 ||
+	    !strptime(e + strlen("# +expiry-time="), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return true;
+	left = (double)timegm(&tm) - now;
+	return left < 2.0 * interval_s - interval_s / 2.0 || left > 3.0 * interval_s + 1.0;
+}
+
 void agent_nfd_publish(const struct agent *a, const struct pass_report *rep, bool pass_ok)
 {
 	char text[512];
+	double now = agent_wall_now();
 	int r;
 
 	if (!a->o.nfd_file)
 		return;
-	r = nfd_render(rep, pass_ok, agent_wall_now(), a->o.interval_s, text, sizeof(text));
+	r = nfd_render(rep, pass_ok, now, a->o.interval_s, text, sizeof(text));
+	if (r == 0 && !nfd_due(a->o.nfd_file, text, now, a->o.interval_s))
+		return;
 	if (r == 0)
 		r = nfd_write_file(a->o.nfd_file, text);
 	if (r < 0)

@@ -35,6 +35,7 @@ void peer_pass_collect(struct pass *p, const struct dcb_ops *ops, void *dcb)
 		if (t[i].has_t)
 			pass_pf_target(p, acc, &t[i].t);
 		t[i].mtu = peer_pf_mtu(&p->a->env.root, acc->pf.ifname);
+		t[i].vst = peer_pf_vst(acc->pf.ifname);
 		/* dcbnl's IEEE_GET carries DCB_ATTR_DCBX, the driver's getdcbx (GDCBX's answer) */
 		if (st && ops->get(dcb, acc->pf.ifname, st) == 0 && st->has_dcbx) {
 			t[i].has_dcbx = true;
@@ -176,7 +177,7 @@ static void judge(const struct agent *a, const struct peer_target *t, struct pee
 {
 	bool l;
 
-	peer_judge(peer_book_get(a->peers, t->pf, &l), t->has_t ? &t->t : NULL, t->mtu, j);
+	peer_judge(peer_book_get(a->peers, t->pf, &l), t->has_t ? &t->t : NULL, t->mtu, t->vst, j);
 }
 
 const struct peer_judgement *peer_pass_judge(const struct agent *a, const struct pass_report *rep,

@@ -82,23 +82,26 @@ static void judge_dscp(const struct lldp_peer *p, const struct rq_profile *t,
 		       amb ? " (others ambiguous)" : "");
 }
 
-int peer_frame_allowance(const struct rq_profile *t)
+int peer_frame_allowance(const struct rq_profile *t, bool vst)
 {
+	/* one tag either way: a VST VF's PCP travels in the tag the eswitch adds */
 	return PEER_FRAME_UNTAGGED +
-	       (t && t->has_trust && t->trust == RQ_TRUST_PCP ? PEER_FRAME_QTAG : 0);
+	       (vst || (t && t->has_trust && t->trust == RQ_TRUST_PCP) ? PEER_FRAME_QTAG : 0);
 }
 
-static void judge_mtu(const struct lldp_peer *p, const struct rq_profile *t, int mtu,
+static void judge_mtu(const struct lldp_peer *p, const struct rq_profile *t, int mtu, bool vst,
 		      struct peer_judgement *j)
 {
-	int need = mtu + peer_frame_allowance(t);
+	int need = mtu + peer_frame_allowance(t, vst);
 
 	if (mtu <= 0 || !p->has_max_frame)
 		return;
 	j->v[PEER_MTU] = p->max_frame >= need ? PEER_AGREES : PEER_DISAGREES;
 	(void)snprintf(j->why[PEER_MTU], sizeof(j->why[PEER_MTU]),
 		       "partner max frame %u bytes, MTU %d needs %d%s", p->max_frame, mtu, need,
-		       need - mtu > PEER_FRAME_UNTAGGED ? " (802.1Q-tagged)" : "");
+		       vst				  ? " (802.1Q-tagged: a VF's VST VLAN)"
+		       : need - mtu > PEER_FRAME_UNTAGGED ? " (802.1Q-tagged)"
+							  : "");
 }
 
 /* ETS is asymmetric: a port's Configuration is its own, its Recommendation what it asks of us */
@@ -137,7 +140,7 @@ enum peer_verdict peer_word(const struct peer_judgement *j)
 	return j->v[PEER_PFC] == PEER_AGREES ? PEER_AGREES : PEER_UNKNOWN;
 }
 
-void peer_judge(const struct lldp_peer *p, const struct rq_profile *t, int mtu,
+void peer_judge(const struct lldp_peer *p, const struct rq_profile *t, int mtu, bool vst,
 		struct peer_judgement *ret)
 {
 	memset(ret, 0, sizeof(*ret));
@@ -150,7 +153,12 @@ void peer_judge(const struct lldp_peer *p, const struct rq_profile *t, int mtu,
 		judge_dscp(p, t, ret);
 		judge_ets(p, t, ret);
 	}
-	judge_mtu(p, t, mtu, ret);
+	judge_mtu(p, t, mtu, vst, ret);
+}
+
+bool peer_pf_vst(const char *ifname)
+{
+	return netns_link_vf_vlans(ifname) > 0;
 }
 
 int peer_pf_mtu(const struct rq_root *root, const char *ifname)

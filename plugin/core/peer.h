@@ -46,18 +46,20 @@ struct peer_judgement {
  * (its IEEE PFC TLV, else its CEE/CIN PFC feature); dscp2prio: each DSCP of
  * @t's map that the partner advertises maps to the same priority there (a
  * DSCP the partner maps to two priorities says nothing: unknown for it);
- * mtu: the partner's maximum frame carries @mtu + peer_frame_allowance(@t);
+ * mtu: the partner's maximum frame carries @mtu + peer_frame_allowance(@t,
+ * @vst);
  * ets (only when @t has ETS): the partner's ETS Recommendation (what it asks
  * its peer to use) has the same priority->TC map, TSA and ETS bandwidths.
  */
-void peer_judge(const struct lldp_peer *p, const struct rq_profile *t, int mtu,
+void peer_judge(const struct lldp_peer *p, const struct rq_profile *t, int mtu, bool vst,
 		struct peer_judgement *ret);
 /*
  * Bytes a frame of the PF's traffic carries beyond the MTU: 18, plus an
- * 802.1Q tag when @t trusts PCP (the priority travels in the tag). NULL: the
- * untagged size.
+ * 802.1Q tag when @t trusts PCP (the priority travels in the tag) or @vst, a
+ * VF of the PF has a VST VLAN (IFLA_VF_VLAN: the eswitch tags its frames on
+ * the wire; issue 42 item 9). NULL @t: untagged unless @vst.
  */
-int peer_frame_allowance(const struct rq_profile *t);
+int peer_frame_allowance(const struct rq_profile *t, bool vst);
 /*
  * One word for a PF, as the NFD label and `show --counters` say it: disagrees
  * when any item disagrees; agrees only when `pfc` itself was judged and
@@ -68,6 +70,8 @@ enum peer_verdict peer_word(const struct peer_judgement *j);
 /* "agrees", "disagrees", "unknown" */
 const char *peer_verdict_name(enum peer_verdict v);
 
+/* Some VF of the PF netdev @ifname (in this netns) has a VST VLAN (rtnetlink) */
+bool peer_pf_vst(const char *ifname);
 /* The PF netdev's MTU (/sys/class/net/<pf>/mtu); <0 when unreadable. */
 int peer_pf_mtu(const struct rq_root *root, const char *ifname);
 

@@ -120,6 +120,10 @@ void show_peer_json(const struct rq_env *env, cJSON *o, const char *ifname,
 				: listening(book, ifname) ? "silent"
 							  : "not listening");
 	cJSON_AddNumberToObject(out, "count", n);
+	/* why (peers.json "contest"): two source MACs, or content that flips (issue 42 item 2) */
+	if (contested)
+		cJSON_AddStringToObject(
+		    out, "contest", json_str(one, "contest")[0] ? json_str(one, "contest") : "mac");
 	if (heard) {
 		cJSON_AddItemToObject(
 		    out, "partner",
@@ -129,7 +133,8 @@ void show_peer_json(const struct rq_env *env, cJSON *o, const char *ifname,
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(one, "heard")));
 	}
 	/* more than one partner: nothing is judged (a second speaker makes it unknown) */
-	peer_judge(heard ? &p : NULL, any_req ? req : NULL, peer_pf_mtu(&env->root, ifname), &j);
+	peer_judge(heard ? &p : NULL, any_req ? req : NULL, peer_pf_mtu(&env->root, ifname),
+		   peer_pf_vst(ifname), &j);
 	items = cJSON_AddObjectToObject(out, "items");
 	for (int i = 0; items && i < PEER_ITEM_N; i++) {
 		cJSON *it;
@@ -204,13 +209,16 @@ void show_peer_text(const cJSON *pf)
 		return;
 	if (!strcmp(json_str(peer, "state") ?: "", "contested")) {
 		it = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(peer, "partners"), 0);
-		printf("  partner %s port %s heard from two source MACs: not judged\n"
+		printf("  partner %s port %s %s: not judged\n"
 		       "    (a second speaker sends the switch's chassis and port ID: "
 		       "docs/troubleshooting.md)\n",
 		       it && json_str(it, "systemName")[0] ? json_str(it, "systemName")
 		       : it				   ? json_str(it, "chassisId")
 							   : "?",
-		       it ? json_str(it, "portId") : "?");
+		       it ? json_str(it, "portId") : "?",
+		       !strcmp(json_str(peer, "contest"), "content")
+			   ? "says one thing, then another and back"
+			   : "heard from two source MACs");
 		return;
 	}
 	if (!strcmp(json_str(peer, "state") ?: "", "partners")) {

@@ -19,7 +19,11 @@
 # (contested: not judged); CEE and CIN switches (lldpd custom TLVs
 # with OUI 00-1B-21); ETS against the Recommendation; an ambiguous DSCP; the
 # 802.3 frame allowance; the label agrees only on pfc; the partner's willing
-# bit with the NIC's DCBX mode.
+# bit with the NIC's DCBX mode. Issue 42: a pod VF's current MAC (read in its
+# netns, no admin MAC) is own; a replay of the switch's MSAP from the switch's
+# own MAC, interleaved with it, never makes `agrees` and stays quiet (passes,
+# log lines); a single change is judged within a TTL; a VF given the switch's
+# MAC does not blind the listener.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -338,7 +342,7 @@ check "rdma_qos_peer_dcbx{$PF0,version=ieee} 1" [ "$(metric_lit "$M" "rdma_qos_p
 # second speaker would send it (VLAN "-": untagged; CHASSIS "mac:aa:bb:..": a MAC chassis ID
 # named leaf-01, PORT "local:NAME": a locally assigned port ID, as lldpd's)
 cat > "$T/spk.py" << 'EOF'
-import socket, struct, sys
+import os, socket, struct, sys, time
 src, dst, vlan, ch, port, ttl = sys.argv[1:7]
 def tlv(t, v): return struct.pack("!H", t << 9 | len(v)) + v
 cid = b"\x04" + bytes.fromhex(ch[4:].replace(":", "")) if ch.startswith("mac:") else b"\x07" + ch.encode()
@@ -351,7 +355,10 @@ mac = lambda m: bytes.fromhex(m.replace(":", ""))
 hdr = mac(dst) + mac(src) + (b"" if vlan == "-" else b"\x81\x00" + struct.pack("!H", int(vlan)))
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
 s.bind(("swp", 0))
-s.send(hdr + b"\x88\xcc" + pdu + tlv(0, b""))
+for i in range(int(os.environ.get("SPK_N", "1"))):  # SPK_N frames, SPK_EVERY s apart
+    if i:
+        time.sleep(float(os.environ.get("SPK_EVERY", "0")))
+    s.send(hdr + b"\x88\xcc" + pdu + tlv(0, b""))
 EOF
 spk() { ip netns exec "$(sw_ns 0)" python3 "$T/spk.py" "$@"; }
 NB=01:80:c2:00:00:0e
@@ -368,6 +375,17 @@ check "... the log says a frame from the node's own MAC was dropped" [ "$(grep -
 spk "$PFMAC" "$NB" - pf-echo eth0 120 0010
 sleep 1.5
 check "a frame from $PF0's own MAC is dropped" only_leaf01
+# issue 42 item 3: $VF0 is pod a's net1 with the MAC its netdev was made with: no admin MAC
+# (IFLA_VF_MAC all-zero), not the host sysfs' file; only the pod's netns shows it
+VF0MAC=$(ip -n "${NSA##*/}" -j link show net1 | jq -r '.[0].address')
+n0=$(grep -c "from the node's own MAC $VF0MAC" "$T/agent.log")
+spk "$VF0MAC" "$NB" - pod-a net1 3 0008 # TTL 3: where it counted, it is gone for what follows
+sleep 1.5
+check "a frame from $VF0's current MAC inside pod a's netns ($VF0MAC, no admin MAC) is dropped as own: leaf-01 alone" \
+	only_leaf01
+check "... the log says a frame from the node's own MAC $VF0MAC was dropped" \
+	[ "$(grep -c "from the node's own MAC $VF0MAC" "$T/agent.log")" -gt "$n0" ]
+sleep 2
 spk 02:00:00:00:00:71 "$NB" 5 tagged eth0 120 0010
 sleep 1.5
 check "an 802.1Q-tagged frame (VLAN 5; the kernel untagged it: auxdata) does not count" only_leaf01
@@ -420,6 +438,58 @@ check "show: 'partner leaf-01 port swp3 heard from two source MACs: not judged'"
 	grep -q "^  partner leaf-01 port swp3 heard from two source MACs: not judged$" "$T/show.txt"
 wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 0 15
 check "the copy silent past its TTL and the switch's alone again: judged, pfc disagrees" [ $? -eq 0 ]
+
+echo "== issue 42 items 2 and 7: a replay with the switch's MSAP and MAC, interleaved"
+# a pod's VF hears leaf-01 through the eswitch and replays it, edited to 'PFC on 3', from
+# leaf-01's own MAC: one MSAP, one MAC, content that flips between the switch's (PFC on 4,
+# disagrees) and the copy's. Never judged, never 'agrees'; the log and the passes stay quiet.
+settle
+SWMAC=$(ip -n "$(sw_ns 0)" -j link show swp | jq -r '.[0].address')
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 0 > /dev/null
+p0=$(grep -c 'pass took' "$T/agent.log")
+l0=$(grep -c "link partner $CH01 (leaf-01) port swp3" "$T/agent.log")
+SPK_N=32 SPK_EVERY=0.25 spk "$SWMAC" "$NB" - "mac:$CH01" local:swp3 3 0008 &
+RP=$!
+agrees=0 samples=0
+while kill -0 "$RP" 2> /dev/null; do
+	[ "$(agr "$PF0" pfc)" = 1 ] && agrees=$((agrees + 1))
+	grep -q "^feature.node.kubernetes.io/rdma-qos.peer=agrees$" "$F" 2> /dev/null && agrees=$((agrees + 1))
+	samples=$((samples + 1))
+	sleep 0.1
+done
+wait "$RP"
+check "two interleaved speakers (same MSAP and MAC, PFC 4 vs 3): never agrees in metrics or the NFD label ($agrees of $samples samples)" \
+	[ "$agrees" = 0 ] && [ "$samples" -ge 40 ]
+check "... the log says the MSAP changed back within its TTL (two speakers)" \
+	grep -q "link partner $CH01 port swp3 changed back to what it said within its TTL" "$T/agent.log"
+passes=$(($(grep -c 'pass took' "$T/agent.log") - p0))
+lines=$(($(grep -c "link partner $CH01 (leaf-01) port swp3" "$T/agent.log") - l0))
+check "item 7: 8 s of flips raised at most 2 passes ($passes; --interval 60)" [ "$passes" -le 2 ]
+check "item 7: at most one partner-change line per TTL (3 s): $lines in 8 s" [ "$lines" -le 4 ]
+check "item 7: no LLDP back-off was needed" [ "$(grep -c "LLDP events for .* keep coming" "$T/agent.log")" = 0 ]
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 0 15
+check "the copy stopped: after one TTL of the switch alone, judged again: pfc disagrees" [ $? -eq 0 ]
+settle
+t0=$(date +%s.%N)
+sw_tlvs 0 "$PFC3" "$APP_OK" "$MFS9216"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 1 10
+check "one speaker that changes PFC once (4 -> 3) is judged on the new value within one TTL (3 s): $(echo "$(date +%s.%N) - $t0" | bc | cut -c1-4) s" \
+	[ $? -eq 0 ] && [ "$(echo "$(date +%s.%N) - $t0 < 3.5" | bc)" = 1 ]
+sw_tlvs 0 "$PFC4" "$APP_OK" "$MFS9216"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 0 > /dev/null
+
+echo "== issue 42 item 9: a VF given the switch's MAC does not blind the listener"
+echo "$SWMAC" > "$ROOT/sys/bus/pci/devices/$VF1PCI/net/$VF1/address"
+sw_tlvs 0 "$PFC3" "$APP_OK" "$MFS9216" # a change, so a pass: the own MACs are read again
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 1 > /dev/null
+sleep 5 # past leaf-01's TTL (3 s): had its frames been dropped as own, it would be forgotten
+check "$VF1 with leaf-01's MAC ($SWMAC): leaf-01 still heard and judged after its TTL: seen 1, pfc agrees" \
+	[ "$(metric_lit "$M" "rdma_qos_peer_seen{pf=\"$PF0\"}"):$(jq -r --arg pf "$PF0" '.pfs[$pf].partners | length' "$ROOT/run/rdma-qos/agent/peers.json"):$(agr "$PF0" pfc)" = 1:1:1 ]
+check "... the log warns that the partner's MAC is also the node's" \
+	grep -q "agent: PF $PF0: $SWMAC is the link partner's MAC and one of the node's own" "$T/agent.log"
+echo "$VF1MAC" > "$ROOT/sys/bus/pci/devices/$VF1PCI/net/$VF1/address"
+sw_tlvs 0 "$PFC4" "$APP_OK" "$MFS9216"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 0 > /dev/null
 
 echo "== CEE and CIN switches (DCBX OUI 00-1B-21)"
 settle

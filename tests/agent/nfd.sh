@@ -10,8 +10,10 @@
 # - lossless=false while a PF is out of profile (no DCB: drift left), while a
 #   repair is suspended (another writer), on a node with lossy attachments only;
 # - peer=unknown (no link partner heard; tests/agent/lldp.sh has agrees and disagrees);
-# - the expiry is three intervals ahead, moves with every pass, and once the
+# - the expiry is three intervals ahead, moves while the agent runs, and once the
 #   agent stops nfd-worker drops the labels past it;
+# - the file is rewritten only when a label changes or less than two intervals
+#   of its expiry remain (issue 42 item 8: same inode and mtime across a pass);
 # - the keys carry NFD's prefix themselves, so the labels are the same under
 #   NFD's DisableAutoPrefix gate (issue 37 item 7);
 # - written atomically: only the file itself and no temporary that nfd-worker
@@ -152,7 +154,27 @@ agent --once --nfd-features-file "$F" 2> "$T/a6.log"
 check "no lossless attachment, the baseline on every PF in profile: lossless=true" \
 	[ "$(first_label "$F")" = "$L.lossless=true" ] || { cat "$F"; tail -5 "$T/a6.log"; }
 
-echo "== the running agent rewrites it every pass; stopped, the labels lapse"
+echo "== rewritten only when a label changes or the expiry runs low (issue 42 item 8)"
+# --interval 4: the expiry is 12 s ahead; the pass at 4 s finds 8 s left (no rewrite), the
+# one at 8 s finds 4 s (under two intervals: rewritten)
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 4 --log-level debug --nfd-features-file "$F" 2> "$T/q.log" &
+BG=$!
+sleep 0.5
+i0=$(stat -c %i.%Y "$F")
+for _ in $(seq 60); do [ "$(grep -c 'pass took' "$T/q.log")" -ge 2 ] && break; sleep 0.1; done
+sleep 0.3
+check "a pass with the same labels and 8 s of expiry left leaves the file alone (inode.mtime $i0 -> $(stat -c %i.%Y "$F"); $(grep -c 'pass took' "$T/q.log") passes)" \
+	[ "$(stat -c %i.%Y "$F")" = "$i0" ] && [ "$(grep -c 'pass took' "$T/q.log")" -ge 2 ]
+mv "$ROOT/dcb/$PF0.json" "$T/dcb.saved"
+for _ in $(seq 60); do [ "$(first_label "$F")" = "$L.lossless=false" ] && break; sleep 0.1; done
+check "a label that changes is written at the next pass: lossless=false" [ "$(first_label "$F")" = "$L.lossless=false" ]
+mv "$T/dcb.saved" "$ROOT/dcb/$PF0.json"
+i1=$(stat -c %i "$F")
+for _ in $(seq 100); do [ "$(first_label "$F")" = "$L.lossless=true" ] && [ "$(stat -c %i "$F")" != "$i1" ] && break; sleep 0.1; done
+check "... and back: lossless=true" [ "$(first_label "$F")" = "$L.lossless=true" ]
+kill "$BG"; wait "$BG" 2> /dev/null; BG=""
+
+echo "== the running agent keeps the expiry ahead; stopped, the labels lapse"
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 1 --nfd-features-file "$F" 2> "$T/bg.log" &
 BG=$!
 sleep 0.5

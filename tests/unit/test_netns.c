@@ -291,7 +291,8 @@ static void vf_info(struct nl_msg *m, uint32_t vf, const uint8_t *mac)
 /* The VFs' MACs in a PF's RTM_NEWLINK (issue 37: LLDP from the node's own VF is dropped) */
 START_TEST(vf_macs_from_message)
 {
-	static const uint8_t a[6] = {0x02, 0xaa, 0, 0, 0, 1}, zero[6], b[6] = {0x02, 0xaa, 0, 0, 0, 3};
+	static const uint8_t a[6] = {0x02, 0xaa, 0, 0, 0, 1}, zero[6],
+			     b[6] = {0x02, 0xaa, 0, 0, 0, 3};
 	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC};
 	struct nl_msg *m = nlmsg_alloc_simple(RTM_NEWLINK, 0);
 	struct nlattr *list;
@@ -337,6 +338,61 @@ START_TEST(vf_macs_from_message)
 }
 END_TEST
 
+/*
+ * The VFs with a VST VLAN in a PF's RTM_NEWLINK (issue 42 item 9: the eswitch
+ * tags their frames, the MTU allowance counts 4 bytes more)
+ */
+START_TEST(vf_vlans_from_message)
+{
+	static const uint8_t a[6] = {0x02, 0xaa, 0, 0, 0, 1};
+	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC};
+	struct nl_msg *m = nlmsg_alloc_simple(RTM_NEWLINK, 0);
+	struct nlattr *list, *info;
+	struct ifla_vf_vlan vl = {.vf = 1, .vlan = 100, .qos = 3};
+	struct nlmsghdr *h;
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO), 0);
+	list = nla_nest_start(m, IFLA_VFINFO_LIST);
+	vf_info(m, 0, a); /* VLAN 0: untagged */
+	nla_nest_end(m, list);
+	h = nlmsg_hdr(m);
+	ck_assert_int_eq(netns_link_msg_vf_vlans(h, h->nlmsg_len), 0);
+	/* the MACs still read the same through the shared walk */
+	{
+		uint8_t macs[2][6];
+
+		ck_assert_int_eq(netns_link_msg_vf_macs(h, h->nlmsg_len, macs, 2), 1);
+		ck_assert_mem_eq(macs[0], a, 6);
+	}
+	nlmsg_free(m);
+	m = nlmsg_alloc_simple(RTM_NEWLINK, 0);
+	ck_assert_int_eq(nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO), 0);
+	list = nla_nest_start(m, IFLA_VFINFO_LIST);
+	vf_info(m, 0, a);
+	info = nla_nest_start(m, IFLA_VF_INFO);
+	ck_assert_int_eq(nla_put(m, IFLA_VF_VLAN, sizeof(vl), &vl), 0);
+	nla_nest_end(m, info);
+	nla_nest_end(m, list);
+	h = nlmsg_hdr(m);
+	ck_assert_int_eq(netns_link_msg_vf_vlans(h, h->nlmsg_len), 1);
+	nlmsg_free(m);
+	/* an IFLA_VF_VLAN shorter than struct ifla_vf_vlan: refused */
+	m = nlmsg_alloc_simple(RTM_NEWLINK, 0);
+	ck_assert_int_eq(nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO), 0);
+	list = nla_nest_start(m, IFLA_VFINFO_LIST);
+	info = nla_nest_start(m, IFLA_VF_INFO);
+	ck_assert_int_eq(nla_put(m, IFLA_VF_VLAN, 4, &vl), 0);
+	nla_nest_end(m, info);
+	nla_nest_end(m, list);
+	h = nlmsg_hdr(m);
+	ck_assert_int_eq(netns_link_msg_vf_vlans(h, h->nlmsg_len), -EBADMSG);
+	nlmsg_free(m);
+	/* a veth has no VF list: none */
+	ck_assert_int_lt(netns_link_vf_vlans("rq-no-such-if"), 0);
+}
+END_TEST
+
 Suite *suite_netns(void);
 Suite *suite_netns(void)
 {
@@ -354,6 +410,7 @@ Suite *suite_netns(void)
 	tcase_add_test(tc, open_rec_identity);
 	tcase_add_test(tc, open_rec_pid_start);
 	tcase_add_test(tc, vf_macs_from_message);
+	tcase_add_test(tc, vf_vlans_from_message);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -58,7 +58,8 @@ static void usage(const char *binary)
 	    "       %s top [--interval S] the same, refreshing, worst pod first\n"
 	    "       %s install --cni-bin-dir DIR [--catalog-source FILE]\n"
 	    "       %s uninstall --cni-bin-dir DIR [--wait S]  once no attachment is recorded\n"
-	    "       %s validate FILE     a catalog, conflist, plugin config or NAD (JSON)\n"
+	    "       %s validate FILE [--catalog FILE] [--namespace NS]  a catalog, conflist,\n"
+	    "                          plugin config, NAD or SriovNetwork (JSON or YAML)\n"
 	    "       %s agent [--once] ... keep recorded attachments in profile (agent --help)\n",
 	    binary, RQ_VERSION, binary, binary, binary, binary, binary, binary, binary, binary,
 	    binary);

@@ -36,6 +36,11 @@ int install_bin_path(const struct rq_env *env, const char *dir, char *buf, size_
 int install_binary(const struct rq_env *env, const char *dir);
 int main_uninstall(int argc, char **argv, const char *binary);
 int main_validate(int argc, char **argv, const char *binary);
+/*
+ * validate_yaml.c: the YAML document at *@at as far as validate reads it; *@at moves to the
+ * next. -ENOENT (@e untouched) when no document is left.
+ */
+int validate_yaml(const char *s, size_t n, size_t *at, cJSON **ret, struct rq_error *e);
 /* A whole file (or pipe) named on the command line (not a host path), at most @max bytes. */
 int cli_read_file(const char *path, size_t max, char **ret, size_t *ret_len);
 

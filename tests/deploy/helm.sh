@@ -252,6 +252,17 @@ check "listen.address empty: no --listen, no probes" [ "$(ctr nolisten agent | j
 out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/mon-json" "$T/mon.yaml" "$T/noproxy.yaml" 2>&1)
 check "... those renders pass k8s-check (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
 check "the default render has no ServiceMonitor" [ -z "$(obj default ServiceMonitor)" ]
+PR=(-a monitoring.coreos.com/v1/PrometheusRule "${SM[@]}")
+render kps '{"metrics": {"serviceMonitor": {"enabled": true}, "prometheusRule": {"enabled": true},
+	"release": "kube-prometheus-stack", "tls": {"certManager": {"enabled": true}}}}' rdma-qos rdma-qos \
+	"${PR[@]}"
+check "metrics.release: label release on the ServiceMonitor and the PrometheusRule (kube-prometheus-stack)" \
+	[ "$(jq -c '[.[] | select(.kind == "ServiceMonitor" or .kind == "PrometheusRule") |
+	.metadata.labels.release]' "$T/kps.json")" = '["kube-prometheus-stack","kube-prometheus-stack"]' ]
+render kpsoff '{"metrics": {"serviceMonitor": {"enabled": true}, "prometheusRule": {"enabled": true},
+	"tls": {"certManager": {"enabled": true}}}}' rdma-qos rdma-qos "${PR[@]}"
+check "... unset: neither carries a release label" [ "$(jq -c '[.[] | select(.kind == "ServiceMonitor" or
+	.kind == "PrometheusRule") | .metadata.labels.release]' "$T/kpsoff.json")" = '[null,null]' ]
 
 echo "== one release per node pool"
 render poolbase '{"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":

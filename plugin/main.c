@@ -60,9 +60,10 @@ static void usage(const char *binary)
 	    "       %s uninstall --cni-bin-dir DIR [--wait S]  once no attachment is recorded\n"
 	    "       %s validate FILE [--catalog FILE] [--namespace NS]  a catalog, conflist,\n"
 	    "                          plugin config, NAD or SriovNetwork (JSON or YAML)\n"
+	    "       %s preflight [--json]  before the first pod: what this node lacks\n"
 	    "       %s agent [--once] ... keep recorded attachments in profile (agent --help)\n",
 	    binary, RQ_VERSION, binary, binary, binary, binary, binary, binary, binary, binary,
-	    binary);
+	    binary, binary);
 }
 
 static void print_error(const char *version, const struct rq_error *e)
@@ -254,6 +255,46 @@ static int main_show(int argc, char **argv, const char *binary)
 	return r < 0 ? 1 : 0;
 }
 
+/* preflight [--json]: exit 0 ready, 1 something the catalog requires is missing */
+static int main_preflight(int argc, char **argv, const char *binary)
+{
+	struct rq_env env;
+	struct rq_error e;
+	bool json = false;
+	int r;
+
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf(
+			    "usage: %s preflight [--json]\n"
+			    "Before the first pod: rdma_cm and configfs, ib_core's netns mode,\n"
+			    "kubelet's PodResources, per PF DCBX mode and the traffic-class knob\n"
+			    "(inbox vs DOCA-OFED), the link partner's LLDP (from the agent), each\n"
+			    "with what to do. Exit 0 ready, 1 when something the catalog requires\n"
+			    "is missing.\n",
+			    binary);
+			return 0;
+		} else {
+			fprintf(stderr, "%s preflight: unexpected argument \"%s\"\n", binary,
+				argv[i]);
+			return 1;
+		}
+	}
+	rq_err_clear(&e);
+	rq_log_set_level(RQ_LOG_ERROR);
+	if (env_init(&env, &e) < 0) {
+		fprintf(stderr, "%s: %s\n", binary, e.msg);
+		return 1;
+	}
+	r = cmd_preflight(&env, json);
+	env_fini(&env);
+	if (r < 0)
+		fprintf(stderr, "%s preflight: %s\n", binary, strerror(-r));
+	return r == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	static struct rq_ctx ctx;
@@ -283,6 +324,8 @@ int main(int argc, char **argv)
 		return main_uninstall(argc, argv, binary);
 	if (argc > 1 && !strcmp(argv[1], "validate"))
 		return main_validate(argc, argv, binary);
+	if (argc > 1 && !strcmp(argv[1], "preflight"))
+		return main_preflight(argc, argv, binary);
 	if (argc > 1 && !strcmp(argv[1], "agent"))
 		return cmd_agent(argc, argv, binary);
 	command = getenv("CNI_COMMAND");

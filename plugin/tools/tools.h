@@ -9,6 +9,8 @@
 #include "plugin/core/core.h"
 
 int cmd_show(struct rq_env *env, bool json);
+/* preflight.c: `preflight [--json]`, the node against what the catalog needs; 0 ready, 1 not */
+int cmd_preflight(struct rq_env *env, bool json);
 /* show_qps.c: `show --qps [--json]`, the QP census of every attachment now */
 int cmd_show_qps(struct rq_env *env, bool json);
 /*

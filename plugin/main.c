@@ -43,10 +43,10 @@ static void log_sink(void *userdata, enum rq_log_level lvl, const char *msg)
 		(void)!write(log_fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
-static void usage(const char *binary)
+static void usage(FILE *to, const char *binary)
 {
 	fprintf(
-	    stderr,
+	    to,
 	    "%s %s: chained CNI plugin giving SR-IOV VFs a lossless RoCE path.\n"
 	    "It is run by a container runtime with CNI_COMMAND set (ADD, DEL, CHECK,\n"
 	    "VERSION, STATUS, GC) and the network configuration on stdin.\n\n"
@@ -255,6 +255,46 @@ static int main_show(int argc, char **argv, const char *binary)
 	return r < 0 ? 1 : 0;
 }
 
+/*
+ * `SUBCOMMAND --help`: that subcommand's own usage on stdout, exit 0 (agent and
+ * preflight print theirs themselves). NULL: not a subcommand.
+ */
+static const char *sub_usage(const char *sub)
+{
+	static const struct {
+		const char *name, *text;
+	} subs[] = {
+	    {"show",
+	     "show [--json] [--qps [--host-proc DIR]] | show --counters [--json] "
+	     "[--interval S]\n"
+	     "Per PF and VF: the QoS state, the attachments and whether each is in profile;\n"
+	     "--counters: congestion counters as rates; --qps: each attachment's QPs and "
+	     "their class.\n"},
+	    {"top", "top [--interval S]\n"
+		    "show --counters, refreshing, the worst pod first.\n"},
+	    {"install", "install --cni-bin-dir DIR [--catalog-source FILE]\n"
+			"Validate and install the catalog, then this binary into DIR (only when "
+			"it differs).\n"},
+	    {"uninstall", "uninstall --cni-bin-dir DIR [--wait S]\n"
+			  "Remove the binary and the catalog once no attachment is recorded.\n"},
+	    {"validate", "validate FILE [--catalog FILE] [--namespace NS]\n"
+			 "A catalog, conflist, plugin config, NAD or SriovNetwork (JSON or "
+			 "YAML), through\nthe plugin's own parsers; a key rdma-qos does not know "
+			 "is refused with the nearest\nknown one. --catalog: the profile the NAD "
+			 "resolves to in its namespace.\n"},
+	};
+
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
+		if (!strcmp(sub, subs[i].name))
+			return subs[i].text;
+	return NULL;
+}
+
+static bool is_help(const char *a)
+{
+	return !strcmp(a, "--help") || !strcmp(a, "-h");
+}
+
 /* preflight [--json]: exit 0 ready, 1 something the catalog requires is missing */
 static int main_preflight(int argc, char **argv, const char *binary)
 {
@@ -310,6 +350,15 @@ int main(int argc, char **argv)
 		printf("%s %s\n", binary, RQ_VERSION);
 		return 0;
 	}
+	if (argc == 2 && (is_help(argv[1]) || !strcmp(argv[1], "help"))) {
+		usage(stdout, binary);
+		return 0;
+	}
+	for (int i = 2; argc > 2 && i < argc; i++)
+		if (is_help(argv[i]) && sub_usage(argv[1])) {
+			printf("usage: %s %s", binary, sub_usage(argv[1]));
+			return 0;
+		}
 	if (argc > 1 && !strcmp(argv[1], "show")) {
 		for (int i = 2; i < argc; i++)
 			if (!strcmp(argv[i], "--counters"))
@@ -330,7 +379,7 @@ int main(int argc, char **argv)
 		return cmd_agent(argc, argv, binary);
 	command = getenv("CNI_COMMAND");
 	if (argc > 1 || !command || !*command) {
-		usage(binary);
+		usage(stderr, binary);
 		return 1;
 	}
 	/*

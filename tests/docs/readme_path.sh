@@ -87,5 +87,33 @@ done
 ports=$(grep -rlE '\b(9309|9101)\b' "$R" "$SRC/docs" "$SRC/deploy" "$T/agent.help")
 check "one metrics port: no 9309 or 9101 in README, docs/, deploy/ or agent --help ($ports)" [ -z "$ports" ]
 check "... and 9474 is deploy/'s --listen port" grep -q -- '--listen=127.0.0.1:9474' "$SRC/deploy/base/daemonset.yaml"
+rules=$(grep -oE 'alert: [A-Za-z]+' "$SRC/deploy/monitoring/prometheusrule.yaml" | cut -d' ' -f2 | sort -u)
+table=$(sed -n '/^### Alerts/,/^### /p' "$SRC/docs/operations.md" | grep -oE '^\| RdmaQos[A-Za-z]+ ' |
+	tr -d '| ' | sort -u)
+check "docs/operations.md's alert table is prometheusrule.yaml's alerts ($(wc -w <<< "$rules"))" \
+	[ -n "$rules" -a "$rules" = "$table" ] || diff <(echo "$rules") <(echo "$table")
+# every value of the chart (maps that are values themselves aside) named in the values table
+missing=$(python3 - "$SRC/deploy/helm/rdma-qos/values.yaml" "$SRC/docs/operations.md" <<'PY'
+import re, sys, yaml
+MAPS = {"catalog", "resources", "annotations", "ca", "nodeSelector", "affinity"}
+def leaves(d, p=""):
+    for k, x in d.items():
+        q = p + "." + k if p else k
+        if isinstance(x, dict) and x and k not in MAPS:
+            yield from leaves(x, q)
+        else:
+            yield q
+named = set()
+sec = open(sys.argv[2]).read().split("## Installing with Helm", 1)[1]
+for row in (l for l in sec.split("\n") if l.startswith("| `")):
+    prev = None
+    for m in re.findall(r"`([^`]+)`", row.split("|")[1]):
+        named.add(prev.rsplit(".", 1)[0] + m if m.startswith(".") and prev else m)
+        prev = m if not m.startswith(".") else prev
+print(" ".join(k for k in leaves(yaml.safe_load(open(sys.argv[1]))) if k not in named))
+PY
+)
+check "docs/operations.md's Helm values table names every value of values.yaml${missing:+ (missing: $missing)}" \
+	[ -z "$missing" ]
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

@@ -115,5 +115,13 @@ PY
 )
 check "docs/operations.md's Helm values table names every value of values.yaml${missing:+ (missing: $missing)}" \
 	[ -z "$missing" ]
+# the agent's item names (plugin/agent/report.c) in the repair and drift rows
+items=$(sed -n '/agent_item_names\[ITEM_N\] = {/,/};/p' "$SRC/plugin/agent/report.c" | grep -oE '"[a-z_0-9]+"' |
+	tr -d '"' | sort)
+row() { grep -F "| \`$1{pf,item}\`" "$SRC/docs/operations.md" | grep -oE '`[a-z_0-9]+`' | tr -d '`' | sort -u; }
+check "rdma_qos_repairs_total's item list is the code's, dcb aside ($(echo $items))" [ "$(grep -vx dcb <<< \
+	"$items")" = "$(row rdma_qos_repairs_total | grep -vxE 'rdma_qos_repairs_total|item|pf')" ]
+check "... rdma_qos_drift's row names dcb, the one item only drift has" grep -q '`dcb`' <<< "$(grep -F \
+	'| `rdma_qos_drift{pf,item}`' "$SRC/docs/operations.md")"
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

@@ -123,5 +123,8 @@ check "rdma_qos_repairs_total's item list is the code's, dcb aside ($(echo $item
 	"$items")" = "$(row rdma_qos_repairs_total | grep -vxE 'rdma_qos_repairs_total|item|pf')" ]
 check "... rdma_qos_drift's row names dcb, the one item only drift has" grep -q '`dcb`' <<< "$(grep -F \
 	'| `rdma_qos_drift{pf,item}`' "$SRC/docs/operations.md")"
+cites=$(grep -rln 'DESIGN\.md' "$R" "$SRC/docs" "$SRC/deploy" "$SRC/examples" --include='*.md' 2>/dev/null)
+check "no doc cites a DESIGN.md the repository does not hold (docs/design.md is ours)${cites:+: $cites}" \
+	[ -z "$cites" -o -f "$SRC/DESIGN.md" ]
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

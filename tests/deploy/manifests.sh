@@ -109,9 +109,10 @@ kimg=$SRC/deploy/kustomization.yaml
 [ -f "$SRC/deploy/base/kustomization.yaml" ] && kimg=$SRC/deploy/base/kustomization.yaml
 node -e 'const Y=require(process.argv[1]); console.log(JSON.stringify(Y.parse(
 	require("fs").readFileSync(process.argv[2], "utf8"))))' "$NM/yaml" "$kimg" > "$T/kimg.json"
-check "its kustomization lists its DaemonSet, in the namespace and with the image of ${kimg#"$SRC"/}" \
-	[ "$(jq -c '[.resources, .namespace, .images]' "$uks")" = \
-	"$(jq -c '[["daemonset.yaml"], .namespace, .images]' "$T/kimg.json")" ]
+check "its kustomization lists its DaemonSet and service account, in the namespace and with the image Component of ${kimg#"$SRC"/}" \
+	[ "$(jq -c '[.resources, .namespace, .components]' "$uks")" = \
+	"$(jq -c '[["serviceaccount.yaml", "daemonset.yaml"], .namespace, .components]' "$T/kimg.json")" -a \
+	"$(jq -c .components "$T/kimg.json")" = '["../components/image"]' ]
 check "its init container runs uninstall on the DaemonSet's CNI bin dir, waiting for DELs" \
 	[ "$(jq -c '.spec.template.spec.initContainers[0].command' "$uds")" = \
 	'["/rdma-qos","uninstall","--cni-bin-dir=/host/opt/cni/bin","--wait=300"]' ]

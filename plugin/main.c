@@ -220,10 +220,23 @@ static int run(struct rq_ctx *c, const char *buf, size_t len)
 		      c->args.command);
 }
 
+/* The node-side tools' environment (host root, DCB backend), at log level @lvl. */
+static int tool_env_init(struct rq_env *env, const char *binary, enum rq_log_level lvl)
+{
+	struct rq_error e;
+
+	rq_err_clear(&e);
+	rq_log_set_level(lvl);
+	if (env_init(env, &e) < 0) {
+		fprintf(stderr, "%s: %s\n", binary, e.msg);
+		return -1;
+	}
+	return 0;
+}
+
 static int main_show(int argc, char **argv, const char *binary)
 {
 	struct rq_env env;
-	struct rq_error e;
 	bool json = false, qps = false;
 	const char *host_proc = NULL;
 	int r;
@@ -241,12 +254,8 @@ static int main_show(int argc, char **argv, const char *binary)
 		}
 	}
 
-	rq_err_clear(&e);
-	rq_log_set_level(RQ_LOG_WARN);
-	if (env_init(&env, &e) < 0) {
-		fprintf(stderr, "%s: %s\n", binary, e.msg);
+	if (tool_env_init(&env, binary, RQ_LOG_WARN) < 0)
 		return 1;
-	}
 	env.host_proc = host_proc;
 	r = qps ? cmd_show_qps(&env, json) : cmd_show(&env, json);
 	env_fini(&env);
@@ -299,7 +308,6 @@ static bool is_help(const char *a)
 static int main_preflight(int argc, char **argv, const char *binary)
 {
 	struct rq_env env;
-	struct rq_error e;
 	bool json = false;
 	int r;
 
@@ -322,12 +330,8 @@ static int main_preflight(int argc, char **argv, const char *binary)
 			return 1;
 		}
 	}
-	rq_err_clear(&e);
-	rq_log_set_level(RQ_LOG_ERROR);
-	if (env_init(&env, &e) < 0) {
-		fprintf(stderr, "%s: %s\n", binary, e.msg);
+	if (tool_env_init(&env, binary, RQ_LOG_ERROR) < 0)
 		return 1;
-	}
 	r = cmd_preflight(&env, json);
 	env_fini(&env);
 	if (r < 0)

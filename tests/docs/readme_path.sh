@@ -58,6 +58,10 @@ check "steps 1-2: the image's one place and the kustomize entry exist" [ -f \
 check "Images: the build command's Containerfile exists and takes RELEASE" grep -q '^ARG RELEASE=' \
 	"$SRC/deploy/Containerfile"
 
+before=$(sed -n '1,/^## From "a cluster with ConnectX NICs/p' "$R")
+check "before the path: what the class reaches (inbox: RDMA-CM only, NCCL_IB_TC=106)" [ "$(grep -c \
+	-e 'RDMA-CM connections only' -e 'NCCL_IB_TC=106' <<< "$before")" -ge 2 ]
+
 echo "== the README's NAD and catalog"
 awk '/^```yaml/ {f = 1; next} /^```/ {f = 0} f' "$R" | head -40 > "$T/nad.yaml"
 o=$("$B/rdma-qos" validate "$T/nad.yaml" 2>&1)

@@ -167,7 +167,7 @@ check "... a selector of its own (not the agent's pods)" [ "$(obj un DaemonSet |
 render unocp '{"uninstall": true, "cniBinDir": "/var/lib/cni/bin", "openshift": {"scc": true}}'
 check "... on the CNI bin dir of the release (cniBinDir)" [ "$(obj unocp DaemonSet | jq -r '.spec.template.spec.volumes[] |
 	select(.name == "cni-bin") | .hostPath.path')" = /var/lib/cni/bin ]
-admit() { local o; o=$(jq -c -f "$HERE/scc.jq" "$1") || { echo "scc.jq failed on $1"; return; }; jq -r '.[]' <<< "$o"; }
+admit() { scc_admit "$1"; }
 out=$(admit "$T/unocp.json")
 check "... openshift.scc: an SCC of its own admits the uninstall pod (scc.jq), which runs as spc_t" [ -z "$out" -a \
 	"$(obj unocp DaemonSet | jq -r '.spec.template.spec.initContainers[0].securityContext.seLinuxOptions.type')" = \

@@ -324,11 +324,7 @@ check "... exactly the volume kinds the pod uses, and secret (components/metrics
 	[ "$(jq -c '.volumes | sort' <<< "$scc")" = "$(jq -c '[.spec.template.spec.volumes[] | del(.name) |
 	keys[0]] + ["secret"] | unique' <<< "$ods")" ]
 # OpenShift admission offline (scc.jq): the render's pods against the render's SCCs
-admit() { # prints each refusal; a jq failure is one too (never an empty pass)
-	local o
-	o=$(jq -c -f "$HERE/scc.jq" "$1") || { echo "scc.jq failed on $1"; return; }
-	jq -r '.[]' <<< "$o"
-}
+admit() { scc_admit "$1"; }
 out=$(admit "$O")
 check "scc.jq: the openshift overlay's pod is admitted by its SCC" [ -z "$out" ] || echo "   $out"
 mkdir -p "$T/os-tls" && cp -r "$SRC/deploy" "$T/os-tls/deploy"

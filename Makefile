@@ -12,6 +12,14 @@ CC       ?= gcc
 PREFIX   ?= /opt/cni/bin
 DESTDIR  ?=
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+# What --version, the build_info metric and the CNI log report (CONTRIBUTING.md "Versions"):
+# VERSION alone for a release build (RELEASE=1, or HEAD is the tag vVERSION), else
+# VERSION+dev.g<12 hex of the commit>: a build of main after release VERSION, never to be
+# mistaken for it (semver build metadata). The image build passes REVISION (its context
+# has no .git) and RELEASE.
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+RELEASE  ?= $(if $(shell git describe --exact-match --match 'v$(VERSION)' HEAD 2>/dev/null),1,0)
+FULL_VERSION := $(if $(filter 1,$(RELEASE)),$(VERSION),$(VERSION)+dev$(if $(REVISION),.g$(shell printf %.12s '$(REVISION)')))
 
 # Netlink (rtnetlink, dcbnl, RDMA netlink) through libnl-3's socket, message and
 # attribute API; RDMA netlink's constants are the kernel's UAPI (rdma/rdma_netlink.h,
@@ -71,7 +79,7 @@ OPT      ?= -O2 -g
 SAN      ?=
 CFLAGS   += -std=gnu11 $(OPT) $(WARN) $(SAN) -fno-strict-aliasing -D_GNU_SOURCE \
             -ffunction-sections -fdata-sections $(NOUNWIND) \
-            -DRQ_VERSION=\"$(VERSION)\" -I. -I$(B)/gen $(PKG_CFLAGS)
+            -DRQ_VERSION=\"$(FULL_VERSION)\" -I. -I$(B)/gen $(PKG_CFLAGS)
 LDFLAGS  += $(SAN) -Wl,--as-needed -Wl,-O1
 
 CORE_SRC := $(sort $(wildcard pkg/*/*.c netconf/*.c))
@@ -99,7 +107,6 @@ $(B)/%.o: %.c
 # the commit the build came from, for rdma_qos_build_info{revision}: git's, or what the
 # image build passes (REVISION=, from --build-arg REVISION; its context has no .git); empty
 # when neither. A stamp file rebuilds metrics.o only when it changes.
-REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 $(B)/gen/revision: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(REVISION)' | cmp -s - $@ || echo '$(REVISION)' > $@
@@ -108,8 +115,15 @@ $(B)/plugin/agent/metrics.o: CFLAGS += -DRQ_REVISION=\"$(REVISION)\"
 .PHONY: FORCE
 FORCE:
 
-# a VERSION bump rebuilds what prints it (-DRQ_VERSION), so --version cannot lag behind
-$(patsubst %.c,$(B)/%.o,$(shell grep -l RQ_VERSION plugin/*.c plugin/*/*.c pkg/*/*.c netconf/*.c 2>/dev/null)): VERSION
+# a VERSION bump or a new commit rebuilds what prints it (-DRQ_VERSION), so --version cannot
+# lag behind
+$(B)/gen/version: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(FULL_VERSION)' | cmp -s - $@ || echo '$(FULL_VERSION)' > $@
+$(patsubst %.c,$(B)/%.o,$(shell grep -l RQ_VERSION plugin/*.c plugin/*/*.c pkg/*/*.c netconf/*.c 2>/dev/null)): VERSION $(B)/gen/version
+.PHONY: print-version
+print-version:
+	@echo '$(FULL_VERSION)'
 
 # The PodResources messages, generated from our api.proto (no generated file is kept in git).
 $(B)/gen/pkg/podres/api.pb-c.c $(B)/gen/pkg/podres/api.pb-c.h: pkg/podres/api.proto
@@ -149,6 +163,7 @@ unit: $(B)/unit-tests all
 
 sim-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/run.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/sim/preflight.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/demo_check.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/kubectl.sh
 

@@ -52,6 +52,15 @@ struct rq_netconf {
 int netconf_parse(const char *buf, size_t len, struct rq_netconf **ret, struct rq_error *e);
 void netconf_free(struct rq_netconf *nc);
 
+/*
+ * keys.c: whether @key is one rdma-qos reads or the runtime/Multus writes;
+ * the known key nearest to a typo, or NULL; the first unknown key of @nc's
+ * object as an RQ_ERR_CONFIG naming it and its nearest known key (0 if none).
+ */
+bool netconf_key_known(const char *key);
+const char *netconf_key_nearest(const char *key);
+int netconf_unknown_key(const struct rq_netconf *nc, struct rq_error *e);
+
 /* A profile name: [A-Za-z0-9._-]{1,63}. */
 bool netconf_name_valid(const char *s);
 /* Validate "dddd:bb:dd.f", lowercase hex. */

@@ -43,27 +43,30 @@ static void log_sink(void *userdata, enum rq_log_level lvl, const char *msg)
 		(void)!write(log_fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
-static void usage(const char *binary)
+static void usage(FILE *to, const char *binary)
 {
-	fprintf(stderr,
-		"%s %s: chained CNI plugin giving SR-IOV VFs a lossless RoCE path.\n"
-		"It is run by a container runtime with CNI_COMMAND set (ADD, DEL, CHECK,\n"
-		"VERSION, STATUS, GC) and the network configuration on stdin.\n\n"
-		"usage: %s --version\n"
-		"       %s show [--json]     per PF and VF QoS state and attachments\n"
-		"       %s show --pod NAMESPACE/NAME [--json]  is the pod's path lossless: one "
-		"verdict per attachment (exit 0 yes, 1 a check fails, 2 no attachment here)\n"
-		"       %s show --counters [--json] [--interval S]  congestion counters as rates\n"
-		"       %s show --qps [--json] [--host-proc DIR]  each attachment's QPs and their "
-		"class\n"
-		"       %s top [--interval S] the same, refreshing, worst pod first\n"
-		"       %s install --cni-bin-dir DIR [--catalog-source FILE]\n"
-		"       %s uninstall --cni-bin-dir DIR [--wait S]  once no attachment is recorded\n"
-		"       %s validate FILE     a catalog, conflist, plugin config or NAD (JSON)\n"
-		"       %s agent [--once] ... keep recorded attachments in profile (agent --help)\n"
-		"       %s resume PF ITEM    lift the agent's suspension of a repair\n",
-		binary, RQ_VERSION, binary, binary, binary, binary, binary, binary, binary, binary,
-		binary, binary, binary);
+	fprintf(
+	    to,
+	    "%s %s: chained CNI plugin giving SR-IOV VFs a lossless RoCE path.\n"
+	    "It is run by a container runtime with CNI_COMMAND set (ADD, DEL, CHECK,\n"
+	    "VERSION, STATUS, GC) and the network configuration on stdin.\n\n"
+	    "usage: %s --version\n"
+	    "       %s show [--json]     per PF and VF QoS state and attachments\n"
+	    "       %s show --pod NAMESPACE/NAME [--json]  is the pod's path lossless: one "
+	    "verdict per attachment (exit 0 yes, 1 a check fails, 2 no attachment here)\n"
+	    "       %s show --counters [--json] [--interval S]  congestion counters as rates\n"
+	    "       %s show --qps [--json] [--host-proc DIR]  each attachment's QPs and their "
+	    "class\n"
+	    "       %s top [--interval S] the same, refreshing, worst pod first\n"
+	    "       %s install --cni-bin-dir DIR [--catalog-source FILE]\n"
+	    "       %s uninstall --cni-bin-dir DIR [--wait S]  once no attachment is recorded\n"
+	    "       %s validate FILE [--catalog FILE] [--namespace NS]  a catalog, conflist,\n"
+	    "                          plugin config, NAD or SriovNetwork (JSON or YAML)\n"
+	    "       %s preflight [--json]  before the first pod: what this node lacks\n"
+	    "       %s agent [--once] ... keep recorded attachments in profile (agent --help)\n"
+	    "       %s resume PF ITEM    lift the agent's suspension of a repair\n",
+	    binary, RQ_VERSION, binary, binary, binary, binary, binary, binary, binary, binary,
+	    binary, binary, binary, binary);
 }
 
 static void print_error(const char *version, const struct rq_error *e)
@@ -220,10 +223,23 @@ static int run(struct rq_ctx *c, const char *buf, size_t len)
 		      c->args.command);
 }
 
+/* The node-side tools' environment (host root, DCB backend), at log level @lvl. */
+static int tool_env_init(struct rq_env *env, const char *binary, enum rq_log_level lvl)
+{
+	struct rq_error e;
+
+	rq_err_clear(&e);
+	rq_log_set_level(lvl);
+	if (env_init(env, &e) < 0) {
+		fprintf(stderr, "%s: %s\n", binary, e.msg);
+		return -1;
+	}
+	return 0;
+}
+
 static int main_show(int argc, char **argv, const char *binary)
 {
 	struct rq_env env;
-	struct rq_error e;
 	bool json = false, qps = false;
 	const char *host_proc = NULL, *pod = NULL;
 	char ns[256], name[256];
@@ -249,12 +265,8 @@ static int main_show(int argc, char **argv, const char *binary)
 		}
 	}
 
-	rq_err_clear(&e);
-	rq_log_set_level(RQ_LOG_WARN);
-	if (env_init(&env, &e) < 0) {
-		fprintf(stderr, "%s: %s\n", binary, e.msg);
+	if (tool_env_init(&env, binary, RQ_LOG_WARN) < 0)
 		return 1;
-	}
 	env.host_proc = host_proc;
 	r = pod	  ? cmd_show_pod(&env, ns, name, json, &status)
 	    : qps ? cmd_show_qps(&env, json)
@@ -263,6 +275,84 @@ static int main_show(int argc, char **argv, const char *binary)
 	if (r < 0)
 		fprintf(stderr, "%s show: %s\n", binary, strerror(-r));
 	return r < 0 ? 1 : status;
+}
+
+/*
+ * `SUBCOMMAND --help`: that subcommand's own usage on stdout, exit 0 (agent and
+ * preflight print theirs themselves). NULL: not a subcommand.
+ */
+static const char *sub_usage(const char *sub)
+{
+	static const struct {
+		const char *name, *text;
+	} subs[] = {
+	    {"show",
+	     "show [--json] [--qps [--host-proc DIR]] | show --counters [--json] "
+	     "[--interval S]\n"
+	     "     | show --pod NAMESPACE/NAME [--json]\n"
+	     "Per PF and VF: the QoS state, the attachments and whether each is in profile;\n"
+	     "--pod: the pod's verdict, one line per check (exit 0 lossless, 1 a check\n"
+	     "fails, 2 no attachment of that pod on this node);\n"
+	     "--counters: congestion counters as rates; --qps: each attachment's QPs and "
+	     "their class.\n"},
+	    {"top", "top [--interval S]\n"
+		    "show --counters, refreshing, the worst pod first.\n"},
+	    {"install", "install --cni-bin-dir DIR [--catalog-source FILE]\n"
+			"Validate and install the catalog, then this binary into DIR (only when "
+			"it differs).\n"},
+	    {"uninstall", "uninstall --cni-bin-dir DIR [--wait S]\n"
+			  "Remove the binary and the catalog once no attachment is recorded.\n"},
+	    {"validate", "validate FILE [--catalog FILE] [--namespace NS]\n"
+			 "A catalog, conflist, plugin config, NAD or SriovNetwork (JSON or "
+			 "YAML), through\nthe plugin's own parsers; a key rdma-qos does not know "
+			 "is refused with the nearest\nknown one. --catalog: the profile the NAD "
+			 "resolves to in its namespace.\n"},
+	};
+
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)
+		if (!strcmp(sub, subs[i].name))
+			return subs[i].text;
+	return NULL;
+}
+
+static bool is_help(const char *a)
+{
+	return !strcmp(a, "--help") || !strcmp(a, "-h");
+}
+
+/* preflight [--json]: exit 0 ready, 1 something the catalog requires is missing */
+static int main_preflight(int argc, char **argv, const char *binary)
+{
+	struct rq_env env;
+	bool json = false;
+	int r;
+
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = true;
+		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf(
+			    "usage: %s preflight [--json]\n"
+			    "Before the first pod: rdma_cm and configfs, ib_core's netns mode,\n"
+			    "kubelet's PodResources, per PF DCBX mode and the traffic-class knob\n"
+			    "(inbox vs DOCA-OFED), the link partner's LLDP (from the agent), each\n"
+			    "with what to do. Exit 0 ready, 1 when something the catalog requires\n"
+			    "is missing.\n",
+			    binary);
+			return 0;
+		} else {
+			fprintf(stderr, "%s preflight: unexpected argument \"%s\"\n", binary,
+				argv[i]);
+			return 1;
+		}
+	}
+	if (tool_env_init(&env, binary, RQ_LOG_ERROR) < 0)
+		return 1;
+	r = cmd_preflight(&env, json);
+	env_fini(&env);
+	if (r < 0)
+		fprintf(stderr, "%s preflight: %s\n", binary, strerror(-r));
+	return r == 0 ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -280,6 +370,15 @@ int main(int argc, char **argv)
 		printf("%s %s\n", binary, RQ_VERSION);
 		return 0;
 	}
+	if (argc == 2 && (is_help(argv[1]) || !strcmp(argv[1], "help"))) {
+		usage(stdout, binary);
+		return 0;
+	}
+	for (int i = 2; argc > 2 && i < argc; i++)
+		if (is_help(argv[i]) && sub_usage(argv[1])) {
+			printf("usage: %s %s", binary, sub_usage(argv[1]));
+			return 0;
+		}
 	if (argc > 1 && !strcmp(argv[1], "show")) {
 		for (int i = 2; i < argc; i++)
 			if (!strcmp(argv[i], "--counters"))
@@ -296,11 +395,13 @@ int main(int argc, char **argv)
 		return main_validate(argc, argv, binary);
 	if (argc > 1 && !strcmp(argv[1], "resume"))
 		return cmd_resume(argc, argv, binary);
+	if (argc > 1 && !strcmp(argv[1], "preflight"))
+		return main_preflight(argc, argv, binary);
 	if (argc > 1 && !strcmp(argv[1], "agent"))
 		return cmd_agent(argc, argv, binary);
 	command = getenv("CNI_COMMAND");
 	if (argc > 1 || !command || !*command) {
-		usage(binary);
+		usage(stderr, binary);
 		return 1;
 	}
 	/*

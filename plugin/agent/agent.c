@@ -30,7 +30,7 @@ static void agent_usage(const char *binary)
 	    "                     drift remains\n"
 	    "  --interval S       full pass every S seconds (default %d); events come sooner\n"
 	    "  --metrics-file P   Prometheus text file, replaced atomically after each pass\n"
-	    "  --listen A:P       serve /metrics, /healthz and /readyz over HTTP (\":9101\": "
+	    "  --listen A:P       serve /metrics, /healthz and /readyz over HTTP (\":9474\": "
 	    "all\n"
 	    "                     addresses)\n"
 	    "  --catalog-source F validate F and install it as the node catalog when it changed\n"

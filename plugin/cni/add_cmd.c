@@ -40,13 +40,18 @@ static int print_result(struct rq_ctx *c, const struct rq_target *t)
 
 int cmd_add(struct rq_ctx *c)
 {
+	struct rq_error typo;
 	struct rq_target t;
 	int r;
 
+	rq_err_clear(&typo);
 	if (!c->nc->prev_result)
 		return rq_err(&c->err, RQ_ERR_CONFIG, -EINVAL,
 			      "prevResult: required: rdma-qos is a chained plugin and must follow "
 			      "the sriov or host-device plugin in a conflist");
+	/* validate refuses it; ADD only warns (a newer runtime may add keys) */
+	if (netconf_unknown_key(c->nc, &typo) < 0)
+		log_warn("%s: ignored (rdma-qos validate names every such key)", typo.msg);
 	r = attach_add(c, false, &t);
 	if (r < 0)
 		return r;

@@ -18,6 +18,8 @@ int show_node_json(const struct rq_env *env, const struct rq_catalog *cat, cJSON
 /* show_pod.c: `show --pod NAMESPACE/NAME [--json]`; *ret_status the exit status 0/1/2 */
 int cmd_show_pod(struct rq_env *env, const char *ns, const char *name, bool json, int *ret_status);
 int show_pod_parse(const char *arg, char *ns, size_t ns_len, char *name, size_t name_len);
+/* preflight.c: `preflight [--json]`, the node against what the catalog needs; 0 ready, 1 not */
+int cmd_preflight(struct rq_env *env, bool json);
 /* show_qps.c: `show --qps [--json]`, the QP census of every attachment now */
 int cmd_show_qps(struct rq_env *env, bool json);
 /*
@@ -45,6 +47,11 @@ int install_bin_path(const struct rq_env *env, const char *dir, char *buf, size_
 int install_binary(const struct rq_env *env, const char *dir);
 int main_uninstall(int argc, char **argv, const char *binary);
 int main_validate(int argc, char **argv, const char *binary);
+/*
+ * validate_yaml.c: the YAML document at *@at as far as validate reads it; *@at moves to the
+ * next. -ENOENT (@e untouched) when no document is left.
+ */
+int validate_yaml(const char *s, size_t n, size_t *at, cJSON **ret, struct rq_error *e);
 /* A whole file (or pipe) named on the command line (not a host path), at most @max bytes. */
 int cli_read_file(const char *path, size_t max, char **ret, size_t *ret_len);
 

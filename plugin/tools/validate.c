@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * rdma-qos validate FILE: a node catalog, a conflist, one plugin's config (as
- * the runtime hands it over), a NetworkAttachmentDefinition or the deploy/
- * ConfigMap, as JSON (`kubectl get -o json`, or `yq -o json` for a YAML
- * file). Each goes through the parser the plugin itself uses (catalog_parse,
- * netconf_parse), so what passes here is what ADD accepts. Exit 0, or 1 with
- * the error naming the JSON path.
+ * rdma-qos validate FILE [--catalog FILE] [--namespace NS]: a node catalog, a
+ * conflist, one plugin's config (as the runtime hands it over), a
+ * NetworkAttachmentDefinition, a SriovNetwork (its metaPlugins, as the
+ * sriov-network-operator renders them into the NAD it owns) or the deploy/
+ * ConfigMap, as JSON or YAML (validate_yaml.c). Each goes through the parser
+ * the plugin itself uses (catalog_parse, netconf_parse), so what passes here
+ * is what ADD accepts; stricter in one way: a key rdma-qos does not know
+ * ("profle") fails here, where ADD only warns. With --catalog, the profile a
+ * NAD resolves to in its namespace, as ADD would. Exit 0, or 1 with the
+ * error naming the JSON path.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +24,13 @@
 
 #define RQ_VALIDATE_MAX	 ((size_t)4 << 20) /* as the plugin reads the catalog */
 #define RQ_CONFIGMAP_KEY "profiles.json"
+
+/* Set by main_validate before anything is read; one command, one run. */
+static struct {
+	const struct rq_catalog *cat; /* --catalog, else NULL: no resolution */
+	const char *ns;		      /* --namespace, else the object's, else NULL */
+	bool ns_given;
+} opts;
 
 int cli_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
 {
@@ -93,6 +104,28 @@ static void err_prefix(struct rq_error *e, const char *prefix)
 	memcpy(e->msg, msg, sizeof(e->msg));
 }
 
+/* --catalog: what ADD would resolve for a pod in the NAD's namespace. */
+static int validate_resolve(const struct rq_netconf *nc, char *what, size_t wlen,
+			    struct rq_error *e)
+{
+	const char *ns = opts.ns ? opts.ns : "default";
+	struct rq_profile p;
+	enum rq_pf_mode pf;
+	int r = netconf_resolve_profile(nc, opts.cat, ns, &p, &pf, e);
+
+	if (r < 0) {
+		char msg[RQ_ERR_MSG_MAX];
+
+		(void)snprintf(msg, sizeof(msg), "%s (against the catalog, namespace %s%s)", e->msg,
+			       ns, opts.ns ? "" : ": none given, --namespace NS");
+		memcpy(e->msg, msg, sizeof(e->msg));
+		return r;
+	}
+	(void)snprintf(what, wlen, "namespace %s gets profile %s, pf %s, numa %s", ns, p.name,
+		       pf_mode_name(pf), numa_mode_name(nc->numa));
+	return 0;
+}
+
 /* One plugin's config as the runtime passes it: netconf_parse decides. */
 static int validate_plugin(const cJSON *o, char *what, size_t wlen, struct rq_error *e)
 {
@@ -104,14 +137,18 @@ static int validate_plugin(const cJSON *o, char *what, size_t wlen, struct rq_er
 		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
 	r = netconf_parse(s, strlen(s), &nc, e);
 	free(s);
-	if (r < 0)
-		return r;
-	(void)snprintf(what, wlen, "profile %s, pf %s, numa %s",
-		       nc->args_profile ?: nc->profile ?: nc->qos ? "inline" : "(namespace default)",
-		       nc->pf_set ? pf_mode_name(nc->pf) : "(node policy)",
-		       numa_mode_name(nc->numa));
+	if (r == 0)
+		r = netconf_unknown_key(nc, e);
+	if (r == 0 && opts.cat)
+		r = validate_resolve(nc, what, wlen, e);
+	else if (r == 0)
+		(void)snprintf(what, wlen, "profile %s, pf %s, numa %s",
+			       nc->args_profile ?: nc->profile ?: nc->qos ? "inline"
+									  : "(namespace default)",
+			       nc->pf_set ? pf_mode_name(nc->pf) : "(node policy)",
+			       numa_mode_name(nc->numa));
 	netconf_free(nc);
-	return 0;
+	return r;
 }
 
 static bool is_ours(const cJSON *plugin, const char *binary)
@@ -199,6 +236,57 @@ static int validate_catalog(const char *buf, size_t len, char *kind, size_t klen
 static int validate_json(const char *buf, size_t len, const char *what, const char *binary,
 			 char *kind, size_t klen, struct rq_error *e);
 
+/* The object's namespace, unless --namespace said one: where the pod's ADD resolves. */
+static void take_namespace(const cJSON *o, const char *where, const char *key)
+{
+	const char *ns = cJSON_GetStringValue(
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, where), key));
+
+	if (!opts.ns_given && ns && ns[0])
+		opts.ns = ns;
+}
+
+/*
+ * A SriovNetwork: the operator writes the NAD from it, a conflist of its
+ * sriov entry and then spec.metaPlugins (one or more JSON objects, comma
+ * separated), so rdma-qos goes there; a hand edit of the NAD is reverted.
+ */
+static int validate_sriovnetwork(const cJSON *o, const char *binary, char *inner, size_t ilen,
+				 struct rq_error *e)
+{
+	static const char path[] = "spec.metaPlugins";
+	const cJSON *spec = cJSON_GetObjectItemCaseSensitive(o, "spec");
+	const char *meta =
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(spec, "metaPlugins"));
+	const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(o, "metadata"), "name"));
+	size_t n;
+	char *list;
+	int r;
+
+	if (!meta || !meta[strspn(meta, " \t\r\n")])
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			      "%s: required: rdma-qos is chained through the SriovNetwork's "
+			      "metaPlugins (the operator owns the NAD)",
+			      path);
+	if (!name || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789.-") != strlen(name))
+		name = "sriovnetwork";
+	take_namespace(o, "spec", "networkNamespace");
+	n = strlen(meta) + strlen(name) + 96;
+	list = malloc(n);
+	if (!list)
+		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
+	(void)snprintf(list, n,
+		       "{\"cniVersion\":\"1.0.0\",\"name\":\"%s\",\"plugins\":[{\"type\":"
+		       "\"sriov\"},%s]}",
+		       name, meta);
+	r = validate_json(list, strlen(list), path, binary, inner, ilen, e);
+	free(list);
+	if (r < 0 && strncmp(e->msg, path, strlen(path)) != 0)
+		err_prefix(e, path);
+	return r;
+}
+
 /* A Kubernetes object: a NAD's spec.config or the deploy/ ConfigMap's catalog. */
 static int validate_k8s(const cJSON *o, const char *binary, char *kind, size_t klen,
 			struct rq_error *e)
@@ -209,17 +297,24 @@ static int validate_k8s(const cJSON *o, const char *binary, char *kind, size_t k
 	char inner[320];
 	int r;
 
-	if (k && !strcmp(k, "NetworkAttachmentDefinition"))
+	if (k && !strcmp(k, "SriovNetwork")) {
+		r = validate_sriovnetwork(o, binary, inner, sizeof(inner), e);
+		if (r == 0)
+			(void)snprintf(kind, klen, "SriovNetwork, spec.metaPlugins: %s", inner);
+		return r;
+	}
+	if (k && !strcmp(k, "NetworkAttachmentDefinition")) {
 		v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "spec"),
 						     "config");
-	else if (k && !strcmp(k, "ConfigMap")) {
+		take_namespace(o, "metadata", "namespace");
+	} else if (k && !strcmp(k, "ConfigMap")) {
 		v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "data"),
 						     RQ_CONFIGMAP_KEY);
 		path = "data[\"" RQ_CONFIGMAP_KEY "\"]";
 	} else
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-			      "kind: \"%.64s\" is neither a NetworkAttachmentDefinition nor a "
-			      "ConfigMap",
+			      "kind: \"%.64s\" is neither a NetworkAttachmentDefinition, a "
+			      "SriovNetwork nor a ConfigMap",
 			      k ? k : "(not a string)");
 	if (!cJSON_IsString(v) || !v->valuestring[0])
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected a non-empty JSON string",
@@ -235,15 +330,12 @@ static int validate_k8s(const cJSON *o, const char *binary, char *kind, size_t k
 	return 0;
 }
 
-static int validate_json(const char *buf, size_t len, const char *what, const char *binary,
-			 char *kind, size_t klen, struct rq_error *e)
+static int validate_obj(cJSON *o, const char *buf, size_t len, const char *binary, char *kind,
+			size_t klen, struct rq_error *e)
 {
-	cJSON *o = NULL;
 	char w[256];
-	int r = json_parse_object(buf, len, what, &o, e);
+	int r;
 
-	if (r < 0)
-		return r;
 	if (cJSON_GetObjectItemCaseSensitive(o, "kind"))
 		r = validate_k8s(o, binary, kind, klen, e);
 	else if (cJSON_GetObjectItemCaseSensitive(o, "plugins"))
@@ -254,39 +346,143 @@ static int validate_json(const char *buf, size_t len, const char *what, const ch
 			(void)snprintf(kind, klen, "plugin config (%s)", w);
 	} else
 		r = validate_catalog(buf, len, kind, klen, e);
+	return r;
+}
+
+static int validate_json(const char *buf, size_t len, const char *what, const char *binary,
+			 char *kind, size_t klen, struct rq_error *e)
+{
+	cJSON *o = NULL;
+	int r = json_parse_object(buf, len, what, &o, e);
+
+	if (r < 0)
+		return r;
+	r = validate_obj(o, buf, len, binary, kind, klen, e);
 	cJSON_Delete(o);
+	return r;
+}
+
+static bool kind_read(const cJSON *o)
+{
+	static const char *const kinds[] = {"NetworkAttachmentDefinition", "SriovNetwork",
+					    "ConfigMap"};
+	const char *k = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "kind"));
+
+	for (size_t i = 0; k && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(k, kinds[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The file: JSON, else (it does not start with '{') a YAML manifest, every
+ * document of a kind validate reads (the others, an operator CR beside the
+ * NAD, are named and skipped); at least one.
+ */
+static int validate_file(const char *buf, size_t len, const char *binary, char *kind, size_t klen,
+			 struct rq_error *e)
+{
+	size_t at = 0, used = 0;
+	int r = validate_json(buf, len, "the file", binary, kind, klen, e), docs = 0;
+	char one[512];
+	cJSON *o;
+
+	if (r == 0 || e->code != RQ_ERR_DECODE || buf[strspn(buf, " \t\r\n")] == '{')
+		return r;
+	rq_err_clear(e);
+	kind[0] = '\0';
+	while ((r = validate_yaml(buf, len, &at, &o, e)) == 0) {
+		docs++;
+		if (kind_read(o))
+			r = validate_obj(o, buf, len, binary, one, sizeof(one), e);
+		else
+			(void)snprintf(
+			    one, sizeof(one), "(skipped %s)",
+			    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "kind")));
+		cJSON_Delete(o);
+		if (r < 0) {
+			char msg[RQ_ERR_MSG_MAX];
+
+			(void)snprintf(msg, sizeof(msg), "document %d: %s", docs, e->msg);
+			memcpy(e->msg, msg, sizeof(e->msg));
+			return r;
+		}
+		used += one[0] != '(';
+		(void)snprintf(kind + strlen(kind), klen - strlen(kind), "%s%s",
+			       docs > 1 ? "; " : "", one);
+	}
+	if (r != -ENOENT)
+		return r;
+	if (used == 0)
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			      "no NetworkAttachmentDefinition, SriovNetwork or ConfigMap in %d "
+			      "document(s)",
+			      docs);
+	return 0;
+}
+
+static int load_catalog(const char *path, struct rq_catalog **ret)
+{
+	struct rq_error e;
+	char *buf = NULL;
+	size_t len = 0;
+	int r = cli_read_file(path, RQ_VALIDATE_MAX, &buf, &len);
+
+	rq_err_clear(&e);
+	if (r < 0) {
+		(void)fprintf(stderr, "--catalog %s: %s\n", path, strerror(-r));
+		return r;
+	}
+	r = catalog_parse(buf, len, ret, &e);
+	free(buf);
+	if (r < 0)
+		(void)fprintf(stderr, "--catalog %s: %s\n", path, e.msg);
 	return r;
 }
 
 int main_validate(int argc, char **argv, const char *binary)
 {
+	struct rq_catalog *cat = NULL;
+	const char *file = NULL, *catalog = NULL;
 	struct rq_error e;
 	char *buf = NULL, kind[512];
 	size_t len = 0;
-	bool yaml;
 	int r;
 
-	if (argc != 3 || argv[2][0] == '-') {
-		(void)fprintf(stderr, "usage: %s validate FILE\n", binary);
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--catalog") && i + 1 < argc)
+			catalog = argv[++i];
+		else if (!strcmp(argv[i], "--namespace") && i + 1 < argc) {
+			opts.ns = argv[++i];
+			opts.ns_given = true;
+		} else if (argv[i][0] != '-' && !file)
+			file = argv[i];
+		else
+			file = NULL, i = argc; /* usage below */
+	}
+	if (!file) {
+		(void)fprintf(stderr, "usage: %s validate FILE [--catalog FILE] [--namespace NS]\n",
+			      binary);
 		return 1;
 	}
+	if (catalog && load_catalog(catalog, &cat) < 0)
+		return 1;
+	opts.cat = cat;
 	rq_err_clear(&e);
-	r = cli_read_file(argv[2], RQ_VALIDATE_MAX, &buf, &len);
+	r = cli_read_file(file, RQ_VALIDATE_MAX, &buf, &len);
 	if (r < 0) {
-		(void)fprintf(stderr, "%s: %s\n", argv[2],
+		(void)fprintf(stderr, "%s: %s\n", file,
 			      r == -EFBIG ? "larger than 4 MiB" : strerror(-r));
+		catalog_free(cat);
 		return 1;
 	}
-	r = validate_json(buf, len, "the file", binary, kind, sizeof(kind), &e);
-	yaml = r < 0 && e.code == RQ_ERR_DECODE && buf && buf[strspn(buf, " \t\r\n")] != '{';
+	r = validate_file(buf, len, binary, kind, sizeof(kind), &e);
 	free(buf);
+	catalog_free(cat);
 	if (r < 0) {
-		(void)fprintf(
-		    stderr, "%s: %s%s\n", argv[2], e.msg,
-		    yaml ? " (a YAML manifest? give its JSON: kubectl get -o json, yq -o json)"
-			 : "");
+		(void)fprintf(stderr, "%s: %s\n", file, e.msg);
 		return 1;
 	}
-	(void)printf("%s: valid %s\n", argv[2], kind);
+	(void)printf("%s: valid %s\n", file, kind);
 	return 0;
 }

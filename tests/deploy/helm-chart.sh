@@ -152,19 +152,33 @@ check "a Secret of one's own (OpenShift's service CA): mounted, the CA from the 
 
 echo "== uninstall: true, the Helm way to remove rdma-qos"
 render un '{"uninstall": true, "imagePullSecrets": [{"name": "regcred"}]}'
-check "renders the cleanup DaemonSet alone (no agent, no catalog)" [ "$(jq -c '[.[] | .kind + "/" +
-	.metadata.name]' "$T/un.json")" = '["DaemonSet/rdma-qos-uninstall"]' ]
+check "renders the cleanup DaemonSet and the service account it runs as (no agent, no catalog)" [ "$(jq -c \
+	'[.[] | .kind + "/" + .metadata.name]' "$T/un.json")" = '["ServiceAccount/rdma-qos","DaemonSet/rdma-qos-uninstall"]' ]
+check "... which the DaemonSet names" [ "$(obj un DaemonSet | jq -r .spec.template.spec.serviceAccountName)" = rdma-qos ]
 kustomize "$SRC/deploy/uninstall" > "$T/k-un.json"
-check "... its pod spec is deploy/uninstall's (image, imagePullSecrets aside)" [ "$(obj un DaemonSet | jq -S \
-	'.spec.template.spec | del(.imagePullSecrets) | del(.initContainers[0].image)')" = "$(jq -S '.[0].spec.template.spec |
-	del(.initContainers[0].image)' "$T/k-un.json")" ]
+check "... its pod spec is deploy/uninstall's (image, imagePullSecrets, service account's name aside)" [ "$(obj un \
+	DaemonSet | jq -S '.spec.template.spec | del(.imagePullSecrets, .serviceAccountName) |
+	del(.initContainers[0].image)')" = "$(jq -S '.[] | select(.kind == "DaemonSet") | .spec.template.spec |
+	del(.serviceAccountName) | del(.initContainers[0].image)' "$T/k-un.json")" ]
 check "... the image the release ran" [ "$(obj un DaemonSet | jq -r '.spec.template.spec.initContainers[0].image')" = \
 	"$(ctr default install | jq -r .image)" ]
 check "... a selector of its own (not the agent's pods)" [ "$(obj un DaemonSet | jq -cS .spec.selector.matchLabels)" = \
 	'{"app.kubernetes.io/instance":"rdma-qos","app.kubernetes.io/name":"rdma-qos-uninstall"}' ]
-render unocp '{"uninstall": true, "cniBinDir": "/var/lib/cni/bin"}'
+render unocp '{"uninstall": true, "cniBinDir": "/var/lib/cni/bin", "openshift": {"scc": true}}'
 check "... on the CNI bin dir of the release (cniBinDir)" [ "$(obj unocp DaemonSet | jq -r '.spec.template.spec.volumes[] |
 	select(.name == "cni-bin") | .hostPath.path')" = /var/lib/cni/bin ]
+admit() { scc_admit "$1"; }
+out=$(admit "$T/unocp.json")
+check "... openshift.scc: an SCC of its own admits the uninstall pod (scc.jq), which runs as spc_t" [ -z "$out" -a \
+	"$(obj unocp DaemonSet | jq -r '.spec.template.spec.initContainers[0].securityContext.seLinuxOptions.type')" = \
+	spc_t ] || echo "   $out"
+check "... the same SCC as deploy/overlays/openshift-uninstall's (name, users, labels aside)" [ "$(obj unocp \
+	SecurityContextConstraints | jq -S -c 'del(.metadata, .users)')" = "$(kustomize \
+	"$SRC/deploy/overlays/openshift-uninstall" | jq -S -c '.[] | select(.kind == "SecurityContextConstraints") |
+	del(.metadata, .users)')" ]
+out=$(admit "$T/kbase.json")
+check "openshift.scc with verified TLS: the install's pod (the proxy's secret volume) is admitted (scc.jq)" \
+	[ -z "$out" ] || echo "   $out"
 o=$("${HELM[@]}" install rdma-qos "$CHART" --dry-run=client --set uninstall=true 2>&1)
 check "... NOTES.txt says what to wait for, then helm uninstall" grep -q 'rollout status ds/rdma-qos-uninstall' <<< "$o"
 out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/un-json" "$T/un.yaml" 2>&1)

@@ -176,9 +176,9 @@ check "... admitting every volume type the pod uses" [ "$(spec scc | jq -c --arg
 check "... and the install container spc_t" [ "$(ctr scc install | jq -r \
 	.securityContext.seLinuxOptions.type)" = spc_t ]
 kustomize "$SRC/deploy/overlays/openshift" > "$T/k-ocp.json"
-check "... the same SCC as deploy/overlays/openshift's (metadata aside)" [ "$(obj scc \
-	SecurityContextConstraints | jq -S -c 'del(.metadata)')" = \
-	"$(jq -S -c '.[] | select(.kind == "SecurityContextConstraints") | del(.metadata)' "$T/k-ocp.json")" ]
+check "... the same SCC as deploy/overlays/openshift's (metadata aside; secret only with verified TLS)" [ "$(obj \
+	scc SecurityContextConstraints | jq -S -c 'del(.metadata)')" = "$(jq -S -c '.[] | select(.kind ==
+	"SecurityContextConstraints") | del(.metadata) | .volumes -= ["secret"]' "$T/k-ocp.json")" ]
 check "... under another name, cluster-scoped: <namespace>-<fullname> ($(obj scc SecurityContextConstraints |
 	jq -r .metadata.name))" [ "$(obj scc SecurityContextConstraints | jq -r .metadata.name)" = rdma-qos-rdma-qos ]
 check "... and the same pod spec as that overlay (the config ConfigMap's name aside)" [ "$(spec scc |
@@ -252,6 +252,17 @@ check "listen.address empty: no --listen, no probes" [ "$(ctr nolisten agent | j
 out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/mon-json" "$T/mon.yaml" "$T/noproxy.yaml" 2>&1)
 check "... those renders pass k8s-check (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
 check "the default render has no ServiceMonitor" [ -z "$(obj default ServiceMonitor)" ]
+PR=(-a monitoring.coreos.com/v1/PrometheusRule "${SM[@]}")
+render kps '{"metrics": {"serviceMonitor": {"enabled": true}, "prometheusRule": {"enabled": true},
+	"release": "kube-prometheus-stack", "tls": {"certManager": {"enabled": true}}}}' rdma-qos rdma-qos \
+	"${PR[@]}"
+check "metrics.release: label release on the ServiceMonitor and the PrometheusRule (kube-prometheus-stack)" \
+	[ "$(jq -c '[.[] | select(.kind == "ServiceMonitor" or .kind == "PrometheusRule") |
+	.metadata.labels.release]' "$T/kps.json")" = '["kube-prometheus-stack","kube-prometheus-stack"]' ]
+render kpsoff '{"metrics": {"serviceMonitor": {"enabled": true}, "prometheusRule": {"enabled": true},
+	"tls": {"certManager": {"enabled": true}}}}' rdma-qos rdma-qos "${PR[@]}"
+check "... unset: neither carries a release label" [ "$(jq -c '[.[] | select(.kind == "ServiceMonitor" or
+	.kind == "PrometheusRule") | .metadata.labels.release]' "$T/kpsoff.json")" = '[null,null]' ]
 
 echo "== one release per node pool"
 render poolbase '{"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":

@@ -228,7 +228,9 @@ expect_invalid "ConfigMap catalog" "$T/v6.json" \
 	'data["profiles.json"].profiles.fabric.ets.tcBw: percentages sum to'
 printf '{"profiles": {}, "profiles": {}}' > "$T/v7.json"
 expect_invalid "duplicate key" "$T/v7.json" "profiles: duplicate key"
-expect_invalid "YAML input" "$SRC/examples/nad-sriov.yaml" "a YAML manifest?"
+printf 'kind: NetworkAttachmentDefinition\nspec:\n  config: [1, 2]\n' > "$T/v7y.yaml"
+expect_invalid "YAML input validate does not read (a flow sequence): named" "$T/v7y.yaml" \
+	"spec.config: expected a non-empty JSON string"
 jq -n --arg c "$(cat "$SRC/examples/conflist-host-device.json")" '{apiVersion:
 	"k8s.cni.cncf.io/v1", kind: "NetworkAttachmentDefinition", metadata: {name: "x"},
 	spec: {config: $c}}' > "$T/v8.json"

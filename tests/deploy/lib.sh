@@ -15,6 +15,13 @@ finish() {
 	[ "$FAIL" -eq 0 ]
 	exit
 }
+# scc_admit RENDER.json: OpenShift's SCC admission offline (scc.jq), one refusal a line; a jq
+# failure is one too, so an empty answer always means admitted
+scc_admit() {
+	local o
+	o=$(jq -c -f "$(dirname "${BASH_SOURCE[0]}")/scc.jq" "$1") || { echo "scc.jq failed on $1"; return; }
+	jq -r '.[]' <<< "$o"
+}
 # status_is WANT STATUS CMD...: STATUS is WANT and CMD succeeds (one check for both)
 status_is() { [ "$1" = "$2" ] && shift 2 && "$@"; }
 

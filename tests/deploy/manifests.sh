@@ -109,9 +109,10 @@ kimg=$SRC/deploy/kustomization.yaml
 [ -f "$SRC/deploy/base/kustomization.yaml" ] && kimg=$SRC/deploy/base/kustomization.yaml
 node -e 'const Y=require(process.argv[1]); console.log(JSON.stringify(Y.parse(
 	require("fs").readFileSync(process.argv[2], "utf8"))))' "$NM/yaml" "$kimg" > "$T/kimg.json"
-check "its kustomization lists its DaemonSet, in the namespace and with the image of ${kimg#"$SRC"/}" \
-	[ "$(jq -c '[.resources, .namespace, .images]' "$uks")" = \
-	"$(jq -c '[["daemonset.yaml"], .namespace, .images]' "$T/kimg.json")" ]
+check "its kustomization lists its DaemonSet and service account, in the namespace and with the image Component of ${kimg#"$SRC"/}" \
+	[ "$(jq -c '[.resources, .namespace, .components]' "$uks")" = \
+	"$(jq -c '[["serviceaccount.yaml", "daemonset.yaml"], .namespace, .components]' "$T/kimg.json")" -a \
+	"$(jq -c .components "$T/kimg.json")" = '["../components/image"]' ]
 check "its init container runs uninstall on the DaemonSet's CNI bin dir, waiting for DELs" \
 	[ "$(jq -c '.spec.template.spec.initContainers[0].command' "$uds")" = \
 	'["/rdma-qos","uninstall","--cni-bin-dir=/host/opt/cni/bin","--wait=300"]' ]
@@ -187,21 +188,24 @@ check "the pod's cni-args select profile lossy over the NAD's roce-lossless" sta
 check "the pod requests the NAD's resource" [ "$(jq -r '.spec.containers[0].resources.limits |
 	keys[0]' "$pod")" = "$(jq -r '.metadata.annotations["k8s.v1.cni.cncf.io/resourceName"]' "$nad")" ]
 nic=$J/nic-configuration-operator.yaml
+# the catalog is the overlay's (the ConfigMap the default install reads: tests/deploy/overlays.sh)
+jq -n --rawfile c "$SRC/deploy/overlays/nic-configuration-operator/profiles.json" \
+	'{data: {"profiles.json": $c}}' > "$nic.cat.json"
 check "nic-configuration-operator: the operator's PFC string is the catalog profile's pfc" [ "$(jq -r \
 	'.spec.template.roceOptimized.qos.pfc | split(",") | to_entries |
 	map(select(.value == "1") | .key) | tostring' "$nic.0.json")" = "$(jq -r \
-	'.data["profiles.json"] | fromjson | .profiles["operator-lossless"].pfc | tostring' "$nic.1.json")" ]
+	'.data["profiles.json"] | fromjson | .profiles["operator-lossless"].pfc | tostring' "$nic.cat.json")" ]
 check "... trust is the same" [ "$(jq -r .spec.template.roceOptimized.qos.trust "$nic.0.json")" = \
-	"$(jq -r '.data["profiles.json"] | fromjson | .profiles["operator-lossless"].trust' "$nic.1.json")" ]
+	"$(jq -r '.data["profiles.json"] | fromjson | .profiles["operator-lossless"].trust' "$nic.cat.json")" ]
 qos='.spec.template.roceOptimized.qos' prof='.data["profiles.json"] | fromjson | .profiles["operator-lossless"]'
 check "... the operator's ECN priority is the profile's ecn" [ "$(jq -c "[$qos.ecn |
-	select(.enabled) | .priority]" "$nic.0.json")" = "$(jq -c "$prof.ecn" "$nic.1.json")" ]
+	select(.enabled) | .priority]" "$nic.0.json")" = "$(jq -c "$prof.ecn" "$nic.cat.json")" ]
 check "... the operator's port ToS is the profile's trafficClass" [ "$(jq "$qos.tos" \
-	"$nic.0.json")" = "$(jq "$prof.trafficClass" "$nic.1.json")" ]
+	"$nic.0.json")" = "$(jq "$prof.trafficClass" "$nic.cat.json")" ]
 check "... the operator turns global pause off (PFC needs it; rdma-qos leaves it)" \
 	[ "$(jq "$qos.pauseFrames.enabled" "$nic.0.json")" = false ]
 check "... the pods' NAD asks for pf verify, as the node allows" [ "$(jq -r '.spec.config | fromjson |
-	.plugins[] | select(.type == "rdma-qos") | .pf' "$nic.2.json")" = verify ]
+	.plugins[] | select(.type == "rdma-qos") | .pf' "$nic.1.json")" = verify ]
 check "... and the node never writes the PF (node.pf verify)" [ "$(jq -r \
-	'.data["profiles.json"] | fromjson | .node.pf' "$nic.1.json")" = verify ]
+	'.data["profiles.json"] | fromjson | .node.pf' "$nic.cat.json")" = verify ]
 finish

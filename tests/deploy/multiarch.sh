@@ -83,7 +83,7 @@ for a in amd64 arm64; do
 	"${P[@]}" build -q --no-cache --platform "linux/$a" -f "$SRC/deploy/Containerfile" \
 		--build-arg BUILDPLATFORM=linux/amd64 \
 		--build-arg BASE="$BASE_IMG" --build-arg VERSION="$V" --build-arg REVISION="$R" \
-		-v "$CJSON_CACHE:$CJSON_CACHE" -v "$MHD_CACHE:$MHD_CACHE" --network none \
+		--build-arg RELEASE=1 -v "$CJSON_CACHE:$CJSON_CACHE" -v "$MHD_CACHE:$MHD_CACHE" --network none \
 		--target rdma-qos -t "$(img $a)" "$SRC" > "$T/build-$a.log" 2>&1
 	rc=$?
 	[ $rc -eq 0 ] || tail -30 "$T/build-$a.log"
@@ -122,7 +122,7 @@ for a in amd64 arm64; do
 	check "$a: the binary carries the same revision for rdma_qos_build_info" \
 		grep -qxF "$R" <(strings "$T/$a/rdma-qos")
 done
-check "amd64: podman runs it: --version prints 'rdma-qos $V'" [ "$("${P[@]}" run --rm --network none \
+check "amd64: podman runs it: --version prints 'rdma-qos $V' (a release build: RELEASE=1)" [ "$("${P[@]}" run --rm --network none \
 	"$(img amd64)" --version 2>&1)" = "rdma-qos $V" ]
 check "arm64: under qemu-user ($QEMU) --version prints 'rdma-qos $V'" \
 	[ "$("$QEMU" "$T/arm64/rdma-qos" --version 2>&1)" = "rdma-qos $V" ]

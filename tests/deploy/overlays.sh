@@ -30,7 +30,7 @@ agent() { ds "$1" "${2:-rdma-qos}" | jq -c '.spec.template.spec.containers[] |
 	select(.name == "agent")'; }
 for d in deploy deploy/overlays/live-sync deploy/overlays/pool-example deploy/overlays/openshift \
 	deploy/overlays/openshift-live-sync deploy/overlays/metrics-tls deploy/overlays/nfd deploy/overlays/cri-dockerd deploy/monitoring \
-	deploy/uninstall; do
+	deploy/overlays/nic-configuration-operator deploy/uninstall; do
 	n=$(basename "$d")
 	echo "== $d"
 	render "$SRC/$d" > "$T/$n.json"
@@ -48,6 +48,17 @@ for d in deploy deploy/overlays/live-sync deploy/overlays/pool-example deploy/ov
 			status_is 0 $? grep -q 'valid ConfigMap' <<< "$o" || echo "   $o"
 	done
 done
+
+echo "== nic-configuration-operator: its catalog is the one the DaemonSet reads"
+R=$T/nic-configuration-operator.json
+check "one catalog ConfigMap, the base's generated name (hash suffix)" \
+	grep -qE '^\["rdma-qos-catalog-[a-z0-9]{10}"\]$' <<< "$(cms "$R")"
+check "... holding the overlay's profiles.json (node.pf verify)" [ "$(jq -r '.[] |
+	select(.kind == "ConfigMap") | .data["profiles.json"] | fromjson | .node.pf' "$R")" = verify ]
+check "... and the DaemonSet's config volume names it" [ "$(ds "$R" rdma-qos | jq -c '[.spec.template
+	.spec.volumes[] | select(.name == "config") | .configMap.name]')" = "$(cms "$R")" ]
+check "examples/nic-configuration-operator.yaml ships no ConfigMap of its own (one nobody reads)" \
+	[ -z "$(grep -x 'kind: ConfigMap' "$SRC/examples/nic-configuration-operator.yaml")" ]
 
 echo "== base: staged rollout"
 R=$T/deploy.json
@@ -309,8 +320,46 @@ check "the SCC is cluster-scoped (no namespace)" [ "$(jq -r .metadata.namespace 
 check "the SCC allows exactly the capabilities the containers add" [ "$(jq -c '.allowedCapabilities | sort' \
 	<<< "$scc")" = "$(jq -c '[(.spec.template.spec.initContainers + .spec.template.spec.containers)[] |
 	.securityContext.capabilities.add[]?] | unique' <<< "$ods")" ]
-check "... exactly the volume kinds the pod uses" [ "$(jq -c '.volumes | sort' <<< "$scc")" = \
-	"$(jq -c '[.spec.template.spec.volumes[] | del(.name) | keys[0]] | unique' <<< "$ods")" ]
+check "... exactly the volume kinds the pod uses, and secret (components/metrics-tls' certificate)" \
+	[ "$(jq -c '.volumes | sort' <<< "$scc")" = "$(jq -c '[.spec.template.spec.volumes[] | del(.name) |
+	keys[0]] + ["secret"] | unique' <<< "$ods")" ]
+# OpenShift admission offline (scc.jq): the render's pods against the render's SCCs
+admit() { scc_admit "$1"; }
+out=$(admit "$O")
+check "scc.jq: the openshift overlay's pod is admitted by its SCC" [ -z "$out" ] || echo "   $out"
+mkdir -p "$T/os-tls" && cp -r "$SRC/deploy" "$T/os-tls/deploy"
+printf 'resources: [../../base]\ncomponents: [../../components/openshift, ../../components/metrics-tls]\n' \
+	> "$T/os-tls/deploy/overlays/os-tls.yaml"
+mkdir -p "$T/os-tls/deploy/overlays/os-tls" && mv "$T/os-tls/deploy/overlays/os-tls.yaml" \
+	"$T/os-tls/deploy/overlays/os-tls/kustomization.yaml"
+render "$T/os-tls/deploy/overlays/os-tls" > "$T/os-tls.json"
+out=$(admit "$T/os-tls.json")
+check "openshift + metrics-tls (the verified scrape): the proxy's secret volume is admitted" \
+	[ -n "$(jq '.[] | select(.kind == "DaemonSet") | .spec.template.spec.volumes[] | select(.secret)' \
+	"$T/os-tls.json")" -a -z "$out" ] || echo "   $out"
+jq '[.[] | select(.kind == "SecurityContextConstraints") |= (.volumes -= ["secret"])]' "$T/os-tls.json" \
+	> "$T/os-tls-old.json"
+check "... scc.jq refuses it with an SCC without secret (as shipped before)" \
+	grep -q 'volume type secret not allowed' <<< "$(admit "$T/os-tls-old.json")"
+
+echo "== openshift-uninstall overlay"
+OU=$T/openshift-uninstall.json
+render "$SRC/deploy/overlays/openshift-uninstall" > "$OU"
+check "it renders deploy/uninstall's DaemonSet and ServiceAccount, and an SCC" [ "$(jq -c '[.[] |
+	.kind] | sort' "$OU")" = '["DaemonSet","SecurityContextConstraints","ServiceAccount"]' ]
+out=$(admit "$OU")
+check "scc.jq: the uninstall pod is admitted by that SCC (its own service account)" [ -z "$out" ] ||
+	echo "   $out"
+check "... and not by the install's SCC (no SCC names rdma-qos-uninstall there)" \
+	grep -q 'no SCC of the render names' <<< "$(jq -s '.[0] + [.[1][] | select(.kind !=
+	"SecurityContextConstraints")]' "$O" "$OU" | admit /dev/stdin)"
+check "... CNI bin dir /var/lib/cni/bin, the uninstall container spc_t" [ "$(ds "$OU" rdma-qos-uninstall |
+	jq -c '[(.spec.template.spec.volumes[] | select(.name == "cni-bin") | .hostPath.path),
+	.spec.template.spec.initContainers[0].securityContext.seLinuxOptions.type]')" = \
+	'["/var/lib/cni/bin","spc_t"]' ]
+img0='.spec.template.spec.initContainers[0].image'
+check "... the same image as the install (components/image)" [ "$(ds "$OU" rdma-qos-uninstall |
+	jq -r "$img0")" = "$(ds "$O" rdma-qos | jq -r "$img0")" ]
 check "... host network and host dirs, nothing privileged, no host PID/IPC/ports" [ "$(jq -c \
 	'[.allowHostNetwork, .allowHostDirVolumePlugin, .allowPrivilegedContainer, .allowHostPID,
 	.allowHostIPC, .allowHostPorts, .allowPrivilegeEscalation]' <<< "$scc")" = \

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # make release-check: every place that carries the version agrees with VERSION.
 #   tests/deploy/release-check.sh SRC BUILD   (BUILD holds rdma-qos and rdma-qos-sim)
-# Checked: VERSION is X.Y.Z; `rdma-qos --version` (and rdma-qos-sim's); the image tag of
+# Checked: VERSION is X.Y.Z; `rdma-qos --version` (and rdma-qos-sim's: VERSION, or
+# VERSION+dev.g<commit> for a build that is not the release's); the image tag of
 # every kustomization under deploy/ (images[].newTag for rdma-qos) and every
 # `image: rdma-qos:TAG` in deploy/; the Containerfile's VERSION build-arg default and
 # every rdma-qos:TAG it or the docs mention; CHANGELOG.md's top release, each release
@@ -16,9 +17,11 @@ no() { echo "release-check: $*"; bad=$((bad + 1)); }
 V=$(cat "$SRC/VERSION" 2>/dev/null)
 [[ $V =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || no "VERSION: '$V' is not X.Y.Z"
 
+# a release build prints VERSION, a build of main VERSION+dev.g<commit> (CONTRIBUTING.md "Versions")
 for b in rdma-qos rdma-qos-sim; do
 	got=$("$B/$b" --version 2>&1)
-	[ "$got" = "$b $V" ] || no "$b --version prints '$got', not '$b $V' (rebuild after a VERSION change)"
+	[[ $got =~ ^$b\ ${V//./\\.}(\+dev(\.g[0-9a-f]{12})?)?$ ]] ||
+		no "$b --version prints '$got', not '$b $V' or '$b $V+dev.g<commit>' (rebuild after a VERSION change)"
 done
 
 # kustomizations: the rdma-qos image's newTag

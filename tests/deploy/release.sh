@@ -31,9 +31,13 @@ broken() {
 	o=$(rc "$T/src" "$B")
 	check "$1: refused, '$4'" status_is 1 $? grep -qF -- "$4" <<< "$o" || echo "   got: $o"
 }
-broken "VERSION bumped alone" VERSION "s/.*/9.9.9/" "rdma-qos --version prints 'rdma-qos $V', not 'rdma-qos 9.9.9'"
-broken "a stale kustomize tag" deploy/uninstall/kustomization.yaml "s/newTag: .*/newTag: 0.0.1/" \
-	"deploy/uninstall/kustomization.yaml: newTag 0.0.1 for image rdma-qos"
+broken "VERSION bumped alone" VERSION "s/.*/9.9.9/" "rdma-qos --version prints 'rdma-qos $V"
+check "a build of main says so: --version is VERSION+dev.g<12 hex of HEAD>, unless HEAD is tag vVERSION" \
+	[ "$("$B/rdma-qos" --version)" = "rdma-qos $(make -s -C "$SRC" print-version)" -a \
+	"$(make -s -C "$SRC" print-version RELEASE=0 REVISION=0123456789abcdef)" = "$V+dev.g0123456789ab" -a \
+	"$(make -s -C "$SRC" print-version RELEASE=1)" = "$V" ]
+broken "a stale kustomize tag" deploy/components/image/kustomization.yaml "s/newTag: .*/newTag: 0.0.1/" \
+	"deploy/components/image/kustomization.yaml: newTag 0.0.1 for image rdma-qos"
 broken "a stale image in a manifest" deploy/uninstall/daemonset.yaml "s/rdma-qos:$V/rdma-qos:0.0.1/" \
 	"deploy/uninstall/daemonset.yaml:"
 broken "a stale Containerfile default" deploy/Containerfile "s/^ARG VERSION=.*/ARG VERSION=0.0.1/" \

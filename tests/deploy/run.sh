@@ -7,7 +7,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 : "${RQ_BUILD:?RQ_BUILD: the build directory}"
 export RQ_BUILD
 rc=0 failed=()
-for t in ${RQ_DEPLOY_TESTS:-static install manifests overlays schema helm release arm64 image multiarch}; do
+for t in ${RQ_DEPLOY_TESTS:-static install validate manifests overlays schema helm release arm64 image multiarch}; do
 	[ -f "$HERE/$t.sh" ] || continue
 	echo "=== tests/deploy/$t.sh"
 	bash "$HERE/$t.sh" || { rc=1; failed+=("$t"); }

@@ -25,8 +25,12 @@ trq() { echo "{\"type\":\"rdma-qos\",\"deviceID\":\"$1\",\"numa\":\"off\"${2:+,$
 tcheck_msg() { chain_check "$RT" tos "$1" "$2" net1 "$3" "$(trq "$4")" "$TARGS" "$5" 2>/dev/null; }
 
 NST1=$(newns t1)
-out=$(chain_add "$RT" tos t1 "$NST1" net1 "$TVF1" "$(trq "$TVF1PCI")" "$TARGS" 2> "$T/t1.log")
+# with a typo ("profle"): ADD goes on (the namespace default), warning with the nearest key
+out=$(chain_add "$RT" tos t1 "$NST1" net1 "$TVF1" "$(trq "$TVF1PCI" '"profle":"lossy"')" "$TARGS" \
+	2> "$T/t1.log")
 check "both knobs: ADD succeeds" [ $? -eq 0 ]
+check "... an unknown NAD key: ADD warns, naming it and the nearest known key" grep -qF \
+	'profle: unknown key (did you mean "profile"?): ignored' "$T/t1.log"
 check "... MOFED tc/1/traffic_class 106" [ "$(cat "$(mofed_f "$TVF1PCI")")" = 106 ]
 check "... configfs default_roce_tos 106" [ "$(cat "$(cfs_f "$TVF1PCI")")" = 106 ]
 check "... record: MOFED previous -1 (unset), configfs previous 0" \

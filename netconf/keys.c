@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * The keys rdma-qos's entry in a conflist may carry. A typo ("profle") is
+ * not an error to the parser (JSON objects are open: CNI lets a runtime add
+ * keys), so without this list the pod silently gets the namespace default.
+ * `validate` rejects an unknown key with the nearest known one; ADD only
+ * warns, since a runtime or meta-plugin newer than this list may add keys.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "netconf/netconf.h"
+
+/* Ours (docs/configuration.md "NAD keys"); gdr and gdrLevel from DESIGN.md's GPUDirect section. */
+static const char *const own_keys[] = {
+    "type", "profile", "pf", "numa", "logLevel", "logFile", "qos", "gdr", "gdrLevel",
+};
+
+/*
+ * What the runtime and Multus write into every plugin's config: the CNI
+ * spec's well-known keys (SPEC.md "Plugin configuration objects",
+ * "Deriving execution configuration", GC's cni.dev/valid-attachments),
+ * Multus's per-plugin deviceID (and host-device's pciBusID).
+ */
+static const char *const foreign_keys[] = {
+    "cniVersion",
+    "name",
+    "args",
+    "capabilities",
+    "runtimeConfig",
+    "prevResult",
+    "ipam",
+    "dns",
+    "ipMasq",
+    "disableCheck",
+    "disableGC",
+    "deviceID",
+    "pciBusID",
+    "cni.dev/valid-attachments",
+    "cni.dev/attachments",
+};
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Levenshtein distance, case-insensitive, of short keys (longer ones: far). */
+static size_t key_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[64], i, j;
+
+	if (la >= N(row) || lb >= N(row))
+		return (size_t)-1;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			char x = a[i - 1] | 0x20, y = b[j - 1] | 0x20;
+			size_t up = row[j], best = diag + (x != y);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+static bool in_list(const char *k, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(k, list[i]))
+			return true;
+	return false;
+}
+
+bool netconf_key_known(const char *key)
+{
+	return in_list(key, own_keys, N(own_keys)) || in_list(key, foreign_keys, N(foreign_keys));
+}
+
+const char *netconf_key_nearest(const char *key)
+{
+	const char *best = NULL;
+	size_t best_d = (size_t)-1, n = strlen(key);
+
+	for (size_t i = 0; i < N(own_keys) + N(foreign_keys); i++) {
+		const char *k = i < N(own_keys) ? own_keys[i] : foreign_keys[i - N(own_keys)];
+		size_t d = key_distance(key, k);
+
+		if (d < best_d) {
+			best_d = d;
+			best = k;
+		}
+	}
+	/* a suggestion further than a third of the key is noise ("foo" -> "pf") */
+	return best && best_d <= (n < 6 ? 2 : n / 3) ? best : NULL;
+}
+
+int netconf_unknown_key(const struct rq_netconf *nc, struct rq_error *e)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, nc->root)
+	{
+		const char *near;
+
+		if (!it->string || netconf_key_known(it->string))
+			continue;
+		near = netconf_key_nearest(it->string);
+		if (near)
+			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				      "%.64s: unknown key (did you mean \"%s\"?)", it->string,
+				      near);
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			      "%.64s: unknown key (rdma-qos knows type, profile, pf, numa, "
+			      "logLevel, logFile, qos, gdr, gdrLevel)",
+			      it->string);
+	}
+	return 0;
+}

@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# rdma-qos validate on what a reader holds (issue 45 item 11): a NAD, a SriovNetwork or an
+# example file as YAML or JSON, every document of a kind it reads; a key rdma-qos does not
+# know is refused with the nearest known one (the runtime's and Multus's keys, and the
+# GPUDirect ones, are known); --catalog resolves the profile as ADD would in the NAD's
+# namespace. ADD's warning for the same typo is in tests/sim/tos.sh.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+B=${RQ_BUILD:?}
+SRC=$(cd "$HERE/../.." && pwd)
+T=$(mktemp -d /tmp/rq-validate.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+v() { "$B/rdma-qos" validate "$@" 2>&1; }
+
+# nad FILE KEYS: a NAD (YAML, config as a block scalar) whose rdma-qos entry carries KEYS
+nad() {
+	cat > "$1" <<-EOF2
+	apiVersion: k8s.cni.cncf.io/v1
+	kind: NetworkAttachmentDefinition
+	metadata:
+	  name: roce
+	  namespace: ai-training # where the pods run
+	spec:
+	  config: |
+	    {
+	      "cniVersion": "1.0.0",
+	      "name": "roce",
+	      "plugins": [
+	        { "type": "sriov", "spoofchk": "off" },
+	        { "type": "rdma-qos", $2 "capabilities": { "deviceID": true } }
+	      ]
+	    }
+	EOF2
+}
+
+echo "== a typo in a NAD key"
+nad "$T/typo.yaml" '"profle": "roce-lossless",'
+o=$(v "$T/typo.yaml")
+check "YAML NAD with \"profle\": refused, naming the key and \"profile\"" status_is 1 $? \
+	grep -qF 'spec.config.plugins[1].profle: unknown key (did you mean "profile"?)' <<< "$o" || echo "   $o"
+python3 -c 'import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))' \
+	"$T/typo.yaml" > "$T/typo.json"
+o=$(v "$T/typo.json")
+check "... the same NAD as JSON (kubectl get -o json): refused alike" status_is 1 $? \
+	grep -qF 'did you mean "profile"?' <<< "$o" || echo "   $o"
+jq '.spec.config | fromjson | .plugins[1]' "$T/typo.json" > "$T/typo.plugin.json"
+jq '. + {cniVersion: "1.0.0", name: "roce"}' "$T/typo.plugin.json" > "$T/typo.one.json"
+o=$(v "$T/typo.one.json")
+check "... one plugin's config: refused" status_is 1 $? grep -qF 'profle: unknown key' <<< "$o"
+nad "$T/far.yaml" '"qqqqqqqqq": 1,'
+o=$(v "$T/far.yaml")
+check "a key near nothing: refused, listing what rdma-qos knows" status_is 1 $? \
+	grep -qF 'qqqqqqqqq: unknown key (rdma-qos knows type, profile, pf' <<< "$o" || echo "   $o"
+nad "$T/case.yaml" '"Profile": "roce-lossless",'
+o=$(v "$T/case.yaml")
+check "a wrong case (\"Profile\"): refused, naming \"profile\"" status_is 1 $? \
+	grep -qF 'did you mean "profile"?' <<< "$o"
+
+echo "== known keys pass"
+K='"profile": "roce-lossless", "pf": "ensure", "numa": "warn", "logLevel": "info", "logFile": "rq.log",'
+K+=' "gdr": "warn", "gdrLevel": "pxb", "deviceID": "0000:3b:00.2", "runtimeConfig": {},'
+nad "$T/known.yaml" "$K"' "args": {"cni": {}}, "cni.dev/valid-attachments": [],'
+o=$(v "$T/known.yaml")
+check "ours, gdr and gdrLevel, and the runtime's and Multus's keys: valid" status_is 0 $? \
+	grep -q 'valid NetworkAttachmentDefinition' <<< "$o" || echo "   $o"
+nad "$T/plain.yaml" '"profile": "roce-lossless",'
+o=$(v "$T/plain.yaml")
+check "... other plugins' keys in their own entries are not ours to judge (sriov's spoofchk)" \
+	status_is 0 $? grep -q 'profile roce-lossless' <<< "$o"
+
+echo "== against a catalog (--catalog): what ADD resolves in the NAD's namespace"
+o=$(v "$T/plain.yaml" --catalog "$SRC/examples/profiles.json")
+check "namespace ai-training (metadata.namespace) gets roce-lossless" status_is 0 $? \
+	grep -qF 'namespace ai-training gets profile roce-lossless, pf ensure' <<< "$o" || echo "   $o"
+o=$(v "$T/plain.yaml" --catalog "$SRC/examples/profiles.json" --namespace web)
+check "... --namespace web, which may not use it: refused (101's reason)" status_is 1 $? \
+	grep -qF 'is not allowed in namespace "web"' <<< "$o" || echo "   $o"
+nad "$T/missing.yaml" '"profile": "roce-losless",'
+o=$(v "$T/missing.yaml" --catalog "$SRC/examples/profiles.json")
+check "... a profile the catalog lacks: refused" status_is 1 $? grep -q 'roce-losless' <<< "$o" || echo "   $o"
+echo '{"profiles": {' > "$T/bad.json"
+o=$(v "$T/plain.yaml" --catalog "$T/bad.json")
+check "... an invalid catalog: refused, naming --catalog" status_is 1 $? grep -q '^--catalog ' <<< "$o"
+
+echo "== SriovNetwork: the operator owns the NAD, metaPlugins is where rdma-qos goes"
+o=$(v "$SRC/examples/sriovnetwork.yaml")
+check "examples/sriovnetwork.yaml: its SriovNetwork's metaPlugins, chained after sriov" status_is 0 $? \
+	grep -qF 'SriovNetwork, spec.metaPlugins: conflist' <<< "$o" || echo "   $o"
+sed 's/"profile"/"profil"/' "$SRC/examples/sriovnetwork.yaml" > "$T/sn-typo.yaml"
+o=$(v "$T/sn-typo.yaml")
+check "... a typo there: refused under spec.metaPlugins" status_is 1 $? \
+	grep -qF 'spec.metaPlugins.plugins[2].profil: unknown key (did you mean "profile"?)' <<< "$o" ||
+	echo "   $o"
+o=$(v "$SRC/examples/sriovnetwork.yaml" --catalog "$SRC/examples/profiles.json")
+check "... against the example catalog in its networkNamespace" status_is 0 $? \
+	grep -qF 'namespace ai-training gets profile' <<< "$o" || echo "   $o"
+
+echo "== every example that carries a NAD or SriovNetwork, as shipped"
+for f in nad-sriov dra-sriov-multus nic-configuration-operator sriovnetwork; do
+	o=$(v "$SRC/examples/$f.yaml")
+	check "examples/$f.yaml: valid" status_is 0 $? grep -qE 'valid .*(NetworkAttachmentDefinition|SriovNetwork)' \
+		<<< "$o" || echo "   $o"
+done
+o=$(v "$SRC/examples/nic-configuration-operator.yaml" --catalog \
+	"$SRC/deploy/overlays/nic-configuration-operator/profiles.json")
+check "examples/nic-configuration-operator.yaml against its overlay's catalog: pf verify" status_is 0 $? \
+	grep -qF 'pf verify' <<< "$o" || echo "   $o"
+o=$(v "$SRC/examples/pod-cni-args.yaml")
+check "a file with nothing validate reads (a Pod): refused, saying so" status_is 1 $? \
+	grep -q 'no NetworkAttachmentDefinition, SriovNetwork or ConfigMap' <<< "$o"
+printf 'kind: NetworkAttachmentDefinition\nspec:\n  config: "{\n    x"\n' > "$T/multi.yaml"
+o=$(v "$T/multi.yaml")
+check "a YAML construct it does not read (multi-line quoted): refused with its line" status_is 1 $? \
+	grep -q 'YAML line 3' <<< "$o" || echo "   $o"
+finish

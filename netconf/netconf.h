@@ -52,6 +52,14 @@ struct rq_netconf {
 int netconf_parse(const char *buf, size_t len, struct rq_netconf **ret, struct rq_error *e);
 void netconf_free(struct rq_netconf *nc);
 
+/*
+ * A plugin of the conflist's @plugins array other than rdma-qos's (index
+ * @ours) that writes the VF's RDMA class too: NVIDIA's rdma-cni with
+ * `rdmaQoS` (netconf/chain.c). 1 and the warning in @ret (naming its JSON
+ * path), or 0: none.
+ */
+int netconf_chain_qos_writer(const cJSON *plugins, int ours, char *ret, size_t len);
+
 /* A profile name: [A-Za-z0-9._-]{1,63}. */
 bool netconf_name_valid(const char *s);
 /* Validate "dddd:bb:dd.f", lowercase hex. */

@@ -5,8 +5,8 @@
 # per-PID prefixes, the unit tests' rqunit/rqeth/rqctr), host links of the
 # kinds the tests make (veth, dummy, bond, bridge) named "rq*" or
 # "<2-3 letters><digit>*" (mknode's --pf-prefix names: qp1234, cr0v1),
-# processes of the binaries under test (rdma-qos, rdma-qos-sim, the sim's
-# PodResources server, tmux sessions "rq*") and temporary directories
+# processes of the binaries under test in this netns (rdma-qos, rdma-qos-sim,
+# the sim's PodResources server; tmux sessions "rq*") and temporary directories
 # ${TMPDIR:-/tmp}/rq-*.
 #   leaks.sh snapshot FILE   what exists now
 #   leaks.sh check FILE      fail (1), naming each, if something of the above
@@ -17,17 +17,24 @@
 set -u
 
 inventory() {
-	local k
+	local k self pid name
+	self=$(readlink /proc/self/ns/net)
 	ip netns list 2> /dev/null | awk '$1 ~ /^rq/ { print "netns " $1 }'
 	for k in veth dummy bond bridge; do
 		ip -o link show type "$k" 2> /dev/null |
 			awk -F': ' '{ sub(/@.*/, "", $2); print $2 }' |
 			grep -E '^(rq|[a-z]{2,3}[0-9])' | sed "s/^/link /"
 	done
-	# a process by its executable's name; the PodResources server by its script
+	# a process by its executable's name, the PodResources server by its script;
+	# only in this netns, where the tests start them (not a container's, nor a
+	# run isolated in a netns of its own)
 	ps -eo pid=,comm=,args= 2> /dev/null | awk '
-		$2 == "rdma-qos" || $2 == "rdma-qos-sim" { print "process " $1 " " $2; next }
-		/tests\/simnode\/podres_server\.py/ { print "process " $1 " podres_server.py" }'
+		$2 == "rdma-qos" || $2 == "rdma-qos-sim" { print $1 " " $2; next }
+		/tests\/simnode\/podres_server\.py/ { print $1 " podres_server.py" }' |
+		while read -r pid name; do
+			[ "$(readlink "/proc/$pid/ns/net" 2> /dev/null)" = "$self" ] &&
+				echo "process $pid $name"
+		done
 	tmux ls -F '#{session_name}' 2> /dev/null | grep '^rq' | sed 's/^/tmux /'
 	find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'rq-*' -printf 'tmpdir %p\n' 2> /dev/null
 }
@@ -40,10 +47,11 @@ check)
 	[ -f "$2" ] || { echo "leaks: no snapshot $2"; exit 1; }
 	# the kernel destroys a deleted netns's links from a workqueue, and an
 	# agent given SIGTERM takes a moment: allow them 5 s
-	for _ in $(seq 50); do
+	end=$((SECONDS + 5))
+	while :; do
 		new=$(inventory | sort | comm -13 "$2" -)
-		[ -z "$new" ] && break
-		sleep 0.1
+		[ -z "$new" ] || [ "$SECONDS" -ge "$end" ] && break
+		sleep 0.2
 	done
 	if [ -n "$new" ]; then
 		echo "FAIL: the tests left behind (not there before the run):"

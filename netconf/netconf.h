@@ -61,6 +61,14 @@ bool netconf_key_known(const char *key);
 const char *netconf_key_nearest(const char *key);
 int netconf_unknown_key(const struct rq_netconf *nc, struct rq_error *e);
 
+/*
+ * A plugin of the conflist's @plugins array other than rdma-qos's (index
+ * @ours) that writes the VF's RDMA class too: NVIDIA's rdma-cni with
+ * `rdmaQoS` (netconf/chain.c). 1 and the warning in @ret (naming its JSON
+ * path), or 0: none.
+ */
+int netconf_chain_qos_writer(const cJSON *plugins, int ours, char *ret, size_t len);
+
 /* A profile name: [A-Za-z0-9._-]{1,63}. */
 bool netconf_name_valid(const char *s);
 /* Validate "dddd:bb:dd.f", lowercase hex. */

@@ -326,8 +326,10 @@ static int dump_list(struct nl_sock *sk, uint32_t idx, struct rq_qp_list *l)
 	/*
 	 * The dump stops at the first QP whose fill fails: mlx5_ib's query of
 	 * a DCT answers -EINVAL until the DCT is in RTR (mlx5_ib_dct_query_qp),
-	 * and a DCT's restrack entry is listed only with the driver's QPs. The
-	 * other QPs can still be listed: without them, saying so.
+	 * and a DCT's restrack entry is listed only with the driver's QPs (on
+	 * kernels that track DCTs at all: a 2026 mlx5 patch stops it, and the
+	 * DCI stays what shows a DC pod). The other QPs can still be listed:
+	 * without them, saying so.
 	 */
 	rdma_qps_free(l);
 	r = rdma_nl_dump(sk, RDMA_NLDEV_CMD_RES_QP_GET, (int)idx, dump_qps, l);

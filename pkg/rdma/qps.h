@@ -51,9 +51,10 @@ struct rq_qp *rdma_qps_add(struct rq_qp_list *l);
  * (RDMA_NLDEV_ATTR_DRIVER_DETAILS on both dumps: Linux >= 6.10 hides them
  * otherwise). A dump that fails with them is asked again without them: the
  * QP dump then sets drv_hidden (mlx5's query of a DCT not yet in RTR fails
- * the whole dump), the raw dump keeps the other QPs' classes. A driver
- * without a context dump (rxe, -EOPNOTSUPP from the raw dump) leaves has_ctx
- * false. -ENODEV: no such device in this netns. Every recv is bounded (5 s).
+ * the whole dump, on kernels that still track DCTs), the raw dump keeps
+ * the other QPs' classes. A driver without a context dump (rxe, -EOPNOTSUPP
+ * from the raw dump) leaves has_ctx false. -ENODEV: no such device in this
+ * netns. Every recv is bounded (5 s).
  */
 int rdma_qps_dump(const char *dev, struct rq_qp_list *ret);
 

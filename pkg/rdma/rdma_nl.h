@@ -38,9 +38,10 @@ int rdma_nl_dump(struct nl_sock *sk, uint16_t cmd, int dev_index, rdma_nl_msg_fn
 /*
  * The same with RDMA_NLDEV_ATTR_DRIVER_DETAILS (u8 1) on the request: since
  * Linux 6.10 nldev.c's res_get_common_dumpit skips every restrack entry
- * marked RESTRACK_DD (a QP of ib_qp_type >= IB_QPT_DRIVER: mlx5's DCI, DCT,
- * REG_UMR) unless the dump request carries it. Older kernels parse resource
- * dumps liberally (nlmsg_parse_deprecated) and ignore the attribute.
+ * marked RESTRACK_DD (a QP of ib_qp_type >= IB_QPT_DRIVER: mlx5's DCI,
+ * REG_UMR, and a DCT where the kernel still tracks one) unless the dump
+ * request carries it. Older kernels parse resource dumps liberally
+ * (nlmsg_parse_deprecated) and ignore the attribute.
  */
 int rdma_nl_dump_details(struct nl_sock *sk, uint16_t cmd, int dev_index, rdma_nl_msg_fn fn,
 			 void *arg);

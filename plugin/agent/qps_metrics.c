@@ -3,7 +3,8 @@
  * The QP census families (DESIGN.md "Who"; core/tel_qps.c): no series for
  * an attachment whose census was not taken (its device not
  * reachable), no class series where the driver dumps no QP context, and
- * off_lossless only where every sending QP's class is known (tel_census_judges).
+ * off_lossless only where every sending QP's class is known and its sending
+ * QPs are not UD only (tel_census_judges).
  */
 #include <stdio.h>
 #include <stdlib.h>

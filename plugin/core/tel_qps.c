@@ -42,11 +42,14 @@ bool tel_qp_connected(const struct rq_qp *q)
 /*
  * A QP that puts packets on the wire: in RTS, or in RTR, where a responder
  * already sends ACKs, NAKs and READ and atomic responses (an XRC_TGT QP and
- * mlx5's DCT do nothing else).
+ * mlx5's DCT do nothing else). A UC responder sends nothing (UC has no
+ * ACKs, no READ), nor does a UD QP before RTS (issue 42 item 4).
  */
 static bool sending(const struct rq_qp *q)
 {
-	return !strcmp(q->state, "RTS") || !strcmp(q->state, "RTR");
+	if (!strcmp(q->state, "RTS"))
+		return true;
+	return !strcmp(q->state, "RTR") && strcmp(q->type, "UC") && strcmp(q->type, "UD");
 }
 
 static bool judged_qp(const struct rq_qp *q)
@@ -58,7 +61,10 @@ static bool judged_qp(const struct rq_qp *q)
  * A sending QP of the driver's own kind whose class no context dump gives
  * (mlx5's DCI and DCT: rdma_qp_ctx_class; a driver QP listed without a
  * subtype): the DC transport's data path, so the attachment cannot be
- * judged while it has one. REG_UMR only posts memory registrations.
+ * judged while it has one. The DCI is the signal: mlx5 tracked only a
+ * device's first DCT, and a 2026 patch ("RDMA/mlx5: Remove DCT restrack
+ * tracking") lists none; a listed DCT counts too. REG_UMR only posts
+ * memory registrations.
  */
 static bool unjudgeable_qp(const struct rq_qp *q)
 {
@@ -143,20 +149,43 @@ void tel_census_carry(const struct tel_sample *s, struct tel_att *a, const struc
 	}
 }
 
-bool tel_census_judges(const struct tel_att *a)
+const char *tel_census_unjudged(const struct tel_att *a)
 {
-	if (a->census != 1 || !a->pfc_req || a->qps.drv_hidden)
-		return false;
+	bool ud = false, conn = false;
+
+	if (a->census != 1 || !a->pfc_req)
+		return "";
+	if (a->qps.drv_hidden)
+		return "the kernel did not list the driver's QPs";
 	/*
 	 * no connected QP that sends is judged (none is off); one without a
 	 * dumped context is not, nor one of the driver's kinds whose class the
 	 * census cannot tell (a DC pod does not read "0 off" then)
 	 */
-	for (size_t i = 0; i < a->qps.n; i++)
-		if ((judged_qp(&a->qps.qp[i]) && a->qp_prio[i] < 0) ||
-		    unjudgeable_qp(&a->qps.qp[i]))
-			return false;
-	return true;
+	for (size_t i = 0; i < a->qps.n; i++) {
+		const struct rq_qp *q = &a->qps.qp[i];
+
+		if (judged_qp(q) && a->qp_prio[i] < 0)
+			return "no QP context dump (classes unknown)";
+		if (unjudgeable_qp(q))
+			return "DC QPs: each send's class is in its work request";
+		conn = conn || judged_qp(q);
+		ud = ud || (!strcmp(q->type, "UD") && sending(q));
+	}
+	/*
+	 * A UD QP sends with each address handle's class (UCX's ud transport).
+	 * Beside connected QPs it is their connection setup (UCX wires RC up
+	 * over UD), and those QPs are judged; alone it is the data path, and
+	 * "0 off" would say what the census cannot see.
+	 */
+	if (ud && !conn)
+		return "UD QPs only: each send's class is its address handle's";
+	return NULL;
+}
+
+bool tel_census_judges(const struct tel_att *a)
+{
+	return !tel_census_unjudged(a);
 }
 
 int tel_census_off(const struct tel_att *a)

@@ -36,11 +36,17 @@ bool tel_qp_connected(const struct rq_qp *q);
 
 /*
  * Whether @a is lossless (its profile wants PFC), the class of each of its
- * connected QPs in RTS or RTR is known, it has no DCI, DCT or unnamed driver
- * QP in RTS or RTR (their class is not in any dump), and the kernel listed
- * its driver QPs (drv_hidden false). A UD QP's class is per send: never judged.
+ * connected QPs in RTS or RTR (a UC QP: RTS only) is known, it has no DCI,
+ * DCT or unnamed driver QP in RTS or RTR (their class is not in any dump),
+ * its sending QPs are not UD only, and the kernel listed its driver QPs
+ * (drv_hidden false). A UD QP's class is per send: never judged itself.
  */
 bool tel_census_judges(const struct tel_att *a);
+/*
+ * Why @a is not judged: NULL it is; "" no census or not lossless; else the
+ * reason, for `show --qps`.
+ */
+const char *tel_census_unjudged(const struct tel_att *a);
 /* QPs of @a in RTS or RTR whose priority has no PFC; -1: not judged (tel_census_judges false). */
 int tel_census_off(const struct tel_att *a);
 

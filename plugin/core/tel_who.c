@@ -74,7 +74,7 @@ int tel_roce_off_pfc(const struct tel_sample *prev, const struct tel_sample *cur
 		     const struct tel_pf *pf, double *ret)
 {
 	const struct tel_pf *o = tel_pf_same(prev, pf);
-	uint64_t left = 0, carried = 0, rx = 0, d;
+	uint64_t left = 0, carried = 0, lossy = 0, off, rx = 0, d;
 	bool any = false;
 
 	if (!o || cur->t <= prev->t || !pf->has_dcb || !pf->has_stats || !o->has_stats)
@@ -108,15 +108,25 @@ int tel_roce_off_pfc(const struct tel_sample *prev, const struct tel_sample *cur
 	 * The PFC priorities also carry what else the port sends there (the
 	 * PF's own RoCE, lossy pods' classes mapped there): the ratio is then
 	 * a lower bound, exact where only the lossless attachments use them.
+	 * The other priorities bound what can have left lossy at all: RoCE
+	 * sent to a function the agent does not count (the PF's own RDMA
+	 * device, a VM's VF) stays in the NIC and moves no port counter, so
+	 * without the bound it read as all lossy (issue 42 item 5).
 	 */
 	for (int p = 0; p < PS_PRIOS; p++) {
-		if (!(pf->pfc_en & (1u << p)))
-			continue;
 		if (!tel_port_delta(o, pf, PS_PRIO_BYTES, p, 1, &d))
 			return -ENODATA;
-		carried += d;
+		if (pf->pfc_en & (1u << p))
+			carried += d;
+		else
+			lossy += d;
 	}
-	*ret = carried >= left ? 0 : 1 - (double)carried / (double)left;
+	/* nothing left the port: a share of nothing says nothing */
+	if (!carried && !lossy)
+		return -ENODATA;
+	off = carried >= left ? 0 : left - carried;
+	off = off < lossy ? off : lossy;
+	*ret = (double)off / (double)left;
 	return 0;
 }
 /* Did @pf send (@dir 1) or receive (0) pause frames, per priority or link-level? -1: no counter. */

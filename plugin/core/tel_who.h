@@ -20,18 +20,20 @@
 
 /*
  * rdma_qos_port_roce_off_pfc_ratio of @pf over @prev -> @cur, a measure of
- * what left the port lossy (issue 37 item 6): 1 - (the port's tx bytes on
- * its PFC priorities) / L, clamped to [0, 1], where L is what the lossless
- * attachments' RoCE surely left the port with: their RoCE tx bytes less, for
- * each, what the other attachments on @pf received (RoCE the eswitch may
- * have switched between two VFs of the PF, which never reaches the port's
- * per-priority counters) and less its CNPs (np_cnp_sent, else every tx
- * packet, at TEL_CNP_BYTES: CNPs leave on the CNP priority, lossy by
- * design). 0 and *ret set; -ENODATA (no series): no interval, no DCB or port
- * stats, a PFC priority without a tx_prio<N>_bytes counter, no lossless
- * attachment with byte counters, an attachment on @pf without an rx byte
- * counter or a lossless one with neither a CNP nor a tx packet counter (the
- * counters cannot tell), or L under TEL_OFF_PFC_MIN_BYTES.
+ * what left the port lossy (issue 37 item 6): min(L - C, N) / L, clamped to
+ * [0, 1], where C is the port's tx bytes on its PFC priorities, N its tx
+ * bytes on the others (what left lossy can be no more: issue 42 item 5) and
+ * L what the lossless attachments' RoCE surely left the port with: their
+ * RoCE tx bytes less, for each, what the other attachments on @pf received
+ * (RoCE the eswitch may have switched between two VFs of the PF, which never
+ * reaches the port's per-priority counters) and less its CNPs (np_cnp_sent,
+ * else every tx packet, at TEL_CNP_BYTES: CNPs leave on the CNP priority,
+ * lossy by design). 0 and *ret set; -ENODATA (no series): no interval, no
+ * DCB or port stats, a priority without a tx_prio<N>_bytes counter, no
+ * lossless attachment with byte counters, an attachment on @pf without an
+ * rx byte counter or a lossless one with neither a CNP nor a tx packet
+ * counter (the counters cannot tell), L under TEL_OFF_PFC_MIN_BYTES, or no
+ * priority's tx bytes moved (nothing left the port).
  */
 int tel_roce_off_pfc(const struct tel_sample *prev, const struct tel_sample *cur,
 		     const struct tel_pf *pf, double *ret);

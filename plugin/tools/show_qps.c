@@ -2,7 +2,7 @@
 /*
  * `rdma-qos show --qps [--json]`: each attachment's QPs as the census sees
  * them now (core/tel_qps.c, the agent's rdma_qos_vf_qps* families): type
- * (mlx5's DCI, DCT, REG_UMR included), state, owner, the class a connected QP
+ * (mlx5's DCI, REG_UMR, and DCT where the kernel lists it), state, owner, the class a connected QP
  * in RTS or RTR sends with where the driver dumps QP contexts, the priority the PF's DSCP map gives
  * that class, and whether a lossless attachment's QP leaves on a priority without PFC.
  */
@@ -91,6 +91,8 @@ static cJSON *att_json(const struct rq_env *env, const struct tel_att *a)
 		cJSON_AddBoolToObject(o, "driverQpsHidden", true);
 	if (off >= 0)
 		cJSON_AddNumberToObject(o, "offLossless", off);
+	else if (tel_census_unjudged(a) && tel_census_unjudged(a)[0])
+		cJSON_AddStringToObject(o, "notJudged", tel_census_unjudged(a));
 	qps = cJSON_AddArrayToObject(o, "qps");
 	for (size_t i = 0; qps && i < a->qps.n; i++)
 		cJSON_AddItemToArray(qps, qp_json(env, a, i));
@@ -118,6 +120,9 @@ static void att_text(const cJSON *a)
 		printf(", driver QPs not listed (not judged)");
 	if (cJSON_IsNumber(off))
 		printf(", %d off lossless", off->valueint);
+	else if (json_str(a, "notJudged") && strncmp(json_str(a, "notJudged"), "UD", 2) == 0)
+		/* the other reasons are said above or on the QPs' lines */
+		printf(", not judged: %s", json_str(a, "notJudged"));
 	printf("\n");
 	cJSON_ArrayForEach(q, qps)
 	{

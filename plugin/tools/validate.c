@@ -168,7 +168,7 @@ static int validate_conflist(cJSON *list, const char *binary, char *kind, size_t
 {
 	const cJSON *plugins = cJSON_GetObjectItemCaseSensitive(list, "plugins");
 	const char *name = NULL, *version = NULL;
-	char what[256] = "", prefix[32];
+	char what[256] = "", prefix[32], warn[512];
 	cJSON *it;
 	int i = 0, ours = -1, r;
 
@@ -214,6 +214,9 @@ static int validate_conflist(cJSON *list, const char *binary, char *kind, size_t
 	}
 	if (ours < 0)
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "plugins: no rdma-qos entry");
+	/* valid, but a second writer of the class (issue 42 item 11): said, not refused */
+	if (netconf_chain_qos_writer(plugins, ours, warn, sizeof(warn)))
+		(void)fprintf(stderr, "warning: %s\n", warn);
 	(void)snprintf(kind, klen, "conflist \"%s\", rdma-qos is plugins[%d] of %d (%s)", name,
 		       ours, i, what);
 	return 0;

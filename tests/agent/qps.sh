@@ -4,7 +4,8 @@
 # <root>/rdma/qps/<dev>.json: a lossless pod whose QPs send with classes 106 and 0 (and one
 # still connecting, one UD, the MAD layer's GSI), a lossy pod with a class-0 QP, a lossless
 # pod without a QP file, and a lossless pod on a driver without a context dump (no "tclass");
-# then responders (RC in RTR, XRC_TGT) that are judged and mlx5's DC QPs that are not (#37).
+# then responders (RC in RTR, XRC_TGT) that are judged and mlx5's DC QPs that are not (#37);
+# a UD-only pod that is not judged and a UC QP that sends only in RTS (#42 item 4).
 # Asserts rdma_qos_vf_qps{type,state}, rdma_qos_vf_qps_by_class{class},
 # rdma_qos_vf_qps_off_lossless against the PF's DSCP map and PFC (and as they change), and
 # `show --qps [--json]`.
@@ -144,6 +145,34 @@ echo '[{"qpn": 52, "type": "REG_UMR", "state": "RTS", "comm": "mlx5_ib"}]' > "$R
 sleep 1.2
 get "$T/m7.prom"
 check "idle: only the UMR QP (it puts nothing on the wire): judged again, off_lossless 0" [ "$(metric_lit "$T/m7.prom" "rdma_qos_vf_qps_off_lossless{$LC}")" = 0 ]
+
+echo "== UD and UC (issue 42 item 4): a UD data path is not judged, a UC responder sends nothing"
+# a UCX pod on the ud transport: its data QPs are UD, each send's class its address handle's
+echo '[{"qpn": 60, "type": "UD", "state": "RTS", "pid": 99, "comm": "ucx_perftest", "tclass": 0},
+ {"qpn": 61, "type": "UD", "state": "RTS", "pid": 99, "comm": "ucx_perftest", "tclass": 0}]' > "$ROOT/rdma/qps/$DC.json"
+sleep 1.2
+get "$T/m8.prom"
+check "idle on UD only: 2 UD in RTS counted" [ "$(metric_lit "$T/m8.prom" "rdma_qos_vf_qps{$LC,type=\"UD\",state=\"RTS\"}")" = 2 ]
+check "idle on UD only: no off_lossless series (not \"0 off\"), no class series" \
+	[ "$(grep -c "^rdma_qos_vf_qps_off_lossless{$LC}\|^rdma_qos_vf_qps_by_class{$LC" "$T/m8.prom")" = 0 ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --qps --json > "$T/s8.json" 2> /dev/null
+check "show --qps --json: idle not judged, says why" \
+	[ "$(jq -c '.attachments[] | select(.pod == "idle") | [has("offLossless"), .notJudged]' "$T/s8.json")" = '[false,"UD QPs only: each send'"'"'s class is its address handle'"'"'s"]' ]
+check "show --qps (text): the attachment line says why" \
+	grep -q "^ai/idle .*, 2 QPs, not judged: UD QPs only" <(RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --qps 2>/dev/null)
+check "trainer (RC beside its UD QP): still judged, no notJudged" \
+	[ "$(jq -c '.attachments[] | select(.pod == "trainer") | [has("offLossless"), has("notJudged")]' "$T/s8.json")" = '[true,false]' ]
+# a UC QP in RTR: no ACKs, no READ responses, so nothing on the wire; in RTS it sends
+echo '[{"qpn": 62, "type": "UC", "state": "RTR", "pid": 99, "comm": "ib_send_bw", "tclass": 0}]' > "$ROOT/rdma/qps/$DC.json"
+sleep 1.2
+get "$T/m9.prom"
+check "idle: a class-0 UC QP in RTR is not sending: off_lossless 0, no class series" \
+	[ "$(metric_lit "$T/m9.prom" "rdma_qos_vf_qps_off_lossless{$LC}")/$(grep -c "^rdma_qos_vf_qps_by_class{$LC" "$T/m9.prom")" = 0/0 ]
+echo '[{"qpn": 62, "type": "UC", "state": "RTS", "pid": 99, "comm": "ib_send_bw", "tclass": 0}]' > "$ROOT/rdma/qps/$DC.json"
+sleep 1.2
+get "$T/m10.prom"
+check "idle: the UC QP in RTS sends with class 0: off_lossless 1, class 0: 1" \
+	[ "$(metric_lit "$T/m10.prom" "rdma_qos_vf_qps_off_lossless{$LC}")/$(metric_lit "$T/m10.prom" "rdma_qos_vf_qps_by_class{$LC,class=\"0\"}")" = 1/1 ]
 rm -f "$ROOT/rdma/qps/$DC.json"
 
 echo "== show --qps"

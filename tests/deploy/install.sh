@@ -237,6 +237,14 @@ jq -n --arg c "$(cat "$SRC/examples/conflist-host-device.json")" '{apiVersion:
 out=$(v "$T/v8.json")
 check "validate: a NAD with a good spec.config" status_is 0 $? \
 	grep -q 'valid NetworkAttachmentDefinition, spec.config: conflist "roce"' <<< "$out"
+# issue 42 item 11: NVIDIA's rdma-cni with rdmaQoS writes the class too: valid, with a warning
+jq '.plugins |= [.[0], {"type": "rdma", "rdmaQoS": {"tos": 96, "tc": 96}}, .[1]]' \
+	"$SRC/examples/conflist-host-device.json" > "$T/v9.json"
+out=$(v "$T/v9.json")
+check "validate: a chain whose rdma plugin sets rdmaQoS -> exit 0, a warning naming it" status_is 0 $? \
+	grep -qF "warning: plugins[1].rdmaQoS: the rdma plugin (NVIDIA's rdma-cni) writes the RDMA device's class too (tos 96" <<< "$out"
+out=$(v "$SRC/examples/conflist-host-device.json")
+check "validate: ... and none without it" [ "$(grep -c warning <<< "$out")" = 0 ]
 v /nonexistent > /dev/null
 check "validate: a missing file -> exit 1" [ $? -eq 1 ]
 finish

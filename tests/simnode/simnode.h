@@ -39,7 +39,7 @@ static inline int sim_sh(const struct simnode *n, const char *fmt, ...)
 /* mknode --root <tmp> @opts > /dev/null; the root opened. */
 static inline void sim_build(struct simnode *n, const char *opts)
 {
-	snprintf(n->dir, sizeof(n->dir), "/tmp/rq-node.XXXXXX");
+	unit_tmp(n->dir, sizeof(n->dir), "rq-node");
 	ck_assert_ptr_nonnull(mkdtemp(n->dir));
 	ck_assert_msg(sim_sh(n, "\"$MKNODE\" --root \"$R\" %s > /dev/null", opts) == 0,
 		      "mknode %s failed (is RQ_SRC set to the source tree?)", opts);

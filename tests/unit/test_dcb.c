@@ -25,7 +25,7 @@ void dcbt_setup(void)
 {
 	char d[128];
 
-	snprintf(tmpl, sizeof(tmpl), "/tmp/rq-dcb.XXXXXX");
+	unit_tmp(tmpl, sizeof(tmpl), "rq-dcb");
 	ck_assert_ptr_nonnull(mkdtemp(tmpl));
 	snprintf(d, sizeof(d), "%s/dcb", tmpl);
 	ck_assert_int_eq(mkdir(d, 0700), 0);

@@ -18,7 +18,7 @@ static struct rq_root root;
 
 static void setup(void)
 {
-	snprintf(tmpl, sizeof(tmpl), "/tmp/rq-dcbsys.XXXXXX");
+	unit_tmp(tmpl, sizeof(tmpl), "rq-dcbsys");
 	ck_assert_ptr_nonnull(mkdtemp(tmpl));
 	ck_assert_int_eq(root_open(tmpl, &root), 0);
 }

@@ -37,9 +37,11 @@ static bool make_ns(void)
 		fprintf(stderr, "netns: SKIP real-namespace checks: not root\n");
 		return false;
 	}
-	snprintf(ns_name, sizeof(ns_name), "rqunit%d", (int)getpid());
+	/* the runner's name: it removes the namespace if this test's child dies first */
+	unit_host_name(ns_name, sizeof(ns_name), "rqunit");
 	snprintf(ns_path, sizeof(ns_path), "/run/netns/%s", ns_name);
-	snprintf(cmd, sizeof(cmd), "ip netns add %s 2>/dev/null", ns_name);
+	snprintf(cmd, sizeof(cmd), "ip netns del %s 2>/dev/null; ip netns add %s 2>/dev/null",
+		 ns_name, ns_name);
 	if (system(cmd) != 0) {
 		fprintf(stderr, "netns: SKIP real-namespace checks: `ip netns add` failed\n");
 		ns_name[0] = '\0';

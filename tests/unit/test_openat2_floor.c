@@ -63,10 +63,11 @@ END_TEST
 
 START_TEST(other_root_refused)
 {
-	char top[] = "/tmp/rq-floor.XXXXXX", path[64];
+	char top[64], path[80];
 	struct rq_root r;
 	FILE *f;
 
+	unit_tmp(top, sizeof(top), "rq-floor");
 	ck_assert_ptr_nonnull(mkdtemp(top));
 	(void)snprintf(path, sizeof(path), "%s/x", top);
 	f = fopen(path, "w");

@@ -796,7 +796,7 @@ START_TEST(list_over_the_socket)
 	struct rq_podres_vf_owner o;
 	struct rq_podres_status st;
 	struct rq_root r;
-	char root[] = "/tmp/rq-podres-unit.XXXXXX", sock[256];
+	char root[64], sock[256];
 	uint8_t *b, *got;
 	size_t len, glen;
 	int status;
@@ -809,6 +809,7 @@ START_TEST(list_over_the_socket)
 	m.n_pod_resources = 1;
 	m.pod_resources = pods;
 	b = frame(&m.base, &len);
+	unit_tmp(root, sizeof(root), "rq-podres-unit");
 	ck_assert_ptr_nonnull(mkdtemp(root));
 	ck_assert_int_eq(root_open(root, &r), 0);
 	/* nobody there */

@@ -293,10 +293,12 @@ START_TEST(podsys_view)
 		fprintf(stderr, "rdma: SKIP podsys_view: not root\n");
 		return;
 	}
-	snprintf(ns, sizeof(ns), "rqpod%d", (int)getpid());
+	unit_host_name(ns, sizeof(ns), "rqpod"); /* the runner removes it if this child dies */
 	snprintf(path, sizeof(path), "/run/netns/%s", ns);
 	snprintf(cmd, sizeof(cmd),
-		 "ip netns add %s && ip -n %s link add rqpa type veth peer name rqpb", ns, ns);
+		 "ip netns del %s 2>/dev/null; ip netns add %s && ip -n %s link add rqpa type veth "
+		 "peer name rqpb",
+		 ns, ns, ns);
 	if (system(cmd) != 0) {
 		fprintf(stderr, "rdma: SKIP podsys_view: cannot make a netns with a veth\n");
 		snprintf(cmd, sizeof(cmd), "ip netns del %s 2>/dev/null", ns);

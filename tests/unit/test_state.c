@@ -19,7 +19,7 @@ static struct rq_root root;
 
 static void setup(void)
 {
-	snprintf(tmpl, sizeof(tmpl), "/tmp/rq-state.XXXXXX");
+	unit_tmp(tmpl, sizeof(tmpl), "rq-state");
 	ck_assert_ptr_nonnull(mkdtemp(tmpl));
 	ck_assert_int_eq(root_open(tmpl, &root), 0);
 }

@@ -42,7 +42,7 @@ static void link_at(const char *target, const char *rel)
 
 static void setup(void)
 {
-	snprintf(top, sizeof(top), "/tmp/rq-sysfs.XXXXXX");
+	unit_tmp(top, sizeof(top), "rq-sysfs");
 	ck_assert_ptr_nonnull(mkdtemp(top));
 	ck_assert_int_eq(root_open(top, &root), 0);
 }

@@ -210,10 +210,12 @@ START_TEST(ioctl_in_netns)
 		fprintf(stderr, "ethtool: SKIP ioctl_in_netns: not root\n");
 		return;
 	}
-	snprintf(ns, sizeof(ns), "rqeth%d", (int)getpid());
+	unit_host_name(ns, sizeof(ns), "rqeth"); /* the runner removes it if this child dies */
 	snprintf(path, sizeof(path), "/run/netns/%s", ns);
 	snprintf(cmd, sizeof(cmd),
-		 "ip netns add %s && ip -n %s link add rqva type veth peer name rqvb", ns, ns);
+		 "ip netns del %s 2>/dev/null; ip netns add %s && ip -n %s link add rqva type veth "
+		 "peer name rqvb",
+		 ns, ns, ns);
 	if (system(cmd) != 0) {
 		fprintf(stderr, "ethtool: SKIP ioctl_in_netns: cannot make a netns with a veth\n");
 		snprintf(cmd, sizeof(cmd), "ip netns del %s 2>/dev/null", ns);
@@ -252,9 +254,10 @@ START_TEST(ioctl_on_veth)
 		fprintf(stderr, "ethtool: SKIP ioctl_on_veth: not root\n");
 		return;
 	}
-	snprintf(a, sizeof(a), "rqet%d", (int)getpid() % 100000);
-	snprintf(b, sizeof(b), "rqeu%d", (int)getpid() % 100000);
-	snprintf(cmd, sizeof(cmd), "ip link add %s type veth peer name %s", a, b);
+	unit_host_name(a, sizeof(a), "rqet"); /* the runner removes it if this child dies */
+	unit_host_name(b, sizeof(b), "rqeu");
+	snprintf(cmd, sizeof(cmd), "ip link del %s 2>/dev/null; ip link add %s type veth peer name %s",
+		 a, a, b);
 	if (system(cmd) != 0) {
 		fprintf(stderr, "ethtool: SKIP ioctl_on_veth: cannot make a veth\n");
 		return;
@@ -343,10 +346,12 @@ START_TEST(counters_in_pod)
 		fprintf(stderr, "ethtool: SKIP counters_in_pod: not root\n");
 		return;
 	}
-	snprintf(ns, sizeof(ns), "rqctr%d", (int)getpid());
+	unit_host_name(ns, sizeof(ns), "rqctr"); /* the runner removes it if this child dies */
 	snprintf(path, sizeof(path), "/run/netns/%s", ns);
-	snprintf(cmd, sizeof(cmd), "ip netns add %s && ip -n %s link add rqca type veth peer name rqcb",
-		 ns, ns);
+	snprintf(cmd, sizeof(cmd),
+		 "ip netns del %s 2>/dev/null; ip netns add %s && ip -n %s link add rqca type veth "
+		 "peer name rqcb",
+		 ns, ns, ns);
 	if (system(cmd) != 0) {
 		fprintf(stderr, "ethtool: SKIP counters_in_pod: cannot make a netns with a veth\n");
 		snprintf(cmd, sizeof(cmd), "ip netns del %s 2>/dev/null", ns);

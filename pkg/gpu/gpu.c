@@ -257,10 +257,9 @@ static void map_dra(const struct rq_root *r, struct nv_cache *nv, const struct r
 int gpu_map_pod(const struct rq_root *r, const struct rq_kubelet_dev *devs, size_t n_devs,
 		const struct rq_podres_dra_dev *dra, size_t n_dra, struct rq_gpu_set *ret)
 {
-	struct nv_cache *nv = calloc(1, sizeof(*nv));
+	struct nv_cache cache, *nv = &cache;
 
-	if (!nv)
-		return -ENOMEM;
+	cache.read = false;
 	memset(ret, 0, sizeof(*ret));
 	for (size_t i = 0; i < n_devs; i++)
 		if (gpu_devplugin_candidate(devs[i].resource, devs[i].id))
@@ -268,6 +267,5 @@ int gpu_map_pod(const struct rq_root *r, const struct rq_kubelet_dev *devs, size
 	for (size_t i = 0; i < n_dra; i++)
 		if (gpu_dra_candidate(dra[i].driver))
 			map_dra(r, nv, &dra[i], ret);
-	free(nv);
 	return 0;
 }

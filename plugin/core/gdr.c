@@ -24,22 +24,6 @@ const char *gdr_verdict_name(enum rq_gdr_verdict v)
 	return (unsigned)v < 5 ? verdict_names[v] : "";
 }
 
-static void ev(struct rq_gdr_result *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void ev(struct rq_gdr_result *g, const char *fmt, ...)
-{
-	size_t n = strlen(g->evidence);
-	va_list ap;
-
-	if (n + 3 >= sizeof(g->evidence))
-		return;
-	if (n)
-		n += (size_t)snprintf(g->evidence + n, sizeof(g->evidence) - n, "; ");
-	va_start(ap, fmt);
-	(void)vsnprintf(g->evidence + n, sizeof(g->evidence) - n, fmt, ap);
-	va_end(ap);
-}
-
 static void upper(const char *s, char *buf, size_t len)
 {
 	size_t i = 0;
@@ -76,115 +60,6 @@ static bool any_candidate(const struct rq_numa_devices *d)
 	return false;
 }
 
-static void degrade(struct rq_gdr_result *g, const char *reason)
-{
-	for (size_t i = 0; i < g->n_degraded; i++)
-		if (!strcmp(g->degraded[i], reason))
-			return;
-	if (g->n_degraded < RQ_GDR_MAX_DEGRADED)
-		g->degraded[g->n_degraded++] = reason;
-}
-
-/* ACS RR/CR/EC on a bridge below the shared switch forces P2P up to the root complex. */
-static void acs_check(const struct rq_root *r, const struct rq_pci_pos *pos, size_t below,
-		      struct rq_gdr_result *g)
-{
-	for (size_t i = 0; i < below; i++) {
-		struct rq_pci_cfg cfg;
-		uint16_t on;
-
-		if (pci_config(r, pos->up[i], &cfg) < 0 || !cfg.has_acs)
-			continue;
-		on = cfg.acs_ctrl & (RQ_PCI_ACS_RR | RQ_PCI_ACS_CR | RQ_PCI_ACS_EC);
-		if (!on)
-			continue;
-		degrade(g, "acs_redirect");
-		ev(g, "ACS redirect (%s%s%s) on bridge %s", on & RQ_PCI_ACS_RR ? "RR" : "",
-		   (on & RQ_PCI_ACS_RR) && (on & (RQ_PCI_ACS_CR | RQ_PCI_ACS_EC)) ? " " : "",
-		   on & RQ_PCI_ACS_CR	? (on & RQ_PCI_ACS_EC ? "CR EC" : "CR")
-		   : on & RQ_PCI_ACS_EC ? "EC"
-					: "",
-		   pos->up[i]);
-	}
-}
-
-static int link_of(const struct rq_root *r, const char *pci, struct rq_pci_cfg *cfg)
-{
-	if (pci_config(r, pci, cfg) == 0 && cfg->has_pcie && cfg->cap_speed)
-		return 0;
-	/* without CAP_SYS_ADMIN only the header is readable: sysfs has the link too */
-	return pci_link_sysfs(r, pci, cfg);
-}
-
-/*
- * The PF's link and the NIC-side links up to the shared point, against what
- * both ends of each can do. Never the GPU's: it downclocks when idle.
- */
-static void link_check(const struct rq_root *r, const struct rq_pci_pos *pos, size_t below,
-		       struct rq_gdr_result *g)
-{
-	for (size_t i = 0; i <= below && i < pos->n_up; i++) {
-		const char *dev = i == 0 ? pos->pci : pos->up[i - 1], *port = pos->up[i];
-		struct rq_pci_cfg d, p;
-		int speed, width;
-
-		if (i > 0 && i == below)
-			break; /* the shared bridge's own upstream link is not on the path */
-		if (link_of(r, dev, &d) < 0 || link_of(r, port, &p) < 0)
-			continue;
-		/* a downstream or root port's link is its child's, judged there */
-		if (d.has_pcie && d.port_type != 0 && d.port_type != 1 && d.port_type != 5)
-			continue;
-		speed = d.cap_speed < p.cap_speed ? d.cap_speed : p.cap_speed;
-		width = d.cap_width < p.cap_width ? d.cap_width : p.cap_width;
-		if ((d.sta_speed && d.sta_speed < speed) || (d.sta_width && d.sta_width < width)) {
-			degrade(g, "link_downgraded");
-			ev(g, "link of %s runs Gen%d x%d, both ends can Gen%d x%d", dev,
-			   d.sta_speed, d.sta_width, speed, width);
-		}
-	}
-}
-
-/* NCCL's and RCCL's tests: a registered peer-memory client, or the DMA-BUF preconditions. */
-static void peer_memory_check(const struct rq_root *r, struct rq_gdr_result *g)
-{
-	static const char *const reg[] = {"/sys/kernel/mm/memory_peers/nv_mem/version",
-					  "/sys/kernel/mm/memory_peers/nv_mem_nc/version",
-					  "/sys/kernel/mm/memory_peers/amdkfd/version"};
-	char ver[256] = "", rel[64] = "";
-	int major = 0, minor = 0;
-
-	for (size_t i = 0; i < sizeof(reg) / sizeof(reg[0]); i++)
-		if (sysfs_exists(r, reg[i]))
-			return;
-	if (sysfs_read_str(r, "/proc/sys/kernel/osrelease", rel, sizeof(rel)) == 0 &&
-	    sscanf(rel, "%d.%d", &major, &minor) == 2 &&
-	    (major > 5 || (major == 5 && minor >= 12)) &&
-	    sysfs_read_str(r, "/proc/driver/nvidia/version", ver, sizeof(ver)) == 0 &&
-	    strstr(ver, "Open Kernel Module"))
-		return;
-	degrade(g, "no_peer_memory");
-	if (sysfs_exists(r, "/sys/module/nvidia_peermem/version"))
-		ev(g,
-		   "nvidia_peermem is loaded but registered no peer-memory client (no "
-		   "/sys/kernel/mm/memory_peers/nv_mem), and no DMA-BUF path (kernel >= 5.12 and "
-		   "the NVIDIA open module)");
-	else
-		ev(g, "no peer memory: no registered peer-memory client and no DMA-BUF path "
-		      "(kernel >= 5.12 and the NVIDIA open module)");
-}
-
-static void iommu_check(const struct rq_root *r, const char *pci, struct rq_gdr_result *g)
-{
-	char type[32];
-
-	if (pci_iommu_type(r, pci, type, sizeof(type)) == 0 &&
-	    (!strcmp(type, "DMA") || !strcmp(type, "DMA-FQ"))) {
-		degrade(g, "iommu_translated");
-		ev(g, "%s is in an IOMMU group of type %s (GDR wants identity)", pci, type);
-	}
-}
-
 /* The nearest mapped GPU (ties: the lowest PCI address); false when none has a place. */
 static bool nearest(const struct rq_root *r, const struct rq_pci_pos *nic,
 		    const struct rq_gpu_set *s, struct rq_gdr_result *g, struct rq_pci_pos *ret_pos,
@@ -198,8 +73,8 @@ static bool nearest(const struct rq_root *r, const struct rq_pci_pos *nic,
 		int rr = pci_position(r, s->gpu[i].pci, &pos);
 
 		if (rr < 0) {
-			ev(g, "GPU %s has no place in the PCI tree: %s", s->gpu[i].pci,
-			   strerror(-rr));
+			gdr_ev(g, "GPU %s has no place in the PCI tree: %s", s->gpu[i].pci,
+			       strerror(-rr));
 			continue;
 		}
 		pci_pair_level(nic, &pos, s->gpu[i].c2c, &p);
@@ -224,7 +99,7 @@ static void judge_pair(struct rq_ctx *c, const struct rq_target *t, const struct
 	int rr = pci_position(r, t->vf.pci, &nic);
 
 	if (rr < 0) {
-		ev(g, "VF %s has no place in the PCI tree (%s)", t->vf.pci, strerror(-rr));
+		gdr_ev(g, "VF %s has no place in the PCI tree (%s)", t->vf.pci, strerror(-rr));
 		return;
 	}
 	(void)snprintf(g->pf, sizeof(g->pf), "%s", nic.pci);
@@ -234,24 +109,17 @@ static void judge_pair(struct rq_ctx *c, const struct rq_target *t, const struct
 	g->has_path = true;
 	g->path = p.level;
 	upper(pci_level_name(p.level), lv, sizeof(lv));
-	ev(g, "VF %s (PF %s) %s to GPU %s (%s)%s%s", t->vf.pci, nic.pci, lv, g->gpu.pci, g->gpu.id,
-	   p.via[0] ? " via switch " : "", p.via);
+	gdr_ev(g, "VF %s (PF %s) %s to GPU %s (%s)%s%s", t->vf.pci, nic.pci, lv, g->gpu.pci,
+	       g->gpu.id, p.via[0] ? " via switch " : "", p.via);
 	if (p.level == RQ_PCI_SYS)
-		ev(g, "VF on NUMA node %d, GPU on node %d", nic.numa, gpu.numa);
+		gdr_ev(g, "VF on NUMA node %d, GPU on node %d", nic.numa, gpu.numa);
 	if (!pci_level_within(p.level, g->max)) {
 		/* an accelerator we could not place may be the near one */
 		g->verdict = s->n_unmapped ? RQ_GDR_V_UNKNOWN : RQ_GDR_V_FAR;
 		return;
 	}
 	g->verdict = RQ_GDR_V_NEAR;
-	if (p.level == RQ_PCI_PIX || p.level == RQ_PCI_PXB) {
-		acs_check(r, &nic, p.nic_below, g);
-		acs_check(r, &gpu, p.gpu_below, g);
-	}
-	link_check(r, &nic, p.nic_below, g);
-	peer_memory_check(r, g);
-	iommu_check(r, nic.pci, g);
-	iommu_check(r, g->gpu.pci, g);
+	gdr_degradations(r, &nic, &gpu, &p, g);
 }
 
 void gdr_judge(struct rq_ctx *c, const struct rq_target *t, const struct rq_numa_devices *devs,
@@ -268,7 +136,7 @@ void gdr_judge(struct rq_ctx *c, const struct rq_target *t, const struct rq_numa
 		return;
 	g->verdict = RQ_GDR_V_UNKNOWN;
 	if (!devs || !devs->answered) {
-		ev(g, "kubelet gave no answer for the pod's devices");
+		gdr_ev(g, "kubelet gave no answer for the pod's devices");
 		return;
 	}
 	/* before any I/O: a pod without an accelerator costs nothing */
@@ -277,19 +145,23 @@ void gdr_judge(struct rq_ctx *c, const struct rq_target *t, const struct rq_numa
 		return;
 	}
 	if (c->cat && c->cat->gdr_topology == RQ_GDR_TOPO_OFF) {
-		ev(g, "node.gdrTopology off");
+		gdr_ev(g, "node.gdrTopology off");
 		return;
 	}
 	if ((!c->cat || c->cat->gdr_topology == RQ_GDR_TOPO_AUTO) && hypervisor(&c->env.root)) {
-		ev(g, "a hypervisor's virtual PCI tree (node.gdrTopology auto; sysfs to judge it)");
+		gdr_ev(
+		    g,
+		    "a hypervisor's virtual PCI tree (node.gdrTopology auto; sysfs to judge it)");
 		return;
 	}
 	if (gpu_map_pod(&c->env.root, devs->devs, devs->n_devs, devs->dra, devs->n_dra, &s) < 0) {
-		ev(g, "the pod's accelerators could not be mapped");
+		gdr_ev(g, "the pod's accelerators could not be mapped");
 		return;
 	}
+	for (size_t i = 0; i < s.n; i++)
+		memcpy(g->pod_gpus[g->n_pod_gpus++], s.gpu[i].pci, RQ_PCI_NAME);
 	if (s.n_unmapped)
-		ev(g, "not mapped to a PCI address: %s", s.unmapped);
+		gdr_ev(g, "not mapped to a PCI address: %s", s.unmapped);
 	if (!s.n) {
 		if (!s.n_unmapped)
 			g->verdict = RQ_GDR_V_NO_GPU;
@@ -355,4 +227,9 @@ void gdr_record(const struct rq_ctx *c, cJSON *rec, const struct rq_gdr_result *
 	}
 	if (g->evidence[0])
 		cJSON_AddStringToObject(rec, "gdrEvidence", g->evidence);
+	if (g->n_pod_gpus) {
+		a = cJSON_AddArrayToObject(rec, "gdrPodGpus");
+		for (size_t i = 0; i < g->n_pod_gpus; i++)
+			cJSON_AddItemToArray(a, cJSON_CreateString(g->pod_gpus[i]));
+	}
 }

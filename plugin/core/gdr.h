@@ -30,7 +30,28 @@ struct rq_gdr_result {
 	const char *degraded[RQ_GDR_MAX_DEGRADED]; /* acs_redirect, link_downgraded, ... */
 	size_t n_degraded;
 	char evidence[1024];
+	/* every GPU of the pod with a PCI address: the agent's per-pod matching reads them */
+	char pod_gpus[RQ_GPU_MAX][RQ_PCI_NAME];
+	size_t n_pod_gpus;
 };
+
+/* gdr_degraded.c: what makes a near pair slow, into @g (degraded, evidence) */
+void gdr_degradations(const struct rq_root *r, const struct rq_pci_pos *nic,
+		      const struct rq_pci_pos *gpu, const struct rq_pci_pair *p,
+		      struct rq_gdr_result *g);
+/*
+ * The agent's pass: the recorded pair (VF @vf, GPU @gpu_pci) placed again and
+ * its degradations read again into @ret. -ENOENT etc.: a device is gone.
+ */
+int gdr_recheck(const struct rq_root *r, const char *vf, const char *gpu_pci,
+		struct rq_gdr_result *ret);
+/*
+ * The node's peer-memory methods into @ret ("nvidia_peermem", "amdkfd",
+ * "dma_buf"); 0: none, and *@loaded_only when nvidia_peermem is loaded but
+ * registered nothing.
+ */
+size_t gdr_peer_memory(const struct rq_root *r, const char **ret, size_t max, bool *loaded_only);
+void gdr_ev(struct rq_gdr_result *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* "near", "far", "unknown", "no-gpu" ("" for none) */
 const char *gdr_verdict_name(enum rq_gdr_verdict v);

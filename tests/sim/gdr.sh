@@ -168,6 +168,46 @@ add pod-pix
 check "PF in a DMA-FQ IOMMU group: iommu_translated" [ "$(field pod-pix '.gdrDegraded | join(",")')" = iommu_translated ]
 del pod-pix
 
+echo "== show, the agent's families, NFD, a multi-rail pod"
+rm -f "$ROOT/sys/bus/pci/devices/0000:81:00.0/iommu_group"
+read -r _ VF2PCI VF2 <<< "${VFS[1]}" # PF0's second VF
+pod pod-rails --device nvidia.com/gpu=GPU-aaaaaaaa-0000-0000-0000-000000000001@0 \
+	--device nvidia.com/gpu=GPU-cccccccc-0000-0000-0000-000000000003@1
+add pod-rails
+chain_add "$ROOT" gdr pod-rails "$NS" net2 "$VF2" "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF2PCI\"}" "$(args pod-rails)" > /dev/null
+check "a second rail of the pod on the same PF" [ $? -eq 0 ]
+read -r _ VF3PCI VF3 <<< "${VFS[2]}" # PF1's first VF: node 1, another host bridge than GPU C
+NS2=$(newns q)
+rq3="{\"type\":\"rdma-qos\",\"deviceID\":\"$VF3PCI\"}"
+chain_add "$ROOT" gdr pod-sys "$NS2" net1 "$VF3" "$rq3" "$(args pod-sys)" > /dev/null
+check "pod-sys on PF1's VF" [ "$(field pod-sys '.gdrPath + " " + .gdrVerdict')" = "node far" ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show > "$T/show" 2> /dev/null
+check "show: the node GPUDirect line" grep -q "^GPUDirect: peer memory dma_buf; IOMMU " "$T/show"
+check "show: GDR near line under the NUMA line" grep -q "^    GDR near: PIX to GPU 0000:12:00.0 (GPU-aaaaaaaa-0000-0000-0000-000000000001)" "$T/show"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --json > "$T/show.json" 2> /dev/null
+check "show --json: per attachment gdrVerdict, gdrPath, gdrGpu" [ "$(jq -r '[.pfs[].vfs[].attachment | select(. != null) | select(.gdrGpu.pci == "0000:12:00.0") | .gdrVerdict + "/" + .gdrPath] | unique | join(",")' "$T/show.json")" = near/pix ]
+check "show --json: the node's gdr" [ "$(jq -r '.gdr.peerMemory | join(",")' "$T/show.json")" = dma_buf ]
+mk config 0000:11:00.0 --cap gen4x16 --type down --acs 1d
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --once --metrics-file "$T/m" --nfd-features-file "$T/nfd" > /dev/null 2>&1
+M=$T/m
+check "agent: rdma_qos_vf_gpu_path" grep -q "^rdma_qos_vf_gpu_path{namespace=\"ai\",pod=\"p-pod-rails\",vf=\"$VFPCI\",gpu=\"0000:12:00.0\",path=\"pix\"} 1" "$M"
+check "agent: ACS set after ADD is seen by the pass (registers read again)" grep -q "^rdma_qos_gdr_degraded{namespace=\"ai\",pod=\"p-pod-rails\",vf=\"$VFPCI\",reason=\"acs_redirect\"} 1" "$M"
+check "agent: two rails of the pod on one PF" grep -q "^rdma_qos_pod_shared_pf{namespace=\"ai\",pod=\"p-pod-rails\",pf=\"0000:81:00.0\"} 2" "$M"
+check "agent: one of its GPUs (SYS) without a rail" grep -q "^rdma_qos_pod_gpus_without_rail{namespace=\"ai\",pod=\"p-pod-rails\"} 1" "$M"
+check "agent: rdma_qos_gdr_far for the NODE pair" grep -q "^rdma_qos_gdr_far{namespace=\"ai\",pod=\"p-pod-sys\",vf=\"$VF3PCI\"} 1" "$M"
+check "agent: rdma_qos_gdr_peer_memory" grep -q '^rdma_qos_gdr_peer_memory{method="dma_buf"} 1' "$M"
+check "NFD: rdma-qos.gdr degraded" grep -qx "feature.node.kubernetes.io/rdma-qos.gdr=degraded" "$T/nfd"
+mk config 0000:11:00.0 --cap gen4x16 --type down --acs 01
+chain_del "$ROOT" gdr pod-sys "$NS2" net1 "$VF3" "$rq3" "$(args pod-sys)" > /dev/null 2>&1
+chain_del "$ROOT" gdr pod-rails "$NS" net2 "$VF2" "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF2PCI\"}" "$(args pod-rails)" > /dev/null 2>&1
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --once --metrics-file "$T/m" --nfd-features-file "$T/nfd" > /dev/null 2>&1
+check "agent: ACS off again, no degradation" [ -z "$(grep '^rdma_qos_gdr_degraded{' "$M")" ]
+check "NFD: rdma-qos.gdr ok" grep -qx "feature.node.kubernetes.io/rdma-qos.gdr=ok" "$T/nfd"
+del pod-rails
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --once --metrics-file "$T/m" --nfd-features-file "$T/nfd" > /dev/null 2>&1
+check "no GPU attachment: no pair series" [ -z "$(grep -E '^rdma_qos_(vf_gpu_path|gdr_far|gdr_degraded|pod_gpus_without_rail|pod_shared_pf)\{' "$M")" ]
+check "NFD: rdma-qos.gdr unknown" grep -qx "feature.node.kubernetes.io/rdma-qos.gdr=unknown" "$T/nfd"
+
 echo "== a pod without a GPU costs no extra syscall"
 if command -v strace > /dev/null; then
 	count() { # GDR-KEYS: syscalls of one rdma-qos-sim ADD of pod-none

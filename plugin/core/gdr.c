@@ -24,7 +24,7 @@ const char *gdr_verdict_name(enum rq_gdr_verdict v)
 	return (unsigned)v < 5 ? verdict_names[v] : "";
 }
 
-static void upper(const char *s, char *buf, size_t len)
+void gdr_upper(const char *s, char *buf, size_t len)
 {
 	size_t i = 0;
 
@@ -108,7 +108,7 @@ static void judge_pair(struct rq_ctx *c, const struct rq_target *t, const struct
 		return;
 	g->has_path = true;
 	g->path = p.level;
-	upper(pci_level_name(p.level), lv, sizeof(lv));
+	gdr_upper(pci_level_name(p.level), lv, sizeof(lv));
 	gdr_ev(g, "VF %s (PF %s) %s to GPU %s (%s)%s%s", t->vf.pci, nic.pci, lv, g->gpu.pci,
 	       g->gpu.id, p.via[0] ? " via switch " : "", p.via);
 	if (p.level == RQ_PCI_SYS)
@@ -190,7 +190,7 @@ int gdr_enforce(struct rq_ctx *c, const struct rq_gdr_result *g)
 	case RQ_GDR_V_FAR:
 		break;
 	}
-	upper(pci_level_name(g->path), lv, sizeof(lv));
+	gdr_upper(pci_level_name(g->path), lv, sizeof(lv));
 	if (c->nc->gdr == RQ_GDR_STRICT)
 		return rq_err(&c->err, RQ_ERR_GDR_FAR, -EXDEV,
 			      "GPUDirect RDMA (gdr: strict): VF %s (PF %s) is %s from every GPU of "

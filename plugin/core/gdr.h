@@ -53,6 +53,9 @@ int gdr_recheck(const struct rq_root *r, const char *vf, const char *gpu_pci,
 size_t gdr_peer_memory(const struct rq_root *r, const char **ret, size_t max, bool *loaded_only);
 void gdr_ev(struct rq_gdr_result *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A level name as NCCL writes it ("pix" -> "PIX") into @buf */
+void gdr_upper(const char *s, char *buf, size_t len);
+
 /* "near", "far", "unknown", "no-gpu" ("" for none) */
 const char *gdr_verdict_name(enum rq_gdr_verdict v);
 

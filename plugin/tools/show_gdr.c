@@ -25,15 +25,6 @@ void show_gdr_json(const cJSON *rec, cJSON *a)
 	}
 }
 
-static void upper(const char *s, char *buf, size_t len)
-{
-	size_t i = 0;
-
-	for (; s && s[i] && i + 1 < len; i++)
-		buf[i] = (char)(s[i] >= 'a' && s[i] <= 'z' ? s[i] - 32 : s[i]);
-	buf[i] = '\0';
-}
-
 void show_gdr_text(const cJSON *a)
 {
 	const char *v = json_str(a, "gdrVerdict");
@@ -43,8 +34,8 @@ void show_gdr_text(const cJSON *a)
 
 	if (!v || !strcmp(v, "no-gpu"))
 		return;
-	upper(json_str(a, "gdrPath"), path, sizeof(path));
-	upper(json_str(a, "gdrLevel"), lvl, sizeof(lvl));
+	gdr_upper(json_str(a, "gdrPath") ?: "", path, sizeof(path));
+	gdr_upper(json_str(a, "gdrLevel") ?: "", lvl, sizeof(lvl));
 	cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(a, "gdrDegraded"))
 	{
 		if (cJSON_IsString(d) && off < sizeof(deg))

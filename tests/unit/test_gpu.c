@@ -115,38 +115,39 @@ START_TEST(dra)
 }
 END_TEST
 
+/* numa_evaluate of @uid (the files) with its device list asked for */
+static struct rq_numa_devices devices_of(const char *uid)
+{
+	struct rq_numa_devices devs;
+	struct rq_numa_result res;
+
+	memset(&devs, 0, sizeof(devs));
+	ck_assert_int_eq(numa_evaluate(&node.root,
+				       &(struct rq_numa_query){.kubelet_dir = "/var/lib/kubelet",
+							       .pod_uid = uid,
+							       .source = RQ_NUMA_SRC_FILES,
+							       .vf_pci = "0000:81:00.1",
+							       .devices = &devs},
+				       &res),
+			 0);
+	return devs;
+}
+
 /* the NUMA evidence hands its device list over: no second look at kubelet */
 START_TEST(numa_hands_devices)
 {
 	struct rq_numa_devices devs;
-	struct rq_numa_result res;
 
 	ck_assert_int_eq(sim_sh(&node, "\"$MKNODE\" --root \"$R\" pod --uid pod-g --device "
 				       "nvidia.com/gpu=GPU-77777777-0000-1111-2222-333344445555@0 "
 				       "> /dev/null"),
 			 0);
-	memset(&devs, 0, sizeof(devs));
-	ck_assert_int_eq(numa_evaluate(&node.root,
-				       &(struct rq_numa_query){.kubelet_dir = "/var/lib/kubelet",
-							       .pod_uid = "pod-g",
-							       .source = RQ_NUMA_SRC_FILES,
-							       .vf_pci = "0000:81:00.1",
-							       .devices = &devs},
-				       &res),
-			 0);
+	devs = devices_of("pod-g");
 	ck_assert(devs.answered);
 	ck_assert_uint_eq(devs.n_devs, 1);
 	ck_assert_str_eq(devs.devs[0].id, "GPU-77777777-0000-1111-2222-333344445555");
 	/* a pod kubelet allocated nothing: answered, no devices */
-	memset(&devs, 0, sizeof(devs));
-	ck_assert_int_eq(numa_evaluate(&node.root,
-				       &(struct rq_numa_query){.kubelet_dir = "/var/lib/kubelet",
-							       .pod_uid = "pod-none",
-							       .source = RQ_NUMA_SRC_FILES,
-							       .vf_pci = "0000:81:00.1",
-							       .devices = &devs},
-				       &res),
-			 0);
+	devs = devices_of("pod-none");
 	ck_assert(devs.answered);
 	ck_assert_uint_eq(devs.n_devs, 0);
 }
@@ -157,6 +158,8 @@ Suite *suite_gpu(void)
 	Suite *s = suite_create("gpu");
 	TCase *tc = tcase_create("gpu");
 
+	/* each test builds a node with mknode: slow on a loaded machine */
+	tcase_set_timeout(tc, 60);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, info_parse);
 	tcase_add_test(tc, device_plugins);

@@ -242,6 +242,8 @@ Suite *suite_pci(void)
 	Suite *s = suite_create("pci");
 	TCase *tc = tcase_create("pci");
 
+	/* each test builds a node with mknode: slow on a loaded machine */
+	tcase_set_timeout(tc, 60);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, position);
 	tcase_add_test(tc, levels);

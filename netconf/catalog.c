@@ -269,8 +269,9 @@ static int parse_unchained(struct rq_catalog *c, const cJSON *v, struct rq_error
 
 int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 {
-	static const char *const keys[] = {
-	    "pf", "baseline", "carrierWaitSeconds", "kubeletDir", "numaSource", "unchained", NULL};
+	static const char *const keys[] = {"pf",	 "baseline",	"carrierWaitSeconds",
+					   "kubeletDir", "numaSource",	"unchained",
+					   "gdrLevel",	 "gdrTopology", NULL};
 	const cJSON *v;
 	long secs;
 	int r;
@@ -288,6 +289,8 @@ int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error
 		return r;
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "unchained")) &&
 	    (r = parse_unchained(c, v, e)) < 0)
+		return r;
+	if ((r = catalog_node_gdr(c, o, e)) < 0)
 		return r;
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "baseline"))) {
 		if (!cJSON_IsString(v) || !netconf_name_valid(v->valuestring))
@@ -332,6 +335,7 @@ int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct r
 		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
 	c->pf_max = RQ_PF_ENSURE;
 	c->carrier_wait_s = RQ_CARRIER_WAIT_DEFAULT_S;
+	c->gdr_level = RQ_PCI_PXB;
 	(void)snprintf(c->kubelet_dir, sizeof(c->kubelet_dir), "%s", RQ_KUBELET_DIR_DEFAULT);
 	r = json_parse_object(buf, len, "profile catalog", &c->root, e);
 	if (r < 0)

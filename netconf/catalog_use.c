@@ -257,6 +257,7 @@ static struct rq_catalog *partial_new(void)
 		return NULL;
 	c->pf_max = RQ_PF_ENSURE;
 	c->carrier_wait_s = RQ_CARRIER_WAIT_DEFAULT_S;
+	c->gdr_level = RQ_PCI_PXB;
 	(void)snprintf(c->kubelet_dir, sizeof(c->kubelet_dir), "%s", RQ_KUBELET_DIR_DEFAULT);
 	c->names = calloc(RQ_CATALOG_MAX_PROFILES + 1, sizeof(*c->names));
 	/* the named one, the namespace default and the node baseline */

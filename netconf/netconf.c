@@ -220,7 +220,8 @@ static int parse_fields(struct rq_netconf *nc, struct rq_error *e)
 	    (r = enum_parse(o, "pf", pf_names, 3, &pf, &nc->pf_set, e)) < 0 ||
 	    (r = enum_parse(o, "numa", numa_names, 3, &numa, NULL, e)) < 0 ||
 	    (r = enum_parse(o, "logLevel", lvl_names, 4, &lvl, NULL, e)) < 0 ||
-	    (r = log_file(nc, e)) < 0 || (r = device_id(o, "deviceID", nc, e)) < 0)
+	    (r = log_file(nc, e)) < 0 || (r = device_id(o, "deviceID", nc, e)) < 0 ||
+	    (r = netconf_gdr_parse(nc, e)) < 0)
 		return r;
 	nc->pf = (enum rq_pf_mode)pf;
 	nc->numa = (enum rq_numa_mode)numa;

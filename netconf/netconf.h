@@ -15,9 +15,14 @@
 #include "pkg/cni/error.h"
 #include "pkg/log/log.h"
 #include "pkg/numa/numa.h"
+#include "pkg/pci/pci.h"
 
 enum rq_pf_mode { RQ_PF_IGNORE = 0, RQ_PF_VERIFY = 1, RQ_PF_ENSURE = 2 };
 enum rq_numa_mode { RQ_NUMA_OFF = 0, RQ_NUMA_WARN = 1, RQ_NUMA_STRICT = 2 };
+/* NAD gdr: the GPUDirect RDMA verdict (DESIGN.md "GPUDirect RDMA"), default warn */
+enum rq_gdr_mode { RQ_GDR_OFF = 0, RQ_GDR_WARN = 1, RQ_GDR_STRICT = 2 };
+/* catalog node.gdrTopology: auto (unknown under a hypervisor), sysfs, off */
+enum rq_gdr_topology { RQ_GDR_TOPO_AUTO = 0, RQ_GDR_TOPO_SYSFS, RQ_GDR_TOPO_OFF };
 /* node.unchained: what the agent does with a VF no chain ran rdma-qos for (default report) */
 enum rq_unchained_mode { RQ_UNCHAINED_REPORT = 0, RQ_UNCHAINED_ADOPT, RQ_UNCHAINED_IGNORE };
 
@@ -35,6 +40,8 @@ struct rq_netconf {
 	bool pf_set;
 	enum rq_pf_mode pf;		 /* default RQ_PF_ENSURE */
 	enum rq_numa_mode numa;		 /* default RQ_NUMA_WARN */
+	enum rq_gdr_mode gdr;		 /* default RQ_GDR_WARN */
+	int gdr_level;			 /* enum rq_pci_level; -1: node.gdrLevel */
 	char device_id[RQ_PCI_ADDR_MAX]; /* "" if none; runtimeConfig.deviceID wins over deviceID */
 	enum rq_log_level log_level;	 /* default info */
 	const char *log_file;		 /* NULL or a bare file name inside RQ_LOG_DIR */
@@ -68,6 +75,11 @@ int netconf_unknown_key(const struct rq_netconf *nc, struct rq_error *e);
  * path), or 0: none.
  */
 int netconf_chain_qos_writer(const cJSON *plugins, int ours, char *ret, size_t len);
+
+/* NAD gdr and gdrLevel into @nc (netconf/gdr.c); RQ_ERR_CONFIG naming the key. */
+int netconf_gdr_parse(struct rq_netconf *nc, struct rq_error *e);
+const char *gdr_mode_name(enum rq_gdr_mode m);
+const char *gdr_topology_name(enum rq_gdr_topology t);
 
 /* A profile name: [A-Za-z0-9._-]{1,63}. */
 bool netconf_name_valid(const char *s);
@@ -103,6 +115,8 @@ struct rq_catalog {
 	char kubelet_dir[256];		    /* node.kubeletDir, default RQ_KUBELET_DIR_DEFAULT */
 	enum rq_numa_source numa_source;    /* node.numaSource, default auto */
 	enum rq_unchained_mode unchained;   /* node.unchained, default report */
+	enum rq_pci_level gdr_level;	    /* node.gdrLevel, default pxb */
+	enum rq_gdr_topology gdr_topology;  /* node.gdrTopology, default auto */
 };
 
 /* How long ADD waits for a PF's carrier after a PFC change (mlx5 toggles the link). */

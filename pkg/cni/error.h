@@ -39,6 +39,8 @@ enum rq_cni_code {
 	RQ_ERR_NOT_OWNER = 110,	  /* deviceID is not this pod's device */
 	RQ_ERR_TOS_SCOPE = 111,	  /* tosScope all-qps and the device has only configfs (RDMA-CM) */
 	RQ_ERR_NO_CARRIER = 112,  /* the PF's carrier did not come back after a PFC change */
+	RQ_ERR_GDR_FAR =
+	    113, /* gdr: strict and the VF is beyond gdrLevel from every GPU of the pod */
 };
 
 #define RQ_ERR_MSG_MAX	   1024

@@ -248,7 +248,8 @@ static bool judge_devices(const struct rq_kubelet_dev *devs, size_t n, uint64_t 
 }
 
 static bool pod_devices(const struct rq_root *r, const char *dir, const char *uid,
-			const char *const *self, struct rq_numa_result *res)
+			const char *const *self, struct rq_numa_devices *out,
+			struct rq_numa_result *res)
 {
 	struct rq_kubelet_dev devs[RQ_KUBELET_MAX_DEVS];
 	struct dev_arg a = {.uid = uid, .skip = self, .devs = devs};
@@ -256,8 +257,16 @@ static bool pod_devices(const struct rq_root *r, const char *dir, const char *ui
 
 	if (rr < 0 && unreadable(rr, res))
 		ev_add(res, "kubelet_internal_checkpoint is unreadable: %s", unreadable(rr, res));
+	/* no checkpoint, or the pod not in it: kubelet allocated it no device */
+	if (out && rr == -ENOENT)
+		out->answered = true;
 	if (rr < 0)
 		return false;
+	if (out) {
+		out->answered = true;
+		memcpy(out->devs, devs, a.n * sizeof(devs[0]));
+		out->n_devs = a.n;
+	}
 	return judge_devices(devs, a.n, a.nodes, res);
 }
 
@@ -368,6 +377,14 @@ static bool from_api(const struct rq_root *r, const struct rq_numa_query *q, con
 		if (rr == -ESRCH) /* its "not found" on Get, or absent from List */
 			ev_add(res, "kubelet's PodResources API knows no pod %s/%s", q->pod_ns,
 			       q->pod_name);
+		if (q->devices)
+			q->devices->answered = true;
+		if (rr == 0 && q->devices) {
+			memcpy(q->devices->devs, p->devs, p->n_devs * sizeof(p->devs[0]));
+			q->devices->n_devs = p->n_devs;
+			memcpy(q->devices->dra, p->dra, p->n_dra * sizeof(p->dra[0]));
+			q->devices->n_dra = p->n_dra;
+		}
 		if (rr == 0) {
 			for (int w = 0; w < RQ_CPU_WORDS; w++)
 				any |= p->cpus[w] != 0;
@@ -421,7 +438,7 @@ int numa_evaluate(const struct rq_root *r, const struct rq_numa_query *q,
 			return 0;
 		}
 		known = pod_cpus(r, q->kubelet_dir, pod_uid, &res);
-		known |= pod_devices(r, q->kubelet_dir, pod_uid, own, &res);
+		known |= pod_devices(r, q->kubelet_dir, pod_uid, own, q->devices, &res);
 		known |= pod_memory(r, q->kubelet_dir, pod_uid, &res);
 	}
 	if (!known)

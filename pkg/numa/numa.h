@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pkg/podres/podres.h"
 #include "pkg/sysfs/sysfs.h"
 
 /*
@@ -49,6 +50,18 @@ int numa_pci_node(const struct rq_root *r, const char *pci, int *ret);
 
 #define RQ_NUMA_MAX_SELF 4
 
+/*
+ * The pod's devices as the evidence saw them, for the GPUDirect verdict: the
+ * same PodResources reply (or device checkpoint), never a second request.
+ */
+struct rq_numa_devices {
+	bool answered; /* kubelet answered for the pod (API, or its device checkpoint) */
+	struct rq_kubelet_dev devs[RQ_KUBELET_MAX_DEVS];
+	size_t n_devs;
+	struct rq_podres_dra_dev dra[RQ_PODRES_MAX_DRA];
+	size_t n_dra;
+};
+
 /* What to judge: an attachment's VF against its pod. */
 struct rq_numa_query {
 	const char *kubelet_dir;       /* host path, e.g. "/var/lib/kubelet" */
@@ -64,6 +77,7 @@ struct rq_numa_query {
 	 * VF and these never count as placement evidence, or the VF vouches for itself.
 	 */
 	const char *self[RQ_NUMA_MAX_SELF + 1];
+	struct rq_numa_devices *devices; /* NULL, or (zeroed by the caller) what kubelet listed */
 };
 
 /*

@@ -94,7 +94,8 @@ struct rq_podres_dra_dev {
 	char device[64]; /* a DNS label: at most 63 */
 };
 
-#define RQ_PODRES_MAX_DRA 8
+/* an 8-GPU, 8-rail pod (GPUs and VFs from DRA) with room for its other devices */
+#define RQ_PODRES_MAX_DRA 32
 
 /* What kubelet placed for one pod: the union over its containers. */
 struct rq_podres_placement {

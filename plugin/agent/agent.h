@@ -107,12 +107,16 @@ struct pass_report {
 	cJSON *pfs;	    /* {pf: bitmap of enum agent_item drifted after the pass} */
 	cJSON *vf_tc;	    /* [{"vf","rdmaDev","knob","value"}] */
 	cJSON *numa;	    /* [{"namespace","pod","vf"}] */
-	cJSON *vf_home;	    /* [{"namespace","pod","vf","inPod"}]: attachments judged */
-	cJSON *baseline;    /* {pf: 1/0}: PFs the node baseline covers, meeting it */
-	cJSON *pf_facts;    /* {pf: {"cnp", "dcqcn", "buffer", "pfcPreventionMs"}}: reported only */
-	int stale;	    /* records whose netns is gone, still within the grace */
-	int rolled_back;    /* pending records of dead ADDs put back this pass */
-	cJSON *suspended;   /* [{"pf","item","value"}]: rdma_qos_repair_suspended */
+	/* [{"namespace","pod","container","vf","pf","gpu","path","level","verdict","gpus","degraded"}]
+	 */
+	cJSON *gdr;
+	const char *gdr_word; /* rdma-qos.gdr: ok, degraded, unknown (NULL: unknown) */
+	cJSON *vf_home;	      /* [{"namespace","pod","vf","inPod"}]: attachments judged */
+	cJSON *baseline;      /* {pf: 1/0}: PFs the node baseline covers, meeting it */
+	cJSON *pf_facts;  /* {pf: {"cnp", "dcqcn", "buffer", "pfcPreventionMs"}}: reported only */
+	int stale;	  /* records whose netns is gone, still within the grace */
+	int rolled_back;  /* pending records of dead ADDs put back this pass */
+	cJSON *suspended; /* [{"pf","item","value"}]: rdma_qos_repair_suspended */
 	cJSON *req_pfs; /* {pf: true}: PFs with requirements (an attachment's or the baseline's) */
 	double started; /* wall clock, seconds */
 	double duration;
@@ -318,6 +322,10 @@ char *peer_metrics_render(const struct agent *a, const struct pass_report *rep);
 const char *peer_nfd_word(const struct agent *a, const struct pass_report *rep);
 /* rdma_qos_port_ecn_ineffective over @prev -> @cur (malloc'd; NULL: none) */
 char *metrics_render_ecn(const struct tel_sample *prev, const struct tel_sample *cur);
+/* gdr_metrics.c: a record's GPUDirect pair (registers read again), the families, the NFD word */
+void agent_gdr_record(const struct agent *a, struct pass_report *rep, const cJSON *rec);
+char *gdr_metrics_render(const struct agent *a, const struct pass_report *rep);
+const char *gdr_nfd_word(const struct pass_report *rep);
 /* A label value escaped as the text format wants it (peer_metrics.c) */
 const char *metrics_label_esc(const char *v, char *out, size_t len);
 /* who_metrics.c: the "Who" families over @prev -> @cur (malloc'd; NULL: none) */

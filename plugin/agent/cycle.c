@@ -35,6 +35,14 @@ bool agent_do_pass(struct agent *a)
 		}
 		free(peer);
 		rep.peer_word = peer_nfd_word(a, &rep);
+		/* the GPUDirect families (gdr_metrics.c) */
+		peer = gdr_metrics_render(a, &rep);
+		if (peer && asprintf(&all, "%s%s", text, peer) >= 0) {
+			free(text);
+			text = all;
+		}
+		free(peer);
+		rep.gdr_word = gdr_nfd_word(&rep);
 	}
 	if (r == 0)
 		agent_tel_targets(a->tel, &rep.targets);

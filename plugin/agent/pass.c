@@ -305,6 +305,7 @@ void pass_record(struct pass *p, struct stale_book *book, const char *key)
 	c.profile = prof;
 	c.pf_mode = record_pf_mode(rec, p->cat);
 	numa_metric(p->rep, rec);
+	agent_gdr_record(p->a, p->rep, rec);
 	r = device_resolve_vf(&c.env.root, json_str(rec, "vf") ?: "", &vf, &c.err);
 	if (r < 0) {
 		/* mid-reload: the VF is gone, its PF (reset with it) is still the attachment's */

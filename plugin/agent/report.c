@@ -30,6 +30,7 @@ void pass_report_init(struct pass_report *rep)
 	rep->pfs = cJSON_CreateObject();
 	rep->vf_tc = cJSON_CreateArray();
 	rep->numa = cJSON_CreateArray();
+	rep->gdr = cJSON_CreateArray();
 	rep->vf_home = cJSON_CreateArray();
 	rep->baseline = cJSON_CreateObject();
 	rep->pf_facts = cJSON_CreateObject();
@@ -45,6 +46,7 @@ void pass_report_fini(struct pass_report *rep)
 	cJSON_Delete(rep->pfs);
 	cJSON_Delete(rep->vf_tc);
 	cJSON_Delete(rep->numa);
+	cJSON_Delete(rep->gdr);
 	cJSON_Delete(rep->vf_home);
 	cJSON_Delete(rep->baseline);
 	cJSON_Delete(rep->pf_facts);

@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pkg/log/log.h"
 #include "plugin/core/pf_require.h"
 #include "plugin/cni/commands.h"
+#include "plugin/core/gdr.h"
 #include "plugin/core/vf_class.h"
 
 static void drift_add(char *buf, size_t len, const char *fmt, ...)
@@ -56,6 +58,24 @@ static int check_pfs(struct rq_ctx *c, const struct rq_target *t, char *drift, s
 	return r;
 }
 
+/* gdr: strict is judged again: a far pair fails CHECK as it failed ADD (113) */
+static int check_gdr(struct rq_ctx *c, const struct rq_target *t)
+{
+	struct rq_numa_devices *devs = calloc(1, sizeof(*devs));
+	struct rq_numa_result numa;
+	struct rq_numa_query q = attach_numa_query(c, t);
+	struct rq_gdr_result g;
+	int r;
+
+	if (!devs)
+		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
+	q.devices = devs;
+	r = numa_evaluate(&c->env.root, &q, &numa);
+	gdr_judge(c, t, r == 0 && devs->answered ? devs : NULL, &g);
+	free(devs);
+	return gdr_enforce(c, &g);
+}
+
 int cmd_check(struct rq_ctx *c)
 {
 	char drift[8192] = "";
@@ -94,6 +114,8 @@ int cmd_check(struct rq_ctx *c)
 		drift_add(drift, sizeof(drift), "NUMA: configured strict alignment, current %s\n",
 			  numa.evidence);
 	cJSON_Delete(rec);
+	if (r == 0 && c->nc->gdr == RQ_GDR_STRICT)
+		r = check_gdr(c, &t);
 	if (r < 0)
 		return r;
 	if (drift[0]) {

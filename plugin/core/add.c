@@ -25,10 +25,17 @@ static int numa_step(struct rq_ctx *c, struct add_tx *tx)
 	struct rq_numa_query q;
 	int r;
 
-	if (c->nc->numa == RQ_NUMA_OFF)
+	if (c->nc->numa == RQ_NUMA_OFF && c->nc->gdr == RQ_GDR_OFF)
 		return 0;
 	q = attach_numa_query(c, &tx->t);
+	/* one look at kubelet serves both verdicts */
+	q.devices = &tx->devs;
 	r = numa_evaluate(&c->env.root, &q, n);
+	if (c->nc->numa == RQ_NUMA_OFF) {
+		/* asked for the GPUDirect verdict alone: the NUMA one stays unjudged */
+		memset(n, 0, sizeof(*n));
+		return 0;
+	}
 	/* the API was meant to answer and did not: say why the files speak instead */
 	if (r == 0 && strstr(n->source, "(PodResources API:"))
 		log_info("%s: NUMA evidence from %s", c->key, n->source);
@@ -294,6 +301,7 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx, bool pendi
 	cJSON_AddNumberToObject(rec, "numaNode", tx->numa.vf_node);
 	if (tx->numa.source[0])
 		cJSON_AddStringToObject(rec, "numaSource", tx->numa.source);
+	gdr_record(c, rec, &tx->gdr);
 	cJSON_AddStringToObject(rec, "profileName", c->profile.name);
 	cJSON_AddItemToObject(rec, "profile", profile_to_json(&c->profile));
 	/* no chain ran rdma-qos for this VF: the agent did what ADD does (agent/unchained.c) */
@@ -425,6 +433,10 @@ int attach_add(struct rq_ctx *c, bool adopted, struct rq_target *ret_t)
 	r = c->profile.traffic_class < 0 ? 0 : tos_prepare(c, &tx.t);
 	if (r == 0)
 		r = numa_step(c, &tx);
+	if (r == 0) {
+		gdr_judge(c, &tx.t, tx.devs.answered ? &tx.devs : NULL, &tx.gdr);
+		r = tx.adopted ? 0 : gdr_enforce(c, &tx.gdr);
+	}
 	if (r == 0)
 		r = pf_step(c, &tx);
 	/* the record as this ADD found it: what the knobs go back to, and a repeated ADD's no-op */

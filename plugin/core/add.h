@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "plugin/core/gdr.h"
 #include "plugin/core/pf_require.h"
 #include "plugin/core/vf_class.h"
 
@@ -28,6 +29,8 @@ struct add_tx {
 	bool intent_written;	     /* the pending record is on disk */
 	cJSON *rec_before; /* the record of an earlier ADD as this one found it (or none) */
 	struct rq_numa_result numa;
+	struct rq_numa_devices devs; /* what the NUMA evidence saw of the pod's devices */
+	struct rq_gdr_result gdr;
 	int att_fd; /* the attachment's lock: held from before the pending write to exit */
 	bool idx_moved[RQ_MAX_PFS]; /* others changed the index while the lock was dropped */
 	bool pf_unlocked;	    /* the PF locks could not be taken again */

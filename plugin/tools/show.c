@@ -235,6 +235,7 @@ static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *re
 		/* where ADD read the NUMA evidence: the API, or the files and why */
 		if (json_str(rec, "numaSource"))
 			cJSON_AddStringToObject(a, "numaSource", json_str(rec, "numaSource"));
+		show_gdr_json(rec, a);
 		vf_home_show(env, rec, a);
 	}
 	return v;
@@ -405,6 +406,8 @@ static void print_text(const cJSON *pfs)
 				printf("    NUMA %s, evidence from %s\n",
 				       json_str(a, "numaVerdict") ?: "?",
 				       json_str(a, "numaSource"));
+			if (a)
+				show_gdr_text(a);
 		}
 	}
 }
@@ -487,7 +490,7 @@ int show_node_json(const struct rq_env *env, const struct rq_catalog *cat, cJSON
 {
 	char **names = NULL;
 	size_t n = 0;
-	cJSON *recs, *out = cJSON_CreateObject(), *pfs;
+	cJSON *recs, *out = cJSON_CreateObject(), *pfs, *gdr;
 	int r;
 
 	if (!out)
@@ -507,6 +510,8 @@ int show_node_json(const struct rq_env *env, const struct rq_catalog *cat, cJSON
 	sysfs_list_free(names, n);
 	cJSON_AddNumberToObject(out, "attachments", cJSON_GetArraySize(recs));
 	cJSON_AddItemToObject(out, "unchained", unchained_json(env, cat));
+	if ((gdr = show_gdr_node_json(env, recs)))
+		cJSON_AddItemToObject(out, "gdr", gdr);
 	*ret = out;
 	*ret_recs = recs;
 	return r == -ENOENT ? 0 : r;
@@ -530,6 +535,7 @@ int cmd_show(struct rq_env *env, bool json)
 			puts(s);
 		free(s);
 	} else {
+		show_gdr_node_text(gdr);
 		print_text(pfs);
 		print_unchained(cJSON_GetObjectItemCaseSensitive(out, "unchained"), cat);
 		printf("%d attachment record(s)\n", cJSON_GetArraySize(recs));

@@ -29,6 +29,11 @@ int cmd_show_qps(struct rq_env *env, bool json);
 void show_peer_json(const struct rq_env *env, cJSON *o, const char *ifname,
 		    const struct dcb_port_state *st, const struct rq_profile *req, bool any_req);
 void show_peer_text(const cJSON *pf);
+/* show_gdr.c: the GPUDirect RDMA fields and lines (attachment, node) */
+void show_gdr_json(const cJSON *rec, cJSON *a);
+void show_gdr_text(const cJSON *a);
+cJSON *show_gdr_node_json(const struct rq_env *env, const cJSON *recs);
+void show_gdr_node_text(const cJSON *o);
 const char *show_peer_word(const struct rq_env *env, const char *ifname,
 			   const struct rq_profile *req, bool any_req);
 /* show.c: for each PF of `show --counters` / `top` (@o's "pfs"): "partner":

@@ -56,7 +56,9 @@ $m["rdma-qos ADD steady"] as $ours | $m["rdma-qos ADD 2nd VF"] as $ours2 |
 		catalog200_over_none: over($k["catalog=200x50"]; $k["catalog=none"]),
 		catalog3_over_none: over($k["catalog=3x2"]; $k["catalog=none"]),
 		chain_over_hostdevice: over($k["chain host-device + rdma-qos ADD"];
-			$k["host-device ADD alone"])},
+			$k["host-device ADD alone"]),
+		# an 8-GPU pod judged (GPUDirect RDMA) against the same ADD with gdr off
+		gdr8_over_off: over($k["gdr 8-GPU pod"]; $k["gdr off, same pod"])},
 	targets: [
 		{target: "steady ADD (same attachment again) median <= 1.05x the C floor",
 		 measured: "\(over($ours; $m["floor ADD"]))x",

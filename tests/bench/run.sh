@@ -334,6 +334,32 @@ for c in none 3x2 200x50; do
 	plan_line "catalog=$c" - "$d.json" "$d.env" "$SIMB" >> "$T/plan.node"
 done
 [ "$c" = none ] || echo "catalog 200x50: $(stat -c %s "$d/etc/cni/rdma-qos/profiles.json") bytes"
+# GPUDirect RDMA (issue 44): an 8-GPU pod on a node whose PF and GPUs sit below PCIe switches,
+# its VF judged against all eight (every /proc/driver/nvidia information file read, the config
+# spaces of the chosen pair's bridges), against the same ADD with gdr off
+d=$T/gdr8; node "$d" 4
+"$MKNODE" --root "$d" move 0000:81:00.0 --under pci0000:00/0000:00:01.0/0000:10:00.0/0000:11:00.0
+for g in 0 1 2 3 4 5 6 7; do
+	# GPU 0 below the PF's switch (PIX), the others below switches of their own
+	sw="0000:00:0$((g / 2 + 1)).0/0000:4$g:00.0"
+	[ "$g" = 0 ] && sw=0000:00:01.0/0000:10:00.0
+	"$MKNODE" --root "$d" gpu "0000:2$g:00.0" --under "pci0000:00/$sw/0000:3$g:00.0" \
+		--uuid "GPU-0000000$g-0000-0000-0000-000000000000" --minor "$g" || die "mknode gpu"
+	"$MKNODE" --root "$d" config "0000:3$g:00.0" --cap gen5x16 --type down --acs 11 || die "mknode config"
+done
+"$MKNODE" --root "$d" peermem registered
+"$MKNODE" --root "$d" pod --uid pod-bench $(for g in 0 1 2 3 4 5 6 7; do
+	echo --device "nvidia.com/gpu=GPU-0000000$g-0000-0000-0000-000000000000@0"; done) > /dev/null
+for m in warn off; do
+	conf_for bench 1.0.0 "{\"type\":\"rdma-qos\",\"deviceID\":\"$(vf_pci "$d" 1)\",\"gdr\":\"$m\"}" "$PREV" > "$d.$m.json"
+done
+envfile "$d.env" ADD "$d"
+run_once "$d.env" "$d.warn.json" "$SIMB"
+[ "$(jq -r .gdrVerdict "$d/run/rdma-qos/state/bench_bench_net1.json")" != "" ] ||
+	die "gdr 8 GPUs: no verdict recorded"
+run_once "$d.env" "$d.off.json" "$SIMB"
+plan_line "gdr 8-GPU pod" - "$d.warn.json" "$d.env" "$SIMB" >> "$T/plan.node"
+plan_line "gdr off, same pod" - "$d.off.json" "$d.env" "$SIMB" >> "$T/plan.node"
 # the chain as a runtime runs it: host-device moves a veth "VF" into a pod of its own, then
 # rdma-qos ADDs with host-device's result; each run starts from the chain's DEL (untimed)
 # (a veth named as the simulated VF's netdev, as the sim suite makes them)
@@ -421,7 +447,8 @@ jq -r '.ratios | "RATIOS  steady ADD / C floor ADD    = \(.ours_over_floor)x",
 	" (List 250 pods / API 1 pod: \(.apilist250_over_api1)x; / C floor: \(.apilist250_over_floor)x)",
 	"        catalog 200x50 / none       = \(.catalog200_over_none)x" +
 	" (3x2: \(.catalog3_over_none)x)",
-	"        host-device + rdma-qos / host-device alone = \(.chain_over_hostdevice)x"' "$RES"
+	"        host-device + rdma-qos / host-device alone = \(.chain_over_hostdevice)x",
+	"        gdr 8-GPU pod / gdr off      = \(.gdr8_over_off)x"' "$RES"
 echo
 jq -r '.node_table[] | "node    \(.name | (. + "                                  ")[:34])" +
 	" median \(.p50_ms) ms (p10 \(.p10_ms), p90 \(.p90_ms)), peak RSS \(.rss_kib) KiB"' "$RES"

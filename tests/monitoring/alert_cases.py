@@ -37,6 +37,7 @@ def render(text, labels, where):
         sys.exit(f"alert_cases.py: {where}: template not understood: {text}")
     return text
 A = {"job": "rdma-qos-agent", "node": "n1", "namespace": "rdma-qos", "pod": "rdma-qos-x1"}
+POD0 = {"job": "rdma-qos-agent", "node": "n1", "namespace": "ai", "pod": "trainer-0"}
 POD = {"job": "rdma-qos-agent", "node": "n1", "namespace": "ai", "pod": "trainer-0",
        "interface": "net1", "vf": "0000:3b:00.2", "rdma_dev": "mlx5_2", "pf": "ens1f0"}
 T = 30  # minutes of input
@@ -118,6 +119,17 @@ cases = [
                                             "pod": "trainer-0", "vf": "0000:3b:00.2"}): f"1x{T}"},
          "16m", [{"job": "rdma-qos-agent", "node": "n1", "namespace": "ai", "pod": "trainer-0",
                   "vf": "0000:3b:00.2", "severity": "info"}], quiet_before="14m"),
+    case("VF far from its pod's GPUs", "RdmaQosGdrFar",
+         {sel("rdma_qos_gdr_far", {**POD0, "vf": "0000:c1:00.2"}): f"1x{T}"},
+         "16m", [{**POD0, "vf": "0000:c1:00.2", "severity": "warning"}], quiet_before="14m"),
+    case("ACS redirect below the GPU's switch", "RdmaQosGdrDegraded",
+         {sel("rdma_qos_gdr_degraded", {**POD0, "vf": "0000:19:00.3", "reason": "acs_redirect"}):
+          f"1x{T}"},
+         "16m", [{**POD0, "vf": "0000:19:00.3", "reason": "acs_redirect", "severity": "warning"}],
+         quiet_before="14m"),
+    case("two rails of a pod on one PF", "RdmaQosPodRailShared",
+         {sel("rdma_qos_pod_shared_pf", {**POD0, "pf": "0000:19:00.0"}): f"2x{T}"},
+         "16m", [{**POD0, "pf": "0000:19:00.0", "severity": "info"}], quiet_before="14m"),
     case("a VF no rdma-qos chain ran for, its pod named", "RdmaQosVfUnchained",
          {sel("rdma_qos_vf_unchained", {"job": "rdma-qos-agent", "node": "n1", "vf": "0000:3b:00.3",
                                          "pf": "ens1f0", "rdma_dev": "mlx5_4", "namespace": "ai",

@@ -37,8 +37,8 @@ python3 -c 'import json, sys, yaml; yaml.safe_dump(json.load(open(sys.argv[1])),
 out=$(promtool check rules "$T/rules.yaml" 2>&1)
 check "promtool check rules: $(grep -o 'SUCCESS.*' <<< "$out")" [ $? -eq 0 ] || echo "$out"
 mapfile -t ALERTS < <(jq -r '.groups[].rules[] | .alert // empty' "$T/rules.json")
-want="RdmaQosAgentNotPassing RdmaQosCatalogInvalid RdmaQosCnpStorm RdmaQosDiscardsDespitePfc RdmaQosDriftNotRepaired RdmaQosEcnIneffective RdmaQosHostDropsOnPfcPriority RdmaQosLosslessPodOnLossyClass RdmaQosNumaMisaligned RdmaQosPauseStorm RdmaQosPeerDisagrees RdmaQosPeerMultiplePartners RdmaQosPeerSilent RdmaQosPfNotInProfile RdmaQosPodNotLossless RdmaQosRepairSuspended RdmaQosRoceOnLossyPriority RdmaQosVfUnchained"
-check "the alerts issues 22, 30, 31, 33, 37, 38 and 45 list are there (${#ALERTS[@]})" \
+want="RdmaQosAgentNotPassing RdmaQosCatalogInvalid RdmaQosCnpStorm RdmaQosDiscardsDespitePfc RdmaQosDriftNotRepaired RdmaQosEcnIneffective RdmaQosGdrDegraded RdmaQosGdrFar RdmaQosHostDropsOnPfcPriority RdmaQosLosslessPodOnLossyClass RdmaQosNumaMisaligned RdmaQosPauseStorm RdmaQosPeerDisagrees RdmaQosPeerMultiplePartners RdmaQosPeerSilent RdmaQosPfNotInProfile RdmaQosPodNotLossless RdmaQosPodRailShared RdmaQosRepairSuspended RdmaQosRoceOnLossyPriority RdmaQosVfUnchained"
+check "the alerts issues 22, 30, 31, 33, 37, 38, 44 and 45 list are there (${#ALERTS[@]})" \
 	[ "$(printf '%s\n' "${ALERTS[@]}" | sort | tr '\n' ' ')" = "$want " ]
 check "every alert has severity, summary, description and runbook_url" [ "$(jq '[.groups[].rules[] |
 	select(.alert) | select((.labels.severity | IN("critical", "warning", "info")) and
@@ -103,7 +103,7 @@ check "variables node -> pf -> pod, each filtered by the ones before" [ "$(jq -c
 	(.query.query | test("\\$pf"))]]' "$D")" = \
 	'[["node",false,false],["pf",true,false],["pod",true,true]]' ]
 # the names the agent emits (its format strings) and the rules record
-grep -ho '"rdma_qos_[a-z_]*' "$SRC"/plugin/agent/metrics.c "$SRC"/plugin/agent/peer_metrics.c "$SRC"/plugin/agent/who_metrics.c "$SRC"/plugin/agent/qps_metrics.c "$SRC"/plugin/agent/verdict_metrics.c | tr -d '"' | sort -u > "$T/agent.names"
+grep -ho '"rdma_qos_[a-z_]*' "$SRC"/plugin/agent/metrics.c "$SRC"/plugin/agent/peer_metrics.c "$SRC"/plugin/agent/who_metrics.c "$SRC"/plugin/agent/qps_metrics.c "$SRC"/plugin/agent/verdict_metrics.c "$SRC"/plugin/agent/gdr_metrics.c | tr -d '"' | sort -u > "$T/agent.names"
 jq -r '.groups[].rules[] | .record // empty' "$T/rules.json" | sort -u > "$T/recorded.names"
 check "(the agent's names: $(wc -l < "$T/agent.names"))" [ "$(wc -l < "$T/agent.names")" -gt 20 ]
 names_ok() { # RULES_FILE: every name selected is the agent's or recorded; regexes match one

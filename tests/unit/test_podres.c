@@ -499,25 +499,27 @@ START_TEST(dra_many_and_shared)
 	ck_assert_uint_eq(p.n_dra, 6);
 	ck_assert_uint_eq(p.n_dra_all, 6);
 	free(b);
-	/* past RQ_PODRES_MAX_DRA distinct devices: kept to the cap, all counted */
+	/* an 8-GPU, 8-rail pod's DRA devices fit; past RQ_PODRES_MAX_DRA: kept to the cap, all
+	 * counted */
+	ck_assert_uint_ge(RQ_PODRES_MAX_DRA, 16);
 	{
-		char nm[20][16];
-		V1__DynamicResource *dd[20];
-		struct dra_fixture e[4];
+		char nm[40][16];
+		V1__DynamicResource *dd[40];
+		struct dra_fixture e[8];
 
 		memset(e, 0, sizeof(e));
-		for (int i = 0; i < 20; i++) {
+		for (int i = 0; i < 40; i++) {
 			(void)snprintf(nm[i], sizeof(nm[i]), "dev-%d", i);
 			dra_add(&e[i / 5], "ai", "c", "x.example.com", nm[i]);
 			dd[i] = e[i / 5].drs[i % 5];
 		}
-		f.ctr.n_dynamic_resources = 20;
+		f.ctr.n_dynamic_resources = 40;
 		f.ctr.dynamic_resources = dd;
 		f.pod.n_containers = 1;
 		b = get_reply(&f, &len);
 		ck_assert_int_eq(podres_decode_get(b, len, NULL, &p), 0);
 		ck_assert_uint_eq(p.n_dra, RQ_PODRES_MAX_DRA);
-		ck_assert_uint_eq(p.n_dra_all, 20);
+		ck_assert_uint_eq(p.n_dra_all, 40);
 		free(b);
 	}
 }

@@ -180,6 +180,21 @@ run_job() {
 	if grep -q '^# vm: pfs-wired' "$1"; then
 		n0=hubport,id=n0,hubid=0 n1=hubport,id=n1,hubid=0
 	fi
+	# "# vm: gdr-tree" (gdr.sh, GPUDirect RDMA): the first PF below a PCIe switch (x3130
+	# upstream, xio3130 downstream ports) with a display device (class 0x03, the "GPU")
+	# below the switch's other port, and a second display device on a root port of its own
+	local pf0=(-device pcie-root-port,id=rp0,bus=pcie.0,chassis=1
+		   -netdev "$n0" -device igb,bus=rp0,netdev=n0,mac=52:54:00:00:00:10)
+	if grep -q '^# vm: gdr-tree' "$1"; then
+		pf0=(-device pcie-root-port,id=rp0,bus=pcie.0,chassis=1
+		     -device x3130-upstream,id=up0,bus=rp0
+		     -device xio3130-downstream,id=dp0,bus=up0,chassis=3,slot=0
+		     -netdev "$n0" -device igb,bus=dp0,netdev=n0,mac=52:54:00:00:00:10
+		     -device xio3130-downstream,id=dp1,bus=up0,chassis=4,slot=1
+		     -device bochs-display,bus=dp1
+		     -device pcie-root-port,id=rp2,bus=pcie.0,chassis=5
+		     -device bochs-display,bus=rp2)
+	fi
 	for try in $(seq 1 "$BOOT_TRIES"); do
 		rm -f "$job.rc"; : > "$log"
 		qemu-system-x86_64 -accel tcg,thread=multi -cpu max -M q35 \
@@ -191,8 +206,7 @@ run_job() {
 			-fsdev "$fs,id=fscache,path=$CACHE" -device virtio-9p-pci,fsdev=fscache,mount_tag=cache,bus=pcie.0 \
 			-fsdev "$fs,id=fssrc,path=$SRC,readonly=on" -device virtio-9p-pci,fsdev=fssrc,mount_tag=src,bus=pcie.0 \
 			"${bdev[@]}" \
-			-device pcie-root-port,id=rp0,bus=pcie.0,chassis=1 \
-			-netdev "$n0" -device igb,bus=rp0,netdev=n0,mac=52:54:00:00:00:10 \
+			"${pf0[@]}" \
 			-device pxb-pcie,id=pxb1,bus_nr=0x80,numa_node=1,bus=pcie.0 \
 			-device pcie-root-port,id=rp1,bus=pxb1,chassis=2 \
 			-netdev "$n1" -device igb,bus=rp1,netdev=n1,mac=52:54:00:00:00:11 \

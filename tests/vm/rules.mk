@@ -25,3 +25,8 @@ vm-qps-test: all
 .PHONY: vm-adopt-test
 vm-adopt-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/adopt.sh
+
+# The GPUDirect RDMA guest alone (tests/vm/gdr.sh: PIX and PHB from a real kernel's PCIe tree)
+.PHONY: vm-gdr-test
+vm-gdr-test: all
+	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/gdr.sh

@@ -58,4 +58,7 @@ RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/qps.sh || rc=1
 # the production agent adopts a VF moved as dranet moves it (exclusive RDMA netns mode, no
 # CNI call): a guest of its own, exclusive mode from the start
 RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/adopt.sh || rc=1
+# GPUDirect RDMA on a real PCIe tree (x3130 switch, display devices as GPUs): a guest of its
+# own, its topology differs (guest.sh "# vm: gdr-tree")
+RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/gdr.sh || rc=1
 exit $rc

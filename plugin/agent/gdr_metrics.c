@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * GPUDirect RDMA after a pass (DESIGN.md "GPUDirect RDMA"): each recorded
+ * pair's degradation registers read again (a NIC link can retrain down at
+ * run time; /proc/driver/nvidia is never read again: the record keeps the
+ * GPU's address), per pod a maximum matching of its rails (one VF per PF)
+ * to its GPUs within gdrLevel, PFs carrying two of a pod's VFs, the node's
+ * peer memory; the families and the NFD word rdma-qos.gdr.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin/agent/agent.h"
+#include "plugin/core/gdr.h"
+
+void agent_gdr_record(const struct agent *a, struct pass_report *rep, const cJSON *rec)
+{
+	const char *verdict = json_str(rec, "gdrVerdict") ?: "";
+	const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(rec, "gdrGpu"), *it;
+	const cJSON *pfs = cJSON_GetObjectItemCaseSensitive(rec, "pfs");
+	struct rq_gdr_result g;
+	cJSON *o, *d;
+
+	/* no GPU, not judged, or no pair to look at: no series */
+	if (!gpu || !json_str(gpu, "pci") || !strcmp(verdict, "no-gpu") || !verdict[0] ||
+	    !(o = cJSON_CreateObject()))
+		return;
+	cJSON_AddStringToObject(o, "namespace", json_str(rec, "podNamespace") ?: "");
+	cJSON_AddStringToObject(o, "pod", json_str(rec, "podName") ?: "");
+	cJSON_AddStringToObject(o, "container", json_str(rec, "containerID") ?: "");
+	cJSON_AddStringToObject(o, "vf", json_str(rec, "vf") ?: "");
+	cJSON_AddStringToObject(o, "pf", json_str(cJSON_GetArrayItem(pfs, 0), "pci") ?: "");
+	cJSON_AddStringToObject(o, "gpu", json_str(gpu, "pci"));
+	cJSON_AddStringToObject(o, "path", json_str(rec, "gdrPath") ?: "");
+	cJSON_AddStringToObject(o, "level", json_str(rec, "gdrLevel") ?: "pxb");
+	cJSON_AddStringToObject(o, "verdict", verdict);
+	cJSON_AddItemToObject(
+	    o, "gpus",
+	    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(rec, "gdrPodGpus"), true)
+		?: cJSON_CreateArray());
+	d = cJSON_AddArrayToObject(o, "degraded");
+	if (!strcmp(verdict, "near") &&
+	    gdr_recheck(&a->env.root, json_str(rec, "vf") ?: "", json_str(gpu, "pci"), &g) == 0) {
+		for (size_t i = 0; i < g.n_degraded; i++)
+			cJSON_AddItemToArray(d, cJSON_CreateString(g.degraded[i]));
+	} else {
+		/* the pair is gone or not near: what ADD saw */
+		cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(rec, "gdrDegraded"))
+		    cJSON_AddItemToArray(d, cJSON_Duplicate(it, false));
+	}
+	cJSON_AddItemToArray(rep->gdr, o);
+}
+
+/* Kuhn's augmenting path: rail @u to a GPU, moving earlier rails along */
+static bool augment(size_t u, const bool (*edge)[RQ_GPU_MAX], size_t n_gpu, int *match_gpu,
+		    bool *seen)
+{
+	for (size_t v = 0; v < n_gpu; v++) {
+		if (!edge[u][v] || seen[v])
+			continue;
+		seen[v] = true;
+		if (match_gpu[v] < 0 ||
+		    augment((size_t)match_gpu[v], edge, n_gpu, match_gpu, seen)) {
+			match_gpu[v] = (int)u;
+			return true;
+		}
+	}
+	return false;
+}
+
+#define POD_RAILS 16
+
+/* One pod: its rails (distinct PFs) and GPUs, the GPUs left without a near rail. */
+struct pod_rails {
+	const cJSON *first; /* the pod's first entry (namespace, pod) */
+	char pf[POD_RAILS][RQ_PCI_NAME];
+	int n_on_pf[POD_RAILS];
+	size_t n_pf;
+	char gpu[RQ_GPU_MAX][RQ_PCI_NAME];
+	size_t n_gpu;
+	enum rq_pci_level level;
+};
+
+static void pod_add(struct pod_rails *p, const cJSON *it)
+{
+	const char *pf = json_str(it, "pf") ?: "";
+	const cJSON *g;
+	size_t i;
+
+	for (i = 0; i < p->n_pf && strcmp(p->pf[i], pf); i++)
+		;
+	if (i == p->n_pf && p->n_pf < POD_RAILS)
+		(void)snprintf(p->pf[p->n_pf++], RQ_PCI_NAME, "%s", pf);
+	if (i < p->n_pf)
+		p->n_on_pf[i]++;
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(it, "gpus"))
+	{
+		size_t k;
+
+		if (!cJSON_IsString(g))
+			continue;
+		for (k = 0; k < p->n_gpu && strcmp(p->gpu[k], g->valuestring); k++)
+			;
+		if (k == p->n_gpu && p->n_gpu < RQ_GPU_MAX)
+			(void)snprintf(p->gpu[p->n_gpu++], RQ_PCI_NAME, "%s", g->valuestring);
+	}
+}
+
+static size_t pod_unmatched(const struct rq_root *r, const struct pod_rails *p)
+{
+	bool edge[POD_RAILS][RQ_GPU_MAX] = {{false}}, seen[RQ_GPU_MAX];
+	struct rq_pci_pos gpos[RQ_GPU_MAX], npos;
+	bool gok[RQ_GPU_MAX];
+	int match_gpu[RQ_GPU_MAX];
+	size_t matched = 0;
+
+	for (size_t v = 0; v < p->n_gpu; v++) {
+		gok[v] = pci_position(r, p->gpu[v], &gpos[v]) == 0;
+		match_gpu[v] = -1;
+	}
+	for (size_t u = 0; u < p->n_pf; u++) {
+		if (pci_position(r, p->pf[u], &npos) < 0)
+			continue;
+		for (size_t v = 0; v < p->n_gpu; v++) {
+			struct rq_pci_pair pr;
+
+			if (!gok[v])
+				continue;
+			pci_pair_level(&npos, &gpos[v], false, &pr);
+			edge[u][v] = pci_level_within(pr.level, p->level);
+		}
+	}
+	for (size_t u = 0; u < p->n_pf; u++) {
+		memset(seen, 0, sizeof(seen));
+		matched += augment(u, edge, p->n_gpu, match_gpu, seen);
+	}
+	return p->n_gpu - matched;
+}
+
+static void render_pods(FILE *f, const struct agent *a, const struct pass_report *rep)
+{
+	const cJSON *it, *jt;
+	bool head_w = false, head_s = false;
+	char e1[256], e2[256], e3[64];
+
+	cJSON_ArrayForEach(it, rep->gdr)
+	{
+		struct pod_rails p;
+		bool first = true;
+		size_t left;
+
+		/* a pod is its entries of one container: handled at its first entry */
+		cJSON_ArrayForEach(jt, rep->gdr)
+		{
+			if (jt == it)
+				break;
+			if (!strcmp(json_str(jt, "container") ?: "",
+				    json_str(it, "container") ?: ""))
+				first = false;
+		}
+		if (!first)
+			continue;
+		memset(&p, 0, sizeof(p));
+		p.first = it;
+		if (pci_level_parse(json_str(it, "level"), &p.level) < 0)
+			p.level = RQ_PCI_PXB;
+		cJSON_ArrayForEach(jt, rep->gdr) if (!strcmp(json_str(jt, "container") ?: "",
+							     json_str(it, "container") ?: ""))
+		    pod_add(&p, jt);
+		left = pod_unmatched(&a->env.root, &p);
+		metrics_label_esc(json_str(it, "namespace"), e1, sizeof(e1));
+		metrics_label_esc(json_str(it, "pod"), e2, sizeof(e2));
+		if (!head_w)
+			(void)fprintf(f,
+				      "# HELP rdma_qos_pod_gpus_without_rail The pod's GPUs left "
+				      "without a VF within gdrLevel by a maximum matching, one "
+				      "VF per PF.\n# TYPE rdma_qos_pod_gpus_without_rail gauge\n");
+		head_w = true;
+		(void)fprintf(f,
+			      "rdma_qos_pod_gpus_without_rail{namespace=\"%s\",pod=\"%s\"} %zu\n",
+			      e1, e2, left);
+		for (size_t i = 0; i < p.n_pf; i++) {
+			if (p.n_on_pf[i] < 2)
+				continue;
+			if (!head_s)
+				(void)fprintf(
+				    f, "# HELP rdma_qos_pod_shared_pf The pod's attachments on "
+				       "one PF (only when >= 2: two rails on one port halve "
+				       "both).\n# TYPE rdma_qos_pod_shared_pf gauge\n");
+			head_s = true;
+			(void)fprintf(
+			    f, "rdma_qos_pod_shared_pf{namespace=\"%s\",pod=\"%s\",pf=\"%s\"} %d\n",
+			    e1, e2, metrics_label_esc(p.pf[i], e3, sizeof(e3)), p.n_on_pf[i]);
+		}
+	}
+}
+
+static void render_pairs(FILE *f, const struct pass_report *rep)
+{
+	const cJSON *it, *d;
+	char e1[256], e2[256], e3[64], e4[64];
+
+	(void)fprintf(f, "# HELP rdma_qos_vf_gpu_path 1 per attachment with a GPU: the PCIe path "
+			 "from its VF to the pod's nearest GPU (NCCL's levels).\n"
+			 "# TYPE rdma_qos_vf_gpu_path gauge\n");
+	cJSON_ArrayForEach(it, rep->gdr) if (json_str(it, "path")[0])(void)
+	    fprintf(f,
+		    "rdma_qos_vf_gpu_path{namespace=\"%s\",pod=\"%s\",vf=\"%s\",gpu=\"%s\",path=\"%"
+		    "s\"} 1\n",
+		    metrics_label_esc(json_str(it, "namespace"), e1, sizeof(e1)),
+		    metrics_label_esc(json_str(it, "pod"), e2, sizeof(e2)),
+		    metrics_label_esc(json_str(it, "vf"), e3, sizeof(e3)),
+		    metrics_label_esc(json_str(it, "gpu"), e4, sizeof(e4)), json_str(it, "path"));
+	(void)fprintf(f, "# HELP rdma_qos_gdr_far 1 per attachment whose VF is beyond gdrLevel "
+			 "from every GPU of its pod: NCCL stages that rail through host memory.\n"
+			 "# TYPE rdma_qos_gdr_far gauge\n");
+	cJSON_ArrayForEach(it, rep->gdr) if (!strcmp(json_str(it, "verdict"), "far"))(void)
+	    fprintf(f, "rdma_qos_gdr_far{namespace=\"%s\",pod=\"%s\",vf=\"%s\"} 1\n",
+		    metrics_label_esc(json_str(it, "namespace"), e1, sizeof(e1)),
+		    metrics_label_esc(json_str(it, "pod"), e2, sizeof(e2)),
+		    metrics_label_esc(json_str(it, "vf"), e3, sizeof(e3)));
+	(void)fprintf(f, "# HELP rdma_qos_gdr_degraded 1 per near attachment and reason GDR is "
+			 "slow or impossible although the placement is right.\n"
+			 "# TYPE rdma_qos_gdr_degraded gauge\n");
+	cJSON_ArrayForEach(it, rep->gdr)
+	    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(it, "degraded"))(void) fprintf(
+		f, "rdma_qos_gdr_degraded{namespace=\"%s\",pod=\"%s\",vf=\"%s\",reason=\"%s\"} 1\n",
+		metrics_label_esc(json_str(it, "namespace"), e1, sizeof(e1)),
+		metrics_label_esc(json_str(it, "pod"), e2, sizeof(e2)),
+		metrics_label_esc(json_str(it, "vf"), e3, sizeof(e3)),
+		cJSON_IsString(d) ? d->valuestring : "");
+}
+
+char *gdr_metrics_render(const struct agent *a, const struct pass_report *rep)
+{
+	const char *m[4];
+	bool loaded_only;
+	size_t n = gdr_peer_memory(&a->env.root, m, 4, &loaded_only);
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+
+	if (!f)
+		return NULL;
+	render_pairs(f, rep);
+	render_pods(f, a, rep);
+	(void)fprintf(f, "# HELP rdma_qos_gdr_peer_memory 1 per way GPU memory can be registered "
+			 "with the NIC on this node (nvidia_peermem, dma_buf, amdkfd; none).\n"
+			 "# TYPE rdma_qos_gdr_peer_memory gauge\n");
+	for (size_t i = 0; i < n; i++)
+		(void)fprintf(f, "rdma_qos_gdr_peer_memory{method=\"%s\"} 1\n", m[i]);
+	if (!n)
+		(void)fprintf(f, "rdma_qos_gdr_peer_memory{method=\"none\"} 1\n");
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+const char *gdr_nfd_word(const struct pass_report *rep)
+{
+	const cJSON *it;
+	bool any = false;
+
+	/* ok: pairs judged, none far, none degraded (peer memory missing degrades each) */
+	cJSON_ArrayForEach(it, rep->gdr)
+	{
+		if (!strcmp(json_str(it, "verdict"), "unknown"))
+			continue;
+		any = true;
+		if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(it, "degraded")) > 0 ||
+		    !strcmp(json_str(it, "verdict"), "far"))
+			return "degraded";
+	}
+	return any ? "ok" : "unknown";
+}

@@ -535,7 +535,7 @@ int cmd_show(struct rq_env *env, bool json)
 			puts(s);
 		free(s);
 	} else {
-		show_gdr_node_text(gdr);
+		show_gdr_node_text(cJSON_GetObjectItemCaseSensitive(out, "gdr"));
 		print_text(pfs);
 		print_unchained(cJSON_GetObjectItemCaseSensitive(out, "unchained"), cat);
 		printf("%d attachment record(s)\n", cJSON_GetArraySize(recs));

@@ -324,6 +324,8 @@ const char *peer_nfd_word(const struct agent *a, const struct pass_report *rep);
 char *metrics_render_ecn(const struct tel_sample *prev, const struct tel_sample *cur);
 /* gdr_metrics.c: a record's GPUDirect pair (registers read again), the families, the NFD word */
 void agent_gdr_record(const struct agent *a, struct pass_report *rep, const cJSON *rec);
+/* the degradations this pass read again for @vf's pair (an array), NULL: none read */
+const cJSON *agent_gdr_degraded(const struct pass_report *rep, const char *vf);
 char *gdr_metrics_render(const struct agent *a, const struct pass_report *rep);
 const char *gdr_nfd_word(const struct pass_report *rep);
 /* A label value escaped as the text format wants it (peer_metrics.c) */

@@ -52,6 +52,18 @@ void agent_gdr_record(const struct agent *a, struct pass_report *rep, const cJSO
 	cJSON_AddItemToArray(rep->gdr, o);
 }
 
+const cJSON *agent_gdr_degraded(const struct pass_report *rep, const char *vf)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, rep->gdr)
+	{
+		if (!strcmp(json_str(it, "vf") ?: "", vf))
+			return cJSON_GetObjectItemCaseSensitive(it, "degraded");
+	}
+	return NULL;
+}
+
 /* Kuhn's augmenting path: rail @u to a GPU, moving earlier rails along */
 static bool augment(size_t u, const bool (*edge)[RQ_GPU_MAX], size_t n_gpu, int *match_gpu,
 		    bool *seen)

@@ -141,6 +141,7 @@ char *verdict_metrics_render(const struct agent *a, const struct pass_report *re
 		fa.qps_off =
 		    agent_tel_qps(a->tel, json_str(fa.rec, "vf") ?: "", qwhy, sizeof(qwhy));
 		fa.qps_why = qwhy;
+		fa.gdr_degraded = agent_gdr_degraded(rep, json_str(fa.rec, "vf") ?: "");
 		verdict_judge(&fa, v);
 		labels(e, l, sizeof(l));
 		if (v->lossless_profile)

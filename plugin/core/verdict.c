@@ -145,6 +145,51 @@ static enum verdict_state judge_numa(const struct verdict_facts *f, char *ev, si
 	return VERDICT_UNKNOWN;
 }
 
+/* gdr: far fails; a near pair with a degradation (ACS, link, peer memory, IOMMU) fails as
+ * performance; no GPU, or a GPU that cannot be placed, is unknown */
+static enum verdict_state judge_gdr(const struct verdict_facts *f, char *ev, size_t len)
+{
+	const char *v = json_str(f->rec, "gdrVerdict") ?: "";
+	const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(f->rec, "gdrGpu");
+	const cJSON *deg =
+	    f->gdr_degraded ?: cJSON_GetObjectItemCaseSensitive(f->rec, "gdrDegraded");
+	const char *path = json_str(f->rec, "gdrPath") ?: "?";
+	const char *level = json_str(f->rec, "gdrLevel") ?: "pxb";
+	const char *gpci = json_str(gpu, "pci") ?: "?";
+	char reasons[160] = "";
+	const cJSON *it;
+	size_t n = 0;
+
+	if (!strcmp(v, "far")) {
+		(void)snprintf(ev, len,
+			       "the nearest GPU %s is %s from the VF, beyond %s: NCCL stages "
+			       "this rail through host memory",
+			       gpci, path, level);
+		return VERDICT_PROBLEM;
+	}
+	if (strcmp(v, "near") != 0) {
+		const char *why = json_str(f->rec, "gdrEvidence");
+
+		(void)snprintf(ev, len, "GPUDirect %s%s%s", v[0] ? v : "not judged",
+			       why ? ": " : "", why ?: "");
+		return VERDICT_UNKNOWN;
+	}
+	cJSON_ArrayForEach(it, deg)
+	{
+		if (cJSON_IsString(it))
+			n += (size_t)snprintf(reasons + n,
+					      n < sizeof(reasons) ? sizeof(reasons) - n : 0, "%s%s",
+					      n ? ", " : "", it->valuestring);
+	}
+	if (reasons[0]) {
+		(void)snprintf(ev, len, "near (%s to GPU %s) but degraded: %s", path, gpci,
+			       reasons);
+		return VERDICT_PROBLEM;
+	}
+	(void)snprintf(ev, len, "%s to GPU %s, within %s", path, gpci, level);
+	return VERDICT_OK;
+}
+
 /* The checks, in the order show prints them and the headline names the first failing one. */
 const struct verdict_check verdict_checks[] = {
     {"pf_profile", "the PF does not meet the profile", true, judge_pf_profile},
@@ -152,6 +197,7 @@ const struct verdict_check verdict_checks[] = {
     {"peer", "the link partner disagrees", true, judge_peer},
     {"qps", "QPs send on a priority without PFC", true, judge_qps},
     {"numa", "the VF is on another NUMA node", false, judge_numa},
+    {"gdr", "the VF is far from the pod's GPUs, or the path is degraded", false, judge_gdr},
 };
 const size_t verdict_n_checks = sizeof(verdict_checks) / sizeof(verdict_checks[0]);
 

@@ -41,6 +41,9 @@ struct verdict_facts {
 	/* qps: connected QPs in RTS/RTR on a priority without PFC; -1: not judged (qps_why) */
 	int qps_off;
 	const char *qps_why;
+	/* gdr: the record's verdict; the degradations the agent read again this pass
+	 * (an array of reasons), NULL: the record's gdrDegraded (what ADD saw) */
+	const cJSON *gdr_degraded;
 };
 
 #define VERDICT_EVIDENCE_MAX 320

@@ -47,9 +47,10 @@ check "... vf_class ok: class 106 on every knob" line vf_class | grep -q "ok *cl
 check "... peer unknown with why (no agent listening)" line peer | grep -q "unknown *link partner not listening"
 check "... qps ok (no QP off PFC)" [ "$(line qps | awk '{ print $2 }')" = ok ]
 check "... numa ok: node 0" line numa | grep -q "ok *the VF is on the pod's NUMA node 0"
+check "... gdr unknown: a pod without GPU" line gdr | grep -q "unknown *GPUDirect no-gpu"
 rqs show --pod ai/trainer-0 --json > "$T/pod.json"
 check "show --pod --json: exit 0" [ $? -eq 0 ]
-check "... lossless true, five checks with state and evidence" [ "$(jq -c '[.attachments[0].lossless, (.attachments[0].checks | keys | length), .attachments[0].checks.pf_profile.state, .attachments[0].interface, .attachments[0].pf]' "$T/pod.json")" = "[true,5,\"ok\",\"net1\",\"$PF0\"]" ]
+check "... lossless true, six checks with state and evidence" [ "$(jq -c '[.attachments[0].lossless, (.attachments[0].checks | keys | length), .attachments[0].checks.pf_profile.state, .attachments[0].interface, .attachments[0].pf]' "$T/pod.json")" = "[true,6,\"ok\",\"net1\",\"$PF0\"]" ]
 rqs show --json > "$T/show.json"
 check "show --json: the attachment's namespace and pod as the metrics name them" [ "$(jq -r --arg v "$VF0PCI" '.pfs[].vfs[] | select(.pci == $v) | .attachment | "\(.namespace)/\(.pod) \(has("podName"))"' "$T/show.json")" = "ai/trainer-0 false" ]
 check "show (text) still names the pod" rqs show | grep -q "$VF0PCI .* ai/trainer-0 profile roce-lossless"
@@ -107,6 +108,21 @@ check "NUMA misaligned: problem{check=numa} 1, still lossless 1" [ "$(metric "$M
 pod ai/trainer-0
 check "show --pod: exit 1, lossless: yes, but the NUMA node" [ $? -eq 1 ] && head -1 "$T/pod.txt" | grep -q "^lossless: yes, but net1: the VF is on another NUMA node"
 set_json "$REC" '.numaVerdict = "aligned"'
+# the gdr row: what ADD recorded (tests/sim/gdr.sh makes real PCIe trees; here the verdict's join)
+set_json "$REC" '.gdrVerdict = "far" | .gdrPath = "sys" | .gdrLevel = "pxb" | .gdrGpu = {"pci": "0000:c1:00.0", "id": "0000:c1:00.0", "source": "amd.com/gpu"}'
+agent --once --catalog-source "$CAT" --metrics-file "$M" 2> /dev/null
+check "GDR far: problem{check=gdr} 1, still lossless 1" [ "$(metric "$M" "rdma_qos_attachment_problem{$L,check=\"gdr\"}")" = 1 ] && [ "$(metric "$M" "rdma_qos_attachment_lossless{$L}")" = 1 ]
+pod ai/trainer-0
+check "show --pod: exit 1, gdr PROBLEM names the GPU and the level" [ $? -eq 1 ] && line gdr | grep -q "PROBLEM *the nearest GPU 0000:c1:00.0 is sys from the VF, beyond pxb"
+set_json "$REC" '.gdrVerdict = "near" | .gdrPath = "pix" | .gdrDegraded = ["acs_redirect"]'
+agent --once --catalog-source "$CAT" --metrics-file "$M" 2> /dev/null
+check "GDR near but degraded: problem{check=gdr} 1" [ "$(metric "$M" "rdma_qos_attachment_problem{$L,check=\"gdr\"}")" = 1 ]
+pod ai/trainer-0
+check "show --pod: gdr PROBLEM names the degradation" line gdr | grep -q "PROBLEM *near (pix to GPU 0000:c1:00.0) but degraded: acs_redirect"
+set_json "$REC" '.gdrDegraded = []'
+agent --once --catalog-source "$CAT" --metrics-file "$M" 2> /dev/null
+check "GDR near, nothing degraded: no gdr problem series" [ -z "$(metric "$M" "rdma_qos_attachment_problem{$L,check=\"gdr\"}")" ]
+set_json "$REC" 'del(.gdrVerdict, .gdrPath, .gdrLevel, .gdrGpu, .gdrDegraded)'
 
 echo "== a suspended repair, and rdma-qos resume"
 for i in 1 2 3 4 5; do

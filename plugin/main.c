@@ -45,28 +45,27 @@ static void log_sink(void *userdata, enum rq_log_level lvl, const char *msg)
 
 static void usage(FILE *to, const char *binary)
 {
-	fprintf(
-	    to,
-	    "%s %s: chained CNI plugin giving SR-IOV VFs a lossless RoCE path.\n"
-	    "It is run by a container runtime with CNI_COMMAND set (ADD, DEL, CHECK,\n"
-	    "VERSION, STATUS, GC) and the network configuration on stdin.\n\n"
-	    "usage: %s --version\n"
-	    "       %s show [--json]     per PF and VF QoS state and attachments\n"
-	    "       %s show --pod NAMESPACE/NAME [--json]  is the pod's path lossless: one "
-	    "verdict per attachment (exit 0 yes, 1 a check fails, 2 no attachment here)\n"
-	    "       %s show --counters [--json] [--interval S]  congestion counters as rates\n"
-	    "       %s show --qps [--json] [--host-proc DIR]  each attachment's QPs and their "
-	    "class\n"
-	    "       %s top [--interval S] the same, refreshing, worst pod first\n"
-	    "       %s install --cni-bin-dir DIR [--catalog-source FILE]\n"
-	    "       %s uninstall --cni-bin-dir DIR [--wait S]  once no attachment is recorded\n"
-	    "       %s validate FILE [--catalog FILE] [--namespace NS]  a catalog, conflist,\n"
-	    "                          plugin config, NAD or SriovNetwork (JSON or YAML)\n"
-	    "       %s preflight [--json]  before the first pod: what this node lacks\n"
-	    "       %s agent [--once] ... keep recorded attachments in profile (agent --help)\n"
-	    "       %s resume PF ITEM    lift the agent's suspension of a repair\n",
-	    binary, RQ_VERSION, binary, binary, binary, binary, binary, binary, binary, binary,
-	    binary, binary, binary, binary);
+	fprintf(to,
+		"%s %s: chained CNI plugin giving SR-IOV VFs a lossless RoCE path.\n"
+		"It is run by a container runtime with CNI_COMMAND set (ADD, DEL, CHECK,\n"
+		"VERSION, STATUS, GC) and the network configuration on stdin.\n\n"
+		"usage: %s --version\n"
+		"       %s show [--json]     per PF and VF QoS state and attachments\n"
+		"       %s show --pod NAMESPACE/NAME [--json]  is the pod's path lossless: one "
+		"verdict per attachment (exit 0 yes, 1 a check fails, 2 no attachment here)\n"
+		"       %s show --counters [--json] [--interval S]  congestion counters as rates\n"
+		"       %s show --qps [--json] [--host-proc DIR]  each attachment's QPs and their "
+		"class\n"
+		"       %s top [--interval S] the same, refreshing, worst pod first\n"
+		"       %s install --cni-bin-dir DIR [--catalog-source FILE]\n"
+		"       %s uninstall --cni-bin-dir DIR [--wait S]  once no attachment is recorded\n"
+		"       %s validate FILE [--catalog FILE] [--namespace NS]  a catalog, conflist,\n"
+		"                          plugin config, NAD or SriovNetwork (JSON or YAML)\n"
+		"       %s preflight [--json]  before the first pod: what this node lacks\n"
+		"       %s agent [--once] ... keep recorded attachments in profile (agent --help)\n"
+		"       %s resume PF ITEM    lift the agent's suspension of a repair\n",
+		binary, RQ_VERSION, binary, binary, binary, binary, binary, binary, binary, binary,
+		binary, binary, binary, binary);
 }
 
 static void print_error(const char *version, const struct rq_error *e)

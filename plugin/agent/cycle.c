@@ -12,6 +12,18 @@
 #include "pkg/log/log.h"
 #include "plugin/agent/agent.h"
 
+/* @more (owned, may be NULL) after *@text; on ENOMEM *@text stays as it was */
+static void append(char **text, char *more)
+{
+	char *all = NULL;
+
+	if (more && asprintf(&all, "%s%s", *text, more) >= 0) {
+		free(*text);
+		*text = all;
+	}
+	free(more);
+}
+
 bool agent_do_pass(struct agent *a)
 {
 	struct pass_report rep;
@@ -27,13 +39,7 @@ bool agent_do_pass(struct agent *a)
 	text = r == 0 ? metrics_render(a, &rep) : NULL;
 	if (text) {
 		/* the link partner's families (peer_metrics.c) after the pass's own */
-		char *peer = peer_metrics_render(a, &rep), *all = NULL;
-
-		if (peer && asprintf(&all, "%s%s", text, peer) >= 0) {
-			free(text);
-			text = all;
-		}
-		free(peer);
+		append(&text, peer_metrics_render(a, &rep));
 		rep.peer_word = peer_nfd_word(a, &rep);
 		/* the GPUDirect families (gdr_metrics.c) */
 		peer = gdr_metrics_render(a, &rep);
@@ -53,16 +59,9 @@ bool agent_do_pass(struct agent *a)
 	tel = text && a->o.metrics_file
 		  ? agent_tel_text(a->tel, a->o.once ? -1 : AGENT_TEL_PASS_WAIT_S)
 		  : NULL;
-	if (text) {
-		/* the verdict last: it reads the partner and the census just taken */
-		char *v = verdict_metrics_render(a, &rep), *all = NULL;
-
-		if (v && asprintf(&all, "%s%s", text, v) >= 0) {
-			free(text);
-			text = all;
-		}
-		free(v);
-	}
+	/* the verdict last: it reads the partner and the census just taken */
+	if (text)
+		append(&text, verdict_metrics_render(a, &rep));
 	if (text && a->o.metrics_file) {
 		char *all = NULL;
 

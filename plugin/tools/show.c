@@ -517,6 +517,15 @@ int show_node_json(const struct rq_env *env, const struct rq_catalog *cat, cJSON
 	return r == -ENOENT ? 0 : r;
 }
 
+void show_print_json(const cJSON *o)
+{
+	char *s = cJSON_Print(o);
+
+	if (s)
+		puts(s);
+	free(s);
+}
+
 int cmd_show(struct rq_env *env, bool json)
 {
 	struct rq_catalog *cat = show_catalog(env);
@@ -529,11 +538,7 @@ int cmd_show(struct rq_env *env, bool json)
 	}
 	pfs = cJSON_GetObjectItemCaseSensitive(out, "pfs");
 	if (json) {
-		char *s = cJSON_Print(out);
-
-		if (s)
-			puts(s);
-		free(s);
+		show_print_json(out);
 	} else {
 		show_gdr_node_text(cJSON_GetObjectItemCaseSensitive(out, "gdr"));
 		print_text(pfs);

@@ -279,15 +279,10 @@ int cmd_show_pod(struct rq_env *env, const char *ns, const char *name, bool json
 			: "lossless: not required (no profile of the pod has pfc)");
 		*ret_status = 0;
 	}
-	if (json) {
-		char *s = cJSON_Print(out);
-
-		if (s)
-			puts(s);
-		free(s);
-	} else {
+	if (json)
+		show_print_json(out);
+	else
 		print_text(out);
-	}
 	tel_sample_fini(&p.cur);
 	cJSON_Delete(out);
 	cJSON_Delete(node);

@@ -13,6 +13,8 @@ int cmd_show(struct rq_env *env, bool json);
  * show.c: what `show --json` prints (*ret) and the attachment records by VF
  * PCI address (*ret_recs), both the caller's to free
  */
+/* show.c: @o as `--json` prints it */
+void show_print_json(const cJSON *o);
 int show_node_json(const struct rq_env *env, const struct rq_catalog *cat, cJSON **ret,
 		   cJSON **ret_recs);
 /* show_pod.c: `show --pod NAMESPACE/NAME [--json]`; *ret_status the exit status 0/1/2 */

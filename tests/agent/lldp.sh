@@ -124,6 +124,10 @@ l=$(show_line "$PF0")
 check "show: 'partner leaf-01 port swp3 (...): pfc agrees, dscp2prio agrees, mtu agrees'" \
 	like "$l" "  partner leaf-01 port swp3 (Ethernet to $PF0, chassis *): pfc agrees, dscp2prio agrees, mtu agrees" || echo "  $l"
 check "NFD label rdma-qos.peer=agrees" [ "$(peer_label agrees)" = 1 ]
+VL="namespace=\"ai\",pod=\"p1\",interface=\"net1\",vf=\"$VF0PCI\",pf=\"$PF0\""
+check "the pod's verdict: rdma_qos_attachment_lossless 1, no problem series" [ "$(metric_lit "$M" "rdma_qos_attachment_lossless{$VL}"):$(grep -c "^rdma_qos_attachment_problem{$VL" "$M")" = 1:0 ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --pod ai/p1 > "$T/pod.txt" 2>&1
+{ [ $? -eq 0 ] && grep -q "^  peer  *ok  *the link partner has PFC where the PF needs it" "$T/pod.txt"; }; check "show --pod: exit 0, peer ok" [ $? -eq 0 ]
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --json --interval 0.2 > "$T/c.json" 2> /dev/null
 check "show --counters --json: partner agrees for $PF0 (top's PF header)" \
 	[ "$(jq -r --arg pf "$PF0" '.pfs[] | select(.pf == $pf) | .partner' "$T/c.json")" = agrees ]
@@ -139,6 +143,9 @@ check "show --json: pfc disagrees" [ "$(show_verdict "$PF0" pfc)" = disagrees ]
 l=$(show_line "$PF0")
 check "show: 'pfc DISAGREES (partner PFC on 4, required 3)'" like "$l" "*pfc DISAGREES (partner PFC on 4, required 3), dscp2prio agrees, mtu agrees" || echo "  $l"
 check "NFD label rdma-qos.peer=disagrees" [ "$(peer_label disagrees)" = 1 ]
+check "the pod's verdict: lossless 0, problem{check=peer} 1" [ "$(metric_lit "$M" "rdma_qos_attachment_lossless{$VL}"):$(metric_lit "$M" "rdma_qos_attachment_problem{$VL,check=\"peer\"}")" = 0:1 ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --pod ai/p1 > "$T/pod.txt" 2>&1
+{ [ $? -eq 1 ] && head -1 "$T/pod.txt" | grep -qF "lossless: NO (net1: the link partner disagrees: pfc: partner PFC on 4, required 3)"; }; check "show --pod: exit 1, lossless: NO (the link partner disagrees: pfc: partner PFC on 4, required 3)" [ $? -eq 0 ]
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --interval 0.2 > "$T/c.txt" 2> /dev/null
 check "show --counters / top: the PF header says 'partner DISAGREES'" grep -q "^PF $PF0 .* partner DISAGREES" "$T/c.txt"
 out=$(chain_check "$ROOT" roce c1 "$NSA" net1 "$VF0" "$RQ" "$ARGS" "$PREV" 2>&1)

@@ -129,6 +129,9 @@ check "show: VF2's line names its pod and how" grep -q "^UNCHAINED VF $VF2PCI of
 show --json > "$T/show.json"
 check "show --json: unchained lists VF1 with its pod" [ "$(jq -r --arg v "$VF1PCI" '.unchained[] | select(.vf == $v) | "\(.namespace)/\(.pod) \(.namedBy)"' "$T/show.json")" = "ai/dp-pod device-plugin" ]
 check "show --json: the chained VF0 is an attachment, not unchained" [ "$(jq --arg v "$VF0PCI" '[.unchained[] | select(.vf == $v)] | length' "$T/show.json")" = 0 ]
+show --pod ai/dp-pod > "$T/pod.txt" 2>&1
+{ [ $? -eq 1 ] && head -1 "$T/pod.txt" | grep -q "^lossless: NO (unchained"; }; check "show --pod of an unchained VF's pod: exit 1, lossless: NO (unchained ...)" [ $? -eq 0 ]
+check "... the VF's line says UNCHAINED" grep -q "^ai/dp-pod $VF1: UNCHAINED: VF $VF1PCI of PF $PF0 is in the pod" "$T/pod.txt"
 
 echo "== a pod PodResources does not name: reported with empty pod labels"
 # u-lossy's device entry removed: nobody names VF5 now
@@ -204,6 +207,9 @@ check "metrics: 4 roce-lossless attachments on $PF0 (VF0 chained, 3 adopted)" \
 check "metrics: VF2's class as any attachment's" \
 	[ "$(metric "$M" "rdma_qos_vf_traffic_class{vf=\"$VF2PCI\",rdma_dev=\"$D2\",knob=\"configfs\"}")" = 106 ]
 check "metrics: VF1 in its pod" [ "$(metric "$M" "rdma_qos_vf_in_pod{namespace=\"ai\",pod=\"dp-pod\",vf=\"$VF1PCI\"}")" = 1 ]
+check "metrics: adopted VF1's verdict, lossless 1" [ "$(metric "$M" "rdma_qos_attachment_lossless{namespace=\"ai\",pod=\"dp-pod\",interface=\"$VF1\",vf=\"$VF1PCI\",pf=\"$PF0\"}")" = 1 ]
+show --pod ai/dp-pod > "$T/pod.txt" 2>&1
+{ [ $? -eq 0 ] && head -1 "$T/pod.txt" | grep -q "^lossless: yes" && grep -q "^ai/dp-pod $VF1: VF $VF1PCI of PF $PF0, profile roce-lossless (adopted): lossless: yes" "$T/pod.txt"; }; check "show --pod ai/dp-pod: exit 0, its adopted attachment lossless" [ $? -eq 0 ]
 check "telemetry: VF3's counters labelled with its pod" grep -q "^rdma_qos_vf_.*namespace=\"ai\",pod=\"dranet-pod\"" "$M"
 check "the chained VF0 keeps its one record" [ "$(jq -r --arg v "$VF0PCI" 'select(.vf == $v) | .vf' "$SD"/*.json | wc -l)" = 1 ]
 W1=$(dcb_writes "$ROOT" "$PF0")

@@ -57,7 +57,7 @@ check "show (text) still names the pod" rqs show | grep -q "$VF0PCI .* ai/traine
 
 echo "== a lossy profile: lossless not required"
 pod ai/web
-check "ai/web: exit 0, lossless: not required" [ $? -eq 0 ] && head -1 "$T/pod.txt" | grep -q "^lossless: not required"
+{ [ $? -eq 0 ] && head -1 "$T/pod.txt" | grep -q "^lossless: not required"; }; check "ai/web: exit 0, lossless: not required" [ $? -eq 0 ]
 check "... its JSON has no lossless key" [ "$(rqs show --pod ai/web --json | jq '.attachments[0] | has("lossless")')" = false ]
 
 echo "== no attachment here, a bad argument"
@@ -80,15 +80,15 @@ echo "== the VF's class changed"
 agent --once --catalog-source "$CAT" > /dev/null 2>&1
 echo 0 > "$(tos_file "$ROOT" "$DEV0")"
 pod ai/trainer-0
-check "exit 1, lossless: NO (the VF's traffic class)" [ $? -eq 1 ] && head -1 "$T/pod.txt" | grep -q "^lossless: NO (net1: the VF's traffic class is wrong: configfs 0, required 106)"
-check "vf_class PROBLEM, pf_profile ok again (the agent repaired PFC)" line vf_class | grep -q PROBLEM && [ "$(line pf_profile | awk '{ print $2 }')" = ok ]
+{ [ $? -eq 1 ] && head -1 "$T/pod.txt" | grep -q "^lossless: NO (net1: the VF's traffic class is wrong: configfs 0, required 106)"; }; check "exit 1, lossless: NO (the VF's traffic class)" [ $? -eq 0 ]
+{ line vf_class | grep -q PROBLEM && [ "$(line pf_profile | awk '{ print $2 }')" = ok ]; }; check "vf_class PROBLEM, pf_profile ok again (the agent repaired PFC)" [ $? -eq 0 ]
 
 echo "== QPs off PFC"
 agent --once --catalog-source "$CAT" > /dev/null 2>&1
 mkdir -p "$ROOT/rdma/qps"
 echo '[{"qpn": 17, "type": "RC", "state": "RTS", "pid": 42, "comm": "python3", "tclass": 0}]' > "$ROOT/rdma/qps/$DEV0.json"
 pod ai/trainer-0
-check "exit 1, qps PROBLEM: 1 QP off PFC" [ $? -eq 1 ] && line qps | grep -q "PROBLEM *1 QP(s) in RTS/RTR send on a priority without PFC"
+{ [ $? -eq 1 ] && line qps | grep -q "PROBLEM *1 QP(s) in RTS/RTR send on a priority without PFC"; }; check "exit 1, qps PROBLEM: 1 QP off PFC" [ $? -eq 0 ]
 check "... lossless: NO names the QPs" head -1 "$T/pod.txt" | grep -q "^lossless: NO (net1: QPs send on a priority without PFC"
 
 echo "== the agent's verdict series"
@@ -101,12 +101,12 @@ check "no problem series of a check that holds" [ -z "$(metric "$M" "rdma_qos_at
 check "no lossless series for the lossy profile" [ "$(grep -c '^rdma_qos_attachment_lossless{.*pod="web"' "$M")" = 0 ]
 rm "$ROOT/rdma/qps/$DEV0.json"
 agent --once --catalog-source "$CAT" --metrics-file "$M" 2> /dev/null
-check "the QP gone: lossless 1, no problem series" [ "$(metric "$M" "rdma_qos_attachment_lossless{$L}")" = 1 ] && [ "$(grep -c "^rdma_qos_attachment_problem{$L" "$M")" = 0 ]
+{ [ "$(metric "$M" "rdma_qos_attachment_lossless{$L}")" = 1 ] && [ "$(grep -c "^rdma_qos_attachment_problem{$L" "$M")" = 0 ]; }; check "the QP gone: lossless 1, no problem series" [ $? -eq 0 ]
 set_json "$REC" '.numaVerdict = "misaligned"'
 agent --once --catalog-source "$CAT" --metrics-file "$M" 2> /dev/null
-check "NUMA misaligned: problem{check=numa} 1, still lossless 1" [ "$(metric "$M" "rdma_qos_attachment_problem{$L,check=\"numa\"}")" = 1 ] && [ "$(metric "$M" "rdma_qos_attachment_lossless{$L}")" = 1 ]
+{ [ "$(metric "$M" "rdma_qos_attachment_problem{$L,check=\"numa\"}")" = 1 ] && [ "$(metric "$M" "rdma_qos_attachment_lossless{$L}")" = 1 ]; }; check "NUMA misaligned: problem{check=numa} 1, still lossless 1" [ $? -eq 0 ]
 pod ai/trainer-0
-check "show --pod: exit 1, lossless: yes, but the NUMA node" [ $? -eq 1 ] && head -1 "$T/pod.txt" | grep -q "^lossless: yes, but net1: the VF is on another NUMA node"
+{ [ $? -eq 1 ] && head -1 "$T/pod.txt" | grep -q "^lossless: yes, but net1: the VF is on another NUMA node"; }; check "show --pod: exit 1, lossless: yes, but the NUMA node" [ $? -eq 0 ]
 set_json "$REC" '.numaVerdict = "aligned"'
 # the gdr row: what ADD recorded (tests/sim/gdr.sh makes real PCIe trees; here the verdict's join)
 set_json "$REC" '.gdrVerdict = "far" | .gdrPath = "sys" | .gdrLevel = "pxb" | .gdrGpu = {"pci": "0000:c1:00.0", "id": "0000:c1:00.0", "source": "amd.com/gpu"}'
@@ -132,20 +132,20 @@ done
 check "the fifth repair suspends pfc" [ "$(metric "$M" "rdma_qos_repair_suspended{pf=\"$PF0\",item=\"pfc\"}")" = 1 ]
 dcb_edit "$ROOT" "$PF0" '.pfc = []'
 agent --once --catalog-source "$CAT" --metrics-file "$M" 2> /dev/null
-check "suspended: lossless 0, problem{check=pf_profile} 1" [ "$(metric "$M" "rdma_qos_attachment_lossless{$L}")" = 0 ] && [ "$(metric "$M" "rdma_qos_attachment_problem{$L,check=\"pf_profile\"}")" = 1 ]
+{ [ "$(metric "$M" "rdma_qos_attachment_lossless{$L}")" = 0 ] && [ "$(metric "$M" "rdma_qos_attachment_problem{$L,check=\"pf_profile\"}")" = 1 ]; }; check "suspended: lossless 0, problem{check=pf_profile} 1" [ $? -eq 0 ]
 pod ai/trainer-0
 check "show --pod: pf_profile PROBLEM names the suspension and the resume command" line pf_profile | grep -q "PROBLEM *repair of pfc suspended: another writer keeps undoing it (rdma-qos resume $PF0 ITEM"
 rqs resume "$PF0" pfx > "$T/r.out" 2> "$T/r.err"
-check "resume with an unknown item: exit 1, names it" [ $? -eq 1 ] && grep -q 'ITEM "pfx" is not an item' "$T/r.err"
+{ [ $? -eq 1 ] && grep -q 'ITEM "pfx" is not an item' "$T/r.err"; }; check "resume with an unknown item: exit 1, names it" [ $? -eq 0 ]
 rqs resume nosuchpf pfc > "$T/r.out" 2> "$T/r.err"
-check "resume of an unknown PF: exit 1" [ $? -eq 1 ] && grep -q 'PF "nosuchpf": no such network device' "$T/r.err"
+{ [ $? -eq 1 ] && grep -q 'PF "nosuchpf": no such network device' "$T/r.err"; }; check "resume of an unknown PF: exit 1" [ $? -eq 0 ]
 rqs resume "$PF0" pfc > "$T/r.out" 2> "$T/r.err"
-check "resume $PF0 pfc: exit 0, says it resumed" [ $? -eq 0 ] && grep -q "PF $PF0 ($PF0PCI): repair of pfc resumed" "$T/r.out"
+{ [ $? -eq 0 ] && grep -q "PF $PF0 ($PF0PCI): repair of pfc resumed" "$T/r.out"; }; check "resume $PF0 pfc: exit 0, says it resumed" [ $? -eq 0 ]
 check "... the book no longer suspends it" [ "$(jq --arg p "$PF0PCI" '.pfs[$p].items.pfc.suspended // false' "$ROOT/run/rdma-qos/agent/fights.json")" = false ]
 agent --once --catalog-source "$CAT" --metrics-file "$M" 2> "$T/a2.log"
-check "the next pass repairs PFC: lossless 1, not suspended" [ "$(pfc_of "$ROOT" "$PF0")" = "[3]" ] && [ "$(metric "$M" "rdma_qos_attachment_lossless{$L}")" = 1 ] && [ "$(metric "$M" "rdma_qos_repair_suspended{pf=\"$PF0\",item=\"pfc\"}")" = 0 ]
+{ [ "$(pfc_of "$ROOT" "$PF0")" = "[3]" ] && [ "$(metric "$M" "rdma_qos_attachment_lossless{$L}")" = 1 ] && [ "$(metric "$M" "rdma_qos_repair_suspended{pf=\"$PF0\",item=\"pfc\"}")" = 0 ]; }; check "the next pass repairs PFC: lossless 1, not suspended" [ $? -eq 0 ]
 rqs resume "$PF0PCI" pfc > "$T/r.out"
-check "resume by PCI address when nothing is suspended: exit 0, says so" [ $? -eq 0 ] && grep -q "was not suspended" "$T/r.out"
+{ [ $? -eq 0 ] && grep -q "was not suspended" "$T/r.out"; }; check "resume by PCI address when nothing is suspended: exit 0, says so" [ $? -eq 0 ]
 check "show no longer says REPAIR SUSPENDED" [ "$(rqs show | grep -c "REPAIR SUSPENDED")" = 0 ]
 
 summary

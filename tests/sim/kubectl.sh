@@ -70,8 +70,10 @@ while [ $# -gt 0 ]; do
 done
 case $what in
 pod)
-	awk -v n="$ns" -v p="${pos[0]}" '$1 == n && $2 == p { print ($3 == "-" ? "" : $3); f = 1 } END { exit !f }' "$FIX/pods" | tr -d '\n' ||
-		{ echo "Error from server (NotFound): pods \"${pos[0]}\" not found" >&2; exit 1; } ;;
+	line=$(awk -v n="$ns" -v p="${pos[0]}" '$1 == n && $2 == p' "$FIX/pods")
+	[ -n "$line" ] || { echo "Error from server (NotFound): pods \"${pos[0]}\" not found" >&2; exit 1; }
+	read -r _ _ node _ <<< "$line"
+	[ "$node" = - ] || printf '%s' "$node" ;;
 pods)
 	if [ "$ns" = rdma-qos ]; then
 		[ "$sel" = app.kubernetes.io/name=rdma-qos ] || exit 9
@@ -95,19 +97,19 @@ check "... names the pod and its node, then lossless: yes" [ "$(sed -n 1,2p "$T/
 check "... asked node-a's agent by field selector" grep -q -- "get pods -n rdma-qos -l app.kubernetes.io/name=rdma-qos --field-selector spec.nodeName=node-a" "$FIX/calls"
 check "... and exec'd show --pod there" grep -q -- "exec -n rdma-qos rdma-qos-node-a -c agent -- /rdma-qos show --pod ml/trainer-0" "$FIX/calls"
 kp pod trainer-1 -n ml
-check "pod trainer-1 (class changed): exit 1, lossless: NO" [ $? -eq 1 ] && grep -q "^lossless: NO (net1: the VF's traffic class is wrong" "$T/out"
+{ [ $? -eq 1 ] && grep -q "^lossless: NO (net1: the VF's traffic class is wrong" "$T/out"; }; check "pod trainer-1 (class changed): exit 1, lossless: NO" [ $? -eq 0 ]
 kp pod trainer-2 --namespace=ml
 check "pod trainer-2 (node-b, no attachment): exit 2" [ $? -eq 2 ]
 kp pod trainer-0 -n ml --json
-check "pod --json: the JSON only" [ $? -eq 0 ] && [ "$(jq -r '.attachments[0].lossless' "$T/out")" = true ]
+{ [ $? -eq 0 ] && [ "$(jq -r '.attachments[0].lossless' "$T/out")" = true ]; }; check "pod --json: the JSON only" [ $? -eq 0 ]
 echo ml > "$FIX/context-ns"
 kp pod trainer-0
 check "pod without -n: the context's namespace" [ $? -eq 0 ]
 rm "$FIX/context-ns"
 kp pod nosuch -n ml
-check "no such pod: exit 3, kubectl's error shown" [ $? -eq 3 ] && grep -q "NotFound" "$T/err"
+{ [ $? -eq 3 ] && grep -q "NotFound" "$T/err"; }; check "no such pod: exit 3, kubectl's error shown" [ $? -eq 0 ]
 kp pod pending-0 -n ml
-check "a pod not scheduled: exit 3, says so" [ $? -eq 3 ] && grep -q "not scheduled" "$T/err"
+{ [ $? -eq 3 ] && grep -q "not scheduled" "$T/err"; }; check "a pod not scheduled: exit 3, says so" [ $? -eq 0 ]
 kp pod
 check "pod without a name: exit 3" [ $? -eq 3 ]
 
@@ -115,30 +117,30 @@ echo "== job"
 kp job trainer -n ml
 check "job trainer (a JobSet's two Jobs): exit 1, one is not lossless" [ $? -eq 1 ]
 check "... one line per pod, each from its own node" [ "$(grep -c "^ml/trainer-[012] on node-[ab]: lossless" "$T/out")" = 3 ]
-check "... trainer-0 yes, trainer-1 NO" grep -q "^ml/trainer-0 on node-a: lossless: yes$" "$T/out" && grep -q "^ml/trainer-1 on node-a: lossless: NO" "$T/out"
+{ grep -q "^ml/trainer-0 on node-a: lossless: yes$" "$T/out" && grep -q "^ml/trainer-1 on node-a: lossless: NO" "$T/out"; }; check "... trainer-0 yes, trainer-1 NO" [ $? -eq 0 ]
 check "... the summary" grep -q "^3 pods of ml/trainer: 1 lossless, 1 not, 1 without an attachment on their node, 0 not asked$" "$T/out"
 check "... other-0 is not the job's" [ "$(grep -c other-0 "$T/out")" = 0 ]
 kp job trainer-workers-0 -n ml
-check "job trainer-workers-0 (the Job itself): its two pods" [ $? -eq 1 ] && grep -q "^2 pods of ml/trainer-workers-0" "$T/out"
+{ [ $? -eq 1 ] && grep -q "^2 pods of ml/trainer-workers-0" "$T/out"; }; check "job trainer-workers-0 (the Job itself): its two pods" [ $? -eq 0 ]
 echo "$VF1PCI" > /dev/null
 echo 106 > "$RA/sys/kernel/config/rdma_cm/$DEV1/ports/1/default_roce_tos"
 kp job trainer-workers-0 -n ml
-check "the class back: the Job's pods all lossless, exit 0" [ $? -eq 0 ] && grep -q "^2 pods of ml/trainer-workers-0: 2 lossless, 0 not" "$T/out"
+{ [ $? -eq 0 ] && grep -q "^2 pods of ml/trainer-workers-0: 2 lossless, 0 not" "$T/out"; }; check "the class back: the Job's pods all lossless, exit 0" [ $? -eq 0 ]
 kp job nosuch -n ml
-check "job with no pod: exit 3" [ $? -eq 3 ] && grep -q "no pod of ml/nosuch" "$T/err"
+{ [ $? -eq 3 ] && grep -q "no pod of ml/nosuch" "$T/err"; }; check "job with no pod: exit 3" [ $? -eq 0 ]
 
 echo "== node"
 kp node node-a
-check "node node-a: show there" [ $? -eq 0 ] && grep -q "^PF ka$$" "$T/out"
+{ [ $? -eq 0 ] && grep -q "^PF ka$$" "$T/out"; }; check "node node-a: show there" [ $? -eq 0 ]
 kp node node-a --json
 check "node node-a --json: show's JSON" [ "$(jq '.attachments' "$T/out")" = 2 ]
 kp node node-a resume "ka$$""0" pfc
-check "node node-a resume PF ITEM: the binary's resume" [ $? -eq 0 ] && grep -q "was not suspended" "$T/out"
+{ [ $? -eq 0 ] && grep -q "was not suspended" "$T/out"; }; check "node node-a resume PF ITEM: the binary's resume" [ $? -eq 0 ]
 kp node node-c
-check "a node without an agent pod: exit 3, says so" [ $? -eq 3 ] && grep -q "no rdma-qos agent pod on node node-c" "$T/err"
+{ [ $? -eq 3 ] && grep -q "no rdma-qos agent pod on node node-c" "$T/err"; }; check "a node without an agent pod: exit 3, says so" [ $? -eq 0 ]
 check "never an arbitrary agent: no exec of ds/rdma-qos" [ "$(grep -c "ds/rdma-qos" "$FIX/calls")" = 0 ]
 "$PLUGIN" --help > "$T/out"
-check "--help: exit 0, the usage" [ $? -eq 0 ] && grep -q "kubectl rdma-qos pod NAME" "$T/out"
+{ [ $? -eq 0 ] && grep -q "kubectl rdma-qos pod NAME" "$T/out"; }; check "--help: exit 0, the usage" [ $? -eq 0 ]
 
 sim_del_vfs "$RA" 2> /dev/null
 summary

@@ -36,6 +36,9 @@ REC=$(grep -l "\"$VF0PCI\"" "$(state_dir "$ROOT")"/*.json | head -1)
 # check NAME: the line of check NAME in show --pod's text ($T/pod.txt)
 line() { awk -v c="$1" '$1 == c' "$T/pod.txt"; }
 pod() { rqs show --pod "$1" > "$T/pod.txt" 2> "$T/pod.err"; }
+# has CHECK REGEX: show --pod's line of CHECK matches; out_has TEXT REGEX (one command for check)
+has() { line "$1" | grep -q "$2"; }
+out_has() { grep -q "$2" <<< "$1"; }
 
 echo "== in profile"
 pod ai/trainer-0
@@ -43,17 +46,17 @@ check "show --pod: exit 0" [ $? -eq 0 ]
 check "... first line: lossless: yes" [ "$(head -1 "$T/pod.txt")" = "lossless: yes" ]
 check "... the attachment: interface, VF, PF, profile" grep -q "^ai/trainer-0 net1: VF $VF0PCI of PF $PF0, profile roce-lossless: lossless: yes$" "$T/pod.txt"
 check "... pf_profile ok" [ "$(line pf_profile | awk '{ print $2 }')" = ok ]
-check "... vf_class ok: class 106 on every knob" line vf_class | grep -q "ok *class 106 on every knob"
-check "... peer unknown with why (no agent listening)" line peer | grep -q "unknown *link partner not listening"
+check "... vf_class ok: class 106 on every knob" has vf_class "ok *class 106 on every knob"
+check "... peer unknown with why (no agent listening)" has peer "unknown *link partner not listening"
 check "... qps ok (no QP off PFC)" [ "$(line qps | awk '{ print $2 }')" = ok ]
-check "... numa ok: node 0" line numa | grep -q "ok *the VF is on the pod's NUMA node 0"
-check "... gdr unknown: a pod without GPU" line gdr | grep -q "unknown *GPUDirect no-gpu"
+check "... numa ok: node 0" has numa "ok *the VF is on the pod's NUMA node 0"
+check "... gdr unknown: a pod without GPU" has gdr "unknown *GPUDirect no-gpu"
 rqs show --pod ai/trainer-0 --json > "$T/pod.json"
 check "show --pod --json: exit 0" [ $? -eq 0 ]
 check "... lossless true, six checks with state and evidence" [ "$(jq -c '[.attachments[0].lossless, (.attachments[0].checks | keys | length), .attachments[0].checks.pf_profile.state, .attachments[0].interface, .attachments[0].pf]' "$T/pod.json")" = "[true,6,\"ok\",\"net1\",\"$PF0\"]" ]
 rqs show --json > "$T/show.json"
 check "show --json: the attachment's namespace and pod as the metrics name them" [ "$(jq -r --arg v "$VF0PCI" '.pfs[].vfs[] | select(.pci == $v) | .attachment | "\(.namespace)/\(.pod) \(has("podName"))"' "$T/show.json")" = "ai/trainer-0 false" ]
-check "show (text) still names the pod" rqs show | grep -q "$VF0PCI .* ai/trainer-0 profile roce-lossless"
+check "show (text) still names the pod" out_has "$(rqs show)" "$VF0PCI .* ai/trainer-0 profile roce-lossless"
 
 echo "== a lossy profile: lossless not required"
 pod ai/web
@@ -73,7 +76,7 @@ dcb_edit "$ROOT" "$PF0" '.pfc = []'
 pod ai/trainer-0
 check "exit 1" [ $? -eq 1 ]
 check "first line: lossless: NO naming the PF and the item" [ "$(head -1 "$T/pod.txt")" = "lossless: NO (net1: the PF does not meet the profile: pfc: required priority 3, port has none)" ]
-check "pf_profile PROBLEM with the evidence" line pf_profile | grep -q "PROBLEM *pfc: required priority 3, port has none"
+check "pf_profile PROBLEM with the evidence" has pf_profile "PROBLEM *pfc: required priority 3, port has none"
 check "--json: lossless false, firstProblem pf_profile" [ "$(rqs show --pod ai/trainer-0 --json | jq -c '[.attachments[0].lossless, .attachments[0].firstProblem, .attachments[0].checks.pf_profile.state]')" = '[false,"pf_profile","problem"]' ]
 
 echo "== the VF's class changed"
@@ -89,7 +92,7 @@ mkdir -p "$ROOT/rdma/qps"
 echo '[{"qpn": 17, "type": "RC", "state": "RTS", "pid": 42, "comm": "python3", "tclass": 0}]' > "$ROOT/rdma/qps/$DEV0.json"
 pod ai/trainer-0
 { [ $? -eq 1 ] && line qps | grep -q "PROBLEM *1 QP(s) in RTS/RTR send on a priority without PFC"; }; check "exit 1, qps PROBLEM: 1 QP off PFC" [ $? -eq 0 ]
-check "... lossless: NO names the QPs" head -1 "$T/pod.txt" | grep -q "^lossless: NO (net1: QPs send on a priority without PFC"
+check "... lossless: NO names the QPs" out_has "$(head -1 "$T/pod.txt")" "^lossless: NO (net1: QPs send on a priority without PFC"
 
 echo "== the agent's verdict series"
 agent --once --catalog-source "$CAT" --metrics-file "$M" 2> "$T/a1.log"
@@ -111,14 +114,17 @@ set_json "$REC" '.numaVerdict = "aligned"'
 # the gdr row: what ADD recorded (tests/sim/gdr.sh makes real PCIe trees; here the verdict's join)
 set_json "$REC" '.gdrVerdict = "far" | .gdrPath = "sys" | .gdrLevel = "pxb" | .gdrGpu = {"pci": "0000:c1:00.0", "id": "0000:c1:00.0", "source": "amd.com/gpu"}'
 agent --once --catalog-source "$CAT" --metrics-file "$M" 2> /dev/null
-check "GDR far: problem{check=gdr} 1, still lossless 1" [ "$(metric "$M" "rdma_qos_attachment_problem{$L,check=\"gdr\"}")" = 1 ] && [ "$(metric "$M" "rdma_qos_attachment_lossless{$L}")" = 1 ]
+check "GDR far: problem{check=gdr} 1" [ "$(metric "$M" "rdma_qos_attachment_problem{$L,check=\"gdr\"}")" = 1 ]
+check "... still lossless 1" [ "$(metric "$M" "rdma_qos_attachment_lossless{$L}")" = 1 ]
 pod ai/trainer-0
-check "show --pod: exit 1, gdr PROBLEM names the GPU and the level" [ $? -eq 1 ] && line gdr | grep -q "PROBLEM *the nearest GPU 0000:c1:00.0 is sys from the VF, beyond pxb"
+rc=$?
+check "show --pod: exit 1, gdr PROBLEM names the GPU and the level" [ $rc -eq 1 ]
+check "... gdr PROBLEM names the GPU and the level" has gdr "PROBLEM *the nearest GPU 0000:c1:00.0 is sys from the VF, beyond pxb"
 set_json "$REC" '.gdrVerdict = "near" | .gdrPath = "pix" | .gdrDegraded = ["acs_redirect"]'
 agent --once --catalog-source "$CAT" --metrics-file "$M" 2> /dev/null
 check "GDR near but degraded: problem{check=gdr} 1" [ "$(metric "$M" "rdma_qos_attachment_problem{$L,check=\"gdr\"}")" = 1 ]
 pod ai/trainer-0
-check "show --pod: gdr PROBLEM names the degradation" line gdr | grep -q "PROBLEM *near (pix to GPU 0000:c1:00.0) but degraded: acs_redirect"
+check "show --pod: gdr PROBLEM names the degradation" has gdr "PROBLEM *near (pix to GPU 0000:c1:00.0) but degraded: acs_redirect"
 set_json "$REC" '.gdrDegraded = []'
 agent --once --catalog-source "$CAT" --metrics-file "$M" 2> /dev/null
 check "GDR near, nothing degraded: no gdr problem series" [ -z "$(metric "$M" "rdma_qos_attachment_problem{$L,check=\"gdr\"}")" ]
@@ -134,7 +140,7 @@ dcb_edit "$ROOT" "$PF0" '.pfc = []'
 agent --once --catalog-source "$CAT" --metrics-file "$M" 2> /dev/null
 { [ "$(metric "$M" "rdma_qos_attachment_lossless{$L}")" = 0 ] && [ "$(metric "$M" "rdma_qos_attachment_problem{$L,check=\"pf_profile\"}")" = 1 ]; }; check "suspended: lossless 0, problem{check=pf_profile} 1" [ $? -eq 0 ]
 pod ai/trainer-0
-check "show --pod: pf_profile PROBLEM names the suspension and the resume command" line pf_profile | grep -q "PROBLEM *repair of pfc suspended: another writer keeps undoing it (rdma-qos resume $PF0 ITEM"
+check "show --pod: pf_profile PROBLEM names the suspension and the resume command" has pf_profile "PROBLEM *repair of pfc suspended: another writer keeps undoing it (rdma-qos resume $PF0 ITEM"
 rqs resume "$PF0" pfx > "$T/r.out" 2> "$T/r.err"
 { [ $? -eq 1 ] && grep -q 'ITEM "pfx" is not an item' "$T/r.err"; }; check "resume with an unknown item: exit 1, names it" [ $? -eq 0 ]
 rqs resume nosuchpf pfc > "$T/r.out" 2> "$T/r.err"

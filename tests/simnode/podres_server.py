@@ -6,7 +6,7 @@ kubelet files hold: cpu_manager_state, device-plugins/kubelet_internal_checkpoin
 memory_manager_state under ROOT/var/lib/kubelet, read again at every call.
 
   podres_server.py --root ROOT --pb DIR [--mode MODE] [--pod NS/NAME=UID ...]
-                   [--dra UID=DRIVER/POOL/DEVICE[@CLAIM][+share] ...]
+                   [--dra UID=DRIVER/POOL/DEVICE[@CLAIM][+share] ...] [--gate DIR]
 
 DIR holds api_pb2.py (protoc --python_out from pkg/podres/api.proto). A pod
 of the files without --pod is served as default/<uid>; a --pod the files do
@@ -38,6 +38,9 @@ as grpc-message; grpcio encodes it the same way):
   hang     accepts and never answers
   reset    accepts and closes at once
   garbage  accepts and answers bytes that are not HTTP/2
+--gate DIR slows List while DIR/hold exists, so a test can act during the
+call: List writes DIR/listing, then answers once DIR/go exists or after
+0.9 s (the agent's scan waits 1 s), and removes hold, listing and go.
 The socket is ROOT/var/lib/kubelet/pod-resources/kubelet.sock; the server
 prints "ready" once it listens.
 """
@@ -58,6 +61,7 @@ ap.add_argument("--mode", default="1.34")
 ap.add_argument("--pod", action="append", default=[])
 ap.add_argument("--dra", action="append", default=[])
 ap.add_argument("--kubelet-dir", default="/var/lib/kubelet")
+ap.add_argument("--gate")
 args = ap.parse_args()
 
 MODE = {"ok": "1.34", "noget": "1.26"}.get(args.mode, args.mode)
@@ -222,6 +226,16 @@ def do_list(req, ctx):
     """The reply's bytes, serialized once per change of the files: Python's protobuf takes
     ~10 ms for 250 pods (230 KB) where kubelet's Go takes well under one, and the bench
     measures the client's side of List, not this server's."""
+    if ctx is not None and args.gate and os.path.exists(args.gate + "/hold"):
+        open(args.gate + "/listing", "w").close()
+        t_end = time.monotonic() + 0.9
+        while not os.path.exists(args.gate + "/go") and time.monotonic() < t_end:
+            time.sleep(0.01)
+        for f in ("hold", "listing", "go"):
+            try:
+                os.unlink(args.gate + "/" + f)
+            except OSError:
+                pass
     all_pods = pods()[0]
     if CACHE.get("list") is None:
         CACHE["list"] = pb.ListPodResourcesResponse(pod_resources=all_pods).SerializeToString()

@@ -21,6 +21,10 @@
 #   PodResources List, or while the chained ADD waits for the carrier without
 #   the PF lock leaves one record, the chained one; later passes repair no
 #   class and the VF is one series.
+# - a pod-level DRA claim (dranet's examples; issue 42 item 6): PodResources
+#   lists it under no container, so the pod is found from a process of the
+#   VF's netns (--host-proc): its cgroup's pod UID, kubelet's pod log
+#   directory NAMESPACE_NAME_UID; reported and adopted like the others.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -32,9 +36,10 @@ unchained_can_run() {
 	return 0
 }
 sim_suite_start "agent unchained VFs" rqun unchained_can_run
-AGENT_PID="" PSRV=""
+AGENT_PID="" PSRV="" SLEEPER=""
 suite_teardown() {
 	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2> /dev/null
+	[ -n "$SLEEPER" ] && kill "$SLEEPER" 2> /dev/null
 	[ -n "$PSRV" ] && kill "$PSRV" 2> /dev/null
 }
 M=$T/m.prom
@@ -74,7 +79,7 @@ psrv_start() {
 	"$PY" "$RQ_SRC/tests/simnode/podres_server.py" --root "$ROOT" --pb "$T/pb" --mode 1.34 \
 		--pod ai/dp-pod=u-dp --pod ai/dra-pod=u-dra --pod ai/dranet-pod=u-dranet \
 		--pod batch/lossy-pod=u-lossy --pod nodefault/nd-pod=u-nodef \
-		--dra "u-dra=sriovnetwork.k8snetworkplumbingwg.io/node-a/$(dashed "$VF2PCI")" \
+		--pod ai/pl-pod="$PLUID" --dra "${DRA2:-u-dra=sriovnetwork.k8snetworkplumbingwg.io/node-a/$(dashed "$VF2PCI")}" \
 		--dra "u-dranet=dra.net/node-a/pci-$(dashed "$VF3PCI")" --gate "$T/gate" > "$T/psrv.log" 2>&1 &
 	PSRV=$!
 	for _ in $(seq 100); do grep -q ready "$T/psrv.log" && return 0; sleep 0.1; done
@@ -82,6 +87,7 @@ psrv_start() {
 	exit 1
 }
 mkdir -p "$T/gate"
+PLUID=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 # a pod whose claim no container names
 psrv_start
 
 rq() { echo "{\"type\":\"rdma-qos\",\"deviceID\":\"$1\"}"; }
@@ -274,6 +280,44 @@ done
 echo "adoption latency (ms): ${LAT[*]}"
 kill "$AGENT_PID"; wait "$AGENT_PID" 2> /dev/null; AGENT_PID=""
 
+
+echo "== a pod-level DRA claim: the pod from a process of the VF's netns"
+kill "$PSRV"; wait "$PSRV" 2> /dev/null
+DRA2="$PLUID=dra.net/node-a/pci-$(dashed "$VF2PCI")+pod"
+psrv_start
+NSP=$(newns p)
+move "$VF2" p
+ip netns exec "${NS_PREFIX}p" sleep 600 &
+SLEEPER=$!
+# the host's /proc as --host-proc shows it: the pod's process, its cgroup (systemd driver)
+HP=$T/hostproc
+mkdir -p "$HP/$SLEEPER/ns" "$HP/2" && echo kthreadd > "$HP/2/comm"
+for _ in $(seq 100); do [ "$(readlink "/proc/$SLEEPER/ns/net")" = "$(ip netns exec "${NS_PREFIX}p" readlink /proc/self/ns/net)" ] && break; sleep 0.05; done
+ln -s "/proc/$SLEEPER/ns/net" "$HP/$SLEEPER/ns/net"
+echo "0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod${PLUID//-/_}.slice/cri-containerd-0a1b.scope" > "$HP/$SLEEPER/cgroup"
+mkdir -p "$ROOT/var/log/pods/ai_pl-pod_$PLUID" "$ROOT/var/log/pods/ai_other_11111111-2222-3333-4444-555555555555"
+D2=$(rdma_of "$ROOT" "$VF2PCI")
+catalog report
+agent --once --host-proc "$HP" --metrics-file "$M" 2> "$T/pl.log"
+check "report: VF2 unchained, pod ai/pl-pod (no PodResources container names it)" [ "$(ser "$VF2PCI" "$PF0" "$D2" ai pl-pod)" = 1 ]
+show --host-proc "$HP" > "$T/show.txt" 2>&1
+check "show: VF2's pod and how it was found" grep -q "^UNCHAINED VF $VF2PCI .*pod ai/pl-pod (its netns's processes" "$T/show.txt"
+catalog adopt
+agent --once --host-proc "$HP" --metrics-file "$M" 2> "$T/pl.log"
+R=$(adopted_rec "$VF2PCI")
+check "adopt: VF2 adopted for ai/pl-pod, roce-lossless (ai's default), class 106" \
+	[ "$(jq -r '"\(.podNamespace)/\(.podName) \(.profileName)"' "$R" 2> /dev/null)/$(tos "$VF2PCI")" = "ai/pl-pod roce-lossless/106" ]
+check "adopt: the log says how the pod was found" grep -q "adopted VF $VF2PCI .*pod ai/pl-pod .*named by pod-netns" "$T/pl.log"
+# without its pod log directory the UID names no pod: reported, pod unknown, saying why
+ip -n "${NS_PREFIX}p" link set "$VF2" netns 1
+agent --once --host-proc "$HP" --metrics-file "$M" 2> /dev/null
+rmdir "$ROOT/var/log/pods/ai_pl-pod_$PLUID"
+move "$VF2" p
+agent --once --host-proc "$HP" --metrics-file "$M" 2> "$T/pl.log"
+check "no pod log directory: VF2 not adopted, pod unknown" [ -z "$(adopted_rec "$VF2PCI")" ] && [ "$(ser "$VF2PCI" "$PF0" "$D2" "" "")" = 1 ]
+check "... the log says why (the UID, no directory)" grep -q "VF $VF2PCI .*pod $PLUID of its netns has no directory in /var/log/pods" "$T/pl.log"
+kill "$SLEEPER"; wait "$SLEEPER" 2> /dev/null; SLEEPER=""
+ip -n "${NS_PREFIX}p" link set "$VF2" netns 1
 
 echo "== one VF, one record: a chained ADD racing an adoption of its VF"
 PAUSE=$T/pause

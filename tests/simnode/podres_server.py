@@ -6,7 +6,7 @@ kubelet files hold: cpu_manager_state, device-plugins/kubelet_internal_checkpoin
 memory_manager_state under ROOT/var/lib/kubelet, read again at every call.
 
   podres_server.py --root ROOT --pb DIR [--mode MODE] [--pod NS/NAME=UID ...]
-                   [--dra UID=DRIVER/POOL/DEVICE[@CLAIM][+share] ...] [--gate DIR]
+                   [--dra UID=DRIVER/POOL/DEVICE[@CLAIM][+share][+pod] ...] [--gate DIR]
 
 DIR holds api_pb2.py (protoc --python_out from pkg/podres/api.proto). A pod
 of the files without --pod is served as default/<uid>; a --pod the files do
@@ -15,7 +15,10 @@ know. A --dra is a device a DRA claim gave the pod (kubelet has no file for it
 here: its dra_manager_state checkpoint is not read): served in the pod's first
 container's dynamic_resources (kubelet lists a claim under the containers
 whose resources.claims name it), claim CLAIM (default "claim-DEVICE") in the
-pod's namespace, CDI device DRIVER/net=DEVICE. MODE, as each kubelet answers
+pod's namespace, CDI device DRIVER/net=DEVICE. +pod: a claim only the pod
+spec lists (resources.claims of no container, as dranet's examples): kubelet
+(cm/dra GetContainerClaimInfos) lists it under no container, so List and Get
+do not show it at all. MODE, as each kubelet answers
 (pkg/kubelet/apis/podresources/server_v1.go; Get's refusals are plain Go
 errors, which grpc-go sends as code 2 UNKNOWN with the text, percent-encoded,
 as grpc-message; grpcio encodes it the same way):
@@ -85,8 +88,12 @@ SHARE_ID = MODE in ("1.35", "1.36")
 DRA = []  # (uid, driver, pool, device, claim, shared)
 for d in args.dra:
     uid, spec = d.split("=", 1)
+    podlevel = spec.endswith("+pod")
+    spec = spec[:-len("+pod")] if podlevel else spec
     shared = spec.endswith("+share")
     spec = spec[:-len("+share")] if shared else spec
+    if podlevel:  # a claim only the pod spec lists: kubelet serves it under no container
+        continue
     spec, _, claim = spec.partition("@")
     driver, pool, device = spec.split("/", 2)
     DRA.append((uid, driver, pool, device, claim or "claim-" + device, shared))

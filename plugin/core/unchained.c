@@ -224,7 +224,9 @@ static void scan_pods(const struct rq_env *env, const char *kubelet_dir, struct 
 	struct rq_podres_status st;
 	uint8_t *body = NULL;
 	size_t len = 0;
-	int r = podres_list(&env->root, kubelet_dir, RQ_UNCHAINED_PODRES_MS, &body, &len, &st);
+	int r = podres_list(&env->root, kubelet_dir,
+			    env->podres_list_ms > 0 ? env->podres_list_ms : RQ_UNCHAINED_PODRES_MS,
+			    &body, &len, &st);
 
 	for (size_t k = 0; k < n; k++) {
 		struct rq_podres_vf_owner o;

@@ -80,7 +80,7 @@ psrv_start() {
 		--pod ai/dp-pod=u-dp --pod ai/dra-pod=u-dra --pod ai/dranet-pod=u-dranet \
 		--pod batch/lossy-pod=u-lossy --pod nodefault/nd-pod=u-nodef \
 		--pod ai/pl-pod="$PLUID" --dra "${DRA2:-u-dra=sriovnetwork.k8snetworkplumbingwg.io/node-a/$(dashed "$VF2PCI")}" \
-		--dra "u-dranet=dra.net/node-a/pci-$(dashed "$VF3PCI")" --gate "$T/gate" > "$T/psrv.log" 2>&1 &
+		--dra "u-dranet=dra.net/node-a/pci-$(dashed "$VF3PCI")" --gate "$T/gate" --gate-ms 9000 > "$T/psrv.log" 2>&1 &
 	PSRV=$!
 	for _ in $(seq 100); do grep -q ready "$T/psrv.log" && return 0; sleep 0.1; done
 	echo "FAIL: podres server did not start: $(cat "$T/psrv.log")"
@@ -350,10 +350,19 @@ one_record() {
 	check "$what: the VF is not unchained" [ "$(grep -c "^rdma_qos_vf_unchained{vf=\"$pci\"" "$M")" = 0 ]
 }
 
+# clean_vf WHAT VF VFPCI NS: the VF back in the host, a pass (which releases an adoption left
+# beside), no record of it: each case starts clean, so one's failure does not stage the next
+clean_vf() {
+	ip -n "$NS_PREFIX$4" link set "$2" netns 1
+	agent --once --metrics-file "$M" 2> /dev/null
+	check "$1: after DEL and the VF's return to the host, no record of it left" \
+		[ -z "$(jq -r --arg v "$3" 'select(.vf == $v) | .vf' "$SD"/*.json 2> /dev/null)" ]
+}
+
 # (b) the chained ADD commits during the adoption's PodResources List
 move "$VF3" d
 mkdir -p "$T/gate" && touch "$T/gate/hold"
-agent --once --metrics-file "$M" 2> "$T/b.log" &
+RDMA_QOS_SIM_PODRES_MS=10000 agent --once --metrics-file "$M" 2> "$T/b.log" &
 AP=$!
 wait_file "$T/gate/listing"
 check "(b) the agent's scan is in its PodResources List" [ -e "$T/gate/listing" ]
@@ -366,12 +375,13 @@ check "(b) the adoption found the chained record and rolled back" grep -q "VF $V
 one_record "(b)" rb "$VF3PCI"
 chained_del rb "$NSD" "$VF3" "$VF3PCI" dranet-pod u-dranet
 check "(b) its DEL restores class 0" [ "$(tos "$VF3PCI")" = 0 ]
+clean_vf "(b)" "$VF3" "$VF3PCI" d
 
 # (a) the chained ADD commits while the adoption waits for the PF lock: the ADD holds it
 # (paused after its intent), the adoption's List returns, it waits; then the ADD commits.
-# VF3 is still in the pod (DEL leaves the move to host-device)
+move "$VF3" d
 rm -rf "$PAUSE" && mkdir -p "$PAUSE" && touch "$T/gate/hold"
-agent --once --metrics-file "$M" 2> "$T/a.log" &
+RDMA_QOS_SIM_PODRES_MS=10000 agent --once --metrics-file "$M" 2> "$T/a.log" &
 AP=$!
 wait_file "$T/gate/listing"
 RDMA_QOS_SIM_PAUSE=add-pending:$PAUSE chained_add ra "$NSD" "$VF3" "$VF3PCI" dranet-pod u-dranet > /dev/null 2> "$T/a_add.log" &
@@ -388,6 +398,7 @@ check "(a) the chained ADD succeeds (rc $rc)" [ $rc -eq 0 ]
 check "(a) the adoption found the chained record and rolled back" grep -q "VF $VF3PCI of PF $PF0: VF $VF3PCI has a record now" "$T/a.log"
 one_record "(a)" ra "$VF3PCI"
 chained_del ra "$NSD" "$VF3" "$VF3PCI" dranet-pod u-dranet
+clean_vf "(a)" "$VF3" "$VF3PCI" d
 
 # (c) the adoption commits while the chained ADD waits for the carrier without the PF lock:
 # taken again, the ADD finds the adopted holder and takes it over
@@ -408,6 +419,7 @@ check "(c) it takes the adopted holder over" grep -q "VF $VF1PCI was adopted by 
 one_record "(c)" rc "$VF1PCI"
 chained_del rc "$NSB" "$VF1" "$VF1PCI" dp-pod u-dp
 check "(c) its DEL restores the class the adoption found (0)" [ "$(tos "$VF1PCI")" = 0 ]
+clean_vf "(c)" "$VF1" "$VF1PCI" b
 rm -f "$ROOT/sys/class/net/$PF0/carrier" "$ROOT/sys/class/net/$PF0/carrier_changes"
 
 summary

@@ -43,7 +43,8 @@ as grpc-message; grpcio encodes it the same way):
   garbage  accepts and answers bytes that are not HTTP/2
 --gate DIR slows List while DIR/hold exists, so a test can act during the
 call: List writes DIR/listing, then answers once DIR/go exists or after
-0.9 s (the agent's scan waits 1 s), and removes hold, listing and go.
+--gate-ms (default 900: the agent's scan waits 1 s; the sim binary's
+RDMA_QOS_SIM_PODRES_MS makes that longer), and removes hold, listing, go.
 The socket is ROOT/var/lib/kubelet/pod-resources/kubelet.sock; the server
 prints "ready" once it listens.
 """
@@ -65,6 +66,7 @@ ap.add_argument("--pod", action="append", default=[])
 ap.add_argument("--dra", action="append", default=[])
 ap.add_argument("--kubelet-dir", default="/var/lib/kubelet")
 ap.add_argument("--gate")
+ap.add_argument("--gate-ms", type=int, default=900)
 args = ap.parse_args()
 
 MODE = {"ok": "1.34", "noget": "1.26"}.get(args.mode, args.mode)
@@ -235,7 +237,7 @@ def do_list(req, ctx):
     measures the client's side of List, not this server's."""
     if ctx is not None and args.gate and os.path.exists(args.gate + "/hold"):
         open(args.gate + "/listing", "w").close()
-        t_end = time.monotonic() + 0.9
+        t_end = time.monotonic() + args.gate_ms / 1000
         while not os.path.exists(args.gate + "/go") and time.monotonic() < t_end:
             time.sleep(0.01)
         for f in ("hold", "listing", "go"):

@@ -72,4 +72,19 @@ bool kubelet_dev_skipped(const char *const *skip, const char *id);
 int kubelet_memory(const char *buf, size_t len, const char *pod_uid, uint64_t *ret_nodes);
 int kubelet_memory_src(struct rq_jsrc src, const char *pod_uid, uint64_t *ret_nodes);
 
+/*
+ * podid.c: a pod from its processes (a VF's pod no PodResources container
+ * names). kubelet_cgroup_pod_uid: the pod UID in a /proc/<pid>/cgroup text
+ * (a component after one naming "kubepods": "pod<uid>" of the cgroupfs
+ * driver or "kubepods-<qos>-pod<uid>.slice" of systemd's, whose '_' are the
+ * UID's '-'): 0, -ENOENT (not a pod's process), -ENAMETOOLONG.
+ * kubelet_pod_log_entry: a kubelet pod log directory name
+ * "NAMESPACE_NAME_UID" of @uid into its namespace and name: 0, -ENOENT
+ * (another pod's), -EINVAL (malformed), -ENAMETOOLONG.
+ */
+#define RQ_POD_LOG_DIR "/var/log/pods"
+int kubelet_cgroup_pod_uid(const char *buf, size_t len, char *ret, size_t ret_len);
+int kubelet_pod_log_entry(const char *entry, const char *uid, char *ret_ns, size_t ns_len,
+			  char *ret_name, size_t name_len);
+
 #endif

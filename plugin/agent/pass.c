@@ -263,7 +263,7 @@ static bool pass_vf_home(struct pass *p, const char *key, const cJSON *rec,
 	return false;
 }
 
-void pass_record(struct pass *p, struct stale_book *book, const char *key)
+static void pass_record(struct pass *p, struct stale_book *book, const char *key)
 {
 	struct rq_profile prof;
 	struct rq_vf_info vf;
@@ -473,8 +473,8 @@ int agent_pass(struct agent *a, struct pass_report *rep)
 	struct pass p = {.a = a, .rep = rep};
 	const struct dcb_ops *ops = NULL;
 	struct stale_book *book = NULL;
-	char **keys = NULL;
-	size_t n = 0;
+	char **keys = NULL, **adopted = NULL;
+	size_t n = 0, n_adopted = 0;
 	void *dcb = NULL;
 	int r;
 
@@ -498,7 +498,13 @@ int agent_pass(struct agent *a, struct pass_report *rep)
 			 "released as stale; see docs/operations.md",
 			 stale_book_unjudged(book));
 	pass_baseline_pfs(&p);
-	pass_unchained(&p, book);
+	pass_unchained(&p, &adopted, &n_adopted);
+	/* counted, repaired and read from this pass on like any attachment */
+	for (size_t i = 0; i < n_adopted; i++) {
+		pass_record(&p, book, adopted[i]);
+		free(adopted[i]);
+	}
+	free(adopted);
 	for (size_t i = 0; i < p.n_pfs; i++)
 		if (p.pfs[i].any_ensure || p.pfs[i].any_verify)
 			cJSON_AddTrueToObject(rep->req_pfs, p.pfs[i].pf.ifname);

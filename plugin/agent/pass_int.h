@@ -40,12 +40,11 @@ void pass_pf_target(struct pass *p, const struct pf_acc *acc, struct rq_profile 
 void peer_pass_collect(struct pass *p, const struct dcb_ops *ops, void *dcb);
 /*
  * unchained.c: the watched PFs' VFs in a pod's netns with no record, by
- * node.unchained: reported, adopted (then passed as records), or ignored.
+ * node.unchained: reported, adopted, or ignored. *@ret_keys (malloc'd, each
+ * key too; NULL when none) are the records it adopted, which the caller
+ * (pass.c) passes like any other: unchained.c never calls back into pass.c.
  */
-struct stale_book;
-void pass_unchained(struct pass *p, struct stale_book *book);
-/* pass.c: one record of the pass (unchained.c passes the records it adopted) */
-void pass_record(struct pass *p, struct stale_book *book, const char *key);
+void pass_unchained(struct pass *p, char ***ret_keys, size_t *ret_n);
 /* Repair (pf: ensure) or report (verify) one PF against what its attachments require. */
 void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void *dcb);
 

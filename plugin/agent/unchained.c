@@ -110,11 +110,12 @@ static void report_one(struct pass *p, const struct rq_unchained *u, cJSON *seen
  * ADD for @u, as the runtime would have run it: the pod's netns and interface,
  * deviceID the VF (checked against the interface, as ADD checks it), the pod
  * PodResources names, no profile named (the namespace's default), numa warn
- * (the pod is running: a verdict is reported, never refused). 1 adopted, 0 not
- * (@why says why), <0 error.
+ * (the pod is running: a verdict is reported, never refused). 1 adopted (its
+ * key in @ret_key), 2 a record of the VF appeared meanwhile (rolled back, not
+ * unchained any more), 0 not (@why says why), <0 error.
  */
-static int adopt_one(struct pass *p, struct stale_book *book, const struct rq_unchained *u,
-		     char *why, size_t len)
+static int adopt_one(struct pass *p, const struct rq_unchained *u, char *ret_key, char *why,
+		     size_t len)
 {
 	char conf[256];
 	struct rq_ctx c;
@@ -160,6 +161,12 @@ static int adopt_one(struct pass *p, struct stale_book *book, const struct rq_un
 			       c.err.msg[0] ? c.err.msg : strerror(-r));
 	catalog_free(c.cat);
 	netconf_free(c.nc);
+	/* a chained ADD recorded the VF since the scan: not unchained now, nothing to report */
+	if (r == -EEXIST) {
+		log_info("agent: VF %s of PF %s: %s; the adoption is rolled back", u->vf, u->pf,
+			 why + strlen("not adopted: "));
+		return 2;
+	}
 	if (r < 0)
 		return 0;
 	agent_count_adoption(p->a, u->pf);
@@ -167,8 +174,7 @@ static int adopt_one(struct pass *p, struct stale_book *book, const struct rq_un
 	    "agent: adopted VF %s of PF %s in pod %s/%s (netns %s, interface %s; named by %s): "
 	    "profile \"%s\"",
 	    u->vf, u->pf, u->pod_ns, u->pod_name, u->netns, u->ifname, u->by, c.profile.name);
-	/* counted, repaired and read from this pass on like any attachment */
-	pass_record(p, book, c.key);
+	(void)snprintf(ret_key, RQ_STATE_KEY_MAX, "%s", c.key);
 	return 1;
 }
 
@@ -212,15 +218,18 @@ static void adopted_tmp_sweep(const struct rq_env *env)
 	sysfs_list_free(names, n);
 }
 
-void pass_unchained(struct pass *p, struct stale_book *book)
+void pass_unchained(struct pass *p, char ***ret_keys, size_t *ret_n)
 {
 	enum rq_unchained_mode mode = p->cat ? p->cat->unchained : RQ_UNCHAINED_REPORT;
 	char(*pfs)[RQ_PCI_ADDR_MAX] = calloc(p->n_pfs + 1, sizeof(*pfs));
 	struct rq_unchained *u = NULL;
-	size_t n = 0;
+	char **keys = NULL;
+	size_t n = 0, nk = 0;
 	cJSON *seen;
 	int r;
 
+	*ret_keys = NULL;
+	*ret_n = 0;
 	if (!pfs)
 		return;
 	for (size_t i = 0; i < p->n_pfs; i++)
@@ -241,10 +250,14 @@ void pass_unchained(struct pass *p, struct stale_book *book)
 		return;
 	}
 	seen = cJSON_CreateObject();
+	keys = calloc(n + 1, sizeof(*keys));
 	for (size_t i = 0; i < n; i++) {
-		char why[RQ_ERR_MSG_MAX + 32];
+		char why[RQ_ERR_MSG_MAX + 32], key[RQ_STATE_KEY_MAX];
 
-		if (mode == RQ_UNCHAINED_ADOPT && adopt_one(p, book, &u[i], why, sizeof(why)) == 1)
+		r = mode == RQ_UNCHAINED_ADOPT ? adopt_one(p, &u[i], key, why, sizeof(why)) : 0;
+		if (r == 1 && keys && (keys[nk] = strdup(key)))
+			nk++;
+		if (r >= 1)
 			continue;
 		report_one(p, &u[i], seen,
 			   mode == RQ_UNCHAINED_ADOPT
@@ -255,4 +268,6 @@ void pass_unchained(struct pass *p, struct stale_book *book)
 	cJSON_Delete(p->a->unchained_seen);
 	p->a->unchained_seen = seen;
 	free(u);
+	*ret_keys = keys;
+	*ret_n = keys ? nk : 0;
 }

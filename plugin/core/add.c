@@ -106,6 +106,16 @@ static int owner_check(struct rq_ctx *c, struct add_tx *tx, const cJSON *idx, co
 
 	if (!rec)
 		return 0;
+	/* one VF, one record: an adoption never commits beside any record of the VF (the
+	 * chain's word wins, even a lost DEL's: the agent releases that one first) */
+	if (tx->adopted) {
+		r = rq_err(&c->err, RQ_ERR_NOT_OWNER, -EEXIST,
+			   "VF %s has a record now (%s/%s, container %.12s): not adopted", vf,
+			   json_str(rec, "podNamespace") ?: "?", json_str(rec, "podName") ?: "?",
+			   json_str(rec, "containerID") ?: "?");
+		cJSON_Delete(rec);
+		return r;
+	}
 	ns = json_str(rec, "netns");
 	/*
 	 * The agent adopted the VF in the moment between its move into the pod and
@@ -249,6 +259,10 @@ static int carrier_step(struct rq_ctx *c, struct add_tx *tx)
 		r = pfqos_conflict_check(c, &vf->pf[i], vf->pci, &tx->idx[i], &tx->idx_steady[i]);
 		if (r < 0)
 			return r;
+		/* an adoption (or another ADD) of this VF may have committed meanwhile */
+		r = owner_check(c, tx, tx->idx[i], vf->pci);
+		if (r < 0)
+			return r;
 		/* what another writer took away meanwhile: this time the wait holds the lock */
 		r = pfqos_ensure(c, tx->ops, tx->dcb, &vf->pf[i], &again);
 		tx->pf[i].ecn_written |= again.ecn_written;
@@ -335,11 +349,41 @@ static int intent_step(struct rq_ctx *c, struct add_tx *tx)
 	return 0;
 }
 
+/*
+ * One VF, one record, checked under the PF lock at an adoption's commit: any
+ * other record of the VF (a chained ADD's, pending or not, indexed or not) is
+ * the chain's, and the adoption rolls back.
+ */
+static int adopt_sole_check(struct rq_ctx *c, const char *vf)
+{
+	char **keys = NULL;
+	size_t n = 0;
+	int r = 0;
+
+	if (state_record_list(&c->env.root, &keys, &n) < 0)
+		n = 0;
+	for (size_t i = 0; i < n; i++) {
+		cJSON *rec = NULL;
+
+		if (r == 0 && strcmp(keys[i], c->key) != 0 &&
+		    state_record_read(&c->env.root, keys[i], &rec) == 0 &&
+		    !strcmp(json_str(rec, "vf") ?: "", vf))
+			r = rq_err(&c->err, RQ_ERR_NOT_OWNER, -EEXIST,
+				   "VF %s has a record now (%s): not adopted", vf, keys[i]);
+		cJSON_Delete(rec);
+		free(keys[i]);
+	}
+	free(keys);
+	return r;
+}
+
 static int commit_step(struct rq_ctx *c, struct add_tx *tx)
 {
 	cJSON *rec;
 	int r = 0;
 
+	if (tx->adopted && (r = adopt_sole_check(c, tx->t.vf.pci)) < 0)
+		return r;
 	for (size_t i = 0; tx->t.vf.has_pf && i < tx->t.vf.n_pf && r == 0; i++)
 		r = index_add(c, tx, i);
 	if (r < 0)

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pkg/kubelet/kubelet.h"
 #include "pkg/log/log.h"
 #include "pkg/netns/netns.h"
 #include "pkg/podres/podres.h"
@@ -148,7 +149,7 @@ static bool scan_seen(struct scan *s, uint64_t dev, uint64_t ino)
 }
 
 /* Inside one netns: which of its links are unaccounted VFs. */
-static void scan_links(struct scan *s, const char *path)
+static void scan_links(struct scan *s, const char *path, uint64_t dev, uint64_t ino)
 {
 	struct if_nameindex *ifs = if_nameindex();
 
@@ -166,6 +167,8 @@ static void scan_links(struct scan *s, const char *path)
 				continue;
 			(void)snprintf(u->ifname, sizeof(u->ifname), "%s", i->if_name);
 			(void)snprintf(u->netns, sizeof(u->netns), "%s", path);
+			u->netns_dev = dev;
+			u->netns_ino = ino;
 			memset(&d, 0, sizeof(d));
 			/* exclusive mode: the device is where the netdev is, once it was moved */
 			if (s->excl && rdma_find_by_ifindex((int)i->if_index, &d) == 0)
@@ -190,7 +193,7 @@ static void scan_netns(struct scan *s, const char *path)
 		return;
 	}
 	close(fd);
-	scan_links(s, path);
+	scan_links(s, path, dev, ino);
 	(void)netns_return(saved);
 }
 
@@ -221,7 +224,9 @@ static void scan_pods(const struct rq_env *env, const char *kubelet_dir, struct 
 	struct rq_podres_status st;
 	uint8_t *body = NULL;
 	size_t len = 0;
-	int r = podres_list(&env->root, kubelet_dir, RQ_UNCHAINED_PODRES_MS, &body, &len, &st);
+	int r = podres_list(&env->root, kubelet_dir,
+			    env->podres_list_ms > 0 ? env->podres_list_ms : RQ_UNCHAINED_PODRES_MS,
+			    &body, &len, &st);
 
 	for (size_t k = 0; k < n; k++) {
 		struct rq_podres_vf_owner o;
@@ -250,6 +255,83 @@ static void scan_pods(const struct rq_env *env, const char *kubelet_dir, struct 
 		}
 	}
 	free(body);
+}
+
+/* The pod of process @pid's cgroup, named by kubelet's pod log directory. */
+static int pod_of_process(const struct rq_env *env, const char *proc, const char *pid,
+			  struct rq_unchained *u)
+{
+	char path[RQ_NETNS_PATH_MAX], buf[4096], uid[RQ_KUBELET_KEY_MAX], **names = NULL;
+	size_t n = 0, len;
+	FILE *f;
+	int r = -ENOENT;
+
+	(void)snprintf(path, sizeof(path), "%s/%s/cgroup", proc, pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = '\0';
+	if (kubelet_cgroup_pod_uid(buf, len, uid, sizeof(uid)) < 0)
+		return -ENOENT;
+	if (sysfs_list(&env->root, RQ_POD_LOG_DIR, &names, &n) < 0)
+		n = 0;
+	for (size_t i = 0; i < n && r < 0; i++)
+		if (kubelet_pod_log_entry(names[i], uid, u->pod_ns, sizeof(u->pod_ns), u->pod_name,
+					  sizeof(u->pod_name)) == 0)
+			r = 0;
+	sysfs_list_free(names, n);
+	if (r < 0)
+		(void)snprintf(u->pod_why, sizeof(u->pod_why),
+			       "no pod's resources name it, and pod %.40s of its netns has no "
+			       "directory in " RQ_POD_LOG_DIR,
+			       uid);
+	return r;
+}
+
+/*
+ * The VFs no PodResources container names: a DRA claim only the pod spec lists
+ * (dranet's examples) is under no container. Their netns's processes tell the
+ * pod (the host's /proc, --host-proc): one process is enough, as every process
+ * in a pod's netns is the pod's.
+ */
+static void scan_pods_by_process(const struct rq_env *env, struct rq_unchained *u, size_t n)
+{
+	const char *proc = env->host_proc;
+	size_t left = 0;
+	struct dirent *e;
+	DIR *d;
+
+	for (size_t k = 0; k < n; k++)
+		left += u[k].netns[0] && !u[k].pod_known;
+	if (!left || !proc || !proc[0] || !(d = opendir(proc)))
+		return;
+	while (left && (e = readdir(d))) {
+		char path[RQ_NETNS_PATH_MAX];
+		struct stat st;
+
+		if (strspn(e->d_name, "0123456789") != strlen(e->d_name) ||
+		    snprintf(path, sizeof(path), "%s/%s/ns/net", proc, e->d_name) >=
+			(int)sizeof(path) ||
+		    stat(path, &st) < 0)
+			continue;
+		for (size_t k = 0; k < n; k++) {
+			if (!u[k].netns[0] || u[k].pod_known ||
+			    u[k].netns_dev != (uint64_t)st.st_dev ||
+			    u[k].netns_ino != (uint64_t)st.st_ino)
+				continue;
+			left--;
+			if (pod_of_process(env, proc, e->d_name, &u[k]) == 0) {
+				u[k].pod_known = true;
+				(void)snprintf(u[k].by, sizeof(u[k].by), "%s",
+					       RQ_UNCHAINED_BY_NETNS);
+			}
+			/* one process per VF: a second one would tell the same */
+			u[k].netns_dev = u[k].netns_ino = 0;
+		}
+	}
+	closedir(d);
 }
 
 int unchained_scan(const struct rq_env *env, const char *kubelet_dir,
@@ -330,8 +412,10 @@ int unchained_scan(const struct rq_env *env, const char *kubelet_dir,
 			s.u[k] = s.u[i];
 		k++;
 	}
-	if (kubelet_dir && k)
+	if (kubelet_dir && k) {
 		scan_pods(env, kubelet_dir, s.u, k);
+		scan_pods_by_process(env, s.u, k);
+	}
 	if (k == 0) {
 		free(s.u);
 		s.u = NULL;

@@ -11,11 +11,15 @@
 #include <net/if.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "plugin/core/core.h"
 
 /* how long the scan waits for kubelet's PodResources List (all VFs in one exchange) */
 #define RQ_UNCHAINED_PODRES_MS 1000
+
+/* rq_unchained.by when no PodResources container named it: its netns's processes did */
+#define RQ_UNCHAINED_BY_NETNS "pod-netns"
 
 struct rq_unchained {
 	char vf[RQ_PCI_ADDR_MAX];
@@ -29,7 +33,8 @@ struct rq_unchained {
 	bool pod_known;			 /* PodResources names the VF */
 	char pod_ns[254], pod_name[254]; /* the pod, "" unknown */
 	char by[24];			 /* how PodResources names it (podres_vf_by_name) */
-	char pod_why[160]; /* when unknown: why ("no pod names it", the API's error) */
+	char pod_why[160];	       /* when unknown: why ("no pod names it", the API's error) */
+	uint64_t netns_dev, netns_ino; /* the netns's identity (nsfs), for its processes */
 };
 
 /*
@@ -37,7 +42,9 @@ struct rq_unchained {
  * netdev driver, no record (@recorded: {vf pci: anything}, NULL = read the
  * records), no netdev in the caller's netns (the host's), and a netdev in a
  * netns found under /run/netns, /var/run/netns or env->host_proc. Each with its
- * pod from one PodResources List (@kubelet_dir; NULL: no look-up). 0 and
+ * pod from one PodResources List (@kubelet_dir; NULL: no look-up), else
+ * (a claim no container names) from a process of its netns under
+ * env->host_proc: its cgroup's pod UID, kubelet's pod log directory. 0 and
  * *@ret (malloc'd, may be NULL when *@ret_n is 0), or <0.
  */
 int unchained_scan(const struct rq_env *env, const char *kubelet_dir,

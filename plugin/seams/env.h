@@ -26,6 +26,7 @@ struct rq_env {
 	bool sim;
 	const char *binary;    /* "rdma-qos" or "rdma-qos-sim" */
 	int lock_timeout_ms;   /* bounded wait for a PF lock */
+	int podres_list_ms;    /* the unchained scan's List bound, 0: the default */
 	int repair_backoff_ms; /* agent: first back-off of a repair undone again (doubling) */
 	/*
 	 * Telemetry: keep every hw_counters entry of an attachment's device

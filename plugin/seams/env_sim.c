@@ -180,6 +180,9 @@ int env_init(struct rq_env *env, struct rq_error *e)
 	env->lock_timeout_ms = 10000;
 	if (getenv("RDMA_QOS_SIM_LOCK_TIMEOUT_MS"))
 		env->lock_timeout_ms = atoi(getenv("RDMA_QOS_SIM_LOCK_TIMEOUT_MS"));
+	/* a test that acts during the agent's List holds it longer than the production bound */
+	if (getenv("RDMA_QOS_SIM_PODRES_MS"))
+		env->podres_list_ms = atoi(getenv("RDMA_QOS_SIM_PODRES_MS"));
 	/* tests shorten the agent's repair back-off to see a fight suspended in seconds */
 	env->repair_backoff_ms = RQ_REPAIR_BACKOFF_MS;
 	if (getenv("RDMA_QOS_SIM_REPAIR_BACKOFF_MS"))

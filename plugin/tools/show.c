@@ -459,7 +459,12 @@ static void print_unchained(const cJSON *arr, const struct rq_catalog *cat)
 		       json_str(u, "vf"), json_str(u, "pf"), json_str(u, "netns"),
 		       json_str(u, "ifname"),
 		       json_str(u, "rdmaDev")[0] ? json_str(u, "rdmaDev") : "-");
-		if (json_str(u, "namedBy"))
+		if (json_str(u, "namedBy") &&
+		    !strcmp(json_str(u, "namedBy"), RQ_UNCHAINED_BY_NETNS))
+			printf("pod %s/%s (its netns's processes: no PodResources container names "
+			       "it)",
+			       json_str(u, "namespace"), json_str(u, "pod"));
+		else if (json_str(u, "namedBy"))
 			printf("pod %s/%s (PodResources: %s)", json_str(u, "namespace"),
 			       json_str(u, "pod"), json_str(u, "namedBy"));
 		else

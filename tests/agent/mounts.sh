@@ -9,7 +9,8 @@
 # - the agent, run as the DaemonSet runs it (its own PID and mount namespace,
 #   the container's flags) over a node with every kind of record (lossless
 #   and lossy attachments, a cri-dockerd /proc/<pid>/ns/net netns, congestion
-#   counters, kubelet's state files present, a VF no chain ran rdma-qos for), opens
+#   counters, kubelet's state files present, a VF no chain ran rdma-qos for, its
+#   pod found from its netns's process and kubelet's pod log directory), opens
 #   nothing under kubelet's root dir but pod-resources/ (the PodResources socket, the
 #   agent's one kubelet mount), and every host path it opens lies under one of its container's
 #   mounts (strace -f of the whole pass).
@@ -26,8 +27,12 @@ mounts_can_run() {
 }
 sim_suite_start "agent mounts" rqmt mounts_can_run
 HOSTPROC=$T/hostproc
+PCG=""
 suite_teardown() {
 	[ -n "${SLEEPER:-}" ] && kill "$SLEEPER" 2> /dev/null
+	[ -n "${SLEEPER2:-}" ] && kill "$SLEEPER2" 2> /dev/null && wait "$SLEEPER2" 2> /dev/null
+	# the pod's cgroup, and its parents when no other run uses them
+	[ -n "$PCG" ] && rmdir "$PCG" "${PCG%/*}" "${PCG%/*/*}" 2> /dev/null
 	mountpoint -q "$HOSTPROC" && umount -l "$HOSTPROC"
 }
 
@@ -94,6 +99,19 @@ check "ADD with a cri-dockerd netns (/proc/<pid>/ns/net)" [ $? -eq 0 ]
 read -r _ _ VF3 <<< "${VFS[3]}"
 NSD=$(newns d)
 ip link set "$VF3" netns "${NSD##*/}"
+# its pod claims it at pod level (dranet's examples): no PodResources container names it, so
+# the pass finds the pod from a process of its netns (the pod UID in its cgroup, systemd's
+# driver) and kubelet's pod log directory (/var/log/pods/NAMESPACE_NAME_UID)
+PUID=$(printf '%08x-0000-4000-8000-%012x' "$$" "$$")
+for CGR in /sys/fs/cgroup/unified /sys/fs/cgroup; do [ "$(stat -fc %T "$CGR" 2> /dev/null)" = cgroup2fs ] && break; CGR=""; done
+ip netns exec "${NSD##*/}" sleep 1000 &
+SLEEPER2=$!
+if [ -n "$CGR" ]; then
+	PCG=$CGR/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod${PUID//-/_}.slice
+	mkdir -p "$PCG" && echo "$SLEEPER2" > "$PCG/cgroup.procs"
+fi
+check "a process of VF3's netns is in its pod's cgroup (cgroup2: ${CGR:-none})" grep -q "pod${PUID//-/_}" "/proc/$SLEEPER2/cgroup"
+mkdir -p "$ROOT/var/log/pods/ai_pl_$PUID"
 check "kubelet's state files exist on the node (the agent could read them)" \
 	[ -s "$ROOT/var/lib/kubelet/cpu_manager_state" ]
 # a drift, so the pass repairs (the write paths are exercised too)
@@ -136,6 +154,9 @@ kub=$(grep -E '^/var/lib/kubelet(/|$)' "$T/host-paths" | grep -vE '^/var/lib/kub
 check "the agent opens nothing under /var/lib/kubelet but pod-resources/${kub:+: $kub}" [ -z "$kub" ]
 check "... where it asks PodResources for the unchained VF's pod" \
 	grep -qE '^/var/lib/kubelet/pod-resources(/kubelet.sock)?$' "$T/host-paths"
+check "... and reads kubelet's pod log directories for the pod-level claim's pod" \
+	grep -qx '/var/log/pods' "$T/host-paths"
+check "... which names it (unchained{pod=\"pl\"})" grep -q '^rdma_qos_vf_unchained{.*namespace="ai",pod="pl"' "$TF/rdma-qos.prom"
 # host paths the container reaches: mountPath (where the hostPath is mounted; /host/proc is
 # --host-proc) plus what the runtime gives every container (/proc/self, /dev); the sim's
 # stand-ins for netlink and ioctls (<root>/dcb, ethtool, rdma: tests/simnode/LAYOUT.md) are no

@@ -16,6 +16,15 @@
 #   lossy namespaces; never a pod PodResources does not name or a namespace
 #   without a default; released (class restored) when the netns goes or the VF
 #   comes back to the host; a chained ADD of an adopted VF takes it over.
+# - one VF, one record (issue 42 item 1): a chained ADD that commits while an
+#   adoption of its VF waits for the PF lock, during the adoption's
+#   PodResources List, or while the chained ADD waits for the carrier without
+#   the PF lock leaves one record, the chained one; later passes repair no
+#   class and the VF is one series.
+# - a pod-level DRA claim (dranet's examples; issue 42 item 6): PodResources
+#   lists it under no container, so the pod is found from a process of the
+#   VF's netns (--host-proc): its cgroup's pod UID, kubelet's pod log
+#   directory NAMESPACE_NAME_UID; reported and adopted like the others.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -27,9 +36,10 @@ unchained_can_run() {
 	return 0
 }
 sim_suite_start "agent unchained VFs" rqun unchained_can_run
-AGENT_PID="" PSRV=""
+AGENT_PID="" PSRV="" SLEEPER=""
 suite_teardown() {
 	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2> /dev/null
+	[ -n "$SLEEPER" ] && kill "$SLEEPER" 2> /dev/null
 	[ -n "$PSRV" ] && kill "$PSRV" 2> /dev/null
 }
 M=$T/m.prom
@@ -69,13 +79,15 @@ psrv_start() {
 	"$PY" "$RQ_SRC/tests/simnode/podres_server.py" --root "$ROOT" --pb "$T/pb" --mode 1.34 \
 		--pod ai/dp-pod=u-dp --pod ai/dra-pod=u-dra --pod ai/dranet-pod=u-dranet \
 		--pod batch/lossy-pod=u-lossy --pod nodefault/nd-pod=u-nodef \
-		--dra "u-dra=sriovnetwork.k8snetworkplumbingwg.io/node-a/$(dashed "$VF2PCI")" \
-		--dra "u-dranet=dra.net/node-a/pci-$(dashed "$VF3PCI")" > "$T/psrv.log" 2>&1 &
+		--pod ai/pl-pod="$PLUID" --dra "${DRA2:-u-dra=sriovnetwork.k8snetworkplumbingwg.io/node-a/$(dashed "$VF2PCI")}" \
+		--dra "u-dranet=dra.net/node-a/pci-$(dashed "$VF3PCI")" --gate "$T/gate" --gate-ms 9000 > "$T/psrv.log" 2>&1 &
 	PSRV=$!
 	for _ in $(seq 100); do grep -q ready "$T/psrv.log" && return 0; sleep 0.1; done
 	echo "FAIL: podres server did not start: $(cat "$T/psrv.log")"
 	exit 1
 }
+mkdir -p "$T/gate"
+PLUID=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0 # a pod whose claim no container names
 psrv_start
 
 rq() { echo "{\"type\":\"rdma-qos\",\"deviceID\":\"$1\"}"; }
@@ -273,5 +285,147 @@ for round in 1 2 3; do
 done
 echo "adoption latency (ms): ${LAT[*]}"
 kill "$AGENT_PID"; wait "$AGENT_PID" 2> /dev/null; AGENT_PID=""
+
+
+echo "== a pod-level DRA claim: the pod from a process of the VF's netns"
+kill "$PSRV"; wait "$PSRV" 2> /dev/null
+DRA2="$PLUID=dra.net/node-a/pci-$(dashed "$VF2PCI")+pod"
+psrv_start
+NSP=$(newns p)
+move "$VF2" p
+ip netns exec "${NS_PREFIX}p" sleep 600 &
+SLEEPER=$!
+# the host's /proc as --host-proc shows it: the pod's process, its cgroup (systemd driver)
+HP=$T/hostproc
+mkdir -p "$HP/$SLEEPER/ns" "$HP/2" && echo kthreadd > "$HP/2/comm"
+for _ in $(seq 100); do [ "$(readlink "/proc/$SLEEPER/ns/net")" = "$(ip netns exec "${NS_PREFIX}p" readlink /proc/self/ns/net)" ] && break; sleep 0.05; done
+ln -s "/proc/$SLEEPER/ns/net" "$HP/$SLEEPER/ns/net"
+echo "0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod${PLUID//-/_}.slice/cri-containerd-0a1b.scope" > "$HP/$SLEEPER/cgroup"
+mkdir -p "$ROOT/var/log/pods/ai_pl-pod_$PLUID" "$ROOT/var/log/pods/ai_other_11111111-2222-3333-4444-555555555555"
+D2=$(rdma_of "$ROOT" "$VF2PCI")
+catalog report
+agent --once --host-proc "$HP" --metrics-file "$M" 2> "$T/pl.log"
+check "report: VF2 unchained, pod ai/pl-pod (no PodResources container names it)" [ "$(ser "$VF2PCI" "$PF0" "$D2" ai pl-pod)" = 1 ]
+show --host-proc "$HP" > "$T/show.txt" 2>&1
+check "show: VF2's pod and how it was found" grep -q "^UNCHAINED VF $VF2PCI .*pod ai/pl-pod (its netns's processes" "$T/show.txt"
+catalog adopt
+agent --once --host-proc "$HP" --metrics-file "$M" 2> "$T/pl.log"
+R=$(adopted_rec "$VF2PCI")
+check "adopt: VF2 adopted for ai/pl-pod, roce-lossless (ai's default), class 106" \
+	[ "$(jq -r '"\(.podNamespace)/\(.podName) \(.profileName)"' "$R" 2> /dev/null)/$(tos "$VF2PCI")" = "ai/pl-pod roce-lossless/106" ]
+check "adopt: the log says how the pod was found" grep -q "adopted VF $VF2PCI .*pod ai/pl-pod .*named by pod-netns" "$T/pl.log"
+# without its pod log directory the UID names no pod: reported, pod unknown, saying why
+ip -n "${NS_PREFIX}p" link set "$VF2" netns 1
+agent --once --host-proc "$HP" --metrics-file "$M" 2> /dev/null
+rmdir "$ROOT/var/log/pods/ai_pl-pod_$PLUID"
+move "$VF2" p
+agent --once --host-proc "$HP" --metrics-file "$M" 2> "$T/pl.log"
+check "no pod log directory: VF2 not adopted, pod unknown" [ -z "$(adopted_rec "$VF2PCI")" ] && [ "$(ser "$VF2PCI" "$PF0" "$D2" "" "")" = 1 ]
+check "... the log says why (the UID, no directory)" grep -q "VF $VF2PCI .*pod $PLUID of its netns has no directory in /var/log/pods" "$T/pl.log"
+kill "$SLEEPER"; wait "$SLEEPER" 2> /dev/null; SLEEPER=""
+ip -n "${NS_PREFIX}p" link set "$VF2" netns 1
+
+echo "== one VF, one record: a chained ADD racing an adoption of its VF"
+PAUSE=$T/pause
+# wait_file FILE: up to 10 s
+wait_file() { for _ in $(seq 200); do [ -e "$1" ] && return 0; sleep 0.05; done; return 1; }
+# chained_add CID NS_PATH VF VFPCI POD UID: rdma-qos's ADD after host-device moved the VF
+chained_add() {
+	conf_for roce 1.0.0 "$(rq "$4")" '{"cniVersion":"1.0.0","interfaces":[{"name":"'"$3"'","sandbox":"'"$2"'"}]}' |
+		RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD "$1" "$2" "$3" \
+			"IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=$5;K8S_POD_UID=$6"
+}
+chained_del() {
+	conf_for roce 1.0.0 "$(rq "$4")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL "$1" "$2" "$3" \
+		"IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=$5;K8S_POD_UID=$6" 2> /dev/null
+}
+# one_record WHAT CID VFPCI: exactly one record of the VF, the chained CID's; two more
+# passes repair no class and adopt nothing; the VF is one series
+one_record() {
+	local what=$1 cid=$2 pci=$3 recs
+	recs=$(jq -r --arg v "$pci" 'select(.vf == $v) | "\(.containerID) \(.adopted // false) \(has("pending"))"' "$SD"/*.json 2> /dev/null)
+	check "$what: exactly one record of VF $pci, the chained one ($(echo $recs))" [ "$recs" = "$cid false false" ]
+	for i in 1 2; do
+		agent --once --metrics-file "$M" 2> "$T/one$i.log"
+		check "$what: pass $i repairs no class of the VF" [ "$(grep -c "VF $pci .*repaired traffic_class" "$T/one$i.log")" = 0 ]
+		check "$what: pass $i adopts nothing" [ "$(grep -c "adopted VF $pci" "$T/one$i.log")" = 0 ]
+	done
+	check "$what: the VF counts once (rdma_qos_vf_in_pod)" [ "$(grep -c "^rdma_qos_vf_in_pod{.*vf=\"$pci\"" "$M")" = 1 ]
+	check "$what: the VF counts once (rdma_qos_vf_traffic_class)" [ "$(grep -c "^rdma_qos_vf_traffic_class{vf=\"$pci\"" "$M")" = 1 ]
+	check "$what: class 106, the NAD's profile" [ "$(tos "$pci")" = 106 ]
+	check "$what: the VF is not unchained" [ "$(grep -c "^rdma_qos_vf_unchained{vf=\"$pci\"" "$M")" = 0 ]
+}
+
+# clean_vf WHAT VF VFPCI NS: the VF back in the host, a pass (which releases an adoption left
+# beside), no record of it: each case starts clean, so one's failure does not stage the next
+clean_vf() {
+	ip -n "$NS_PREFIX$4" link set "$2" netns 1
+	agent --once --metrics-file "$M" 2> /dev/null
+	check "$1: after DEL and the VF's return to the host, no record of it left" \
+		[ -z "$(jq -r --arg v "$3" 'select(.vf == $v) | .vf' "$SD"/*.json 2> /dev/null)" ]
+}
+
+# (b) the chained ADD commits during the adoption's PodResources List
+move "$VF3" d
+mkdir -p "$T/gate" && touch "$T/gate/hold"
+RDMA_QOS_SIM_PODRES_MS=10000 agent --once --metrics-file "$M" 2> "$T/b.log" &
+AP=$!
+wait_file "$T/gate/listing"
+check "(b) the agent's scan is in its PodResources List" [ -e "$T/gate/listing" ]
+chained_add rb "$NSD" "$VF3" "$VF3PCI" dranet-pod u-dranet > /dev/null 2> "$T/b_add.log"
+rc=$?
+check "(b) the chained ADD committed during the List (rc $rc)" [ $rc -eq 0 ] && [ -e "$T/gate/listing" ]
+touch "$T/gate/go"
+wait "$AP"
+check "(b) the adoption found the chained record and rolled back" grep -q "VF $VF3PCI of PF $PF0: VF $VF3PCI has a record now" "$T/b.log"
+one_record "(b)" rb "$VF3PCI"
+chained_del rb "$NSD" "$VF3" "$VF3PCI" dranet-pod u-dranet
+check "(b) its DEL restores class 0" [ "$(tos "$VF3PCI")" = 0 ]
+clean_vf "(b)" "$VF3" "$VF3PCI" d
+
+# (a) the chained ADD commits while the adoption waits for the PF lock: the ADD holds it
+# (paused after its intent), the adoption's List returns, it waits; then the ADD commits.
+move "$VF3" d
+rm -rf "$PAUSE" && mkdir -p "$PAUSE" && touch "$T/gate/hold"
+RDMA_QOS_SIM_PODRES_MS=10000 agent --once --metrics-file "$M" 2> "$T/a.log" &
+AP=$!
+wait_file "$T/gate/listing"
+RDMA_QOS_SIM_PAUSE=add-pending:$PAUSE chained_add ra "$NSD" "$VF3" "$VF3PCI" dranet-pod u-dranet > /dev/null 2> "$T/a_add.log" &
+CP=$!
+wait_file "$PAUSE/paused"
+check "(a) the chained ADD holds the PF lock (paused after its intent) during the List" [ -e "$PAUSE/paused" ] && [ -e "$T/gate/listing" ]
+touch "$T/gate/go"
+sleep 1
+check "(a) the adoption waits for the PF lock" kill -0 "$AP"
+touch "$PAUSE/go"
+wait "$CP"; rc=$?
+wait "$AP"
+check "(a) the chained ADD succeeds (rc $rc)" [ $rc -eq 0 ]
+check "(a) the adoption found the chained record and rolled back" grep -q "VF $VF3PCI of PF $PF0: VF $VF3PCI has a record now" "$T/a.log"
+one_record "(a)" ra "$VF3PCI"
+chained_del ra "$NSD" "$VF3" "$VF3PCI" dranet-pod u-dranet
+clean_vf "(a)" "$VF3" "$VF3PCI" d
+
+# (c) the adoption commits while the chained ADD waits for the carrier without the PF lock:
+# taken again, the ADD finds the adopted holder and takes it over
+move "$VF1" b
+jq '.pfc = [] | .flapMs = 300' "$ROOT/dcb/$PF0.json" > "$T/d" && cp "$T/d" "$ROOT/dcb/$PF0.json"
+echo 1 > "$ROOT/sys/class/net/$PF0/carrier"; echo 0 > "$ROOT/sys/class/net/$PF0/carrier_changes"
+rm -rf "$PAUSE" && mkdir -p "$PAUSE"
+RDMA_QOS_SIM_PAUSE=add-carrier:$PAUSE chained_add rc "$NSB" "$VF1" "$VF1PCI" dp-pod u-dp > /dev/null 2> "$T/c_add.log" &
+CP=$!
+wait_file "$PAUSE/paused"
+check "(c) the chained ADD waits for the carrier without the PF lock" [ -e "$PAUSE/paused" ]
+agent --once --metrics-file "$M" 2> "$T/c.log"
+check "(c) meanwhile the agent adopts the VF" grep -q "adopted VF $VF1PCI" "$T/c.log"
+touch "$PAUSE/go"
+wait "$CP"; rc=$?
+check "(c) the chained ADD succeeds (rc $rc)" [ $rc -eq 0 ]
+check "(c) it takes the adopted holder over" grep -q "VF $VF1PCI was adopted by the agent for ai/dp-pod: this ADD takes it over" "$T/c_add.log"
+one_record "(c)" rc "$VF1PCI"
+chained_del rc "$NSB" "$VF1" "$VF1PCI" dp-pod u-dp
+check "(c) its DEL restores the class the adoption found (0)" [ "$(tos "$VF1PCI")" = 0 ]
+clean_vf "(c)" "$VF1" "$VF1PCI" b
+rm -f "$ROOT/sys/class/net/$PF0/carrier" "$ROOT/sys/class/net/$PF0/carrier_changes"
 
 summary

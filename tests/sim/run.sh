@@ -143,6 +143,31 @@ mv "$T/gone-vf" "$ROOT/sys/devices/pci0000:00/$VF3PCI"
 mv "$T/gone-cfs" "$ROOT/sys/kernel/config/rdma_cm/$GDEV"
 echo 0 > "$ROOT/sys/kernel/config/rdma_cm/$GDEV/ports/1/default_roce_tos"
 
+echo "== DEL with a record that does not parse (issue 42 item 10)"
+# the VF is known from deviceID: its class goes back to the driver's default, not left at 106
+SDIR=$ROOT/run/rdma-qos/state
+add_vf3() { conf_for roce 1.0.0 "$(rq "$VF3PCI")" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD "$1" /proc/self/ns/net net1 "$ARGS_OK" > /dev/null 2>&1; }
+del_vf3() { conf_for roce 1.0.0 "$(rq "$VF3PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL "$1" "" net1 "$ARGS_OK"; }
+add_vf3 bad
+check "ADD sets class 106" [ "$(tos_of "$VF3PCI")" = 106 ]
+echo '{"version": 1, "vf": "' > "$SDIR/roce_bad_net1.json"
+del_vf3 bad 2> "$T/bad.log"
+check "DEL of a record that does not parse succeeds" [ $? -eq 0 ]
+check "... the record is removed" [ "$(recs)" = 0 ]
+check "... the VF's class is the driver's default (0), not 106" [ "$(tos_of "$VF3PCI")" = 0 ]
+check "... a warning says so, naming the VF" grep -q "warn.*VF $VF3PCI: .* traffic class set to the driver's default" "$T/bad.log"
+check "... no PF index lists it" [ "$(cat "$SDIR"/pf/*.json 2> /dev/null | grep -c roce_bad_net1)" = 0 ]
+# the VF another live attachment holds now (a lost DEL's VF handed on): its class is the holder's
+add_vf3 hold
+echo 'not json' > "$SDIR/roce_bad2_net1.json"
+del_vf3 bad2 2> "$T/bad2.log"
+check "DEL of an unparsable record whose VF another attachment holds: succeeds" [ $? -eq 0 ]
+check "... the holder's class stays (106)" [ "$(tos_of "$VF3PCI")" = 106 ]
+check "... the warning names the holder" grep -q "is held by attachment ai/p-ok now" "$T/bad2.log"
+del_vf3 hold 2> /dev/null
+check "... the holder's DEL restores 0, no record left" [ "$(tos_of "$VF3PCI")/$(recs)" = 0/0 ]
+
 echo "== NUMA policies on the misaligned pod (VF on node 0, pod CPUs on node 1)"
 NSN=$(newns n)
 msg=$(chain_add "$ROOT" roce c3 "$NSN" net1 "$VF2" "$(rq "$VF2PCI" '"numa":"strict"')" "$ARGS_FAR")

@@ -6,7 +6,7 @@ kubelet files hold: cpu_manager_state, device-plugins/kubelet_internal_checkpoin
 memory_manager_state under ROOT/var/lib/kubelet, read again at every call.
 
   podres_server.py --root ROOT --pb DIR [--mode MODE] [--pod NS/NAME=UID ...]
-                   [--dra UID=DRIVER/POOL/DEVICE[@CLAIM][+share] ...]
+                   [--dra UID=DRIVER/POOL/DEVICE[@CLAIM][+share][+pod] ...] [--gate DIR]
 
 DIR holds api_pb2.py (protoc --python_out from pkg/podres/api.proto). A pod
 of the files without --pod is served as default/<uid>; a --pod the files do
@@ -15,7 +15,10 @@ know. A --dra is a device a DRA claim gave the pod (kubelet has no file for it
 here: its dra_manager_state checkpoint is not read): served in the pod's first
 container's dynamic_resources (kubelet lists a claim under the containers
 whose resources.claims name it), claim CLAIM (default "claim-DEVICE") in the
-pod's namespace, CDI device DRIVER/net=DEVICE. MODE, as each kubelet answers
+pod's namespace, CDI device DRIVER/net=DEVICE. +pod: a claim only the pod
+spec lists (resources.claims of no container, as dranet's examples): kubelet
+(cm/dra GetContainerClaimInfos) lists it under no container, so List and Get
+do not show it at all. MODE, as each kubelet answers
 (pkg/kubelet/apis/podresources/server_v1.go; Get's refusals are plain Go
 errors, which grpc-go sends as code 2 UNKNOWN with the text, percent-encoded,
 as grpc-message; grpcio encodes it the same way):
@@ -38,6 +41,10 @@ as grpc-message; grpcio encodes it the same way):
   hang     accepts and never answers
   reset    accepts and closes at once
   garbage  accepts and answers bytes that are not HTTP/2
+--gate DIR slows List while DIR/hold exists, so a test can act during the
+call: List writes DIR/listing, then answers once DIR/go exists or after
+--gate-ms (default 900: the agent's scan waits 1 s; the sim binary's
+RDMA_QOS_SIM_PODRES_MS makes that longer), and removes hold, listing, go.
 The socket is ROOT/var/lib/kubelet/pod-resources/kubelet.sock; the server
 prints "ready" once it listens.
 """
@@ -58,6 +65,8 @@ ap.add_argument("--mode", default="1.34")
 ap.add_argument("--pod", action="append", default=[])
 ap.add_argument("--dra", action="append", default=[])
 ap.add_argument("--kubelet-dir", default="/var/lib/kubelet")
+ap.add_argument("--gate")
+ap.add_argument("--gate-ms", type=int, default=900)
 args = ap.parse_args()
 
 MODE = {"ok": "1.34", "noget": "1.26"}.get(args.mode, args.mode)
@@ -81,8 +90,12 @@ SHARE_ID = MODE in ("1.35", "1.36")
 DRA = []  # (uid, driver, pool, device, claim, shared)
 for d in args.dra:
     uid, spec = d.split("=", 1)
+    podlevel = spec.endswith("+pod")
+    spec = spec[:-len("+pod")] if podlevel else spec
     shared = spec.endswith("+share")
     spec = spec[:-len("+share")] if shared else spec
+    if podlevel:  # a claim only the pod spec lists: kubelet serves it under no container
+        continue
     spec, _, claim = spec.partition("@")
     driver, pool, device = spec.split("/", 2)
     DRA.append((uid, driver, pool, device, claim or "claim-" + device, shared))
@@ -222,6 +235,16 @@ def do_list(req, ctx):
     """The reply's bytes, serialized once per change of the files: Python's protobuf takes
     ~10 ms for 250 pods (230 KB) where kubelet's Go takes well under one, and the bench
     measures the client's side of List, not this server's."""
+    if ctx is not None and args.gate and os.path.exists(args.gate + "/hold"):
+        open(args.gate + "/listing", "w").close()
+        t_end = time.monotonic() + args.gate_ms / 1000
+        while not os.path.exists(args.gate + "/go") and time.monotonic() < t_end:
+            time.sleep(0.01)
+        for f in ("hold", "listing", "go"):
+            try:
+                os.unlink(args.gate + "/" + f)
+            except OSError:
+                pass
     all_pods = pods()[0]
     if CACHE.get("list") is None:
         CACHE["list"] = pb.ListPodResourcesResponse(pod_resources=all_pods).SerializeToString()

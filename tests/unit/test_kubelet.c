@@ -466,6 +466,49 @@ START_TEST(memory)
 }
 END_TEST
 
+/* issue 42 item 6: a pod from its process's cgroup and kubelet's pod log directory */
+START_TEST(pod_uid_from_cgroup)
+{
+	char uid[80];
+	static const char sysd[] =
+	    "0::/kubepods.slice/kubepods-besteffort.slice/"
+	    "kubepods-besteffort-pod3f2a_9c1e_4b7d_8e21_0a1b2c3d4e5f.slice/"
+	    "cri-containerd-0123abcd.scope\n";
+	static const char fs[] = "12:memory:/kubepods/burstable/pod11111111-2222-3333-4444-555555555555/"
+				 "abcdef\n0::/\n";
+	static const char guar[] = "0::/kubepods.slice/kubepods-pod0badcafe_0000_1111_2222_333344445555.slice/crio-1.scope";
+
+	ck_assert_int_eq(kubelet_cgroup_pod_uid(sysd, strlen(sysd), uid, sizeof(uid)), 0);
+	ck_assert_str_eq(uid, "3f2a-9c1e-4b7d-8e21-0a1b2c3d4e5f");
+	ck_assert_int_eq(kubelet_cgroup_pod_uid(fs, strlen(fs), uid, sizeof(uid)), 0);
+	ck_assert_str_eq(uid, "11111111-2222-3333-4444-555555555555");
+	ck_assert_int_eq(kubelet_cgroup_pod_uid(guar, strlen(guar), uid, sizeof(uid)), 0);
+	ck_assert_str_eq(uid, "0badcafe-0000-1111-2222-333344445555");
+	/* not a pod's: the host's, a "pod" outside kubepods, a UID with other characters */
+	ck_assert_int_eq(kubelet_cgroup_pod_uid("0::/system.slice/sshd.service\n", strlen("0::/system.slice/sshd.service\n"), uid, sizeof(uid)), -ENOENT);
+	ck_assert_int_eq(kubelet_cgroup_pod_uid("0::/user.slice/pod12345678\n", strlen("0::/user.slice/pod12345678\n"), uid, sizeof(uid)), -ENOENT);
+	ck_assert_int_eq(kubelet_cgroup_pod_uid("0::/kubepods/podxyz/../..\n", strlen("0::/kubepods/podxyz/../..\n"), uid, sizeof(uid)), -ENOENT);
+	ck_assert_int_eq(kubelet_cgroup_pod_uid("", 0, uid, sizeof(uid)), -ENOENT);
+	ck_assert_int_eq(kubelet_cgroup_pod_uid(fs, strlen(fs), uid, 8), -ENAMETOOLONG);
+}
+END_TEST
+
+START_TEST(pod_log_entry)
+{
+	char ns[64], name[64];
+
+	ck_assert_int_eq(kubelet_pod_log_entry("ai_trainer-0_u-1234-5678", "u-1234-5678", ns, sizeof(ns), name, sizeof(name)), 0);
+	ck_assert_str_eq(ns, "ai");
+	ck_assert_str_eq(name, "trainer-0");
+	ck_assert_int_eq(kubelet_pod_log_entry("ai_trainer-0_u-1234-5678", "u-9999-5678", ns, sizeof(ns), name, sizeof(name)), -ENOENT);
+	ck_assert_int_eq(kubelet_pod_log_entry("x_u-1234-5678", "u-1234-5678", ns, sizeof(ns), name, sizeof(name)), -ENOENT);
+	ck_assert_int_eq(kubelet_pod_log_entry("a_b_c_u-1234-5678", "u-1234-5678", ns, sizeof(ns), name, sizeof(name)), -EINVAL);
+	ck_assert_int_eq(kubelet_pod_log_entry("_bb_u-1234-5678", "u-1234-5678", ns, sizeof(ns), name, sizeof(name)), -EINVAL);
+	ck_assert_int_eq(kubelet_pod_log_entry("ab__u-1234-5678", "u-1234-5678", ns, sizeof(ns), name, sizeof(name)), -EINVAL);
+	ck_assert_int_eq(kubelet_pod_log_entry("ai_trainer-0_u-1234-5678", "u-1234-5678", ns, 2, name, sizeof(name)), -ENAMETOOLONG);
+}
+END_TEST
+
 Suite *suite_kubelet(void);
 Suite *suite_kubelet(void)
 {
@@ -484,6 +527,8 @@ Suite *suite_kubelet(void)
 	tcase_add_test(tc, bound_is_an_error);
 	tcase_add_test(tc, stream_big_checkpoint);
 	tcase_add_test(tc, keys_and_escapes);
+	tcase_add_test(tc, pod_uid_from_cgroup);
+	tcase_add_test(tc, pod_log_entry);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "netconf/profile.h"
+#include "netconf/wiring.h"
 #include "pkg/cni/error.h"
 #include "pkg/log/log.h"
 #include "pkg/numa/numa.h"
@@ -86,6 +87,8 @@ struct rq_catalog {
 	char kubelet_dir[256];		    /* node.kubeletDir, default RQ_KUBELET_DIR_DEFAULT */
 	enum rq_numa_source numa_source;    /* node.numaSource, default auto */
 	enum rq_unchained_mode unchained;   /* node.unchained, default report */
+	struct rq_wiring_rule *wiring;	    /* node.wiring (owned), NULL: no rule */
+	size_t n_wiring;
 };
 
 /* How long ADD waits for a PF's carrier after a PFC change (mlx5 toggles the link). */

@@ -121,6 +121,7 @@ struct pass_report {
 	struct peer_target *peer_t; /* the watched PFs: what their partners are judged against */
 	size_t n_peer_t;
 	const char *peer_word; /* rdma-qos.peer: agrees, disagrees, unknown (NULL: unknown) */
+	const char *wiring_word; /* rdma-qos.wiring: ok, miswired, unknown (NULL: unknown) */
 	/* [{"vf","pf","rdmaDev","namespace","pod"}]: rdma_qos_vf_unchained (unchained.c) */
 	cJSON *unchained;
 };
@@ -132,7 +133,9 @@ struct peer_target {
 	struct rq_profile t;
 	int mtu; /* <0: unknown */
 	bool has_dcbx;
-	uint8_t dcbx; /* DCB_CAP_DCBX_* as dcbnl's getdcbx reports it */
+	uint8_t dcbx;	/* DCB_CAP_DCBX_* as dcbnl's getdcbx reports it */
+	bool has_rule; /* node.wiring has a rule for the PF (wiring_metrics.c) */
+	struct rq_wiring_rule rule;
 };
 
 /* Temporaries of atomic writes older than this are a killed writer's (no write takes that long). */
@@ -309,6 +312,10 @@ const struct lldp_peer *peer_book_nth(const struct peer_book *b, const char *pf,
 /* peer_metrics.c: the partner families (malloc'd text) and the NFD word, after a pass */
 char *peer_metrics_render(const struct agent *a, const struct pass_report *rep);
 const char *peer_nfd_word(const struct agent *a, const struct pass_report *rep);
+/* wiring_metrics.c: each watched PF's node.wiring rule, then its family and NFD word */
+void wiring_pass_collect(struct peer_target *t, const struct rq_catalog *cat, const char *pci);
+void wiring_metrics_render(FILE *f, const struct agent *a, const struct pass_report *rep);
+const char *wiring_nfd_word(const struct agent *a, const struct pass_report *rep);
 /* rdma_qos_port_ecn_ineffective over @prev -> @cur (malloc'd; NULL: none) */
 char *metrics_render_ecn(const struct tel_sample *prev, const struct tel_sample *cur);
 /* A label value escaped as the text format wants it (peer_metrics.c) */

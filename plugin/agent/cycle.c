@@ -35,6 +35,7 @@ bool agent_do_pass(struct agent *a)
 		}
 		free(peer);
 		rep.peer_word = peer_nfd_word(a, &rep);
+		rep.wiring_word = wiring_nfd_word(a, &rep);
 	}
 	if (r == 0)
 		agent_tel_targets(a->tel, &rep.targets);

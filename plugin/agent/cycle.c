@@ -22,13 +22,22 @@ bool agent_do_pass(struct agent *a)
 
 	pass_report_init(&rep);
 	r = agent_pass(a, &rep);
-	if (r == 0)
+	if (r == 0) {
 		peer_watch_pass(a, &rep);
+		link_health_pass(a, &rep);
+	}
 	text = r == 0 ? metrics_render(a, &rep) : NULL;
 	if (text) {
 		/* the link partner's families (peer_metrics.c) after the pass's own */
 		char *peer = peer_metrics_render(a, &rep), *all = NULL;
 
+		if (peer && asprintf(&all, "%s%s", text, peer) >= 0) {
+			free(text);
+			text = all;
+		}
+		free(peer);
+		/* the link health families and the attachments' link/wiring problems */
+		peer = link_metrics_render(a, &rep);
 		if (peer && asprintf(&all, "%s%s", text, peer) >= 0) {
 			free(text);
 			text = all;

@@ -17,6 +17,7 @@ void wiring_pass_collect(struct peer_target *t, const struct rq_catalog *cat, co
 	const struct rq_wiring_rule *r =
 	    cat ? wiring_rule_for(cat->wiring, cat->n_wiring, t->pf, pci) : NULL;
 
+	(void)snprintf(t->pci, sizeof(t->pci), "%s", pci ? pci : "");
 	t->has_rule = r != NULL;
 	if (r)
 		t->rule = *r;
@@ -69,4 +70,16 @@ const char *wiring_nfd_word(const struct agent *a, const struct pass_report *rep
 		all &= j.v == WIRING_OK;
 	}
 	return any && all ? "ok" : "unknown";
+}
+
+int wiring_pf_verdict(const struct agent *a, const struct pass_report *rep, const char *pf)
+{
+	struct wiring_judgement j;
+
+	for (size_t i = 0; i < rep->n_peer_t; i++)
+		if (!strcmp(rep->peer_t[i].pf, pf) && a->peers) {
+			judge(a, &rep->peer_t[i], &j);
+			return j.v;
+		}
+	return -1;
 }

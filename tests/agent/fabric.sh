@@ -58,7 +58,8 @@ check "validate: an unknown key of a rule names node.wiring[0].leaf" \
 # rail r1: PF0 to leaf-r1-*, port swp1-swp9; rail r2: PF1 (by PCI address) to leaf-r2-*; PF2 none
 PF1PCI=$(basename "$(readlink -f "$ROOT/sys/class/net/$PF1/device")")
 cat > "$CAT" << J
-{"profiles":{},"node":{"pf":"ensure","baseline":"roce-lossless","wiring":[
+{"profiles":{},"namespaces":{"ai":{"default":"roce-lossless","allow":["roce-lossless"]}},
+ "node":{"pf":"ensure","baseline":"roce-lossless","wiring":[
  {"pf":"$PF0","partner":"leaf-r1-*","port":"swp[1-9]","rail":"r1"},
  {"pf":"$PF1PCI","partner":"leaf-r2-*","rail":"r2"}]}}
 J
@@ -131,5 +132,78 @@ sw_stop 1
 wait_metric "rdma_qos_peer_seen{pf=\"$PF1\"}" 0 > /dev/null
 check "$PF1's switch gone (TTL 0): no wiring series for it" [ "$(grep -c "^rdma_qos_peer_wiring{pf=\"$PF1\"" "$M")" = 0 ]
 check "NFD: unknown while a PF with a rule has no partner" [ "$(label unknown)" = 1 ]
+
+echo "== link health from the simulated node's files (DESIGN.md), an attachment on $PF0"
+kill "$BG" 2> /dev/null && wait "$BG" 2> /dev/null
+BG=""
+"$MKNODE" --root "$ROOT" pod --uid pod-a --cpus 0-1 > /dev/null
+read -r _ VF0PCI VF0 <<< "$(sim_vfs "$ROOT" | awk -v p="$PF0" '$1 == p { print; exit }')"
+NSA=$(newns a)
+ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p1;K8S_POD_UID=pod-a"
+chain_add "$ROOT" roce c1 "$NSA" net1 "$VF0" "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF0PCI\"}" "$ARGS" > /dev/null 2>&1
+check "ADD on $PF0 (pod ai/p1, net1)" [ $? -eq 0 ]
+PF0PCI=$(basename "$(readlink -f "$ROOT/sys/class/net/$PF0/device")")
+mkdir -p "$ROOT/ethtool" "$ROOT/devlink"
+echo 5 > "$ROOT/sys/class/net/$PF0/carrier_down_count"
+echo '{"corrected": 100, "uncorrectable": 0}' > "$ROOT/ethtool/$PF0.fec.json"
+echo '{"SymbolErrorDuringCarrier": 0}' > "$ROOT/ethtool/$PF0.phy.json"
+echo '{"speed": 200000, "localMax": 200000, "partnerMax": 400000}' > "$ROOT/ethtool/$PF0.link.json"
+echo '{"fw": {"errors": 0, "state": "healthy"}, "fw_fatal": {"errors": 1, "state": "healthy"}}' > "$ROOT/devlink/$PF0PCI.health.json"
+rm -f "$M"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 2 --metrics-file "$M" --listen "127.0.0.1:$PORT" \
+	--nfd-features-file "$F" > "$T/agent2.log" 2>&1 &
+BG=$!
+deg() { metric_lit "$M" "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"$1\"}"; }
+prob() { grep -c "^rdma_qos_attachment_problem{namespace=\"ai\",pod=\"p1\",interface=\"net1\",vf=\"$VF0PCI\",pf=\"$PF0\",check=\"$1\"} 1$" "$M"; }
+wait_metric "rdma_qos_port_link_flaps_total{pf=\"$PF0\"}" 5 15
+check "rdma_qos_port_link_flaps_total 5 (carrier_down_count)" [ $? -eq 0 ]
+check "fec_blocks_total corrected 100, uncorrectable 0; symbol_errors_total 0" \
+	[ "$(metric_lit "$M" "rdma_qos_port_fec_blocks_total{pf=\"$PF0\",kind=\"corrected\"}"):$(metric_lit "$M" "rdma_qos_port_fec_blocks_total{pf=\"$PF0\",kind=\"uncorrectable\"}"):$(metric_lit "$M" "rdma_qos_port_symbol_errors_total{pf=\"$PF0\"}")" = 100:0:0 ]
+check "health_errors_total per reporter: fw 0, fw_fatal 1" \
+	[ "$(metric_lit "$M" "rdma_qos_port_health_errors_total{pf=\"$PF0\",reporter=\"fw\"}"):$(metric_lit "$M" "rdma_qos_port_health_errors_total{pf=\"$PF0\",reporter=\"fw_fatal\"}")" = 0:1 ]
+check "speed_bytes 25000000000 (200 Gb/s)" [ "$(metric_lit "$M" "rdma_qos_port_speed_bytes{pf=\"$PF0\"}")" = 25000000000 ]
+check "a quiet port: every reason 0 (a count that was already there is no news)" \
+	[ "$(deg flap)$(deg fec_uncorrectable)$(deg symbol_errors)$(deg health)$(deg speed)" = 00000 ]
+check "no link problem for the pod" [ "$(prob link)" = 0 ]
+check "$PF1 and $PF2 (no files, veths without carrier_down_count in the sim): no link health series" \
+	[ "$(grep -c "^rdma_qos_port_[a-z_]*{pf=\"$PF2\"" "$M")" = 0 ]
+check "the metrics file passes promtool" promcheck "$M"
+
+echo 6 > "$ROOT/sys/class/net/$PF0/carrier_down_count"
+wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"flap\"}" 1
+check "a flap: degraded{flap} 1" [ $? -eq 0 ]
+check "... the pod ai/p1 net1 gets the link problem" [ "$(prob link)" = 1 ]
+wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"flap\"}" 0 8
+check "... and it clears once the port is quiet for an interval" [ $? -eq 0 ]
+check "... the link problem too" [ "$(prob link)" = 0 ]
+set_json "$ROOT/ethtool/$PF0.fec.json" '.uncorrectable = 3 | .corrected = 150'
+wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"fec_uncorrectable\"}" 1
+check "uncorrectable FEC blocks: degraded{fec_uncorrectable} 1" [ $? -eq 0 ]
+set_json "$ROOT/ethtool/$PF0.phy.json" '.SymbolErrorDuringCarrier = 9'
+wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"symbol_errors\"}" 1
+check "symbol errors: degraded{symbol_errors} 1" [ $? -eq 0 ]
+set_json "$ROOT/devlink/$PF0PCI.health.json" '.fw.errors = 2'
+wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"health\"}" 1
+check "a health reporter's error: degraded{health} 1" [ $? -eq 0 ]
+set_json "$ROOT/ethtool/$PF0.link.json" '.speed = 100000'
+wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"speed\"}" 1
+check "100G where both ends advertise 200G: degraded{speed} 1" [ $? -eq 0 ]
+check "... speed_bytes 12500000000" [ "$(metric_lit "$M" "rdma_qos_port_speed_bytes{pf=\"$PF0\"}")" = 12500000000 ]
+set_json "$ROOT/ethtool/$PF0.link.json" '.speed = 200000'
+wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"speed\"}" 0 8
+check "back at 200G: speed clears" [ $? -eq 0 ]
+wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"health\"}" 0 8
+check "every reason clears on a quiet port" [ "$(deg flap)$(deg fec_uncorrectable)$(deg symbol_errors)$(deg health)$(deg speed)" = 00000 ]
+rm "$ROOT/ethtool/$PF0.phy.json"
+wait_metric "rdma_qos_port_symbol_errors_total{pf=\"$PF0\"}" "" > /dev/null
+check "a driver that stops reporting symbol errors: no symbol series, no symbol_errors reason" \
+	[ "$(grep -c "pf=\"$PF0\",reason=\"symbol_errors\"\|^rdma_qos_port_symbol_errors_total{pf=\"$PF0\"" "$M")" = 0 ]
+
+echo "== the pod on a miswired PF gets the wiring problem"
+lldpc 0 configure system hostname leaf-r4-02
+wait_metric "rdma_qos_peer_wiring{pf=\"$PF0\",rail=\"r1\"}" 0
+for _ in $(seq 30); do [ "$(prob wiring)" = 1 ] && break; sleep 0.1; done
+check "rdma_qos_attachment_problem{ai/p1,net1,check=wiring} 1" [ "$(prob wiring)" = 1 ]
+check "the metrics file passes promtool" promcheck "$M"
 
 summary

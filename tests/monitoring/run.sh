@@ -37,7 +37,7 @@ python3 -c 'import json, sys, yaml; yaml.safe_dump(json.load(open(sys.argv[1])),
 out=$(promtool check rules "$T/rules.yaml" 2>&1)
 check "promtool check rules: $(grep -o 'SUCCESS.*' <<< "$out")" [ $? -eq 0 ] || echo "$out"
 mapfile -t ALERTS < <(jq -r '.groups[].rules[] | .alert // empty' "$T/rules.json")
-want="RdmaQosAgentNotPassing RdmaQosCatalogInvalid RdmaQosCnpStorm RdmaQosDiscardsDespitePfc RdmaQosDriftNotRepaired RdmaQosEcnIneffective RdmaQosHostDropsOnPfcPriority RdmaQosLosslessPodOnLossyClass RdmaQosMiswired RdmaQosNumaMisaligned RdmaQosPauseStorm RdmaQosPeerDisagrees RdmaQosPeerMultiplePartners RdmaQosPeerSilent RdmaQosPfNotInProfile RdmaQosRepairSuspended RdmaQosRoceOnLossyPriority RdmaQosVfUnchained"
+want="RdmaQosAgentNotPassing RdmaQosCatalogInvalid RdmaQosCnpStorm RdmaQosDiscardsDespitePfc RdmaQosDriftNotRepaired RdmaQosEcnIneffective RdmaQosHostDropsOnPfcPriority RdmaQosLinkDegraded RdmaQosLosslessPodOnLossyClass RdmaQosMiswired RdmaQosNumaMisaligned RdmaQosPauseStorm RdmaQosPeerDisagrees RdmaQosPeerMultiplePartners RdmaQosPeerSilent RdmaQosPfNotInProfile RdmaQosRepairSuspended RdmaQosRoceOnLossyPriority RdmaQosVfUnchained"
 check "the alerts issues 22, 30, 31, 33, 37, 38 and 43 list are there (${#ALERTS[@]})" \
 	[ "$(printf '%s\n' "${ALERTS[@]}" | sort | tr '\n' ' ')" = "$want " ]
 check "every alert has severity, summary, description and runbook_url" [ "$(jq '[.groups[].rules[] |

@@ -59,5 +59,6 @@ agent-bench: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_lldp.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_qps.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_unchained.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_link.sh
 
 bench: agent-bench

@@ -91,8 +91,7 @@ static int rule_from_json(const cJSON *o, const char *path, struct rq_wiring_rul
 	return 0;
 }
 
-int wiring_from_json(const cJSON *v, struct rq_wiring_rule **ret, size_t *ret_n,
-		     struct rq_error *e)
+int wiring_from_json(const cJSON *v, struct rq_wiring_rule **ret, size_t *ret_n, struct rq_error *e)
 {
 	struct rq_wiring_rule *rules;
 	const cJSON *it;

@@ -45,8 +45,9 @@ static int rep_cb(const struct nlmsghdr *h, void *arg)
 
 	if (rc < 0)
 		return rc;
-	if (!str_is(tb[DEVLINK_ATTR_BUS_NAME], "pci") || !str_is(tb[DEVLINK_ATTR_DEV_NAME], d->pci) ||
-	    !tb[DEVLINK_ATTR_HEALTH_REPORTER] || d->n == RQ_DEVLINK_REPORTERS)
+	if (!str_is(tb[DEVLINK_ATTR_BUS_NAME], "pci") ||
+	    !str_is(tb[DEVLINK_ATTR_DEV_NAME], d->pci) || !tb[DEVLINK_ATTR_HEALTH_REPORTER] ||
+	    d->n == RQ_DEVLINK_REPORTERS)
 		return 0;
 	if ((rc = nlparse_nested(tb[DEVLINK_ATTR_HEALTH_REPORTER], r, DEVLINK_ATTR_MAX, NULL)) < 0)
 		return rc;
@@ -59,9 +60,10 @@ static int rep_cb(const struct nlmsghdr *h, void *arg)
 		       nla_len(r[DEVLINK_ATTR_HEALTH_REPORTER_NAME]),
 		       (const char *)nla_data(r[DEVLINK_ATTR_HEALTH_REPORTER_NAME]));
 	memcpy(&o->errors, nla_data(r[DEVLINK_ATTR_HEALTH_REPORTER_ERR_COUNT]), sizeof(uint64_t));
-	o->healthy = !r[DEVLINK_ATTR_HEALTH_REPORTER_STATE] ||
-		     nla_get_u8(r[DEVLINK_ATTR_HEALTH_REPORTER_STATE]) ==
-			 0 /* DEVLINK_HEALTH_REPORTER_STATE_HEALTHY, in the kernel's net/devlink.h only */;
+	o->healthy =
+	    !r[DEVLINK_ATTR_HEALTH_REPORTER_STATE] ||
+	    nla_get_u8(r[DEVLINK_ATTR_HEALTH_REPORTER_STATE]) ==
+		0 /* DEVLINK_HEALTH_REPORTER_STATE_HEALTHY, in the kernel's net/devlink.h only */;
 	return 0;
 }
 
@@ -105,7 +107,8 @@ int devlink_nl_new(const struct devlink_ops **ret_ops, void **ret_ctx)
 	if (!x)
 		return -ENOMEM;
 	x->s.fd = -1;
-	if ((r = genl_open(&x->s)) < 0 || (r = genl_family(&x->s, DEVLINK_GENL_NAME, &x->family)) < 0) {
+	if ((r = genl_open(&x->s)) < 0 ||
+	    (r = genl_family(&x->s, DEVLINK_GENL_NAME, &x->family)) < 0) {
 		genl_close(&x->s);
 		free(x);
 		return r;

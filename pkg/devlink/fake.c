@@ -40,7 +40,8 @@ static int fake_health(void *ctx, const char *pci, struct devlink_reporter *ret,
 	cJSON_ArrayForEach(it, o)
 	{
 		const cJSON *e = cJSON_GetObjectItemCaseSensitive(it, "errors");
-		const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "state"));
+		const char *st =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "state"));
 
 		if (n == RQ_DEVLINK_REPORTERS)
 			break;
@@ -68,8 +69,7 @@ static void fake_free(void *ctx)
 
 static const struct devlink_ops fake_ops = {.health = fake_health, .free = fake_free};
 
-int devlink_fake_new(const struct rq_root *root, const struct devlink_ops **ret_ops,
-		     void **ret_ctx)
+int devlink_fake_new(const struct rq_root *root, const struct devlink_ops **ret_ops, void **ret_ctx)
 {
 	struct dl_fake *f = calloc(1, sizeof(*f));
 

@@ -121,7 +121,7 @@ struct pass_report {
 	struct tel_sample targets;  /* the attachments whose counters the telemetry reads */
 	struct peer_target *peer_t; /* the watched PFs: what their partners are judged against */
 	size_t n_peer_t;
-	const char *peer_word; /* rdma-qos.peer: agrees, disagrees, unknown (NULL: unknown) */
+	const char *peer_word;	 /* rdma-qos.peer: agrees, disagrees, unknown (NULL: unknown) */
 	const char *wiring_word; /* rdma-qos.wiring: ok, miswired, unknown (NULL: unknown) */
 	/* [{"vf","pf","rdmaDev","namespace","pod"}]: rdma_qos_vf_unchained (unchained.c) */
 	cJSON *unchained;
@@ -135,7 +135,7 @@ struct peer_target {
 	struct rq_profile t;
 	int mtu; /* <0: unknown */
 	bool has_dcbx;
-	uint8_t dcbx;	/* DCB_CAP_DCBX_* as dcbnl's getdcbx reports it */
+	uint8_t dcbx;  /* DCB_CAP_DCBX_* as dcbnl's getdcbx reports it */
 	bool has_rule; /* node.wiring has a rule for the PF (wiring_metrics.c) */
 	struct rq_wiring_rule rule;
 };

@@ -19,8 +19,8 @@
 #include "pkg/log/log.h"
 #include "plugin/agent/agent.h"
 
-const char *const link_reason_names[LINK_REASON_N] = {"flap", "fec_uncorrectable",
-						      "symbol_errors", "health", "speed"};
+const char *const link_reason_names[LINK_REASON_N] = {"flap", "fec_uncorrectable", "symbol_errors",
+						      "health", "speed"};
 
 struct link_reading {
 	bool has_flaps;
@@ -82,8 +82,8 @@ static uint64_t reporter_errors(const struct link_reading *r, const char *name, 
 
 static bool speed_short(const struct eth_link_health *e)
 {
-	uint32_t both = e->local_max_mbps < e->partner_max_mbps ? e->local_max_mbps
-								 : e->partner_max_mbps;
+	uint32_t both =
+	    e->local_max_mbps < e->partner_max_mbps ? e->local_max_mbps : e->partner_max_mbps;
 
 	return e->has_speed && e->speed_mbps > 0 && both > 0 && e->speed_mbps < both;
 }
@@ -169,7 +169,7 @@ int link_degraded(const struct agent *a, const char *pf, enum link_reason reason
 			     : reason == LINK_SYMBOL ? c->eth.has_symbol_errors
 			     : reason == LINK_HEALTH ? c->n_rep > 0
 						     : c->eth.has_speed && c->eth.local_max_mbps &&
-						       c->eth.partner_max_mbps;
+							   c->eth.partner_max_mbps;
 
 		if (strcmp(x->pf, pf) != 0)
 			continue;
@@ -214,13 +214,14 @@ static void render_counters(FILE *f, const struct link_book *b)
 	       "statistics).");
 	for (size_t i = 0; i < b->n; i++)
 		if (b->pf[i].cur.eth.has_fec)
-			(void)fprintf(f,
-				      "rdma_qos_port_fec_blocks_total{pf=\"%s\",kind=\"corrected\"} "
-				      "%llu\nrdma_qos_port_fec_blocks_total{pf=\"%s\",kind="
-				      "\"uncorrectable\"} %llu\n",
-				      metrics_label_esc(b->pf[i].pf, pf, sizeof(pf)),
-				      (unsigned long long)b->pf[i].cur.eth.fec_corrected, pf,
-				      (unsigned long long)b->pf[i].cur.eth.fec_uncorrectable);
+			(void)fprintf(
+			    f,
+			    "rdma_qos_port_fec_blocks_total{pf=\"%s\",kind=\"corrected\"} "
+			    "%llu\nrdma_qos_port_fec_blocks_total{pf=\"%s\",kind="
+			    "\"uncorrectable\"} %llu\n",
+			    metrics_label_esc(b->pf[i].pf, pf, sizeof(pf)),
+			    (unsigned long long)b->pf[i].cur.eth.fec_corrected, pf,
+			    (unsigned long long)b->pf[i].cur.eth.fec_uncorrectable);
 	family(f, "rdma_qos_port_symbol_errors_total", "counter",
 	       "PHY symbol errors during carrier (ethtool netlink IEEE 802.3 PHY statistics, "
 	       "SymbolErrorDuringCarrier).");
@@ -234,7 +235,8 @@ static void render_counters(FILE *f, const struct link_book *b)
 	for (size_t i = 0; i < b->n; i++)
 		for (size_t k = 0; k < b->pf[i].cur.n_rep; k++)
 			(void)fprintf(
-			    f, "rdma_qos_port_health_errors_total{pf=\"%s\",reporter=\"%s\"} %llu\n",
+			    f,
+			    "rdma_qos_port_health_errors_total{pf=\"%s\",reporter=\"%s\"} %llu\n",
 			    metrics_label_esc(b->pf[i].pf, pf, sizeof(pf)),
 			    metrics_label_esc(b->pf[i].cur.rep[k].name, e, sizeof(e)),
 			    (unsigned long long)b->pf[i].cur.rep[k].errors);
@@ -301,7 +303,9 @@ char *link_metrics_render(const struct agent *a, const struct pass_report *rep)
 
 				if (d >= 0)
 					(void)fprintf(
-					    f, "rdma_qos_port_link_degraded{pf=\"%s\",reason=\"%s\"} %d\n",
+					    f,
+					    "rdma_qos_port_link_degraded{pf=\"%s\",reason=\"%s\"} "
+					    "%d\n",
 					    metrics_label_esc(a->links->pf[i].pf, pf, sizeof(pf)),
 					    link_reason_names[k], d);
 			}

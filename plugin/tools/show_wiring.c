@@ -10,8 +10,7 @@
 #include "plugin/core/wiring.h"
 #include "plugin/tools/tools.h"
 
-void show_wiring_json(const struct rq_catalog *cat, cJSON *o, const char *ifname,
-		      const char *pci)
+void show_wiring_json(const struct rq_catalog *cat, cJSON *o, const char *ifname, const char *pci)
 {
 	const struct rq_wiring_rule *r =
 	    cat ? wiring_rule_for(cat->wiring, cat->n_wiring, ifname, pci) : NULL;

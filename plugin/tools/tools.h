@@ -19,8 +19,7 @@ void show_peer_json(const struct rq_env *env, cJSON *o, const char *ifname,
 		    const struct dcb_port_state *st, const struct rq_profile *req, bool any_req);
 void show_peer_text(const cJSON *pf);
 /* show_wiring.c: "peer"."wiring" of @o (after show_peer_json) when node.wiring has a rule */
-void show_wiring_json(const struct rq_catalog *cat, cJSON *o, const char *ifname,
-		      const char *pci);
+void show_wiring_json(const struct rq_catalog *cat, cJSON *o, const char *ifname, const char *pci);
 const char *show_peer_word(const struct rq_env *env, const char *ifname,
 			   const struct rq_profile *req, bool any_req);
 /* show.c: for each PF of `show --counters` / `top` (@o's "pfs"): "partner":

@@ -269,9 +269,9 @@ static int parse_unchained(struct rq_catalog *c, const cJSON *v, struct rq_error
 
 int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 {
-	static const char *const keys[] = {"pf",	 "baseline",	"carrierWaitSeconds",
-					   "kubeletDir", "numaSource",	"unchained",
-					   "gdrLevel",	 "gdrTopology", NULL};
+	static const char *const keys[] = {"pf",	     "baseline",   "carrierWaitSeconds",
+					   "kubeletDir",    "numaSource", "unchained",
+					   "gdrLevel",	     "gdrTopology", "wiring", NULL};
 	const cJSON *v;
 	long secs;
 	int r;
@@ -291,6 +291,9 @@ int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error
 	    (r = parse_unchained(c, v, e)) < 0)
 		return r;
 	if ((r = catalog_node_gdr(c, o, e)) < 0)
+		return r;
+	if ((v = cJSON_GetObjectItemCaseSensitive(o, "wiring")) && !c->wiring &&
+	    (r = wiring_from_json(v, &c->wiring, &c->n_wiring, e)) < 0)
 		return r;
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "baseline"))) {
 		if (!cJSON_IsString(v) || !netconf_name_valid(v->valuestring))
@@ -368,6 +371,7 @@ void catalog_free(struct rq_catalog *c)
 	free(c->ns);
 	free(c->names);
 	free(c->profiles);
+	free(c->wiring);
 	cJSON_Delete(c->root);
 	free(c);
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "netconf/profile.h"
+#include "netconf/wiring.h"
 #include "pkg/cni/error.h"
 #include "pkg/log/log.h"
 #include "pkg/numa/numa.h"
@@ -117,6 +118,8 @@ struct rq_catalog {
 	enum rq_unchained_mode unchained;   /* node.unchained, default report */
 	enum rq_pci_level gdr_level;	    /* node.gdrLevel, default pxb */
 	enum rq_gdr_topology gdr_topology;  /* node.gdrTopology, default auto */
+	struct rq_wiring_rule *wiring;	    /* node.wiring (owned), NULL: no rule */
+	size_t n_wiring;
 };
 
 /* How long ADD waits for a PF's carrier after a PFC change (mlx5 toggles the link). */

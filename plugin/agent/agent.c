@@ -208,6 +208,7 @@ int cmd_agent(int argc, char **argv, const char *binary)
 	}
 	agent_tel_free(a.tel);
 	peer_book_free(a.peers);
+	link_book_free(a.links);
 	free(a.repairs);
 	free(a.resets);
 	free(a.pf_names);

@@ -83,6 +83,7 @@ struct agent {
 	char (*vf_pcis)[16];
 	size_t n_vf_pcis;
 	cJSON *unchained_seen;		/* {vf: "ns/pod"}: unchained VFs already logged */
+	struct link_book *links;	/* link_health.c: the watched PFs' last link health */
 	struct agent_repair *adoptions; /* rdma_qos_adoptions_total{pf}: item unused */
 	size_t n_adoptions;
 };
@@ -124,7 +125,8 @@ struct pass_report {
 	struct tel_sample targets;  /* the attachments whose counters the telemetry reads */
 	struct peer_target *peer_t; /* the watched PFs: what their partners are judged against */
 	size_t n_peer_t;
-	const char *peer_word; /* rdma-qos.peer: agrees, disagrees, unknown (NULL: unknown) */
+	const char *peer_word;	 /* rdma-qos.peer: agrees, disagrees, unknown (NULL: unknown) */
+	const char *wiring_word; /* rdma-qos.wiring: ok, miswired, unknown (NULL: unknown) */
 	/* [{"vf","pf","rdmaDev","namespace","pod"}]: rdma_qos_vf_unchained (unchained.c) */
 	cJSON *unchained;
 	cJSON *verdict; /* [{"pf","rec","vfGone"}]: the attachments verdict_metrics.c judges */
@@ -133,12 +135,15 @@ struct pass_report {
 /* One PF the agent watches (an attachment's or the baseline's), for the partner's judge. */
 struct peer_target {
 	char pf[IF_NAMESIZE];
+	char pci[16];
 	bool has_t; /* something is required of the PF */
 	struct rq_profile t;
 	int mtu;  /* <0: unknown */
 	bool vst; /* a VF of it has a VST VLAN: +4 bytes on the wire (core/peer.c) */
 	bool has_dcbx;
-	uint8_t dcbx; /* DCB_CAP_DCBX_* as dcbnl's getdcbx reports it */
+	uint8_t dcbx;  /* DCB_CAP_DCBX_* as dcbnl's getdcbx reports it */
+	bool has_rule; /* node.wiring has a rule for the PF (wiring_metrics.c) */
+	struct rq_wiring_rule rule;
 };
 
 /* Temporaries of atomic writes older than this are a killed writer's (no write takes that long). */
@@ -320,6 +325,27 @@ const struct lldp_peer *peer_book_nth(const struct peer_book *b, const char *pf,
 /* peer_metrics.c: the partner families (malloc'd text) and the NFD word, after a pass */
 char *peer_metrics_render(const struct agent *a, const struct pass_report *rep);
 const char *peer_nfd_word(const struct agent *a, const struct pass_report *rep);
+/* wiring_metrics.c: each watched PF's node.wiring rule, then its family and NFD word */
+void wiring_pass_collect(struct peer_target *t, const struct rq_catalog *cat, const char *pci);
+void wiring_metrics_render(FILE *f, const struct agent *a, const struct pass_report *rep);
+/* 1 ok, 0 miswired, -1 unknown (no rule, no one partner) for watched PF @pf */
+int wiring_pf_verdict(const struct agent *a, const struct pass_report *rep, const char *pf);
+
+/*
+ * link_health.c: the watched PFs' link health, read after each pass, its
+ * families and each attachment's `link` (and `wiring`) problem.
+ */
+enum link_reason { LINK_FLAP = 0, LINK_FEC, LINK_SYMBOL, LINK_HEALTH, LINK_SPEED, LINK_REASON_N };
+extern const char *const link_reason_names[LINK_REASON_N];
+struct link_book;
+void link_health_pass(struct agent *a, const struct pass_report *rep);
+int link_degraded(const struct agent *a, const char *pf, enum link_reason reason);
+void link_reasons_text(const struct agent *a, const char *pf, char *buf, size_t len);
+/* the same; false when no link health of @pf was read (the verdict's link: unknown) */
+bool link_reasons_known(const struct agent *a, const char *pf, char *buf, size_t len);
+char *link_metrics_render(const struct agent *a, const struct pass_report *rep);
+void link_book_free(struct link_book *b);
+const char *wiring_nfd_word(const struct agent *a, const struct pass_report *rep);
 /* rdma_qos_port_ecn_ineffective over @prev -> @cur (malloc'd; NULL: none) */
 char *metrics_render_ecn(const struct tel_sample *prev, const struct tel_sample *cur);
 /* gdr_metrics.c: a record's GPUDirect pair (registers read again), the families, the NFD word */

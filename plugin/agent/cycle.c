@@ -34,8 +34,10 @@ bool agent_do_pass(struct agent *a)
 
 	pass_report_init(&rep);
 	r = agent_pass(a, &rep);
-	if (r == 0)
+	if (r == 0) {
 		peer_watch_pass(a, &rep);
+		link_health_pass(a, &rep);
+	}
 	text = r == 0 ? metrics_render(a, &rep) : NULL;
 	if (text) {
 		/* the link partner's families (peer_metrics.c) after the pass's own */
@@ -44,6 +46,9 @@ bool agent_do_pass(struct agent *a)
 		/* the GPUDirect families (gdr_metrics.c) */
 		append(&text, gdr_metrics_render(a, &rep));
 		rep.gdr_word = gdr_nfd_word(&rep);
+		/* the link health families and the attachments' link/wiring problems */
+		append(&text, link_metrics_render(a, &rep));
+		rep.wiring_word = wiring_nfd_word(a, &rep);
 	}
 	if (r == 0)
 		agent_tel_targets(a->tel, &rep.targets);

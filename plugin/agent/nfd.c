@@ -90,10 +90,12 @@ int nfd_render(const struct pass_report *rep, bool pass_ok, double now, int inte
 	n = snprintf(buf, len,
 		     "# rdma-qos agent: written when a label changes, expires 3 intervals ahead\n"
 		     "# +expiry-time=%s\n" NFD_PREFIX "rdma-qos.lossless=%s\n" NFD_PREFIX
-		     "rdma-qos.peer=%s\n" NFD_PREFIX "rdma-qos.gdr=%s\n",
+		     "rdma-qos.peer=%s\n" NFD_PREFIX "rdma-qos.gdr=%s\n" NFD_PREFIX
+		     "rdma-qos.wiring=%s\n",
 		     when, pass_ok && nfd_lossless(rep) ? "true" : "false",
 		     pass_ok && rep->peer_word ? rep->peer_word : "unknown",
-		     pass_ok && rep->gdr_word ? rep->gdr_word : "unknown");
+		     pass_ok && rep->gdr_word ? rep->gdr_word : "unknown",
+		     pass_ok && rep->wiring_word ? rep->wiring_word : "unknown");
 	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
 }
 

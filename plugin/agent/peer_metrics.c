@@ -36,6 +36,7 @@ void peer_pass_collect(struct pass *p, const struct dcb_ops *ops, void *dcb)
 			pass_pf_target(p, acc, &t[i].t);
 		t[i].mtu = peer_pf_mtu(&p->a->env.root, acc->pf.ifname);
 		t[i].vst = peer_pf_vst(acc->pf.ifname);
+		wiring_pass_collect(&t[i], p->cat, acc->pf.pci);
 		/* dcbnl's IEEE_GET carries DCB_ATTR_DCBX, the driver's getdcbx (GDCBX's answer) */
 		if (st && ops->get(dcb, acc->pf.ifname, st) == 0 && st->has_dcbx) {
 			t[i].has_dcbx = true;
@@ -264,6 +265,7 @@ char *peer_metrics_render(const struct agent *a, const struct pass_report *rep)
 		render_info(f, a, rep);
 		render_dcb(f, a, rep);
 		render_agreement(f, a, rep);
+		wiring_metrics_render(f, a, rep);
 	}
 	if (fclose(f) != 0) {
 		free(s);

@@ -130,6 +130,11 @@ void vf_home_report(struct pass_report *rep, const cJSON *rec, bool in_pod)
 	cJSON_AddStringToObject(o, "namespace", json_str(rec, "podNamespace") ?: "");
 	cJSON_AddStringToObject(o, "pod", json_str(rec, "podName") ?: "");
 	cJSON_AddStringToObject(o, "vf", json_str(rec, "vf") ?: "");
+	cJSON_AddStringToObject(o, "interface", json_str(rec, "ifname") ?: "");
+	cJSON_AddStringToObject(
+	    o, "pf",
+	    json_str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rec, "pfs"), 0), "ifname")
+		?: "");
 	cJSON_AddBoolToObject(o, "inPod", in_pod);
 	cJSON_AddItemToArray(rep->vf_home, o);
 }

@@ -129,7 +129,8 @@ char *verdict_metrics_render(const struct agent *a, const struct pass_report *re
 	{
 		struct verdict_facts fa;
 		struct peer_judgement j;
-		char unmet[512], susp[128], pwhy[160], qwhy[160], l[2900];
+		char unmet[512], susp[128], pwhy[160], qwhy[160], lwhy[96], l[2900];
+		int w;
 		const char *pf = json_str(e, "pf") ?: "";
 
 		memset(&fa, 0, sizeof(fa));
@@ -142,6 +143,9 @@ char *verdict_metrics_render(const struct agent *a, const struct pass_report *re
 		    agent_tel_qps(a->tel, json_str(fa.rec, "vf") ?: "", qwhy, sizeof(qwhy));
 		fa.qps_why = qwhy;
 		fa.gdr_degraded = agent_gdr_degraded(rep, json_str(fa.rec, "vf") ?: "");
+		w = wiring_pf_verdict(a, rep, pf);
+		fa.wiring = w == 1 ? 1 : w == 0 ? 2 : 0;
+		fa.link_reasons = link_reasons_known(a, pf, lwhy, sizeof(lwhy)) ? lwhy : NULL;
 		verdict_judge(&fa, v);
 		labels(e, l, sizeof(l));
 		if (v->lossless_profile)

@@ -190,6 +190,40 @@ static enum verdict_state judge_gdr(const struct verdict_facts *f, char *ev, siz
 	return VERDICT_OK;
 }
 
+/* wiring: the PF's one current partner against its node.wiring rule */
+static enum verdict_state judge_wiring(const struct verdict_facts *f, char *ev, size_t len)
+{
+	if (f->wiring == 2) {
+		(void)snprintf(ev, len, "the PF's cable: %s", f->wiring_text ?: "MISWIRED");
+		return VERDICT_PROBLEM;
+	}
+	if (f->wiring == 1) {
+		(void)snprintf(ev, len, "%s", f->wiring_text ?: "as node.wiring plans");
+		return VERDICT_OK;
+	}
+	(void)snprintf(ev, len, "no node.wiring rule for the PF, or not one current partner");
+	return VERDICT_UNKNOWN;
+}
+
+/* link: the PF's link health in the agent's last interval */
+static enum verdict_state judge_link(const struct verdict_facts *f, char *ev, size_t len)
+{
+	if (!f->link_reasons) {
+		(void)snprintf(ev, len,
+			       "no link health read for the PF (the agent's, where the "
+			       "driver reports it: rdma_qos_port_link_degraded)");
+		return VERDICT_UNKNOWN;
+	}
+	if (f->link_reasons[0]) {
+		(void)snprintf(ev, len, "the PF's link is degraded: %s", f->link_reasons);
+		return VERDICT_PROBLEM;
+	}
+	(void)snprintf(ev, len,
+		       "no flap, FEC or symbol errors, health error or low speed in the "
+		       "last interval");
+	return VERDICT_OK;
+}
+
 /* The checks, in the order show prints them and the headline names the first failing one. */
 const struct verdict_check verdict_checks[] = {
     {"pf_profile", "the PF does not meet the profile", true, judge_pf_profile},
@@ -198,6 +232,8 @@ const struct verdict_check verdict_checks[] = {
     {"qps", "QPs send on a priority without PFC", true, judge_qps},
     {"numa", "the VF is on another NUMA node", false, judge_numa},
     {"gdr", "the VF is far from the pod's GPUs, or the path is degraded", false, judge_gdr},
+    {"wiring", "the PF is cabled to another rail than planned", false, judge_wiring},
+    {"link", "the PF's link is degraded", false, judge_link},
 };
 const size_t verdict_n_checks = sizeof(verdict_checks) / sizeof(verdict_checks[0]);
 

@@ -44,6 +44,13 @@ struct verdict_facts {
 	/* gdr: the record's verdict; the degradations the agent read again this pass
 	 * (an array of reasons), NULL: the record's gdrDegraded (what ADD saw) */
 	const cJSON *gdr_degraded;
+	/* wiring: 0 not judged (no rule, not one current partner), 1 as planned, 2 miswired;
+	 * wiring_text the judge's words ("rail r1 ok", "MISWIRED (...)") */
+	int wiring;
+	const char *wiring_text;
+	/* link: the reasons the PF's link is degraded ("flap,fec_uncorrectable"), "" healthy,
+	 * NULL: no link health read for the PF (show: the agent's; a driver reporting nothing) */
+	const char *link_reasons;
 };
 
 #define VERDICT_EVIDENCE_MAX 320

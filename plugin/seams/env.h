@@ -14,7 +14,9 @@
 
 #include "pkg/cni/error.h"
 #include "pkg/dcb/dcb.h"
+#include "pkg/devlink/devlink.h"
 #include "pkg/ethtool/ethtool.h"
+#include "pkg/ethtool/link.h"
 #include "pkg/rdma/qps.h"
 #include "pkg/sysfs/sysfs.h"
 
@@ -49,6 +51,15 @@ struct rq_env {
 	 * netns: SIOCETHTOOL (prod), <root>/ethtool/<pf>.json (sim).
 	 */
 	int (*ethtool_open)(const struct rq_env *env, const struct ethtool_ops **ret_ops,
+			    void **ret_ctx);
+	/*
+	 * The link health readers (agent; host netns): ethtool netlink FEC,
+	 * PHY statistics and link modes, devlink health reporters (prod);
+	 * <root>/ethtool/<pf>.{fec,phy,link}.json, <root>/devlink/<pci>.health.json (sim).
+	 */
+	int (*link_open)(const struct rq_env *env, const struct ethtool_link_ops **ret_ops,
+			 void **ret_ctx);
+	int (*devlink_open)(const struct rq_env *env, const struct devlink_ops **ret_ops,
 			    void **ret_ctx);
 	/*
 	 * The PCI address of netdev @ifname in the current netns (called inside

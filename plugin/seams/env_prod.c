@@ -13,6 +13,18 @@ static int prod_dcb_open(const struct rq_env *env, const struct dcb_ops **ret_op
 	return dcb_nl_new(ret_ops, ret_ctx);
 }
 
+static int prod_link_open(const struct rq_env *env, const struct ethtool_link_ops **ret_ops,
+			  void **ret_ctx)
+{
+	return ethtool_link_nl_new(ret_ops, ret_ctx);
+}
+
+static int prod_devlink_open(const struct rq_env *env, const struct devlink_ops **ret_ops,
+			     void **ret_ctx)
+{
+	return devlink_nl_new(ret_ops, ret_ctx);
+}
+
 static int prod_ethtool_open(const struct rq_env *env, const struct ethtool_ops **ret_ops,
 			     void **ret_ctx)
 {
@@ -64,6 +76,8 @@ int env_init(struct rq_env *env, struct rq_error *e)
 	env->repair_backoff_ms = RQ_REPAIR_BACKOFF_MS;
 	env->dcb_open = prod_dcb_open;
 	env->ethtool_open = prod_ethtool_open;
+	env->link_open = prod_link_open;
+	env->devlink_open = prod_devlink_open;
 	env->link_pci = prod_link_pci;
 	env->pfc_storm_tout = prod_pfc_storm_tout;
 	env->qps_read = prod_qps_read;

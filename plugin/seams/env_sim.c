@@ -23,6 +23,18 @@ static int sim_dcb_open(const struct rq_env *env, const struct dcb_ops **ret_ops
 	return dcb_fake_new(&env->root, ret_ops, ret_ctx);
 }
 
+static int sim_link_open(const struct rq_env *env, const struct ethtool_link_ops **ret_ops,
+			 void **ret_ctx)
+{
+	return ethtool_link_fake_new(&env->root, ret_ops, ret_ctx);
+}
+
+static int sim_devlink_open(const struct rq_env *env, const struct devlink_ops **ret_ops,
+			    void **ret_ctx)
+{
+	return devlink_fake_new(&env->root, ret_ops, ret_ctx);
+}
+
 static int sim_ethtool_open(const struct rq_env *env, const struct ethtool_ops **ret_ops,
 			    void **ret_ctx)
 {
@@ -190,6 +202,8 @@ int env_init(struct rq_env *env, struct rq_error *e)
 	env->binary = "rdma-qos-sim";
 	env->dcb_open = sim_dcb_open;
 	env->ethtool_open = sim_ethtool_open;
+	env->link_open = sim_link_open;
+	env->devlink_open = sim_devlink_open;
 	env->link_pci = sim_link_pci;
 	env->watch_open = sim_watch_open;
 	env->pause_point = sim_pause_point;

@@ -185,6 +185,7 @@ static void pf_dcb_json(const struct rq_env *env, const struct rq_catalog *cat, 
 	else
 		cJSON_AddArrayToObject(o, "unmet");
 	show_peer_json(env, o, ifname, r < 0 ? NULL : st, &req, any);
+	show_wiring_json(cat, o, ifname, pci);
 	free(st);
 }
 

@@ -257,6 +257,9 @@ void show_peer_text(const cJSON *pf)
 			printf(" (%s)", json_str(it, "why"));
 		printf(it->next ? "," : "");
 	}
+	if (json_str(cJSON_GetObjectItemCaseSensitive(peer, "wiring"), "text"))
+		printf("; wiring: %s",
+		       json_str(cJSON_GetObjectItemCaseSensitive(peer, "wiring"), "text"));
 	printf("\n");
 	if (who)
 		willing_text(who, dcbx);

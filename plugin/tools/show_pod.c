@@ -119,6 +119,17 @@ static const struct tel_att *census_of(const struct pod_ctx *p, const char *vf)
 	return NULL;
 }
 
+/* wiring: show's own judgement of the PF's partner (show_wiring.c); link stays the agent's */
+static void wiring_facts(const cJSON *pf, struct verdict_facts *f)
+{
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(pf, "peer"), "wiring");
+	const char *v = json_str(w, "verdict") ?: "";
+
+	f->wiring = !strcmp(v, "ok") ? 1 : !strcmp(v, "miswired") ? 2 : 0;
+	f->wiring_text = json_str(w, "text");
+}
+
 static void judge_one(struct pod_ctx *p, const cJSON *pf, const cJSON *vf, const cJSON *rec)
 {
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(vf, "attachment");
@@ -142,6 +153,7 @@ static void judge_one(struct pod_ctx *p, const cJSON *pf, const cJSON *vf, const
 	f.peer = peer_facts(pf, &j, pwhy, sizeof(pwhy));
 	f.peer_why = pwhy;
 	verdict_qps_facts(census_of(p, json_str(vf, "pci") ?: ""), &f, qwhy, sizeof(qwhy));
+	wiring_facts(pf, &f);
 	verdict_judge(&f, v);
 	verdict_headline(v, head, sizeof(head));
 

@@ -36,6 +36,8 @@ void show_gdr_json(const cJSON *rec, cJSON *a);
 void show_gdr_text(const cJSON *a);
 cJSON *show_gdr_node_json(const struct rq_env *env, const cJSON *recs);
 void show_gdr_node_text(const cJSON *o);
+/* show_wiring.c: "peer"."wiring" of @o (after show_peer_json) when node.wiring has a rule */
+void show_wiring_json(const struct rq_catalog *cat, cJSON *o, const char *ifname, const char *pci);
 const char *show_peer_word(const struct rq_env *env, const char *ifname,
 			   const struct rq_profile *req, bool any_req);
 /* show.c: for each PF of `show --counters` / `top` (@o's "pfs"): "partner":

@@ -9,6 +9,7 @@ agent-sim-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/nfd.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/resets.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/lldp.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/fabric.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/ecn.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/slow.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/unchained.sh
@@ -25,6 +26,7 @@ asan-agent-sim-test:
 	$(call san_suite,$(abspath build-asan)/san-logs-agent-resets,tests/agent/resets.sh)
 	$(call san_suite,$(abspath build-asan)/san-logs-agent-netns,tests/agent/netns.sh)
 	$(call san_suite,$(abspath build-asan)/san-logs-agent-lldp,tests/agent/lldp.sh)
+	$(call san_suite,$(abspath build-asan)/san-logs-agent-fabric,tests/agent/fabric.sh)
 	$(call san_suite,$(abspath build-asan)/san-logs-agent-ecn,tests/agent/ecn.sh)
 	$(call san_suite,$(abspath build-asan)/san-logs-agent-unchained,tests/agent/unchained.sh)
 	$(call san_suite,$(abspath build-asan)/san-logs-agent-verdict,tests/agent/verdict.sh)
@@ -59,5 +61,6 @@ agent-bench: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_lldp.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_qps.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_unchained.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_link.sh
 
 bench: agent-bench

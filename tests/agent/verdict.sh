@@ -51,9 +51,11 @@ check "... peer unknown with why (no agent listening)" has peer "unknown *link p
 check "... qps ok (no QP off PFC)" [ "$(line qps | awk '{ print $2 }')" = ok ]
 check "... numa ok: node 0" has numa "ok *the VF is on the pod's NUMA node 0"
 check "... gdr unknown: a pod without GPU" has gdr "unknown *GPUDirect no-gpu"
+check "... wiring unknown: no node.wiring rule" has wiring "unknown *no node.wiring rule for the PF"
+check "... link unknown: show reads no link health (the agent does)" has link "unknown *no link health read for the PF"
 rqs show --pod ai/trainer-0 --json > "$T/pod.json"
 check "show --pod --json: exit 0" [ $? -eq 0 ]
-check "... lossless true, six checks with state and evidence" [ "$(jq -c '[.attachments[0].lossless, (.attachments[0].checks | keys | length), .attachments[0].checks.pf_profile.state, .attachments[0].interface, .attachments[0].pf]' "$T/pod.json")" = "[true,6,\"ok\",\"net1\",\"$PF0\"]" ]
+check "... lossless true, eight checks with state and evidence" [ "$(jq -c '[.attachments[0].lossless, (.attachments[0].checks | keys | length), .attachments[0].checks.pf_profile.state, .attachments[0].interface, .attachments[0].pf]' "$T/pod.json")" = "[true,8,\"ok\",\"net1\",\"$PF0\"]" ]
 rqs show --json > "$T/show.json"
 check "show --json: the attachment's namespace and pod as the metrics name them" [ "$(jq -r --arg v "$VF0PCI" '.pfs[].vfs[] | select(.pci == $v) | .attachment | "\(.namespace)/\(.pod) \(has("podName"))"' "$T/show.json")" = "ai/trainer-0 false" ]
 check "show (text) still names the pod" out_has "$(rqs show)" "$VF0PCI .* ai/trainer-0 profile roce-lossless"

@@ -18,6 +18,9 @@ refused 'liveSync: "false" (a string that would turn live sync on)' "at '/liveSy
 refused 'criDockerd: "false" (a string that would grant SYS_PTRACE)' "at '/criDockerd': got string, want boolean" \
 	--set-string criDockerd=false
 refused 'unchained: "Adopt" (node.unchained is lower case)' "/unchained" --set unchained=Adopt
+refused 'wiring: a glob with an unclosed class' "/wiring/0/partner" --set 'wiring[0].pf=ens1f0' \
+	--set 'wiring[0].partner=leaf-r1-[' --set 'wiring[0].rail=r1'
+refused 'wiring: a rule without rail' "/wiring/0" --set 'wiring[0].pf=ens1f0' --set 'wiring[0].partner=x'
 refused "a misspelt key (liveSnc)" "additional properties 'liveSnc' not allowed" --set liveSnc=true
 refused "a misspelt nested key (metrics.serviceMonitor.enable)" "'enable' not allowed" \
 	--set metrics.serviceMonitor.enable=true
@@ -50,6 +53,12 @@ check "... the default mounts /var/lib/kubelet/pod-resources" [ "$(spec unch | j
 render unchcat '{"catalog": {"node": {"unchained": "ignore"}}}'
 check "catalog.node.unchained set directly is rendered as it is" [ "$(obj unchcat ConfigMap |
 	jq -r '.data["profiles.json"] | fromjson | .node.unchained')" = ignore ]
+render wir '{"wiring": [{"pf": "ens1f0", "partner": "leaf-r1-*", "port": "swp[1-9]", "rail": "r1"}]}'
+check "wiring: the catalog's node.wiring, the rest of node kept" [ "$(obj wir ConfigMap |
+	jq -c '.data["profiles.json"] | fromjson | .node')" = \
+	'{"pf":"ensure","unchained":"report","wiring":[{"partner":"leaf-r1-*","pf":"ens1f0","port":"swp[1-9]","rail":"r1"}]}' ]
+o=$("$B/rdma-qos" validate <(obj wir ConfigMap) 2>&1)
+check "... which rdma-qos validate accepts" status_is 0 $? grep -q 'valid ConfigMap' <<< "$o" || echo "   $o"
 check "imagePullSecrets on the DaemonSet's pod" [ "$(spec kdir | jq -c .imagePullSecrets)" = '[{"name":"regcred"}]' ]
 
 echo "== labels and names"

@@ -70,6 +70,8 @@ def healthy(skip=()):
         sel("rdma_qos_peer_seen", {**A, "pf": "ens1f0"}): f"1x{T}",
         sel("rdma_qos_peer_agreement", {**A, "pf": "ens1f0", "item": "pfc"}): f"1x{T}",
         sel("rdma_qos_peer_partners", {**A, "pf": "ens1f0"}): f"1x{T}",
+        # cabled as node.wiring plans it
+        sel("rdma_qos_peer_wiring", {**A, "pf": "ens1f0", "rail": "r1"}): f"1x{T}",
         # DCQCN at work: 100 CNPs/s each way
         sel("rdma_qos_vf_cnp_handled_total", POD): f"0+6000x{T}",
         sel("rdma_qos_vf_cnp_sent_total", POD): f"0+6000x{T}",
@@ -182,6 +184,22 @@ cases = [
          {sel("rdma_qos_peer_partners", {**A, "pf": "ens1f0"}): f"1x2 2x{T - 2}"}, "18m",
          [{**AL, "pf": "ens1f0", "severity": "info"}], quiet_before="16m",
          drop=("rdma_qos_peer_agreement",)),
+    case("a pod of a Job on a flapping PF", "RdmaQosLinkDegraded",
+         {sel("rdma_qos_attachment_problem", {**POD, "check": "link"}): f"_x2 1x{T - 2}",
+          sel("kube_pod_owner", {"job": "kube-state-metrics", "namespace": "ai",
+                                 "pod": "trainer-0", "owner_kind": "Job",
+                                 "owner_name": "llm-7b", "owner_is_controller": "true"}):
+              f"1x{T}"}, "12m",
+         [{**POD, "check": "link", "owner_kind": "Job", "owner_name": "llm-7b",
+           "severity": "warning"}], quiet_before="6m"),
+    case("a bare pod (no owner) on a PF below its speed", "RdmaQosLinkDegraded",
+         {sel("rdma_qos_attachment_problem", {**POD, "check": "link"}): f"_x2 1x{T - 2}"},
+         "12m", [{**POD, "check": "link", "owner_kind": "Pod", "owner_name": "trainer-0",
+                  "severity": "warning"}], quiet_before="6m"),
+    case("the PF reaches another rail's leaf", "RdmaQosMiswired",
+         {sel("rdma_qos_peer_wiring", {**A, "pf": "ens1f0", "rail": "r1"}): f"1x2 0x{T - 2}"},
+         "13m", [{**AL, "pf": "ens1f0", "rail": "r1", "severity": "warning"}],
+         quiet_before="11m"),
     case("NCCL in a lossless pod left 2 QPs at class 0", "RdmaQosLosslessPodOnLossyClass",
          {sel("rdma_qos_vf_qps_off_lossless", {**A, **POD}): f"0x2 2x{T - 2}"}, "9m",
          [{"node": "n1", "namespace": "ai", "pod": "trainer-0", "interface": "net1",
@@ -309,6 +327,13 @@ fleet = {
     info("n1", "ens1f0", "leaf-01", "swp1"): f"1x{T}",
     info("n2", "ens1f0", "leaf-01", "swp2"): f"1x{T}",
     info("n3", "ens1f0", "leaf-02", "swp1"): f"1x{T}",
+    # rail r1 plans every ens1f0 on leaf-01: n3's reaches leaf-02 (miswired), n1's is right,
+    # n2's has no rule (no series)
+    sel("rdma_qos_peer_wiring", agent("n1", pf="ens1f0", rail="r1")): f"1x{T}",
+    sel("rdma_qos_peer_wiring", agent("n3", pf="ens1f0", rail="r1")): f"0x{T}",
+    # n1's second PF, rail r2, on leaf-02 as planned: listed nowhere
+    info("n1", "ens1f1", "leaf-02", "swp5"): f"1x{T}",
+    sel("rdma_qos_peer_wiring", agent("n1", pf="ens1f1", rail="r2")): f"1x{T}",
     # pause frames received per second: n1 6, n2 12, n3 64, n3's unheard PF 600
     sel("rdma_qos_port_pause_frames_total", agent("n1", pf="ens1f0", prio="3", direction="rx")):
         f"0+360x{T}",
@@ -333,6 +358,12 @@ fleet = {
 L1 = {"chassis_id": "0c:42:a1:00:00:01", "system_name": "leaf-01"}
 L2 = {"chassis_id": "0c:42:a1:00:00:02", "system_name": "leaf-02"}
 tests.append(group("fabric view: three nodes, two leaf switches", fleet, [], [
+    {"expr": "rdma_qos:peer_miswired:by_switch_port", "eval_time": "10m",
+     "exp_samples": [{"labels": sel("rdma_qos:peer_miswired:by_switch_port",
+                                    {**L2, "port_id": "swp1", "node": "n3", "pf": "ens1f0",
+                                     "rail": "r1"}), "value": 1}]},
+    {"expr": "rdma_qos:peer_miswired_ports:by_switch", "eval_time": "10m",
+     "exp_samples": [{"labels": sel("rdma_qos:peer_miswired_ports:by_switch", L2), "value": 1}]},
     {"expr": "rdma_qos:port_pause_frames_rate5m:by_switch", "eval_time": "10m",
      "exp_samples": [
          {"labels": sel("rdma_qos:port_pause_frames_rate5m:by_switch", {**L1, "direction": "rx"}),

@@ -37,8 +37,8 @@ python3 -c 'import json, sys, yaml; yaml.safe_dump(json.load(open(sys.argv[1])),
 out=$(promtool check rules "$T/rules.yaml" 2>&1)
 check "promtool check rules: $(grep -o 'SUCCESS.*' <<< "$out")" [ $? -eq 0 ] || echo "$out"
 mapfile -t ALERTS < <(jq -r '.groups[].rules[] | .alert // empty' "$T/rules.json")
-want="RdmaQosAgentNotPassing RdmaQosCatalogInvalid RdmaQosCnpStorm RdmaQosDiscardsDespitePfc RdmaQosDriftNotRepaired RdmaQosEcnIneffective RdmaQosGdrDegraded RdmaQosGdrFar RdmaQosHostDropsOnPfcPriority RdmaQosLosslessPodOnLossyClass RdmaQosNumaMisaligned RdmaQosPauseStorm RdmaQosPeerDisagrees RdmaQosPeerMultiplePartners RdmaQosPeerSilent RdmaQosPfNotInProfile RdmaQosPodNotLossless RdmaQosPodRailShared RdmaQosRepairSuspended RdmaQosRoceOnLossyPriority RdmaQosVfUnchained"
-check "the alerts issues 22, 30, 31, 33, 37, 38, 44 and 45 list are there (${#ALERTS[@]})" \
+want="RdmaQosAgentNotPassing RdmaQosCatalogInvalid RdmaQosCnpStorm RdmaQosDiscardsDespitePfc RdmaQosDriftNotRepaired RdmaQosEcnIneffective RdmaQosGdrDegraded RdmaQosGdrFar RdmaQosHostDropsOnPfcPriority RdmaQosLinkDegraded RdmaQosLosslessPodOnLossyClass RdmaQosMiswired RdmaQosNumaMisaligned RdmaQosPauseStorm RdmaQosPeerDisagrees RdmaQosPeerMultiplePartners RdmaQosPeerSilent RdmaQosPfNotInProfile RdmaQosPodNotLossless RdmaQosPodRailShared RdmaQosRepairSuspended RdmaQosRoceOnLossyPriority RdmaQosVfUnchained"
+check "the alerts issues 22, 30, 31, 33, 37, 38, 43, 44 and 45 list are there (${#ALERTS[@]})" \
 	[ "$(printf '%s\n' "${ALERTS[@]}" | sort | tr '\n' ' ')" = "$want " ]
 check "every alert has severity, summary, description and runbook_url" [ "$(jq '[.groups[].rules[] |
 	select(.alert) | select((.labels.severity | IN("critical", "warning", "info")) and
@@ -61,6 +61,9 @@ sed "s/on (node, pf) group_left (chassis_id, system_name, port_id)/on (node) gro
 sed 's/max by (namespace, pod, owner_kind, owner_name) (kube_pod_owner/sum by (namespace, pod, owner_kind, owner_name) (kube_pod_owner/' \
 	"$T/rules.yaml" > "$T/broken5.yaml"
 sed 's/(kube_pod_owner{owner_kind!="<none>"})/(kube_pod_owner)/' "$T/rules.yaml" > "$T/broken6.yaml"
+# the miswired ports listed on every PF of the node (joined on the node alone)
+sed 's/\* on (node, pf) group_left (rail) (rdma_qos_peer_wiring == bool 0)/* on (node) group_left (rail) (rdma_qos_peer_wiring == bool 0)/' \
+	"$T/rules.yaml" > "$T/broken9.yaml"
 # the pod's verdict: a performance check (numa) paging as not lossless; the roll-up by max
 python3 -c 'import sys, yaml
 d = yaml.safe_load(open(sys.argv[1]))
@@ -69,7 +72,7 @@ for r in (r for g in d["groups"] for r in g["rules"] if r.get("alert") == "RdmaQ
 yaml.safe_dump(d, open(sys.argv[2], "w"))' "$T/rules.yaml" "$T/broken7.yaml"
 sed 's/min by (namespace, owner_kind, owner_name) (/max by (namespace, owner_kind, owner_name) (/' \
 	"$T/rules.yaml" > "$T/broken8.yaml"
-for b in broken1 broken2 broken3 broken4 broken5 broken6 broken7 broken8; do
+for b in broken1 broken2 broken3 broken4 broken5 broken6 broken7 broken8 broken9; do
 	check "(the $b copy differs)" not cmp -s "$T/rules.yaml" "$T/$b.yaml"
 	python3 "$HERE/alert_cases.py" "$T/$b.yaml" > "$T/$b.json"
 	(cd "$T" && promtool test rules "$b.json" > /dev/null 2>&1)
@@ -103,7 +106,7 @@ check "variables node -> pf -> pod, each filtered by the ones before" [ "$(jq -c
 	(.query.query | test("\\$pf"))]]' "$D")" = \
 	'[["node",false,false],["pf",true,false],["pod",true,true]]' ]
 # the names the agent emits (its format strings) and the rules record
-grep -ho '"rdma_qos_[a-z_]*' "$SRC"/plugin/agent/metrics.c "$SRC"/plugin/agent/peer_metrics.c "$SRC"/plugin/agent/who_metrics.c "$SRC"/plugin/agent/qps_metrics.c "$SRC"/plugin/agent/verdict_metrics.c "$SRC"/plugin/agent/gdr_metrics.c | tr -d '"' | sort -u > "$T/agent.names"
+grep -ho '"rdma_qos_[a-z_]*' "$SRC"/plugin/agent/metrics.c "$SRC"/plugin/agent/peer_metrics.c "$SRC"/plugin/agent/who_metrics.c "$SRC"/plugin/agent/qps_metrics.c "$SRC"/plugin/agent/verdict_metrics.c "$SRC"/plugin/agent/gdr_metrics.c "$SRC"/plugin/agent/wiring_metrics.c "$SRC"/plugin/agent/link_health.c | tr -d '"' | sort -u > "$T/agent.names"
 jq -r '.groups[].rules[] | .record // empty' "$T/rules.json" | sort -u > "$T/recorded.names"
 check "(the agent's names: $(wc -l < "$T/agent.names"))" [ "$(wc -l < "$T/agent.names")" -gt 20 ]
 names_ok() { # RULES_FILE: every name selected is the agent's or recorded; regexes match one

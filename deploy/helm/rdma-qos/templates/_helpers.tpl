@@ -46,7 +46,7 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{ .Values.image.repository }}:{{ default .Chart.AppVersion .Values.image.tag }}
 {{- end }}
 {{/* The catalog the nodes get: .Values.catalog (a map, rendered with toJson) with kubeletDir
-    as node.kubeletDir and unchained as node.unchained when set. */}}
+    as node.kubeletDir, unchained as node.unchained and wiring as node.wiring when set. */}}
 {{- define "rdma-qos.catalog" -}}
 {{- $cat := deepCopy .Values.catalog }}
 {{- if .Values.kubeletDir }}
@@ -57,6 +57,11 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- if .Values.unchained }}
 {{- $node := default dict $cat.node }}
 {{- $_ := set $node "unchained" .Values.unchained }}
+{{- $_ := set $cat "node" $node }}
+{{- end }}
+{{- if .Values.wiring }}
+{{- $node := default dict $cat.node }}
+{{- $_ := set $node "wiring" .Values.wiring }}
 {{- $_ := set $cat "node" $node }}
 {{- end }}
 {{- toJson $cat }}

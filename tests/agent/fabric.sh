@@ -1,0 +1,209 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# The fabric under the pod (DESIGN.md "The fabric under the pod"; issue 43):
+# node.wiring judged per PF against its one link partner, with Debian's lldpd
+# as each switch port (tests/agent/lib.sh's sw_*: each sim PF is a real veth
+# wired to a switch netns). Cases: both PFs on their rail's leaf (ok); a wrong
+# system name (PF0 miswired, PF1 still ok); a wrong port against a port glob;
+# the two cables swapped (both PFs fail their own rule); a PF without a rule
+# (no series); `validate` refusing a bad glob by its JSON path. Asserted on
+# rdma_qos_peer_wiring, the NFD label rdma-qos.wiring and show's partner line.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+fabric_can_run() { agent_can_run && lldpd_can_run; }
+sim_suite_start "agent: the fabric under the pod" rqfb fabric_can_run
+BG=""
+suite_teardown() {
+	[ -n "$BG" ] && kill "$BG" 2> /dev/null && wait "$BG" 2> /dev/null
+	sw_teardown
+}
+
+"$MKNODE" --root "$ROOT" --pfs 3 --vfs 2 --numa-nodes 1 --cpus-per-node 4 --rdma configfs \
+	--ecn yes --dcb yes --pf-prefix "fb$$" > /dev/null || { echo "FAIL: mknode"; exit 1; }
+sim_make_vfs "$ROOT"
+mapfile -t PFS < <(sim_vfs "$ROOT" | awk '!s[$1]++ { print $1 }')
+PF0=${PFS[0]} PF1=${PFS[1]} PF2=${PFS[2]}
+sw_make "$PF0" 0 && sw_make "$PF1" 1 && sw_make "$PF2" 2
+check "three PFs are real veths, each wired to a switch netns" [ $? -eq 0 ]
+
+M=$T/m.prom
+F=$T/features
+CAT=$ROOT/etc/cni/rdma-qos/profiles.json
+mkdir -p "${CAT%/*}"
+wait_metric() {
+	local i
+	for ((i = 0; i < ${3:-10} * 10; i++)); do
+		[ -s "$M" ] && [ "$(metric_lit "$M" "$1")" = "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "  $1 = '$(metric_lit "$M" "$1")' (wanted '$2')"
+	return 1
+}
+wir() { metric_lit "$M" "rdma_qos_peer_wiring{pf=\"$1\",rail=\"$2\"}"; }
+label() {
+	for _ in $(seq 30); do grep -q "^feature.node.kubernetes.io/rdma-qos.wiring=$1$" "$F" 2> /dev/null && break; sleep 0.1; done
+	grep -c "^feature.node.kubernetes.io/rdma-qos.wiring=$1$" "$F"
+}
+
+echo "== validate: a bad glob is an error naming its JSON path"
+echo '{"node":{"wiring":[{"pf":"'"$PF0"'","partner":"leaf-r1-[","rail":"r1"}]}}' > "$T/bad.json"
+out=$("$SIM" validate "$T/bad.json" 2>&1)
+check "validate exits 1 on an unclosed class" [ $? -eq 1 ]
+check "... naming node.wiring[0].partner" grep -q "node.wiring\[0\].partner: expected a glob" <<< "$out"
+echo '{"node":{"wiring":[{"pf":"x","partner":"y","rail":"r1","leaf":"z"}]}}' > "$T/bad.json"
+check "validate: an unknown key of a rule names node.wiring[0].leaf" \
+	grep -q "node.wiring\[0\].leaf: unknown key" <<< "$("$SIM" validate "$T/bad.json" 2>&1)"
+
+# rail r1: PF0 to leaf-r1-*, port swp1-swp9; rail r2: PF1 (by PCI address) to leaf-r2-*; PF2 none
+PF1PCI=$(basename "$(readlink -f "$ROOT/sys/class/net/$PF1/device")")
+cat > "$CAT" << J
+{"profiles":{},"namespaces":{"ai":{"default":"roce-lossless","allow":["roce-lossless"]}},
+ "node":{"pf":"ensure","baseline":"roce-lossless","wiring":[
+ {"pf":"$PF0","partner":"leaf-r1-*","port":"swp[1-9]","rail":"r1"},
+ {"pf":"$PF1PCI","partner":"leaf-r2-*","rail":"r2"}]}}
+J
+check "validate accepts the catalog with node.wiring" "$SIM" validate "$CAT"
+sw_start 0 leaf-r1-03 swp3 3
+sw_start 1 leaf-r2-07 swp9 3
+sw_start 2 leaf-r3-01 swp1 3
+PORT=$((20000 + ($$ + 29) % 20000))
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 60 --metrics-file "$M" --listen "127.0.0.1:$PORT" \
+	--nfd-features-file "$F" > "$T/agent.log" 2>&1 &
+BG=$!
+
+echo "== wired as planned"
+wait_metric "rdma_qos_peer_wiring{pf=\"$PF0\",rail=\"r1\"}" 1 15
+check "rdma_qos_peer_wiring{$PF0,r1} 1 (leaf-r1-03 swp3)" [ $? -eq 0 ]
+wait_metric "rdma_qos_peer_wiring{pf=\"$PF1\",rail=\"r2\"}" 1 > /dev/null
+check "rdma_qos_peer_wiring{$PF1,r2} 1 (rule by PCI address, leaf-r2-07)" [ "$(wir "$PF1" r2)" = 1 ]
+wait_metric "rdma_qos_peer_seen{pf=\"$PF2\"}" 1 > /dev/null
+check "$PF2 has a partner but no rule: no wiring series" [ "$(grep -c "^rdma_qos_peer_wiring{pf=\"$PF2\"" "$M")" = 0 ]
+check "NFD: rdma-qos.wiring=ok" [ "$(label ok)" = 1 ]
+check "the metrics file passes promtool" promcheck "$M"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show > "$T/show.txt" 2> /dev/null
+check "show: $PF0's partner line ends '; wiring: rail r1 ok'" \
+	grep -q "^  partner leaf-r1-03 port swp3 .*; wiring: rail r1 ok$" "$T/show.txt"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --json > "$T/show.json" 2> /dev/null
+check "show --json: $PF1's peer.wiring {rail r2, verdict ok}" \
+	[ "$(jq -r --arg pf "$PF1" '.pfs[] | select(.name == $pf) | .peer.wiring | "\(.rail) \(.verdict) \(.expects)"' "$T/show.json")" = "r2 ok leaf-r2-*" ]
+check "show --json: $PF2 (no rule) has no wiring item" \
+	[ "$(jq -r --arg pf "$PF2" '.pfs[] | select(.name == $pf) | .peer | has("wiring")' "$T/show.json")" = false ]
+
+echo "== the wrong system name on $PF0's cable"
+lldpc 0 configure system hostname leaf-r4-02
+wait_metric "rdma_qos_peer_wiring{pf=\"$PF0\",rail=\"r1\"}" 0
+check "rdma_qos_peer_wiring{$PF0,r1} 0 (leaf-r4-02)" [ $? -eq 0 ]
+check "... $PF1 still 1" [ "$(wir "$PF1" r2)" = 1 ]
+check "NFD: rdma-qos.wiring=miswired" [ "$(label miswired)" = 1 ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show > "$T/show.txt" 2> /dev/null
+check "show: 'wiring: MISWIRED (rail r1 expects leaf-r1-* swp[1-9], partner leaf-r4-02 swp3)'" \
+	grep -qF "; wiring: MISWIRED (rail r1 expects leaf-r1-* swp[1-9], partner leaf-r4-02 swp3)" "$T/show.txt"
+
+echo "== the right leaf, the wrong port (port glob)"
+lldpc 0 configure system hostname leaf-r1-03
+wait_metric "rdma_qos_peer_wiring{pf=\"$PF0\",rail=\"r1\"}" 1 > /dev/null
+lldpc 0 configure ports swp lldp portidsubtype local swp12 description "Ethernet to nowhere"
+wait_metric "rdma_qos_peer_wiring{pf=\"$PF0\",rail=\"r1\"}" 0
+check "leaf-r1-03 port swp12 fails port swp[1-9]: 0" [ $? -eq 0 ]
+lldpc 0 configure ports swp lldp portidsubtype local swp12 description "swp7"
+wait_metric "rdma_qos_peer_wiring{pf=\"$PF0\",rail=\"r1\"}" 1
+check "... the port description swp7 matches: 1 (port ID or description)" [ $? -eq 0 ]
+lldpc 0 configure ports swp lldp portidsubtype local swp3 description "Ethernet to $PF0"
+
+echo "== the two cables swapped: $PF0 reaches rail 2's leaf, $PF1 rail 1's"
+lldpc 0 configure system hostname leaf-r2-07
+lldpc 1 configure system hostname leaf-r1-03
+wait_metric "rdma_qos_peer_wiring{pf=\"$PF0\",rail=\"r1\"}" 0 > /dev/null
+wait_metric "rdma_qos_peer_wiring{pf=\"$PF1\",rail=\"r2\"}" 0
+check "both fail their own rule: r1 0 and r2 0" [ "$(wir "$PF0" r1)$(wir "$PF1" r2)" = 00 ]
+check "NFD: miswired" [ "$(label miswired)" = 1 ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show > "$T/show.txt" 2> /dev/null
+check "show: two MISWIRED lines, each naming the other rail's leaf" \
+	[ "$(grep -c "wiring: MISWIRED (rail r1 expects leaf-r1-\* swp\[1-9\], partner leaf-r2-07 swp3)\|wiring: MISWIRED (rail r2 expects leaf-r2-\*, partner leaf-r1-03 swp9)" "$T/show.txt")" = 2 ]
+
+echo "== put right again; a partner gone leaves no wiring series"
+lldpc 0 configure system hostname leaf-r1-03
+lldpc 1 configure system hostname leaf-r2-07
+wait_metric "rdma_qos_peer_wiring{pf=\"$PF1\",rail=\"r2\"}" 1 > /dev/null
+wait_metric "rdma_qos_peer_wiring{pf=\"$PF0\",rail=\"r1\"}" 1
+check "both 1 again, NFD ok" [ "$(wir "$PF0" r1)$(wir "$PF1" r2)$(label ok)" = 111 ]
+sw_stop 1
+wait_metric "rdma_qos_peer_seen{pf=\"$PF1\"}" 0 > /dev/null
+check "$PF1's switch gone (TTL 0): no wiring series for it" [ "$(grep -c "^rdma_qos_peer_wiring{pf=\"$PF1\"" "$M")" = 0 ]
+check "NFD: unknown while a PF with a rule has no partner" [ "$(label unknown)" = 1 ]
+
+echo "== link health from the simulated node's files (DESIGN.md), an attachment on $PF0"
+kill "$BG" 2> /dev/null && wait "$BG" 2> /dev/null
+BG=""
+"$MKNODE" --root "$ROOT" pod --uid pod-a --cpus 0-1 > /dev/null
+read -r _ VF0PCI VF0 <<< "$(sim_vfs "$ROOT" | awk -v p="$PF0" '$1 == p { print; exit }')"
+NSA=$(newns a)
+ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p1;K8S_POD_UID=pod-a"
+chain_add "$ROOT" roce c1 "$NSA" net1 "$VF0" "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF0PCI\"}" "$ARGS" > /dev/null 2>&1
+check "ADD on $PF0 (pod ai/p1, net1)" [ $? -eq 0 ]
+PF0PCI=$(basename "$(readlink -f "$ROOT/sys/class/net/$PF0/device")")
+mkdir -p "$ROOT/ethtool" "$ROOT/devlink"
+echo 5 > "$ROOT/sys/class/net/$PF0/carrier_down_count"
+echo '{"corrected": 100, "uncorrectable": 0}' > "$ROOT/ethtool/$PF0.fec.json"
+echo '{"SymbolErrorDuringCarrier": 0}' > "$ROOT/ethtool/$PF0.phy.json"
+echo '{"speed": 200000, "localMax": 200000, "partnerMax": 400000}' > "$ROOT/ethtool/$PF0.link.json"
+echo '{"fw": {"errors": 0, "state": "healthy"}, "fw_fatal": {"errors": 1, "state": "healthy"}}' > "$ROOT/devlink/$PF0PCI.health.json"
+rm -f "$M"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 2 --metrics-file "$M" --listen "127.0.0.1:$PORT" \
+	--nfd-features-file "$F" > "$T/agent2.log" 2>&1 &
+BG=$!
+deg() { metric_lit "$M" "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"$1\"}"; }
+prob() { grep -c "^rdma_qos_attachment_problem{namespace=\"ai\",pod=\"p1\",interface=\"net1\",vf=\"$VF0PCI\",pf=\"$PF0\",check=\"$1\"} 1$" "$M"; }
+wait_metric "rdma_qos_port_link_flaps_total{pf=\"$PF0\"}" 5 15
+check "rdma_qos_port_link_flaps_total 5 (carrier_down_count)" [ $? -eq 0 ]
+check "fec_blocks_total corrected 100, uncorrectable 0; symbol_errors_total 0" \
+	[ "$(metric_lit "$M" "rdma_qos_port_fec_blocks_total{pf=\"$PF0\",kind=\"corrected\"}"):$(metric_lit "$M" "rdma_qos_port_fec_blocks_total{pf=\"$PF0\",kind=\"uncorrectable\"}"):$(metric_lit "$M" "rdma_qos_port_symbol_errors_total{pf=\"$PF0\"}")" = 100:0:0 ]
+check "health_errors_total per reporter: fw 0, fw_fatal 1" \
+	[ "$(metric_lit "$M" "rdma_qos_port_health_errors_total{pf=\"$PF0\",reporter=\"fw\"}"):$(metric_lit "$M" "rdma_qos_port_health_errors_total{pf=\"$PF0\",reporter=\"fw_fatal\"}")" = 0:1 ]
+check "speed_bytes 25000000000 (200 Gb/s)" [ "$(metric_lit "$M" "rdma_qos_port_speed_bytes{pf=\"$PF0\"}")" = 25000000000 ]
+check "a quiet port: every reason 0 (a count that was already there is no news)" \
+	[ "$(deg flap)$(deg fec_uncorrectable)$(deg symbol_errors)$(deg health)$(deg speed)" = 00000 ]
+check "no link problem for the pod" [ "$(prob link)" = 0 ]
+check "$PF1 and $PF2 (no files, veths without carrier_down_count in the sim): no link health series" \
+	[ "$(grep -c "^rdma_qos_port_[a-z_]*{pf=\"$PF2\"" "$M")" = 0 ]
+check "the metrics file passes promtool" promcheck "$M"
+
+echo 6 > "$ROOT/sys/class/net/$PF0/carrier_down_count"
+wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"flap\"}" 1
+check "a flap: degraded{flap} 1" [ $? -eq 0 ]
+check "... the pod ai/p1 net1 gets the link problem" [ "$(prob link)" = 1 ]
+wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"flap\"}" 0 8
+check "... and it clears once the port is quiet for an interval" [ $? -eq 0 ]
+check "... the link problem too" [ "$(prob link)" = 0 ]
+set_json "$ROOT/ethtool/$PF0.fec.json" '.uncorrectable = 3 | .corrected = 150'
+wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"fec_uncorrectable\"}" 1
+check "uncorrectable FEC blocks: degraded{fec_uncorrectable} 1" [ $? -eq 0 ]
+set_json "$ROOT/ethtool/$PF0.phy.json" '.SymbolErrorDuringCarrier = 9'
+wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"symbol_errors\"}" 1
+check "symbol errors: degraded{symbol_errors} 1" [ $? -eq 0 ]
+set_json "$ROOT/devlink/$PF0PCI.health.json" '.fw.errors = 2'
+wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"health\"}" 1
+check "a health reporter's error: degraded{health} 1" [ $? -eq 0 ]
+set_json "$ROOT/ethtool/$PF0.link.json" '.speed = 100000'
+wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"speed\"}" 1
+check "100G where both ends advertise 200G: degraded{speed} 1" [ $? -eq 0 ]
+check "... speed_bytes 12500000000" [ "$(metric_lit "$M" "rdma_qos_port_speed_bytes{pf=\"$PF0\"}")" = 12500000000 ]
+set_json "$ROOT/ethtool/$PF0.link.json" '.speed = 200000'
+wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"speed\"}" 0 8
+check "back at 200G: speed clears" [ $? -eq 0 ]
+wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"health\"}" 0 8
+check "every reason clears on a quiet port" [ "$(deg flap)$(deg fec_uncorrectable)$(deg symbol_errors)$(deg health)$(deg speed)" = 00000 ]
+rm "$ROOT/ethtool/$PF0.phy.json"
+wait_metric "rdma_qos_port_symbol_errors_total{pf=\"$PF0\"}" "" > /dev/null
+check "a driver that stops reporting symbol errors: no symbol series, no symbol_errors reason" \
+	[ "$(grep -c "pf=\"$PF0\",reason=\"symbol_errors\"\|^rdma_qos_port_symbol_errors_total{pf=\"$PF0\"" "$M")" = 0 ]
+
+echo "== the pod on a miswired PF gets the wiring problem"
+lldpc 0 configure system hostname leaf-r4-02
+wait_metric "rdma_qos_peer_wiring{pf=\"$PF0\",rail=\"r1\"}" 0
+for _ in $(seq 30); do [ "$(prob wiring)" = 1 ] && break; sleep 0.1; done
+check "rdma_qos_attachment_problem{ai/p1,net1,check=wiring} 1" [ "$(prob wiring)" = 1 ]
+check "the metrics file passes promtool" promcheck "$M"
+
+summary

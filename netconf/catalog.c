@@ -269,9 +269,9 @@ static int parse_unchained(struct rq_catalog *c, const cJSON *v, struct rq_error
 
 int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 {
-	static const char *const keys[] = {"pf",	     "baseline",   "carrierWaitSeconds",
-					   "kubeletDir",    "numaSource", "unchained",
-					   "gdrLevel",	     "gdrTopology", "wiring", NULL};
+	static const char *const keys[] = {
+	    "pf",	 "baseline", "carrierWaitSeconds", "kubeletDir", "numaSource",
+	    "unchained", "gdrLevel", "gdrTopology",	   "wiring",	 NULL};
 	const cJSON *v;
 	long secs;
 	int r;

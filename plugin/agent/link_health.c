@@ -9,7 +9,8 @@
  * one --interval (rdma_qos_port_link_degraded), so a flap between two
  * event-raised passes a second apart is still seen by a scrape a minute
  * later, and a quiet port clears. What a driver does not report has no
- * series. Every attachment on a degraded PF gets the `link` problem.
+ * series. Every attachment on a degraded PF gets the `link` problem. After
+ * each reading the reasons go to RQ_LINK_FILE for `show --pod` and `top`.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 
 #include "pkg/log/log.h"
 #include "plugin/agent/agent.h"
+#include "plugin/core/peer.h"
 
 const char *const link_reason_names[LINK_REASON_N] = {"flap", "fec_uncorrectable", "symbol_errors",
 						      "health", "speed"};
@@ -113,6 +115,8 @@ static void judge(struct link_pf *x, double now)
 			x->last[k] = now;
 }
 
+static void link_file_save(const struct agent *a);
+
 void link_health_pass(struct agent *a, const struct pass_report *rep)
 {
 	const struct ethtool_link_ops *eo = NULL;
@@ -156,6 +160,7 @@ void link_health_pass(struct agent *a, const struct pass_report *rep)
 	}
 	link_book_free(a->links);
 	a->links = nb;
+	link_file_save(a);
 }
 
 /* 1: @reason held within the last interval; 0: not; -1: the driver does not report it */
@@ -247,6 +252,38 @@ static void render_counters(FILE *f, const struct link_book *b)
 			(void)fprintf(f, "rdma_qos_port_speed_bytes{pf=\"%s\"} %llu\n",
 				      metrics_label_esc(b->pf[i].pf, pf, sizeof(pf)),
 				      (unsigned long long)b->pf[i].cur.eth.speed_mbps * 125000ULL);
+}
+
+/* RQ_LINK_FILE (core/peer.h): per PF the reasons degraded now and those the driver reports */
+static void link_file_save(const struct agent *a)
+{
+	cJSON *o = cJSON_CreateObject(), *pfs = cJSON_AddObjectToObject(o, "pfs");
+	char *s;
+	int r;
+
+	cJSON_AddNumberToObject(o, "written", agent_wall_now());
+	cJSON_AddNumberToObject(o, "interval", a->o.interval_s);
+	for (size_t i = 0; pfs && i < a->links->n; i++) {
+		cJSON *e = cJSON_AddObjectToObject(pfs, a->links->pf[i].pf);
+		cJSON *deg = cJSON_AddArrayToObject(e, "degraded");
+		cJSON *known = cJSON_AddArrayToObject(e, "reported");
+
+		for (int k = 0; deg && known && k < LINK_REASON_N; k++) {
+			int d = link_degraded(a, a->links->pf[i].pf, (enum link_reason)k);
+
+			if (d >= 0)
+				cJSON_AddItemToArray(known,
+						     cJSON_CreateString(link_reason_names[k]));
+			if (d == 1)
+				cJSON_AddItemToArray(deg, cJSON_CreateString(link_reason_names[k]));
+		}
+	}
+	s = pfs ? cJSON_PrintUnformatted(o) : NULL;
+	r = s ? sysfs_write_replace(&a->env.root, RQ_LINK_FILE, s, strlen(s)) : -ENOMEM;
+	if (r < 0)
+		log_warn("agent: writing %s: %s", RQ_LINK_FILE, strerror(-r));
+	free(s);
+	cJSON_Delete(o);
 }
 
 /* link_reasons_text, true when the agent read some link health of @pf (else unknown) */

@@ -17,6 +17,13 @@
  * Written by the agent on every change of a partner (tmpfs, like the records).
  */
 #define RQ_PEER_FILE "/run/rdma-qos/agent/peers.json"
+/*
+ * The agent's link health per watched PF, for `show --pod` and `top`, written after
+ * every pass that read it: {"written": unix seconds, "interval": the agent's seconds,
+ * "pfs": {pf: {"degraded": [reason, ...] in the last interval, "reported": [reason, ...]
+ * the driver reports}}}. Older than 3 intervals it says nothing (the agent stopped).
+ */
+#define RQ_LINK_FILE "/run/rdma-qos/agent/links.json"
 
 enum peer_item { PEER_PFC, PEER_DSCP2PRIO, PEER_MTU, PEER_ETS, PEER_ITEM_N };
 extern const char *const peer_item_names[PEER_ITEM_N];

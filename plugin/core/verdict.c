@@ -209,9 +209,10 @@ static enum verdict_state judge_wiring(const struct verdict_facts *f, char *ev, 
 static enum verdict_state judge_link(const struct verdict_facts *f, char *ev, size_t len)
 {
 	if (!f->link_reasons) {
-		(void)snprintf(ev, len,
-			       "no link health read for the PF (the agent's, where the "
-			       "driver reports it: rdma_qos_port_link_degraded)");
+		(void)snprintf(ev, len, "%s",
+			       f->link_why
+				   ?: "no link health read for the PF (the agent's, where "
+				      "the driver reports it: rdma_qos_port_link_degraded)");
 		return VERDICT_UNKNOWN;
 	}
 	if (f->link_reasons[0]) {

@@ -51,6 +51,7 @@ struct verdict_facts {
 	/* link: the reasons the PF's link is degraded ("flap,fec_uncorrectable"), "" healthy,
 	 * NULL: no link health read for the PF (show: the agent's; a driver reporting nothing) */
 	const char *link_reasons;
+	const char *link_why; /* link_reasons NULL: why (NULL: the agent's own words) */
 };
 
 #define VERDICT_EVIDENCE_MAX 320

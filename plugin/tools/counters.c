@@ -4,7 +4,8 @@
  * [--interval S]`: the congestion telemetry of the node without Prometheus
  * (over ssh): two samples S seconds apart, rates per PF priority and per
  * attachment, worst pod first. `top` repeats with plain ANSI (home, clear).
- * Both only read: the counters, the records, the DCB state.
+ * A pod whose PF's link the agent found degraded (show_link.c) ends its row
+ * with the reasons. Both only read: the counters, the records, the DCB state.
  */
 #include <errno.h>
 #include <math.h>
@@ -269,6 +270,7 @@ static void print_text(FILE *f, const cJSON *o, size_t max_rows)
 	{
 		const cJSON *p = cJSON_GetObjectItemCaseSensitive(it, "prio");
 		const char *cause = json_str(it, "pauseCause");
+		const char *link = json_str(it, "linkDegraded");
 
 		if (n++ >= max_rows)
 			break;
@@ -280,14 +282,15 @@ static void print_text(FILE *f, const cJSON *o, size_t max_rows)
 			    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(
 				cJSON_GetObjectItemCaseSensitive(it, "pausedShare"), cause)),
 			    cause);
-		fprintf(f, "%-14.14s %-24.24s %-6.6s %-13.13s %-4s %9s %9s %9s %9s %9s  %s\n",
+		fprintf(f, "%-14.14s %-24.24s %-6.6s %-13.13s %-4s %9s %9s %9s %9s %9s  %s%s%s\n",
 			json_str(it, "namespace"), json_str(it, "pod"), json_str(it, "interface"),
 			json_str(it, "vf"), cJSON_IsNumber(p) ? c[0] : "-",
 			col(it, "cnpSent", c[1], sizeof(c[1])),
 			col(it, "cnpHandled", c[2], sizeof(c[2])),
 			col(it, "retransmissions", c[3], sizeof(c[3])),
 			col(it, "pauseRx", c[4], sizeof(c[4])),
-			col(it, "pauseTx", c[5], sizeof(c[5])), cause ? sh : "-");
+			col(it, "pauseTx", c[5], sizeof(c[5])), cause ? sh : "-",
+			link ? "  link degraded: " : "", link ?: "");
 	}
 }
 
@@ -350,8 +353,10 @@ static int counters_loop(const struct rq_env *env, bool top, bool json, double i
 		if (r < 0)
 			break;
 		o = rates_json(&prev, &cur);
-		if (o) /* the link partner in one word per PF (show_peer.c) */
+		if (o) { /* the link partner in one word per PF (show_peer.c), the link's health */
 			show_peer_annotate(env, o);
+			show_link_annotate(env, o);
+		}
 		tel_sample_fini(&prev);
 		prev = cur;
 		if (!o) {

@@ -3,10 +3,11 @@
  * `rdma-qos show --pod NAMESPACE/NAME [--json]`: the pod's attachments on
  * this node, each judged by core/verdict.c from what `show` reads (the PF's
  * unmet requirements and suspended repairs, the VF's knobs, the link
- * partner) and a QP census of its device now. First line `lossless: yes` or
- * `lossless: NO (...)`. Exit 0: every attachment as its profile requires; 1:
- * a check fails (or a VF of the pod is unchained); 2: no attachment of the
- * pod on this node. Read-only, like `show`.
+ * partner, the agent's link health file) and a QP census of its device now.
+ * First line `lossless: yes` or `lossless: NO (...)`. Exit 0: every
+ * attachment as its profile requires; 1: a check fails (or a VF of the pod
+ * is unchained); 2: no attachment of the pod on this node. Read-only, like
+ * `show`.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -83,7 +84,8 @@ struct pod_ctx {
 	const char *ns, *name;
 	struct tel_sample cur; /* the census of the pod's attachments */
 	bool census_ok;
-	cJSON *atts; /* JSON out */
+	cJSON *links; /* the agent's link health (show_link.c), NULL: none */
+	cJSON *atts;  /* JSON out */
 	int n;
 	/* the first attachment that is not lossless, the first with another problem */
 	char lossless_no[VERDICT_EVIDENCE_MAX + 160], other[VERDICT_EVIDENCE_MAX + 160];
@@ -119,7 +121,7 @@ static const struct tel_att *census_of(const struct pod_ctx *p, const char *vf)
 	return NULL;
 }
 
-/* wiring: show's own judgement of the PF's partner (show_wiring.c); link stays the agent's */
+/* wiring: show's own judgement of the PF's partner (show_wiring.c); link: the agent's file */
 static void wiring_facts(const cJSON *pf, struct verdict_facts *f)
 {
 	const cJSON *w = cJSON_GetObjectItemCaseSensitive(
@@ -137,6 +139,7 @@ static void judge_one(struct pod_ctx *p, const cJSON *pf, const cJSON *vf, const
 	struct peer_judgement j;
 	struct verdict *v = calloc(1, sizeof(*v));
 	char unmet[2048], susp[256], pwhy[160], qwhy[160], head[VERDICT_EVIDENCE_MAX + 64];
+	char lr[128], lwhy[200];
 	cJSON *o;
 
 	if (!v)
@@ -154,6 +157,8 @@ static void judge_one(struct pod_ctx *p, const cJSON *pf, const cJSON *vf, const
 	f.peer_why = pwhy;
 	verdict_qps_facts(census_of(p, json_str(vf, "pci") ?: ""), &f, qwhy, sizeof(qwhy));
 	wiring_facts(pf, &f);
+	f.link_reasons = show_link_reasons(p->links, f.pf_name, lr, sizeof(lr), lwhy, sizeof(lwhy));
+	f.link_why = lwhy;
 	verdict_judge(&f, v);
 	verdict_headline(v, head, sizeof(head));
 
@@ -236,6 +241,7 @@ int cmd_show_pod(struct rq_env *env, const char *ns, const char *name, bool json
 		return r < 0 ? r : -ENOMEM;
 	}
 	census(&p);
+	p.links = show_link_file(env);
 	cJSON_AddStringToObject(out, "namespace", ns);
 	cJSON_AddStringToObject(out, "pod", name);
 	p.atts = cJSON_AddArrayToObject(out, "attachments");
@@ -296,6 +302,7 @@ int cmd_show_pod(struct rq_env *env, const char *ns, const char *name, bool json
 	else
 		print_text(out);
 	tel_sample_fini(&p.cur);
+	cJSON_Delete(p.links);
 	cJSON_Delete(out);
 	cJSON_Delete(node);
 	cJSON_Delete(recs);

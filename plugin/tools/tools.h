@@ -43,6 +43,15 @@ const char *show_peer_word(const struct rq_env *env, const char *ifname,
 /* show.c: for each PF of `show --counters` / `top` (@o's "pfs"): "partner":
  * agrees|disagrees|unknown */
 void show_peer_annotate(const struct rq_env *env, cJSON *o);
+/*
+ * show_link.c: the agent's link health file (RQ_LINK_FILE), NULL when absent; @pf's
+ * degraded reasons ("flap,speed", "" none) in @buf, or NULL with @why (unknown);
+ * "linkDegraded" on each attachment of `show --counters` / `top` whose PF is degraded
+ */
+cJSON *show_link_file(const struct rq_env *env);
+const char *show_link_reasons(const cJSON *file, const char *pf, char *buf, size_t len, char *why,
+			      size_t why_len);
+void show_link_annotate(const struct rq_env *env, cJSON *o);
 /* show.c: what PF @pci must offer (baseline and its index's attachments); the node catalog */
 void show_pf_required(const struct rq_env *env, const struct rq_catalog *cat, const char *pci,
 		      struct rq_profile *ret, bool *ret_any);

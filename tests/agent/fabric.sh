@@ -8,6 +8,9 @@
 # the two cables swapped (both PFs fail their own rule); a PF without a rule
 # (no series); `validate` refusing a bad glob by its JSON path. Asserted on
 # rdma_qos_peer_wiring, the NFD label rdma-qos.wiring and show's partner line.
+# Link health from the sim's ethtool/devlink files: the metrics, the pod's link
+# problem, and the agent's link file as `show --pod` and `show --counters`
+# (top's frame) say it.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -154,6 +157,23 @@ RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 2 --metrics-file "$M" --listen "
 	--nfd-features-file "$F" > "$T/agent2.log" 2>&1 &
 BG=$!
 deg() { metric_lit "$M" "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"$1\"}"; }
+# show --pod ai/p1 until its link line matches $1 (10 s): its text in $T/pod.txt, exit in $T/pod.rc
+pod_link() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --pod ai/p1 > "$T/pod.txt" 2> /dev/null
+		echo $? > "$T/pod.rc"
+		grep -q "^  link  *$1" "$T/pod.txt" && return 0
+		sleep 0.2
+	done
+	grep "^  link" "$T/pod.txt"
+	return 1
+}
+# show --counters (top's frame, counters.c print_text): ai/p1's row matches $1
+counters_row() {
+	RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --interval 0.2 2> /dev/null |
+		grep -q "^ai  *p1  *net1 .*$1"
+}
 prob() { grep -c "^rdma_qos_attachment_problem{namespace=\"ai\",pod=\"p1\",interface=\"net1\",vf=\"$VF0PCI\",pf=\"$PF0\",check=\"$1\"} 1$" "$M"; }
 wait_metric "rdma_qos_port_link_flaps_total{pf=\"$PF0\"}" 5 15
 check "rdma_qos_port_link_flaps_total 5 (carrier_down_count)" [ $? -eq 0 ]
@@ -176,6 +196,18 @@ check "... the pod ai/p1 net1 gets the link problem" [ "$(prob link)" = 1 ]
 wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"flap\"}" 0 8
 check "... and it clears once the port is quiet for an interval" [ $? -eq 0 ]
 check "... the link problem too" [ "$(prob link)" = 0 ]
+pod_link "ok  *no flap"
+check "show --pod on a quiet port: 'link ok'" [ $? -eq 0 ]
+echo 7 > "$ROOT/sys/class/net/$PF0/carrier_down_count"
+pod_link "PROBLEM  *the PF's link is degraded: flap$"
+check "a flap: show --pod's link line 'PROBLEM the PF's link is degraded: flap'" [ $? -eq 0 ]
+check "... show --pod exits 1" [ "$(cat "$T/pod.rc")" = 1 ]
+pod_link "ok "
+check "... 'link ok' again once the port is quiet" [ $? -eq 0 ]
+set_json "$ROOT/ethtool/$PF0.fec.json" '.uncorrectable = 1'
+pod_link "PROBLEM  *the PF's link is degraded: fec_uncorrectable$"
+check "uncorrectable FEC blocks: show --pod's link line names fec_uncorrectable" [ $? -eq 0 ]
+pod_link "ok "
 set_json "$ROOT/ethtool/$PF0.fec.json" '.uncorrectable = 3 | .corrected = 150'
 wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"fec_uncorrectable\"}" 1
 check "uncorrectable FEC blocks: degraded{fec_uncorrectable} 1" [ $? -eq 0 ]
@@ -189,6 +221,7 @@ set_json "$ROOT/ethtool/$PF0.link.json" '.speed = 100000'
 wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"speed\"}" 1
 check "100G where both ends advertise 200G: degraded{speed} 1" [ $? -eq 0 ]
 check "... speed_bytes 12500000000" [ "$(metric_lit "$M" "rdma_qos_port_speed_bytes{pf=\"$PF0\"}")" = 12500000000 ]
+check "show --counters (top's rows): ai/p1 ends 'link degraded: ...speed'" counters_row "link degraded: [a-z_,]*speed$"
 set_json "$ROOT/ethtool/$PF0.link.json" '.speed = 200000'
 wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"speed\"}" 0 8
 check "back at 200G: speed clears" [ $? -eq 0 ]
@@ -205,5 +238,16 @@ wait_metric "rdma_qos_peer_wiring{pf=\"$PF0\",rail=\"r1\"}" 0
 for _ in $(seq 30); do [ "$(prob wiring)" = 1 ] && break; sleep 0.1; done
 check "rdma_qos_attachment_problem{ai/p1,net1,check=wiring} 1" [ "$(prob wiring)" = 1 ]
 check "the metrics file passes promtool" promcheck "$M"
+check "show --counters: no link suffix once the link is quiet" counters_row " -$"
+
+echo "== without the agent: the link check is unknown, saying why"
+kill "$BG" 2> /dev/null && wait "$BG" 2> /dev/null
+BG=""
+set_json "$ROOT/run/rdma-qos/agent/links.json" '.written -= 1000'
+pod_link "unknown  *the agent's link health is [0-9]* s old"
+check "a link file older than 3 intervals: 'link unknown' (... s old)" [ $? -eq 0 ]
+rm -f "$ROOT/run/rdma-qos/agent/links.json"
+pod_link "unknown  *no link health from the agent"
+check "no link file: 'link unknown' (no link health from the agent)" [ $? -eq 0 ]
 
 summary

@@ -563,7 +563,10 @@ START_TEST(test_examples_nic_configuration_operator)
 	for (int i = 0; i < 8; i++)
 		if (pfc[2 * i] == '1')
 			want |= (uint8_t)(1u << i);
-	js = yaml_block(b, "profiles.json");
+	/* the catalog lives in the overlay that replaces the base's generated ConfigMap (the
+	 * one the DaemonSet reads); the example names it */
+	ck_assert(strstr(b, "deploy/overlays/nic-configuration-operator/profiles.json"));
+	js = slurp("../deploy/overlays/nic-configuration-operator/profiles.json", &(size_t){0});
 	rq_err_clear(&e);
 	ck_assert_msg(catalog_parse(js, strlen(js), &cat, &e) == 0, "profiles.json: %s", e.msg);
 	ck_assert_int_eq(cat->pf_max, RQ_PF_VERIFY);

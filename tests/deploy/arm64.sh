@@ -11,7 +11,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$(cd "$HERE/../.." && pwd)
 B=${RQ_ARM64_BUILD:-$SRC/build-arm64}
 QEMU=$(command -v qemu-aarch64-static || command -v qemu-aarch64)
-VERSION=$(cat "$SRC/VERSION")
+# what a build of this tree says (VERSION, +dev.g<commit> off a release: make print-version)
+VERSION=$(make -s -C "$SRC" print-version)
 # test name -> what qemu-user lacks, and the failure text that shows it
 declare -A QEMU_GAPS=(
 	[netlink_errnos]="netlink DCB messages (RTM_GETDCB answered EOPNOTSUPP)|== -95"
@@ -21,6 +22,7 @@ declare -A QEMU_GAPS=(
 	[ioctl_in_netns]="the SIOCETHTOOL ioctl (ENOTTY)|== -25, -19 == -19"
 	[host_root_falls_back]="seccomp filters (prctl EINVAL)|no_openat2() == -22"
 	[other_root_refused]="seccomp filters (prctl EINVAL)|no_openat2() == -22"
+	[link_nl_veth]="generic netlink (the ethtool family: EPROTONOSUPPORT)|ethtool_link_nl_new(&ops, &ctx) == -93"
 )
 
 prereqs() {

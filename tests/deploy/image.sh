@@ -121,8 +121,9 @@ check "the binary landed in the host's CNI bin dir" cmp -s "$T/image-rdma-qos" "
 check "... executable (0755)" [ "$(stat -c %a "$BIN")" = 755 ]
 check "the ConfigMap's catalog landed as /etc/cni/rdma-qos/profiles.json" \
 	cmp -s "$T/configmap-catalog.json" "$CAT"
-check "the agent container started after it" [ "$("${P[@]}" logs rdma-qos-agent 2>&1)" = \
-	"rdma-qos $VERSION" ]
+# the pod's agent container runs the image's --version: the same build as above
+check "the agent container started after it (it printed the image's version)" \
+	[ "$("${P[@]}" logs rdma-qos-agent 2>&1)" = "$ver" ]
 check "the installed binary answers CNI VERSION on the host" [ "$(CNI_COMMAND=VERSION "$BIN" \
 	< /dev/null | jq -r '.supportedVersions[-1]')" = 1.1.0 ]
 

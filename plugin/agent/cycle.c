@@ -42,12 +42,7 @@ bool agent_do_pass(struct agent *a)
 		append(&text, peer_metrics_render(a, &rep));
 		rep.peer_word = peer_nfd_word(a, &rep);
 		/* the GPUDirect families (gdr_metrics.c) */
-		peer = gdr_metrics_render(a, &rep);
-		if (peer && asprintf(&all, "%s%s", text, peer) >= 0) {
-			free(text);
-			text = all;
-		}
-		free(peer);
+		append(&text, gdr_metrics_render(a, &rep));
 		rep.gdr_word = gdr_nfd_word(&rep);
 	}
 	if (r == 0)

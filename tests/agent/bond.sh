@@ -24,7 +24,8 @@ RL=$ROOT/legacy
 "$MKNODE" --root "$RL" --pfs 2 --vfs 2 --numa-nodes 1 --rdma configfs --ecn yes --dcb yes \
 	--counters yes --bond --pf-prefix bl$$ > "$T/legacy.txt" || { echo "FAIL: mknode"; exit 1; }
 check "mknode --bond: a software bond, no RDMA bond device" \
-	[ ! -e "$RL/sys/class/infiniband/mlx5_bond_0" ] && grep -q 'legacy SR-IOV' "$T/legacy.txt"
+	[ ! -e "$RL/sys/class/infiniband/mlx5_bond_0" ]
+check "... and the legacy node is in legacy SR-IOV mode" grep -q 'legacy SR-IOV' "$T/legacy.txt"
 echo "$CAT" > "$RL/etc/cni/rdma-qos/profiles.json"
 sim_make_vfs "$RL"
 mapfile -t VFS < <(sim_vfs "$RL")
@@ -42,21 +43,27 @@ check "ADD on PF0's VF with roce-lossless: no 102 from the other slave" [ $? -eq
 check "  the log says only its own PF is a target" \
 	grep -q "slave of bond bond0 with no hardware LAG.*only $LP0 is a target" "$T/l2.log"
 check "PF0 has pfc [3], DSCP 26 -> 3" \
-	[ "$(pfc_of "$RL" "$LP0")" = "[3]" ] && [ "$(dscp_prio "$RL" "$LP0" 26)" = 3 ]
+	[ "$(pfc_of "$RL" "$LP0")" = "[3]" ]
+check "... and PF0 maps DSCP 26 -> 3" [ "$(dscp_prio "$RL" "$LP0" 26)" = 3 ]
 check "PF1 not written by PF0's VF (writes $W1, pfc [4], DSCP 26 -> 4)" \
-	[ "$(dcb_writes "$RL" "$LP1")" = "$W1" ] && [ "$(pfc_of "$RL" "$LP1")" = "[4]" ] &&
-	[ "$(dscp_prio "$RL" "$LP1" 26)" = 4 ]
+	[ "$(dcb_writes "$RL" "$LP1")" = "$W1" ]
+check "... PF1 keeps pfc [4]" [ "$(pfc_of "$RL" "$LP1")" = "[4]" ]
+check "... PF1 keeps DSCP 26 -> 4" [ "$(dscp_prio "$RL" "$LP1" 26)" = 4 ]
 SD=$(state_dir "$RL")
 check "the record names PF0 alone" [ "$(jq -c '[.pfs[].ifname]' "$SD/roce_l2_net1.json")" = "[\"$LP0\"]" ]
 RDMA_QOS_SIM_ROOT=$RL "$SIM" agent --once --metrics-file "$M" 2> "$T/la.log"
-check "agent --once: exit 0, no conflict" [ $? -eq 0 ] && ! grep -qi conflict "$T/la.log"
+rc=$?
+check "agent --once: exit 0" [ $rc -eq 0 ]
+c=$(grep -i -m1 conflict "$T/la.log")
+check "... no conflict in the agent's log${c:+: $c}" [ -z "$c" ]
 check "agent: PF0 counts roce-lossless once" \
 	[ "$(metric "$M" "rdma_qos_attachments{pf=\"$LP0\",profile=\"roce-lossless\"}")" = 1 ]
 check "agent: PF1 counts alt only (no roce-lossless series)" \
-	[ "$(metric "$M" "rdma_qos_attachments{pf=\"$LP1\",profile=\"alt\"}")" = 1 ] &&
-	[ -z "$(metric "$M" "rdma_qos_attachments{pf=\"$LP1\",profile=\"roce-lossless\"}")" ]
+	[ "$(metric "$M" "rdma_qos_attachments{pf=\"$LP1\",profile=\"alt\"}")" = 1 ]
+check "... and no roce-lossless series for PF1" [ -z "$(metric "$M" "rdma_qos_attachments{pf=\"$LP1\",profile=\"roce-lossless\"}")" ]
 check "agent: PF1 still as alt wants it (writes $W1)" \
-	[ "$(dcb_writes "$RL" "$LP1")" = "$W1" ] && [ "$(dscp_prio "$RL" "$LP1" 26)" = 4 ]
+	[ "$(dcb_writes "$RL" "$LP1")" = "$W1" ]
+check "... PF1 keeps DSCP 26 -> 4 (alt)" [ "$(dscp_prio "$RL" "$LP1" 26)" = 4 ]
 chain_del "$RL" roce l2 "$NSB" net1 "$LVF0" "$(rq "$LVF0PCI")" "$ARGS"
 chain_del "$RL" roce l1 "$NSA" net1 "$LVF2" "$(rq "$LVF2PCI" '"profile":"alt"')" \
 	"IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p1;K8S_POD_UID=u1"
@@ -74,8 +81,9 @@ chain_add "$RG" roce g1 "$NSC" net1 "$GVF0" "$(rq "$GVF0PCI")" "$ARGS" > /dev/nu
 check "ADD on a VF LAG's VF" [ $? -eq 0 ]
 check "  the log names the VF LAG" grep -q "port of VF LAG bond0 (RDMA device mlx5_bond_0)" "$T/g1.log"
 check "both ports have pfc [3] and DSCP 26 -> 3" \
-	[ "$(pfc_of "$RG" "$GP0")" = "[3]" ] && [ "$(pfc_of "$RG" "$GP1")" = "[3]" ] &&
-	[ "$(dscp_prio "$RG" "$GP1" 26)" = 3 ]
+	[ "$(pfc_of "$RG" "$GP0")" = "[3]" ]
+check "... PF1 has pfc [3] too" [ "$(pfc_of "$RG" "$GP1")" = "[3]" ]
+check "... PF1 maps DSCP 26 -> 3" [ "$(dscp_prio "$RG" "$GP1" 26)" = 3 ]
 SD=$(state_dir "$RG")
 check "the record names both ports, its own first" \
 	[ "$(jq -c '[.pfs[].ifname]' "$SD/roce_g1_net1.json")" = "[\"$GP0\",\"$GP1\"]" ]
@@ -92,8 +100,8 @@ check "port 2: pause storm warnings = 2" \
 check "port 1 still reported (pause rx prio 3 = 0)" \
 	[ "$(metric "$M" "rdma_qos_port_pause_frames_total{pf=\"$GP0\",prio=\"3\",direction=\"rx\"}")" = 0 ]
 check "both ports count the attachment" \
-	[ "$(metric "$M" "rdma_qos_attachments{pf=\"$GP0\",profile=\"roce-lossless\"}")" = 1 ] &&
-	[ "$(metric "$M" "rdma_qos_attachments{pf=\"$GP1\",profile=\"roce-lossless\"}")" = 1 ]
+	[ "$(metric "$M" "rdma_qos_attachments{pf=\"$GP0\",profile=\"roce-lossless\"}")" = 1 ]
+check "... the second port counts it too" [ "$(metric "$M" "rdma_qos_attachments{pf=\"$GP1\",profile=\"roce-lossless\"}")" = 1 ]
 # derived signals and the pod's rates over an interval in which only port 2 pauses and drops
 RDMA_QOS_SIM_ROOT=$RG "$SIM" show --counters --json --interval 2 > "$T/c.json" 2> "$T/c.log" &
 CPID=$!

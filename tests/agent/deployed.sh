@@ -135,12 +135,15 @@ W1=$(dcb_writes "$ROOT" "$PF0")
 check "... repairs bounded (pfc repaired $N1 times)" [ "${N1:-99}" -le 5 ]
 sleep 3 # the other writer goes on; the agent stays out
 N2=$(metric "$M" "rdma_qos_repairs_total{pf=\"$PF0\",item=\"pfc\"}")
-check "... no repair while suspended ($N1 -> $N2)" [ -n "$N1" ] && [ "$N1" = "$N2" ]
+check "... no repair while suspended ($N1 -> $N2)" [ -n "$N1" ]
+check "... the repair count unchanged while suspended" [ "$N1" = "$N2" ]
 check "... no DCB write while suspended" [ "$(dcb_writes "$ROOT" "$PF0")" = "$W1" ]
 kill "$FIGHTER"; wait "$FIGHTER" 2>/dev/null
 pkill -TERM -P "$BG" # the agent itself: PID 1 of its namespace, as in the pod
 wait "$BG"
-check "SIGTERM to the agent as PID 1 of its namespace: exit 0" [ $? -eq 0 ] && grep -q "signal 15: exiting" "$T/fight.log"
+rc=$?
+check "SIGTERM to the agent as PID 1 of its namespace: exit 0" [ $rc -eq 0 ]
+check "... the agent logged 'signal 15: exiting'" grep -q "signal 15: exiting" "$T/fight.log"
 BG=""
 dcb_edit "$ROOT" "$PF0" '.pfc = []'
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --json > "$T/show.json"
@@ -148,10 +151,14 @@ check "show --json lists the suspended item" [ "$(jq -c --arg p "$PF0" '.pfs[] |
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show > "$T/show.txt"
 check "show says REPAIR SUSPENDED" grep -q 'REPAIR SUSPENDED \["pfc"\]' "$T/show.txt"
 agent_ns --once --metrics-file "$M" 2> "$T/f2.log"
-check "still suspended in the next pass: drift left, exit 1, PFC left alone" [ $? -eq 1 ] && [ "$(pfc_of "$ROOT" "$PF0")" = "[]" ]
+rc=$?
+check "still suspended in the next pass: drift left, exit 1, PFC left alone" [ $rc -eq 1 ]
+check "... PFC left alone ([]) while suspended" [ "$(pfc_of "$ROOT" "$PF0")" = "[]" ]
 rm "$FIGHTS" # the operator clears it
 agent_ns --once --metrics-file "$M" 2> "$T/f3.log"
-check "cleared by deleting fights.json: repaired, exit 0" [ $? -eq 0 ] && [ "$(pfc_of "$ROOT" "$PF0")" = "[3]" ]
+rc=$?
+check "cleared by deleting fights.json: repaired, exit 0" [ $rc -eq 0 ]
+check "... PFC repaired ([3]) once fights.json is gone" [ "$(pfc_of "$ROOT" "$PF0")" = "[3]" ]
 check "... metric back to 0" [ "$(metric "$M" "$SUSP")" = 0 ]
 for _ in 1 2 3 4 5; do dcb_edit "$ROOT" "$PF0" '.pfc = []'; RDMA_QOS_SIM_REPAIR_BACKOFF_MS=0 agent_ns --once 2>/dev/null; done
 PF0PCI=$(basename "$(readlink "$ROOT/sys/class/net/$PF0/device")")
@@ -160,7 +167,8 @@ mkdir -p "$ROOT/etc/cni/rdma-qos"
 echo '{"namespaces":{"*":{"default":"roce-lossless","allow":["roce-lossless"]}}}' > "$ROOT/etc/cni/rdma-qos/profiles.json"
 dcb_edit "$ROOT" "$PF0" '.pfc = []'
 agent_ns --once --metrics-file "$M" 2> "$T/f4.log"
-check "a catalog change clears the suspension: repaired" [ "$(pfc_of "$ROOT" "$PF0")" = "[3]" ] && grep -q "catalog changed: repair back-offs and suspensions cleared" "$T/f4.log"
+check "a catalog change clears the suspension: repaired" [ "$(pfc_of "$ROOT" "$PF0")" = "[3]" ]
+check "... the log says the catalog change cleared back-offs and suspensions" grep -q "catalog changed: repair back-offs and suspensions cleared" "$T/f4.log"
 
 echo "== lock files of DELeted attachments are swept"
 chain_del "$ROOT" roce c1 "$NSA" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS" 2> /dev/null

@@ -48,7 +48,8 @@ get() { curl -sf "http://127.0.0.1:$PORT/metrics" > "$1"; }
 E3() { metric_lit "$1" "rdma_qos_port_ecn_ineffective{pf=\"$2\",prio=\"$3\"}"; }
 for _ in $(seq 50); do get "$T/h0.prom" && break; sleep 0.1; done
 check "GET /metrics (the first sample of this client: no interval yet, no series)" \
-	[ -s "$T/h0.prom" ] && [ -z "$(E3 "$T/h0.prom" "$PF0" 3)" ]
+	[ -s "$T/h0.prom" ]
+check "... no ECN series for the first sample" [ -z "$(E3 "$T/h0.prom" "$PF0" 3)" ]
 
 echo "== the switch pauses priority 3, the pod counts no ECN mark and no CNP"
 set_stat "$PF0" '.rx_prio3_pause += 500'
@@ -96,7 +97,8 @@ set_stat "$PF0" '.rx_prio3_pause += 500 | .rx_prio3_pause_duration += 5000000'
 sleep 1.1
 get "$T/h9.prom"
 check "paused for more than half the interval (rdma_qos_port_pause_storm 1): 0" \
-	[ "$(E3 "$T/h9.prom" "$PF0" 3)" = 0 ] && [ "$(metric_lit "$T/h9.prom" "rdma_qos_port_pause_storm{pf=\"$PF0\"}")" = 1 ]
+	[ "$(E3 "$T/h9.prom" "$PF0" 3)" = 0 ]
+check "... rdma_qos_port_pause_storm 1" [ "$(metric_lit "$T/h9.prom" "rdma_qos_port_pause_storm{pf=\"$PF0\"}")" = 1 ]
 
 echo "== the pod's VF counts its RoCE tx (vport counters): did it send while paused?"
 VPA=$ROOT/ethtool/netns/$(basename "$NSA")/net1.json

@@ -31,7 +31,7 @@ set_json() { jq -c "$2" "$1" > "$1.new" && mv "$1.new" "$1"; }
 # edit the fake DCB file as an admin would
 dcb_edit() { set_json "$1/dcb/$2.json" "$3"; }
 pfc_of() { jq -c '.pfc // []' "$1/dcb/$2.json"; }
-dscp_prio() { jq --argjson d "$3" '[.app[]? | select(.selector == 5 and .protocol == $d) | .priority] | first // "none"' "$1/dcb/$2.json"; }
+dscp_prio() { jq -r --argjson d "$3" '[.app[]? | select(.selector == 5 and .protocol == $d) | .priority] | first // "none"' "$1/dcb/$2.json"; }
 # the records' directory under a node root (DESIGN.md: /run/rdma-qos/state; older trees /var/lib/cni/rdma-qos)
 state_dir() {
 	local d

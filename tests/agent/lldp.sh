@@ -198,7 +198,8 @@ sw_stop 0
 wait_metric "rdma_qos_peer_seen{pf=\"$PF0\"}" 0 5
 check "SIGTERM: lldpd's shutdown LLDPDU (TTL 0) forgets the partner at once" [ $? -eq 0 ]
 check "... within 3 s of 30 ($((($(date +%s%N) - t0) / 1000000)) ms), the log says it is leaving" \
-	[ $((($(date +%s%N) - t0) / 1000000000)) -lt 3 ] && grep -q "$PF0: link partner .* is leaving (TTL 0)" "$T/agent.log"
+	[ $((($(date +%s%N) - t0) / 1000000000)) -lt 3 ]
+check "... the log says the partner is leaving (TTL 0)" grep -q "$PF0: link partner .* is leaving (TTL 0)" "$T/agent.log"
 check "... no info or agreement series left for it" [ "$(grep -c "^rdma_qos_peer_\(info\|agreement\){pf=\"$PF0\"" "$M")" = 0 ]
 show_json
 check "show --json: state silent" [ "$(jq -r --arg pf "$PF0" '.pfs[] | select(.name == $pf) | .peer.state' "$T/show.json")" = silent ]
@@ -317,7 +318,8 @@ sent=$(ip netns exec "$(sw_ns 1)" python3 "$T/craft.py" bad)
 sleep 1.5
 n1=$(grep -c "dropped an LLDP frame" "$T/agent.log")
 check "$sent hostile frames sent to $PF1; the agent read and dropped them (log: $((n1 - n0)) lines at debug)" \
-	[ "$sent" = 400 ] && [ $((n1 - n0)) -ge 1 ]
+	[ "$sent" = 400 ]
+check "... the agent logged them at debug (at least one line)" [ $((n1 - n0)) -ge 1 ]
 check "the agent is alive and answers /metrics" curl -sf -o /dev/null "http://127.0.0.1:$PORT/metrics"
 check "$PF1's partner is still leaf-02 (a dropped frame changes nothing)" \
 	[ "$(grep -c "^rdma_qos_peer_info{pf=\"$PF1\",.*system_name=\"leaf-02\"" "$M")" = 1 ]
@@ -436,8 +438,10 @@ check "... leaf-01 is judged again: pfc disagrees" [ $? -eq 0 ]
 CH01=$(jq -r --arg pf "$PF0" '.pfs[$pf].peer.chassisId' "$ROOT/run/rdma-qos/agent/peers.json")
 spk 02:00:00:00:00:78 "$NB" - "mac:$CH01" local:swp3 3 0008 # 'PFC on 3' as leaf-01
 wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" "" 5
+rc=$?
 check "leaf-01's MSAP from another source MAC saying 'PFC on 3': not judged (no agreement series), never agrees" \
-	[ $? -eq 0 ] && [ "$(metric_lit "$M" "rdma_qos_peer_partners{pf=\"$PF0\"}"):$(peer_label unknown)" = 1:1 ]
+	[ $rc -eq 0 ]
+check "... no agreement series: partners 1, peer label unknown" [ "$(metric_lit "$M" "rdma_qos_peer_partners{pf=\"$PF0\"}"):$(peer_label unknown)" = 1:1 ]
 check "... the log warns of one partner heard from two source MACs" \
 	grep -q "link partner $CH01 port swp3 heard from two source MACs (.*02:00:00:00:00:78" "$T/agent.log"
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show 2> /dev/null > "$T/show.txt"
@@ -466,7 +470,8 @@ while kill -0 "$RP" 2> /dev/null; do
 done
 wait "$RP"
 check "two interleaved speakers (same MSAP and MAC, PFC 4 vs 3): never agrees in metrics or the NFD label ($agrees of $samples samples)" \
-	[ "$agrees" = 0 ] && [ "$samples" -ge 40 ]
+	[ "$agrees" = 0 ]
+check "... over at least 40 samples" [ "$samples" -ge 40 ]
 check "... the log says the MSAP changed back within its TTL (two speakers)" \
 	grep -q "link partner $CH01 port swp3 changed back to what it said within its TTL" "$T/agent.log"
 passes=$(($(grep -c 'pass took' "$T/agent.log") - p0))
@@ -480,8 +485,10 @@ settle
 t0=$(date +%s.%N)
 sw_tlvs 0 "$PFC3" "$APP_OK" "$MFS9216"
 wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 1 10
+rc=$?
 check "one speaker that changes PFC once (4 -> 3) is judged on the new value within one TTL (3 s): $(echo "$(date +%s.%N) - $t0" | bc | cut -c1-4) s" \
-	[ $? -eq 0 ] && [ "$(echo "$(date +%s.%N) - $t0 < 3.5" | bc)" = 1 ]
+	[ $rc -eq 0 ]
+check "... judged on the new value within 3.5 s" [ "$(echo "$(date +%s.%N) - $t0 < 3.5" | bc)" = 1 ]
 sw_tlvs 0 "$PFC4" "$APP_OK" "$MFS9216"
 wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 0 > /dev/null
 

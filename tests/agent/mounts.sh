@@ -179,7 +179,8 @@ grep -v '^/run/rdma-qos ' "$T/mounts.base" > "$T/mounts.norun"
 check "... a check that sees a missing mount (without /run/rdma-qos's, the records are outside)" \
 	grep -q '^/run/rdma-qos/state/' <<< "$(outside "$T/mounts.norun")"
 check "... and the records' /run/netns and /var/run/netns paths are in the trace" \
-	grep -q '^/run/netns/' "$T/host-paths" && grep -q '^/var/run/netns/' "$T/host-paths"
+	grep -q '^/run/netns/' "$T/host-paths"
+check "... and the /var/run/netns paths are in the trace" grep -q '^/var/run/netns/' "$T/host-paths"
 unused=$(while read -r mp _; do
 	grep -q "^${mp%/}\(/\|$\)" "$T/host-paths" || echo "$mp"; done < "$T/mounts.base")
 check "every agent mount is used by the pass (none for nothing)${unused:+: $unused}" [ -z "$unused" ]

@@ -63,7 +63,8 @@ for BO in 30000 0; do
 		dcb_reset "$PF0"
 		RDMA_QOS_SIM_REPAIR_BACKOFF_MS=$BO agent --once --metrics-file "$M" 2> "$T/r$n.log"
 		rc=$?
-		check "reset $i: repaired (exit 0, PFC 3, DSCP 26 -> 3)" [ $rc -eq 0 ] && in_profile "$PF0"
+		check "reset $i: repaired (exit 0, PFC 3, DSCP 26 -> 3)" [ $rc -eq 0 ]
+		check "reset $i: in profile again (PFC 3, DSCP 26 -> 3)" in_profile "$PF0"
 		check "reset $i: logged as a reset, not a fight" grep -q "PF $PF0 ($PF0PCI): the port is back at the driver's defaults.*a reset" "$T/r$n.log"
 		check "reset $i: no back-off, no suspension" [ "$(grep -c -e "backing off" -e "times in a row" "$T/r$n.log")" = 0 ]
 		# --once: a new process each time, and the counter is the process's (as repairs_total)
@@ -93,7 +94,9 @@ for i in 1 2; do
 done
 dcb_edit "$ROOT" "$PF0" '.pfc = []'
 agent --once --metrics-file "$M" 2> "$T/f3.log"
-check "the third in a row backs off (PFC left off, exit 1)" [ $? -eq 1 ] && [ "$(pfc_of "$ROOT" "$PF0")" = "[]" ]
+rc=$?
+check "the third in a row backs off (PFC left off, exit 1)" [ $rc -eq 1 ]
+check "... PFC left off ([]) on the third reset" [ "$(pfc_of "$ROOT" "$PF0")" = "[]" ]
 check "... logged as backing off" grep -q "PF $PF0: pfc drifted again .* backing off" "$T/f3.log"
 check "... not as a reset" [ "$(grep -c "a reset" "$T/f3.log")" = 0 ]
 for i in 3 4 5; do
@@ -105,13 +108,15 @@ check "... said at error level" grep -q "error: agent: PF $PF0: pfc repaired 5 t
 dcb_edit "$ROOT" "$PF0" '.pfc = []'
 W=$(dcb_writes "$ROOT" "$PF0")
 agent --once --metrics-file "$M" 2> "$T/g6.log"
-check "suspended: PFC left off, nothing written" [ "$(pfc_of "$ROOT" "$PF0")" = "[]" ] && [ "$(dcb_writes "$ROOT" "$PF0")" = "$W" ]
+check "suspended: PFC left off, nothing written" [ "$(pfc_of "$ROOT" "$PF0")" = "[]" ]
+check "... no DCB write while suspended" [ "$(dcb_writes "$ROOT" "$PF0")" = "$W" ]
 
 echo "== $PF0 renamed (same PCI address $PF0PCI)"
 NEW=${PF0}n
 pf_rename "$PF0" "$NEW"
 agent --once --metrics-file "$M" 2> "$T/n1.log"
-check "renamed: still suspended (PFC left off, nothing written)" [ "$(pfc_of "$ROOT" "$NEW")" = "[]" ] && [ "$(dcb_writes "$ROOT" "$NEW")" = "$W" ]
+check "renamed: still suspended (PFC left off, nothing written)" [ "$(pfc_of "$ROOT" "$NEW")" = "[]" ]
+check "... no DCB write on the renamed port" [ "$(dcb_writes "$ROOT" "$NEW")" = "$W" ]
 check "renamed: rdma_qos_repair_suspended{pf=$NEW} 1" [ "$(susp "$NEW")" = 1 ]
 check "renamed: the book names it $NEW" [ "$(jq -r --arg p "$PF0PCI" '.pfs[$p].name' "$FIGHTS")" = "$NEW" ]
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --json > "$T/show.json"
@@ -121,14 +126,18 @@ echo "== a book of 0.2.0, keyed by PF name"
 jq -c --arg p "$PF0PCI" --arg n "$NEW" '{catalog: .catalog, pfs: {($n): .pfs[$p].items}}' "$FIGHTS" > "$FIGHTS.old"
 mv "$FIGHTS.old" "$FIGHTS"
 agent --once --metrics-file "$M" 2> "$T/o1.log"
-check "0.2.0 book: its suspension holds (PFC left off)" [ "$(pfc_of "$ROOT" "$NEW")" = "[]" ] && [ "$(susp "$NEW")" = 1 ]
-check "0.2.0 book: now keyed by PCI address" [ "$(jq -r --arg p "$PF0PCI" '.pfs[$p].items.pfc.suspended' "$FIGHTS")" = true ] && [ "$(jq --arg n "$NEW" '.pfs | has($n)' "$FIGHTS")" = false ]
+check "0.2.0 book: its suspension holds (PFC left off)" [ "$(pfc_of "$ROOT" "$NEW")" = "[]" ]
+check "... the 0.2.0 book marks the port suspended" [ "$(susp "$NEW")" = 1 ]
+check "0.2.0 book: now keyed by PCI address" [ "$(jq -r --arg p "$PF0PCI" '.pfs[$p].items.pfc.suspended' "$FIGHTS")" = true ]
+check "... no entry left under the netdev name" [ "$(jq --arg n "$NEW" '.pfs | has($n)' "$FIGHTS")" = false ]
 check "0.2.0 book: the log says so" grep -q "fights.json of 0.2.0" "$T/o1.log"
 
 echo "== a reset of the suspended port (whole port back at defaults)"
 dcb_reset "$NEW"
 agent --once --metrics-file "$M" 2> "$T/s1.log"
-check "reset of a suspended port: repaired (exit 0)" [ $? -eq 0 ] && in_profile "$NEW"
+rc=$?
+check "reset of a suspended port: repaired (exit 0)" [ $rc -eq 0 ]
+check "... the suspended port is in profile after the reset" in_profile "$NEW"
 check "... the suspension cleared: rdma_qos_repair_suspended 0" [ "$(susp "$NEW")" = 0 ]
 check "... logged as a reset" grep -q "PF $NEW ($PF0PCI): the port is back at the driver's defaults" "$T/s1.log"
 
@@ -141,7 +150,8 @@ for i in 1 2 3 4 5 6; do
 	dcb_edit "$ROOT" "$NEW" '.pfc = []'
 	agent --once --metrics-file "$M" 2> "$T/x$i.log"
 	rc=$?
-	check "new ifindex $((40 + i)), PFC off: repaired (exit 0)" [ $rc -eq 0 ] && [ "$(pfc_of "$ROOT" "$NEW")" = "[3]" ]
+	check "new ifindex $((40 + i)), PFC off: repaired (exit 0)" [ $rc -eq 0 ]
+	check "new ifindex $((40 + i)): PFC [3] again" [ "$(pfc_of "$ROOT" "$NEW")" = "[3]" ]
 	check "... logged as a re-created netdev" grep -q "PF $NEW ($PF0PCI): its netdev was re-created (ifindex $((40 + i)), was $((39 + i)))" "$T/x$i.log"
 done
 check "re-created six times: never suspended" [ "$(susp "$NEW")" = 0 ]
@@ -152,11 +162,15 @@ echo "== a port the agent cannot repair stays at the defaults: one reset, not on
 dcb_edit "$ROOT" "$NEW" '{writes: .writes, fail: {set_pfc: 5}}'
 agent --once --metrics-file "$M" 2> "$T/z1.log"
 check "a reset, its repair failing (set_pfc EIO): logged as a reset" grep -q "PF $NEW ($PF0PCI): the port is back at the driver's defaults" "$T/z1.log"
-check "... the repair failed and was undone: the port still at the defaults" [ "$(pfc_of "$ROOT" "$NEW")" = "[]" ] && [ "$(dscp_prio "$ROOT" "$NEW" 26)" = none ]
+check "... the repair failed and was undone: the port still at the defaults" [ "$(pfc_of "$ROOT" "$NEW")" = "[]" ]
+check "... DSCP 26 unmapped (the defaults)" [ "$(dscp_prio "$ROOT" "$NEW" 26)" = none ]
 agent --once --metrics-file "$M" 2> "$T/z2.log"
-check "the next pass: no second reset (the agent left it at the defaults)" [ "$(grep -c "a reset" "$T/z2.log")" = 0 ] && [ -z "$(resets "$NEW")" ]
+check "the next pass: no second reset (the agent left it at the defaults)" [ "$(grep -c "a reset" "$T/z2.log")" = 0 ]
+check "... no reset recorded for the port" [ -z "$(resets "$NEW")" ]
 dcb_edit "$ROOT" "$NEW" 'del(.fail)'
 agent --once --metrics-file "$M" 2> "$T/z3.log"
-check "once the port takes writes again: repaired" [ $? -eq 0 ] && in_profile "$NEW"
+rc=$?
+check "once the port takes writes again: repaired" [ $rc -eq 0 ]
+check "... the port in profile once it takes writes" in_profile "$NEW"
 
 summary

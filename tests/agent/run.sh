@@ -211,7 +211,8 @@ for _ in $(seq 40); do
 	sleep 0.05
 done
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-check "a DCB drift is repaired by event within 1 s (took ${ms} ms, interval 30 s)" [ -n "$ok" ] && [ "$ms" -lt 1000 ]
+check "a DCB drift is repaired by event within 1 s (took ${ms} ms, interval 30 s)" [ -n "$ok" ]
+check "... within 1 s (took ${ms} ms)" [ "$ms" -lt 1000 ]
 sleep 0.5
 curl -sf "http://127.0.0.1:$PORT/metrics" > "$T/http.prom"
 check "/metrics counts the repair" [ "$(metric "$T/http.prom" "rdma_qos_repairs_total{pf=\"$PF0\",item=\"pfc\"}")" = 1 ]

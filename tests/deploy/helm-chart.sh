@@ -108,8 +108,8 @@ render monall '{"metrics": {"serviceMonitor": {"enabled": true}, "prometheusRule
 	"dashboard": {"enabled": true}, "tls": {"certManager": {"enabled": true}}}}' rdma-qos rdma-qos "${SM[@]}" \
 	-a monitoring.coreos.com/v1/PrometheusRule
 check "chart files/prometheusrule.yaml and dashboard.json are deploy/monitoring's" \
-	cmp -s "$CHART/files/prometheusrule.yaml" "$SRC/deploy/monitoring/prometheusrule.yaml" &&
-	cmp -s "$CHART/files/dashboard.json" "$SRC/deploy/monitoring/dashboard.json"
+	cmp -s "$CHART/files/prometheusrule.yaml" "$SRC/deploy/monitoring/prometheusrule.yaml"
+check "... and chart files/dashboard.json is deploy/monitoring's" cmp -s "$CHART/files/dashboard.json" "$SRC/deploy/monitoring/dashboard.json"
 check "the PrometheusRule's spec is deploy/monitoring's" [ "$(obj monall PrometheusRule | jq -S .spec)" = \
 	"$(jq -S '.[] | select(.kind == "PrometheusRule") | .spec' "$T/k-mon.json")" ]
 check "the dashboard ConfigMap holds dashboard.json, labelled grafana_dashboard" [ "$(jq -c '.[] | select(.kind ==
@@ -131,7 +131,8 @@ check "... a name of the cert-manager serving Certificate" [ "$(jq -c --argjson 
 	"$T/monall.json")" = '[true]' ]
 tlssec=$(obj monall Certificate | jq -rs '.[] | select(.spec.isCA | not) | .spec.secretName')
 check "... its CA from that Certificate's Secret ($tlssec, ca.crt), issued by a CA Issuer" [ "$(sm monall \
-	.tlsConfig.ca.secret)" = "{\"name\":\"$tlssec\",\"key\":\"ca.crt\"}" ] && [ "$(obj monall Issuer |
+	.tlsConfig.ca.secret)" = "{\"name\":\"$tlssec\",\"key\":\"ca.crt\"}" ]
+check "... the CA Issuer's secret is the CA Certificate's" [ "$(obj monall Issuer |
 	jq -rs '[.[] | select(.spec.ca) | .spec.ca.secretName] | .[0]')" = "$(obj monall Certificate | jq -rs \
 	'.[] | select(.spec.isCA) | .spec.secretName')" ]
 check "kube-rbac-proxy serves that Secret's certificate" [ "$(ctr monall kube-rbac-proxy | jq -c '[(.args[] |
@@ -142,7 +143,9 @@ tok=$(sm monall .authorization.credentials.name | tr -d '"')
 sa=$(obj monall Secret | jq -r --arg t "$tok" 'select(.metadata.name == $t and .type ==
 	"kubernetes.io/service-account-token") | .metadata.annotations["kubernetes.io/service-account.name"]')
 check "authorization: Bearer, from the token Secret of a ServiceAccount of the release ($tok: $sa)" [ "$(sm monall \
-	.authorization.type)" = '"Bearer"' ] && [ -n "$sa" ] && [ "$(obj monall ServiceAccount | jq -rs --arg s "$sa" \
+	.authorization.type)" = '"Bearer"' ]
+check "... a token ServiceAccount named ($sa)" [ -n "$sa" ]
+check "... that ServiceAccount is in the release" [ "$(obj monall ServiceAccount | jq -rs --arg s "$sa" \
 	'[.[] | select(.metadata.name == $s)] | length')" = 1 ]
 check "... bound to a ClusterRole that may get /metrics (kube-rbac-proxy's SubjectAccessReview)" [ "$(jq -r \
 	--arg s "$sa" '[.[] | select(.kind == "ClusterRoleBinding" and .subjects[0].name == $s) | .roleRef.name] as $r |

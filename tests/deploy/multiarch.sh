@@ -172,15 +172,15 @@ rc=$(uplay)
 check "with a record the uninstall init container fails (exit 1)" [ "$rc" = 1 ] || ulog
 check "... its log names the attachment and its pod" \
 	grep -q 'attachment roce_c1_net1 (pod ai-training/trainer-0) is still recorded' <<< "$(ulog)"
-check "... the binary and the catalog stay" [ -x "$H/opt/cni/bin/rdma-qos" ] &&
-	[ -f "$H/etc/cni/rdma-qos/profiles.json" ]
+check "... the binary stays" [ -x "$H/opt/cni/bin/rdma-qos" ]
+check "... and the catalog stays" [ -f "$H/etc/cni/rdma-qos/profiles.json" ]
 rm "$H/run/rdma-qos/state/roce_c1_net1.json"
 rc=$(uplay)
 check "without records it exits 0" [ "$rc" = 0 ] || ulog
 check "... the binary is gone from the host's CNI bin dir" [ ! -e "$H/opt/cni/bin/rdma-qos" ]
 check "... the catalog and its directory are gone" [ ! -e "$H/etc/cni/rdma-qos" ]
-check "... the other plugin and the other CNI config stay" [ -x "$H/opt/cni/bin/host-device" ] &&
-	[ -f "$H/etc/cni/net.d/10-other.conflist" ]
+check "... the other plugin stays" [ -x "$H/opt/cni/bin/host-device" ]
+check "... and the other CNI config stays" [ -f "$H/etc/cni/net.d/10-other.conflist" ]
 check "... then the pod's idle container ran" [ "$("${P[@]}" logs rdma-qos-uninstall-done 2>&1)" = \
 	"rdma-qos $V" ]
 "${P[@]}" pod rm -a -f >/dev/null 2>&1

@@ -29,11 +29,14 @@ echo "== the path, step by step"
 check "the section exists, steps 1-8" [ "$(grep -cE '^[1-8]\. \*\*' "$T/path.md")" = 8 ]
 v=$(grep -E '^rdma-qos validate examples/sriovnetwork.yaml' <<< "$joined")
 o=$(cd "$SRC" && export PATH=$T/bin:$PATH && eval "$v" 2>&1)
-check "step 5, verbatim ($v): exit 0, the namespace's profile named" [ $? -eq 0 -a -n "$v" ] &&
-	grep -q 'namespace ai-training gets profile roce-lossless' <<< "$o" || echo "   $o"
+rc=$?
+check "step 5, verbatim ($v): exit 0" [ $rc -eq 0 -a -n "$v" ] || echo "   $o"
+check "... step 5 names the namespace's profile" grep -q 'namespace ai-training gets profile roce-lossless' <<< "$o" || echo "   $o"
 v=$(grep -oE '`rdma-qos validate deploy/base/profiles.json`' "$T/path.md" | tr -d '`' | head -1)
 o=$(cd "$SRC" && export PATH=$T/bin:$PATH && eval "$v" 2>&1)
-check "step 4 ($v): exit 0" [ $? -eq 0 -a -n "$v" ] && grep -q 'valid catalog' <<< "$o"
+rc=$?
+check "step 4 ($v): exit 0" [ $rc -eq 0 -a -n "$v" ]
+check "... step 4 says 'valid catalog'" grep -q 'valid catalog' <<< "$o"
 pf=$(grep -E 'kubectl -n rdma-qos exec' <<< "$joined")
 check "step 3 runs /rdma-qos preflight in the agent container of the node's pod" grep -qE \
 	'field-selector spec.nodeName=NODE -l app.kubernetes.io/name=rdma-qos\)" -c agent -- /rdma-qos preflight$' <<< "$pf"
@@ -45,8 +48,10 @@ check "... the label selects deploy/'s DaemonSet pods, which have a container ag
 "$SRC/tests/simnode/mknode" --root "$T/node" --pfs 1 --vfs 2 --rdma configfs --dcb yes \
 	--pf-prefix rd$$ > /dev/null
 o=$(RDMA_QOS_SIM_ROOT=$T/node "$B/rdma-qos-sim" preflight 2>&1)
+rc=$?
 check "... preflight on a simulated node with the inbox driver: exit 0, the RDMA-CM-only line" \
-	[ $? -eq 0 ] && grep -q 'reaches RDMA-CM only' <<< "$o" || echo "$o"
+	[ $rc -eq 0 ] || echo "$o"
+check "... the RDMA-CM-only line" grep -q 'reaches RDMA-CM only' <<< "$o" || echo "$o"
 check "step 7: kubectl rdma-qos pod NAME -n NS, the plugin's pod subcommand (DESIGN.md)" grep -qx \
 	'kubectl rdma-qos pod trainer-0 -n ai-training' <<< "$joined"
 if [ -f "$SRC/deploy/kubectl-rdma_qos" ]; then
@@ -86,7 +91,9 @@ subs=$("$B/rdma-qos" --help | sed -n 's/^ *\(usage:\)\{0,1\} *rdma-qos \([a-z]\+
 check "rdma-qos --help exits 0 and lists the subcommands ($(echo $subs))" [ -n "$subs" ]
 for s in $subs; do
 	o=$("$B/rdma-qos" "$s" --help 2>&1)
-	check "rdma-qos $s --help: exit 0, its own usage" [ $? -eq 0 ] && grep -q "usage: rdma-qos $s" <<< "$o"
+	rc=$?
+	check "rdma-qos $s --help: exit 0" [ $rc -eq 0 ]
+	check "rdma-qos $s --help: its own usage" grep -q "usage: rdma-qos $s" <<< "$o"
 done
 ports=$(grep -rlE '\b(9309|9101)\b' "$R" "$SRC/docs" "$SRC/deploy" "$T/agent.help")
 check "one metrics port: no 9309 or 9101 in README, docs/, deploy/ or agent --help ($ports)" [ -z "$ports" ]

@@ -57,21 +57,26 @@ check "... the last line says something required is missing" [ "$(tail -1 <<< "$
 node locked --rdma configfs --dcb yes
 echo '{"dcbxLocked": true}' > "$T/locked/dcb/$pf0.json"
 o=$(pre locked)
-check "firmware-owned DCBX and node.pf ensure (the default): exit 1, error 106 named" [ $? -eq 1 ] &&
-	grep -qE "^PROBLEM +dcbx $pf0: firmware or an LLDP agent owns DCBX.*106" <<< "$o"
+rc=$?
+check "firmware-owned DCBX and node.pf ensure (the default): exit 1" [ $rc -eq 1 ]
+check "... a PROBLEM line for DCBX, error 106 named" grep -qE "^PROBLEM +dcbx $pf0: firmware or an LLDP agent owns DCBX.*106" <<< "$o"
 check "... with what to do (host mode, or node.pf verify)" [ "$(grep -A1 "dcbx $pf0:" <<< "$o" |
 	grep -c 'node.pf verify')" = 1 ]
 cat_install locked '{"profiles": {"v": {"pfc": [3], "trafficClass": 106}},
 	"namespaces": {"*": {"default": "v", "allow": ["v"]}}, "node": {"pf": "verify"}}'
 o=$(pre locked)
-check "... the same port under a catalog with node.pf verify: only information, exit 0" [ $? -eq 0 ] &&
-	grep -qE "^info +dcbx $pf0: firmware" <<< "$o" || echo "$o"
+rc=$?
+check "... the same port under a catalog with node.pf verify: only information, exit 0" [ $rc -eq 0 ] || echo "$o"
+check "... an info line for firmware-owned DCBX" grep -qE "^info +dcbx $pf0: firmware" <<< "$o" || echo "$o"
 check "... and the installed catalog is named" grep -qE '^ok +catalog: /etc/cni/rdma-qos/profiles.json' <<< "$o"
 cat_install inbox '{"profiles": {"a": {"trafficClass": 106, "tosScope": "all-qps"}},
 	"namespaces": {"*": {"default": "a", "allow": ["a"]}}}'
 o=$(pre inbox)
-check "tosScope all-qps on an inbox driver (only RDMA-CM reachable): exit 1" [ $? -eq 1 ] &&
-	grep -qE "^PROBLEM +class knob $pf0: inbox" <<< "$o"
+rc=$?
+check "tosScope all-qps on an inbox driver (only RDMA-CM reachable): exit 1" [ $rc -eq 1 ]
+check "... a PROBLEM line for the inbox class knob" grep -qE "^PROBLEM +class knob $pf0: inbox" <<< "$o"
 o=$(RDMA_QOS_SIM_ROOT="$T/inbox" "$SIM" preflight --help)
-check "preflight --help: exit 0, its own usage" [ $? -eq 0 ] && grep -q '^usage: rdma-qos-sim preflight' <<< "$o"
+rc=$?
+check "preflight --help: exit 0" [ $rc -eq 0 ]
+check "... preflight --help prints its own usage" grep -q '^usage: rdma-qos-sim preflight' <<< "$o"
 summary

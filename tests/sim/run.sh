@@ -331,20 +331,25 @@ check "malformed JSON: code 6" [ "$(err_code "$msg")" = 6 ]
 msg=$(echo '{"cniVersion":"9.9.9","name":"x","type":"rdma-qos"}' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD e1 /proc/self/ns/net net1 "")
 check "unsupported version: code 1" [ "$(err_code "$msg")" = 1 ]
 msg=$(conf_for x 1.0.0 '{"type":"rdma-qos","qos":{"pfc":[9]}}' '{}' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD e1 /proc/self/ns/net net1 "")
-check "out-of-range priority: code 7 naming qos.pfc[0]" [ "$(err_code "$msg")" = 7 ] && grep -q 'qos.pfc\[0\]' <<< "$msg"
+check "out-of-range priority: code 7 naming qos.pfc[0]" [ "$(err_code "$msg")" = 7 ]
+check "... the message names qos.pfc[0]" grep -q 'qos.pfc\[0\]' <<< "$msg"
 msg=$(conf_for x 1.0.0 '{"type":"rdma-qos","numa":7}' '{}' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD e1 /proc/self/ns/net net1 "")
-check "wrong type: code 7 naming numa" [ "$(err_code "$msg")" = 7 ] && grep -q '"msg".*numa' <<< "$msg"
+check "wrong type: code 7 naming numa" [ "$(err_code "$msg")" = 7 ]
+check "... the message names numa" grep -q '"msg".*numa' <<< "$msg"
 msg=$(conf_for x 1.0.0 "$(rq "$VF0PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD e1 /proc/self/ns/net net1 "")
-check "ADD without prevResult: code 7 naming prevResult" [ "$(err_code "$msg")" = 7 ] && grep -q prevResult <<< "$msg"
+check "ADD without prevResult: code 7 naming prevResult" [ "$(err_code "$msg")" = 7 ]
+check "... the message names prevResult" grep -q prevResult <<< "$msg"
 msg=$(conf_for x 1.0.0 "$(rq "$VF0PCI" '"profile":"nope"')" '{}' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD e1 /proc/self/ns/net net1 "")
-check "unknown profile: code 7 naming profile" [ "$(err_code "$msg")" = 7 ] && grep -q 'nope' <<< "$msg"
+check "unknown profile: code 7 naming profile" [ "$(err_code "$msg")" = 7 ]
+check "... the message names the profile" grep -q 'nope' <<< "$msg"
 msg=$(conf_for x 1.0.0 "$(rq 0000:ee:00.1)" '{}' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD e1 /proc/self/ns/net net1 "")
 check "VF not found: code 104" [ "$(err_code "$msg")" = 104 ]
 msg=$(conf_for x 1.0.0 "$(rq "$VF0PCI")" '{}' | CNI_COMMAND=ADD CNI_CONTAINERID=e1 CNI_IFNAME=net1 CNI_PATH=/x RDMA_QOS_SIM_ROOT=$ROOT "$SIM")
 check "missing CNI_NETNS: code 4" [ "$(err_code "$msg")" = 4 ]
 rm "$ROOT/dcb/$PF1.json"
 msg=$(conf_for x 1.0.0 "$(rq "$VF4PCI")" '{}' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD e1 /proc/self/ns/net net1 "")
-check "no DCB on PF: code 100 naming the PF" [ "$(err_code "$msg")" = 100 ] && grep -q "no DCB on PF $PF1" <<< "$msg"
+check "no DCB on PF: code 100 naming the PF" [ "$(err_code "$msg")" = 100 ]
+check "... the message names the PF" grep -q "no DCB on PF $PF1" <<< "$msg"
 echo '{"writes":0}' > "$ROOT/dcb/$PF1.json"
 msg=$(conf_for x 1.0.0 "$(rq "$VF4PCI" '"pf":"verify"')" '{}' | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD e1 /proc/self/ns/net net1 "")
 check "pf verify on an unconfigured PF: code 105" [ "$(err_code "$msg")" = 105 ]
@@ -437,8 +442,10 @@ add_pf1 fw2 '"pf":"verify"' > /dev/null 2>&1
 check "firmware DCBX, pf verify, port already right: ADD succeeds" [ $? -eq 0 ]
 del_pf1 fw2 2> /dev/null
 add_pf1 fw3 > /dev/null 2>&1
+rc=$?
 check "firmware DCBX, pf ensure, port already right: ADD succeeds, nothing written" \
-	[ $? -eq 0 ] && [ "$(dcb_writes "$ROOT" "$PF1")" = 0 ]
+	[ $rc -eq 0 ]
+check "... nothing written (0 DCB writes)" [ "$(dcb_writes "$ROOT" "$PF1")" = 0 ]
 del_pf1 fw3 2> /dev/null
 # mlx5 toggles the port link on a PFC change: ADD returns once the carrier is back
 echo '{"writes": 0, "flapMs": 700}' > "$ROOT/dcb/$PF1.json"
@@ -475,9 +482,14 @@ msg=$(conf_for roce 1.0.0 "$(rq "$VF5PCI" '"numa":"off"')" '{"cniVersion":"1.0.0
 rc4=$?
 wait "$CW3"; rc3=$? ms=$((($(date +%s%N) - t0) / 1000000))
 check "concurrent ADDs, the first flapping the port: the second is not held out (rc $rc4, $(jq -c .code <<< "$msg" 2>/dev/null))" [ $rc4 -eq 0 ]
-check "... the first succeeds after the carrier came back (${ms} ms >= 2500)" [ $rc3 -eq 0 ] && [ "$ms" -ge 2500 ]
-check "... PFC written once" [ "$(jq -c '.pfc' "$ROOT/dcb/$PF1.json")" = "[3]" ] && [ "$(dcb_writes "$ROOT" "$PF1")" -le 2 ]
-check "... both listed in the PF index" [ "$(cat "$ROOT"/run/rdma-qos/state/pf/*.json | grep -o '"key"' | wc -l)" -ge 2 ] && grep -q cw3 "$ROOT"/run/rdma-qos/state/pf/*.json && grep -q cw4 "$ROOT"/run/rdma-qos/state/pf/*.json
+check "... the first succeeds after the carrier came back (${ms} ms >= 2500)" [ $rc3 -eq 0 ]
+check "... after at least 2500 ms (${ms} ms)" [ "$ms" -ge 2500 ]
+check "... PFC written once" [ "$(jq -c '.pfc' "$ROOT/dcb/$PF1.json")" = "[3]" ]
+# one first ADD's SETs (trust, PFC, APP: $W1 on PF0 above); the second ADD writes nothing
+check "... the PF written as by one ADD: at most $W1 DCB writes (got $(dcb_writes "$ROOT" "$PF1"))" [ "$(dcb_writes "$ROOT" "$PF1")" -le "$W1" ]
+check "... both listed in the PF index" [ "$(cat "$ROOT"/run/rdma-qos/state/pf/*.json | grep -o '"key"' | wc -l)" -ge 2 ]
+check "... cw3 in the PF index" grep -q cw3 "$ROOT"/run/rdma-qos/state/pf/*.json
+check "... cw4 in the PF index" grep -q cw4 "$ROOT"/run/rdma-qos/state/pf/*.json
 del_pf1 cw3 2> /dev/null
 conf_for roce 1.0.0 "$(rq "$VF5PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL cw4 /proc/self/ns/net net1 "$ARGS_OK" 2> /dev/null
 echo '{"writes": 0}' > "$ROOT/dcb/$PF1.json"

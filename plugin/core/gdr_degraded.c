@@ -109,11 +109,12 @@ size_t gdr_peer_memory(const struct rq_root *r, const char **ret, size_t max, bo
 	for (size_t i = 0; i < sizeof(reg) / sizeof(reg[0]) && n < max; i++)
 		if (sysfs_exists(r, reg[i].path) && (!n || strcmp(ret[n - 1], reg[i].method)))
 			ret[n++] = reg[i].method;
-	if (n < max && sysfs_read_str(r, "/proc/sys/kernel/osrelease", rel, sizeof(rel)) == 0 &&
+	/* the driver first: a node without NVIDIA's driver opens nothing more */
+	if (n < max && sysfs_read_str(r, "/proc/driver/nvidia/version", ver, sizeof(ver)) == 0 &&
+	    strstr(ver, "Open Kernel Module") &&
+	    sysfs_read_str(r, "/proc/sys/kernel/osrelease", rel, sizeof(rel)) == 0 &&
 	    sscanf(rel, "%d.%d", &major, &minor) == 2 &&
-	    (major > 5 || (major == 5 && minor >= 12)) &&
-	    sysfs_read_str(r, "/proc/driver/nvidia/version", ver, sizeof(ver)) == 0 &&
-	    strstr(ver, "Open Kernel Module"))
+	    (major > 5 || (major == 5 && minor >= 12)))
 		ret[n++] = "dma_buf";
 	/* loaded without MOFED/DOCA-OFED's peer-memory API, it registers nothing */
 	*loaded_only = !n && sysfs_exists(r, "/sys/module/nvidia_peermem/version");

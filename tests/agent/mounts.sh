@@ -158,9 +158,10 @@ check "... and reads kubelet's pod log directories for the pod-level claim's pod
 	grep -qx '/var/log/pods' "$T/host-paths"
 check "... which names it (unchained{pod=\"pl\"})" grep -q '^rdma_qos_vf_unchained{.*namespace="ai",pod="pl"' "$TF/rdma-qos.prom"
 # host paths the container reaches: mountPath (where the hostPath is mounted; /host/proc is
-# --host-proc) plus what the runtime gives every container (/proc/self, /dev); the sim's
-# stand-ins for netlink and ioctls (<root>/dcb, ethtool, rdma: tests/simnode/LAYOUT.md) are no
-# host paths
+# --host-proc) plus what the runtime gives every container (/proc/self, /dev, and the kernel's
+# global procfs entries every procfs mount shows: /proc/driver/nvidia, /proc/sys/kernel, which
+# the GPUDirect peer-memory probe reads); the sim's stand-ins for netlink and ioctls (<root>/dcb,
+# ethtool, devlink, rdma: tests/simnode/LAYOUT.md) are no host paths
 # outside MOUNTS: the host paths of the trace under none of MOUNTS
 outside() {
 	while read -r p; do
@@ -171,7 +172,7 @@ outside() {
 			case "${mp%/}/" in "$p/"*) ok=1; break ;; esac
 		done < "$1"
 		[ -n "$ok" ] || echo "$p"
-	done < "$T/host-paths" | grep -vE '^/(proc/self|dev|dcb|ethtool|rdma)(/|$)'
+	done < "$T/host-paths" | grep -vE '^/(proc/self|proc/driver/nvidia|proc/sys/kernel|dev|dcb|ethtool|devlink|rdma)(/|$)'
 }
 out=$(outside "$T/mounts.base" | head -5)
 check "every host path the agent opens is under one of its mounts${out:+: $out}" [ -z "$out" ]

@@ -542,7 +542,13 @@ check "show: 'pfc DISAGREES (partner cee PFC on 4, required 3)'" like "$l" "*pfc
 cee 2 "$CEE3_OFF"
 wait_metric "rdma_qos_peer_pfc_enabled{pf=\"$PF0\",prio=\"3\"}" 0
 check "CEE PFC feature on 3 but not enabled: nothing has PFC, pfc disagrees" [ "$(agr "$PF0" pfc)" = 0 ]
-l=$(show_line "$PF0")
+# PFC on 4 before reads the same in both metrics: the new content is judged once it has stood
+# alone for half a TTL (a replay guard), so wait for show to say it
+for _ in $(seq 50); do
+	l=$(show_line "$PF0")
+	like "$l" "*partner's cee PFC feature is not enabled*" && break
+	sleep 0.2
+done
 check "show: 'partner's cee PFC feature is not enabled'" like "$l" "*pfc DISAGREES (partner's cee PFC feature is not enabled, required 3)*" || echo "  $l"
 cee 2 "$CEE3_ERR"
 wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 1 > /dev/null

@@ -113,8 +113,7 @@ size_t gdr_peer_memory(const struct rq_root *r, const char **ret, size_t max, bo
 	if (n < max && sysfs_read_str(r, "/proc/driver/nvidia/version", ver, sizeof(ver)) == 0 &&
 	    strstr(ver, "Open Kernel Module") &&
 	    sysfs_read_str(r, "/proc/sys/kernel/osrelease", rel, sizeof(rel)) == 0 &&
-	    sscanf(rel, "%d.%d", &major, &minor) == 2 &&
-	    (major > 5 || (major == 5 && minor >= 12)))
+	    sscanf(rel, "%d.%d", &major, &minor) == 2 && (major > 5 || (major == 5 && minor >= 12)))
 		ret[n++] = "dma_buf";
 	/* loaded without MOFED/DOCA-OFED's peer-memory API, it registers nothing */
 	*loaded_only = !n && sysfs_exists(r, "/sys/module/nvidia_peermem/version");

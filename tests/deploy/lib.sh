@@ -91,7 +91,10 @@ image_base() {
 # localhost/TARGET:TAG; the log's tail on failure
 image_build() {
 	mkdir -p "$MHD_CACHE"
+	# the commit, as a host build of this tree has it (the build context has no .git): the
+	# image's --version then says what the host binary says
 	"${P[@]}" build -q -f "$IMG_SRC/deploy/Containerfile" --build-arg BASE="$BASE_IMG" \
+		--build-arg REVISION="$(git -C "$IMG_SRC" rev-parse HEAD 2>/dev/null)" \
 		-v "$CJSON_CACHE:$CJSON_CACHE" -v "$MHD_CACHE:$MHD_CACHE" --target "$1" -t "localhost/$1:$2" "$IMG_SRC" \
 		> "$3" 2>&1 || { tail -30 "$3"; return 1; }
 }

@@ -34,15 +34,6 @@ M=$T/m.prom
 F=$T/features
 CAT=$ROOT/etc/cni/rdma-qos/profiles.json
 mkdir -p "${CAT%/*}"
-wait_metric() {
-	local i
-	for ((i = 0; i < ${3:-10} * 10; i++)); do
-		[ -s "$M" ] && [ "$(metric_lit "$M" "$1")" = "$2" ] && return 0
-		sleep 0.1
-	done
-	echo "  $1 = '$(metric_lit "$M" "$1")' (wanted '$2')"
-	return 1
-}
 wir() { metric_lit "$M" "rdma_qos_peer_wiring{pf=\"$1\",rail=\"$2\"}"; }
 label() {
 	for _ in $(seq 30); do grep -q "^feature.node.kubernetes.io/rdma-qos.wiring=$1$" "$F" 2> /dev/null && break; sleep 0.1; done

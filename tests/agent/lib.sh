@@ -183,3 +183,14 @@ APP_OK=00,65,00,1a,c5,00,30
 MFS9216=24,00
 # show_line PF: the partner line of PF in `show` (node $ROOT)
 show_line() { RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show 2> /dev/null | awk -v pf="PF $1 " 'index($0, pf) == 1 { on = 1; next } /^PF / { on = 0 } on && /^  partner/'; }
+
+# wait_metric 'series' VALUE [SECONDS]: until the agent's metrics file $M says so
+wait_metric() {
+	local i
+	for ((i = 0; i < ${3:-10} * 10; i++)); do
+		[ -s "$M" ] && [ "$(metric_lit "$M" "$1")" = "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "  $1 = '$(metric_lit "$M" "$1")' (wanted '$2')"
+	return 1
+}

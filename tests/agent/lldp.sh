@@ -59,16 +59,6 @@ MFS1522=05,f2
 M=$T/m.prom
 F=$T/features
 PORT=$((20000 + ($$ + 13) % 20000))
-# wait_metric 'series' VALUE [SECONDS]: until the agent's metrics file says so
-wait_metric() {
-	local i
-	for ((i = 0; i < ${3:-10} * 10; i++)); do
-		[ -s "$M" ] && [ "$(metric_lit "$M" "$1")" = "$2" ] && return 0
-		sleep 0.1
-	done
-	echo "  $1 = '$(metric_lit "$M" "$1")' (wanted '$2')"
-	return 1
-}
 agr() { metric_lit "$M" "rdma_qos_peer_agreement{pf=\"$1\",item=\"$2\"}"; }
 # peer_label WORD: 1 once the NFD file says rdma-qos.peer=WORD (written just after the metrics)
 peer_label() {

@@ -101,7 +101,7 @@ check "ADD a lossy attachment" [ $? -eq 0 ]
 agent --once --nfd-features-file "$F" 2> "$T/a0.log"
 check "the pass writes the file" [ -s "$F" ]
 check "nfd-worker takes lossless=false, peer=unknown" [ "$(nfd_labels "$F" | tr '\n' ' ')" = \
-	"$L.gdr=unknown $L.lossless=false $L.peer=unknown " ]
+	"$L.gdr=unknown $L.lossless=false $L.peer=unknown $L.wiring=unknown " ]
 
 echo "== a lossless attachment in profile"
 NSB=$(newns b)
@@ -111,12 +111,12 @@ t0=$(date +%s)
 agent --once --interval 60 --nfd-features-file "$F" 2> "$T/a1.log"
 check "the pass ends in profile" [ $? -eq 0 ]
 check "nfd-worker takes lossless=true, peer=unknown" [ "$(nfd_labels "$F" | tr '\n' ' ')" = \
-	"$L.gdr=unknown $L.lossless=true $L.peer=unknown " ]
+	"$L.gdr=unknown $L.lossless=true $L.peer=unknown $L.wiring=unknown " ]
 e=$(date -u -d "$(expiry_of "$F")" +%s)
 check "the keys carry NFD's prefix in the file itself" \
-	[ "$(grep -v '^#' "$F" | cut -d= -f1 | tr '\n' ' ')" = "$L.lossless $L.peer $L.gdr " ]
+	[ "$(grep -v '^#' "$F" | cut -d= -f1 | tr '\n' ' ')" = "$L.lossless $L.peer $L.gdr $L.wiring " ]
 check "under NFD's DisableAutoPrefix the same labels" [ "$(NFD_DISABLE_AUTO_PREFIX=1 nfd_labels "$F" | tr '\n' ' ')" = \
-	"$L.gdr=unknown $L.lossless=true $L.peer=unknown " ]
+	"$L.gdr=unknown $L.lossless=true $L.peer=unknown $L.wiring=unknown " ]
 check "the expiry is three intervals (180 s) ahead ($((e - t0)) s)" [ $((e - t0)) -ge 179 ]
 check "... and at most 182 s ahead" [ $((e - t0)) -le 182 ]
 check "nfd-worker drops the labels past the expiry" [ -z "$(nfd_labels "$F" $((e + 1)))" ]

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * A PCI device's devlink health reporters (DEVLINK_CMD_HEALTH_REPORTER_GET,
+ * A device's devlink health reporters (DEVLINK_CMD_HEALTH_REPORTER_GET,
  * net/devlink/health.c: each reporter's name, state and error count) for the
  * link health of a PF (DESIGN.md "The fabric under the pod"). An ops table:
  * the simulated node reads <root>/devlink/<pci>.health.json {"fw": {"errors":
@@ -26,11 +26,12 @@ struct devlink_reporter {
 
 struct devlink_ops {
 	/*
-	 * The reporters of PCI device @pci (at most RQ_DEVLINK_REPORTERS) into
-	 * @ret, their number into *ret_n; 0 with none. -ENODEV: no devlink
-	 * instance for it.
+	 * The reporters of devlink instance @bus/@dev ("pci" and a PCI address
+	 * for a NIC; device_port_parent names it) (at most RQ_DEVLINK_REPORTERS)
+	 * into @ret, their number into *ret_n; 0 with none or no instance.
 	 */
-	int (*health)(void *ctx, const char *pci, struct devlink_reporter *ret, size_t *ret_n);
+	int (*health)(void *ctx, const char *bus, const char *dev, struct devlink_reporter *ret,
+		      size_t *ret_n);
 	void (*free)(void *ctx);
 };
 

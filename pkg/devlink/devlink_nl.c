@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * devlink health reporters over generic netlink (devlink.h): a dump of
- * DEVLINK_CMD_HEALTH_REPORTER_GET with the device's handle (bus "pci", its
- * address). Kernels that dump every device regardless of the handle are
- * answered too: replies are kept only for the device asked for. Port
- * reporters (DEVLINK_ATTR_PORT_INDEX) count as the device's.
+ * DEVLINK_CMD_HEALTH_REPORTER_GET with the device's handle (bus "pci" and its
+ * address for a NIC, "netdevsim" and "netdevsimN" for the test device). Kernels that dump every
+ * device regardless of the handle are answered too: replies are kept only for the device asked for.
+ * Port reporters (DEVLINK_ATTR_PORT_INDEX) count as the device's.
  */
 #include <errno.h>
 #include <linux/devlink.h>
@@ -23,7 +23,7 @@ struct dl_nl {
 };
 
 struct dl_dump {
-	const char *pci;
+	const char *bus, *dev;
 	struct devlink_reporter *out;
 	size_t n;
 };
@@ -45,8 +45,8 @@ static int rep_cb(const struct nlmsghdr *h, void *arg)
 
 	if (rc < 0)
 		return rc;
-	if (!str_is(tb[DEVLINK_ATTR_BUS_NAME], "pci") ||
-	    !str_is(tb[DEVLINK_ATTR_DEV_NAME], d->pci) || !tb[DEVLINK_ATTR_HEALTH_REPORTER] ||
+	if (!str_is(tb[DEVLINK_ATTR_BUS_NAME], d->bus) ||
+	    !str_is(tb[DEVLINK_ATTR_DEV_NAME], d->dev) || !tb[DEVLINK_ATTR_HEALTH_REPORTER] ||
 	    d->n == RQ_DEVLINK_REPORTERS)
 		return 0;
 	if ((rc = nlparse_nested(tb[DEVLINK_ATTR_HEALTH_REPORTER], r, DEVLINK_ATTR_MAX, NULL)) < 0)
@@ -67,19 +67,33 @@ static int rep_cb(const struct nlmsghdr *h, void *arg)
 	return 0;
 }
 
-static int nl_health(void *ctx, const char *pci, struct devlink_reporter *ret, size_t *ret_n)
+/* a bus or device name as the kernel's dev_name() gives it: printable, no '/' */
+static bool name_ok(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= max)
+		return false;
+	for (; *s; s++)
+		if (*s <= ' ' || *s > '~' || *s == '/')
+			return false;
+	return true;
+}
+
+static int nl_health(void *ctx, const char *bus, const char *dev, struct devlink_reporter *ret,
+		     size_t *ret_n)
 {
 	struct dl_nl *x = ctx;
-	struct dl_dump d = {.pci = pci, .out = ret};
+	struct dl_dump d = {.bus = bus, .dev = dev, .out = ret};
 	struct genl_req m;
 	int r;
 
-	if (!sysfs_pci_valid(pci))
+	if (!name_ok(bus, 32) || !name_ok(dev, 64))
 		return -ENODEV;
 	genl_req_init(&m, x->family, DEVLINK_CMD_HEALTH_REPORTER_GET, DEVLINK_GENL_VERSION,
 		      NLM_F_DUMP);
-	genl_put_str(&m, DEVLINK_ATTR_BUS_NAME, "pci");
-	genl_put_str(&m, DEVLINK_ATTR_DEV_NAME, pci);
+	genl_put_str(&m, DEVLINK_ATTR_BUS_NAME, bus);
+	genl_put_str(&m, DEVLINK_ATTR_DEV_NAME, dev);
 	r = genl_talk(&x->s, &m, rep_cb, &d);
 	/* no devlink instance for the device: it reports no reporter */
 	if (r == -ENODEV || r == -EOPNOTSUPP)

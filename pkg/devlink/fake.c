@@ -12,7 +12,8 @@ struct dl_fake {
 	struct rq_root root;
 };
 
-static int fake_health(void *ctx, const char *pci, struct devlink_reporter *ret, size_t *ret_n)
+static int fake_health(void *ctx, const char *bus, const char *pci, struct devlink_reporter *ret,
+		       size_t *ret_n)
 {
 	struct dl_fake *f = ctx;
 	char path[96], *buf = NULL;
@@ -21,8 +22,8 @@ static int fake_health(void *ctx, const char *pci, struct devlink_reporter *ret,
 	cJSON *o;
 	int r;
 
-	if (!sysfs_pci_valid(pci))
-		return -ENODEV;
+	if (strcmp(bus, "pci") != 0 || !sysfs_pci_valid(pci))
+		return -ENODEV; /* the simulated node's devices are PCI ones */
 	(void)snprintf(path, sizeof(path), "/devlink/%s.health.json", pci);
 	r = sysfs_read_file(&f->root, path, (size_t)64 * 1024, &buf, &len);
 	if (r == -ENOENT) {

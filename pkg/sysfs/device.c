@@ -263,3 +263,41 @@ int device_list_pfs(const struct rq_root *r, struct rq_pf **ret, size_t *ret_n)
 	*ret_n = k;
 	return 0;
 }
+
+int device_port_parent(const struct rq_root *r, const char *ifname, char *bus, size_t blen,
+		       char *dev, size_t dlen)
+{
+	char path[256], link[4096], suffix[IF_NAMESIZE + 8];
+	const char *end, *start;
+	size_t ln, sn;
+
+	if (!ifname[0] || strchr(ifname, '/') || !strcmp(ifname, ".") || !strcmp(ifname, ".."))
+		return -EINVAL;
+	(void)snprintf(path, sizeof(path), "/sys/class/net/%s", ifname);
+	if (sysfs_readlink(r, path, link, sizeof(link)) < 0)
+		return -ENODEV;
+	/* ../../devices/<...>/<dev>/net/<ifname>; "virtual" for a software netdev */
+	(void)snprintf(suffix, sizeof(suffix), "/net/%s", ifname);
+	ln = strlen(link);
+	sn = strlen(suffix);
+	if (ln <= sn || strcmp(link + ln - sn, suffix) != 0)
+		return -ENODEV;
+	end = link + ln - sn;
+	for (start = end; start > link && start[-1] != '/'; start--)
+		;
+	if (end == start || (size_t)(end - start) >= dlen ||
+	    ((size_t)(end - start) == 7 && !strncmp(start, "virtual", 7)))
+		return -ENODEV;
+	(void)snprintf(dev, dlen, "%.*s", (int)(end - start), start);
+	if (device_netdev_is_representor(r, ifname))
+		return -ENODEV;
+	if (sysfs_pci_valid(dev)) {
+		(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/physfn", dev);
+		if (sysfs_exists(r, path))
+			return -ENODEV; /* a VF */
+		(void)snprintf(bus, blen, "pci");
+		return 0;
+	}
+	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/device/subsystem", ifname);
+	return sysfs_readlink_base(r, path, bus, blen) < 0 ? -ENODEV : 0;
+}

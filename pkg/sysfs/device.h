@@ -52,5 +52,14 @@ int device_resolve_pf(const struct rq_root *r, const char *pf_pci, struct rq_pf 
  * physfn), in PCI order; *ret (free()) may hold none.
  */
 int device_list_pfs(const struct rq_root *r, struct rq_pf **ret, size_t *ret_n);
+/*
+ * The device a physical port's netdev hangs off, as devlink names its
+ * instance: @bus "pci" and @dev the PCI address for a NIC function, else the
+ * bus the device's subsystem link names (netdevsim's "netdevsim",
+ * "netdevsim1"). -ENODEV: a virtual netdev (veth, bond, bridge), a VF or a
+ * switchdev representor, none of which is a port of the fabric.
+ */
+int device_port_parent(const struct rq_root *r, const char *ifname, char *bus, size_t blen,
+		       char *dev, size_t dlen);
 
 #endif

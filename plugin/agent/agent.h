@@ -135,8 +135,11 @@ struct pass_report {
 /* One PF the agent watches (an attachment's or the baseline's), for the partner's judge. */
 struct peer_target {
 	char pf[IF_NAMESIZE];
-	char pci[16];
-	bool has_t; /* something is required of the PF */
+	char pci[16];	 /* "" for a port that is not a PCI function (netdevsim) */
+	char dl_bus[32]; /* its devlink instance: "pci" and the PCI address, */
+	char dl_dev[64]; /* or the parent device's bus and name; "" unknown */
+	bool wired_only; /* no attachment, no baseline: a node.wiring rule names it */
+	bool has_t;	 /* something is required of the PF */
 	struct rq_profile t;
 	int mtu;  /* <0: unknown */
 	bool vst; /* a VF of it has a VST VLAN: +4 bytes on the wire (core/peer.c) */
@@ -327,6 +330,14 @@ char *peer_metrics_render(const struct agent *a, const struct pass_report *rep);
 const char *peer_nfd_word(const struct agent *a, const struct pass_report *rep);
 /* wiring_metrics.c: each watched PF's node.wiring rule, then its family and NFD word */
 void wiring_pass_collect(struct peer_target *t, const struct rq_catalog *cat, const char *pci);
+/*
+ * The node's physical ports (device_port_parent) that a node.wiring rule
+ * names and that are not among the @n targets of *t already, appended to *t
+ * (realloc'd); the new count. Their partner, wiring and link health are
+ * watched before any pod lands on them.
+ */
+size_t wiring_pass_ports(const struct rq_root *root, const struct rq_catalog *cat,
+			 struct peer_target **t, size_t n);
 void wiring_metrics_render(FILE *f, const struct agent *a, const struct pass_report *rep);
 /* 1 ok, 0 miswired, -1 unknown (no rule, no one partner) for watched PF @pf */
 int wiring_pf_verdict(const struct agent *a, const struct pass_report *rep, const char *pf);

@@ -67,7 +67,7 @@ static void read_pf(const struct rq_env *env, const struct ethtool_link_ops *eo,
 	}
 	if (eo && eo->health(ectx, t->pf, &r->eth) < 0)
 		memset(&r->eth, 0, sizeof(r->eth));
-	if (dops && t->pci[0] && dops->health(dctx, t->pci, r->rep, &r->n_rep) < 0)
+	if (dops && t->dl_bus[0] && dops->health(dctx, t->dl_bus, t->dl_dev, r->rep, &r->n_rep) < 0)
 		r->n_rep = 0;
 }
 

@@ -27,6 +27,8 @@ void peer_pass_collect(struct pass *p, const struct dcb_ops *ops, void *dcb)
 		free(st);
 		return;
 	}
+	size_t n;
+
 	for (size_t i = 0; i < p->n_pfs; i++) {
 		const struct pf_acc *acc = &p->pfs[i];
 
@@ -34,18 +36,22 @@ void peer_pass_collect(struct pass *p, const struct dcb_ops *ops, void *dcb)
 		t[i].has_t = acc->any_ensure || acc->any_verify;
 		if (t[i].has_t)
 			pass_pf_target(p, acc, &t[i].t);
-		t[i].mtu = peer_pf_mtu(&p->a->env.root, acc->pf.ifname);
-		t[i].vst = peer_pf_vst(acc->pf.ifname);
 		wiring_pass_collect(&t[i], p->cat, acc->pf.pci);
+	}
+	/* the rail ports node.wiring names, with no pod and no baseline on them yet */
+	n = wiring_pass_ports(&p->a->env.root, p->cat, &t, p->n_pfs);
+	for (size_t i = 0; i < n; i++) {
+		t[i].mtu = peer_pf_mtu(&p->a->env.root, t[i].pf);
+		t[i].vst = peer_pf_vst(t[i].pf);
 		/* dcbnl's IEEE_GET carries DCB_ATTR_DCBX, the driver's getdcbx (GDCBX's answer) */
-		if (st && ops->get(dcb, acc->pf.ifname, st) == 0 && st->has_dcbx) {
+		if (st && ops->get(dcb, t[i].pf, st) == 0 && st->has_dcbx) {
 			t[i].has_dcbx = true;
 			t[i].dcbx = st->dcbx;
 		}
 	}
 	free(p->rep->peer_t);
 	p->rep->peer_t = t;
-	p->rep->n_peer_t = p->n_pfs;
+	p->rep->n_peer_t = n;
 	free(st);
 }
 

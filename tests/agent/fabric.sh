@@ -127,8 +127,28 @@ wait_metric "rdma_qos_peer_seen{pf=\"$PF1\"}" 0 > /dev/null
 check "$PF1's switch gone (TTL 0): no wiring series for it" [ "$(grep -c "^rdma_qos_peer_wiring{pf=\"$PF1\"" "$M")" = 0 ]
 check "NFD: unknown while a PF with a rule has no partner" [ "$(label unknown)" = 1 ]
 
-echo "== link health from the simulated node's files (DESIGN.md), an attachment on $PF0"
+echo "== no pod and no baseline: the ports a rule names are watched all the same"
 kill "$BG" 2> /dev/null && wait "$BG" 2> /dev/null
+cp "$CAT" "$T/cat.baseline"
+jq -c 'del(.node.baseline)' "$T/cat.baseline" > "$CAT"
+sw_start 1 leaf-r2-07 swp9 3
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 60 --metrics-file "$M" --listen "127.0.0.1:$PORT" \
+	--nfd-features-file "$F" > "$T/agent2.log" 2>&1 &
+BG=$!
+wait_metric "rdma_qos_peer_wiring{pf=\"$PF1\",rail=\"r2\"}" 1 15 > /dev/null
+wait_metric "rdma_qos_peer_wiring{pf=\"$PF0\",rail=\"r1\"}" 1 15
+check "rdma_qos_peer_wiring{$PF0,r1} and {$PF1,r2} 1 with no attachment and no baseline" \
+	[ "$(wir "$PF0" r1)$(wir "$PF1" r2)" = 11 ]
+check "... $PF2, named by no rule, is not watched (no rdma_qos_peer_seen)" \
+	[ "$(grep -c "^rdma_qos_peer_seen{pf=\"$PF2\"" "$M")" = 0 ]
+check "... NFD: rdma-qos.wiring=ok" [ "$(label ok)" = 1 ]
+check "... the baseline's lossless verdict is not claimed for them (rdma-qos.lossless=false)" \
+	grep -qx "feature.node.kubernetes.io/rdma-qos.lossless=false" "$F"
+kill "$BG" 2> /dev/null && wait "$BG" 2> /dev/null
+cp "$T/cat.baseline" "$CAT"
+sw_stop 1
+
+echo "== link health from the simulated node's files (DESIGN.md), an attachment on $PF0"
 BG=""
 "$MKNODE" --root "$ROOT" pod --uid pod-a --cpus 0-1 > /dev/null
 read -r _ VF0PCI VF0 <<< "$(sim_vfs "$ROOT" | awk -v p="$PF0" '$1 == p { print; exit }')"

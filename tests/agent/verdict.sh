@@ -52,7 +52,7 @@ check "... qps ok (no QP off PFC)" [ "$(line qps | awk '{ print $2 }')" = ok ]
 check "... numa ok: node 0" has numa "ok *the VF is on the pod's NUMA node 0"
 check "... gdr unknown: a pod without GPU" has gdr "unknown *GPUDirect no-gpu"
 check "... wiring unknown: no node.wiring rule" has wiring "unknown *no node.wiring rule for the PF"
-check "... link unknown: show reads no link health (the agent does)" has link "unknown *no link health read for the PF"
+check "... link unknown: no agent ran, so no link health file (show --pod names it)" has link "unknown *no link health from the agent (no .*links.json: is the agent running?)"
 rqs show --pod ai/trainer-0 --json > "$T/pod.json"
 check "show --pod --json: exit 0" [ $? -eq 0 ]
 check "... lossless true, eight checks with state and evidence" [ "$(jq -c '[.attachments[0].lossless, (.attachments[0].checks | keys | length), .attachments[0].checks.pf_profile.state, .attachments[0].interface, .attachments[0].pf]' "$T/pod.json")" = "[true,8,\"ok\",\"net1\",\"$PF0\"]" ]

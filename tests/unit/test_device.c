@@ -313,6 +313,41 @@ START_TEST(physfn_loop)
 }
 END_TEST
 
+/* device_port_parent: a PCI PF, a VF, a representor, a virtual netdev, a netdevsim port */
+START_TEST(port_parent)
+{
+	char bus[32], dev[64];
+
+	sim_build(&node, "--pfs 1 --vfs 2 --switchdev");
+	ck_assert_int_eq(device_port_parent(&node.root, "simpf0", bus, sizeof(bus), dev, sizeof(dev)),
+			 0);
+	ck_assert_str_eq(bus, "pci");
+	ck_assert_str_eq(dev, "0000:81:00.0");
+	ck_assert_int_eq(
+	    device_port_parent(&node.root, "asimpf0r1", bus, sizeof(bus), dev, sizeof(dev)),
+	    -ENODEV);
+	ck_assert_int_eq(sim_sh(&node, "mkdir -p \"$R\"/sys/devices/virtual/net/br0 && "
+				       "ln -s ../../devices/virtual/net/br0 \"$R\"/sys/class/net/br0 && "
+				       "mkdir -p \"$R\"/sys/devices/netdevsim3/net/eni3np1 "
+				       "\"$R\"/sys/bus/netdevsim && "
+				       "ln -s ../../bus/netdevsim \"$R\"/sys/devices/netdevsim3/subsystem && "
+				       "ln -s ../../devices/netdevsim3/net/eni3np1 "
+				       "\"$R\"/sys/class/net/eni3np1 && "
+				       "ln -s ../../../netdevsim3 \"$R\"/sys/devices/netdevsim3/net/eni3np1/device"),
+			 0);
+	ck_assert_int_eq(device_port_parent(&node.root, "br0", bus, sizeof(bus), dev, sizeof(dev)),
+			 -ENODEV);
+	ck_assert_int_eq(
+	    device_port_parent(&node.root, "eni3np1", bus, sizeof(bus), dev, sizeof(dev)), 0);
+	ck_assert_str_eq(bus, "netdevsim");
+	ck_assert_str_eq(dev, "netdevsim3");
+	ck_assert_int_eq(device_port_parent(&node.root, "..", bus, sizeof(bus), dev, sizeof(dev)),
+			 -EINVAL);
+	ck_assert_int_eq(device_port_parent(&node.root, "nosuch0", bus, sizeof(bus), dev, sizeof(dev)),
+			 -ENODEV);
+}
+END_TEST
+
 Suite *suite_device(void);
 Suite *suite_device(void)
 {
@@ -336,6 +371,7 @@ Suite *suite_device(void)
 	tcase_add_test(tc, bond_slave_filtering);
 	tcase_add_test(tc, rdma_bond_other_pf);
 	tcase_add_test(tc, physfn_loop);
+	tcase_add_test(tc, port_parent);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -64,9 +64,12 @@ START_TEST(link_nl_veth)
 		fprintf(stderr, "link_nl_veth: devlink part skipped, no devlink family\n");
 		return;
 	}
-	ck_assert_int_eq(dops->health(dctx, "0000:ff:1f.7", rep, &n), 0);
+	ck_assert_int_eq(dops->health(dctx, "pci", "0000:ff:1f.7", rep, &n), 0);
 	ck_assert_uint_eq(n, 0);
-	ck_assert_int_eq(dops->health(dctx, "not-pci", rep, &n), -ENODEV);
+	ck_assert_int_eq(dops->health(dctx, "netdevsim", "netdevsim999", rep, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(dops->health(dctx, "pci", "../x", rep, &n), -ENODEV);
+	ck_assert_int_eq(dops->health(dctx, "", "0000:ff:1f.7", rep, &n), -ENODEV);
 	dops->free(dctx);
 }
 END_TEST

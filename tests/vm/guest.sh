@@ -61,6 +61,31 @@ build_module() {
 	fi
 }
 
+# netdevsim (tests/vm/fabric.sh: a PF with devlink health reporters, FEC statistics and a
+# peer for carrier flaps): Debian's kernel does not build it (CONFIG_NETDEVSIM unset), so it
+# is built from the guest kernel's own source package (linux-source-6.12 at the image's
+# version; drivers/net/netdevsim alone is unpacked) against the downloaded headers
+build_netdevsim() {
+	local d="$CACHE/netdevsim" mm ver deb
+	[ -f "$CACHE/kroot/lib/modules/$KV/extra/netdevsim.ko" ] && return 0
+	mm=$(echo "$KV" | cut -d. -f1,2)
+	ver=$(dpkg-deb -f "$(ls "$CACHE"/debs/linux-image-"$KV"_*.deb | head -1)" Version)
+	deb=$(ls "$CACHE"/debs/linux-source-"$mm"_"${ver/:/%3a}"_all.deb 2> /dev/null | head -1 || true)
+	if [ -z "$deb" ]; then
+		(cd "$CACHE/debs" && apt-get download -q "linux-source-$mm=$ver" >&2)
+		deb=$(ls "$CACHE"/debs/linux-source-"$mm"_*_all.deb | head -1)
+	fi
+	rm -rf "$d"; mkdir -p "$d"
+	dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/linux-source-$mm.tar.xz" | xz -dc |
+		tar -x -C "$d" --strip-components=4 --wildcards "linux-source-$mm/drivers/net/netdevsim/*"
+	make -s -C "$CACHE/kroot/usr/src/linux-headers-$KV" M="$d" CONFIG_NETDEVSIM=m \
+		CONFIG_DEBUG_INFO_BTF_MODULES= modules >&2
+	strip --strip-debug "$d/netdevsim.ko"
+	mkdir -p "$CACHE/kroot/lib/modules/$KV/extra"
+	cp "$d/netdevsim.ko" "$CACHE/kroot/lib/modules/$KV/extra/"
+	rm -f "$CACHE/depmod-done" "$deb"
+}
+
 setup() {
 	mkdir -p "$CACHE/debs" "$CACHE/run" "$CACHE/module"
 	backports
@@ -94,6 +119,7 @@ setup() {
 	# dcbsim (tests/vm/e2e.sh, agent.sh) in module/, ibsim (tos.sh) in ibsim/
 	build_module dcbsim "$CACHE/module"
 	build_module ibsim "$CACHE/ibsim"
+	build_netdevsim
 	if [ ! -f "$CACHE/depmod-done" ]; then
 		depmod -b "$CACHE/kroot" "$KV" && touch "$CACHE/depmod-done"
 	fi

@@ -30,3 +30,9 @@ vm-adopt-test: all
 .PHONY: vm-gdr-test
 vm-gdr-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/gdr.sh
+
+# The fabric guest alone (tests/vm/fabric.sh: netdevsim as a rail port, lldpd as its leaf,
+# link health from ethtool/devlink netlink and real carrier flaps; issue 43)
+.PHONY: vm-fabric-test
+vm-fabric-test: all
+	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/fabric.sh

@@ -61,4 +61,5 @@ RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/adopt.sh || rc=1
 # GPUDirect RDMA on a real PCIe tree (x3130 switch, display devices as GPUs): a guest of its
 # own, its topology differs (guest.sh "# vm: gdr-tree")
 RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/gdr.sh || rc=1
+RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/fabric.sh || rc=1
 exit $rc

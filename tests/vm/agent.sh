@@ -119,7 +119,7 @@ sleep 4
 curl -sf http://127.0.0.1:9309/metrics > /tmp/f2.prom
 n1=$(metric /tmp/f1.prom "rdma_qos_repairs_total{pf=\"$PF\",item=\"pfc\"}")
 n2=$(metric /tmp/f2.prom "rdma_qos_repairs_total{pf=\"$PF\",item=\"pfc\"}")
-check "... no PFC write while suspended ($n1 -> $n2 repairs)" [ -n "$n1" ] && [ "$n1" = "$n2" ]
+check "... no PFC write while suspended ($n1 -> $n2 repairs)" [ -n "$n1" -a "$n1" = "$n2" ]
 kill $FPID; wait $FPID 2> /dev/null
 "$RQ" show > /tmp/show.txt
 check "show says REPAIR SUSPENDED" grep -q 'REPAIR SUSPENDED \["pfc"\]' /tmp/show.txt

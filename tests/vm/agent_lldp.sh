@@ -69,8 +69,8 @@ check "peer_pfc_enabled 3 on, 4 off; dscp_priority 26 -> 3; max_frame 9216" \
 check "agreement pfc, dscp2prio, mtu 1 (9216 >= MTU $(cat /sys/class/net/$PF/mtu) + 18); no ets" \
 	[ "$(agr pfc)$(agr dscp2prio)$(agr mtu):$(agr ets)" = 111: ]
 curl -sf http://127.0.0.1:9309/metrics > /tmp/p.prom
-check "/metrics: the same agreement, and promtool accepts it" \
-	[ "$(metric /tmp/p.prom "rdma_qos_peer_agreement{pf=\"$PF\",item=\"pfc\"}")" = 1 ] && promcheck /tmp/p.prom
+check "/metrics: the same agreement" [ "$(metric /tmp/p.prom "rdma_qos_peer_agreement{pf=\"$PF\",item=\"pfc\"}")" = 1 ]
+check "... and promtool accepts it" promcheck /tmp/p.prom
 check "show --json: heard leaf-vm swp7, pfc/dscp2prio/mtu agree" \
 	[ "$(pj '[.peer.state, .peer.partner.systemName, .peer.partner.portId, (.peer.items | to_entries | map("\(.key)=\(.value.verdict)") | join(","))] | join(" ")')" = \
 		"heard leaf-vm swp7 pfc=agrees,dscp2prio=agrees,mtu=agrees" ]
@@ -81,7 +81,7 @@ check "show: 'partner leaf-vm port swp7 (...): pfc agrees, dscp2prio agrees, mtu
 echo "== PFC on 4 instead of 3"
 lldpc configure lldp custom-tlv replace oui 00,80,c2 subtype 11 oui-info "$PFC4"
 ms=$(mok "rdma_qos_peer_agreement{pf=\"$PF\",item=\"pfc\"}" 0); rc=$?
-check "agreement pfc 0 (took $ms ms); dscp2prio and mtu still 1" [ $rc -eq 0 ] && [ "$(agr dscp2prio)$(agr mtu)" = 11 ]
+check "agreement pfc 0 (took $ms ms); dscp2prio and mtu still 1" [ "$rc:$(agr dscp2prio)$(agr mtu)" = 0:11 ]
 check "peer_pfc_enabled 4 on, 3 off" \
 	[ "$(metric $M "rdma_qos_peer_pfc_enabled{pf=\"$PF\",prio=\"4\"}")$(metric $M "rdma_qos_peer_pfc_enabled{pf=\"$PF\",prio=\"3\"}")" = 10 ]
 check "show --json: pfc disagrees" [ "$(pj .peer.items.pfc.verdict)" = disagrees ]
@@ -115,7 +115,7 @@ rmmod dcbsim && modprobe dcbsim ifname="$PF" mlx5=1 fw_dcbx=1
 dcb dcbx show dev "$PF"
 ms=$(until_ms 8000 sh -c "[ \"\$(awk -v k='rdma_qos_port_dcbx_mode{pf=\"$PF\",mode=\"host\"}' '\$1 == k { print \$2 }' $M)\" = 0 ]"); rc=$?
 check "mlx5 firmware DCBX (fw_dcbx=1 mlx5=1): host 0, lld_managed 0, cee 1, ieee 1 (took $ms ms)" \
-	[ $rc -eq 0 ] && [ "$(modes)" = 0011 ]
+	[ "$rc:$(modes)" = 0:0011 ]
 check "show --json: dcbx [cee, ieee]" [ "$(pj '.dcbx | join(",")')" = cee,ieee ]
 "$RQ" show > /tmp/showfw.txt 2>&1
 check "show: the silent partner comes with the firmware-LLDP hint (mlx5 reports no lld_managed)" \

@@ -40,7 +40,7 @@ check "bond0's slaves are both PFs" [ "$(tr ' ' '\n' < /sys/class/net/bond0/bond
 check "$PFA's master is bond0" [ "$(basename "$(readlink "/sys/class/net/$PFA/master")")" = bond0 ]
 no_rdma_bond() { ! compgen -G '/sys/class/infiniband/mlx5_bond_*' > /dev/null; }
 check "no RDMA bond device (no hardware LAG)" no_rdma_bond
-check "the PFs keep their VFs" [ "$(cat /sys/bus/pci/devices/$APCI/sriov_numvfs)" = 1 ] && [ "$(cat /sys/bus/pci/devices/$BPCI/sriov_numvfs)" = 1 ]
+check "the PFs keep their VFs" [ "$(cat /sys/bus/pci/devices/$APCI/sriov_numvfs):$(cat /sys/bus/pci/devices/$BPCI/sriov_numvfs)" = 1:1 ]
 ip link set "$VFA" up; ip link set "$VFB" up
 
 echo "== ADD on $PFA's VF: only $PFA is written"
@@ -68,7 +68,7 @@ echo "agent --once exit $? (its own PF has no DCB ops now: drift is expected)"
 check "agent: $PFB not written (sets $(sets))" [ "$(sets)" = 0 ]
 check "agent: $PFB has no PFC on prio 3" pfc3_off "$PFB"
 check "agent: the attachment is counted on $PFA only" \
-	[ -n "$(grep "^rdma_qos_attachments{pf=\"$PFA\"" /tmp/m.prom)" ] && [ -z "$(grep "^rdma_qos_attachments{pf=\"$PFB\"" /tmp/m.prom)" ]
+	[ "$(grep -c "^rdma_qos_attachments{pf=\"$PFA\"" /tmp/m.prom)" -gt 0 -a "$(grep -c "^rdma_qos_attachments{pf=\"$PFB\"" /tmp/m.prom)" = 0 ]
 
 echo "== a pod on $PFB's own VF writes $PFB (the counter counts)"
 ARGSB="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=pb;K8S_POD_UID=pod-b"
@@ -78,7 +78,8 @@ ip netns exec pb rdma link add rxeb type rxe netdev net1
 conf "{\"type\":\"rdma-qos\",\"deviceID\":\"$VFBPCI\",\"numa\":\"off\"}" "$prevb" |
 	run $RQ ADD cb /run/netns/pb net1 "$ARGSB" > /dev/null 2> /tmp/addb.log
 check "ADD on $PFB's VF succeeds" [ $? -eq 0 ]
-check "$PFB: written now (sets $(sets) > 0), PFC prio 3 on" [ "$(sets)" -gt 0 ] && pfc3_on "$PFB"
+check "$PFB: written now (sets $(sets) > 0)" [ "$(sets)" -gt 0 ]
+check "... PFC prio 3 on" pfc3_on "$PFB"
 
 conf "{\"type\":\"rdma-qos\",\"deviceID\":\"$VFBPCI\",\"numa\":\"off\"}" "$prevb" | run $RQ DEL cb /run/netns/pb net1 "$ARGSB"
 check "DEL pb" [ $? -eq 0 ]

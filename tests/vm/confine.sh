@@ -80,7 +80,9 @@ echo "podman run $(tr '\n' ' ' < "$A/install.argv")"
 run_argv "$A/install.argv" > /dev/null
 check "install: podman started the container" [ $? -eq 0 ]
 rc=$("${P[@]}" wait rq-install 2>&1)
-check "install exits 0 ($rc)" [ "$rc" = 0 ] && [ "$("${P[@]}" inspect --format '{{.State.StartedAt.IsZero}}' rq-install)" = false ] || clog rq-install
+zero=$("${P[@]}" inspect --format '{{.State.StartedAt.IsZero}}' rq-install)
+check "install exits 0 ($rc), having started" [ "$rc:$zero" = 0:false ]
+[ "$rc:$zero" = 0:false ] || clog rq-install
 prof=$("${P[@]}" inspect --format '{{.AppArmorProfile}}' rq-install)
 check "install ran under podman's default AppArmor profile ($prof)" grep -q '^containers-default' <<< "$prof"
 check "... it installed /opt/cni/bin/rdma-qos" [ -x /opt/cni/bin/rdma-qos ]
@@ -152,7 +154,7 @@ grep -E 'repaired|denied|error' /tmp/agent.log | head -8
 running=$("${P[@]}" inspect --format '{{.State.Running}}' rq-agent)
 rc=$(stop_agent)
 check "shipped: the agent container, running until then ($running), exits 0 on SIGTERM ($rc)" \
-	[ "$running" = true ] && [ "$rc" = 0 ]
+	[ "$running:$rc" = true:0 ]
 
 echo "== negative control: the same container under podman's default AppArmor profile"
 dl=$(dmesg | wc -l)

@@ -94,6 +94,23 @@ echo "== the partner leaves: lldpd's shutdown LLDPDU (TTL 0)"
 lldpc configure lldp custom-tlv replace oui 00,80,c2 subtype 11 oui-info "$PFC3"
 mok "rdma_qos_peer_agreement{pf=\"$PF\",item=\"pfc\"}" 1 > /dev/null
 check "PFC 3 again: agrees" [ "$(agr pfc)" = 1 ]
+
+echo "== a VST VLAN on the VF: the eswitch's tag makes each frame 4 bytes longer (issue 42 item 9)"
+mtu=$(cat "/sys/class/net/$PF/mtu")
+lldpc configure lldp custom-tlv replace oui 00,12,0f subtype 4 oui-info "$(printf '%02x,%02x' $(((mtu + 18) >> 8)) $(((mtu + 18) & 255)))"
+ms=$(mok "rdma_qos_peer_max_frame_bytes{pf=\"$PF\"}" $((mtu + 18))); rc=$?
+check "the switch's max frame is MTU $mtu + 18 = $((mtu + 18)) (took $ms ms): mtu agrees" [ "$rc:$(agr mtu)" = 0:1 ]
+ip link set "$PF" vf 0 vlan 100
+check "ip link set $PF vf 0 vlan 100 (igb's IFLA_VF_VLAN)" sh -c "ip -d link show $PF | grep -q 'vf 0 .*vlan 100'"
+ms=$(mok "rdma_qos_peer_agreement{pf=\"$PF\",item=\"mtu\"}" 0 $((INTERVAL * 1000 + 3000))); rc=$?
+check "... mtu disagrees: $((mtu + 18)) < $mtu + 22 with the tag (took $ms ms)" [ $rc -eq 0 ]
+check "... show --json says why (802.1Q-tagged: a VF's VST VLAN)" \
+	like "$(pj .peer.items.mtu.why)" "partner max frame $((mtu + 18)) bytes, MTU $mtu needs $((mtu + 22)) (802.1Q-tagged: a VF's VST VLAN)"
+ip link set "$PF" vf 0 vlan 0
+ms=$(mok "rdma_qos_peer_agreement{pf=\"$PF\",item=\"mtu\"}" 1 $((INTERVAL * 1000 + 3000))); rc=$?
+check "the VLAN removed: mtu agrees again (took $ms ms)" [ $rc -eq 0 ]
+lldpc configure lldp custom-tlv replace oui 00,12,0f subtype 4 oui-info "$MFS9216"
+mok "rdma_qos_peer_max_frame_bytes{pf=\"$PF\"}" 9216 > /dev/null
 t0=$(now_ms)
 kill -TERM "$SWPID"; wait "$SWPID"
 ms=$(mok "rdma_qos_peer_seen{pf=\"$PF\"}" 0 3500); rc=$?

@@ -100,6 +100,8 @@ mtu=$(cat "/sys/class/net/$PF/mtu")
 lldpc configure lldp custom-tlv replace oui 00,12,0f subtype 4 oui-info "$(printf '%02x,%02x' $(((mtu + 18) >> 8)) $(((mtu + 18) & 255)))"
 ms=$(mok "rdma_qos_peer_max_frame_bytes{pf=\"$PF\"}" $((mtu + 18))); rc=$?
 check "the switch's max frame is MTU $mtu + 18 = $((mtu + 18)) (took $ms ms): mtu agrees" [ "$rc:$(agr mtu)" = 0:1 ]
+# agent.sh's re-creations (igb unbound and bound) left the PF without VFs: one again
+[ "$(cat "/sys/class/net/$PF/device/sriov_numvfs")" -gt 0 ] || echo 1 > "/sys/class/net/$PF/device/sriov_numvfs"
 ip link set "$PF" vf 0 vlan 100
 check "ip link set $PF vf 0 vlan 100 (igb's IFLA_VF_VLAN)" sh -c "ip -d link show $PF | grep -q 'vf 0 .*vlan 100'"
 ms=$(mok "rdma_qos_peer_agreement{pf=\"$PF\",item=\"mtu\"}" 0 $((INTERVAL * 1000 + 3000))); rc=$?

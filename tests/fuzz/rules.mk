@@ -13,7 +13,8 @@ NETCONF_FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
 # the catalog's streaming pass through a scanner buffer that inputs cross (-max_len is 8192)
 NETCONF_FUZZ_FLAGS += -DRQ_JSCAN_BUF=61
 NETCONF_FUZZ_SRC := tests/fuzz/fuzz_netconf.c $(sort $(wildcard netconf/*.c)) pkg/cni/error.c \
-                    pkg/json/jscan.c pkg/dcb/plan.c
+                    pkg/json/jscan.c pkg/dcb/plan.c pkg/pci/tree.c pkg/sysfs/sysfs.c \
+                    pkg/mem/mem.c
 
 .PHONY: fuzz-netconf fuzz-netconf-smoke
 $(B)/fuzz/fuzz-netconf: $(NETCONF_FUZZ_SRC) $(wildcard netconf/*.h) pkg/cni/error.h pkg/json/jscan.h \

@@ -12,6 +12,9 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 sim_suite_start "bond and VF LAG tests" rqbd agent_can_run
+RL=$ROOT/legacy RG=$ROOT/lag
+# the two nodes' veth VFs (sim_suite_cleanup removes $ROOT's only)
+suite_teardown() { sim_del_vfs "$RL"; sim_del_vfs "$RG"; }
 M=$T/m.prom
 rq() { echo "{\"type\":\"rdma-qos\",\"deviceID\":\"$1\"${2:+,$2}}"; }
 ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p0;K8S_POD_UID=u0"
@@ -20,7 +23,6 @@ CAT='{"profiles":{"alt":{"trust":"dscp","dscp2prio":{"26":4},"pfc":[4],"trafficC
  "namespaces":{"*":{"default":"roce-lossless","allow":["roce-lossless","alt"]}}}'
 
 echo "== legacy SR-IOV + Linux bond: only the VF's own PF"
-RL=$ROOT/legacy
 "$MKNODE" --root "$RL" --pfs 2 --vfs 2 --numa-nodes 1 --rdma configfs --ecn yes --dcb yes \
 	--counters yes --bond --pf-prefix bl$$ > "$T/legacy.txt" || { echo "FAIL: mknode"; exit 1; }
 check "mknode --bond: a software bond, no RDMA bond device" \
@@ -69,7 +71,6 @@ chain_del "$RL" roce l1 "$NSA" net1 "$LVF2" "$(rq "$LVF2PCI" '"profile":"alt"')"
 	"IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p1;K8S_POD_UID=u1"
 
 echo "== hardware VF LAG: both ports targeted, telemetry covers both"
-RG=$ROOT/lag
 "$MKNODE" --root "$RG" --pfs 2 --vfs 2 --numa-nodes 1 --rdma configfs --ecn yes --dcb yes \
 	--counters yes --vf-lag --pf-prefix bg$$ > "$T/lag.txt" || { echo "FAIL: mknode"; exit 1; }
 sim_make_vfs "$RG"

@@ -54,9 +54,10 @@ ip link set "$(ls /sys/bus/netdevsim/devices/netdevsim11/net)" name rail0
 S=$(ls /sys/bus/netdevsim/devices/netdevsim12/net)
 ip netns add sw && ip link set "$S" netns sw && ip -n sw link set "$S" name swp && ip -n sw link set lo up
 exec {fa}< /proc/self/ns/net {fb}< /run/netns/sw
+linked=no
 echo "$fa:$(cat /sys/class/net/rail0/ifindex) $fb:$(ip netns exec sw cat /sys/class/net/swp/ifindex)" \
-	> /sys/bus/netdevsim/link_device
-check "netdevsim11's port is rail0, netdevsim12's is swp in netns sw, the two linked" [ $? -eq 0 ]
+	> /sys/bus/netdevsim/link_device && linked=yes
+check "netdevsim11's port is rail0, netdevsim12's is swp in netns sw, the two linked" [ $linked = yes ]
 ip link set rail0 up && ip -n sw link set swp up
 ms=$(until_ms 5000 sh -c '[ "$(cat /sys/class/net/rail0/carrier)$(ip netns exec sw cat /sys/class/net/swp/carrier)" = 11 ]'); rc=$?
 check "carrier on both ends (took $ms ms)" [ $rc -eq 0 ]

@@ -242,6 +242,18 @@ static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *re
 	return v;
 }
 
+cJSON *show_agent_file(const struct rq_env *env, const char *path)
+{
+	cJSON *o = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (sysfs_read_file(&env->root, path, (size_t)1024 * 1024, &buf, &len) == 0)
+		o = cJSON_ParseWithLength(buf, len);
+	free(buf);
+	return o;
+}
+
 /*
  * The items of the PF the agent stopped repairing (another writer keeps undoing
  * them). The book is keyed by PCI address; one of 0.2.0 (keyed by name, the
@@ -250,13 +262,8 @@ static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *re
 static void pf_suspended_json(const struct rq_env *env, cJSON *o, const char *ifname,
 			      const char *pci)
 {
-	cJSON *book = NULL, *arr, *pfs, *items, *e;
-	char *buf = NULL;
-	size_t len = 0;
+	cJSON *book = show_agent_file(env, RQ_FIGHT_FILE), *arr, *pfs, *items, *e;
 
-	if (sysfs_read_file(&env->root, RQ_FIGHT_FILE, (size_t)1024 * 1024, &buf, &len) == 0)
-		book = cJSON_ParseWithLength(buf, len);
-	free(buf);
 	arr = cJSON_AddArrayToObject(o, "repairSuspended");
 	pfs = cJSON_GetObjectItemCaseSensitive(book, "pfs");
 	items = pci[0] ? cJSON_GetObjectItemCaseSensitive(

@@ -17,14 +17,7 @@
 
 cJSON *show_link_file(const struct rq_env *env)
 {
-	cJSON *o = NULL;
-	char *buf = NULL;
-	size_t len = 0;
-
-	if (sysfs_read_file(&env->root, RQ_LINK_FILE, (size_t)1024 * 1024, &buf, &len) == 0)
-		o = cJSON_ParseWithLength(buf, len);
-	free(buf);
-	return o;
+	return show_agent_file(env, RQ_LINK_FILE);
 }
 
 const char *show_link_reasons(const cJSON *file, const char *pf, char *buf, size_t len, char *why,

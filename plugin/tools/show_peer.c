@@ -17,18 +17,6 @@
 #include "plugin/core/peer.h"
 #include "plugin/tools/tools.h"
 
-static cJSON *peer_file(const struct rq_env *env)
-{
-	cJSON *o = NULL;
-	char *buf = NULL;
-	size_t len = 0;
-
-	if (sysfs_read_file(&env->root, RQ_PEER_FILE, (size_t)1024 * 1024, &buf, &len) == 0)
-		o = cJSON_ParseWithLength(buf, len);
-	free(buf);
-	return o;
-}
-
 static bool listening(const cJSON *book, const char *ifname)
 {
 	const cJSON *it;
@@ -94,7 +82,8 @@ static int current_partners(const cJSON *e, cJSON *out, const cJSON **ret_one)
 void show_peer_json(const struct rq_env *env, cJSON *o, const char *ifname,
 		    const struct dcb_port_state *st, const struct rq_profile *req, bool any_req)
 {
-	cJSON *book = peer_file(env), *out = cJSON_AddObjectToObject(o, "peer"), *items;
+	cJSON *book = show_agent_file(env, RQ_PEER_FILE), *out = cJSON_AddObjectToObject(o, "peer"),
+	      *items;
 	const cJSON *e =
 	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(book, "pfs"), ifname);
 	const cJSON *one = NULL;

@@ -138,7 +138,6 @@ struct peer_target {
 	char pci[16];	 /* "" for a port that is not a PCI function (netdevsim) */
 	char dl_bus[32]; /* its devlink instance: "pci" and the PCI address, */
 	char dl_dev[64]; /* or the parent device's bus and name; "" unknown */
-	bool wired_only; /* no attachment, no baseline: a node.wiring rule names it */
 	bool has_t;	 /* something is required of the PF */
 	struct rq_profile t;
 	int mtu;  /* <0: unknown */

@@ -22,13 +22,12 @@ void peer_pass_collect(struct pass *p, const struct dcb_ops *ops, void *dcb)
 {
 	struct dcb_port_state *st = ops ? calloc(1, sizeof(*st)) : NULL;
 	struct peer_target *t = calloc(p->n_pfs ? p->n_pfs : 1, sizeof(*t));
+	size_t n;
 
 	if (!t) {
 		free(st);
 		return;
 	}
-	size_t n;
-
 	for (size_t i = 0; i < p->n_pfs; i++) {
 		const struct pf_acc *acc = &p->pfs[i];
 

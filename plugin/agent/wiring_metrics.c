@@ -42,13 +42,13 @@ size_t wiring_pass_ports(const struct rq_root *root, const struct rq_catalog *ca
 		struct peer_target *x;
 		bool have = false;
 
-		if (strlen(names[i]) >= IF_NAMESIZE ||
+		for (size_t j = 0; j < k && !have; j++)
+			have = !strcmp((*t)[j].pf, names[i]);
+		if (have || strlen(names[i]) >= IF_NAMESIZE ||
 		    device_port_parent(root, names[i], bus, sizeof(bus), dev, sizeof(dev)) < 0)
 			continue;
 		pci = !strcmp(bus, "pci") ? dev : NULL;
-		for (size_t j = 0; j < k && !have; j++)
-			have = !strcmp((*t)[j].pf, names[i]);
-		if (have || !wiring_rule_for(cat->wiring, cat->n_wiring, names[i], pci))
+		if (!wiring_rule_for(cat->wiring, cat->n_wiring, names[i], pci))
 			continue;
 		if (!(x = realloc(*t, (k + 1) * sizeof(*x))))
 			break;
@@ -58,7 +58,6 @@ size_t wiring_pass_ports(const struct rq_root *root, const struct rq_catalog *ca
 		(void)snprintf(x->pf, sizeof(x->pf), "%s", names[i]);
 		(void)snprintf(x->dl_bus, sizeof(x->dl_bus), "%s", bus);
 		(void)snprintf(x->dl_dev, sizeof(x->dl_dev), "%s", dev);
-		x->wired_only = true;
 		wiring_pass_collect(x, cat, pci);
 	}
 	sysfs_list_free(names, nn);

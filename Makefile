@@ -94,7 +94,7 @@ UNIT_OBJ := $(UNIT_SRC:%.c=$(B)/%.o)
 DEPS     := $(CORE_OBJ:.o=.d) $(PLUG_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/plugin/seams/env_prod.d \
             $(B)/plugin/seams/env_sim.d $(B)/plugin/seams/static_nonss.d
 
-.PHONY: demo all test leak-check unit sim-test asan-sim-test vm-test clients-test asan-test install clean format format-check bench tidy fuzz
+.PHONY: demo all test leak-check unit sim-test asan-sim-test clients-test asan-test install clean format format-check bench tidy fuzz
 all: $(B)/rdma-qos $(B)/rdma-qos-sim
 
 # libmicrohttpd (static, no HTTPS) for the agent's HTTP endpoint
@@ -161,21 +161,34 @@ $(B)/unit-tests: $(UNIT_OBJ) $(B)/librq.a
 unit: $(B)/unit-tests all
 	RQ_BUILD=$(abspath $(B)) RQ_SRC=$(CURDIR) $(B)/unit-tests
 
+# tests/sim/run.sh runs on the sanitizer build (asan-sim-test), the rest on this one
 sim-test: all
-	RQ_BUILD=$(abspath $(B)) bash tests/sim/run.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/preflight.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/gdr.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/demo_check.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/kubectl.sh
 
-vm-test: all
-	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh
+# vm-test: every guest suite (tests/vm/rules.mk lists them in LANE_GUEST)
+vm-test: $(LANE_GUEST)
 
 clients-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/clients/run.sh
 
-test: unit asan-test sim-test asan-sim-test clients-test vm-test
-	bash tests/leaks.sh check $(LEAKS_BEFORE)
+# make test: every test target once, in the lanes of tests/lanes.sh (which prints each
+# target's wall time at the end). Each area's rules.mk puts its targets in a lane:
+#   LANE_BUILD  built first, one at a time     LANE_QUIET  deadline suites, never beside a guest
+#   LANE_EARLY  computing, beside LANE_QUIET   LANE_GUEST  QEMU guests, after LANE_QUIET
+#   LANE_SIDE   the rest, beside the guests    LANE_LAST   the leak check
+LANE_BUILD += all asan-all
+LANE_EARLY += unit asan-test
+LANE_QUIET += asan-sim-test sim-test
+LANE_SIDE  += clients-test
+LANE_LAST  += leaks-after
+test:
+	@[ -n "$$RQ_TIMES" ] || : > $(abspath $(B))/times.tsv
+	LANE_BUILD="$(LANE_BUILD)" LANE_QUIET="$(LANE_QUIET)" LANE_EARLY="$(LANE_EARLY)" \
+	LANE_GUEST="$(LANE_GUEST)" LANE_SIDE="$(LANE_SIDE)" LANE_LAST="$(LANE_LAST)" \
+	RQ_TIMES=$${RQ_TIMES:-$(abspath $(B))/times.tsv} B=$(B) bash tests/lanes.sh run
 
 # The leak check (issue 42 item 12): what the tests make on the host and must
 # remove (tests/leaks.sh: namespaces, links, processes, temporary directories,
@@ -189,20 +202,31 @@ $(shell mkdir -p $(B) && bash tests/leaks.sh snapshot $(LEAKS_BEFORE))
 endif
 leak-check: $(filter-out leak-check,$(MAKECMDGOALS))
 	bash tests/leaks.sh check $(LEAKS_BEFORE)
+# make test's last lane: what the lanes left, against the inventory make test took
+.PHONY: leaks-after
+leaks-after:
+	bash tests/leaks.sh check $(LEAKS_BEFORE)
 
 demo: all
 	RQ_BUILD=$(abspath $(B)) bash tests/demo.sh
 
+ASAN_MAKE = $(MAKE) B=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 asan-test:
-	$(MAKE) B=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
-		SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" unit
+	$(ASAN_MAKE) unit
+
+# the binaries on ASan+UBSan (build-asan/), once: make test builds them before any lane starts
+# (RQ_LANES set), so suites running side by side never race on that build
+.PHONY: asan-all
+asan-all:
+	$(ASAN_MAKE) all
+ASAN_ALL := $(if $(RQ_LANES),,asan-all)
 
 # $(call san_suite,LOGDIR,SCRIPT): the suite SCRIPT on ASan+UBSan builds of the binaries
 # (the command code in plugin/ runs only in those suites). Any sanitizer report fails
 # the target, also one from a run whose exit status the suite does not look at.
 define san_suite
-	$(MAKE) B=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
-		SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined" all
+	$(if $(RQ_LANES),,$(ASAN_MAKE) all)
 	rm -rf $(1) && mkdir -p $(1)
 	ASAN_OPTIONS=log_path=$(1)/asan UBSAN_OPTIONS=log_path=$(1)/ubsan:print_stacktrace=1 \
 		RQ_BUILD=$(abspath build-asan) bash $(2)
@@ -237,3 +261,10 @@ clean:
 
 # Test areas may add their own build rules (helpers, fixtures) here.
 -include $(sort $(wildcard tests/*/*.mk))
+
+# Within a lane, the longest first (tests/lanes.sh starts them in this order): the guests'
+# preparation and the images early, the image builds first beside the guests.
+LANE_EARLY := $(filter vm-prep,$(LANE_EARLY)) $(filter image-prep,$(LANE_EARLY)) \
+              $(filter-out vm-prep image-prep,$(LANE_EARLY))
+LANE_SIDE  := $(filter deploy-part-image deploy-part-multiarch deploy-part-arm64,$(LANE_SIDE)) \
+              $(filter-out deploy-part-%,$(LANE_SIDE))

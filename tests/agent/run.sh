@@ -242,6 +242,8 @@ PASS=$((PASS + ${dp:-0})) FAIL=$((FAIL + ${df:-1}))
 # a check that it ran to its summary and exit 0
 sub_suite() {
 	local rc
+	# make test runs each as a target of its own (tests/agent/rules.mk: RQ_AGENT_APART)
+	if [[ " ${RQ_AGENT_APART:-} " == *" $1 "* ]]; then echo "== $1.sh: its own target"; return; fi
 	bash "$(dirname "$0")/$1.sh" > "$T/$1.out" 2>&1
 	rc=$?
 	grep -E '^(==|PASS|FAIL)' "$T/$1.out"

@@ -11,7 +11,11 @@
 # set the root: a client must pass its own environment through, as libcni does
 # (os.Environ() + the CNI_* variables). The exception is podman's, see
 # podman_setup.
+#
+# RQ_CLIENTS (default "cnitool podman ctr") picks the clients: tests/deploy/image.sh runs
+# cnitool alone against the binary the image installed.
 set -u
+CLIENTS=" ${RQ_CLIENTS:-cnitool podman ctr} "
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/../sim/lib.sh"
 CACHE=${RQ_CLIENTS_CACHE:-/var/tmp/rdma-qos-clients}
@@ -337,8 +341,10 @@ client_podman() {
 	podman_exit_case "$pf" "$vfpci2" "$vf2"
 }
 
-echo "== cnitool (Debian golang-github-appc-cni source)"
-client_cnitool
+if [[ $CLIENTS == *" cnitool "* ]]; then
+	echo "== cnitool (Debian golang-github-appc-cni source)"
+	client_cnitool
+fi
 # An OCI archive of the same busybox rootfs, for ctr images import.
 busybox_oci() {
 	[ -f "$CACHE/busybox-oci.tar" ] && return 0
@@ -439,8 +445,12 @@ client_ctr() {
 	CTRD_PID=""
 }
 
-echo "== podman 4.3, CNI backend, runc"
-client_podman
-echo "== containerd 1.6: ctr run --cni"
-client_ctr
+if [[ $CLIENTS == *" podman "* ]]; then
+	echo "== podman 4.3, CNI backend, runc"
+	client_podman
+fi
+if [[ $CLIENTS == *" ctr "* ]]; then
+	echo "== containerd 1.6: ctr run --cni"
+	client_ctr
+fi
 finish

@@ -8,4 +8,4 @@ crash: all
 crash-sample: all
 	RQ_BUILD=$(abspath $(B)) CRASH_STEP=$${CRASH_STEP:-23} bash tests/crash/run.sh
 
-test: crash-sample
+LANE_SIDE += crash-sample

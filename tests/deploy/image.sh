@@ -6,8 +6,8 @@
 # play` (podman 4.3 cannot play a DaemonSet) against host-path directories:
 # binary and catalog land, a second run over a running binary succeeds, a
 # bad ConfigMap keeps the old catalog. Then the same template with the
-# test-only rdma-qos-sim image installs rdma-qos-sim, and the client tests
-# (cnitool, podman, containerd) run the chain from that bin dir.
+# test-only rdma-qos-sim image installs rdma-qos-sim, and cnitool runs the chain from that
+# bin dir (tests/clients/run.sh's cnitool case).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
@@ -164,7 +164,10 @@ check "... the agent container never started" \
 	[ "$("${P[@]}" inspect --format '{{.State.Status}}' rdma-qos-agent 2>/dev/null)" != exited ]
 "${P[@]}" pod rm -a -f >/dev/null 2>&1
 
-echo "== the client tests run the chain from the bin dir the image installed"
+# The whole client suite (cnitool, podman, containerd) runs once, in clients-test, on the host
+# build; here cnitool, a real client, drives ADD, CHECK (x4, a drift caught) and DEL through
+# the binary the image installed (the same suite's cnitool case: the same checks).
+echo "== cnitool runs the chain from the bin dir the image installed"
 HS=$T/host-sim
 pod localhost/rdma-qos-sim:test rdma-qos-sim "$HS" | jq '.spec.initContainers[0].env =
 	[{name: "RDMA_QOS_SIM_ROOT", value: "/"}] | .spec.containers[0].env =
@@ -174,8 +177,8 @@ rc=$(play "$T/pod-sim.json" "$T/configmap.yaml")
 check "the rdma-qos-sim image installs rdma-qos-sim" \
 	status_is 0 "$rc" [ -x "$HS/opt/cni/bin/rdma-qos-sim" ] || install_log
 "${P[@]}" pod rm -a -f >/dev/null 2>&1
-RQ_BUILD=$HS/opt/cni/bin bash "$SRC/tests/clients/run.sh" > "$T/clients.log" 2>&1
+RQ_CLIENTS=cnitool RQ_BUILD=$HS/opt/cni/bin bash "$SRC/tests/clients/run.sh" > "$T/clients.log" 2>&1
 rc=$?
-check "tests/clients/run.sh passes with rdma-qos-sim from that bin dir ($(tail -1 "$T/clients.log"))" \
+check "tests/clients/run.sh's cnitool case passes with rdma-qos-sim from that bin dir ($(tail -1 "$T/clients.log"))" \
 	[ $rc -eq 0 ] || tail -20 "$T/clients.log"
 finish

@@ -87,9 +87,25 @@ image_base() {
 	"${P[@]}" image exists "$BASE_IMG" || "${P[@]}" import -q "$CACHE/base-$BASE_KEY.tar" "$BASE_IMG" >/dev/null
 	"${P[@]}" image exists "$BASE_IMG"
 }
+# image_key TARGET: what the build of TARGET is made of: the files of the build context (the
+# tree less what .containerignore keeps out), the commit it reports and the base
+image_key() {
+	(cd "$IMG_SRC" && git ls-files -co --exclude-standard -z 2>/dev/null |
+		grep -zvE '^(tests|docs|examples)/' | xargs -0 sha256sum 2>/dev/null
+	 echo "$1 $BASE_IMG $(git -C "$IMG_SRC" rev-parse HEAD 2>/dev/null)") | sha256sum | cut -c1-16
+}
 # image_build TARGET TAG LOG: deploy/Containerfile's TARGET from IMG_SRC on the base, as
-# localhost/TARGET:TAG; the log's tail on failure
+# localhost/TARGET:TAG; the log's tail on failure. One build per content: the image is also
+# tagged src-<image_key>, and a later call for the same content (image.sh, confine-prep.sh,
+# make test's image-prep) tags that image instead of building it again.
 image_build() {
+	local key
+	key=$(image_key "$1")
+	if "${P[@]}" image exists "localhost/$1:src-$key"; then
+		echo "reused localhost/$1:src-$key (the same build context)" > "$3"
+		"${P[@]}" tag "localhost/$1:src-$key" "localhost/$1:$2"
+		return
+	fi
 	mkdir -p "$MHD_CACHE"
 	# the commit, as a host build of this tree has it (the build context has no .git): the
 	# image's --version then says what the host binary says
@@ -97,4 +113,8 @@ image_build() {
 		--build-arg REVISION="$(git -C "$IMG_SRC" rev-parse HEAD 2>/dev/null)" \
 		-v "$CJSON_CACHE:$CJSON_CACHE" -v "$MHD_CACHE:$MHD_CACHE" --target "$1" -t "localhost/$1:$2" "$IMG_SRC" \
 		> "$3" 2>&1 || { tail -30 "$3"; return 1; }
+	# the older content's tags go (their images with them, once nothing else tags them)
+	"${P[@]}" images --format '{{.Repository}}:{{.Tag}}' "localhost/$1" 2>/dev/null |
+		grep ":src-" | grep -v ":src-$key$" | xargs -r "${P[@]}" rmi > /dev/null 2>&1
+	"${P[@]}" tag "localhost/$1:$2" "localhost/$1:src-$key"
 }

@@ -7,4 +7,4 @@ docs-test: all
 	python3 tests/docs/links.py .
 	bash tests/docs/plugin_readme.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/docs/readme_path.sh
-test: docs-test
+LANE_EARLY += docs-test

@@ -23,4 +23,4 @@ fuzz-smoke:
 	$(call fuzz_smoke,fuzz-lldp,LLDP_FUZZ_SECONDS)
 	$(call fuzz_smoke,fuzz-qps,QPS_FUZZ_SECONDS)
 
-test: fuzz-smoke
+LANE_EARLY += fuzz-smoke

@@ -5,4 +5,4 @@
 monitoring-test:
 	bash tests/monitoring/run.sh
 
-test: monitoring-test
+LANE_EARLY += monitoring-test

@@ -256,9 +256,19 @@ run_job() {
 	return "$rc"
 }
 
+# one setup at a time (make test's vm-prep and guests run side by side): the others wait for
+# it and then find everything done
+locked_setup() {
+	mkdir -p "$CACHE"
+	exec 9> "$CACHE/.setup.lock"
+	flock 9
+	setup
+	exec 9>&-
+}
+
 case "${1:-}" in
-setup) setup ;;
+setup) locked_setup ;;
 "") echo "usage: guest.sh setup | guest.sh SCRIPT [ARGS]" >&2; exit 2 ;;
 *) [ -f "$1" ] || { say "no such script: $1"; exit 2; }
-   setup; kernel_version; run_job "$@" ;;
+   locked_setup; kernel_version; run_job "$@" ;;
 esac

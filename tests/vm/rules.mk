@@ -1,38 +1,31 @@
 # SPDX-License-Identifier: Apache-2.0
-# The on-the-wire guest alone (tests/vm/wire.sh; make vm-test runs it too, from tests/vm/run.sh)
-.PHONY: vm-wire-test
-vm-wire-test: all
-	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/wire.sh
-# The confinement guest alone (tests/vm/confine.sh; make vm-test runs it too)
-.PHONY: vm-confine-test
-vm-confine-test: all
-	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/confine.sh
-# The congestion telemetry guest alone (tests/vm/telemetry.sh; make vm-test runs it too)
-.PHONY: vm-telemetry-test
-vm-telemetry-test: all
-	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/telemetry.sh
-# The bond guest alone (tests/vm/bond.sh: a Linux bond over the PFs in legacy SR-IOV mode;
-# bond_lldp.sh: the link partner heard on a bond slave, a Linux bridge and an OVS port)
-.PHONY: vm-bond-test
-vm-bond-test: all
-	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/bond.sh
-# The QP census guest alone (tests/vm/qps.sh; make vm-test runs it too)
-.PHONY: vm-qps-test
-vm-qps-test: all
-	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/qps.sh
-# The adoption guest alone (tests/vm/adopt.sh: the production agent adopts a VF moved as
-# dranet moves it in exclusive RDMA netns mode; issue 38)
-.PHONY: vm-adopt-test
-vm-adopt-test: all
-	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/adopt.sh
-
-# The GPUDirect RDMA guest alone (tests/vm/gdr.sh: PIX and PHB from a real kernel's PCIe tree)
-.PHONY: vm-gdr-test
-vm-gdr-test: all
-	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/gdr.sh
-
-# The fabric guest alone (tests/vm/fabric.sh: netdevsim as a rail port, lldpd as its leaf,
-# link health from ethtool/devlink netlink and real carrier flaps; issue 43)
-.PHONY: vm-fabric-test
-vm-fabric-test: all
-	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/fabric.sh
+# The QEMU guest suites, a boot each (tests/vm/run.sh SCRIPT: the production binary in a guest
+# with a real kernel): make vm-NAME-test runs tests/vm/NAME.sh; make vm-test runs them all,
+# make test runs them in its guest lane, longest first (tests/lanes.sh). Each guest boots
+# in about 6 s of its 60-200 s, so a boot of its own per suite costs little and keeps the
+# suites from inheriting each other's kernel state (RDMA netns mode, loaded modules, VFs).
+#   e2e        dcbnl through dcbsim, SR-IOV sysfs, rxe, the CNI chain
+#   tos        the VF's class in exclusive RDMA netns mode (the mode switches only while
+#              no other netns exists)
+#   wire       RoCEv2 packets on the wire (rxe on VFs, tcpdump)
+#   confine    the agent from the image, confined as deploy/base/daemonset.yaml says
+#   telemetry  dcbsim's port stats, ibsim's hw_counters, rxe under netem loss
+#   bond       a Linux bond over both PFs in legacy SR-IOV mode, the partner on bonds,
+#              bridges and OVS ports ("# vm: pfs-wired")
+#   qps        the QP census (rxe under perftest and rping, ibsim's kernel QPs)
+#   adopt      the agent adopts a VF moved as dranet moves it (exclusive mode)
+#   gdr        GPUDirect RDMA on a real PCIe tree ("# vm: gdr-tree")
+#   fabric     netdevsim as a rail port, lldpd as its leaf, link health
+#   agent      the production agent against real dcbnl, lldpd as the switch ("# vm: pfs-wired")
+#   reload     a driver reload under the running agent
+VM_SUITES := agent qps telemetry e2e bond fabric wire confine adopt tos gdr reload
+LANE_GUEST += $(VM_SUITES:%=vm-%-test)
+vm-%-test: all
+	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/$*.sh
+vm-test: $(LANE_GUEST)
+# make test's early lane: the guest's kernel, modules and initramfs (tests/vm/guest.sh setup),
+# and the dcb encoder the guests run, ready before the first guest
+.PHONY: vm-test vm-prep
+vm-prep: all $(B)/tests/dcb/dcb-encode
+	bash tests/vm/guest.sh setup
+LANE_EARLY += vm-prep

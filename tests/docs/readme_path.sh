@@ -13,7 +13,10 @@ B=$(cd "${RQ_BUILD:-$SRC/build}" && pwd)
 PASS=0 FAIL=0
 pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
 fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
-check() { local d="$1"; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
+# check DESC CMD...: CMD counted as a PASS or a FAIL; returns CMD's status, so that
+# `check ... || diagnostic` shows the evidence of a failure (a suite calling check runs
+# without set -e: a failing check is counted and the suite goes on to its summary)
+check() { local d="$1" rc; shift; if "$@"; then pass "$d"; else rc=$?; fail "$d"; return $rc; fi; }
 [ -x "$B/rdma-qos" ] && [ -x "$B/rdma-qos-sim" ] || { echo "FAIL: no $B/rdma-qos (make)"; exit 1; }
 T=$(mktemp -d /tmp/rq-readme.XXXXXX)
 trap 'rm -rf "$T"' EXIT

@@ -12,7 +12,10 @@ CNI_BIN_DIR=${CNI_BIN_DIR:-/usr/lib/cni}
 PASS=0 FAIL=0
 pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
 fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
-check() { local d="$1"; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
+# check DESC CMD...: CMD counted as a PASS or a FAIL; returns CMD's status, so that
+# `check ... || diagnostic` shows the evidence of a failure (a suite calling check runs
+# without set -e: a failing check is counted and the suite goes on to its summary)
+check() { local d="$1" rc; shift; if "$@"; then pass "$d"; else rc=$?; fail "$d"; return $rc; fi; }
 summary() { echo "$PASS passed, $FAIL failed"; [ "$FAIL" -eq 0 ]; }
 
 # sim_need_root: print a reason and return 1 when this machine cannot run these tests

@@ -300,7 +300,7 @@ SLEEPER=$!
 # the host's /proc as --host-proc shows it: the pod's process, its cgroup (systemd driver)
 HP=$T/hostproc
 mkdir -p "$HP/$SLEEPER/ns" "$HP/2" && echo kthreadd > "$HP/2/comm"
-for _ in $(seq 100); do [ "$(readlink "/proc/$SLEEPER/ns/net")" = "$(ip netns exec "${NS_PREFIX}p" readlink /proc/self/ns/net)" ] && break; sleep 0.05; done
+for _ in $(seq 100); do same "$(readlink "/proc/$SLEEPER/ns/net")" "$(ip netns exec "${NS_PREFIX}p" readlink /proc/self/ns/net)" && break; sleep 0.05; done
 ln -s "/proc/$SLEEPER/ns/net" "$HP/$SLEEPER/ns/net"
 echo "0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod${PLUID//-/_}.slice/cri-containerd-0a1b.scope" > "$HP/$SLEEPER/cgroup"
 mkdir -p "$ROOT/var/log/pods/ai_pl-pod_$PLUID" "$ROOT/var/log/pods/ai_other_11111111-2222-3333-4444-555555555555"

@@ -16,6 +16,10 @@ fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
 # `check ... || diagnostic` shows the evidence of a failure (a suite calling check runs
 # without set -e: a failing check is counted and the suite goes on to its summary)
 check() { local d="$1" rc; shift; if "$@"; then pass "$d"; else rc=$?; fail "$d"; return $rc; fi; }
+# same A B: A and B are the same text and not empty. [ "$(X)" = "$(Y)" ] passed when X and Y
+# both printed nothing (both failed, or found nothing); same "$(X)" "$(Y)" does not. One
+# definition a lib (tests/sim, tests/vm, tests/deploy, tests/docs/readme_path.sh), all alike.
+same() { [ -n "$1" ] && [ "$1" = "$2" ]; }
 summary() { echo "$PASS passed, $FAIL failed"; [ "$FAIL" -eq 0 ]; }
 
 # sim_need_root: print a reason and return 1 when this machine cannot run these tests

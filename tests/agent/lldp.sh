@@ -58,7 +58,7 @@ MFS1522=05,f2
 
 M=$T/m.prom
 F=$T/features
-PORT=$((20000 + ($$ + 13) % 20000))
+PORT=$(free_port)
 agr() { metric_lit "$M" "rdma_qos_peer_agreement{pf=\"$1\",item=\"$2\"}"; }
 # peer_label WORD: 1 once the NFD file says rdma-qos.peer=WORD (written just after the metrics)
 peer_label() {

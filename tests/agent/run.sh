@@ -191,7 +191,7 @@ check "show: required vs current ToS per VF" [ "$(jq --arg v "$VF1PCI" '.pfs[].v
 check "show (text) says required" grep -Eq "tc .*106.* \(required 106\)" "$T/show.txt"
 
 echo "== a background agent: events, HTTP, SIGTERM"
-PORT=$((20000 + $$ % 20000))
+PORT=$(free_port)
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 30 --metrics-file "$M" --listen "127.0.0.1:$PORT" 2> "$T/bg.log" &
 AGENT_PID=$!
 for _ in $(seq 50); do [ -s "$M" ] && break; sleep 0.1; done

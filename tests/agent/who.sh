@@ -34,7 +34,7 @@ MiB=1048576
 HWB0=$ROOT/sys/class/infiniband/$(rdma_of "$ROOT" "$VF1PCI")/ports/1/hw_counters
 rm -f "$HWB0/np_cnp_sent" "$HWB0/np_ecn_marked_roce_packets" "$HWB0/rp_cnp_handled" "$HWB0/rp_cnp_ignored"
 
-PORT=$((20000 + ($$ + 11) % 20000))
+PORT=$(free_port)
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 600 --metrics-file "$T/m.prom" \
 	--listen "127.0.0.1:$PORT" --catalog-source "$T/verify.json" 2> "$T/agent.log" &
 AGENT_PID=$!

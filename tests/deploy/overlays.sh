@@ -15,6 +15,8 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
+# free_port (the TLS check's openssl s_server), shared with the simulated-node suites
+. "$HERE/../sim/free_port.sh"
 B=${RQ_BUILD:?}
 SRC=$(cd "$HERE/../.." && pwd)
 T=$(mktemp -d /tmp/rq-overlays.XXXXXX)
@@ -266,7 +268,7 @@ serve() { # CERT KEY: openssl s_server on 127.0.0.1:$port until stop
 stop() { kill "$srv" 2> /dev/null; wait "$srv" 2> /dev/null; }
 if command -v openssl > /dev/null && command -v curl > /dev/null; then
 	W=$T/tls && mkdir -p "$W"
-	sn=$(smep .tlsConfig.serverName | tr -d '"') port=$((20000 + RANDOM % 20000))
+	sn=$(smep .tlsConfig.serverName | tr -d '"') port=$(free_port)
 	ec=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
 	openssl req -x509 "${ec[@]}" -keyout "$W/ca.key" -out "$W/ca.crt" -days 1 -subj "/CN=$(jq -r '.[] |
 		select(.kind == "Certificate" and .spec.isCA) | .spec.commonName' "$MT")" \

@@ -8,6 +8,8 @@ MKNODE="$RQ_SRC/tests/simnode/mknode"
 SIM="$RQ_BUILD/rdma-qos-sim"
 HOSTDEV=${HOSTDEV:-/usr/lib/cni/host-device}
 CNI_BIN_DIR=${CNI_BIN_DIR:-/usr/lib/cni}
+# free_port: a port for a test's listener that no suite running beside this one gets too
+. "$RQ_SRC/tests/sim/free_port.sh"
 
 PASS=0 FAIL=0
 pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }

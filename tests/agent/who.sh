@@ -202,8 +202,9 @@ LA="namespace=\"ai\",pod=\"pod-a\",interface=\"net1\",vf=\"$VF0PCI\",rdma_dev=\"
 LB="namespace=\"ai\",pod=\"pod-b\",interface=\"net1\",vf=\"$VF1PCI\",rdma_dev=\"$DEVB\",pf=\"$PF0\""
 SH=rdma_qos_vf_paused_traffic_share
 set_stat '.tx_prio3_bytes = 0 | .tx_prio3_pause = 0 | .rx_prio3_pause = 0'
+# the files must be there: a count in nothing (no file) was 0 too
 check "no pause during the intervals so far: no share series" \
-	[ "$(cat "$T"/*.prom | grep -c "^$SH")" = 0 ]
+	[ "$(cat "$T"/*.prom > "$T/prom.cat" && grep -c "^$SH" "$T/prom.cat")" = 0 ]
 one_causing() {
 	set_stat '.tx_prio3_pause += 40'
 	set_json "$VPA" ".rx_vport_rdma_unicast_bytes += $((8 * MiB))"

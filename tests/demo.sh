@@ -100,8 +100,7 @@ sub "rdma-qos show: $PF0 in profile, the VFs' classes, NUMA, the pods"
 show 2> /dev/null | awk -v pf="PF $PF0 " 'index($0, pf) == 1 { on = 1 } /^PF / && index($0, pf) != 1 { on = 0 } on || /record/'
 
 step "2. the agent keeps it so: an outside writer rewrites $PF0's PFC (as mlnx_qos would)"
-PORT=$((20000 + $$ % 20000))
-while ss -Htln "sport = :$PORT" | grep -q .; do PORT=$((PORT + 1)); done
+PORT=$(free_port)
 M=$T/metrics.prom
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 60 --listen "127.0.0.1:$PORT" --metrics-file "$M" \
 	--qp-census-interval 0 2> "$T/agent.log" &

@@ -41,7 +41,7 @@ echo 5 > "$HW0/np_cnp_sent"; echo 6 > "$HW0/rp_cnp_handled"; echo 8 > "$HW0/np_e
 # PF1's VF has no congestion counters (firmware without cc_query_allowed): nothing to judge by
 rm -f "$HW1/np_cnp_sent" "$HW1/rp_cnp_handled" "$HW1/np_ecn_marked_roce_packets" "$HW1/rp_cnp_ignored"
 
-PORT=$((20000 + ($$ + 29) % 20000))
+PORT=$(free_port)
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 600 --listen "127.0.0.1:$PORT" 2> "$T/agent.log" &
 BG=$!
 get() { curl -sf "http://127.0.0.1:$PORT/metrics" > "$1"; }

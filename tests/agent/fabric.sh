@@ -61,7 +61,7 @@ check "validate accepts the catalog with node.wiring" "$SIM" validate "$CAT"
 sw_start 0 leaf-r1-03 swp3 3
 sw_start 1 leaf-r2-07 swp9 3
 sw_start 2 leaf-r3-01 swp1 3
-PORT=$((20000 + ($$ + 29) % 20000))
+PORT=$(free_port)
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 60 --metrics-file "$M" --listen "127.0.0.1:$PORT" \
 	--nfd-features-file "$F" > "$T/agent.log" 2>&1 &
 BG=$!

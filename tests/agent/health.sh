@@ -27,7 +27,7 @@ M=$T/m.prom CAT=$T/catalog.json
 echo '{"namespaces":{"*":{"default":"roce-lossless","allow":["roce-lossless"]}}}' > "$CAT"
 check "the test catalog is valid" "$SIM" validate "$CAT" > /dev/null
 
-PORT=$((20000 + ($$ + 7) % 20000))
+PORT=$(free_port)
 code() { curl -s -o "$T/body" -w '%{http_code}' --max-time 2 "http://127.0.0.1:$PORT$1"; }
 # wait_code PATH CODE SECONDS: poll until PATH answers CODE
 wait_code() {

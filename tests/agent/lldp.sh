@@ -58,7 +58,7 @@ MFS1522=05,f2
 
 M=$T/m.prom
 F=$T/features
-PORT=$((20000 + ($$ + 13) % 20000))
+PORT=$(free_port)
 agr() { metric_lit "$M" "rdma_qos_peer_agreement{pf=\"$1\",item=\"$2\"}"; }
 # peer_label WORD: 1 once the NFD file says rdma-qos.peer=WORD (written just after the metrics)
 peer_label() {
@@ -314,7 +314,7 @@ check "the agent is alive and answers /metrics" curl -sf -o /dev/null "http://12
 check "$PF1's partner is still leaf-02 (a dropped frame changes nothing)" \
 	[ "$(grep -c "^rdma_qos_peer_info{pf=\"$PF1\",.*system_name=\"leaf-02\"" "$M")" = 1 ]
 check "$PF0's partner untouched by $PF1's frames" \
-	[ "$(grep "pf=\"$PF0\"" "$M" | grep ^rdma_qos_peer | sort)" = "$(grep "pf=\"$PF0\"" "$T/before.prom" | grep ^rdma_qos_peer | sort)" ]
+	same "$(grep "pf=\"$PF0\"" "$M" | grep ^rdma_qos_peer | sort)" "$(grep "pf=\"$PF0\"" "$T/before.prom" | grep ^rdma_qos_peer | sort)"
 sw_stop 1 KILL
 ip netns exec "$(sw_ns 1)" python3 "$T/craft.py" minimal > /dev/null
 wait_metric "rdma_qos_peer_info{pf=\"$PF1\",chassis_id=\"evil\",port_id=\"swp66\",system_name=\"\",port_description=\"\"}" 1

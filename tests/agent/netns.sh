@@ -56,7 +56,7 @@ holder() {
 	ip netns exec "$NS_PREFIX$1" sleep 1000 > /dev/null 2>&1 &
 	p=$!
 	for _ in $(seq 100); do
-		[ "$(stat -L -c %i "/proc/$p/ns/net")" = "$(stat -L -c %i "$ns")" ] && break
+		same "$(stat -L -c %i "/proc/$p/ns/net")" "$(stat -L -c %i "$ns")" && break
 		sleep 0.05
 	done
 	echo $p
@@ -93,7 +93,7 @@ read -r DEV INO <<< "$(stat -L -c '%d %i' "$PNS")"
 check "the record has the netns's identity: netnsDev $DEV, netnsIno $INO" \
 	[ "$(jq -r '"\(.netnsDev) \(.netnsIno)"' "$REC")" = "$DEV $INO" ]
 check "... and the start time of process $P1 (netnsPidStart)" \
-	[ "$(jq -r .netnsPidStart "$REC")" = "$(awk '{ print $22 }' "/proc/$P1/stat")" ]
+	same "$(jq -r .netnsPidStart "$REC")" "$(awk '{ print $22 }' "/proc/$P1/stat")"
 RDEV=$(rdma_of "$ROOT" "$VF0PCI")
 L="namespace=\"ai\",pod=\"p1\",interface=\"net1\",vf=\"$VF0PCI\",rdma_dev=\"$RDEV\",pf=\"$PF0\""
 agent_ns --once --metrics-file "$M" 2> "$T/a1.log"
@@ -164,7 +164,7 @@ NSE=$(newns e)
 ip -n "${NS_PREFIX}e" link add net1 type veth peer name net1p && ip -n "${NS_PREFIX}e" link set net1 alias "$VF1"
 P3=$(spawn_as "$P2" ip netns exec "${NS_PREFIX}e" sleep 1000)
 SLEEPERS+=("$P3")
-for _ in $(seq 100); do [ "$(stat -L -c %i "$PNS2")" = "$(stat -L -c %i "$NSE")" ] && break; sleep 0.05; done
+for _ in $(seq 100); do same "$(stat -L -c %i "$PNS2")" "$(stat -L -c %i "$NSE")" && break; sleep 0.05; done
 check "a process in another netns got PID $P2 (got $P3)" [ "$P3" = "$P2" ]
 check "... $PNS2 is another netns now" [ "$(stat -L -c %i "$PNS2")" != "$(jq -r .netnsIno "$(rec_of "$VF1PCI")")" ]
 agent_ns --once --metrics-file "$M" --stale-grace 3 2> "$T/a4.log"

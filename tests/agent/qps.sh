@@ -56,7 +56,7 @@ echo '[{"qpn": 33, "type": "RC", "state": "RTS", "pid": 77, "comm": "nginx", "tc
 echo '[{"qpn": 40, "type": "RC", "state": "RTS", "pid": 88, "comm": "ib_write_bw"},
  {"qpn": 41, "type": "RC", "state": "RTS", "pid": 88, "comm": "ib_write_bw"}]' > "$ROOT/rdma/qps/$DD.json"
 
-PORT=$((20000 + ($$ + 13) % 20000))
+PORT=$(free_port)
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 600 --listen "127.0.0.1:$PORT" \
 	--catalog-source "$CAT" --qp-census-interval 0 2> "$T/agent.log" &
 AGENT_PID=$!

@@ -172,7 +172,8 @@ if chattr +i "$E3" 2>/dev/null; then
 	chattr -i "$E3"
 	rm -f "$CAT"
 else
-	echo "SKIP: ECN EPERM: chattr +i unsupported on $T"
+	# no other test makes the driver refuse ECN (tests/vm has no such case): under CI a failure
+	skip_covered "ECN EPERM: chattr +i unsupported on $T"
 fi
 
 echo "== item 8: PFC buffers and storm prevention, reported only"

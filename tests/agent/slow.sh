@@ -48,7 +48,7 @@ PRE="${NS_PREFIX}p"
 bench_records "$ROOT" "$SD" "$T/rec0.json" "$PRE" 0 256 || { echo "FAIL: 256 pods"; exit 1; }
 check "256 attachment records" [ "$(ls "$SD"/*.json | wc -l)" = 256 ]
 
-PORT=$((20000 + ($$ + 11) % 20000))
+PORT=$(free_port)
 URL="http://127.0.0.1:$PORT"
 # ms PATH [max s]: HTTP code and milliseconds of one request ("000" when none came)
 ms() { curl -s -o "$T/body" -w '%{http_code} %{time_total}\n' --max-time "${2:-2}" "$URL$1" |

@@ -155,7 +155,7 @@ RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --interval 0 > /dev/null 2>&1
 check "--interval 0 refused (exit 2)" [ $? -eq 2 ]
 
 echo "== /metrics: read at request time, cached ~1 s, derived signals, resets"
-PORT=$((20000 + ($$ + 7) % 20000))
+PORT=$(free_port)
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 600 --metrics-file "$M" --listen "127.0.0.1:$PORT" \
 	--catalog-source "$T/verify.json" 2> "$T/bg.log" &
 AGENT_PID=$!

@@ -75,7 +75,7 @@ echo "== host drops (per TC) apart from the port's discards (per priority)"
 # swaps only 0 and 1): rx_prio<N>_buf_discard is TC N's
 dcb_edit "$ROOT" "$PF0" '.ets = {"tcBw": [0,0,0,0,0,0,0,100], "tsa": [2,2,2,2,2,2,2,2], "prioTc": [1,0,2,5,4,3,6,7]}'
 set_stat "$PF0" '.rx_prio3_buf_discard = 0 | .rx_prio5_buf_discard = 0 | .rx_prio3_cong_discard = 0 | .rx_prio5_cong_discard = 0'
-PORT=$((20000 + ($$ + 11) % 20000))
+PORT=$(free_port)
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 600 --metrics-file "$T/m.prom" --listen "127.0.0.1:$PORT" \
 	--catalog-source "$T/verify.json" 2> "$T/bg.log" &
 AGENT_PID=$!

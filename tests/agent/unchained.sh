@@ -300,7 +300,7 @@ SLEEPER=$!
 # the host's /proc as --host-proc shows it: the pod's process, its cgroup (systemd driver)
 HP=$T/hostproc
 mkdir -p "$HP/$SLEEPER/ns" "$HP/2" && echo kthreadd > "$HP/2/comm"
-for _ in $(seq 100); do [ "$(readlink "/proc/$SLEEPER/ns/net")" = "$(ip netns exec "${NS_PREFIX}p" readlink /proc/self/ns/net)" ] && break; sleep 0.05; done
+for _ in $(seq 100); do same "$(readlink "/proc/$SLEEPER/ns/net")" "$(ip netns exec "${NS_PREFIX}p" readlink /proc/self/ns/net)" && break; sleep 0.05; done
 ln -s "/proc/$SLEEPER/ns/net" "$HP/$SLEEPER/ns/net"
 echo "0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod${PLUID//-/_}.slice/cri-containerd-0a1b.scope" > "$HP/$SLEEPER/cgroup"
 mkdir -p "$ROOT/var/log/pods/ai_pl-pod_$PLUID" "$ROOT/var/log/pods/ai_other_11111111-2222-3333-4444-555555555555"
@@ -322,7 +322,8 @@ agent --once --host-proc "$HP" --metrics-file "$M" 2> /dev/null
 rmdir "$ROOT/var/log/pods/ai_pl-pod_$PLUID"
 move "$VF2" p
 agent --once --host-proc "$HP" --metrics-file "$M" 2> "$T/pl.log"
-check "no pod log directory: VF2 not adopted, pod unknown" [ -z "$(adopted_rec "$VF2PCI")" ] && [ "$(ser "$VF2PCI" "$PF0" "$D2" "" "")" = 1 ]
+check "no pod log directory: VF2 not adopted" [ -z "$(adopted_rec "$VF2PCI")" ]
+check "... reported unchained, pod unknown" [ "$(ser "$VF2PCI" "$PF0" "$D2" "" "")" = 1 ]
 check "... the log says why (the UID, no directory)" grep -q "VF $VF2PCI .*pod $PLUID of its netns has no directory in /var/log/pods" "$T/pl.log"
 kill "$SLEEPER"; wait "$SLEEPER" 2> /dev/null; SLEEPER=""
 ip -n "${NS_PREFIX}p" link set "$VF2" netns 1
@@ -376,7 +377,8 @@ wait_file "$T/gate/listing"
 check "(b) the agent's scan is in its PodResources List" [ -e "$T/gate/listing" ]
 chained_add rb "$NSD" "$VF3" "$VF3PCI" dranet-pod u-dranet > /dev/null 2> "$T/b_add.log"
 rc=$?
-check "(b) the chained ADD committed during the List (rc $rc)" [ $rc -eq 0 ] && [ -e "$T/gate/listing" ]
+check "(b) the chained ADD committed (rc $rc)" [ $rc -eq 0 ]
+check "(b) ... during the List (the agent still in it)" [ -e "$T/gate/listing" ]
 touch "$T/gate/go"
 wait "$AP"
 check "(b) the adoption found the chained record and rolled back" grep -q "VF $VF3PCI of PF $PF0: VF $VF3PCI has a record now" "$T/b.log"
@@ -395,7 +397,8 @@ wait_file "$T/gate/listing"
 RDMA_QOS_SIM_PAUSE=add-pending:$PAUSE chained_add ra "$NSD" "$VF3" "$VF3PCI" dranet-pod u-dranet > /dev/null 2> "$T/a_add.log" &
 CP=$!
 wait_file "$PAUSE/paused"
-check "(a) the chained ADD holds the PF lock (paused after its intent) during the List" [ -e "$PAUSE/paused" ] && [ -e "$T/gate/listing" ]
+check "(a) the chained ADD holds the PF lock (paused after its intent)" [ -e "$PAUSE/paused" ]
+check "(a) ... during the List (the agent still in it)" [ -e "$T/gate/listing" ]
 touch "$T/gate/go"
 sleep 1
 check "(a) the adoption waits for the PF lock" kill -0 "$AP"

@@ -34,7 +34,7 @@ MiB=1048576
 HWB0=$ROOT/sys/class/infiniband/$(rdma_of "$ROOT" "$VF1PCI")/ports/1/hw_counters
 rm -f "$HWB0/np_cnp_sent" "$HWB0/np_ecn_marked_roce_packets" "$HWB0/rp_cnp_handled" "$HWB0/rp_cnp_ignored"
 
-PORT=$((20000 + ($$ + 11) % 20000))
+PORT=$(free_port)
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 600 --metrics-file "$T/m.prom" \
 	--listen "127.0.0.1:$PORT" --catalog-source "$T/verify.json" 2> "$T/agent.log" &
 AGENT_PID=$!
@@ -202,8 +202,9 @@ LA="namespace=\"ai\",pod=\"pod-a\",interface=\"net1\",vf=\"$VF0PCI\",rdma_dev=\"
 LB="namespace=\"ai\",pod=\"pod-b\",interface=\"net1\",vf=\"$VF1PCI\",rdma_dev=\"$DEVB\",pf=\"$PF0\""
 SH=rdma_qos_vf_paused_traffic_share
 set_stat '.tx_prio3_bytes = 0 | .tx_prio3_pause = 0 | .rx_prio3_pause = 0'
+# the files must be there: a count in nothing (no file) was 0 too
 check "no pause during the intervals so far: no share series" \
-	[ "$(cat "$T"/*.prom | grep -c "^$SH")" = 0 ]
+	[ "$(cat "$T"/*.prom > "$T/prom.cat" && grep -c "^$SH" "$T/prom.cat")" = 0 ]
 one_causing() {
 	set_stat '.tx_prio3_pause += 40'
 	set_json "$VPA" ".rx_vport_rdma_unicast_bytes += $((8 * MiB))"

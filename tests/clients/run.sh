@@ -300,10 +300,10 @@ podman_rm_case() {
 	check_undone podman "$vfpci" roce-podman
 	# besides VERSION probes (their number varies with the networks podman knows), podman calls
 	# ADD, then DEL with the container's netns path still present, and never CHECK
-	check "podman sent ADD, then DEL with the ADD's netns, nothing else" [ \
-		"$(calls | sed 's/ root=[^;]*//g; s/VERSION netns=\[dummy\];//g')" = \
+	check "podman sent ADD, then DEL with the ADD's netns, nothing else" same \
+		"$(calls | sed 's/ root=[^;]*//g; s/VERSION netns=\[dummy\];//g')" \
 		"$(sed -n 's/^ADD\( netns=\[\/run\/netns\/[^]]*\]\).*/ADD\1;DEL\1;/p' \
-			"$T/calls.log")" ]
+			"$T/calls.log")"
 	check "host-device gave the VF back to the host" has_link "$vf"
 }
 

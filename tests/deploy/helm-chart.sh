@@ -110,8 +110,8 @@ render monall '{"metrics": {"serviceMonitor": {"enabled": true}, "prometheusRule
 check "chart files/prometheusrule.yaml and dashboard.json are deploy/monitoring's" \
 	cmp -s "$CHART/files/prometheusrule.yaml" "$SRC/deploy/monitoring/prometheusrule.yaml"
 check "... and chart files/dashboard.json is deploy/monitoring's" cmp -s "$CHART/files/dashboard.json" "$SRC/deploy/monitoring/dashboard.json"
-check "the PrometheusRule's spec is deploy/monitoring's" [ "$(obj monall PrometheusRule | jq -S .spec)" = \
-	"$(jq -S '.[] | select(.kind == "PrometheusRule") | .spec' "$T/k-mon.json")" ]
+check "the PrometheusRule's spec is deploy/monitoring's" same "$(obj monall PrometheusRule | jq -S .spec)" \
+	"$(jq -S '.[] | select(.kind == "PrometheusRule") | .spec' "$T/k-mon.json")"
 check "the dashboard ConfigMap holds dashboard.json, labelled grafana_dashboard" [ "$(jq -c '.[] | select(.kind ==
 	"ConfigMap" and .data["dashboard.json"]) | [(.data["dashboard.json"] | fromjson == $d[0]),
 	.metadata.labels.grafana_dashboard]' --slurpfile d "$SRC/deploy/monitoring/dashboard.json" "$T/monall.json")" = '[true,"1"]' ]
@@ -132,9 +132,9 @@ check "... a name of the cert-manager serving Certificate" [ "$(jq -c --argjson 
 tlssec=$(obj monall Certificate | jq -rs '.[] | select(.spec.isCA | not) | .spec.secretName')
 check "... its CA from that Certificate's Secret ($tlssec, ca.crt), issued by a CA Issuer" [ "$(sm monall \
 	.tlsConfig.ca.secret)" = "{\"name\":\"$tlssec\",\"key\":\"ca.crt\"}" ]
-check "... the CA Issuer's secret is the CA Certificate's" [ "$(obj monall Issuer |
-	jq -rs '[.[] | select(.spec.ca) | .spec.ca.secretName] | .[0]')" = "$(obj monall Certificate | jq -rs \
-	'.[] | select(.spec.isCA) | .spec.secretName')" ]
+check "... the CA Issuer's secret is the CA Certificate's" same "$(obj monall Issuer |
+	jq -rs '[.[] | select(.spec.ca) | .spec.ca.secretName] | .[0]')" "$(obj monall Certificate | jq -rs \
+	'.[] | select(.spec.isCA) | .spec.secretName')"
 check "kube-rbac-proxy serves that Secret's certificate" [ "$(ctr monall kube-rbac-proxy | jq -c '[(.args[] |
 	select(startswith("--tls-"))), (.volumeMounts[] | select(.name == "kube-rbac-proxy-tls") | .mountPath)]') $(spec \
 	monall | jq -r '.volumes[] | select(.name == "kube-rbac-proxy-tls") | .secret.secretName')" = \
@@ -168,12 +168,12 @@ check "renders the cleanup DaemonSet and the service account it runs as (no agen
 	'[.[] | .kind + "/" + .metadata.name]' "$T/un.json")" = '["ServiceAccount/rdma-qos","DaemonSet/rdma-qos-uninstall"]' ]
 check "... which the DaemonSet names" [ "$(obj un DaemonSet | jq -r .spec.template.spec.serviceAccountName)" = rdma-qos ]
 kustomize "$SRC/deploy/uninstall" > "$T/k-un.json"
-check "... its pod spec is deploy/uninstall's (image, imagePullSecrets, service account's name aside)" [ "$(obj un \
+check "... its pod spec is deploy/uninstall's (image, imagePullSecrets, service account's name aside)" same "$(obj un \
 	DaemonSet | jq -S '.spec.template.spec | del(.imagePullSecrets, .serviceAccountName) |
-	del(.initContainers[0].image)')" = "$(jq -S '.[] | select(.kind == "DaemonSet") | .spec.template.spec |
-	del(.serviceAccountName) | del(.initContainers[0].image)' "$T/k-un.json")" ]
-check "... the image the release ran" [ "$(obj un DaemonSet | jq -r '.spec.template.spec.initContainers[0].image')" = \
-	"$(ctr default install | jq -r .image)" ]
+	del(.initContainers[0].image)')" "$(jq -S '.[] | select(.kind == "DaemonSet") | .spec.template.spec |
+	del(.serviceAccountName) | del(.initContainers[0].image)' "$T/k-un.json")"
+check "... the image the release ran" same "$(obj un DaemonSet | jq -r '.spec.template.spec.initContainers[0].image')" \
+	"$(ctr default install | jq -r .image)"
 check "... a selector of its own (not the agent's pods)" [ "$(obj un DaemonSet | jq -cS .spec.selector.matchLabels)" = \
 	'{"app.kubernetes.io/instance":"rdma-qos","app.kubernetes.io/name":"rdma-qos-uninstall"}' ]
 render unocp '{"uninstall": true, "cniBinDir": "/var/lib/cni/bin", "openshift": {"scc": true}}'
@@ -184,10 +184,10 @@ out=$(admit "$T/unocp.json")
 check "... openshift.scc: an SCC of its own admits the uninstall pod (scc.jq), which runs as spc_t" [ -z "$out" -a \
 	"$(obj unocp DaemonSet | jq -r '.spec.template.spec.initContainers[0].securityContext.seLinuxOptions.type')" = \
 	spc_t ] || echo "   $out"
-check "... the same SCC as deploy/overlays/openshift-uninstall's (name, users, labels aside)" [ "$(obj unocp \
-	SecurityContextConstraints | jq -S -c 'del(.metadata, .users)')" = "$(kustomize \
+check "... the same SCC as deploy/overlays/openshift-uninstall's (name, users, labels aside)" same "$(obj unocp \
+	SecurityContextConstraints | jq -S -c 'del(.metadata, .users)')" "$(kustomize \
 	"$SRC/deploy/overlays/openshift-uninstall" | jq -S -c '.[] | select(.kind == "SecurityContextConstraints") |
-	del(.metadata, .users)')" ]
+	del(.metadata, .users)')"
 out=$(admit "$T/kbase.json")
 check "openshift.scc with verified TLS: the install's pod (the proxy's secret volume) is admitted (scc.jq)" \
 	[ -z "$out" ] || echo "   $out"

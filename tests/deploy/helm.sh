@@ -45,8 +45,8 @@ NOCM='del(.volumes[] | select(.name == "config") | .configMap.name)'
 echo "== the chart at its defaults"
 render default
 check "renders the base's kinds ($(jq -c '[.[].kind]' "$T/default.json"))" \
-	[ "$(jq -c '[.[].kind] | sort' "$T/default.json")" = "$(kustomize "$SRC/deploy" |
-	jq -c '[.[].kind | select(. != "Namespace")] | sort')" ]
+	same "$(jq -c '[.[].kind] | sort' "$T/default.json")" "$(kustomize "$SRC/deploy" |
+	jq -c '[.[].kind | select(. != "Namespace")] | sort')"
 check "Chart.yaml's version and appVersion are VERSION" [ "$(node -e 'const Y = require(
 	process.argv[1]); const c = Y.parse(require("fs").readFileSync(process.argv[2], "utf8"));
 	console.log(c.version + " " + c.appVersion + " " + c.apiVersion)' "$NM/yaml" \
@@ -56,12 +56,12 @@ check "every rendered document passes k8s-check (${out##*$'\n'})" [ $? -eq 0 ] |
 o=$("$B/rdma-qos" validate <(obj default ConfigMap) 2>&1)
 check "the rendered ConfigMap passes rdma-qos validate" status_is 0 $? grep -q 'valid ConfigMap' \
 	<<< "$o" || echo "   $o"
-check "its catalog is deploy/base/profiles.json (values.yaml catalog, a map, as JSON)" [ "$(obj \
-	default ConfigMap | jq -r '.data["profiles.json"]' | jq -cS .)" = \
-	"$(jq -cS . "$SRC/deploy/base/profiles.json")" ]
-check "the DaemonSet's config volume names it" [ "$(obj default DaemonSet | jq -r '.spec.template
-	.spec.volumes[] | select(.name == "config") | .configMap.name')" = "$(obj default ConfigMap |
-	jq -r .metadata.name)" ]
+check "its catalog is deploy/base/profiles.json (values.yaml catalog, a map, as JSON)" same "$(obj \
+	default ConfigMap | jq -r '.data["profiles.json"]' | jq -cS .)" \
+	"$(jq -cS . "$SRC/deploy/base/profiles.json")"
+check "the DaemonSet's config volume names it" same "$(obj default DaemonSet | jq -r '.spec.template
+	.spec.volumes[] | select(.name == "config") | .configMap.name')" "$(obj default ConfigMap |
+	jq -r .metadata.name)"
 
 # the kustomize renders (k-*.json: render() writes NAME.json)
 kustomize "$SRC/deploy" > "$T/k-base.json"
@@ -81,33 +81,33 @@ for c in $(kspec base | jq -r '(.initContainers + .containers)[].name'); do
 			diff <(echo "$k") <(echo "$h")
 	done
 done
-check "the same containers, in the same order" [ "$(spec default | jq -c '[(.initContainers +
-	.containers)[].name]')" = "$(kspec base | jq -c '[(.initContainers + .containers)[].name]')" ]
-check "the same volumes (the config ConfigMap's name aside)" [ "$(spec default | jq -S \
-	".volumes | {volumes: .} | $NOCM")" = "$(kspec base | jq -S ".volumes | {volumes: .} | $NOCM")" ]
-check "the whole pod spec agrees (the config ConfigMap's name aside)" [ "$(spec default |
-	jq -S "$NOCM")" = "$(kspec base | jq -S "$NOCM")" ] ||
+check "the same containers, in the same order" same "$(spec default | jq -c '[(.initContainers +
+	.containers)[].name]')" "$(kspec base | jq -c '[(.initContainers + .containers)[].name]')"
+check "the same volumes (the config ConfigMap's name aside)" same "$(spec default | jq -S \
+	".volumes | {volumes: .} | $NOCM")" "$(kspec base | jq -S ".volumes | {volumes: .} | $NOCM")"
+check "the whole pod spec agrees (the config ConfigMap's name aside)" same "$(spec default |
+	jq -S "$NOCM")" "$(kspec base | jq -S "$NOCM")" ||
 	diff <(kspec base | jq -S "$NOCM") <(spec default | jq -S "$NOCM")
-check "the same update strategy" [ "$(obj default DaemonSet | jq -S .spec.updateStrategy)" = \
-	"$(jq -S '.[] | select(.kind == "DaemonSet") | .spec.updateStrategy' "$T/k-base.json")" ]
+check "the same update strategy" same "$(obj default DaemonSet | jq -S .spec.updateStrategy)" \
+	"$(jq -S '.[] | select(.kind == "DaemonSet") | .spec.updateStrategy' "$T/k-base.json")"
 for k in ServiceAccount ClusterRole ClusterRoleBinding; do
-	check "$k: as the base's but for names and labels" [ "$(obj default $k | jq -S 'del(.metadata) |
-		walk(if type == "object" and has("name") then del(.name) else . end)')" = "$(jq -S --arg k $k \
+	check "$k: as the base's but for names and labels" same "$(obj default $k | jq -S 'del(.metadata) |
+		walk(if type == "object" and has("name") then del(.name) else . end)')" "$(jq -S --arg k $k \
 		'.[] | select(.kind == $k) | del(.metadata) | walk(if type == "object" and has("name") then
-		del(.name) else . end)' "$T/k-base.json")" ]
+		del(.name) else . end)' "$T/k-base.json")"
 done
 check "the pod template's annotations are the base's but AppArmor's (by field), plus the catalog checksum" \
-	[ "$(obj default DaemonSet | jq -S '.spec.template.metadata.annotations | del(.["rdma-qos/catalog-sha256"])')" = \
+	same "$(obj default DaemonSet | jq -S '.spec.template.metadata.annotations | del(.["rdma-qos/catalog-sha256"])')" \
 	"$(jq -S '.[] | select(.kind == "DaemonSet") | .spec.template.metadata.annotations // {} |
-	del(.["container.apparmor.security.beta.kubernetes.io/agent"])' "$T/k-base.json")" ]
-check "the selector holds the base's and the release (documented)" [ "$(obj default DaemonSet |
-	jq -c .spec.selector.matchLabels)" = "$(jq -c '.[] | select(.kind == "DaemonSet") |
-	.spec.selector.matchLabels + {"app.kubernetes.io/instance": "rdma-qos"}' "$T/k-base.json")" ]
+	del(.["container.apparmor.security.beta.kubernetes.io/agent"])' "$T/k-base.json")"
+check "the selector holds the base's and the release (documented)" same "$(obj default DaemonSet |
+	jq -c .spec.selector.matchLabels)" "$(jq -c '.[] | select(.kind == "DaemonSet") |
+	.spec.selector.matchLabels + {"app.kubernetes.io/instance": "rdma-qos"}' "$T/k-base.json")"
 
 echo "== liveSync against the live-sync overlay"
 render live '{"liveSync": true}'
 check "liveSync: the pod spec is the live-sync overlay's (the config ConfigMap's name aside)" \
-	[ "$(spec live | jq -S "$NOCM")" = "$(kspec live | jq -S "$NOCM")" ] ||
+	same "$(spec live | jq -S "$NOCM")" "$(kspec live | jq -S "$NOCM")" ||
 	diff <(kspec live | jq -S "$NOCM") <(spec live | jq -S "$NOCM")
 check "... the agent takes --catalog-source" [ "$(ctr live agent | jq -r '.command |
 	index("--catalog-source=/config/profiles.json") != null')" = true ]
@@ -117,7 +117,7 @@ check "... and the pod template carries no catalog checksum" [ "$(obj live Daemo
 echo "== criDockerd against the cri-dockerd overlay"
 render cridockerd '{"criDockerd": true}'
 check "criDockerd: the pod spec is the cri-dockerd overlay's (the config ConfigMap's name aside)" \
-	[ "$(spec cridockerd | jq -S "$NOCM")" = "$(kspec cri-dockerd | jq -S "$NOCM")" ] ||
+	same "$(spec cridockerd | jq -S "$NOCM")" "$(kspec cri-dockerd | jq -S "$NOCM")" ||
 	diff <(kspec cri-dockerd | jq -S "$NOCM") <(spec cridockerd | jq -S "$NOCM")
 check "... SYS_PTRACE for the agent only with criDockerd (off by default)" [ "$(ctr cridockerd agent |
 	jq -c '.securityContext.capabilities.add')/$(ctr default agent | jq -c '.securityContext.capabilities.add')" = \
@@ -126,7 +126,7 @@ check "... SYS_PTRACE for the agent only with criDockerd (off by default)" [ "$(
 echo "== nfd.enabled against the nfd overlay"
 render nfd '{"nfd": {"enabled": true}}'
 check "nfd.enabled: the pod spec is the nfd overlay's (the config ConfigMap's name aside)" \
-	[ "$(spec nfd | jq -S "$NOCM")" = "$(kspec nfd | jq -S "$NOCM")" ] ||
+	same "$(spec nfd | jq -S "$NOCM")" "$(kspec nfd | jq -S "$NOCM")" ||
 	diff <(kspec nfd | jq -S "$NOCM") <(spec nfd | jq -S "$NOCM")
 check "... the agent writes NFD's features.d/rdma-qos, mounted from the host" [ "$(ctr nfd agent | jq -c '[
 	(.command | index("--nfd-features-file=/etc/kubernetes/node-feature-discovery/features.d/rdma-qos") != null),
@@ -143,17 +143,17 @@ echo "== a catalog edit"
 cat2=$(jq '.node.pf = "verify"' "$SRC/deploy/base/profiles.json")
 render edit "$(jq -n --argjson c "$cat2" '{catalog: $c}')"
 sum() { obj "$1" DaemonSet | jq -r '.spec.template.metadata.annotations["rdma-qos/catalog-sha256"]'; }
-check "the pod template's checksum is the catalog's sha256" [ "$(sum default)" = "$(jq -j \
-	'.data["profiles.json"] | rtrimstr("\n")' <<< "$(obj default ConfigMap)" | sha256sum | cut -d' ' -f1)" ]
+check "the pod template's checksum is the catalog's sha256" same "$(sum default)" "$(jq -j \
+	'.data["profiles.json"] | rtrimstr("\n")' <<< "$(obj default ConfigMap)" | sha256sum | cut -d' ' -f1)"
 check "an edit changes it to the new catalog's (the DaemonSet rolls at maxUnavailable)" \
-	[ "$(sum edit)" = "$(jq -cjS . <<< "$cat2" | sha256sum | cut -d' ' -f1)" ]
+	same "$(sum edit)" "$(jq -cjS . <<< "$cat2" | sha256sum | cut -d' ' -f1)"
 check "... which differs from the old" [ "$(sum edit)" != "$(sum default)" ]
-check "... and nothing else in the pod template" [ "$(obj edit DaemonSet | jq -S \
-	'del(.spec.template.metadata.annotations)')" = "$(obj default DaemonSet | jq -S \
-	'del(.spec.template.metadata.annotations)')" ]
+check "... and nothing else in the pod template" same "$(obj edit DaemonSet | jq -S \
+	'del(.spec.template.metadata.annotations)')" "$(obj default DaemonSet | jq -S \
+	'del(.spec.template.metadata.annotations)')"
 render editlive "$(jq -n --argjson c "$cat2" '{catalog: $c, liveSync: true}')"
 check "with liveSync an edit leaves the pod template alone (every node at once)" \
-	[ "$(obj editlive DaemonSet | jq -S .spec.template)" = "$(obj live DaemonSet | jq -S .spec.template)" ]
+	same "$(obj editlive DaemonSet | jq -S .spec.template)" "$(obj live DaemonSet | jq -S .spec.template)"
 render bad '{"catalog": {"node": {"pf": "always"}}}'
 o=$("$B/rdma-qos" validate <(obj bad ConfigMap) 2>&1)
 check "a bad catalog value renders a ConfigMap that rdma-qos validate refuses (as the init container would)" \
@@ -163,9 +163,9 @@ echo "== values"
 render ocp '{"cniBinDir": "/var/lib/cni/bin"}'
 check "cniBinDir /var/lib/cni/bin (OpenShift): the cni-bin host path" [ "$(spec ocp | jq -r \
 	'.volumes[] | select(.name == "cni-bin") | .hostPath.path')" = /var/lib/cni/bin ]
-check "... and nothing else in the pod spec" [ "$(spec ocp | jq -S 'del(.volumes[] |
-	select(.name == "cni-bin"))')" = "$(spec default | jq -S 'del(.volumes[] | select(.name ==
-	"cni-bin"))')" ]
+check "... and nothing else in the pod spec" same "$(spec ocp | jq -S 'del(.volumes[] |
+	select(.name == "cni-bin"))')" "$(spec default | jq -S 'del(.volumes[] | select(.name ==
+	"cni-bin"))')"
 render scc '{"openshift": {"scc": true}, "cniBinDir": "/var/lib/cni/bin"}'
 check "openshift.scc: a SecurityContextConstraints for the release's service account" [ "$(obj scc \
 	SecurityContextConstraints | jq -c '[.users, .allowedCapabilities, .allowHostNetwork]')" = \
@@ -176,14 +176,14 @@ check "... admitting every volume type the pod uses" [ "$(spec scc | jq -c --arg
 check "... and the install container spc_t" [ "$(ctr scc install | jq -r \
 	.securityContext.seLinuxOptions.type)" = spc_t ]
 kustomize "$SRC/deploy/overlays/openshift" > "$T/k-ocp.json"
-check "... the same SCC as deploy/overlays/openshift's (metadata aside; secret only with verified TLS)" [ "$(obj \
-	scc SecurityContextConstraints | jq -S -c 'del(.metadata)')" = "$(jq -S -c '.[] | select(.kind ==
-	"SecurityContextConstraints") | del(.metadata) | .volumes -= ["secret"]' "$T/k-ocp.json")" ]
+check "... the same SCC as deploy/overlays/openshift's (metadata aside; secret only with verified TLS)" same "$(obj \
+	scc SecurityContextConstraints | jq -S -c 'del(.metadata)')" "$(jq -S -c '.[] | select(.kind ==
+	"SecurityContextConstraints") | del(.metadata) | .volumes -= ["secret"]' "$T/k-ocp.json")"
 check "... under another name, cluster-scoped: <namespace>-<fullname> ($(obj scc SecurityContextConstraints |
 	jq -r .metadata.name))" [ "$(obj scc SecurityContextConstraints | jq -r .metadata.name)" = rdma-qos-rdma-qos ]
-check "... and the same pod spec as that overlay (the config ConfigMap's name aside)" [ "$(spec scc |
-	jq -S "$NOCM")" = "$(jq -S '.[] | select(.kind == "DaemonSet") | .spec.template.spec' "$T/k-ocp.json" |
-	jq -S "$NOCM")" ]
+check "... and the same pod spec as that overlay (the config ConfigMap's name aside)" same "$(spec scc |
+	jq -S "$NOCM")" "$(jq -S '.[] | select(.kind == "DaemonSet") | .spec.template.spec' "$T/k-ocp.json" |
+	jq -S "$NOCM")"
 if jq -e '.kinds["security.openshift.io/v1/SecurityContextConstraints"]' "$HERE/crd-keys.json" > /dev/null; then
 	out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/scc-json" "$T/scc.yaml" 2>&1)
 	check "... which passes k8s-check (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
@@ -231,8 +231,8 @@ check "metrics.textfile.enabled false: no --metrics-file, no textfile mount or v
 check "metrics.serviceMonitor: a headless Service and a ServiceMonitor, https through the proxy, honorLabels" \
 	[ "$(obj mon ServiceMonitor | jq -c '[.spec.endpoints[0] | .port, .scheme, .honorLabels]') $(obj mon \
 	Service | jq -r .spec.clusterIP)" = '["metrics","https",true] None' ]
-check "... the Service selects the DaemonSet's pods" [ "$(obj mon Service | jq -S .spec.selector)" = \
-	"$(obj mon DaemonSet | jq -S .spec.selector.matchLabels)" ]
+check "... the Service selects the DaemonSet's pods" same "$(obj mon Service | jq -S .spec.selector)" \
+	"$(obj mon DaemonSet | jq -S .spec.selector.matchLabels)"
 check "... the ServiceMonitor selects the Service" [ "$(obj mon ServiceMonitor | jq -r --argjson l \
 	"$(obj mon Service | jq -c .metadata.labels)" '.spec.selector.matchLabels | to_entries |
 	all(.value == $l[.key])')" = true ]
@@ -279,8 +279,8 @@ OS='"kubernetes.io/os": "linux"'
 check "a node in no pool: the base release only" [ "$(pools "{$OS}")" = poolbase ]
 check "a gpu-a node: the gpu-a release only" [ "$(pools "{$OS, \"rdma-qos/pool\": \"gpu-a\"}")" = poola ]
 check "no object of one release has the name of the other's ($(jq length "$T/poola.json") each)" \
-	[ "$(jq -s -c '[.[][] | [.kind, .metadata.name]] | unique | length' "$T/poolbase.json" \
-	"$T/poola.json")" = "$(jq -s '[.[][]] | length' "$T/poolbase.json" "$T/poola.json")" ]
+	same "$(jq -s -c '[.[][] | [.kind, .metadata.name]] | unique | length' "$T/poolbase.json" \
+	"$T/poola.json")" "$(jq -s '[.[][]] | length' "$T/poolbase.json" "$T/poola.json")"
 check "... and selectors" [ "$(obj poolbase DaemonSet | jq -c .spec.selector)" != \
 	"$(obj poola DaemonSet | jq -c .spec.selector)" ]
 

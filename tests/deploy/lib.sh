@@ -4,7 +4,14 @@
 PASS=0 FAIL=0 SKIP=0
 pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
 fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
-check() { local d="$1"; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
+# check DESC CMD...: CMD counted as a PASS or a FAIL; returns CMD's status, so that
+# `check ... || diagnostic` shows the evidence of a failure (a suite calling check runs
+# without set -e: a failing check is counted and the suite goes on to its summary)
+check() { local d="$1" rc; shift; if "$@"; then pass "$d"; else rc=$?; fail "$d"; return $rc; fi; }
+# same A B: A and B are the same text and not empty. [ "$(X)" = "$(Y)" ] passed when X and Y
+# both printed nothing (both failed, or found nothing); same "$(X)" "$(Y)" does not. One
+# definition a lib (tests/sim, tests/vm, tests/deploy, tests/docs/readme_path.sh), all alike.
+same() { [ -n "$1" ] && [ "$1" = "$2" ]; }
 skip() {
 	if [ -n "${CI:-}" ]; then fail "$1 cannot run under CI: $2"; return; fi
 	SKIP=$((SKIP + 1)); echo "SKIP: $1: $2"

@@ -50,13 +50,13 @@ check "a SriovNetwork with a misspelt spec key is refused" status_is 1 $? \
 echo "== kustomization and DaemonSet wiring"
 J=$T/json
 ks=$J/kustomization.yaml.0.json ds=$J/daemonset.yaml.0.json
-check "deploy/base/kustomization.yaml lists every other file in deploy/base/" [ "$(jq -r \
-	'.resources[], .configMapGenerator[].files[]' "$ks" | sort | tr '\n' ' ')" = \
+check "deploy/base/kustomization.yaml lists every other file in deploy/base/" same "$(jq -r \
+	'.resources[], .configMapGenerator[].files[]' "$ks" | sort | tr '\n' ' ')" \
 	"$(cd "$SRC/deploy/base" && for f in *; do [ "$f" = kustomization.yaml ] || echo "$f"; done |
-	sort | tr '\n' ' ')" ]
-check "the DaemonSet's config volume is the generated catalog ConfigMap" [ "$(jq -r \
-	'.spec.template.spec.volumes[] | select(.name == "config") | .configMap.name' "$ds")" = \
-	"$(jq -r '.configMapGenerator[0].name' "$ks")" ]
+	sort | tr '\n' ' ')"
+check "the DaemonSet's config volume is the generated catalog ConfigMap" same "$(jq -r \
+	'.spec.template.spec.volumes[] | select(.name == "config") | .configMap.name' "$ds")" \
+	"$(jq -r '.configMapGenerator[0].name' "$ks")"
 k8s_check "$T/top" "$SRC/deploy/kustomization.yaml" > /dev/null 2>&1
 check "deploy/kustomization.yaml is the base (resources: [base])" \
 	[ "$(jq -c .resources "$T/top/kustomization.yaml.0.json")" = '["base"]' ]
@@ -118,10 +118,10 @@ check "its init container runs uninstall on the DaemonSet's CNI bin dir, waiting
 	'["/rdma-qos","uninstall","--cni-bin-dir=/host/opt/cni/bin","--wait=300"]' ]
 hp() { jq -r --arg m "$2" '.spec.template.spec as $s | ($s.initContainers + $s.containers)[].volumeMounts[]? |
 	select(.mountPath == $m) | .name as $n | $s.volumes[] | select(.name == $n) | .hostPath.path' "$1" | sort -u; }
-check "... the bin dir is the host path install writes" [ "$(hp "$uds" /host/opt/cni/bin)" = \
-	"$(hp "$ds" /host/opt/cni/bin)" ]
+check "... the bin dir is the host path install writes" same "$(hp "$uds" /host/opt/cni/bin)" \
+	"$(hp "$ds" /host/opt/cni/bin)"
 check "... the state directory is the host path the agent uses (records are read there)" \
-	[ "$(hp "$uds" /run/rdma-qos)" = "$(hp "$ds" /run/rdma-qos)" ]
+	same "$(hp "$uds" /run/rdma-qos)" "$(hp "$ds" /run/rdma-qos)"
 check "... the catalog's host directory is under its /etc/cni mount" \
 	[ "$(hp "$uds" /etc/cni)/rdma-qos" = "$(hp "$ds" /etc/cni/rdma-qos)" ]
 check "... every container drops ALL capabilities, adds none, not privileged" [ "$(jq -c \
@@ -177,31 +177,31 @@ check "... and the rendered conflist validates" status_is 0 $? \
 pod=$J/pod-cni-args.yaml.0.json
 sel=$(jq -r '.metadata.annotations["k8s.v1.cni.cncf.io/networks"]' "$pod")
 nad=$J/nad-sriov.yaml.0.json
-check "the pod selects nad-sriov.yaml's network in its namespace" [ "$(jq -r '.[0] |
-	.name + "/" + .namespace' <<< "$sel")" = "$(jq -r '.metadata.name + "/" +
-	.metadata.namespace' "$nad")" ]
+check "the pod selects nad-sriov.yaml's network in its namespace" same "$(jq -r '.[0] |
+	.name + "/" + .namespace' <<< "$sel")" "$(jq -r '.metadata.name + "/" +
+	.metadata.namespace' "$nad")"
 jq --argjson a "$(jq '.[0]["cni-args"]' <<< "$sel")" '.spec.config | fromjson |
 	.plugins[] += {args: {cni: $a}}' "$nad" > "$T/pod.conflist"
 o=$(v "$T/pod.conflist")
 check "the pod's cni-args select profile lossy over the NAD's roce-lossless" status_is 0 $? \
 	grep -q '(profile lossy,' <<< "$o"
-check "the pod requests the NAD's resource" [ "$(jq -r '.spec.containers[0].resources.limits |
-	keys[0]' "$pod")" = "$(jq -r '.metadata.annotations["k8s.v1.cni.cncf.io/resourceName"]' "$nad")" ]
+check "the pod requests the NAD's resource" same "$(jq -r '.spec.containers[0].resources.limits |
+	keys[0]' "$pod")" "$(jq -r '.metadata.annotations["k8s.v1.cni.cncf.io/resourceName"]' "$nad")"
 nic=$J/nic-configuration-operator.yaml
 # the catalog is the overlay's (the ConfigMap the default install reads: tests/deploy/overlays.sh)
 jq -n --rawfile c "$SRC/deploy/overlays/nic-configuration-operator/profiles.json" \
 	'{data: {"profiles.json": $c}}' > "$nic.cat.json"
-check "nic-configuration-operator: the operator's PFC string is the catalog profile's pfc" [ "$(jq -r \
+check "nic-configuration-operator: the operator's PFC string is the catalog profile's pfc" same "$(jq -r \
 	'.spec.template.roceOptimized.qos.pfc | split(",") | to_entries |
-	map(select(.value == "1") | .key) | tostring' "$nic.0.json")" = "$(jq -r \
-	'.data["profiles.json"] | fromjson | .profiles["operator-lossless"].pfc | tostring' "$nic.cat.json")" ]
-check "... trust is the same" [ "$(jq -r .spec.template.roceOptimized.qos.trust "$nic.0.json")" = \
-	"$(jq -r '.data["profiles.json"] | fromjson | .profiles["operator-lossless"].trust' "$nic.cat.json")" ]
+	map(select(.value == "1") | .key) | tostring' "$nic.0.json")" "$(jq -r \
+	'.data["profiles.json"] | fromjson | .profiles["operator-lossless"].pfc | tostring' "$nic.cat.json")"
+check "... trust is the same" same "$(jq -r .spec.template.roceOptimized.qos.trust "$nic.0.json")" \
+	"$(jq -r '.data["profiles.json"] | fromjson | .profiles["operator-lossless"].trust' "$nic.cat.json")"
 qos='.spec.template.roceOptimized.qos' prof='.data["profiles.json"] | fromjson | .profiles["operator-lossless"]'
-check "... the operator's ECN priority is the profile's ecn" [ "$(jq -c "[$qos.ecn |
-	select(.enabled) | .priority]" "$nic.0.json")" = "$(jq -c "$prof.ecn" "$nic.cat.json")" ]
-check "... the operator's port ToS is the profile's trafficClass" [ "$(jq "$qos.tos" \
-	"$nic.0.json")" = "$(jq "$prof.trafficClass" "$nic.cat.json")" ]
+check "... the operator's ECN priority is the profile's ecn" same "$(jq -c "[$qos.ecn |
+	select(.enabled) | .priority]" "$nic.0.json")" "$(jq -c "$prof.ecn" "$nic.cat.json")"
+check "... the operator's port ToS is the profile's trafficClass" same "$(jq "$qos.tos" \
+	"$nic.0.json")" "$(jq "$prof.trafficClass" "$nic.cat.json")"
 check "... the operator turns global pause off (PFC needs it; rdma-qos leaves it)" \
 	[ "$(jq "$qos.pauseFrames.enabled" "$nic.0.json")" = false ]
 check "... the pods' NAD asks for pf verify, as the node allows" [ "$(jq -r '.spec.config | fromjson |

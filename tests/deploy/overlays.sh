@@ -15,6 +15,8 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
+# free_port (the TLS check's openssl s_server), shared with the simulated-node suites
+. "$HERE/../sim/free_port.sh"
 B=${RQ_BUILD:?}
 SRC=$(cd "$HERE/../.." && pwd)
 T=$(mktemp -d /tmp/rq-overlays.XXXXXX)
@@ -55,8 +57,8 @@ check "one catalog ConfigMap, the base's generated name (hash suffix)" \
 	grep -qE '^\["rdma-qos-catalog-[a-z0-9]{10}"\]$' <<< "$(cms "$R")"
 check "... holding the overlay's profiles.json (node.pf verify)" [ "$(jq -r '.[] |
 	select(.kind == "ConfigMap") | .data["profiles.json"] | fromjson | .node.pf' "$R")" = verify ]
-check "... and the DaemonSet's config volume names it" [ "$(ds "$R" rdma-qos | jq -c '[.spec.template
-	.spec.volumes[] | select(.name == "config") | .configMap.name]')" = "$(cms "$R")" ]
+check "... and the DaemonSet's config volume names it" same "$(ds "$R" rdma-qos | jq -c '[.spec.template
+	.spec.volumes[] | select(.name == "config") | .configMap.name]')" "$(cms "$R")"
 check "examples/nic-configuration-operator.yaml ships no ConfigMap of its own (one nobody reads)" \
 	[ -z "$(grep -x 'kind: ConfigMap' "$SRC/examples/nic-configuration-operator.yaml")" ]
 
@@ -64,11 +66,11 @@ echo "== base: staged rollout"
 R=$T/deploy.json
 check "one catalog ConfigMap, named with a hash suffix" \
 	grep -qE '^\["rdma-qos-catalog-[a-z0-9]{10}"\]$' <<< "$(cms "$R")"
-check "... holding deploy/base/profiles.json byte for byte" [ "$(jq -j '.[] |
-	select(.kind == "ConfigMap") | .data["profiles.json"]' "$R" | sha256sum)" = \
-	"$(sha256sum < "$SRC/deploy/base/profiles.json")" ]
-check "the DaemonSet's config volume names it" [ "$(ds "$R" rdma-qos | jq -c '[.spec.template.spec
-	.volumes[] | select(.name == "config") | .configMap.name]')" = "$(cms "$R")" ]
+check "... holding deploy/base/profiles.json byte for byte" same "$(jq -j '.[] |
+	select(.kind == "ConfigMap") | .data["profiles.json"]' "$R" | sha256sum)" \
+	"$(sha256sum < "$SRC/deploy/base/profiles.json")"
+check "the DaemonSet's config volume names it" same "$(ds "$R" rdma-qos | jq -c '[.spec.template.spec
+	.volumes[] | select(.name == "config") | .configMap.name]')" "$(cms "$R")"
 check "the init container installs the catalog from /config" [ "$(ds "$R" rdma-qos | jq -r \
 	'.spec.template.spec.initContainers[] | select(.name == "install") | .command |
 	index("--catalog-source=/config/profiles.json") != null')" = true ]
@@ -88,8 +90,8 @@ check "a catalog edit renames the ConfigMap ($(cms "$R") -> $(cms "$T/edit.json"
 tmpl() { ds "$1" rdma-qos | jq -S .spec.template; }
 check "... so the pod template changes (the DaemonSet rolls)" [ "$(tmpl "$R")" != "$(tmpl "$T/edit.json")" ]
 nocm='del(.spec.template.spec.volumes[] | select(.name == "config") | .configMap.name)'
-check "... and in nothing but the config volume's ConfigMap name" [ "$(ds "$R" rdma-qos |
-	jq -S "$nocm")" = "$(ds "$T/edit.json" rdma-qos | jq -S "$nocm")" ]
+check "... and in nothing but the config volume's ConfigMap name" same "$(ds "$R" rdma-qos |
+	jq -S "$nocm")" "$(ds "$T/edit.json" rdma-qos | jq -S "$nocm")"
 
 echo "== live-sync overlay"
 L=$T/live-sync.json
@@ -100,15 +102,15 @@ check "... and mounts the ConfigMap at /config read-only" [ "$(agent "$L" | jq -
 check "the ConfigMap keeps one name (rdma-qos-catalog, no hash)" \
 	[ "$(cms "$L")" = '["rdma-qos-catalog"]' ]
 check "a catalog edit leaves the pod template alone (every node follows it at once)" \
-	[ "$(tmpl "$L")" = "$(tmpl "$T/edit-live.json")" ]
+	same "$(tmpl "$L")" "$(tmpl "$T/edit-live.json")"
 check "... the ConfigMap's data changes under the same name" [ "$(cms "$T/edit-live.json") $(jq \
 	-r '.[] | select(.kind == "ConfigMap") | .data["profiles.json"] | fromjson | .node.pf' \
 	"$T/edit-live.json")" = '["rdma-qos-catalog"] verify' ]
-check "apart from those, the live-sync DaemonSet is the base's" [ "$(ds "$L" rdma-qos | jq -S \
+check "apart from those, the live-sync DaemonSet is the base's" same "$(ds "$L" rdma-qos | jq -S \
 	"$nocm"' | .spec.template.spec.containers |= map(if .name == "agent" then
 	.command -= ["--catalog-source=/config/profiles.json"] |
-	.volumeMounts |= map(select(.name != "config")) else . end)')" = "$(ds "$R" rdma-qos |
-	jq -S "$nocm")" ]
+	.volumeMounts |= map(select(.name != "config")) else . end)')" "$(ds "$R" rdma-qos |
+	jq -S "$nocm")"
 
 echo "== pool-example overlay"
 P=$T/pool-example.json
@@ -127,10 +129,10 @@ for n in rdma-qos rdma-qos-gpu-a; do
 		[ "$(jq --arg c "$cm" '[.[] | select(.kind == "ConfigMap" and .metadata.name == $c)] |
 		length' "$P")" = 1 ]
 done
-check "rdma-qos-gpu-a's ConfigMap holds gpu-a/profiles.json" [ "$(jq -j '.[] | select(.kind ==
+check "rdma-qos-gpu-a's ConfigMap holds gpu-a/profiles.json" same "$(jq -j '.[] | select(.kind ==
 	"ConfigMap" and (.metadata.name | startswith("rdma-qos-catalog-gpu-a-"))) |
-	.data["profiles.json"]' "$P" | sha256sum)" = "$(sha256sum < \
-	"$SRC/deploy/overlays/pool-example/gpu-a/profiles.json")" ]
+	.data["profiles.json"]' "$P" | sha256sum)" "$(sha256sum < \
+	"$SRC/deploy/overlays/pool-example/gpu-a/profiles.json")"
 check "the two selectors differ" [ "$(ds "$P" rdma-qos | jq -c .spec.selector)" != \
 	"$(ds "$P" rdma-qos-gpu-a | jq -c .spec.selector)" ]
 # selects FILE: "A>B" for each DaemonSet A whose selector matches the pod template of another B
@@ -168,15 +170,15 @@ check "(without default/'s patch a gpu-a node lands two DaemonSets: the check se
 	"rdma-qos rdma-qos-gpu-a" ]
 echo "== components combined: openshift-live-sync"
 OL=$T/openshift-live-sync.json
-check "the same objects as the openshift overlay, the catalog ConfigMap under one name" [ "$(jq -c \
-	'[.[] | .kind + "/" + .metadata.name] | sort' "$OL")" = "$(jq -c '[.[] | .kind + "/" +
+check "the same objects as the openshift overlay, the catalog ConfigMap under one name" same "$(jq -c \
+	'[.[] | .kind + "/" + .metadata.name] | sort' "$OL")" "$(jq -c '[.[] | .kind + "/" +
 	.metadata.name | sub("rdma-qos-catalog-[a-z0-9]{10}$"; "rdma-qos-catalog")] | sort' \
-	"$T/openshift.json")" ]
-check "its DaemonSet is the openshift overlay's plus the live-sync changes" [ "$(ds "$OL" rdma-qos |
+	"$T/openshift.json")"
+check "its DaemonSet is the openshift overlay's plus the live-sync changes" same "$(ds "$OL" rdma-qos |
 	jq -S "$nocm"' | .spec.template.spec.containers |= map(if .name == "agent" then
 	.command -= ["--catalog-source=/config/profiles.json"] |
-	.volumeMounts |= map(select(.name != "config")) else . end)')" = "$(ds "$T/openshift.json" \
-	rdma-qos | jq -S "$nocm")" ]
+	.volumeMounts |= map(select(.name != "config")) else . end)')" "$(ds "$T/openshift.json" \
+	rdma-qos | jq -S "$nocm")"
 check "... with --catalog-source and the /config mount, and the CNI bin dir /var/lib/cni/bin" \
 	[ "$(agent "$OL" | jq -c '[(.command | index("--catalog-source=/config/profiles.json") != null),
 	[.volumeMounts[] | select(.name == "config") | .mountPath]]') $(ds "$OL" rdma-qos | jq -r \
@@ -189,12 +191,12 @@ check "live-sync and openshift are Components (kind: Component), their overlays 
 
 echo "== components: nfd"
 NF=$T/nfd.json
-check "the nfd overlay's DaemonSet is the base's plus the NFD flag, mount and hostPath" [ "$(ds "$NF" rdma-qos |
+check "the nfd overlay's DaemonSet is the base's plus the NFD flag, mount and hostPath" same "$(ds "$NF" rdma-qos |
 	jq -S "$nocm"' | .spec.template.spec.containers |= map(if .name == "agent" then
 	.command -= ["--nfd-features-file=/etc/kubernetes/node-feature-discovery/features.d/rdma-qos"] |
 	.volumeMounts |= map(select(.name != "nfd-features")) else . end) |
-	.spec.template.spec.volumes |= map(select(.name != "nfd-features"))')" = \
-	"$(ds "$T/deploy.json" rdma-qos | jq -S "$nocm")" ]
+	.spec.template.spec.volumes |= map(select(.name != "nfd-features"))')" \
+	"$(ds "$T/deploy.json" rdma-qos | jq -S "$nocm")"
 check "... the hostPath is NFD's features.d/ (a directory: the file is replaced by rename)" [ "$(ds "$NF" rdma-qos |
 	jq -c '.spec.template.spec.volumes[] | select(.name == "nfd-features") | .hostPath')" = \
 	'{"path":"/etc/kubernetes/node-feature-discovery/features.d","type":"DirectoryOrCreate"}' ]
@@ -203,10 +205,10 @@ check "components/nfd is a Component" [ "$(yaml_list "$SRC/deploy/components/nfd
 
 echo "== components: cri-dockerd"
 CD=$T/cri-dockerd.json
-check "the cri-dockerd overlay's DaemonSet is the base's plus SYS_PTRACE for the agent alone" [ "$(ds "$CD" rdma-qos |
+check "the cri-dockerd overlay's DaemonSet is the base's plus SYS_PTRACE for the agent alone" same "$(ds "$CD" rdma-qos |
 	jq -S "$nocm"' | .spec.template.spec.containers |= map(if .name == "agent" then
-	.securityContext.capabilities.add -= ["SYS_PTRACE"] else . end)')" = \
-	"$(ds "$T/deploy.json" rdma-qos | jq -S "$nocm")" ]
+	.securityContext.capabilities.add -= ["SYS_PTRACE"] else . end)')" \
+	"$(ds "$T/deploy.json" rdma-qos | jq -S "$nocm")"
 check "... the agent's capabilities: NET_ADMIN, NET_RAW, SYS_ADMIN, SYS_PTRACE; the base's agent has no SYS_PTRACE" \
 	[ "$(agent "$CD" | jq -c '.securityContext.capabilities.add')/$(agent "$T/deploy.json" |
 	jq -c '.securityContext.capabilities.add | index("SYS_PTRACE")')" = '["NET_ADMIN","NET_RAW","SYS_ADMIN","SYS_PTRACE"]/null' ]
@@ -236,10 +238,10 @@ check "the metrics-tls DaemonSet's kube-rbac-proxy serves that Secret's certific
 	.mountPath)]') $(ds "$MT" rdma-qos | jq -r '.spec.template.spec.volumes[] | select(.name ==
 	"kube-rbac-proxy-tls") | .secret.secretName')" = '["--tls-cert-file=/etc/kube-rbac-proxy/tls/tls.crt",'\
 '"--tls-private-key-file=/etc/kube-rbac-proxy/tls/tls.key","/etc/kube-rbac-proxy/tls"] '"$tlssec" ]
-check "... and is the base's otherwise" [ "$(ds "$MT" rdma-qos | jq -S "$nocm"' | .spec.template.spec |=
+check "... and is the base's otherwise" same "$(ds "$MT" rdma-qos | jq -S "$nocm"' | .spec.template.spec |=
 	(.volumes |= map(select(.name != "kube-rbac-proxy-tls")) | .containers |= map(if .name == "kube-rbac-proxy"
 	then .args |= map(select(startswith("--tls-") | not)) | .volumeMounts |= map(select(.name !=
-	"kube-rbac-proxy-tls")) else . end))')" = "$(ds "$R" rdma-qos | jq -S "$nocm")" ]
+	"kube-rbac-proxy-tls")) else . end))')" "$(ds "$R" rdma-qos | jq -S "$nocm")"
 tok=$(smep .authorization.credentials.name | tr -d '"')
 sa=$(jq -r --arg t "$tok" '.[] | select(.kind == "Secret" and .metadata.name == $t and .type ==
 	"kubernetes.io/service-account-token") | .metadata.annotations["kubernetes.io/service-account.name"]' "$MO")
@@ -266,7 +268,7 @@ serve() { # CERT KEY: openssl s_server on 127.0.0.1:$port until stop
 stop() { kill "$srv" 2> /dev/null; wait "$srv" 2> /dev/null; }
 if command -v openssl > /dev/null && command -v curl > /dev/null; then
 	W=$T/tls && mkdir -p "$W"
-	sn=$(smep .tlsConfig.serverName | tr -d '"') port=$((20000 + RANDOM % 20000))
+	sn=$(smep .tlsConfig.serverName | tr -d '"') port=$(free_port)
 	ec=(-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes)
 	openssl req -x509 "${ec[@]}" -keyout "$W/ca.key" -out "$W/ca.crt" -days 1 -subj "/CN=$(jq -r '.[] |
 		select(.kind == "Certificate" and .spec.isCA) | .spec.commonName' "$MT")" \
@@ -299,14 +301,14 @@ echo "== openshift overlay"
 O=$T/openshift.json
 ods=$(ds "$O" rdma-qos) bds=$(ds "$T/deploy.json" rdma-qos)
 scc=$(jq '.[] | select(.kind == "SecurityContextConstraints")' "$O")
-check "apart from the SCC, the objects are the base's" [ "$(jq -c '[.[] | select(.kind !=
-	"SecurityContextConstraints") | .kind + "/" + .metadata.name] | sort' "$O")" = \
-	"$(jq -c '[.[] | .kind + "/" + .metadata.name] | sort' "$T/deploy.json")" ]
-check "the DaemonSet is the base's but for the CNI bin dir and install's SELinux type" [ "$(jq -S -c \
+check "apart from the SCC, the objects are the base's" same "$(jq -c '[.[] | select(.kind !=
+	"SecurityContextConstraints") | .kind + "/" + .metadata.name] | sort' "$O")" \
+	"$(jq -c '[.[] | .kind + "/" + .metadata.name] | sort' "$T/deploy.json")"
+check "the DaemonSet is the base's but for the CNI bin dir and install's SELinux type" same "$(jq -S -c \
 	'del(.spec.template.spec.volumes[] | select(.name == "cni-bin") | .hostPath.path) |
-	del(.spec.template.spec.initContainers[0].securityContext.seLinuxOptions)' <<< "$ods")" = \
+	del(.spec.template.spec.initContainers[0].securityContext.seLinuxOptions)' <<< "$ods")" \
 	"$(jq -S -c 'del(.spec.template.spec.volumes[] | select(.name == "cni-bin") | .hostPath.path)' \
-	<<< "$bds")" ]
+	<<< "$bds")"
 check "the CNI bin dir is /var/lib/cni/bin" [ "$(jq -r '.spec.template.spec.volumes[] |
 	select(.name == "cni-bin") | .hostPath.path' <<< "$ods")" = /var/lib/cni/bin ]
 check "install and agent run as spc_t" [ "$(jq -c '[(.spec.template.spec.initContainers +
@@ -317,12 +319,12 @@ check "the SCC admits the pod's ServiceAccount ($sa), which the base has" [ "$(j
 	<<< "$scc") $(jq -r --arg n "$sa" '.[] | select(.kind == "ServiceAccount" and .metadata.name == $n) |
 	.metadata.name' "$O")" = "system:serviceaccount:rdma-qos:$sa $sa" ]
 check "the SCC is cluster-scoped (no namespace)" [ "$(jq -r .metadata.namespace <<< "$scc")" = null ]
-check "the SCC allows exactly the capabilities the containers add" [ "$(jq -c '.allowedCapabilities | sort' \
-	<<< "$scc")" = "$(jq -c '[(.spec.template.spec.initContainers + .spec.template.spec.containers)[] |
-	.securityContext.capabilities.add[]?] | unique' <<< "$ods")" ]
+check "the SCC allows exactly the capabilities the containers add" same "$(jq -c '.allowedCapabilities | sort' \
+	<<< "$scc")" "$(jq -c '[(.spec.template.spec.initContainers + .spec.template.spec.containers)[] |
+	.securityContext.capabilities.add[]?] | unique' <<< "$ods")"
 check "... exactly the volume kinds the pod uses, and secret (components/metrics-tls' certificate)" \
-	[ "$(jq -c '.volumes | sort' <<< "$scc")" = "$(jq -c '[.spec.template.spec.volumes[] | del(.name) |
-	keys[0]] + ["secret"] | unique' <<< "$ods")" ]
+	same "$(jq -c '.volumes | sort' <<< "$scc")" "$(jq -c '[.spec.template.spec.volumes[] | del(.name) |
+	keys[0]] + ["secret"] | unique' <<< "$ods")"
 # OpenShift admission offline (scc.jq): the render's pods against the render's SCCs
 admit() { scc_admit "$1"; }
 out=$(admit "$O")
@@ -358,8 +360,8 @@ check "... CNI bin dir /var/lib/cni/bin, the uninstall container spc_t" [ "$(ds 
 	.spec.template.spec.initContainers[0].securityContext.seLinuxOptions.type]')" = \
 	'["/var/lib/cni/bin","spc_t"]' ]
 img0='.spec.template.spec.initContainers[0].image'
-check "... the same image as the install (components/image)" [ "$(ds "$OU" rdma-qos-uninstall |
-	jq -r "$img0")" = "$(ds "$O" rdma-qos | jq -r "$img0")" ]
+check "... the same image as the install (components/image)" same "$(ds "$OU" rdma-qos-uninstall |
+	jq -r "$img0")" "$(ds "$O" rdma-qos | jq -r "$img0")"
 check "... host network and host dirs, nothing privileged, no host PID/IPC/ports" [ "$(jq -c \
 	'[.allowHostNetwork, .allowHostDirVolumePlugin, .allowPrivilegedContainer, .allowHostPID,
 	.allowHostIPC, .allowHostPorts, .allowPrivilegeEscalation]' <<< "$scc")" = \

@@ -13,7 +13,14 @@ B=$(cd "${RQ_BUILD:-$SRC/build}" && pwd)
 PASS=0 FAIL=0
 pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
 fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
-check() { local d="$1"; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
+# check DESC CMD...: CMD counted as a PASS or a FAIL; returns CMD's status, so that
+# `check ... || diagnostic` shows the evidence of a failure (a suite calling check runs
+# without set -e: a failing check is counted and the suite goes on to its summary)
+check() { local d="$1" rc; shift; if "$@"; then pass "$d"; else rc=$?; fail "$d"; return $rc; fi; }
+# same A B: A and B are the same text and not empty. [ "$(X)" = "$(Y)" ] passed when X and Y
+# both printed nothing (both failed, or found nothing); same "$(X)" "$(Y)" does not. One
+# definition a lib (tests/sim, tests/vm, tests/deploy, tests/docs/readme_path.sh), all alike.
+same() { [ -n "$1" ] && [ "$1" = "$2" ]; }
 [ -x "$B/rdma-qos" ] && [ -x "$B/rdma-qos-sim" ] || { echo "FAIL: no $B/rdma-qos (make)"; exit 1; }
 T=$(mktemp -d /tmp/rq-readme.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -130,8 +137,8 @@ check "docs/operations.md's Helm values table names every value of values.yaml${
 items=$(sed -n '/agent_item_names\[ITEM_N\] = {/,/};/p' "$SRC/plugin/agent/report.c" | grep -oE '"[a-z_0-9]+"' |
 	tr -d '"' | sort)
 row() { grep -F "| \`$1{pf,item}\`" "$SRC/docs/operations.md" | grep -oE '`[a-z_0-9]+`' | tr -d '`' | sort -u; }
-check "rdma_qos_repairs_total's item list is the code's, dcb aside ($(echo $items))" [ "$(grep -vx dcb <<< \
-	"$items")" = "$(row rdma_qos_repairs_total | grep -vxE 'rdma_qos_repairs_total|item|pf')" ]
+check "rdma_qos_repairs_total's item list is the code's, dcb aside ($(echo $items))" same "$(grep -vx dcb <<< \
+	"$items")" "$(row rdma_qos_repairs_total | grep -vxE 'rdma_qos_repairs_total|item|pf')"
 check "... rdma_qos_drift's row names dcb, the one item only drift has" grep -q '`dcb`' <<< "$(grep -F \
 	'| `rdma_qos_drift{pf,item}`' "$SRC/docs/operations.md")"
 cites=$(grep -rln 'DESIGN\.md' "$R" "$SRC/docs" "$SRC/deploy" "$SRC/examples" --include='*.md' 2>/dev/null)

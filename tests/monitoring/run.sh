@@ -151,9 +151,9 @@ check "every document in deploy/monitoring/ passes (${out##*$'\n'})" [ $? -eq 0 
 sed 's/      honorLabels: true/      honorLabel: true/' "$M/servicemonitor.yaml" > "$T/bad-sm.yaml"
 o=$(node "$SRC/tests/deploy/k8s-check.mjs" "$NM" "$T/bjson" "$T/bad-sm.yaml" 2>&1)
 check "a ServiceMonitor with a misspelt key is refused" grep -q 'endpoints\[0\].honorLabel: unknown key' <<< "$o"
-check "the kustomization lists every YAML file here" [ "$(y2j "$M/kustomization.yaml" 0 |
-	jq -r '.resources[]' | sort | tr '\n' ' ')" = "$(cd "$M" && ls *.yaml | grep -v kustomization |
-	sort | tr '\n' ' ')" ]
+check "the kustomization lists every YAML file here" same "$(y2j "$M/kustomization.yaml" 0 |
+	jq -r '.resources[]' | sort | tr '\n' ' ')" "$(cd "$M" && ls *.yaml | grep -v kustomization |
+	sort | tr '\n' ' ')"
 check "... and the dashboard as a grafana_dashboard ConfigMap" [ "$(y2j "$M/kustomization.yaml" 0 |
 	jq -c '.configMapGenerator[0] | [.files, .options.labels.grafana_dashboard]')" = '[["dashboard.json"],"1"]' ]
 
@@ -161,9 +161,9 @@ check "... and the dashboard as a grafana_dashboard ConfigMap" [ "$(y2j "$M/kust
 kustomize "$M" > "$T/rendered.json"
 rc=$?
 check "deploy/monitoring renders with kubectl kustomize ($(jq length "$T/rendered.json") objects)" [ $rc -eq 0 ]
-check "... the dashboard ConfigMap holds dashboard.json as it is" [ "$(jq -r '.[] |
-	select(.kind == "ConfigMap") | .data["dashboard.json"]' "$T/rendered.json" | jq -cS .)" = \
-	"$(jq -cS . "$D")" ]
+check "... the dashboard ConfigMap holds dashboard.json as it is" same "$(jq -r '.[] |
+	select(.kind == "ConfigMap") | .data["dashboard.json"]' "$T/rendered.json" | jq -cS .)" \
+	"$(jq -cS . "$D")"
 check "... the reader's binding names the scrape's ServiceAccount in rdma-qos" [ "$(jq -r '.[] |
 	select(.kind == "ClusterRoleBinding") | .subjects[0] | .namespace + "/" + .name' "$T/rendered.json")" = \
 	rdma-qos/rdma-qos-prometheus ]
@@ -206,12 +206,12 @@ check "... bound to a ClusterRole that creates tokenreviews and subjectaccessrev
 	as $r | [.[] | select(.kind == "ClusterRole" and .metadata.name == $r) | .rules[] |
 	select(.verbs == ["create"]) | .resources[]] | sort' "$T/rbac.json")" = \
 	'["subjectaccessreviews","tokenreviews"]' ]
-check "the Service selects the DaemonSet's pods" [ "$(jq -c .spec.selector "$T/svc.json")" = \
+check "the Service selects the DaemonSet's pods" same "$(jq -c .spec.selector "$T/svc.json")" \
 	"$(jq -c "$P | input.spec.template.metadata.labels | with_entries(select(.key ==
-	\"app.kubernetes.io/name\"))" "$T/ds.json" "$T/ds.json")" ]
+	\"app.kubernetes.io/name\"))" "$T/ds.json" "$T/ds.json")"
 check "... its port is the proxy's (named $(jq -r '.spec.ports[0].targetPort' "$T/svc.json"), $port)" \
-	[ "$(proxy | jq -c '.ports[0] | [.name, .containerPort]')" = \
-	"$(jq -c '.spec.ports[0] | [.targetPort, .port]' "$T/svc.json")" ]
+	same "$(proxy | jq -c '.ports[0] | [.name, .containerPort]')" \
+	"$(jq -c '.spec.ports[0] | [.targetPort, .port]' "$T/svc.json")"
 check "the ServiceMonitor selects the Service, its port, https, honorLabels" [ "$(jq -c --slurpfile s \
 	"$T/svc.json" '[(.spec.selector.matchLabels | to_entries | all(. as $e |
 	$s[0].metadata.labels[$e.key] == $e.value)), .spec.endpoints[0].port == $s[0].spec.ports[0].name,

@@ -8,11 +8,37 @@ MKNODE="$RQ_SRC/tests/simnode/mknode"
 SIM="$RQ_BUILD/rdma-qos-sim"
 HOSTDEV=${HOSTDEV:-/usr/lib/cni/host-device}
 CNI_BIN_DIR=${CNI_BIN_DIR:-/usr/lib/cni}
+# free_port: a port for a test's listener that no suite running beside this one gets too
+. "$RQ_SRC/tests/sim/free_port.sh"
 
 PASS=0 FAIL=0
 pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
 fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
-check() { local d="$1"; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
+# check DESC CMD...: CMD counted as a PASS or a FAIL; returns CMD's status, so that
+# `check ... || diagnostic` shows the evidence of a failure (a suite calling check runs
+# without set -e: a failing check is counted and the suite goes on to its summary)
+check() { local d="$1" rc; shift; if "$@"; then pass "$d"; else rc=$?; fail "$d"; return $rc; fi; }
+# same A B: A and B are the same text and not empty. [ "$(X)" = "$(Y)" ] passed when X and Y
+# both printed nothing (both failed, or found nothing); same "$(X)" "$(Y)" does not. One
+# definition a lib (tests/sim, tests/vm, tests/deploy, tests/docs/readme_path.sh), all alike.
+same() { [ -n "$1" ] && [ "$1" = "$2" ]; }
+# skip_covered MESSAGE [COVERAGE]: a case this run cannot do. COVERAGE, written
+# '(covered: FILE "DESC")', names the check (check "DESC" in FILE, a path from the source
+# tree's root) that runs the case elsewhere; tests/docs/covered.sh verifies that FILE has
+# it. Printed "SKIP: MESSAGE COVERAGE"; under CI a skip that names no coverage is a FAIL
+# (and a malformed COVERAGE always is). tests/dcb/run.sh has the same rule.
+skip_covered() {
+	local re='^[(]covered: [^ "]+ "[^"]+"[)]$'
+	if [ $# -ge 2 ] && ! [[ $2 =~ $re ]]; then
+		fail "$1: a malformed coverage: $2"
+	elif [ $# -ge 2 ]; then
+		echo "SKIP: $1 $2"
+	elif [ -n "${CI:-}" ]; then
+		fail "$1 (a skip under CI, and no other test covers the case)"
+	else
+		echo "SKIP: $1"
+	fi
+}
 summary() { echo "$PASS passed, $FAIL failed"; [ "$FAIL" -eq 0 ]; }
 
 # sim_need_root: print a reason and return 1 when this machine cannot run these tests

@@ -36,7 +36,7 @@ echo "== bond0 (active-backup) over $PFA and $PFB, legacy SR-IOV"
 ip link add bond0 type bond mode active-backup miimon 100
 for p in "$PFA" "$PFB"; do ip link set "$p" down && ip link set "$p" master bond0; done
 ip link set bond0 up
-check "bond0's slaves are both PFs" [ "$(tr ' ' '\n' < /sys/class/net/bond0/bonding/slaves | sort | xargs)" = "$(printf '%s\n' "$PFA" "$PFB" | sort | xargs)" ]
+check "bond0's slaves are both PFs" same "$(tr ' ' '\n' < /sys/class/net/bond0/bonding/slaves | sort | xargs)" "$(printf '%s\n' "$PFA" "$PFB" | sort | xargs)"
 check "$PFA's master is bond0" [ "$(basename "$(readlink "/sys/class/net/$PFA/master")")" = bond0 ]
 no_rdma_bond() { ! compgen -G '/sys/class/infiniband/mlx5_bond_*' > /dev/null; }
 check "no RDMA bond device (no hardware LAG)" no_rdma_bond

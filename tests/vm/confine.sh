@@ -89,7 +89,7 @@ check "... it installed /opt/cni/bin/rdma-qos" [ -x /opt/cni/bin/rdma-qos ]
 check "... and the ConfigMap's catalog as /etc/cni/rdma-qos/profiles.json" \
 	cmp -s /etc/cni/rdma-qos/profiles.json "$A"/configmap/rdma-qos-catalog-*/profiles.json
 RQI=/opt/cni/bin/rdma-qos
-check "the installed plugin is the image's ($($RQI --version))" [ "$($RQI --version)" = "$("$RQ" --version)" ]
+check "the installed plugin is the image's ($($RQI --version))" same "$($RQI --version)" "$("$RQ" --version)"
 
 echo "== an attachment made by the installed plugin (dcbsim PF, igbvf VF, rxe in a pod netns)"
 dcb_rxe_node

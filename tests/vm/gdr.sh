@@ -27,7 +27,7 @@ for g in "${GPUS[@]}"; do echo "display $g at $(readlink -f /sys/bus/pci/devices
 check "two display devices (class 0x03)" [ "${#GPUS[@]}" = 2 ]
 # which display shares the PF's switch: the one whose grandparent is the PF's grandparent
 up2() { basename "$(dirname "$(dirname "$(readlink -f "/sys/bus/pci/devices/$1")")")"; }
-if [ "$(up2 "${GPUS[0]}")" = "$(up2 "$PFPCI")" ]; then NEAR=${GPUS[0]} FAR=${GPUS[1]}; else NEAR=${GPUS[1]} FAR=${GPUS[0]}; fi
+if same "$(up2 "${GPUS[0]}")" "$(up2 "$PFPCI")"; then NEAR=${GPUS[0]} FAR=${GPUS[1]}; else NEAR=${GPUS[1]} FAR=${GPUS[0]}; fi
 vf_enable "$PFPCI" 1
 VFPCI=$(basename "$(readlink -f "/sys/bus/pci/devices/$PFPCI/virtfn0")")
 VF=$(ls "/sys/bus/pci/devices/$VFPCI/net")

@@ -8,7 +8,14 @@ HD=/usr/lib/cni/host-device
 PASS=0 FAIL=0
 pass() { PASS=$((PASS + 1)); echo "PASS: $*"; }
 fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
-check() { local d="$1"; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
+# check DESC CMD...: CMD counted as a PASS or a FAIL; returns CMD's status, so that
+# `check ... || diagnostic` shows the evidence of a failure (a suite calling check runs
+# without set -e: a failing check is counted and the suite goes on to its summary)
+check() { local d="$1" rc; shift; if "$@"; then pass "$d"; else rc=$?; fail "$d"; return $rc; fi; }
+# same A B: A and B are the same text and not empty. [ "$(X)" = "$(Y)" ] passed when X and Y
+# both printed nothing (both failed, or found nothing); same "$(X)" "$(Y)" does not. One
+# definition a lib (tests/sim, tests/vm, tests/deploy, tests/docs/readme_path.sh), all alike.
+same() { [ -n "$1" ] && [ "$1" = "$2" ]; }
 # run PLUGIN CMD CID NETNS IFNAME ARGS < conf: a runtime's call
 run() { CNI_COMMAND=$2 CNI_CONTAINERID=$3 CNI_NETNS=$4 CNI_IFNAME=$5 CNI_PATH=/usr/lib/cni CNI_ARGS=$6 "$1"; }
 # conf PLUGIN-JSON [PREVRESULT]: the plugin's config as the runtime passes it (network $CONF_NAME)

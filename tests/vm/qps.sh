@@ -173,8 +173,8 @@ check "show --qps --json: ib-0 lossless, census ok, context dump" \
 	[ "$(jq -c '[.attachments[] | select(.pod == "ib-0") | .namespace, .interface, .vf, .rdmaDev, .pf, .lossless, .census, .contextDump]' /tmp/show1.json 2>/dev/null)" = \
 	"[\"ml\",\"net1\",\"$VF2PCI\",\"ibsim0\",\"$PF\",true,\"ok\",true]" ]
 check "... its two RC QPs in RTS with tclass 106 (on) and 0 (off lossless)" \
-	[ "$(jq -c "[.attachments[] | select(.pod == \"ib-0\") | .qps[] | select(.type == \"RC\") | [.qpn, .state, .tclass, .offLossless]] | sort" /tmp/show1.json 2>/dev/null)" = \
-	"$(jq -cn "[[$Q106, \"RTS\", 106, false], [$Q0, \"RTS\", 0, true]] | sort")" ]
+	same "$(jq -c "[.attachments[] | select(.pod == \"ib-0\") | .qps[] | select(.type == \"RC\") | [.qpn, .state, .tclass, .offLossless]] | sort" /tmp/show1.json 2>/dev/null)" \
+	"$(jq -cn "[[$Q106, \"RTS\", 106, false], [$Q0, \"RTS\", 0, true]] | sort")"
 echo "del $Q0" > $QPF
 s=$(until_val 30 "rdma_qos_vf_qps_off_lossless{$LC}" 0)
 check "class-0 QP $Q0 deleted: off_lossless 0 (after $s s)" [ $? -eq 0 ]
@@ -208,8 +208,8 @@ echo "rdma -dd res show qp: $(jq -c "[.[] | select(.lqpn == $QI or .lqpn == $QT)
 check "rdma res show qp (no driver details): the kernel lists neither the DCI nor the DCT" \
 	[ "$(jq "[.[] | select(.lqpn == $QI or .lqpn == $QT)] | length" /tmp/plain.json)" = 0 ]
 check "rdma -dd res show qp: both, type DRIVER" \
-	[ "$(jq -c "[.[] | select(.lqpn == $QI or .lqpn == $QT) | [.lqpn, .type, .state]] | sort" /tmp/dd.json 2>/dev/null)" = \
-	"$(jq -cn "[[$QI, \"DRIVER\", \"RTS\"], [$QT, \"DRIVER\", \"RTR\"]] | sort")" ]
+	same "$(jq -c "[.[] | select(.lqpn == $QI or .lqpn == $QT) | [.lqpn, .type, .state]] | sort" /tmp/dd.json 2>/dev/null)" \
+	"$(jq -cn "[[$QI, \"DRIVER\", \"RTS\"], [$QT, \"DRIVER\", \"RTR\"]] | sort")"
 s=$(until_val 30 "rdma_qos_vf_qps{$LC,type=\"DCI\",state=\"RTS\"}" 1)
 check "ib-0: rdma_qos_vf_qps{type=\"DCI\",state=\"RTS\"} 1 (after $s s)" [ $? -eq 0 ]
 check "... {type=\"DCT\",state=\"RTR\"} 1" [ "$(val /tmp/last.prom "rdma_qos_vf_qps{$LC,type=\"DCT\",state=\"RTR\"}")" = 1 ]

@@ -139,11 +139,11 @@ ip netns exec pod4 sleep 1000 &
 HOLDER=$!
 # until it has entered pod4 (a TCG guest is slow)
 for _ in $(seq 100); do
-	[ "$(stat -L -c %i /proc/$HOLDER/ns/net)" = "$(stat -L -c %i /run/netns/pod4)" ] && break
+	same "$(stat -L -c %i /proc/$HOLDER/ns/net)" "$(stat -L -c %i /run/netns/pod4)" && break
 	sleep 0.1
 done
 PNS=/proc/$HOLDER/ns/net
-check "process $HOLDER holds pod4's netns" [ "$(stat -L -c %i "$PNS")" = "$(stat -L -c %i /run/netns/pod4)" ]
+check "process $HOLDER holds pod4's netns" same "$(stat -L -c %i "$PNS")" "$(stat -L -c %i /run/netns/pod4)"
 ARGS4="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p4;K8S_POD_UID=pod-tos4"
 prev=$(conf "{\"type\":\"host-device\",\"device\":\"$VF\"}" | run $HD ADD c4 "$PNS" net1 "$ARGS4")
 check "host-device moved $VF into it as net1" ip netns exec pod4 ip link show net1 > /dev/null
@@ -153,7 +153,7 @@ rc=$?
 [ $rc -eq 0 ] || { echo "ADD said: $out"; cat /tmp/tos-c4.log; }
 check "ADD with CNI_NETNS $PNS (device in the pod) succeeds" [ $rc -eq 0 ]
 check "... the record has the netns's identity (netnsIno $(stat -L -c %i "$PNS"))" \
-	[ "$(rec '.netnsIno' c4)" = "$(stat -L -c %i "$PNS")" ]
+	same "$(rec '.netnsIno' c4)" "$(stat -L -c %i "$PNS")"
 tc4() { ip netns exec pod4 cat /sys/class/infiniband/$DEV/tc/1/traffic_class; }
 check "... MOFED's knob in the pod reads 'Global tclass=106'" [ "$(tc4)" = "Global tclass=106" ]
 [ "$(tc4)" = "Global tclass=106" ] || { echo "tc4: $(tc4 2>&1)"; ip netns exec pod4 ip -br link; ip netns exec pod4 rdma dev; cat /tmp/tos-c4.log; }

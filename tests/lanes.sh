@@ -11,7 +11,7 @@
 #   LANE_QUIET  suites with deadlines ("within N s"): never beside a TCG guest; side by side
 #               among themselves (they wait, they do not compute), QUIET_JOBS at a time
 #   LANE_EARLY  what computes and has no deadline: beside LANE_QUIET, one at a time
-#   LANE_GUEST  the QEMU guest suites: GUEST_JOBS guests at a time, after LANE_QUIET
+#   LANE_GUEST  the QEMU guest suites: GUEST_JOBS (2) guests at a time, after LANE_QUIET
 #   LANE_SIDE   the rest: beside the guests, SIDE_JOBS at a time
 #   LANE_LAST   after everything (the leak check)
 # A target's output is printed whole when it ends (as make -O does), prefixed by its name.
@@ -107,7 +107,7 @@ run() {
 	# the deadline suites side by side, what computes beside them, one at a time
 	together quiet "${QUIET_JOBS:-4}" "$LANE_QUIET" early 1 "$LANE_EARLY" || bad=1
 	# the guests, and beside them what has no deadline
-	together guest "${GUEST_JOBS:-1}" "$LANE_GUEST" side "${SIDE_JOBS:-2}" "$LANE_SIDE" || bad=1
+	together guest "${GUEST_JOBS:-2}" "$LANE_GUEST" side "${SIDE_JOBS:-2}" "$LANE_SIDE" || bad=1
 	# shellcheck disable=SC2086
 	(pool 1 last $LANE_LAST) || bad=1
 	table "$RQ_TIMES"

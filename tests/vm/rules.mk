@@ -18,7 +18,7 @@
 #   fabric     netdevsim as a rail port, lldpd as its leaf, link health
 #   agent      the production agent against real dcbnl, lldpd as the switch ("# vm: pfs-wired")
 #   reload     a driver reload under the running agent
-VM_SUITES := agent qps telemetry e2e bond fabric wire confine adopt tos gdr reload
+VM_SUITES := agent qps telemetry confine e2e wire bond reload fabric gdr tos adopt
 LANE_GUEST += $(VM_SUITES:%=vm-%-test)
 vm-%-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/$*.sh

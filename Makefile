@@ -178,7 +178,8 @@ clients-test: all
 # target's wall time at the end). Each area's rules.mk puts its targets in a lane:
 #   LANE_BUILD  built first, one at a time     LANE_QUIET  deadline suites, never beside a guest
 #   LANE_EARLY  computing, beside LANE_QUIET   LANE_GUEST  QEMU guests, after LANE_QUIET
-#   LANE_SIDE   the rest, beside the guests    LANE_LAST   the leak check
+#   LANE_SIDE   the rest, beside the guests    LANE_ALONE  the host to itself, beside guests
+#   LANE_LAST   the leak check
 LANE_BUILD += all asan-all
 LANE_EARLY += unit asan-test
 LANE_QUIET += asan-sim-test sim-test
@@ -187,7 +188,8 @@ LANE_LAST  += leaks-after
 test:
 	@[ -n "$$RQ_TIMES" ] || : > $(abspath $(B))/times.tsv
 	LANE_BUILD="$(LANE_BUILD)" LANE_QUIET="$(LANE_QUIET)" LANE_EARLY="$(LANE_EARLY)" \
-	LANE_GUEST="$(LANE_GUEST)" LANE_SIDE="$(LANE_SIDE)" LANE_LAST="$(LANE_LAST)" \
+	LANE_GUEST="$(LANE_GUEST)" LANE_SIDE="$(LANE_SIDE)" LANE_ALONE="$(LANE_ALONE)" \
+	LANE_LAST="$(LANE_LAST)" \
 	RQ_TIMES=$${RQ_TIMES:-$(abspath $(B))/times.tsv} B=$(B) bash tests/lanes.sh run
 
 # The leak check (issue 42 item 12): what the tests make on the host and must

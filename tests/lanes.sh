@@ -11,8 +11,11 @@
 #   LANE_QUIET  suites with deadlines ("within N s"): never beside a TCG guest; side by side
 #               among themselves (they wait, they do not compute), QUIET_JOBS at a time
 #   LANE_EARLY  what computes and has no deadline: beside LANE_QUIET, one at a time
-#   LANE_GUEST  the QEMU guest suites: GUEST_JOBS (2) guests at a time, after LANE_QUIET
-#   LANE_SIDE   the rest: beside the guests, SIDE_JOBS at a time
+#   LANE_GUEST  the QEMU guest suites: GUEST_JOBS (2) guests at a time, once LANE_QUIET is done
+#   LANE_SIDE   the rest: after LANE_EARLY, beside the guests, SIDE_JOBS (2) at a time
+#   LANE_ALONE  suites that need the host to themselves (tests/agent/netns.sh waits for the
+#               kernel to hand a freed netns inode to its next netns): after LANE_QUIET and
+#               LANE_SIDE, beside the guests only (a guest makes nothing on the host)
 #   LANE_LAST   after everything (the leak check)
 # A target's output is printed whole when it ends (as make -O does), prefixed by its name.
 # Every target runs even when an earlier one failed; the exit status is 1 when any failed.
@@ -83,33 +86,44 @@ table() {
 		}' "$1"
 }
 
-# together LANE_A JOBS_A LIST_A LANE_B JOBS_B LIST_B: two pools side by side, each in a shell
-# of its own (wait -n there sees only its own targets); 1 when any target failed
-together() {
-	local a b bad=0
-	# shellcheck disable=SC2086 # the lists are word lists
-	pool "$2" "$1" $3 &
-	a=$!
-	# shellcheck disable=SC2086
-	pool "$5" "$4" $6 &
-	b=$!
-	wait $a || bad=1
-	wait $b || bad=1
+# chain LANE JOBS LIST [LANE JOBS LIST ...]: the pools one after the other (each in a shell of
+# its own: wait -n there sees only its own targets); 1 when any target failed
+chain() {
+	local bad=0
+	while [ $# -ge 3 ]; do
+		# shellcheck disable=SC2086 # the lists are word lists
+		(pool "$2" "$1" $3) || bad=1
+		shift 3
+	done
 	return $bad
 }
 
 run() {
-	local bad=0
+	local bad=0 a b
 	mkdir -p "$LOGS"
 	: > "$LOGS/.print"
-	# shellcheck disable=SC2086 # the lists are word lists
-	(pool 1 build $LANE_BUILD) || bad=1
-	# the deadline suites side by side, what computes beside them, one at a time
-	together quiet "${QUIET_JOBS:-4}" "$LANE_QUIET" early 1 "$LANE_EARLY" || bad=1
-	# the guests, and beside them what has no deadline
-	together guest "${GUEST_JOBS:-2}" "$LANE_GUEST" side "${SIDE_JOBS:-2}" "$LANE_SIDE" || bad=1
-	# shellcheck disable=SC2086
-	(pool 1 last $LANE_LAST) || bad=1
+	chain build 1 "$LANE_BUILD" || bad=1
+	# two chains side by side: the deadline suites, then the guests (a guest never runs beside
+	# a deadline suite); what computes, then the rest, beside them
+	rm -f "$LOGS/.quiet-done"
+	{
+		chain quiet "${QUIET_JOBS:-4}" "$LANE_QUIET"
+		q=$?
+		touch "$LOGS/.quiet-done"
+		chain guest "${GUEST_JOBS:-2}" "$LANE_GUEST" && [ $q -eq 0 ]
+	} &
+	a=$!
+	# LANE_ALONE once nothing but the guests runs: they make nothing on the host
+	{
+		chain early 1 "$LANE_EARLY" side "${SIDE_JOBS:-2}" "$LANE_SIDE"
+		q=$?
+		while [ ! -e "$LOGS/.quiet-done" ]; do sleep 1; done
+		chain alone 1 "$LANE_ALONE" && [ $q -eq 0 ]
+	} &
+	b=$!
+	wait $a || bad=1
+	wait $b || bad=1
+	chain last 1 "$LANE_LAST" || bad=1
 	table "$RQ_TIMES"
 	if [ $bad -eq 0 ]; then
 		echo "make test: every target passed"

@@ -5,7 +5,7 @@
 # fails it) or, where its checks are timed to the millisecond, on the -O2 build (agent-NAME).
 # make agent-sim-test runs every one on -O2, make asan-agent-sim-test the ASan ones on ASan.
 AGENT_ASAN_QUIET := run lldp unchained
-AGENT_ASAN_SIDE  := fabric ecn verdict netns reload resets
+AGENT_ASAN_SIDE  := fabric ecn verdict reload resets
 # run.sh's sub-suites with no deadline: make test runs them apart, beside the guests (run.sh
 # has a deadline of its own); run.sh alone still runs them all
 AGENT_APART      := telemetry telemetry_meaning who qps bond health
@@ -15,14 +15,19 @@ AGENT_O2_QUIET   := slow
 AGENT_O2_SIDE    := mounts nfd
 LANE_QUIET += $(AGENT_ASAN_QUIET:%=asan-agent-%) $(AGENT_O2_QUIET:%=agent-%)
 LANE_SIDE  += $(AGENT_ASAN_SIDE:%=asan-agent-%) $(AGENT_O2_SIDE:%=agent-%)
+# netns.sh waits for the kernel to give a freed netns inode to the next netns: no other suite
+# may make one meanwhile
+AGENT_ASAN_ALONE := netns
+LANE_ALONE += $(AGENT_ASAN_ALONE:%=asan-agent-%)
 
 .PHONY: agent-sim-test asan-agent-sim-test agent-soak
 agent-%: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/$*.sh
 asan-agent-%: $(ASAN_ALL)
 	$(call san_suite,$(abspath build-asan)/san-logs-agent-$*,tests/agent/$*.sh)
-agent-sim-test: $(addprefix agent-,$(AGENT_ASAN_QUIET) $(AGENT_ASAN_SIDE) $(AGENT_O2_QUIET) $(AGENT_O2_SIDE))
-asan-agent-sim-test: $(addprefix asan-agent-,$(AGENT_ASAN_QUIET) $(AGENT_ASAN_SIDE))
+agent-sim-test: $(addprefix agent-,$(AGENT_ASAN_QUIET) $(AGENT_ASAN_SIDE) $(AGENT_ASAN_ALONE) \
+                $(AGENT_O2_QUIET) $(AGENT_O2_SIDE))
+asan-agent-sim-test: $(addprefix asan-agent-,$(AGENT_ASAN_QUIET) $(AGENT_ASAN_SIDE) $(AGENT_ASAN_ALONE))
 
 # 10 minutes of injected drifts against a running agent: RSS flat, every drift repaired
 AGENT_SOAK_S ?= 600

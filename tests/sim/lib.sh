@@ -17,7 +17,8 @@ fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*"; }
 # check DESC CMD...: CMD counted as a PASS or a FAIL; returns CMD's status, so that
 # `check ... || diagnostic` shows the evidence of a failure (a suite calling check runs
 # without set -e: a failing check is counted and the suite goes on to its summary)
-check() { local d="$1" rc; shift; if "$@"; then pass "$d"; else rc=$?; fail "$d"; return $rc; fi; }
+# (no local but d: the condition runs in check's scope and may read the caller's variables)
+check() { local d="$1"; shift; if "$@"; then pass "$d"; else set -- $?; fail "$d"; return "$1"; fi; }
 # same A B: A and B are the same text and not empty. [ "$(X)" = "$(Y)" ] passed when X and Y
 # both printed nothing (both failed, or found nothing); same "$(X)" "$(Y)" does not. One
 # definition a lib (tests/sim, tests/vm, tests/deploy, tests/docs/readme_path.sh), all alike.

@@ -236,7 +236,6 @@ void fight_book_free(struct fight_book *b);
 /* nfd.c: the NFD local feature file of a pass (@pass_ok false: the pass could not run) */
 int nfd_render(const struct pass_report *rep, bool pass_ok, double now, int interval_s, char *buf,
 	       size_t len);
-int nfd_write_file(const char *path, const char *text);
 void agent_nfd_publish(const struct agent *a, const struct pass_report *rep, bool pass_ok);
 /* metrics.c */
 char *metrics_render(const struct agent *a, const struct pass_report *rep);
@@ -270,7 +269,6 @@ void agent_tel_targets(struct agent_tel *t, struct tel_sample *s);
  * the last one.
  */
 char *agent_tel_text(struct agent_tel *t, double wait_s);
-int metrics_write_file(const char *path, const char *text);
 
 /* httpd.c: /metrics, /healthz and /readyz at ADDR:PORT (libmicrohttpd, a thread per connection) */
 /* connections served at once (each its own thread): far more than probes and scrapers need */
@@ -364,8 +362,6 @@ void agent_gdr_record(const struct agent *a, struct pass_report *rep, const cJSO
 const cJSON *agent_gdr_degraded(const struct pass_report *rep, const char *vf);
 char *gdr_metrics_render(const struct agent *a, const struct pass_report *rep);
 const char *gdr_nfd_word(const struct pass_report *rep);
-/* A label value escaped as the text format wants it (peer_metrics.c) */
-const char *metrics_label_esc(const char *v, char *out, size_t len);
 /* who_metrics.c: the "Who" families over @prev -> @cur (malloc'd; NULL: none) */
 char *metrics_render_who(const struct tel_sample *prev, const struct tel_sample *cur);
 /* The QP census families of @cur (qps_metrics.c): its own census or the one it carried. */

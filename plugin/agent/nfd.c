@@ -33,7 +33,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +40,7 @@
 #include <unistd.h>
 
 #include "pkg/log/log.h"
+#include "pkg/sysfs/sysfs.h"
 #include "plugin/agent/agent.h"
 
 /* NFD's own namespace: written out, never left to nfd-worker's auto-prefix */
@@ -97,37 +97,6 @@ int nfd_render(const struct pass_report *rep, bool pass_ok, double now, int inte
 		     pass_ok && rep->gdr_word ? rep->gdr_word : "unknown",
 		     pass_ok && rep->wiring_word ? rep->wiring_word : "unknown");
 	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
-}
-
-/* tmp + rename in the same directory; the temporary is a dot file, which nfd-worker skips */
-int nfd_write_file(const char *path, const char *text)
-{
-	char d[4096], b[4096], tmp[8200];
-	size_t len = strlen(text), off = 0;
-	int fd, r = 0;
-
-	if (snprintf(d, sizeof(d), "%s", path) >= (int)sizeof(d) ||
-	    snprintf(b, sizeof(b), "%s", path) >= (int)sizeof(b))
-		return -ENAMETOOLONG;
-	(void)snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dirname(d), basename(b));
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -errno;
-	while (off < len && r == 0) {
-		ssize_t w = write(fd, text + off, len - off);
-
-		if (w < 0 && errno != EINTR)
-			r = -errno;
-		else if (w > 0)
-			off += (size_t)w;
-	}
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
-		(void)unlink(tmp);
-	return r;
 }
 
 /* the labels of a rendered file: what follows its expiry line */
@@ -187,7 +156,8 @@ void agent_nfd_publish(const struct agent *a, const struct pass_report *rep, boo
 	if (r == 0 && !nfd_due(a->o.nfd_file, text, now, a->o.interval_s))
 		return;
 	if (r == 0)
-		r = nfd_write_file(a->o.nfd_file, text);
+		/* a dot temporary beside it, renamed over: nfd-worker skips dot files */
+		r = sysfs_write_replace_path(a->o.nfd_file, text, strlen(text), 0644);
 	if (r < 0)
 		log_warn("agent: writing the NFD feature file %s: %s", a->o.nfd_file, strerror(-r));
 }

@@ -242,18 +242,6 @@ static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *re
 	return v;
 }
 
-cJSON *show_agent_file(const struct rq_env *env, const char *path)
-{
-	cJSON *o = NULL;
-	char *buf = NULL;
-	size_t len = 0;
-
-	if (sysfs_read_file(&env->root, path, (size_t)1024 * 1024, &buf, &len) == 0)
-		o = cJSON_ParseWithLength(buf, len);
-	free(buf);
-	return o;
-}
-
 /*
  * The items of the PF the agent stopped repairing (another writer keeps undoing
  * them). The book is keyed by PCI address; one of 0.2.0 (keyed by name, the

@@ -43,7 +43,10 @@ const char *show_peer_word(const struct rq_env *env, const char *ifname,
 /* show.c: for each PF of `show --counters` / `top` (@o's "pfs"): "partner":
  * agrees|disagrees|unknown */
 void show_peer_annotate(const struct rq_env *env, cJSON *o);
-/* show.c: one of the agent's JSON files under the root (at most 1 MiB), NULL when absent or bad */
+/*
+ * show_agent_file.c: one of the agent's JSON files under the root (at most 1 MiB), NULL when
+ * absent or bad
+ */
 cJSON *show_agent_file(const struct rq_env *env, const char *path);
 /*
  * show_link.c: the agent's link health file (RQ_LINK_FILE), NULL when absent; @pf's

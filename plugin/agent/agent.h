@@ -76,7 +76,7 @@ struct agent {
 	char (*pf_names)[IF_NAMESIZE];
 	size_t n_pf_names;
 	struct peer_book *peers; /* the link partners' LLDP (peer_listen.c); NULL with --once */
-	/* unchained.c: the watched PFs' VFs, whose link events raise a pass (a VF moved into a
+	/* unchained_pass.c: the watched PFs' VFs, whose link events raise a pass (a VF moved into a
 	 * pod's netns, or back): host netdev names and PCI addresses (IFLA_PARENT_DEV_NAME) */
 	char (*vf_names)[IF_NAMESIZE];
 	size_t n_vf_names;
@@ -127,7 +127,7 @@ struct pass_report {
 	size_t n_peer_t;
 	const char *peer_word;	 /* rdma-qos.peer: agrees, disagrees, unknown (NULL: unknown) */
 	const char *wiring_word; /* rdma-qos.wiring: ok, miswired, unknown (NULL: unknown) */
-	/* [{"vf","pf","rdmaDev","namespace","pod"}]: rdma_qos_vf_unchained (unchained.c) */
+	/* [{"vf","pf","rdmaDev","namespace","pod"}]: rdma_qos_vf_unchained (unchained_pass.c) */
 	cJSON *unchained;
 	cJSON *verdict; /* [{"pf","rec","vfGone"}]: the attachments verdict_metrics.c judges */
 };
@@ -243,7 +243,7 @@ char *metrics_render(const struct agent *a, const struct pass_report *rep);
 char *metrics_render_tel(const struct tel_sample *prev, const struct tel_sample *cur);
 
 /*
- * counters.c: congestion telemetry, read by a collector thread when asked: a
+ * agent_tel.c: congestion telemetry, read by a collector thread when asked: a
  * text is fresh for AGENT_TEL_CACHE_S, which is also the least time between
  * the end of one collection and the start of the next (so every derived
  * signal is judged over at least that long).
@@ -375,7 +375,7 @@ const struct peer_judgement *peer_pass_judge(const struct agent *a, const struct
 					     const char *pf, struct peer_judgement *j, char *why,
 					     size_t len);
 /*
- * counters.c: connected QPs of @vf's attachment sending off PFC in the last census;
+ * agent_tel.c: connected QPs of @vf's attachment sending off PFC in the last census;
  * -1 (and @why) when not judged
  */
 int agent_tel_qps(struct agent_tel *t, const char *vf, char *why, size_t len);
@@ -385,7 +385,7 @@ char *verdict_metrics_render(const struct agent *a, const struct pass_report *re
 /* after a pass: the book listens on the PFs the pass watched (attachments', baseline's) */
 void peer_watch_pass(struct agent *a, const struct pass_report *rep);
 
-/* unchained.c: a link event of @name (its PCI parent @pci, may be "") is a watched PF's VF */
+/* unchained_pass.c: a link event of @name (its PCI parent @pci, may be "") is a watched PF's VF */
 bool agent_vf_link(const struct agent *a, const char *name, const char *pci);
 void agent_count_adoption(struct agent *a, const char *pf);
 

@@ -39,10 +39,10 @@ void pass_pf_target(struct pass *p, const struct pf_acc *acc, struct rq_profile 
 /* peer_metrics.c: each PF's target, MTU and DCBX mode for the link partner's judge */
 void peer_pass_collect(struct pass *p, const struct dcb_ops *ops, void *dcb);
 /*
- * unchained.c: the watched PFs' VFs in a pod's netns with no record, by
+ * unchained_pass.c: the watched PFs' VFs in a pod's netns with no record, by
  * node.unchained: reported, adopted, or ignored. *@ret_keys (malloc'd, each
  * key too; NULL when none) are the records it adopted, which the caller
- * (pass.c) passes like any other: unchained.c never calls back into pass.c.
+ * (pass.c) passes like any other: unchained_pass.c never calls back into pass.c.
  */
 void pass_unchained(struct pass *p, char ***ret_keys, size_t *ret_n);
 /* Repair (pf: ensure) or report (verify) one PF against what its attachments require. */

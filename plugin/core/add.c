@@ -318,7 +318,7 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx, bool pendi
 	gdr_record(c, rec, &tx->gdr);
 	cJSON_AddStringToObject(rec, "profileName", c->profile.name);
 	cJSON_AddItemToObject(rec, "profile", profile_to_json(&c->profile));
-	/* no chain ran rdma-qos for this VF: the agent did what ADD does (agent/unchained.c) */
+	/* no chain ran rdma-qos for this VF: the agent did ADD's work (agent/unchained_pass.c) */
 	if (tx->adopted)
 		cJSON_AddTrueToObject(rec, "adopted");
 	return rec;

@@ -2,7 +2,7 @@
 /*
  * ADD's transaction, shared by add.c (the steps) and add_index.c (the PF index
  * step); run by the CNI ADD (cni/add_cmd.c) and by the agent's adoption of a
- * VF no chain ran rdma-qos for (agent/unchained.c).
+ * VF no chain ran rdma-qos for (agent/unchained_pass.c).
  */
 #ifndef RQ_CORE_ADD_H
 #define RQ_CORE_ADD_H

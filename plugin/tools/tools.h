@@ -61,7 +61,7 @@ void show_link_annotate(const struct rq_env *env, cJSON *o);
 void show_pf_required(const struct rq_env *env, const struct rq_catalog *cat, const char *pci,
 		      struct rq_profile *ret, bool *ret_any);
 struct rq_catalog *show_catalog(const struct rq_env *env);
-/* counters.c: `show --counters [--json] [--interval S]` and `top [--interval S]` */
+/* show_counters.c: `show --counters [--json] [--interval S]` and `top [--interval S]` */
 int main_counters(int argc, char **argv, const char *binary, bool top);
 int main_install(int argc, char **argv, const char *binary);
 /* install.c, shared with uninstall.c: DIR/<binary> into @buf; this binary (/proc/self/exe)

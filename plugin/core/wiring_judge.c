@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The wiring judge (wiring.h). A partner without a system name (the TLV is
+ * The wiring judge (wiring_judge.h). A partner without a system name (the TLV is
  * optional in 802.1AB) cannot match a `partner` glob other than "*": that is
  * a miswired verdict, since the plan names a switch this partner does not
  * claim to be.
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "plugin/core/wiring.h"
+#include "plugin/core/wiring_judge.h"
 
 const char *wiring_verdict_name(enum wiring_verdict v)
 {

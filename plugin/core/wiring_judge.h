@@ -5,8 +5,8 @@
  * NFD label and by `rdma-qos show`. Two PFs whose cables are swapped each
  * fail their own rule: the rule is per PF, never "some PF reaches this leaf".
  */
-#ifndef RQ_PLUGIN_WIRING_H
-#define RQ_PLUGIN_WIRING_H
+#ifndef RQ_PLUGIN_WIRING_JUDGE_H
+#define RQ_PLUGIN_WIRING_JUDGE_H
 
 #include "netconf/netconf.h"
 #include "pkg/lldp/lldp.h"

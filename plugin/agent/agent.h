@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <net/if.h>
 
-#include "plugin/core/core.h"
-#include "plugin/core/telemetry.h"
+#include "plugin/attach/core.h"
+#include "plugin/telemetry/telemetry.h"
 
 #define AGENT_INTERVAL_DEFAULT_S    60
 #define AGENT_STALE_GRACE_DEFAULT_S 300
@@ -141,7 +141,7 @@ struct peer_target {
 	bool has_t;	 /* something is required of the PF */
 	struct rq_profile t;
 	int mtu;  /* <0: unknown */
-	bool vst; /* a VF of it has a VST VLAN: +4 bytes on the wire (core/peer.c) */
+	bool vst; /* a VF of it has a VST VLAN: +4 bytes on the wire (judge/peer.c) */
 	bool has_dcbx;
 	uint8_t dcbx;  /* DCB_CAP_DCBX_* as dcbnl's getdcbx reports it */
 	bool has_rule; /* node.wiring has a rule for the PF (wiring_metrics.c) */
@@ -185,7 +185,7 @@ struct stale_book;
 int stale_book_load(const struct rq_env *env, struct stale_book **ret);
 /*
  * 1: the record's netns gone past @grace_s (release it); 0: live or still
- * within the grace. Gone includes another netns at its path (core/podns.c).
+ * within the grace. Gone includes another netns at its path (attach/podns.c).
  */
 int stale_book_judge(struct stale_book *b, const struct rq_env *env, const char *key,
 		     const cJSON *rec, int grace_s);

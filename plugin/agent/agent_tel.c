@@ -31,7 +31,7 @@
 
 #include "pkg/log/log.h"
 #include "plugin/agent/agent.h"
-#include "plugin/core/verdict.h"
+#include "plugin/judge/verdict.h"
 
 #define AGENT_NOFILE_MAX 65536
 

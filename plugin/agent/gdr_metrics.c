@@ -13,7 +13,7 @@
 
 #include "pkg/promtext/promtext.h"
 #include "plugin/agent/agent.h"
-#include "plugin/core/gdr.h"
+#include "plugin/attach/gdr.h"
 
 void agent_gdr_record(const struct agent *a, struct pass_report *rep, const cJSON *rec)
 {

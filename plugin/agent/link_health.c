@@ -20,7 +20,7 @@
 #include "pkg/log/log.h"
 #include "pkg/promtext/promtext.h"
 #include "plugin/agent/agent.h"
-#include "plugin/core/peer.h"
+#include "plugin/judge/peer.h"
 
 const char *const link_reason_names[LINK_REASON_N] = {"flap", "fec_uncorrectable", "symbol_errors",
 						      "health", "speed"};
@@ -250,7 +250,7 @@ static void render_counters(FILE *f, const struct link_book *b)
 				      (unsigned long long)b->pf[i].cur.eth.speed_mbps * 125000ULL);
 }
 
-/* RQ_LINK_FILE (core/peer.h): per PF the reasons degraded now and those the driver reports */
+/* RQ_LINK_FILE (judge/peer.h): per PF the reasons degraded now and those the driver reports */
 static void link_file_save(const struct agent *a)
 {
 	cJSON *o = cJSON_CreateObject(), *pfs = cJSON_AddObjectToObject(o, "pfs");

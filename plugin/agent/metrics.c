@@ -49,7 +49,7 @@ static void per_pf(FILE *b, const struct pass_report *rep)
 		((unsigned)it->valuedouble >> i) & 1u);
 }
 
-/* Reported only (plugin/core/pf_facts.c): the CNP, DCQCN, PFC buffers, storm prevention. */
+/* Reported only (plugin/attach/pf_facts.c): the CNP, DCQCN, PFC buffers, storm prevention. */
 static void pf_facts(FILE *b, const struct pass_report *rep)
 {
 	const cJSON *pf, *it;

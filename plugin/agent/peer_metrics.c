@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "pkg/promtext/promtext.h"
-#include "plugin/agent/pass_int.h"
-#include "plugin/core/peer.h"
-#include "plugin/core/tel_ecn.h"
+#include "plugin/pass/pass_int.h"
+#include "plugin/judge/peer.h"
+#include "plugin/telemetry/tel_ecn.h"
 
 void peer_pass_collect(struct pass *p, const struct dcb_ops *ops, void *dcb)
 {

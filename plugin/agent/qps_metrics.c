@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The QP census families (DESIGN.md "Who"; core/tel_qps.c): no series for
+ * The QP census families (DESIGN.md "Who"; telemetry/tel_qps.c): no series for
  * an attachment whose census was not taken (its device not
  * reachable), no class series where the driver dumps no QP context, and
  * off_lossless only where every sending QP's class is known and its sending
@@ -11,7 +11,7 @@
 
 #include "pkg/promtext/promtext.h"
 #include "plugin/agent/agent.h"
-#include "plugin/core/tel_qps.h"
+#include "plugin/telemetry/tel_qps.h"
 
 #define QP_KINDS 32
 

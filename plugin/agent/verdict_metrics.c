@@ -2,7 +2,7 @@
 /*
  * The per-attachment verdict as the agent exports it (DESIGN.md "One answer
  * per pod"): rdma_qos_attachment_lossless and rdma_qos_attachment_problem,
- * judged by core/verdict.c from what the pass found (the PF's drift and
+ * judged by judge/verdict.c from what the pass found (the PF's drift and
  * suspended repairs, the VF's knobs, whether it is in its pod), the link
  * partner as the agent hears it and the collector's last QP census. Adopted
  * attachments are judged the same.
@@ -13,7 +13,7 @@
 
 #include "pkg/promtext/promtext.h"
 #include "plugin/agent/agent.h"
-#include "plugin/core/verdict.h"
+#include "plugin/judge/verdict.h"
 
 void verdict_pass_note(struct pass_report *rep, const cJSON *rec, const char *pf, bool vf_gone)
 {

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * The "Who" families (DESIGN.md "Who"), derived over the interval between
- * two telemetry samples (core/tel_who.c): no series without an interval.
+ * two telemetry samples (telemetry/tel_who.c): no series without an interval.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "pkg/promtext/promtext.h"
 #include "plugin/agent/agent.h"
-#include "plugin/core/tel_who.h"
+#include "plugin/telemetry/tel_who.h"
 
 static void who_port(FILE *f, const struct tel_sample *prev, const struct tel_sample *cur)
 {

@@ -2,7 +2,7 @@
 /*
  * rdma_qos_peer_wiring{pf,rail} and the rdma-qos.wiring NFD word (DESIGN.md
  * "The fabric under the pod"): each watched PF's one current partner against
- * its node.wiring rule (plugin/core/wiring_judge.c). No series without a rule, a
+ * its node.wiring rule (plugin/judge/wiring_judge.c). No series without a rule, a
  * partner, or with more than one partner: an absent partner is the partner
  * family's news (rdma_qos_peer_seen), not a miswiring.
  */
@@ -13,7 +13,7 @@
 #include "pkg/promtext/promtext.h"
 #include "plugin/agent/agent.h"
 #include "pkg/sysfs/device.h"
-#include "plugin/core/wiring_judge.h"
+#include "plugin/judge/wiring_judge.h"
 
 void wiring_pass_collect(struct peer_target *t, const struct rq_catalog *cat, const char *pci)
 {

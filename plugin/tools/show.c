@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/core/unchained.h"
+#include "plugin/attach/unchained.h"
 #include "plugin/tools/tools.h"
-#include "plugin/core/pf_require.h"
-#include "plugin/core/vf_class.h"
+#include "plugin/attach/pf_require.h"
+#include "plugin/attach/vf_class.h"
 
 static cJSON *records_by_vf(const struct rq_env *env)
 {

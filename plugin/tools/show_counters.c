@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "pkg/log/log.h"
-#include "plugin/core/tel_who.h"
-#include "plugin/core/telemetry.h"
+#include "plugin/telemetry/tel_who.h"
+#include "plugin/telemetry/telemetry.h"
 #include "plugin/tools/tools.h"
 
 static void num(cJSON *o, const char *k, double v)

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "plugin/core/core.h"
+#include "plugin/attach/core.h"
 
 int cmd_show(struct rq_env *env, bool json);
 /*
@@ -25,7 +25,7 @@ int cmd_preflight(struct rq_env *env, bool json);
 /* show_qps.c: `show --qps [--json]`, the QP census of every attachment now */
 int cmd_show_qps(struct rq_env *env, bool json);
 /*
- * show_peer.c (imports only plugin/core; show.c calls it): the PF's link
+ * show_peer.c (imports only judge/ and show_agent_file.c; show.c calls it): the PF's link
  * partner as the agent heard it, judged against @req, and its one word
  */
 void show_peer_json(const struct rq_env *env, cJSON *o, const char *ifname,

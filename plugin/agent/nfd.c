@@ -1,35 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * --nfd-features-file PATH: the node's lossless readiness as a Node Feature
- * Discovery local feature file (DESIGN.md "Node labels through Node Feature
- * Discovery"). nfd-worker reads every file in its features.d/ directory:
- * `key=value` lines, `#` comments, and the directive `# +expiry-time=<RFC3339>`
- * after which the labels that follow are dropped; dot files are skipped and a
- * file over 64 KiB is ignored (NFD source/local). A key with a namespace
- * (`ns/name`) is taken as it is; one without becomes
- * feature.node.kubernetes.io/<key> only until NFD's DisableAutoPrefix gate,
- * so the keys are written with that prefix: the same labels under every NFD
- * version and gate. So the file is written to a dot temporary beside it and
- * renamed over, and carries an expiry three intervals ahead: when the agent
- * dies, the labels lapse instead of vouching for a node nobody watches any
- * more. Written after every pass, --once included.
- *
- * nfd-worker applies the expiry only when it parses the file: at each of its
- * passes (core.sleepInterval, default 60 s; none at all when it is 0 or
- * less) and, in versions that watch features.d (fsnotify, at most once a
- * second), whenever the file changes. The expiry itself depends on the
- * agent's --interval alone: a running agent's labels never lapse, whatever
- * sleepInterval is, since nfd-worker always finds an expiry at least one
- * interval ahead (rewritten before less than two remain, nfd_due). A
- * stopped agent's lapse up to sleepInterval after the
- * expiry, and with sleepInterval 0 never (nfd-worker parses the file again
- * only when it changes, and nobody changes it): docs/operations.md says so.
- * The file is not withdrawn on SIGTERM (a rolling restart must not flap).
- *
- * Rewritten only when a label changes or the expiry runs low (nfd_due):
- * every rename is an fsnotify event, and each makes nfd-worker parse the
- * directory and GET its NodeFeature object from the API server (issue 42
- * item 8), which a pass every few seconds on every node would multiply.
+ * Discovery local feature file, `key=value` lines with NFD's prefix written
+ * out and a `# +expiry-time=` three intervals ahead, so the labels lapse when
+ * the agent stops; why, and when nfd-worker reads it: docs/operations.md
+ * "Node labels through Node Feature Discovery". Written after every pass
+ * (--once included) through a dot temporary, but only when a label changes or
+ * the expiry runs low (nfd_due): each rename makes nfd-worker GET its
+ * NodeFeature object (issue 42 item 8). Not withdrawn on SIGTERM.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -113,8 +91,9 @@ static const char *nfd_labels_of(const char *text)
  * this agent wrote, a label differs, its expiry is more than three intervals
  * ahead (written by a run with a longer --interval: a stopped agent's labels
  * would outlive what docs/operations.md promises), or less than two intervals
- * of its expiry remain (nfd.c's opening comment). Half an interval of slack is
- * taken off: the expiry is whole seconds and a pass comes a little after its
+ * of its expiry remain (so that nfd-worker always finds the expiry at least
+ * one interval ahead: docs/operations.md). Half an interval of slack is taken
+ * off: the expiry is whole seconds and a pass comes a little after its
  * interval, so a file written three intervals ahead shows just under two at
  * the next pass; without the slack every pass would rewrite it. Read from
  * the file, not remembered: `--once` and a restarted agent rewrite no more.

@@ -1,35 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * Repairs that fight another writer. Each PFC change on mlx5 toggles the
- * link of the PF and of all its VFs; against another writer of the port
- * (nic-configuration-operator, an mlnx_qos script, the other host of a
- * multi-host card) a repair on every event and every pass would flap the
- * port for ever. So the agent remembers, per PF and item, how many times in
- * a row it repaired it: from the third repair in a row (each within
- * FIGHT_WINDOW_S of the one before) a repair waits env.repair_backoff_ms
- * after the last, then twice that, and so on; the FIGHT_MAX_REPAIRS-th suspends
- * the item: the agent writes that PF no more, says so (log at error,
- * rdma_qos_repair_suspended{pf,item} 1, `show`) and leaves the port to
- * the operator until the catalog changes or someone deletes AGENT_FIGHT_FILE.
- *
- * The book lives in AGENT_FIGHT_FILE (tmpfs, beside stale.json) so it holds
- * across `agent --once` runs and agent restarts, and so an operator can
- * clear it with one rm. It is keyed by the PF's PCI address, since a reload
- * may give the netdev another name; 0.2.0 wrote it keyed by name, and such a
- * book is taken over on load (fight_book_migrate).
- *
- * A reset is not a fight: any mlx5e (re)initialisation (devlink reload,
- * firmware reset, health recovery, AER) puts the port's DCB back to the
- * driver's defaults (mlx5e_dcbnl_initialize), and a driver reload re-creates
- * the netdev. Neither is another writer, and counting them would suspend the
- * repair of a port that merely rebooted its firmware five times in half an
- * hour, leaving the next reset's PFC off. So the book remembers each PF's
- * ifindex and whether the last pass left its port at the defaults, and
- * fight_port_seen tells a reset (the whole port back at the defaults
- * together, where the agent had left it otherwise, or a new ifindex) from a
- * fight (one item undone while the rest of the port stays as written): a
- * reset clears the PF's counts and suspensions, and its repair counts toward
- * nothing.
+ * Repairs that fight another writer: per PF (keyed by PCI address) and item,
+ * the repairs in a row (within FIGHT_WINDOW_S of each other) back off from
+ * the third (env.repair_backoff_ms, doubling) and the FIGHT_MAX_REPAIRS-th
+ * suspends the item until the catalog changes or `rdma-qos resume`
+ * (docs/operations.md "Repairs that fight another writer"). The book is
+ * AGENT_FIGHT_FILE on tmpfs; 0.2.0's, keyed by name, is taken over on load
+ * (fight_book_migrate). A reset is not a fight: fight_port_seen tells one
+ * (the whole port back at the driver's defaults, or a new ifindex) from a
+ * writer (docs/design.md "The agent: a reset of the port is not a fight").
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,38 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * rdma_qos_port_ecn_ineffective{pf,prio} (DESIGN.md "Congestion telemetry"):
- * over one consumer's interval, the link partner paused a PFC priority of the
- * PF (rx_prio<N>_pause went up: the switch could not drain what the host sent)
- * while no attachment on the PF counted an ECN-marked packet or a CNP. DCQCN
- * should have slowed the senders before the switch had to pause: PFC is doing
- * ECN's job, so ECN marking is off on the switch's lossless queue, or ECN is
- * off at the NIC. Judged only where both sides are countable: the priority's
- * rx pause counter exists (mlx5 has it for priorities with PFC on) and at
- * least one attachment on the PF has a congestion counter (cc_query_allowed);
- * otherwise no series.
- *
- * Pauses that ECN could not have prevented, or that are not the pods' to
- * prevent, give 0 even with no ECN mark and no CNP (issue 37 item 4):
- * - the host's own congestion: the PF itself sent pause frames on the same
- *   priority during the interval (tx_prio<N>_pause went up). Its receive side
- *   could not drain (a slow consumer, PCIe, the PF's own RoCE or the pods'
- *   receive side): the switch's queue toward the host backs up because the
- *   host paused it, and the pauses it sends back are the echo of the host's
- *   own, which no marking in the fabric would have spared;
- * - a pause storm, as rdma_qos_port_pause_storm{pf} defines it for the same
- *   interval (tel_pause_storm): the driver's storm counters moved
- *   (tx_pause_storm_warning_events / _error_events: mlx5's PFC stall
- *   watchdog, the device_stall_minor/critical_watermark_cnt of the PRM's
- *   PPCNT per-priority group, saw the port held in pause past its
- *   watermark), or the port was paused for more than TEL_STORM_SHARE of the
- *   interval. A stuck receiver or a PFC deadlock, not congestion DCQCN
- *   reacts to; RdmaQosPauseStorm says it;
- * - the pauses held the PF's own RoCE (or other traffic), not the pods':
- *   every attachment whose RoCE leaves on that priority (or whose priority
- *   is unknown) counts its tx packets or bytes and none sent anything during
- *   the interval. The PF's own QPs count their CNPs on the PF's RDMA device,
- *   which is no attachment's. Where an attachment on the priority has no tx
- *   counter this cannot be told, and the verdict is as before.
+ * rdma_qos_port_ecn_ineffective{pf,prio}: the link partner paused a PFC
+ * priority while no attachment on the PF counted an ECN mark or a CNP, and
+ * the three cases that give 0 instead (the host's own congestion, a pause
+ * storm, the PF's own RoCE): docs/design.md "ECN that never fires". Judged
+ * only where the priority's rx pause counter exists and an attachment on the
+ * PF has a congestion counter (cc_query_allowed); otherwise no series.
  */
 #include <string.h>
 

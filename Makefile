@@ -85,7 +85,7 @@ LDFLAGS  += $(SAN) -Wl,--as-needed -Wl,-O1
 CORE_SRC := $(sort $(wildcard pkg/*/*.c netconf/*.c))
 # plugin/ by role (plugin/README.md): dispatch, cni/, core/, agent/, tools/; the build
 # seams in plugin/seams/ are linked per binary
-PLUG_SRC := $(sort $(wildcard plugin/*.c plugin/cni/*.c plugin/core/*.c plugin/agent/*.c plugin/tools/*.c))
+PLUG_SRC := $(sort $(wildcard plugin/*.c plugin/cni/*.c plugin/attach/*.c plugin/judge/*.c plugin/telemetry/*.c plugin/agent/*.c plugin/pass/*.c plugin/lldp/*.c plugin/tools/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o) $(B)/gen/pkg/podres/api.pb-c.o

@@ -77,7 +77,7 @@ int netconf_unknown_key(const struct rq_netconf *nc, struct rq_error *e);
  */
 int netconf_chain_qos_writer(const cJSON *plugins, int ours, char *ret, size_t len);
 
-/* NAD gdr and gdrLevel into @nc (netconf/gdr.c); RQ_ERR_CONFIG naming the key. */
+/* NAD gdr and gdrLevel into @nc (netconf/gdr_keys.c); RQ_ERR_CONFIG naming the key. */
 int netconf_gdr_parse(struct rq_netconf *nc, struct rq_error *e);
 const char *gdr_mode_name(enum rq_gdr_mode m);
 const char *gdr_topology_name(enum rq_gdr_topology t);

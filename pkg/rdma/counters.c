@@ -191,7 +191,7 @@ static const struct {
     {"rcvd_pkts", RC_PACKETS, 0},
     /*
      * mlx5: not hw_counters but the VF netdev's ethtool vport counters
-     * (pkg/ethtool ethtool_vport_rdma_names), which core/telemetry.c adds
+     * (pkg/ethtool ethtool_vport_rdma_names), which telemetry/telemetry.c adds
      * to an attachment's counters when its device has no packets/bytes
      */
     {"rx_vport_rdma_unicast_packets", RC_PACKETS, 0},

@@ -449,25 +449,17 @@ nomem:
 	return -ENOMEM;
 }
 
-static int write_atomic(const struct rq_root *r, const char *path, const char *data, size_t len,
-			bool sync)
+/*
+ * The one writer of a whole file: @name in the directory @dfd (O_PATH, closed
+ * here) replaced by a temporary beside it, renamed over.
+ */
+static int replace_at(int dfd, const char *name, const char *data, size_t len, mode_t mode,
+		      bool sync)
 {
-	char tmp[4096], dir[4096], tmpname[300];
-	const char *name;
-	int dfd, fd, rr = 0;
+	char tmpname[300];
+	int fd, rr = 0;
 	size_t off = 0;
 
-	dfd = open_parent(r, path, dir, sizeof(dir), &name);
-	if (dfd == -ENOENT) {
-		(void)snprintf(tmp, sizeof(tmp), "%s", path);
-		*strrchr(tmp, '/') = '\0';
-		rr = sysfs_mkdir_p(r, tmp, 0700);
-		if (rr < 0)
-			return rr;
-		dfd = open_parent(r, path, dir, sizeof(dir), &name);
-	}
-	if (dfd < 0)
-		return dfd;
 	/* O_PATH cannot be used for *at writes on all kernels: reopen it readable. */
 	fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	close(dfd);
@@ -485,7 +477,7 @@ static int write_atomic(const struct rq_root *r, const char *path, const char *d
 		close(dfd);
 		return -ENAMETOOLONG;
 	}
-	fd = openat(dfd, tmpname, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = openat(dfd, tmpname, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0) {
 		rr = -errno;
 		close(dfd);
@@ -513,6 +505,27 @@ static int write_atomic(const struct rq_root *r, const char *path, const char *d
 	return rr;
 }
 
+static int write_atomic(const struct rq_root *r, const char *path, const char *data, size_t len,
+			bool sync)
+{
+	char tmp[4096], dir[4096];
+	const char *name;
+	int dfd, rr;
+
+	dfd = open_parent(r, path, dir, sizeof(dir), &name);
+	if (dfd == -ENOENT) {
+		(void)snprintf(tmp, sizeof(tmp), "%s", path);
+		*strrchr(tmp, '/') = '\0';
+		rr = sysfs_mkdir_p(r, tmp, 0700);
+		if (rr < 0)
+			return rr;
+		dfd = open_parent(r, path, dir, sizeof(dir), &name);
+	}
+	if (dfd < 0)
+		return dfd;
+	return replace_at(dfd, name, data, len, 0600, sync);
+}
+
 int sysfs_write_atomic(const struct rq_root *r, const char *path, const char *data, size_t len)
 {
 	return write_atomic(r, path, data, len, true);
@@ -521,6 +534,31 @@ int sysfs_write_atomic(const struct rq_root *r, const char *path, const char *da
 int sysfs_write_replace(const struct rq_root *r, const char *path, const char *data, size_t len)
 {
 	return write_atomic(r, path, data, len, false);
+}
+
+int sysfs_write_replace_path(const char *path, const char *data, size_t len, mode_t mode)
+{
+	char dir[4096];
+	const char *name = strrchr(path, '/');
+	int dfd;
+
+	if (!name) {
+		name = path;
+		(void)snprintf(dir, sizeof(dir), ".");
+	} else if (snprintf(dir, sizeof(dir), "%.*s", (int)(name - path), path) >=
+		   (int)sizeof(dir)) {
+		return -ENAMETOOLONG;
+	} else {
+		if (!dir[0])
+			(void)snprintf(dir, sizeof(dir), "/");
+		name++;
+	}
+	if (!name[0])
+		return -EINVAL;
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	return replace_at(dfd, name, data, len, mode, false);
 }
 
 int sysfs_unlink(const struct rq_root *r, const char *path)

@@ -72,6 +72,14 @@ int sysfs_write_atomic(const struct rq_root *r, const char *path, const char *da
  * half-way leaves one the next write replaces (state_tmp_path names it).
  */
 int sysfs_write_replace(const struct rq_root *r, const char *path, const char *data, size_t len);
+/*
+ * sysfs_write_replace for a path outside the root (an operator's --metrics-file
+ * or --nfd-features-file, absolute or relative): its directory must exist, the
+ * file gets @mode (0644: node-exporter and nfd-worker may read it as another
+ * user). The temporary, ".<name>.tmp", is a dot file: nfd-worker skips dot
+ * files, node-exporter's textfile collector reads *.prom only.
+ */
+int sysfs_write_replace_path(const char *path, const char *data, size_t len, mode_t mode);
 int sysfs_unlink(const struct rq_root *r, const char *path);
 
 /* A canonical PCI address as sysfs spells it: "0000:81:00.1" (lower-case hex; a 5-digit domain

@@ -178,7 +178,7 @@ int cmd_agent(int argc, char **argv, const char *binary)
 	a.env.census_s = a.o.census_s;
 	if (a.o.repair_backoff_s >= 0)
 		a.env.repair_backoff_ms = a.o.repair_backoff_s * 1000;
-	/* every reader of a record's netns maps /proc/<pid> paths through it (core/podns.c) */
+	/* every reader of a record's netns maps /proc/<pid> paths through it (attach/podns.c) */
 	a.env.host_proc = a.o.host_proc;
 	a.catalog_valid = true;
 	if (!a.o.no_counters && agent_tel_new(&a.env, &a.tel) < 0) {

@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <net/if.h>
 
-#include "plugin/core/core.h"
-#include "plugin/core/telemetry.h"
+#include "plugin/attach/core.h"
+#include "plugin/telemetry/telemetry.h"
 
 #define AGENT_INTERVAL_DEFAULT_S    60
 #define AGENT_STALE_GRACE_DEFAULT_S 300
@@ -76,7 +76,7 @@ struct agent {
 	char (*pf_names)[IF_NAMESIZE];
 	size_t n_pf_names;
 	struct peer_book *peers; /* the link partners' LLDP (peer_listen.c); NULL with --once */
-	/* unchained.c: the watched PFs' VFs, whose link events raise a pass (a VF moved into a
+	/* unchained_pass.c: the watched PFs' VFs, whose link events raise a pass (a VF moved into a
 	 * pod's netns, or back): host netdev names and PCI addresses (IFLA_PARENT_DEV_NAME) */
 	char (*vf_names)[IF_NAMESIZE];
 	size_t n_vf_names;
@@ -127,7 +127,7 @@ struct pass_report {
 	size_t n_peer_t;
 	const char *peer_word;	 /* rdma-qos.peer: agrees, disagrees, unknown (NULL: unknown) */
 	const char *wiring_word; /* rdma-qos.wiring: ok, miswired, unknown (NULL: unknown) */
-	/* [{"vf","pf","rdmaDev","namespace","pod"}]: rdma_qos_vf_unchained (unchained.c) */
+	/* [{"vf","pf","rdmaDev","namespace","pod"}]: rdma_qos_vf_unchained (unchained_pass.c) */
 	cJSON *unchained;
 	cJSON *verdict; /* [{"pf","rec","vfGone"}]: the attachments verdict_metrics.c judges */
 };
@@ -141,7 +141,7 @@ struct peer_target {
 	bool has_t;	 /* something is required of the PF */
 	struct rq_profile t;
 	int mtu;  /* <0: unknown */
-	bool vst; /* a VF of it has a VST VLAN: +4 bytes on the wire (core/peer.c) */
+	bool vst; /* a VF of it has a VST VLAN: +4 bytes on the wire (judge/peer.c) */
 	bool has_dcbx;
 	uint8_t dcbx;  /* DCB_CAP_DCBX_* as dcbnl's getdcbx reports it */
 	bool has_rule; /* node.wiring has a rule for the PF (wiring_metrics.c) */
@@ -185,7 +185,7 @@ struct stale_book;
 int stale_book_load(const struct rq_env *env, struct stale_book **ret);
 /*
  * 1: the record's netns gone past @grace_s (release it); 0: live or still
- * within the grace. Gone includes another netns at its path (core/podns.c).
+ * within the grace. Gone includes another netns at its path (attach/podns.c).
  */
 int stale_book_judge(struct stale_book *b, const struct rq_env *env, const char *key,
 		     const cJSON *rec, int grace_s);
@@ -236,7 +236,6 @@ void fight_book_free(struct fight_book *b);
 /* nfd.c: the NFD local feature file of a pass (@pass_ok false: the pass could not run) */
 int nfd_render(const struct pass_report *rep, bool pass_ok, double now, int interval_s, char *buf,
 	       size_t len);
-int nfd_write_file(const char *path, const char *text);
 void agent_nfd_publish(const struct agent *a, const struct pass_report *rep, bool pass_ok);
 /* metrics.c */
 char *metrics_render(const struct agent *a, const struct pass_report *rep);
@@ -244,7 +243,7 @@ char *metrics_render(const struct agent *a, const struct pass_report *rep);
 char *metrics_render_tel(const struct tel_sample *prev, const struct tel_sample *cur);
 
 /*
- * counters.c: congestion telemetry, read by a collector thread when asked: a
+ * agent_tel.c: congestion telemetry, read by a collector thread when asked: a
  * text is fresh for AGENT_TEL_CACHE_S, which is also the least time between
  * the end of one collection and the start of the next (so every derived
  * signal is judged over at least that long).
@@ -270,7 +269,6 @@ void agent_tel_targets(struct agent_tel *t, struct tel_sample *s);
  * the last one.
  */
 char *agent_tel_text(struct agent_tel *t, double wait_s);
-int metrics_write_file(const char *path, const char *text);
 
 /* httpd.c: /metrics, /healthz and /readyz at ADDR:PORT (libmicrohttpd, a thread per connection) */
 /* connections served at once (each its own thread): far more than probes and scrapers need */
@@ -364,8 +362,6 @@ void agent_gdr_record(const struct agent *a, struct pass_report *rep, const cJSO
 const cJSON *agent_gdr_degraded(const struct pass_report *rep, const char *vf);
 char *gdr_metrics_render(const struct agent *a, const struct pass_report *rep);
 const char *gdr_nfd_word(const struct pass_report *rep);
-/* A label value escaped as the text format wants it (peer_metrics.c) */
-const char *metrics_label_esc(const char *v, char *out, size_t len);
 /* who_metrics.c: the "Who" families over @prev -> @cur (malloc'd; NULL: none) */
 char *metrics_render_who(const struct tel_sample *prev, const struct tel_sample *cur);
 /* The QP census families of @cur (qps_metrics.c): its own census or the one it carried. */
@@ -379,7 +375,7 @@ const struct peer_judgement *peer_pass_judge(const struct agent *a, const struct
 					     const char *pf, struct peer_judgement *j, char *why,
 					     size_t len);
 /*
- * counters.c: connected QPs of @vf's attachment sending off PFC in the last census;
+ * agent_tel.c: connected QPs of @vf's attachment sending off PFC in the last census;
  * -1 (and @why) when not judged
  */
 int agent_tel_qps(struct agent_tel *t, const char *vf, char *why, size_t len);
@@ -389,7 +385,7 @@ char *verdict_metrics_render(const struct agent *a, const struct pass_report *re
 /* after a pass: the book listens on the PFs the pass watched (attachments', baseline's) */
 void peer_watch_pass(struct agent *a, const struct pass_report *rep);
 
-/* unchained.c: a link event of @name (its PCI parent @pci, may be "") is a watched PF's VF */
+/* unchained_pass.c: a link event of @name (its PCI parent @pci, may be "") is a watched PF's VF */
 bool agent_vf_link(const struct agent *a, const char *name, const char *pci);
 void agent_count_adoption(struct agent *a, const char *pf);
 

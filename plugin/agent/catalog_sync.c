@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "netconf/netconf.h"
-#include "plugin/core/core.h"
+#include "plugin/attach/core.h"
 
 #define CATALOG_MAX ((size_t)4 * 1024 * 1024)
 

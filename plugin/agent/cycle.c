@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pkg/log/log.h"
+#include "pkg/sysfs/sysfs.h"
 #include "plugin/agent/agent.h"
 
 /* @more (owned, may be NULL) after *@text; on ENOMEM *@text stays as it was */
@@ -64,10 +65,13 @@ bool agent_do_pass(struct agent *a)
 		append(&text, verdict_metrics_render(a, &rep));
 	if (text && a->o.metrics_file) {
 		char *all = NULL;
+		const char *m;
 
 		if (tel && asprintf(&all, "%s%s", text, tel) < 0)
 			all = NULL;
-		if ((r = metrics_write_file(a->o.metrics_file, all ? all : text)) < 0)
+		m = all ? all : text;
+		/* a whole file or none: node-exporter's textfile collector must never read half */
+		if ((r = sysfs_write_replace_path(a->o.metrics_file, m, strlen(m), 0644)) < 0)
 			log_warn("agent: writing %s: %s", a->o.metrics_file, strerror(-r));
 		free(all);
 	}

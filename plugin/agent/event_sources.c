@@ -121,7 +121,7 @@ static void rtnl_msg(const struct agent *a, const struct nlmsghdr *h, size_t lef
 		char pci[32] = "";
 		bool named = netns_link_msg_ifname(h, left, name, sizeof(name)) == 1;
 
-		/* a watched PF's VF leaving the host for a pod's netns, or back (unchained.c) */
+		/* a watched PF's VF moving into a pod's netns or back (unchained_pass.c) */
 		(void)netns_link_msg_parent_pci(h, left, pci, sizeof(pci));
 		if (named && known_pf(a, name))
 			who_add(who, max, n, name);

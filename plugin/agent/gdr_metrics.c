@@ -11,8 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pkg/promtext/promtext.h"
 #include "plugin/agent/agent.h"
-#include "plugin/core/gdr.h"
+#include "plugin/attach/gdr.h"
 
 void agent_gdr_record(const struct agent *a, struct pass_report *rep, const cJSON *rec)
 {
@@ -181,13 +182,12 @@ static void render_pods(FILE *f, const struct agent *a, const struct pass_report
 							     json_str(it, "container") ?: ""))
 		    pod_add(&p, jt);
 		left = pod_unmatched(&a->env.root, &p);
-		metrics_label_esc(json_str(it, "namespace"), e1, sizeof(e1));
-		metrics_label_esc(json_str(it, "pod"), e2, sizeof(e2));
+		prom_label_esc(json_str(it, "namespace"), e1, sizeof(e1));
+		prom_label_esc(json_str(it, "pod"), e2, sizeof(e2));
 		if (!head_w)
-			(void)fprintf(f,
-				      "# HELP rdma_qos_pod_gpus_without_rail The pod's GPUs left "
-				      "without a VF within gdrLevel by a maximum matching, one "
-				      "VF per PF.\n# TYPE rdma_qos_pod_gpus_without_rail gauge\n");
+			prom_family(f, "rdma_qos_pod_gpus_without_rail", "gauge",
+				    "The pod's GPUs left without a VF within gdrLevel by a maximum "
+				    "matching, one VF per PF.");
 		head_w = true;
 		(void)fprintf(f,
 			      "rdma_qos_pod_gpus_without_rail{namespace=\"%s\",pod=\"%s\"} %zu\n",
@@ -196,14 +196,13 @@ static void render_pods(FILE *f, const struct agent *a, const struct pass_report
 			if (p.n_on_pf[i] < 2)
 				continue;
 			if (!head_s)
-				(void)fprintf(
-				    f, "# HELP rdma_qos_pod_shared_pf The pod's attachments on "
-				       "one PF (only when >= 2: two rails on one port halve "
-				       "both).\n# TYPE rdma_qos_pod_shared_pf gauge\n");
+				prom_family(f, "rdma_qos_pod_shared_pf", "gauge",
+					    "The pod's attachments on one PF (only when >= 2: two "
+					    "rails on one port halve both).");
 			head_s = true;
 			(void)fprintf(
 			    f, "rdma_qos_pod_shared_pf{namespace=\"%s\",pod=\"%s\",pf=\"%s\"} %d\n",
-			    e1, e2, metrics_label_esc(p.pf[i], e3, sizeof(e3)), p.n_on_pf[i]);
+			    e1, e2, prom_label_esc(p.pf[i], e3, sizeof(e3)), p.n_on_pf[i]);
 		}
 	}
 }
@@ -213,34 +212,34 @@ static void render_pairs(FILE *f, const struct pass_report *rep)
 	const cJSON *it, *d;
 	char e1[256], e2[256], e3[64], e4[64];
 
-	(void)fprintf(f, "# HELP rdma_qos_vf_gpu_path 1 per attachment with a GPU: the PCIe path "
-			 "from its VF to the pod's nearest GPU (NCCL's levels).\n"
-			 "# TYPE rdma_qos_vf_gpu_path gauge\n");
+	prom_family(f, "rdma_qos_vf_gpu_path", "gauge",
+		    "1 per attachment with a GPU: the PCIe path from its VF to the pod's nearest "
+		    "GPU (NCCL's levels).");
 	cJSON_ArrayForEach(it, rep->gdr) if (json_str(it, "path")[0])(void)
 	    fprintf(f,
 		    "rdma_qos_vf_gpu_path{namespace=\"%s\",pod=\"%s\",vf=\"%s\",gpu=\"%s\",path=\"%"
 		    "s\"} 1\n",
-		    metrics_label_esc(json_str(it, "namespace"), e1, sizeof(e1)),
-		    metrics_label_esc(json_str(it, "pod"), e2, sizeof(e2)),
-		    metrics_label_esc(json_str(it, "vf"), e3, sizeof(e3)),
-		    metrics_label_esc(json_str(it, "gpu"), e4, sizeof(e4)), json_str(it, "path"));
-	(void)fprintf(f, "# HELP rdma_qos_gdr_far 1 per attachment whose VF is beyond gdrLevel "
-			 "from every GPU of its pod: NCCL stages that rail through host memory.\n"
-			 "# TYPE rdma_qos_gdr_far gauge\n");
+		    prom_label_esc(json_str(it, "namespace"), e1, sizeof(e1)),
+		    prom_label_esc(json_str(it, "pod"), e2, sizeof(e2)),
+		    prom_label_esc(json_str(it, "vf"), e3, sizeof(e3)),
+		    prom_label_esc(json_str(it, "gpu"), e4, sizeof(e4)), json_str(it, "path"));
+	prom_family(f, "rdma_qos_gdr_far", "gauge",
+		    "1 per attachment whose VF is beyond gdrLevel from every GPU of its pod: NCCL "
+		    "stages that rail through host memory.");
 	cJSON_ArrayForEach(it, rep->gdr) if (!strcmp(json_str(it, "verdict"), "far"))(void)
 	    fprintf(f, "rdma_qos_gdr_far{namespace=\"%s\",pod=\"%s\",vf=\"%s\"} 1\n",
-		    metrics_label_esc(json_str(it, "namespace"), e1, sizeof(e1)),
-		    metrics_label_esc(json_str(it, "pod"), e2, sizeof(e2)),
-		    metrics_label_esc(json_str(it, "vf"), e3, sizeof(e3)));
-	(void)fprintf(f, "# HELP rdma_qos_gdr_degraded 1 per near attachment and reason GDR is "
-			 "slow or impossible although the placement is right.\n"
-			 "# TYPE rdma_qos_gdr_degraded gauge\n");
+		    prom_label_esc(json_str(it, "namespace"), e1, sizeof(e1)),
+		    prom_label_esc(json_str(it, "pod"), e2, sizeof(e2)),
+		    prom_label_esc(json_str(it, "vf"), e3, sizeof(e3)));
+	prom_family(f, "rdma_qos_gdr_degraded", "gauge",
+		    "1 per near attachment and reason GDR is slow or impossible although the "
+		    "placement is right.");
 	cJSON_ArrayForEach(it, rep->gdr)
 	    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(it, "degraded"))(void) fprintf(
 		f, "rdma_qos_gdr_degraded{namespace=\"%s\",pod=\"%s\",vf=\"%s\",reason=\"%s\"} 1\n",
-		metrics_label_esc(json_str(it, "namespace"), e1, sizeof(e1)),
-		metrics_label_esc(json_str(it, "pod"), e2, sizeof(e2)),
-		metrics_label_esc(json_str(it, "vf"), e3, sizeof(e3)),
+		prom_label_esc(json_str(it, "namespace"), e1, sizeof(e1)),
+		prom_label_esc(json_str(it, "pod"), e2, sizeof(e2)),
+		prom_label_esc(json_str(it, "vf"), e3, sizeof(e3)),
 		cJSON_IsString(d) ? d->valuestring : "");
 }
 
@@ -249,26 +248,21 @@ char *gdr_metrics_render(const struct agent *a, const struct pass_report *rep)
 	const char *m[4];
 	bool loaded_only;
 	size_t n = gdr_peer_memory(&a->env.root, m, 4, &loaded_only);
-	char *s = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&s, &len);
+	struct prom_text t;
+	FILE *f = prom_begin(&t);
 
 	if (!f)
 		return NULL;
 	render_pairs(f, rep);
 	render_pods(f, a, rep);
-	(void)fprintf(f, "# HELP rdma_qos_gdr_peer_memory 1 per way GPU memory can be registered "
-			 "with the NIC on this node (nvidia_peermem, dma_buf, amdkfd; none).\n"
-			 "# TYPE rdma_qos_gdr_peer_memory gauge\n");
+	prom_family(f, "rdma_qos_gdr_peer_memory", "gauge",
+		    "1 per way GPU memory can be registered with the NIC on this node "
+		    "(nvidia_peermem, dma_buf, amdkfd; none).");
 	for (size_t i = 0; i < n; i++)
 		(void)fprintf(f, "rdma_qos_gdr_peer_memory{method=\"%s\"} 1\n", m[i]);
 	if (!n)
 		(void)fprintf(f, "rdma_qos_gdr_peer_memory{method=\"none\"} 1\n");
-	if (fclose(f) != 0) {
-		free(s);
-		return NULL;
-	}
-	return s;
+	return prom_end(&t);
 }
 
 const char *gdr_nfd_word(const struct pass_report *rep)

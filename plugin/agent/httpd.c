@@ -2,7 +2,7 @@
 /*
  * /metrics, /healthz and /readyz over plain HTTP with libmicrohttpd: HTTP
  * parsing is not ours to write. The server answers from memory: a copy of
- * the last pass's text and the telemetry collector's last text (counters.c),
+ * the last pass's text and the telemetry collector's last text (agent_tel.c),
  * so neither a slow pass nor slow counter reads hold up an answer for long.
  *
  * /healthz (liveness) is about the passes, not the server: it answers 503 once

@@ -18,8 +18,9 @@
 #include <string.h>
 
 #include "pkg/log/log.h"
+#include "pkg/promtext/promtext.h"
 #include "plugin/agent/agent.h"
-#include "plugin/core/peer.h"
+#include "plugin/judge/peer.h"
 
 const char *const link_reason_names[LINK_REASON_N] = {"flap", "fec_uncorrectable", "symbol_errors",
 						      "health", "speed"};
@@ -198,25 +199,20 @@ void link_reasons_text(const struct agent *a, const char *pf, char *buf, size_t 
 					      link_reason_names[k]);
 }
 
-static void family(FILE *f, const char *name, const char *type, const char *help)
-{
-	(void)fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
 static void render_counters(FILE *f, const struct link_book *b)
 {
 	char pf[64], e[96];
 
-	family(f, "rdma_qos_port_link_flaps_total", "counter",
-	       "Times the PF's carrier went down (sysfs carrier_down_count).");
+	prom_family(f, "rdma_qos_port_link_flaps_total", "counter",
+		    "Times the PF's carrier went down (sysfs carrier_down_count).");
 	for (size_t i = 0; i < b->n; i++)
 		if (b->pf[i].cur.has_flaps)
 			(void)fprintf(f, "rdma_qos_port_link_flaps_total{pf=\"%s\"} %llu\n",
-				      metrics_label_esc(b->pf[i].pf, pf, sizeof(pf)),
+				      prom_label_esc(b->pf[i].pf, pf, sizeof(pf)),
 				      (unsigned long long)b->pf[i].cur.flaps);
-	family(f, "rdma_qos_port_fec_blocks_total", "counter",
-	       "FEC blocks the PF corrected or could not correct (ethtool netlink FEC "
-	       "statistics).");
+	prom_family(f, "rdma_qos_port_fec_blocks_total", "counter",
+		    "FEC blocks the PF corrected or could not correct (ethtool netlink FEC "
+		    "statistics).");
 	for (size_t i = 0; i < b->n; i++)
 		if (b->pf[i].cur.eth.has_fec)
 			(void)fprintf(
@@ -224,37 +220,37 @@ static void render_counters(FILE *f, const struct link_book *b)
 			    "rdma_qos_port_fec_blocks_total{pf=\"%s\",kind=\"corrected\"} "
 			    "%llu\nrdma_qos_port_fec_blocks_total{pf=\"%s\",kind="
 			    "\"uncorrectable\"} %llu\n",
-			    metrics_label_esc(b->pf[i].pf, pf, sizeof(pf)),
+			    prom_label_esc(b->pf[i].pf, pf, sizeof(pf)),
 			    (unsigned long long)b->pf[i].cur.eth.fec_corrected, pf,
 			    (unsigned long long)b->pf[i].cur.eth.fec_uncorrectable);
-	family(f, "rdma_qos_port_symbol_errors_total", "counter",
-	       "PHY symbol errors during carrier (ethtool netlink IEEE 802.3 PHY statistics, "
-	       "SymbolErrorDuringCarrier).");
+	prom_family(f, "rdma_qos_port_symbol_errors_total", "counter",
+		    "PHY symbol errors during carrier (ethtool netlink IEEE 802.3 PHY statistics, "
+		    "SymbolErrorDuringCarrier).");
 	for (size_t i = 0; i < b->n; i++)
 		if (b->pf[i].cur.eth.has_symbol_errors)
 			(void)fprintf(f, "rdma_qos_port_symbol_errors_total{pf=\"%s\"} %llu\n",
-				      metrics_label_esc(b->pf[i].pf, pf, sizeof(pf)),
+				      prom_label_esc(b->pf[i].pf, pf, sizeof(pf)),
 				      (unsigned long long)b->pf[i].cur.eth.symbol_errors);
-	family(f, "rdma_qos_port_health_errors_total", "counter",
-	       "Errors the PF's devlink health reporter counted.");
+	prom_family(f, "rdma_qos_port_health_errors_total", "counter",
+		    "Errors the PF's devlink health reporter counted.");
 	for (size_t i = 0; i < b->n; i++)
 		for (size_t k = 0; k < b->pf[i].cur.n_rep; k++)
 			(void)fprintf(
 			    f,
 			    "rdma_qos_port_health_errors_total{pf=\"%s\",reporter=\"%s\"} %llu\n",
-			    metrics_label_esc(b->pf[i].pf, pf, sizeof(pf)),
-			    metrics_label_esc(b->pf[i].cur.rep[k].name, e, sizeof(e)),
+			    prom_label_esc(b->pf[i].pf, pf, sizeof(pf)),
+			    prom_label_esc(b->pf[i].cur.rep[k].name, e, sizeof(e)),
 			    (unsigned long long)b->pf[i].cur.rep[k].errors);
-	family(f, "rdma_qos_port_speed_bytes", "gauge",
-	       "The PF's link speed in bytes per second (ethtool link modes).");
+	prom_family(f, "rdma_qos_port_speed_bytes", "gauge",
+		    "The PF's link speed in bytes per second (ethtool link modes).");
 	for (size_t i = 0; i < b->n; i++)
 		if (b->pf[i].cur.eth.has_speed && b->pf[i].cur.eth.speed_mbps)
 			(void)fprintf(f, "rdma_qos_port_speed_bytes{pf=\"%s\"} %llu\n",
-				      metrics_label_esc(b->pf[i].pf, pf, sizeof(pf)),
+				      prom_label_esc(b->pf[i].pf, pf, sizeof(pf)),
 				      (unsigned long long)b->pf[i].cur.eth.speed_mbps * 125000ULL);
 }
 
-/* RQ_LINK_FILE (core/peer.h): per PF the reasons degraded now and those the driver reports */
+/* RQ_LINK_FILE (judge/peer.h): per PF the reasons degraded now and those the driver reports */
 static void link_file_save(const struct agent *a)
 {
 	cJSON *o = cJSON_CreateObject(), *pfs = cJSON_AddObjectToObject(o, "pfs");
@@ -299,19 +295,20 @@ bool link_reasons_known(const struct agent *a, const char *pf, char *buf, size_t
 
 char *link_metrics_render(const struct agent *a, const struct pass_report *rep)
 {
-	char *s = NULL, pf[64];
-	size_t len = 0;
-	FILE *f = open_memstream(&s, &len);
+	struct prom_text t;
+	char pf[64];
+	FILE *f = prom_begin(&t);
 
 	if (!f)
 		return NULL;
 	if (a->links) {
 		render_counters(f, a->links);
-		family(f, "rdma_qos_port_link_degraded", "gauge",
-		       "1 while, in the last interval, the PF flapped, counted uncorrectable FEC "
-		       "blocks or symbol errors, a health reporter counted an error, or it ran "
-		       "below the fastest speed both ends advertise; no series for a reason the "
-		       "driver does not report.");
+		prom_family(
+		    f, "rdma_qos_port_link_degraded", "gauge",
+		    "1 while, in the last interval, the PF flapped, counted uncorrectable FEC "
+		    "blocks or symbol errors, a health reporter counted an error, or it ran "
+		    "below the fastest speed both ends advertise; no series for a reason the "
+		    "driver does not report.");
 		for (size_t i = 0; i < a->links->n; i++)
 			for (int k = 0; k < LINK_REASON_N; k++) {
 				int d = link_degraded(a, a->links->pf[i].pf, (enum link_reason)k);
@@ -321,13 +318,9 @@ char *link_metrics_render(const struct agent *a, const struct pass_report *rep)
 					    f,
 					    "rdma_qos_port_link_degraded{pf=\"%s\",reason=\"%s\"} "
 					    "%d\n",
-					    metrics_label_esc(a->links->pf[i].pf, pf, sizeof(pf)),
+					    prom_label_esc(a->links->pf[i].pf, pf, sizeof(pf)),
 					    link_reason_names[k], d);
 			}
 	}
-	if (fclose(f) != 0) {
-		free(s);
-		return NULL;
-	}
-	return s;
+	return prom_end(&t);
 }

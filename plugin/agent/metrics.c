@@ -4,130 +4,78 @@
  * # HELP and # TYPE per family, written to a temporary name and renamed, as
  * node-exporter's textfile collector wants (it must never read half a file).
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "pkg/promtext/promtext.h"
 #include "plugin/agent/agent.h"
 
-struct buf {
-	char *s;
-	size_t len, cap;
-	bool oom;
-};
+static void put(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static void put(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(struct buf *b, const char *fmt, ...)
+static void put(FILE *f, const char *fmt, ...)
 {
 	va_list ap;
-	size_t need;
-	char *s;
-	int n;
 
-	if (b->oom)
-		return;
 	va_start(ap, fmt);
-	n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+	(void)vfprintf(f, fmt, ap);
 	va_end(ap);
-	if (n < 0) {
-		b->oom = true;
-		return;
-	}
-	if ((size_t)n < b->cap - b->len) {
-		b->len += (size_t)n;
-		return;
-	}
-	need = b->cap * 2 + (size_t)n;
-	s = realloc(b->s, need);
-	if (!s) {
-		b->oom = true;
-		return;
-	}
-	b->s = s;
-	b->cap = need;
-	va_start(ap, fmt);
-	n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-	va_end(ap);
-	b->len += n > 0 ? (size_t)n : 0;
 }
 
-/* A label value: backslash, double quote and newline escaped (the text format's rule). */
-static const char *esc(const char *v, char *out, size_t len)
-{
-	size_t o = 0;
-
-	for (const char *p = v ? v : ""; *p && o + 3 < len; p++) {
-		if (*p == '\\' || *p == '"') {
-			out[o++] = '\\';
-			out[o++] = *p;
-		} else if (*p == '\n') {
-			out[o++] = '\\';
-			out[o++] = 'n';
-		} else {
-			out[o++] = *p;
-		}
-	}
-	out[o] = '\0';
-	return out;
-}
-
-static void family(struct buf *b, const char *name, const char *type, const char *help)
-{
-	put(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
-
-static void per_pf(struct buf *b, const struct pass_report *rep)
+static void per_pf(FILE *b, const struct pass_report *rep)
 {
 	const cJSON *it;
 	char e1[256], e2[256];
 
-	family(b, "rdma_qos_attachments", "gauge", "Recorded attachments per PF and profile.");
+	prom_family(b, "rdma_qos_attachments", "gauge", "Recorded attachments per PF and profile.");
 	cJSON_ArrayForEach(it, rep->attachments)
 	    put(b, "rdma_qos_attachments{pf=\"%s\",profile=\"%s\"} %d\n",
-		esc(json_str(it, "pf"), e1, sizeof(e1)),
-		esc(json_str(it, "profile"), e2, sizeof(e2)), json_int(it, "n", 0));
-	family(b, "rdma_qos_pf_in_profile", "gauge",
-	       "1 when the PF meets every requirement of its attachments after the last pass.");
+		prom_label_esc(json_str(it, "pf"), e1, sizeof(e1)),
+		prom_label_esc(json_str(it, "profile"), e2, sizeof(e2)), json_int(it, "n", 0));
+	prom_family(
+	    b, "rdma_qos_pf_in_profile", "gauge",
+	    "1 when the PF meets every requirement of its attachments after the last pass.");
 	cJSON_ArrayForEach(it, rep->pfs)
-	    put(b, "rdma_qos_pf_in_profile{pf=\"%s\"} %d\n", esc(it->string, e1, sizeof(e1)),
-		(unsigned)it->valuedouble == 0);
-	family(b, "rdma_qos_drift", "gauge",
-	       "1 when the item is not as required after the last pass (repair failed, pf: verify, "
-	       "or the PF is gone).");
+	    put(b, "rdma_qos_pf_in_profile{pf=\"%s\"} %d\n",
+		prom_label_esc(it->string, e1, sizeof(e1)), (unsigned)it->valuedouble == 0);
+	prom_family(
+	    b, "rdma_qos_drift", "gauge",
+	    "1 when the item is not as required after the last pass (repair failed, pf: verify, "
+	    "or the PF is gone).");
 	cJSON_ArrayForEach(it, rep->pfs) for (int i = 0; i < ITEM_N; i++)
-	    put(b, "rdma_qos_drift{pf=\"%s\",item=\"%s\"} %u\n", esc(it->string, e1, sizeof(e1)),
-		agent_item_names[i], ((unsigned)it->valuedouble >> i) & 1u);
+	    put(b, "rdma_qos_drift{pf=\"%s\",item=\"%s\"} %u\n",
+		prom_label_esc(it->string, e1, sizeof(e1)), agent_item_names[i],
+		((unsigned)it->valuedouble >> i) & 1u);
 }
 
-/* Reported only (plugin/core/pf_facts.c): the CNP, DCQCN, PFC buffers, storm prevention. */
-static void pf_facts(struct buf *b, const struct pass_report *rep)
+/* Reported only (plugin/attach/pf_facts.c): the CNP, DCQCN, PFC buffers, storm prevention. */
+static void pf_facts(FILE *b, const struct pass_report *rep)
 {
 	const cJSON *pf, *it;
 	char e1[256], e2[256], e3[256];
 
-	family(b, "rdma_qos_pf_cnp", "gauge",
-	       "The DSCP (field dscp) and 802.1p priority (field prio) of the CNPs the port sends "
-	       "(MOFED ecn/roce_np), where the driver has them.");
+	prom_family(
+	    b, "rdma_qos_pf_cnp", "gauge",
+	    "The DSCP (field dscp) and 802.1p priority (field prio) of the CNPs the port sends "
+	    "(MOFED ecn/roce_np), where the driver has them.");
 	cJSON_ArrayForEach(pf, rep->pf_facts)
 	    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(pf, "cnp"))
 		put(b, "rdma_qos_pf_cnp{pf=\"%s\",field=\"%s\"} %d\n",
-		    esc(pf->string, e1, sizeof(e1)), it->string, it->valueint);
-	family(b, "rdma_qos_pf_dcqcn_param", "gauge",
-	       "A DCQCN parameter of the port as the driver reports it (ecn/roce_np, roce_rp; read "
-	       "only).");
+		    prom_label_esc(pf->string, e1, sizeof(e1)), it->string, it->valueint);
+	prom_family(
+	    b, "rdma_qos_pf_dcqcn_param", "gauge",
+	    "A DCQCN parameter of the port as the driver reports it (ecn/roce_np, roce_rp; read "
+	    "only).");
 	cJSON_ArrayForEach(pf, rep->pf_facts)
 	    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(pf, "dcqcn"))
 		put(b, "rdma_qos_pf_dcqcn_param{pf=\"%s\",side=\"%s\",param=\"%s\"} %.0f\n",
-		    esc(pf->string, e1, sizeof(e1)), esc(json_str(it, "side"), e2, sizeof(e2)),
-		    esc(json_str(it, "param"), e3, sizeof(e3)),
+		    prom_label_esc(pf->string, e1, sizeof(e1)),
+		    prom_label_esc(json_str(it, "side"), e2, sizeof(e2)),
+		    prom_label_esc(json_str(it, "param"), e3, sizeof(e3)),
 		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "value")));
-	family(b, "rdma_qos_pf_prio_buffer", "gauge",
-	       "The receive buffer each priority lands in (DCB_ATTR_DCB_BUFFER).");
+	prom_family(b, "rdma_qos_pf_prio_buffer", "gauge",
+		    "The receive buffer each priority lands in (DCB_ATTR_DCB_BUFFER).");
 	cJSON_ArrayForEach(pf, rep->pf_facts)
 	{
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(
@@ -135,10 +83,11 @@ static void pf_facts(struct buf *b, const struct pass_report *rep)
 
 		for (int i = 0; i < cJSON_GetArraySize(m); i++)
 			put(b, "rdma_qos_pf_prio_buffer{pf=\"%s\",prio=\"%d\"} %d\n",
-			    esc(pf->string, e1, sizeof(e1)), i, cJSON_GetArrayItem(m, i)->valueint);
+			    prom_label_esc(pf->string, e1, sizeof(e1)), i,
+			    cJSON_GetArrayItem(m, i)->valueint);
 	}
-	family(b, "rdma_qos_pf_buffer_size_bytes", "gauge",
-	       "The size of each receive buffer of the port (DCB_ATTR_DCB_BUFFER).");
+	prom_family(b, "rdma_qos_pf_buffer_size_bytes", "gauge",
+		    "The size of each receive buffer of the port (DCB_ATTR_DCB_BUFFER).");
 	cJSON_ArrayForEach(pf, rep->pf_facts)
 	{
 		const cJSON *m = cJSON_GetObjectItemCaseSensitive(
@@ -146,12 +95,12 @@ static void pf_facts(struct buf *b, const struct pass_report *rep)
 
 		for (int i = 0; i < cJSON_GetArraySize(m); i++)
 			put(b, "rdma_qos_pf_buffer_size_bytes{pf=\"%s\",buffer=\"%d\"} %.0f\n",
-			    esc(pf->string, e1, sizeof(e1)), i,
+			    prom_label_esc(pf->string, e1, sizeof(e1)), i,
 			    cJSON_GetNumberValue(cJSON_GetArrayItem(m, i)));
 	}
-	family(b, "rdma_qos_pf_buffer_shared_lossless", "gauge",
-	       "1 when a receive buffer holds a priority with PFC and one without: the lossy "
-	       "traffic is paused with the lossless and shares its headroom.");
+	prom_family(b, "rdma_qos_pf_buffer_shared_lossless", "gauge",
+		    "1 when a receive buffer holds a priority with PFC and one without: the lossy "
+		    "traffic is paused with the lossless and shares its headroom.");
 	cJSON_ArrayForEach(pf, rep->pf_facts)
 	{
 		const cJSON *bu = cJSON_GetObjectItemCaseSensitive(pf, "buffer");
@@ -159,19 +108,19 @@ static void pf_facts(struct buf *b, const struct pass_report *rep)
 
 		for (int i = 0; bu && i < 8; i++)
 			put(b, "rdma_qos_pf_buffer_shared_lossless{pf=\"%s\",buffer=\"%d\"} %d\n",
-			    esc(pf->string, e1, sizeof(e1)), i, (mask >> i) & 1);
+			    prom_label_esc(pf->string, e1, sizeof(e1)), i, (mask >> i) & 1);
 	}
-	family(b, "rdma_qos_pf_pfc_storm_prevention_seconds", "gauge",
-	       "The port's PFC storm-prevention timeout (ethtool pfc-prevention-tout) as the "
-	       "driver stores it: 0 off; mlx5 stores auto as 0.1 (100 ms); -1 a driver that "
-	       "reports auto.");
+	prom_family(b, "rdma_qos_pf_pfc_storm_prevention_seconds", "gauge",
+		    "The port's PFC storm-prevention timeout (ethtool pfc-prevention-tout) as the "
+		    "driver stores it: 0 off; mlx5 stores auto as 0.1 (100 ms); -1 a driver that "
+		    "reports auto.");
 	cJSON_ArrayForEach(pf, rep->pf_facts)
 	{
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(pf, "pfcPreventionMs");
 
 		if (cJSON_IsNumber(v))
 			put(b, "rdma_qos_pf_pfc_storm_prevention_seconds{pf=\"%s\"} %g\n",
-			    esc(pf->string, e1, sizeof(e1)),
+			    prom_label_esc(pf->string, e1, sizeof(e1)),
 			    v->valueint < 0 ? -1.0 : v->valueint / 1000.0);
 	}
 }
@@ -195,137 +144,110 @@ static void pf_facts(struct buf *b, const struct pass_report *rep)
 
 char *metrics_render(const struct agent *a, const struct pass_report *rep)
 {
-	struct buf b = {.s = malloc(4096), .cap = 4096};
+	struct prom_text t;
+	FILE *b = prom_begin(&t);
 	const cJSON *it;
 	char e1[256], e2[256], e3[256];
 
-	if (!b.s)
+	if (!b)
 		return NULL;
-	b.s[0] = '\0';
-	family(&b, "rdma_qos_build_info", "gauge",
-	       "Always 1: the agent's version, source revision (empty when unknown) and "
-	       "architecture.");
-	put(&b, "rdma_qos_build_info{version=\"%s\",revision=\"%s\",arch=\"%s\"} 1\n", RQ_VERSION,
+	prom_family(b, "rdma_qos_build_info", "gauge",
+		    "Always 1: the agent's version, source revision (empty when unknown) and "
+		    "architecture.");
+	put(b, "rdma_qos_build_info{version=\"%s\",revision=\"%s\",arch=\"%s\"} 1\n", RQ_VERSION,
 	    RQ_REVISION, RQ_ARCH);
-	per_pf(&b, rep);
-	pf_facts(&b, rep);
-	family(&b, "rdma_qos_repairs_total", "counter",
-	       "Items the agent found drifted and repaired since it started.");
+	per_pf(b, rep);
+	pf_facts(b, rep);
+	prom_family(b, "rdma_qos_repairs_total", "counter",
+		    "Items the agent found drifted and repaired since it started.");
 	for (size_t i = 0; i < a->n_repairs; i++)
-		put(&b, "rdma_qos_repairs_total{pf=\"%s\",item=\"%s\"} %llu\n",
-		    esc(a->repairs[i].pf, e1, sizeof(e1)), a->repairs[i].item, a->repairs[i].n);
-	family(&b, "rdma_qos_port_resets_total", "counter",
-	       "Resets of the PF's port since the agent started: its DCB back at the driver's "
-	       "defaults as a whole, or its netdev re-created (devlink reload, firmware reset, "
-	       "health recovery, AER). Repaired, and never counted as a fight.");
+		put(b, "rdma_qos_repairs_total{pf=\"%s\",item=\"%s\"} %llu\n",
+		    prom_label_esc(a->repairs[i].pf, e1, sizeof(e1)), a->repairs[i].item,
+		    a->repairs[i].n);
+	prom_family(
+	    b, "rdma_qos_port_resets_total", "counter",
+	    "Resets of the PF's port since the agent started: its DCB back at the driver's "
+	    "defaults as a whole, or its netdev re-created (devlink reload, firmware reset, "
+	    "health recovery, AER). Repaired, and never counted as a fight.");
 	for (size_t i = 0; i < a->n_resets; i++)
-		put(&b, "rdma_qos_port_resets_total{pf=\"%s\"} %llu\n",
-		    esc(a->resets[i].pf, e1, sizeof(e1)), a->resets[i].n);
-	family(&b, "rdma_qos_repair_suspended", "gauge",
-	       "1 when the agent stopped repairing the item: it was undone again and again by "
-	       "another writer (cleared by a catalog change or by deleting the agent's "
-	       "fights.json).");
+		put(b, "rdma_qos_port_resets_total{pf=\"%s\"} %llu\n",
+		    prom_label_esc(a->resets[i].pf, e1, sizeof(e1)), a->resets[i].n);
+	prom_family(b, "rdma_qos_repair_suspended", "gauge",
+		    "1 when the agent stopped repairing the item: it was undone again and again by "
+		    "another writer (cleared by a catalog change or by deleting the agent's "
+		    "fights.json).");
 	cJSON_ArrayForEach(it, rep->suspended)
-	    put(&b, "rdma_qos_repair_suspended{pf=\"%s\",item=\"%s\"} %d\n",
-		esc(json_str(it, "pf"), e1, sizeof(e1)), esc(json_str(it, "item"), e2, sizeof(e2)),
-		json_int(it, "value", 0));
-	family(&b, "rdma_qos_vf_traffic_class", "gauge",
-	       "The VF RDMA device's traffic class as read after the last pass (-1: unset).");
-	cJSON_ArrayForEach(it, rep->vf_tc) put(
-	    &b, "rdma_qos_vf_traffic_class{vf=\"%s\",rdma_dev=\"%s\",knob=\"%s\"} %d\n",
-	    esc(json_str(it, "vf"), e1, sizeof(e1)), esc(json_str(it, "rdmaDev"), e2, sizeof(e2)),
-	    esc(json_str(it, "knob"), e3, sizeof(e3)), json_int(it, "value", -1));
-	family(&b, "rdma_qos_numa_misaligned", "gauge",
-	       "1 per attachment whose VF is not on a NUMA node of its pod.");
+	    put(b, "rdma_qos_repair_suspended{pf=\"%s\",item=\"%s\"} %d\n",
+		prom_label_esc(json_str(it, "pf"), e1, sizeof(e1)),
+		prom_label_esc(json_str(it, "item"), e2, sizeof(e2)), json_int(it, "value", 0));
+	prom_family(b, "rdma_qos_vf_traffic_class", "gauge",
+		    "The VF RDMA device's traffic class as read after the last pass (-1: unset).");
+	cJSON_ArrayForEach(it, rep->vf_tc)
+	    put(b, "rdma_qos_vf_traffic_class{vf=\"%s\",rdma_dev=\"%s\",knob=\"%s\"} %d\n",
+		prom_label_esc(json_str(it, "vf"), e1, sizeof(e1)),
+		prom_label_esc(json_str(it, "rdmaDev"), e2, sizeof(e2)),
+		prom_label_esc(json_str(it, "knob"), e3, sizeof(e3)), json_int(it, "value", -1));
+	prom_family(b, "rdma_qos_numa_misaligned", "gauge",
+		    "1 per attachment whose VF is not on a NUMA node of its pod.");
 	cJSON_ArrayForEach(it, rep->numa)
-	    put(&b, "rdma_qos_numa_misaligned{namespace=\"%s\",pod=\"%s\",vf=\"%s\"} 1\n",
-		esc(json_str(it, "namespace"), e1, sizeof(e1)),
-		esc(json_str(it, "pod"), e2, sizeof(e2)), esc(json_str(it, "vf"), e3, sizeof(e3)));
-	family(&b, "rdma_qos_vf_in_pod", "gauge",
-	       "1 while the attachment's VF is its pod's interface; 0 when it left the pod "
-	       "(driver reload, firmware reset): the pod has lost that rail.");
+	    put(b, "rdma_qos_numa_misaligned{namespace=\"%s\",pod=\"%s\",vf=\"%s\"} 1\n",
+		prom_label_esc(json_str(it, "namespace"), e1, sizeof(e1)),
+		prom_label_esc(json_str(it, "pod"), e2, sizeof(e2)),
+		prom_label_esc(json_str(it, "vf"), e3, sizeof(e3)));
+	prom_family(b, "rdma_qos_vf_in_pod", "gauge",
+		    "1 while the attachment's VF is its pod's interface; 0 when it left the pod "
+		    "(driver reload, firmware reset): the pod has lost that rail.");
 	cJSON_ArrayForEach(it, rep->vf_home)
-	    put(&b, "rdma_qos_vf_in_pod{namespace=\"%s\",pod=\"%s\",vf=\"%s\"} %d\n",
-		esc(json_str(it, "namespace"), e1, sizeof(e1)),
-		esc(json_str(it, "pod"), e2, sizeof(e2)), esc(json_str(it, "vf"), e3, sizeof(e3)),
+	    put(b, "rdma_qos_vf_in_pod{namespace=\"%s\",pod=\"%s\",vf=\"%s\"} %d\n",
+		prom_label_esc(json_str(it, "namespace"), e1, sizeof(e1)),
+		prom_label_esc(json_str(it, "pod"), e2, sizeof(e2)),
+		prom_label_esc(json_str(it, "vf"), e3, sizeof(e3)),
 		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "inPod")) ? 1 : 0);
-	family(&b, "rdma_qos_vf_unchained", "gauge",
-	       "1 per VF of a watched PF in a pod's netns with no record: no CNI chain ran "
-	       "rdma-qos for it (a DRA driver in standalone mode, dranet, a NAD without "
-	       "rdma-qos); pod labels empty when PodResources does not name it.");
+	prom_family(b, "rdma_qos_vf_unchained", "gauge",
+		    "1 per VF of a watched PF in a pod's netns with no record: no CNI chain ran "
+		    "rdma-qos for it (a DRA driver in standalone mode, dranet, a NAD without "
+		    "rdma-qos); pod labels empty when PodResources does not name it.");
 	cJSON_ArrayForEach(it, rep->unchained)
 	{
 		char e4[256], e5[256];
 
-		put(&b,
+		put(b,
 		    "rdma_qos_vf_unchained{vf=\"%s\",pf=\"%s\",rdma_dev=\"%s\",namespace=\"%s\","
 		    "pod=\"%s\"} 1\n",
-		    esc(json_str(it, "vf"), e1, sizeof(e1)),
-		    esc(json_str(it, "pf"), e2, sizeof(e2)),
-		    esc(json_str(it, "rdmaDev"), e3, sizeof(e3)),
-		    esc(json_str(it, "namespace"), e4, sizeof(e4)),
-		    esc(json_str(it, "pod"), e5, sizeof(e5)));
+		    prom_label_esc(json_str(it, "vf"), e1, sizeof(e1)),
+		    prom_label_esc(json_str(it, "pf"), e2, sizeof(e2)),
+		    prom_label_esc(json_str(it, "rdmaDev"), e3, sizeof(e3)),
+		    prom_label_esc(json_str(it, "namespace"), e4, sizeof(e4)),
+		    prom_label_esc(json_str(it, "pod"), e5, sizeof(e5)));
 	}
-	family(&b, "rdma_qos_adoptions_total", "counter",
-	       "VFs no chain ran rdma-qos for that the agent adopted (node.unchained: adopt) "
-	       "since it started.");
+	prom_family(b, "rdma_qos_adoptions_total", "counter",
+		    "VFs no chain ran rdma-qos for that the agent adopted (node.unchained: adopt) "
+		    "since it started.");
 	for (size_t i = 0; i < a->n_adoptions; i++)
-		put(&b, "rdma_qos_adoptions_total{pf=\"%s\"} %llu\n",
-		    esc(a->adoptions[i].pf, e1, sizeof(e1)), a->adoptions[i].n);
-	family(&b, "rdma_qos_baseline_in_profile", "gauge",
-	       "1 when a PF the node baseline covers meets it after the last pass.");
+		put(b, "rdma_qos_adoptions_total{pf=\"%s\"} %llu\n",
+		    prom_label_esc(a->adoptions[i].pf, e1, sizeof(e1)), a->adoptions[i].n);
+	prom_family(b, "rdma_qos_baseline_in_profile", "gauge",
+		    "1 when a PF the node baseline covers meets it after the last pass.");
 	cJSON_ArrayForEach(it, rep->baseline)
-	    put(&b, "rdma_qos_baseline_in_profile{pf=\"%s\"} %d\n", esc(it->string, e1, sizeof(e1)),
-		it->valueint);
-	family(&b, "rdma_qos_catalog_valid", "gauge",
-	       "1 when the catalog source (or the installed catalog) is valid.");
-	put(&b, "rdma_qos_catalog_valid %d\n", a->catalog_valid ? 1 : 0);
-	family(&b, "rdma_qos_stale_records", "gauge",
-	       "Records whose pod netns is gone, kept until --stale-grace passes.");
-	put(&b, "rdma_qos_stale_records %d\n", rep->stale);
-	family(&b, "rdma_qos_last_pass_timestamp_seconds", "gauge",
-	       "When the last reconcile pass started (Unix time).");
-	put(&b, "rdma_qos_last_pass_timestamp_seconds %.3f\n", rep->started);
-	family(&b, "rdma_qos_pass_duration_seconds", "gauge",
-	       "How long the last reconcile pass took.");
-	put(&b, "rdma_qos_pass_duration_seconds %.6f\n", rep->duration);
-	family(&b, "rdma_qos_pass_interval_seconds", "gauge",
-	       "The agent's --interval: a pass at least this often (/healthz and the alert "
-	       "RdmaQosAgentNotPassing allow 3).");
-	put(&b, "rdma_qos_pass_interval_seconds %d\n", a->o.interval_s);
-	if (b.oom) {
-		free(b.s);
-		return NULL;
-	}
-	return b.s;
-}
-
-int metrics_write_file(const char *path, const char *text)
-{
-	char tmp[4200];
-	size_t len = strlen(text), off = 0;
-	int fd, r = 0;
-
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -errno;
-	while (off < len && r == 0) {
-		ssize_t n = write(fd, text + off, len - off);
-
-		if (n < 0 && errno != EINTR)
-			r = -errno;
-		else if (n > 0)
-			off += (size_t)n;
-	}
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
-		(void)unlink(tmp);
-	return r;
+	    put(b, "rdma_qos_baseline_in_profile{pf=\"%s\"} %d\n",
+		prom_label_esc(it->string, e1, sizeof(e1)), it->valueint);
+	prom_family(b, "rdma_qos_catalog_valid", "gauge",
+		    "1 when the catalog source (or the installed catalog) is valid.");
+	put(b, "rdma_qos_catalog_valid %d\n", a->catalog_valid ? 1 : 0);
+	prom_family(b, "rdma_qos_stale_records", "gauge",
+		    "Records whose pod netns is gone, kept until --stale-grace passes.");
+	put(b, "rdma_qos_stale_records %d\n", rep->stale);
+	prom_family(b, "rdma_qos_last_pass_timestamp_seconds", "gauge",
+		    "When the last reconcile pass started (Unix time).");
+	put(b, "rdma_qos_last_pass_timestamp_seconds %.3f\n", rep->started);
+	prom_family(b, "rdma_qos_pass_duration_seconds", "gauge",
+		    "How long the last reconcile pass took.");
+	put(b, "rdma_qos_pass_duration_seconds %.6f\n", rep->duration);
+	prom_family(b, "rdma_qos_pass_interval_seconds", "gauge",
+		    "The agent's --interval: a pass at least this often (/healthz and the alert "
+		    "RdmaQosAgentNotPassing allow 3).");
+	put(b, "rdma_qos_pass_interval_seconds %d\n", a->o.interval_s);
+	return prom_end(&t);
 }
 
 /* ---- congestion telemetry (DESIGN.md "Congestion telemetry") ---- */
@@ -336,10 +258,10 @@ struct fam {
 	bool done;
 };
 
-static void fam_head(struct buf *b, struct fam *f)
+static void fam_head(FILE *b, struct fam *f)
 {
 	if (!f->done)
-		family(b, f->name, f->type, f->help);
+		prom_family(b, f->name, f->type, f->help);
 	f->done = true;
 }
 
@@ -349,7 +271,7 @@ static const char *const dir_names[2] = {"rx", "tx"};
  * Link-level pause (rx/tx_global_pause*: the port runs it instead of PFC) in
  * the pause families, prio="global": it pauses every priority at once.
  */
-static void tel_global_pause(struct buf *b, const struct tel_sample *cur, struct fam *fm,
+static void tel_global_pause(FILE *b, const struct tel_sample *cur, struct fam *fm,
 			     enum port_stat k)
 {
 	enum port_stat g = k == PS_PAUSE_FRAMES	       ? PS_GPAUSE_FRAMES
@@ -365,7 +287,7 @@ static void tel_global_pause(struct buf *b, const struct tel_sample *cur, struct
 			if (!ps->has[g][0][d])
 				continue;
 			fam_head(b, fm);
-			esc(cur->pfs[i].name, e, sizeof(e));
+			prom_label_esc(cur->pfs[i].name, e, sizeof(e));
 			if (g == PS_GPAUSE_USEC)
 				put(b, "%s{pf=\"%s\",prio=\"global\",direction=\"%s\"} %.6f\n",
 				    fm->name, e, dir_names[d], (double)ps->v[g][0][d] / 1e6);
@@ -376,7 +298,7 @@ static void tel_global_pause(struct buf *b, const struct tel_sample *cur, struct
 }
 
 /* mlx5's rx_prio<N>_buf_discard / _cong_discard: per traffic class of the host (pnat 2). */
-static void tel_tc_discards(struct buf *b, const struct tel_sample *cur)
+static void tel_tc_discards(FILE *b, const struct tel_sample *cur)
 {
 	struct fam fm = {"rdma_qos_port_tc_discards_total", "counter",
 			 "Packets a traffic class of the host dropped (reason buffer: "
@@ -396,12 +318,12 @@ static void tel_tc_discards(struct buf *b, const struct tel_sample *cur)
 					continue;
 				fam_head(b, &fm);
 				put(b, "%s{pf=\"%s\",tc=\"%d\",reason=\"%s\"} %llu\n", fm.name,
-				    esc(cur->pfs[i].name, e, sizeof(e)), tc, r[j].reason,
+				    prom_label_esc(cur->pfs[i].name, e, sizeof(e)), tc, r[j].reason,
 				    (unsigned long long)cur->pfs[i].ps.v[r[j].k][tc][0]);
 			}
 }
 
-static void tel_port(struct buf *b, const struct tel_sample *cur)
+static void tel_port(FILE *b, const struct tel_sample *cur)
 {
 	static const struct {
 		enum port_stat k;
@@ -438,22 +360,24 @@ static void tel_port(struct buf *b, const struct tel_sample *cur)
 						put(b,
 						    "%s{pf=\"%s\",prio=\"%d\",direction=\"%s\"} "
 						    "%.6f\n",
-						    fm.name, esc(cur->pfs[i].name, e, sizeof(e)), p,
-						    dir_names[d],
+						    fm.name,
+						    prom_label_esc(cur->pfs[i].name, e, sizeof(e)),
+						    p, dir_names[d],
 						    (double)ps->v[fams[f].k][p][d] / 1e6);
 					else
 						put(b,
 						    "%s{pf=\"%s\",prio=\"%d\",direction=\"%s\"} "
 						    "%llu\n",
-						    fm.name, esc(cur->pfs[i].name, e, sizeof(e)), p,
-						    dir_names[d],
+						    fm.name,
+						    prom_label_esc(cur->pfs[i].name, e, sizeof(e)),
+						    p, dir_names[d],
 						    (unsigned long long)ps->v[fams[f].k][p][d]);
 				}
 		}
 	}
 }
 
-static void tel_port_wide(struct buf *b, const struct tel_sample *cur)
+static void tel_port_wide(FILE *b, const struct tel_sample *cur)
 {
 	struct fam storm = {
 	    "rdma_qos_port_pause_storm_events_total", "counter",
@@ -468,14 +392,14 @@ static void tel_port_wide(struct buf *b, const struct tel_sample *cur)
 			if (cur->pfs[i].ps.has[PS_STORM_EVENTS][0][l]) {
 				fam_head(b, &storm);
 				put(b, "%s{pf=\"%s\",level=\"%s\"} %llu\n", storm.name,
-				    esc(cur->pfs[i].name, e, sizeof(e)), lvl[l],
+				    prom_label_esc(cur->pfs[i].name, e, sizeof(e)), lvl[l],
 				    (unsigned long long)cur->pfs[i].ps.v[PS_STORM_EVENTS][0][l]);
 			}
 	for (size_t i = 0; i < cur->n_pfs; i++)
 		if (cur->pfs[i].has_stats && cur->pfs[i].ps.has[PS_PORT_DISCARDS][0][0]) {
 			fam_head(b, &disc);
 			put(b, "%s{pf=\"%s\"} %llu\n", disc.name,
-			    esc(cur->pfs[i].name, e, sizeof(e)),
+			    prom_label_esc(cur->pfs[i].name, e, sizeof(e)),
 			    (unsigned long long)cur->pfs[i].ps.v[PS_PORT_DISCARDS][0][0]);
 		}
 }
@@ -485,15 +409,16 @@ static void att_labels(const struct tel_att *a, char *out, size_t len)
 {
 	char ns[520], pod[520], ifn[40], vf[40], dev[136], pf[40];
 
-	(void)snprintf(out, len,
-		       "namespace=\"%s\",pod=\"%s\",interface=\"%s\",vf=\"%s\",rdma_dev=\"%s\","
-		       "pf=\"%s\"",
-		       esc(a->ns, ns, sizeof(ns)), esc(a->pod, pod, sizeof(pod)),
-		       esc(a->ifname, ifn, sizeof(ifn)), esc(a->vf, vf, sizeof(vf)),
-		       esc(a->rdma_dev, dev, sizeof(dev)), esc(a->pf, pf, sizeof(pf)));
+	(void)snprintf(
+	    out, len,
+	    "namespace=\"%s\",pod=\"%s\",interface=\"%s\",vf=\"%s\",rdma_dev=\"%s\","
+	    "pf=\"%s\"",
+	    prom_label_esc(a->ns, ns, sizeof(ns)), prom_label_esc(a->pod, pod, sizeof(pod)),
+	    prom_label_esc(a->ifname, ifn, sizeof(ifn)), prom_label_esc(a->vf, vf, sizeof(vf)),
+	    prom_label_esc(a->rdma_dev, dev, sizeof(dev)), prom_label_esc(a->pf, pf, sizeof(pf)));
 }
 
-static void tel_vf(struct buf *b, const struct tel_sample *cur)
+static void tel_vf(FILE *b, const struct tel_sample *cur)
 {
 	struct fam fams[] = {
 	    [RC_CNP_SENT] = {"rdma_qos_vf_cnp_sent_total", "counter",
@@ -541,11 +466,11 @@ static void tel_vf(struct buf *b, const struct tel_sample *cur)
 				fam_head(b, &fams[k]);
 				if (k == RC_RETRANS)
 					put(b, "%s{%s,reason=\"%s\"} %llu\n", fams[k].name, lab,
-					    esc(a->ctr.names[j], e, sizeof(e)),
+					    prom_label_esc(a->ctr.names[j], e, sizeof(e)),
 					    (unsigned long long)a->ctr.vals[j]);
 				else if (k == RC_OTHER)
 					put(b, "%s{%s,counter=\"%s\"} %llu\n", fams[k].name, lab,
-					    esc(a->ctr.names[j], e, sizeof(e)),
+					    prom_label_esc(a->ctr.names[j], e, sizeof(e)),
 					    (unsigned long long)a->ctr.vals[j]);
 				else if (k == RC_PACKETS || k == RC_BYTES)
 					put(b, "%s{%s,direction=\"%s\"} %llu\n", fams[k].name, lab,
@@ -557,7 +482,7 @@ static void tel_vf(struct buf *b, const struct tel_sample *cur)
 		}
 }
 
-static void tel_derived(struct buf *b, const struct tel_sample *prev, const struct tel_sample *cur)
+static bool tel_derived(FILE *b, const struct tel_sample *prev, const struct tel_sample *cur)
 {
 	struct fam lossy = {"rdma_qos_port_roce_on_lossy_prio", "gauge",
 			    "1 when lossless attachments sent RoCE (their own tx counters) on this "
@@ -580,10 +505,8 @@ static void tel_derived(struct buf *b, const struct tel_sample *prev, const stru
 	struct tel_derived *d = calloc(cur->n_pfs ? cur->n_pfs : 1, sizeof(*d));
 	char e[64];
 
-	if (!d) {
-		b->oom = true;
-		return;
-	}
+	if (!d)
+		return false;
 	for (size_t i = 0; i < cur->n_pfs; i++)
 		tel_derive(prev, cur, &cur->pfs[i], &d[i]);
 	for (size_t i = 0; i < cur->n_pfs; i++)
@@ -591,14 +514,15 @@ static void tel_derived(struct buf *b, const struct tel_sample *prev, const stru
 			if (d[i].roce_on_lossy[p] >= 0) {
 				fam_head(b, &lossy);
 				put(b, "%s{pf=\"%s\",prio=\"%d\"} %d\n", lossy.name,
-				    esc(cur->pfs[i].name, e, sizeof(e)), p, d[i].roce_on_lossy[p]);
+				    prom_label_esc(cur->pfs[i].name, e, sizeof(e)), p,
+				    d[i].roce_on_lossy[p]);
 			}
 	for (size_t i = 0; i < cur->n_pfs; i++)
 		for (int p = 0; p < PS_PRIOS; p++)
 			if (d[i].discards_on_pfc[p] >= 0) {
 				fam_head(b, &disc);
 				put(b, "%s{pf=\"%s\",prio=\"%d\"} %d\n", disc.name,
-				    esc(cur->pfs[i].name, e, sizeof(e)), p,
+				    prom_label_esc(cur->pfs[i].name, e, sizeof(e)), p,
 				    d[i].discards_on_pfc[p]);
 			}
 	for (size_t i = 0; i < cur->n_pfs; i++)
@@ -606,54 +530,58 @@ static void tel_derived(struct buf *b, const struct tel_sample *prev, const stru
 			if (d[i].host_drops_on_pfc[p] >= 0) {
 				fam_head(b, &host);
 				put(b, "%s{pf=\"%s\",prio=\"%d\"} %d\n", host.name,
-				    esc(cur->pfs[i].name, e, sizeof(e)), p,
+				    prom_label_esc(cur->pfs[i].name, e, sizeof(e)), p,
 				    d[i].host_drops_on_pfc[p]);
 			}
 	for (size_t i = 0; i < cur->n_pfs; i++)
 		if (d[i].pause_storm >= 0) {
 			fam_head(b, &storm);
 			put(b, "%s{pf=\"%s\"} %d\n", storm.name,
-			    esc(cur->pfs[i].name, e, sizeof(e)), d[i].pause_storm);
+			    prom_label_esc(cur->pfs[i].name, e, sizeof(e)), d[i].pause_storm);
 		}
 	free(d);
+	return true;
 }
 
 char *metrics_render_tel(const struct tel_sample *prev, const struct tel_sample *cur)
 {
-	struct buf b = {.s = malloc(16384), .cap = 16384};
+	struct prom_text t;
+	FILE *b = prom_begin(&t);
+	bool ok;
+	char *s;
 
-	if (!b.s)
+	if (!b)
 		return NULL;
-	b.s[0] = '\0';
-	tel_port(&b, cur);
-	tel_port_wide(&b, cur);
-	tel_tc_discards(&b, cur);
-	tel_vf(&b, cur);
-	tel_derived(&b, prev, cur);
+	tel_port(b, cur);
+	tel_port_wide(b, cur);
+	tel_tc_discards(b, cur);
+	tel_vf(b, cur);
+	ok = tel_derived(b, prev, cur);
 	{ /* the link partner's pauses against the attachments' ECN (peer_metrics.c) */
 		char *ecn = metrics_render_ecn(prev, cur);
 
 		if (ecn)
-			put(&b, "%s", ecn);
+			put(b, "%s", ecn);
 		free(ecn);
 	}
 	{ /* who is behind the port's traffic (who_metrics.c) */
 		char *who = metrics_render_who(prev, cur);
 
 		if (who)
-			put(&b, "%s", who);
+			put(b, "%s", who);
 		free(who);
 	}
 	{ /* the QPs each attachment's device has and the class they send with (qps_metrics.c) */
 		char *qps = metrics_render_qps(cur);
 
 		if (qps)
-			put(&b, "%s", qps);
+			put(b, "%s", qps);
 		free(qps);
 	}
-	if (b.oom) {
-		free(b.s);
+	s = prom_end(&t);
+	if (!ok) {
+		free(s);
 		return NULL;
 	}
-	return b.s;
+	return s;
 }

@@ -1,39 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * --nfd-features-file PATH: the node's lossless readiness as a Node Feature
- * Discovery local feature file (DESIGN.md "Node labels through Node Feature
- * Discovery"). nfd-worker reads every file in its features.d/ directory:
- * `key=value` lines, `#` comments, and the directive `# +expiry-time=<RFC3339>`
- * after which the labels that follow are dropped; dot files are skipped and a
- * file over 64 KiB is ignored (NFD source/local). A key with a namespace
- * (`ns/name`) is taken as it is; one without becomes
- * feature.node.kubernetes.io/<key> only until NFD's DisableAutoPrefix gate,
- * so the keys are written with that prefix: the same labels under every NFD
- * version and gate. So the file is written to a dot temporary beside it and
- * renamed over, and carries an expiry three intervals ahead: when the agent
- * dies, the labels lapse instead of vouching for a node nobody watches any
- * more. Written after every pass, --once included.
- *
- * nfd-worker applies the expiry only when it parses the file: at each of its
- * passes (core.sleepInterval, default 60 s; none at all when it is 0 or
- * less) and, in versions that watch features.d (fsnotify, at most once a
- * second), whenever the file changes. The expiry itself depends on the
- * agent's --interval alone: a running agent's labels never lapse, whatever
- * sleepInterval is, since nfd-worker always finds an expiry at least one
- * interval ahead (rewritten before less than two remain, nfd_due). A
- * stopped agent's lapse up to sleepInterval after the
- * expiry, and with sleepInterval 0 never (nfd-worker parses the file again
- * only when it changes, and nobody changes it): docs/operations.md says so.
- * The file is not withdrawn on SIGTERM (a rolling restart must not flap).
- *
- * Rewritten only when a label changes or the expiry runs low (nfd_due):
- * every rename is an fsnotify event, and each makes nfd-worker parse the
- * directory and GET its NodeFeature object from the API server (issue 42
- * item 8), which a pass every few seconds on every node would multiply.
+ * Discovery local feature file, `key=value` lines with NFD's prefix written
+ * out and a `# +expiry-time=` three intervals ahead, so the labels lapse when
+ * the agent stops; why, and when nfd-worker reads it: docs/operations.md
+ * "Node labels through Node Feature Discovery". Written after every pass
+ * (--once included) through a dot temporary, but only when a label changes or
+ * the expiry runs low (nfd_due): each rename makes nfd-worker GET its
+ * NodeFeature object (issue 42 item 8). Not withdrawn on SIGTERM.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +18,7 @@
 #include <unistd.h>
 
 #include "pkg/log/log.h"
+#include "pkg/sysfs/sysfs.h"
 #include "plugin/agent/agent.h"
 
 /* NFD's own namespace: written out, never left to nfd-worker's auto-prefix */
@@ -99,37 +77,6 @@ int nfd_render(const struct pass_report *rep, bool pass_ok, double now, int inte
 	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
 }
 
-/* tmp + rename in the same directory; the temporary is a dot file, which nfd-worker skips */
-int nfd_write_file(const char *path, const char *text)
-{
-	char d[4096], b[4096], tmp[8200];
-	size_t len = strlen(text), off = 0;
-	int fd, r = 0;
-
-	if (snprintf(d, sizeof(d), "%s", path) >= (int)sizeof(d) ||
-	    snprintf(b, sizeof(b), "%s", path) >= (int)sizeof(b))
-		return -ENAMETOOLONG;
-	(void)snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dirname(d), basename(b));
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -errno;
-	while (off < len && r == 0) {
-		ssize_t w = write(fd, text + off, len - off);
-
-		if (w < 0 && errno != EINTR)
-			r = -errno;
-		else if (w > 0)
-			off += (size_t)w;
-	}
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
-		(void)unlink(tmp);
-	return r;
-}
-
 /* the labels of a rendered file: what follows its expiry line */
 static const char *nfd_labels_of(const char *text)
 {
@@ -144,8 +91,9 @@ static const char *nfd_labels_of(const char *text)
  * this agent wrote, a label differs, its expiry is more than three intervals
  * ahead (written by a run with a longer --interval: a stopped agent's labels
  * would outlive what docs/operations.md promises), or less than two intervals
- * of its expiry remain (nfd.c's opening comment). Half an interval of slack is
- * taken off: the expiry is whole seconds and a pass comes a little after its
+ * of its expiry remain (so that nfd-worker always finds the expiry at least
+ * one interval ahead: docs/operations.md). Half an interval of slack is taken
+ * off: the expiry is whole seconds and a pass comes a little after its
  * interval, so a file written three intervals ahead shows just under two at
  * the next pass; without the slack every pass would rewrite it. Read from
  * the file, not remembered: `--once` and a restarted agent rewrite no more.
@@ -187,7 +135,8 @@ void agent_nfd_publish(const struct agent *a, const struct pass_report *rep, boo
 	if (r == 0 && !nfd_due(a->o.nfd_file, text, now, a->o.interval_s))
 		return;
 	if (r == 0)
-		r = nfd_write_file(a->o.nfd_file, text);
+		/* a dot temporary beside it, renamed over: nfd-worker skips dot files */
+		r = sysfs_write_replace_path(a->o.nfd_file, text, strlen(text), 0644);
 	if (r < 0)
 		log_warn("agent: writing the NFD feature file %s: %s", a->o.nfd_file, strerror(-r));
 }

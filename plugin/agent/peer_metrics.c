@@ -14,9 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/agent/pass_int.h"
-#include "plugin/core/peer.h"
-#include "plugin/core/tel_ecn.h"
+#include "pkg/promtext/promtext.h"
+#include "plugin/pass/pass_int.h"
+#include "plugin/judge/peer.h"
+#include "plugin/telemetry/tel_ecn.h"
 
 void peer_pass_collect(struct pass *p, const struct dcb_ops *ops, void *dcb)
 {
@@ -69,71 +70,50 @@ void peer_watch_pass(struct agent *a, const struct pass_report *rep)
 	free(names);
 }
 
-/* A label value: backslash, double quote and newline escaped (the text format's rule). */
-static const char *esc(const char *v, char *out, size_t len)
-{
-	size_t o = 0;
-
-	for (const char *c = v; *c && o + 3 < len; c++) {
-		if (*c == '\\' || *c == '"')
-			out[o++] = '\\';
-		out[o++] = *c == '\n' ? 'n' : *c;
-	}
-	out[o] = '\0';
-	return out;
-}
-
-const char *metrics_label_esc(const char *v, char *out, size_t len)
-{
-	return esc(v, out, len);
-}
-
-static void family(FILE *f, const char *name, const char *help)
-{
-	(void)fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
-}
-
 static void render_info(FILE *f, const struct agent *a, const struct pass_report *rep)
 {
 	char e[4][600], pf[64];
 	const struct lldp_peer *p;
 	bool listening;
 
-	family(f, "rdma_qos_peer_seen",
-	       "1 while the link partner's LLDP on the PF is current (within its TTL), else 0.");
+	prom_family(
+	    f, "rdma_qos_peer_seen", "gauge",
+	    "1 while the link partner's LLDP on the PF is current (within its TTL), else 0.");
 	for (size_t i = 0; i < rep->n_peer_t; i++)
 		(void)fprintf(f, "rdma_qos_peer_seen{pf=\"%s\"} %d\n",
-			      esc(rep->peer_t[i].pf, pf, sizeof(pf)),
+			      prom_label_esc(rep->peer_t[i].pf, pf, sizeof(pf)),
 			      peer_book_count(a->peers, rep->peer_t[i].pf) > 0);
-	family(f, "rdma_qos_peer_partners",
-	       "LLDP neighbours (MSAPs: chassis ID + port ID) current on the PF; more than one: "
-	       "nothing is judged.");
+	prom_family(
+	    f, "rdma_qos_peer_partners", "gauge",
+	    "LLDP neighbours (MSAPs: chassis ID + port ID) current on the PF; more than one: "
+	    "nothing is judged.");
 	for (size_t i = 0; i < rep->n_peer_t; i++)
 		(void)fprintf(f, "rdma_qos_peer_partners{pf=\"%s\"} %zu\n",
-			      esc(rep->peer_t[i].pf, pf, sizeof(pf)),
+			      prom_label_esc(rep->peer_t[i].pf, pf, sizeof(pf)),
 			      peer_book_count(a->peers, rep->peer_t[i].pf));
-	family(f, "rdma_qos_peer_info",
-	       "The link partner heard on the PF: chassis ID, port ID, system name, port "
-	       "description (always 1; one series per partner).");
+	prom_family(f, "rdma_qos_peer_info", "gauge",
+		    "The link partner heard on the PF: chassis ID, port ID, system name, port "
+		    "description (always 1; one series per partner).");
 	for (size_t i = 0; i < rep->n_peer_t; i++) {
 		for (size_t k = 0; (p = peer_book_nth(a->peers, rep->peer_t[i].pf, k)); k++)
 			(void)fprintf(
 			    f,
 			    "rdma_qos_peer_info{pf=\"%s\",chassis_id=\"%s\",port_id=\"%s\","
 			    "system_name=\"%s\",port_description=\"%s\"} 1\n",
-			    esc(rep->peer_t[i].pf, pf, sizeof(pf)),
-			    esc(p->chassis_id, e[0], sizeof(e[0])),
-			    esc(p->port_id, e[1], sizeof(e[1])),
-			    esc(p->sys_name, e[2], sizeof(e[2])),
-			    esc(p->port_desc, e[3], sizeof(e[3])));
+			    prom_label_esc(rep->peer_t[i].pf, pf, sizeof(pf)),
+			    prom_label_esc(p->chassis_id, e[0], sizeof(e[0])),
+			    prom_label_esc(p->port_id, e[1], sizeof(e[1])),
+			    prom_label_esc(p->sys_name, e[2], sizeof(e[2])),
+			    prom_label_esc(p->port_desc, e[3], sizeof(e[3])));
 	}
-	family(f, "rdma_qos_peer_dcbx",
-	       "The link partner's DCBX flavour (1): ieee (802.1Qaz TLVs), cee (DCBX v1.01), cin "
-	       "(DCBX v1.00), none.");
+	prom_family(
+	    f, "rdma_qos_peer_dcbx", "gauge",
+	    "The link partner's DCBX flavour (1): ieee (802.1Qaz TLVs), cee (DCBX v1.01), cin "
+	    "(DCBX v1.00), none.");
 	for (size_t i = 0; i < rep->n_peer_t; i++)
 		if ((p = peer_book_get(a->peers, rep->peer_t[i].pf, &listening)))
 			(void)fprintf(f, "rdma_qos_peer_dcbx{pf=\"%s\",version=\"%s\"} 1\n",
-				      esc(rep->peer_t[i].pf, pf, sizeof(pf)),
+				      prom_label_esc(rep->peer_t[i].pf, pf, sizeof(pf)),
 				      lldp_dcbx_name(lldp_dcbx_version(p)));
 }
 
@@ -144,39 +124,43 @@ static void render_dcb(FILE *f, const struct agent *a, const struct pass_report 
 	uint8_t en;
 	bool l, w;
 
-	family(f, "rdma_qos_peer_pfc_enabled",
-	       "1 when the link partner advertises PFC on the priority (802.1Qaz PFC TLV, else "
-	       "the CEE/CIN PFC feature).");
+	prom_family(
+	    f, "rdma_qos_peer_pfc_enabled", "gauge",
+	    "1 when the link partner advertises PFC on the priority (802.1Qaz PFC TLV, else "
+	    "the CEE/CIN PFC feature).");
 	for (size_t i = 0; i < rep->n_peer_t; i++)
 		for (int pr = 0; (p = peer_book_get(a->peers, rep->peer_t[i].pf, &l)) &&
 				 lldp_peer_pfc(p, &en, &w) && pr < 8;
 		     pr++)
 			(void)fprintf(f, "rdma_qos_peer_pfc_enabled{pf=\"%s\",prio=\"%d\"} %d\n",
-				      esc(rep->peer_t[i].pf, pf, sizeof(pf)), pr, (en >> pr) & 1);
-	family(f, "rdma_qos_peer_pfc_willing",
-	       "1 when the link partner's PFC TLV says willing (rdma-qos never acts on it; a NIC "
-	       "whose firmware runs DCBX may).");
+				      prom_label_esc(rep->peer_t[i].pf, pf, sizeof(pf)), pr,
+				      (en >> pr) & 1);
+	prom_family(
+	    f, "rdma_qos_peer_pfc_willing", "gauge",
+	    "1 when the link partner's PFC TLV says willing (rdma-qos never acts on it; a NIC "
+	    "whose firmware runs DCBX may).");
 	for (size_t i = 0; i < rep->n_peer_t; i++)
 		if ((p = peer_book_get(a->peers, rep->peer_t[i].pf, &l)) &&
 		    lldp_peer_pfc(p, &en, &w))
 			(void)fprintf(f, "rdma_qos_peer_pfc_willing{pf=\"%s\"} %d\n",
-				      esc(rep->peer_t[i].pf, pf, sizeof(pf)), w);
-	family(f, "rdma_qos_peer_dscp_priority",
-	       "The priority the link partner maps the DSCP to (Application Priority TLV, "
-	       "selector 5; the lowest where it advertises several).");
+				      prom_label_esc(rep->peer_t[i].pf, pf, sizeof(pf)), w);
+	prom_family(f, "rdma_qos_peer_dscp_priority", "gauge",
+		    "The priority the link partner maps the DSCP to (Application Priority TLV, "
+		    "selector 5; the lowest where it advertises several).");
 	for (size_t i = 0; i < rep->n_peer_t; i++)
 		for (int d = 0; (p = peer_book_get(a->peers, rep->peer_t[i].pf, &l)) && d < 64; d++)
 			if (p->dscp_mask & (1ULL << d))
 				(void)fprintf(
 				    f, "rdma_qos_peer_dscp_priority{pf=\"%s\",dscp=\"%d\"} %d\n",
-				    esc(rep->peer_t[i].pf, pf, sizeof(pf)), d,
+				    prom_label_esc(rep->peer_t[i].pf, pf, sizeof(pf)), d,
 				    lldp_prio_first(p->dscp_prio[d]));
-	family(f, "rdma_qos_peer_max_frame_bytes",
-	       "The link partner's maximum frame size (802.3 TLV), bytes including the FCS.");
+	prom_family(f, "rdma_qos_peer_max_frame_bytes", "gauge",
+		    "The link partner's maximum frame size (802.3 TLV), bytes including the FCS.");
 	for (size_t i = 0; i < rep->n_peer_t; i++)
 		if ((p = peer_book_get(a->peers, rep->peer_t[i].pf, &l)) && p->has_max_frame)
 			(void)fprintf(f, "rdma_qos_peer_max_frame_bytes{pf=\"%s\"} %u\n",
-				      esc(rep->peer_t[i].pf, pf, sizeof(pf)), p->max_frame);
+				      prom_label_esc(rep->peer_t[i].pf, pf, sizeof(pf)),
+				      p->max_frame);
 }
 
 static void judge(const struct agent *a, const struct peer_target *t, struct peer_judgement *j)
@@ -220,16 +204,16 @@ static void render_agreement(FILE *f, const struct agent *a, const struct pass_r
 	struct peer_judgement j;
 	char pf[64];
 
-	family(f, "rdma_qos_peer_agreement",
-	       "1 when the link partner agrees with the PF's target on the item, 0 when it "
-	       "disagrees; no series: unknown (not advertised, or nothing required).");
+	prom_family(f, "rdma_qos_peer_agreement", "gauge",
+		    "1 when the link partner agrees with the PF's target on the item, 0 when it "
+		    "disagrees; no series: unknown (not advertised, or nothing required).");
 	for (size_t i = 0; i < rep->n_peer_t; i++) {
 		judge(a, &rep->peer_t[i], &j);
 		for (int it = 0; it < PEER_ITEM_N; it++)
 			if (j.v[it] != PEER_UNKNOWN)
 				(void)fprintf(f,
 					      "rdma_qos_peer_agreement{pf=\"%s\",item=\"%s\"} %d\n",
-					      esc(rep->peer_t[i].pf, pf, sizeof(pf)),
+					      prom_label_esc(rep->peer_t[i].pf, pf, sizeof(pf)),
 					      peer_item_names[it], j.v[it] == PEER_AGREES);
 	}
 }
@@ -245,22 +229,21 @@ static void render_dcbx(FILE *f, const struct pass_report *rep)
 		     {"ieee", DCB_CAP_DCBX_VER_IEEE}};
 	char pf[64];
 
-	family(f, "rdma_qos_port_dcbx_mode",
-	       "1 for each DCBX mode bit the port reports (dcbnl getdcbx): host, lld_managed "
-	       "(the NIC firmware's LLDP agent owns DCBX), cee, ieee.");
+	prom_family(f, "rdma_qos_port_dcbx_mode", "gauge",
+		    "1 for each DCBX mode bit the port reports (dcbnl getdcbx): host, lld_managed "
+		    "(the NIC firmware's LLDP agent owns DCBX), cee, ieee.");
 	for (size_t i = 0; i < rep->n_peer_t; i++)
 		for (size_t m = 0; rep->peer_t[i].has_dcbx && m < sizeof(modes) / sizeof(modes[0]);
 		     m++)
 			(void)fprintf(f, "rdma_qos_port_dcbx_mode{pf=\"%s\",mode=\"%s\"} %d\n",
-				      esc(rep->peer_t[i].pf, pf, sizeof(pf)), modes[m].name,
-				      (rep->peer_t[i].dcbx & modes[m].bit) != 0);
+				      prom_label_esc(rep->peer_t[i].pf, pf, sizeof(pf)),
+				      modes[m].name, (rep->peer_t[i].dcbx & modes[m].bit) != 0);
 }
 
 char *peer_metrics_render(const struct agent *a, const struct pass_report *rep)
 {
-	char *s = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&s, &len);
+	struct prom_text t;
+	FILE *f = prom_begin(&t);
 
 	if (!f)
 		return NULL;
@@ -272,11 +255,7 @@ char *peer_metrics_render(const struct agent *a, const struct pass_report *rep)
 		render_agreement(f, a, rep);
 		wiring_metrics_render(f, a, rep);
 	}
-	if (fclose(f) != 0) {
-		free(s);
-		return NULL;
-	}
-	return s;
+	return prom_end(&t);
 }
 
 /*
@@ -309,10 +288,10 @@ const char *peer_nfd_word(const struct agent *a, const struct pass_report *rep)
 
 char *metrics_render_ecn(const struct tel_sample *prev, const struct tel_sample *cur)
 {
-	char *s = NULL, pf[64];
-	size_t len = 0;
+	struct prom_text t;
+	char pf[64];
 	bool head = false;
-	FILE *f = prev ? open_memstream(&s, &len) : NULL;
+	FILE *f = prev ? prom_begin(&t) : NULL;
 
 	if (!f)
 		return NULL;
@@ -324,8 +303,8 @@ char *metrics_render_ecn(const struct tel_sample *prev, const struct tel_sample 
 			if (v[p] < 0)
 				continue;
 			if (!head)
-				family(
-				    f, "rdma_qos_port_ecn_ineffective",
+				prom_family(
+				    f, "rdma_qos_port_ecn_ineffective", "gauge",
 				    "1 when the link partner paused the PFC priority during the "
 				    "last "
 				    "interval while no attachment on the PF counted an ECN-marked "
@@ -333,12 +312,8 @@ char *metrics_render_ecn(const struct tel_sample *prev, const struct tel_sample 
 			head = true;
 			(void)fprintf(f,
 				      "rdma_qos_port_ecn_ineffective{pf=\"%s\",prio=\"%d\"} %d\n",
-				      esc(cur->pfs[i].name, pf, sizeof(pf)), p, v[p]);
+				      prom_label_esc(cur->pfs[i].name, pf, sizeof(pf)), p, v[p]);
 		}
 	}
-	if (fclose(f) != 0) {
-		free(s);
-		return NULL;
-	}
-	return s;
+	return prom_end(&t);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The QP census families (DESIGN.md "Who"; core/tel_qps.c): no series for
+ * The QP census families (DESIGN.md "Who"; telemetry/tel_qps.c): no series for
  * an attachment whose census was not taken (its device not
  * reachable), no class series where the driver dumps no QP context, and
  * off_lossless only where every sending QP's class is known and its sending
@@ -9,8 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pkg/promtext/promtext.h"
 #include "plugin/agent/agent.h"
-#include "plugin/core/tel_qps.h"
+#include "plugin/telemetry/tel_qps.h"
 
 #define QP_KINDS 32
 
@@ -21,18 +22,18 @@ static void labels(const struct tel_att *a, char *out, size_t len)
 	(void)snprintf(out, len,
 		       "namespace=\"%s\",pod=\"%s\",interface=\"%s\",vf=\"%s\",rdma_dev=\"%s\","
 		       "pf=\"%s\"",
-		       metrics_label_esc(a->ns, e[0], sizeof(e[0])),
-		       metrics_label_esc(a->pod, e[1], sizeof(e[1])),
-		       metrics_label_esc(a->ifname, e[2], sizeof(e[2])),
-		       metrics_label_esc(a->vf, e[3], sizeof(e[3])),
-		       metrics_label_esc(a->rdma_dev, e[4], sizeof(e[4])),
-		       metrics_label_esc(a->pf, e[5], sizeof(e[5])));
+		       prom_label_esc(a->ns, e[0], sizeof(e[0])),
+		       prom_label_esc(a->pod, e[1], sizeof(e[1])),
+		       prom_label_esc(a->ifname, e[2], sizeof(e[2])),
+		       prom_label_esc(a->vf, e[3], sizeof(e[3])),
+		       prom_label_esc(a->rdma_dev, e[4], sizeof(e[4])),
+		       prom_label_esc(a->pf, e[5], sizeof(e[5])));
 }
 
 static void head(FILE *f, bool *done, const char *name, const char *help)
 {
 	if (!*done)
-		(void)fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+		prom_family(f, name, "gauge", help);
 	*done = true;
 }
 
@@ -65,8 +66,8 @@ static void qps_counts(FILE *f, const struct tel_sample *cur, bool by_class)
 			     "QPs of the attachment's RDMA device by type and state, from RDMA "
 			     "netlink's resource tracker.");
 			(void)fprintf(f, "rdma_qos_vf_qps{%s,type=\"%s\",state=\"%s\"} %u\n", l,
-				      metrics_label_esc(c[k].type, t, sizeof(t)),
-				      metrics_label_esc(c[k].state, st, sizeof(st)), c[k].n);
+				      prom_label_esc(c[k].type, t, sizeof(t)),
+				      prom_label_esc(c[k].state, st, sizeof(st)), c[k].n);
 		}
 	}
 }
@@ -92,18 +93,13 @@ static void qps_off(FILE *f, const struct tel_sample *cur)
 
 char *metrics_render_qps(const struct tel_sample *cur)
 {
-	char *s = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&s, &len);
+	struct prom_text t;
+	FILE *f = prom_begin(&t);
 
 	if (!f)
 		return NULL;
 	qps_counts(f, cur, false);
 	qps_counts(f, cur, true);
 	qps_off(f, cur);
-	if (fclose(f) != 0) {
-		free(s);
-		return NULL;
-	}
-	return s;
+	return prom_end(&t);
 }

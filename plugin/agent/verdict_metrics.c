@@ -2,7 +2,7 @@
 /*
  * The per-attachment verdict as the agent exports it (DESIGN.md "One answer
  * per pod"): rdma_qos_attachment_lossless and rdma_qos_attachment_problem,
- * judged by core/verdict.c from what the pass found (the PF's drift and
+ * judged by judge/verdict.c from what the pass found (the PF's drift and
  * suspended repairs, the VF's knobs, whether it is in its pod), the link
  * partner as the agent hears it and the collector's last QP census. Adopted
  * attachments are judged the same.
@@ -11,8 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pkg/promtext/promtext.h"
 #include "plugin/agent/agent.h"
-#include "plugin/core/verdict.h"
+#include "plugin/judge/verdict.h"
 
 void verdict_pass_note(struct pass_report *rep, const cJSON *rec, const char *pf, bool vf_gone)
 {
@@ -93,38 +94,35 @@ static void labels(const cJSON *e, char *out, size_t len)
 	char x[5][520];
 
 	(void)snprintf(out, len, "namespace=\"%s\",pod=\"%s\",interface=\"%s\",vf=\"%s\",pf=\"%s\"",
-		       metrics_label_esc(json_str(rec, "podNamespace") ?: "", x[0], sizeof(x[0])),
-		       metrics_label_esc(json_str(rec, "podName") ?: "", x[1], sizeof(x[1])),
-		       metrics_label_esc(json_str(rec, "ifname") ?: "", x[2], sizeof(x[2])),
-		       metrics_label_esc(json_str(rec, "vf") ?: "", x[3], sizeof(x[3])),
-		       metrics_label_esc(json_str(e, "pf") ?: "", x[4], sizeof(x[4])));
+		       prom_label_esc(json_str(rec, "podNamespace") ?: "", x[0], sizeof(x[0])),
+		       prom_label_esc(json_str(rec, "podName") ?: "", x[1], sizeof(x[1])),
+		       prom_label_esc(json_str(rec, "ifname") ?: "", x[2], sizeof(x[2])),
+		       prom_label_esc(json_str(rec, "vf") ?: "", x[3], sizeof(x[3])),
+		       prom_label_esc(json_str(e, "pf") ?: "", x[4], sizeof(x[4])));
 }
 
 char *verdict_metrics_render(const struct agent *a, const struct pass_report *rep)
 {
 	struct verdict *v = calloc(1, sizeof(*v));
-	char *out = NULL, *prob = NULL, *all = NULL;
-	size_t len = 0, plen = 0;
-	FILE *f = v ? open_memstream(&out, &len) : NULL;
-	FILE *g = f ? open_memstream(&prob, &plen) : NULL;
+	struct prom_text to, tp;
+	char *out, *prob, *all = NULL;
+	FILE *f = v ? prom_begin(&to) : NULL;
+	FILE *g = f ? prom_begin(&tp) : NULL;
 	const cJSON *e;
-	int cf, cg;
 
 	if (!g) {
 		if (f)
-			(void)fclose(f);
-		free(out);
+			free(prom_end(&to));
 		free(v);
 		return NULL;
 	}
 	/* the families are named even when no attachment has a series: dashboards find them */
-	(void)fprintf(f, "# HELP rdma_qos_attachment_lossless 1 when the attachment's path is "
-			 "lossless: pf_profile, vf_class, peer and qps hold (unknown fails "
-			 "nothing); only for lossless profiles.\n"
-			 "# TYPE rdma_qos_attachment_lossless gauge\n");
-	(void)fprintf(g, "# HELP rdma_qos_attachment_problem 1 for each check of the attachment "
-			 "that fails (rdma-qos show --pod says the evidence).\n"
-			 "# TYPE rdma_qos_attachment_problem gauge\n");
+	prom_family(f, "rdma_qos_attachment_lossless", "gauge",
+		    "1 when the attachment's path is lossless: pf_profile, vf_class, peer and qps "
+		    "hold (unknown fails nothing); only for lossless profiles.");
+	prom_family(g, "rdma_qos_attachment_problem", "gauge",
+		    "1 for each check of the attachment that fails (rdma-qos show --pod says the "
+		    "evidence).");
 	cJSON_ArrayForEach(e, rep->verdict)
 	{
 		struct verdict_facts fa;
@@ -157,9 +155,9 @@ char *verdict_metrics_render(const struct agent *a, const struct pass_report *re
 					      l, verdict_checks[i].name);
 	}
 	free(v);
-	cf = fclose(f);
-	cg = fclose(g);
-	if (cf != 0 || cg != 0 || asprintf(&all, "%s%s", out, prob) < 0)
+	out = prom_end(&to);
+	prob = prom_end(&tp);
+	if (!out || !prob || asprintf(&all, "%s%s", out, prob) < 0)
 		all = NULL;
 	free(out);
 	free(prob);

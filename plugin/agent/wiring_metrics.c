@@ -2,7 +2,7 @@
 /*
  * rdma_qos_peer_wiring{pf,rail} and the rdma-qos.wiring NFD word (DESIGN.md
  * "The fabric under the pod"): each watched PF's one current partner against
- * its node.wiring rule (plugin/core/wiring.c). No series without a rule, a
+ * its node.wiring rule (plugin/judge/wiring_judge.c). No series without a rule, a
  * partner, or with more than one partner: an absent partner is the partner
  * family's news (rdma_qos_peer_seen), not a miswiring.
  */
@@ -10,9 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pkg/promtext/promtext.h"
 #include "plugin/agent/agent.h"
 #include "pkg/sysfs/device.h"
-#include "plugin/core/wiring.h"
+#include "plugin/judge/wiring_judge.h"
 
 void wiring_pass_collect(struct peer_target *t, const struct rq_catalog *cat, const char *pci)
 {
@@ -76,16 +77,15 @@ void wiring_metrics_render(FILE *f, const struct agent *a, const struct pass_rep
 	struct wiring_judgement j;
 	char pf[64], rail[160];
 
-	(void)fprintf(f, "# HELP rdma_qos_peer_wiring 1 when the PF's one link partner matches its "
-			 "node.wiring rule (system name, port), 0 when not; no series: no rule, no "
-			 "partner, or several.\n# TYPE rdma_qos_peer_wiring gauge\n");
+	prom_family(f, "rdma_qos_peer_wiring", "gauge",
+		    "1 when the PF's one link partner matches its node.wiring rule (system name, "
+		    "port), 0 when not; no series: no rule, no partner, or several.");
 	for (size_t i = 0; i < rep->n_peer_t; i++) {
 		judge(a, &rep->peer_t[i], &j);
 		if (j.v != WIRING_UNKNOWN)
 			(void)fprintf(f, "rdma_qos_peer_wiring{pf=\"%s\",rail=\"%s\"} %d\n",
-				      metrics_label_esc(rep->peer_t[i].pf, pf, sizeof(pf)),
-				      metrics_label_esc(j.rail, rail, sizeof(rail)),
-				      j.v == WIRING_OK);
+				      prom_label_esc(rep->peer_t[i].pf, pf, sizeof(pf)),
+				      prom_label_esc(j.rail, rail, sizeof(rail)), j.v == WIRING_OK);
 	}
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * ADD as the runtime calls it: prevResult required, ADD's transaction
- * (core/add.c), then the result passed on (with the VF's pciID from CNI 1.1).
+ * (attach/add.c), then the result passed on (with the VF's pciID from CNI 1.1).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "plugin/cni/commands.h"
-#include "plugin/core/add.h"
+#include "plugin/attach/add.h"
 
 static int print_result(struct rq_ctx *c, const struct rq_target *t)
 {

@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "pkg/log/log.h"
-#include "plugin/core/pf_require.h"
+#include "plugin/attach/pf_require.h"
 #include "plugin/cni/commands.h"
-#include "plugin/core/gdr.h"
-#include "plugin/core/vf_class.h"
+#include "plugin/attach/gdr.h"
+#include "plugin/attach/vf_class.h"
 
 static void drift_add(char *buf, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -3,7 +3,7 @@
 #ifndef RQ_CNI_COMMANDS_H
 #define RQ_CNI_COMMANDS_H
 
-#include "plugin/core/core.h"
+#include "plugin/attach/core.h"
 
 int cmd_add(struct rq_ctx *c);
 int cmd_check(struct rq_ctx *c);

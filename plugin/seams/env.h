@@ -41,7 +41,7 @@ struct rq_env {
 	/*
 	 * The host's /proc as this process sees it (the agent's --host-proc),
 	 * NULL: none. A record's /proc/<pid>/ns/net path is read through it
-	 * when the process is not in the plugin's PID namespace (core/podns.c).
+	 * when the process is not in the plugin's PID namespace (attach/podns.c).
 	 */
 	const char *host_proc;
 	/* opens the DCB backend; called in the host netns */

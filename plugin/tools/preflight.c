@@ -16,7 +16,7 @@
 #include "pkg/podres/podres.h"
 #include "pkg/rdma/rdma.h"
 #include "pkg/sysfs/device.h"
-#include "plugin/core/peer.h"
+#include "plugin/judge/peer.h"
 #include "plugin/tools/tools.h"
 
 enum pf_verdict { PF_OK = 0, PF_INFO, PF_UNKNOWN, PF_PROBLEM };

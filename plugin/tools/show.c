@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/core/unchained.h"
+#include "plugin/attach/unchained.h"
 #include "plugin/tools/tools.h"
-#include "plugin/core/pf_require.h"
-#include "plugin/core/vf_class.h"
+#include "plugin/attach/pf_require.h"
+#include "plugin/attach/vf_class.h"
 
 static cJSON *records_by_vf(const struct rq_env *env)
 {
@@ -240,18 +240,6 @@ static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *re
 		vf_home_show(env, rec, a);
 	}
 	return v;
-}
-
-cJSON *show_agent_file(const struct rq_env *env, const char *path)
-{
-	cJSON *o = NULL;
-	char *buf = NULL;
-	size_t len = 0;
-
-	if (sysfs_read_file(&env->root, path, (size_t)1024 * 1024, &buf, &len) == 0)
-		o = cJSON_ParseWithLength(buf, len);
-	free(buf);
-	return o;
 }
 
 /*

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/core/gdr.h"
+#include "plugin/attach/gdr.h"
 #include "plugin/tools/tools.h"
 
 void show_gdr_json(const cJSON *rec, cJSON *a)

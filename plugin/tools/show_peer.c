@@ -3,10 +3,10 @@
  * `rdma-qos show`'s partner per PF: who the agent last heard on the wire
  * (RQ_PEER_FILE, which the agent rewrites whenever a partner comes, changes,
  * refreshes or goes) and each item judged against what the PF is required to
- * offer now, with the same judge as the agent's metrics (plugin/core/peer.c).
+ * offer now, with the same judge as the agent's metrics (plugin/judge/peer.c).
  * A partner whose TTL ran out by the wall clock (the agent stopped) is silent;
  * with more than one partner current nothing is judged. It imports only the
- * core (plugin/core/peer.c): show.c calls it, never the other way round.
+ * core (plugin/judge/peer.c): show.c calls it, never the other way round.
  */
 #include <linux/dcbnl.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "plugin/core/peer.h"
+#include "plugin/judge/peer.h"
 #include "plugin/tools/tools.h"
 
 static bool listening(const cJSON *book, const char *ifname)

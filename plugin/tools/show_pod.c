@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * `rdma-qos show --pod NAMESPACE/NAME [--json]`: the pod's attachments on
- * this node, each judged by core/verdict.c from what `show` reads (the PF's
+ * this node, each judged by judge/verdict.c from what `show` reads (the PF's
  * unmet requirements and suspended repairs, the VF's knobs, the link
  * partner, the agent's link health file) and a QP census of its device now.
  * First line `lossless: yes` or `lossless: NO (...)`. Exit 0: every
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/core/tel_qps.h"
-#include "plugin/core/verdict.h"
+#include "plugin/telemetry/tel_qps.h"
+#include "plugin/judge/verdict.h"
 #include "plugin/tools/tools.h"
 
 /* "a; b" of a JSON array of strings, into @buf */

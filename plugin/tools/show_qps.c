@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * `rdma-qos show --qps [--json]`: each attachment's QPs as the census sees
- * them now (core/tel_qps.c, the agent's rdma_qos_vf_qps* families): type
+ * them now (telemetry/tel_qps.c, the agent's rdma_qos_vf_qps* families): type
  * (mlx5's DCI, REG_UMR, and DCT where the kernel lists it), state, owner, the class a connected QP
  * in RTS or RTR sends with where the driver dumps QP contexts, the priority the PF's DSCP map gives
  * that class, and whether a lossless attachment's QP leaves on a priority without PFC.
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "pkg/json/jget.h"
-#include "plugin/core/tel_qps.h"
+#include "plugin/telemetry/tel_qps.h"
 #include "plugin/tools/tools.h"
 
 static const char *census_word(const struct tel_att *a, char *buf, size_t len)

@@ -2,12 +2,12 @@
 /*
  * `rdma-qos show`'s wiring verdict per PF: the partner show_peer_json found
  * (one current partner, "heard") against the PF's node.wiring rule, with the
- * agent's judge (plugin/core/wiring.c). Only PFs with a rule get the item.
+ * agent's judge (plugin/judge/wiring_judge.c). Only PFs with a rule get the item.
  */
 #include <string.h>
 
-#include "plugin/core/peer.h"
-#include "plugin/core/wiring.h"
+#include "plugin/judge/peer.h"
+#include "plugin/judge/wiring_judge.h"
 #include "plugin/tools/tools.h"
 
 void show_wiring_json(const struct rq_catalog *cat, cJSON *o, const char *ifname, const char *pci)

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "plugin/core/core.h"
+#include "plugin/attach/core.h"
 
 int cmd_show(struct rq_env *env, bool json);
 /*
@@ -25,7 +25,7 @@ int cmd_preflight(struct rq_env *env, bool json);
 /* show_qps.c: `show --qps [--json]`, the QP census of every attachment now */
 int cmd_show_qps(struct rq_env *env, bool json);
 /*
- * show_peer.c (imports only plugin/core; show.c calls it): the PF's link
+ * show_peer.c (imports only judge/ and show_agent_file.c; show.c calls it): the PF's link
  * partner as the agent heard it, judged against @req, and its one word
  */
 void show_peer_json(const struct rq_env *env, cJSON *o, const char *ifname,
@@ -43,7 +43,10 @@ const char *show_peer_word(const struct rq_env *env, const char *ifname,
 /* show.c: for each PF of `show --counters` / `top` (@o's "pfs"): "partner":
  * agrees|disagrees|unknown */
 void show_peer_annotate(const struct rq_env *env, cJSON *o);
-/* show.c: one of the agent's JSON files under the root (at most 1 MiB), NULL when absent or bad */
+/*
+ * show_agent_file.c: one of the agent's JSON files under the root (at most 1 MiB), NULL when
+ * absent or bad
+ */
 cJSON *show_agent_file(const struct rq_env *env, const char *path);
 /*
  * show_link.c: the agent's link health file (RQ_LINK_FILE), NULL when absent; @pf's
@@ -58,7 +61,7 @@ void show_link_annotate(const struct rq_env *env, cJSON *o);
 void show_pf_required(const struct rq_env *env, const struct rq_catalog *cat, const char *pci,
 		      struct rq_profile *ret, bool *ret_any);
 struct rq_catalog *show_catalog(const struct rq_env *env);
-/* counters.c: `show --counters [--json] [--interval S]` and `top [--interval S]` */
+/* show_counters.c: `show --counters [--json] [--interval S]` and `top [--interval S]` */
 int main_counters(int argc, char **argv, const char *binary, bool top);
 int main_install(int argc, char **argv, const char *binary);
 /* install.c, shared with uninstall.c: DIR/<binary> into @buf; this binary (/proc/self/exe)

@@ -180,7 +180,7 @@ pod_link() {
 	grep "^  link" "$T/pod.txt"
 	return 1
 }
-# show --counters (top's frame, counters.c print_text): ai/p1's row matches $1
+# show --counters (top's frame, show_counters.c print_text): ai/p1's row matches $1
 counters_row() {
 	RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --interval 0.2 2> /dev/null |
 		grep -q "^ai  *p1  *net1 .*$1"

@@ -429,6 +429,51 @@ START_TEST(write_atomic)
 }
 END_TEST
 
+/*
+ * The operator's files (--metrics-file, --nfd-features-file): a plain path, the mode asked
+ * for, replaced through a dot temporary that never stays (nfd-worker skips dot files).
+ */
+START_TEST(write_replace_path)
+{
+	char path[512], cwd[4096], *s;
+	struct stat st;
+	char **names = NULL;
+	size_t n = 0;
+	mode_t old = umask(022);
+
+	put("/out/keep", "");
+	snprintf(path, sizeof(path), "%s/out/m.prom", top);
+	ck_assert_int_eq(sysfs_write_replace_path(path, "a 1\n", 4, 0644), 0);
+	ck_assert_int_eq(sysfs_write_replace_path(path, "a 2\n", 4, 0644), 0);
+	s = slurp("/out/m.prom");
+	ck_assert_str_eq(s, "a 2\n");
+	free(s);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0644);
+	/* relative to the working directory */
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	snprintf(path, sizeof(path), "%s/out", top);
+	ck_assert_int_eq(chdir(path), 0);
+	ck_assert_int_eq(sysfs_write_replace_path("rel", "r", 1, 0644), 0);
+	ck_assert_int_eq(chdir(cwd), 0);
+	s = slurp("/out/rel");
+	ck_assert_str_eq(s, "r");
+	free(s);
+	ck_assert_int_eq(sysfs_list(&root, "/out", &names, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(names[0], "keep");
+	ck_assert_str_eq(names[1], "m.prom");
+	ck_assert_str_eq(names[2], "rel");
+	sysfs_list_free(names, n);
+	/* no directory made: a missing one is the operator's to create */
+	snprintf(path, sizeof(path), "%s/nodir/m.prom", top);
+	ck_assert_int_eq(sysfs_write_replace_path(path, "x", 1, 0644), -ENOENT);
+	snprintf(path, sizeof(path), "%s/out/", top);
+	ck_assert_int_eq(sysfs_write_replace_path(path, "x", 1, 0644), -EINVAL);
+	umask(old);
+}
+END_TEST
+
 START_TEST(pci_address_syntax)
 {
 	ck_assert(sysfs_pci_valid("0000:81:00.1"));
@@ -469,6 +514,7 @@ Suite *suite_sysfs(void)
 	tcase_add_test(tc, readlink_and_base);
 	tcase_add_test(tc, mkdir_and_list);
 	tcase_add_test(tc, write_atomic);
+	tcase_add_test(tc, write_replace_path);
 	tcase_add_test(tc, pci_address_syntax);
 	suite_add_tcase(s, tc);
 	return s;

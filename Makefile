@@ -83,7 +83,8 @@ CFLAGS   += -std=gnu11 $(OPT) $(WARN) $(SAN) -fno-strict-aliasing -D_GNU_SOURCE 
 LDFLAGS  += $(SAN) -Wl,--as-needed -Wl,-O1
 
 CORE_SRC := $(sort $(wildcard pkg/*/*.c netconf/*.c))
-# plugin/ by role (plugin/README.md): dispatch, cni/, core/, agent/, tools/; the build
+# plugin/ by role (plugin/README.md): dispatch, cni/, attach/, judge/, telemetry/, agent/,
+# pass/, lldp/, tools/; the build
 # seams in plugin/seams/ are linked per binary
 PLUG_SRC := $(sort $(wildcard plugin/*.c plugin/cni/*.c plugin/attach/*.c plugin/judge/*.c plugin/telemetry/*.c plugin/agent/*.c plugin/pass/*.c plugin/lldp/*.c plugin/tools/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))

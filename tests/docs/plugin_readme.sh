@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # plugin/README.md names every file of plugin/ (issue 37 item 8): each plugin/**/*.c and
-# *.h appears, in backquotes, in the table row of its folder (`cni/`, `core/`, ...;
+# *.h appears, in backquotes, in the table row of its folder (`cni/`, `attach/`, ...;
 # plugin/main.c in the `main.c` row), so a file added without a word in the README fails
 # `make docs-test`. RQ_SRC: the tree to check (default: this checkout).
 set -u

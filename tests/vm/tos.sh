@@ -131,7 +131,7 @@ check "... and unsets MOFED's knob through the host's sysfs" [ -z "$(tc_host)" ]
 echo "== exclusive: a cri-dockerd record (/proc/<pid>/ns/net), the agent in its own PID namespace"
 # as the DaemonSet runs it: no hostPID (unshare --pid --mount-proc), hostNetwork (the host's
 # netns), the host's /proc mounted at --host-proc; every reader of the record's netns maps the
-# path through it (core/podns.c). Without that the agent reads the class in the host's sysfs.
+# path through it (attach/podns.c). Without that the agent reads the class in the host's sysfs.
 # pod2's netns died with the VF in it: the kernel handed it back to the host as "net1"
 VF=$(ls /sys/bus/pci/devices/$VFPCI/net)
 ip netns add pod4

@@ -24,11 +24,15 @@ suite_teardown() { [ -n "$DEMO_PID" ] && kill -TERM -- "-$DEMO_PID" 2> /dev/null
 set -m # each demo its own process group, SIGINT not ignored (as from a shell)
 
 # demo_start NAME: the demo in the background, stdout and stderr to $T/NAME.out
+# the demo as a shell starts it: a run started in the background by a non-interactive shell
+# (dash: make's recipes, a CI runner's) has SIGINT and SIGQUIT ignored, bash cannot trap a
+# signal ignored when it starts, and this suite would send its Ctrl-C to nobody
+DEMO_SH=(env --default-signal=INT,QUIT,TERM,PIPE bash "$DEMO")
 demo_start() {
 	mkdir -p "$T/$1.tmp"
 	: > "$T/$1.out"
 	: > "$T/$1.procs"
-	RQ_DEMO_MARK="$T/$1" TMPDIR="$T/$1.tmp" RQ_BUILD=$RQ_BUILD bash "$DEMO" > "$T/$1.out" 2>&1 &
+	RQ_DEMO_MARK="$T/$1" TMPDIR="$T/$1.tmp" RQ_BUILD=$RQ_BUILD "${DEMO_SH[@]}" > "$T/$1.out" 2>&1 &
 	DEMO_PID=$!
 	echo "$DEMO_PID" > "$T/$1.pid"
 }
@@ -177,7 +181,7 @@ interrupt sigterm TERM script '^\$ mlnx_qos' 2
 echo "== interrupted: its reader stops reading (make demo | head -n 30)"
 mkdir -p "$T/pipe.tmp"
 : > "$T/pipe.procs"
-RQ_DEMO_MARK="$T/pipe" TMPDIR="$T/pipe.tmp" RQ_BUILD=$RQ_BUILD bash "$DEMO" > >(head -n 30 > "$T/pipe.out") 2>&1 &
+RQ_DEMO_MARK="$T/pipe" TMPDIR="$T/pipe.tmp" RQ_BUILD=$RQ_BUILD "${DEMO_SH[@]}" > >(head -n 30 > "$T/pipe.out") 2>&1 &
 DEMO_PID=$!
 echo "$DEMO_PID" > "$T/pipe.pid"
 wait "$DEMO_PID"

@@ -155,6 +155,32 @@ static void judge(struct link_pf *x, double now)
 
 static void link_file_save(const struct agent *a);
 
+/*
+ * The drops an earlier agent discounted as its own toggles (RQ_LINK_FILE's
+ * ownDrops of @pf), so that rdma_qos_port_link_flaps_total does not jump up by
+ * them at a restart; 0 when unknown or more than the count now (it went back).
+ */
+static uint64_t own_saved(const struct agent *a, const char *pf, uint64_t flaps)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	cJSON *o;
+	const cJSON *n;
+	uint64_t v = 0;
+
+	if (sysfs_read_file(&a->env.root, RQ_LINK_FILE, 1024 * 1024, &buf, &len) < 0)
+		return 0;
+	o = cJSON_ParseWithLength(buf, len);
+	free(buf);
+	n = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "pfs"), pf),
+	    "ownDrops");
+	if (cJSON_IsNumber(n) && n->valuedouble > 0 && n->valuedouble <= (double)flaps)
+		v = (uint64_t)n->valuedouble;
+	cJSON_Delete(o);
+	return v;
+}
+
 void link_health_pass(struct agent *a, const struct pass_report *rep)
 {
 	const struct ethtool_link_ops *eo = NULL;
@@ -182,8 +208,11 @@ void link_health_pass(struct agent *a, const struct pass_report *rep)
 			}
 		(void)snprintf(x->pf, sizeof(x->pf), "%s", rep->peer_t[i].pf);
 		read_pf(&a->env, eo, ectx, dops, dctx, &rep->peer_t[i], &x->cur);
-		if (!x->has_prev)
+		if (!x->has_prev) {
 			x->own_used = x->cur.own_note; /* a note older than the first reading is in its count */
+			if (!a->links && x->cur.has_flaps)
+				x->own = own_saved(a, x->pf, x->cur.flaps);
+		}
 		judge(x, now);
 	}
 	if (eo)
@@ -308,6 +337,10 @@ static void link_file_save(const struct agent *a)
 		cJSON *e = cJSON_AddObjectToObject(pfs, a->links->pf[i].pf);
 		cJSON *deg = cJSON_AddArrayToObject(e, "degraded");
 		cJSON *known = cJSON_AddArrayToObject(e, "reported");
+
+		/* the drops discounted as rdma-qos's own toggles: a restarted agent goes on from them */
+		if (e && a->links->pf[i].own)
+			cJSON_AddNumberToObject(e, "ownDrops", (double)a->links->pf[i].own);
 
 		for (int k = 0; deg && known && k < LINK_REASON_N; k++) {
 			int d = link_degraded(a, a->links->pf[i].pf, (enum link_reason)k);

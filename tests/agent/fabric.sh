@@ -287,6 +287,13 @@ wait_metric "rdma_qos_port_link_degraded{pf=\"$PF1\",reason=\"flap\"}" 1
 check "a drop nobody caused (carrier_down_count 4 -> 5): degraded{flap} 1" [ $? -eq 0 ]
 check "... flaps_total 4 (5 less our own toggle)" [ "$(metric_lit "$M" "rdma_qos_port_link_flaps_total{pf=\"$PF1\"}")" = 4 ]
 check "... ai/p2 gets the link problem" [ "$(prob2 link)" = 1 ]
+kill "$BG" 2> /dev/null && wait "$BG" 2> /dev/null
+rm -f "$M"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 2 --metrics-file "$M" --listen "127.0.0.1:$PORT" \
+	--nfd-features-file "$F" > "$T/agent3b.log" 2>&1 &
+BG=$!
+wait_metric "rdma_qos_port_link_flaps_total{pf=\"$PF1\"}" 4 15
+check "a restarted agent goes on from the drops it discounted (links.json ownDrops): flaps_total still 4, not 5" [ $? -eq 0 ]
 chain_del "$ROOT" roce c2 "$NSB" net1 "$VF1" "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF1PCI\"}" \
 	"IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p2;K8S_POD_UID=pod-b" > /dev/null 2>&1
 kill "$BG" 2> /dev/null && wait "$BG" 2> /dev/null

@@ -266,7 +266,7 @@ static bool neigh_update(struct peer_pf *pf, const struct lldp_peer *p, const ui
 	/* an MSAP back within a TTL it announced: what it said before still counts */
 	if (!nb && p->ttl && (nb = neigh_recall(pf, p, now)) != NULL) {
 		recalled = true;
-		log_info("agent: PF %s: link partner %s port %s is back within its last TTL",
+		log_debug("agent: PF %s: link partner %s port %s is back within its last TTL",
 			 pf->name, p->chassis_id, p->port_id);
 	}
 	if (nb && memcmp(nb->src, src, ETH_ALEN) != 0)
@@ -317,6 +317,8 @@ static bool neigh_update(struct peer_pf *pf, const struct lldp_peer *p, const ui
 	}
 	if (nb->contested_until > now)
 		nb->judged = *p; /* not judged while contested; shown as the latest */
+	else if (lldp_peer_same(&nb->judged, p))
+		nb->judged.ttl = p->ttl; /* the TTL it says now (a settle's floor), not one of old */
 	nb->peer = *p;
 	memcpy(nb->src, src, ETH_ALEN);
 	nb->expires = now + p->ttl;

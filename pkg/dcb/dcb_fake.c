@@ -414,13 +414,31 @@ static void fake_flap(struct fake *f, const char *ifname)
 		(void)waitpid(pid, NULL, 0);
 }
 
+/*
+ * mlx5's link toggle on a PFC change counts one carrier drop: the simulated
+ * netdev's carrier_down_count grows by one where the tree has that file.
+ */
+static void fake_carrier_down(struct fake *f, const char *ifname)
+{
+	char path[256], v[32];
+	long n = 0;
+
+	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/carrier_down_count", ifname);
+	if (sysfs_read_int(&f->root, path, &n) == 0 && n >= 0) {
+		(void)snprintf(v, sizeof(v), "%ld", n + 1);
+		(void)sysfs_write_str(&f->root, path, v);
+	}
+}
+
 static int fake_set_pfc(void *ctx, const char *ifname, const struct dcb_port_state *cur,
 			uint8_t pfc_en)
 {
 	int r = fake_edit(ctx, ifname, "set_pfc", edit_pfc, &pfc_en);
 
-	if (r == 0 && (!cur->has_pfc || cur->pfc_en != pfc_en))
+	if (r == 0 && (!cur->has_pfc || cur->pfc_en != pfc_en)) {
+		fake_carrier_down(ctx, ifname);
 		fake_flap(ctx, ifname);
+	}
 	return r;
 }
 

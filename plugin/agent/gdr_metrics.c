@@ -151,6 +151,17 @@ static size_t pod_unmatched(const struct rq_root *r, const struct pod_rails *p)
 	return p->n_gpu - matched;
 }
 
+/*
+ * @x and @y are entries of one pod: its namespace and name (an adopted VF's
+ * record has the VF's address as its containerID, so one pod's rails are
+ * several containers)
+ */
+static bool same_pod(const cJSON *x, const cJSON *y)
+{
+	return !strcmp(json_str(x, "namespace") ?: "", json_str(y, "namespace") ?: "") &&
+	       !strcmp(json_str(x, "pod") ?: "", json_str(y, "pod") ?: "");
+}
+
 static void render_pods(FILE *f, const struct agent *a, const struct pass_report *rep)
 {
 	const cJSON *it, *jt;
@@ -163,13 +174,12 @@ static void render_pods(FILE *f, const struct agent *a, const struct pass_report
 		bool first = true;
 		size_t left;
 
-		/* a pod is its entries of one container: handled at its first entry */
+		/* a pod is its entries of one namespace and name: handled at its first entry */
 		cJSON_ArrayForEach(jt, rep->gdr)
 		{
 			if (jt == it)
 				break;
-			if (!strcmp(json_str(jt, "container") ?: "",
-				    json_str(it, "container") ?: ""))
+			if (same_pod(jt, it))
 				first = false;
 		}
 		if (!first)
@@ -178,9 +188,7 @@ static void render_pods(FILE *f, const struct agent *a, const struct pass_report
 		p.first = it;
 		if (pci_level_parse(json_str(it, "level"), &p.level) < 0)
 			p.level = RQ_PCI_PXB;
-		cJSON_ArrayForEach(jt, rep->gdr) if (!strcmp(json_str(jt, "container") ?: "",
-							     json_str(it, "container") ?: ""))
-		    pod_add(&p, jt);
+		cJSON_ArrayForEach(jt, rep->gdr) if (same_pod(jt, it)) pod_add(&p, jt);
 		left = pod_unmatched(&a->env.root, &p);
 		prom_label_esc(json_str(it, "namespace"), e1, sizeof(e1));
 		prom_label_esc(json_str(it, "pod"), e2, sizeof(e2));

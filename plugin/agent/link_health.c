@@ -28,6 +28,8 @@ const char *const link_reason_names[LINK_REASON_N] = {"flap", "fec_uncorrectable
 struct link_reading {
 	bool has_flaps;
 	uint64_t flaps;
+	/* the PF index's carrierDownAfterWrite (an ADD or repair toggled the link), -1 none */
+	long own_note;
 	struct eth_link_health eth;
 	size_t n_rep;
 	struct devlink_reporter rep[RQ_DEVLINK_REPORTERS];
@@ -37,6 +39,9 @@ struct link_pf {
 	char pf[IF_NAMESIZE];
 	bool has_prev;
 	struct link_reading prev, cur;
+	/* carrier drops rdma-qos caused since the agent's first reading, and the note used last */
+	uint64_t own;
+	long own_used;
 	double last[LINK_REASON_N]; /* wall clock when the reason last held; 0 never */
 };
 
@@ -61,10 +66,23 @@ static void read_pf(const struct rq_env *env, const struct ethtool_link_ops *eo,
 	long v;
 
 	memset(r, 0, sizeof(*r));
+	r->own_note = -1;
 	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/carrier_down_count", t->pf);
 	if (sysfs_read_int(&env->root, path, &v) == 0 && v >= 0) {
 		r->has_flaps = true;
 		r->flaps = (uint64_t)v;
+	}
+	/* after the count: a toggle counted here was noted before, or is read next pass with it */
+	if (r->has_flaps && t->pci[0]) {
+		cJSON *idx = NULL;
+		const cJSON *n;
+
+		if (state_pf_read(&env->root, t->pci, &idx) == 0 &&
+		    cJSON_IsNumber(
+			n = cJSON_GetObjectItemCaseSensitive(idx, "carrierDownAfterWrite")) &&
+		    n->valuedouble >= 0)
+			r->own_note = (long)n->valuedouble;
+		cJSON_Delete(idx);
 	}
 	if (eo && eo->health(ectx, t->pf, &r->eth) < 0)
 		memset(&r->eth, 0, sizeof(r->eth));
@@ -98,7 +116,28 @@ static void judge(struct link_pf *x, double now)
 	bool held[LINK_REASON_N] = {false};
 
 	if (x->has_prev) {
-		held[LINK_FLAP] = c->has_flaps && p->has_flaps && c->flaps > p->flaps;
+		uint64_t own = 0;
+
+		/*
+		 * the drops up to a new note (an ADD's or repair's own PFC write: mlx5
+		 * toggles the link) that this interval counted are ours, not flaps
+		 */
+		if (c->has_flaps && p->has_flaps && c->flaps > p->flaps && c->own_note >= 0 &&
+		    c->own_note != x->own_used) {
+			uint64_t from = p->flaps, to = (uint64_t)c->own_note;
+
+			if (x->own_used >= 0 && (uint64_t)x->own_used > from)
+				from = (uint64_t)x->own_used;
+			if (to > c->flaps)
+				to = c->flaps;
+			own = to > from ? to - from : 0;
+		}
+		if (c->own_note >= 0)
+			x->own_used = c->own_note;
+		x->own += own;
+		if (c->has_flaps && x->own > c->flaps)
+			x->own = 0; /* the count went back (a driver reload): nothing to take off */
+		held[LINK_FLAP] = c->has_flaps && p->has_flaps && c->flaps > p->flaps + own;
 		held[LINK_FEC] = c->eth.has_fec && p->eth.has_fec &&
 				 c->eth.fec_uncorrectable > p->eth.fec_uncorrectable;
 		held[LINK_SYMBOL] = c->eth.has_symbol_errors && p->eth.has_symbol_errors &&
@@ -117,6 +156,32 @@ static void judge(struct link_pf *x, double now)
 }
 
 static void link_file_save(const struct agent *a);
+
+/*
+ * The drops an earlier agent discounted as its own toggles (RQ_LINK_FILE's
+ * ownDrops of @pf), so that rdma_qos_port_link_flaps_total does not jump up by
+ * them at a restart; 0 when unknown or more than the count now (it went back).
+ */
+static uint64_t own_saved(const struct agent *a, const char *pf, uint64_t flaps)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	cJSON *o;
+	const cJSON *n;
+	uint64_t v = 0;
+
+	if (sysfs_read_file(&a->env.root, RQ_LINK_FILE, 1024 * 1024, &buf, &len) < 0)
+		return 0;
+	o = cJSON_ParseWithLength(buf, len);
+	free(buf);
+	n = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "pfs"), pf),
+	    "ownDrops");
+	if (cJSON_IsNumber(n) && n->valuedouble > 0 && n->valuedouble <= (double)flaps)
+		v = (uint64_t)n->valuedouble;
+	cJSON_Delete(o);
+	return v;
+}
 
 void link_health_pass(struct agent *a, const struct pass_report *rep)
 {
@@ -145,6 +210,13 @@ void link_health_pass(struct agent *a, const struct pass_report *rep)
 			}
 		(void)snprintf(x->pf, sizeof(x->pf), "%s", rep->peer_t[i].pf);
 		read_pf(&a->env, eo, ectx, dops, dctx, &rep->peer_t[i], &x->cur);
+		if (!x->has_prev) {
+			x->own_used =
+			    x->cur
+				.own_note; /* a note older than the first reading is in its count */
+			if (!a->links && x->cur.has_flaps)
+				x->own = own_saved(a, x->pf, x->cur.flaps);
+		}
 		judge(x, now);
 	}
 	if (eo)
@@ -204,12 +276,13 @@ static void render_counters(FILE *f, const struct link_book *b)
 	char pf[64], e[96];
 
 	prom_family(f, "rdma_qos_port_link_flaps_total", "counter",
-		    "Times the PF's carrier went down (sysfs carrier_down_count).");
+		    "Times the PF's carrier went down (sysfs carrier_down_count), less the link "
+		    "toggles rdma-qos's own PFC writes caused.");
 	for (size_t i = 0; i < b->n; i++)
 		if (b->pf[i].cur.has_flaps)
 			(void)fprintf(f, "rdma_qos_port_link_flaps_total{pf=\"%s\"} %llu\n",
 				      prom_label_esc(b->pf[i].pf, pf, sizeof(pf)),
-				      (unsigned long long)b->pf[i].cur.flaps);
+				      (unsigned long long)(b->pf[i].cur.flaps - b->pf[i].own));
 	prom_family(f, "rdma_qos_port_fec_blocks_total", "counter",
 		    "FEC blocks the PF corrected or could not correct (ethtool netlink FEC "
 		    "statistics).");
@@ -263,6 +336,11 @@ static void link_file_save(const struct agent *a)
 		cJSON *e = cJSON_AddObjectToObject(pfs, a->links->pf[i].pf);
 		cJSON *deg = cJSON_AddArrayToObject(e, "degraded");
 		cJSON *known = cJSON_AddArrayToObject(e, "reported");
+
+		/* the drops discounted as rdma-qos's own toggles: a restarted agent goes on from
+		 * them */
+		if (e && a->links->pf[i].own)
+			cJSON_AddNumberToObject(e, "ownDrops", (double)a->links->pf[i].own);
 
 		for (int k = 0; deg && known && k < LINK_REASON_N; k++) {
 			int d = link_degraded(a, a->links->pf[i].pf, (enum link_reason)k);

@@ -49,16 +49,40 @@ static void index_upgrade(cJSON *idx)
  * ("req"): the union of those and of the node baseline is what the port must
  * offer, and a new attachment is checked against each of them.
  */
+/*
+ * The PF's carrier_down_count after this ADD changed its PFC (mlx5 toggles the
+ * link on each change), -1 without a PFC write or the file: the agent's link
+ * health does not count the drops up to it as flaps (agent/link_health.c).
+ */
+static long own_carrier_down(const struct rq_ctx *c, const struct add_tx *tx, size_t i)
+{
+	char path[128];
+	long v;
+
+	if (!tx->pf || i >= tx->n_pf_done || !tx->pf[i].plan.set_pfc)
+		return -1;
+	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/carrier_down_count",
+		       tx->t.vf.pf[i].ifname);
+	return sysfs_read_int(&c->env.root, path, &v) == 0 && v >= 0 ? v : -1;
+}
+
 int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i)
 {
 	const struct rq_pf *pf = &tx->t.vf.pf[i];
 	char pod[600];
 	cJSON *idx = tx->idx[i], *att, *e, *req;
+	long down = own_carrier_down(c, tx, i);
 	int r;
 
 	/* a repeated ADD of a listed attachment with the same profile changes nothing */
-	if (tx->idx_steady[i])
+	if (tx->idx_steady[i] && down < 0)
 		return 0;
+	/* steady, the index streamed, not kept: read whole to note the count in it */
+	if (tx->idx_steady[i] && !idx) {
+		if (state_pf_read(&c->env.root, pf->pci, &idx) < 0)
+			return 0;
+		tx->idx[i] = idx;
+	}
 	if (!idx && !(idx = tx->idx[i] = cJSON_CreateObject()))
 		return -ENOMEM;
 	if (!(req = profile_req_to_json(&c->profile)))
@@ -66,7 +90,7 @@ int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i)
 	att = cJSON_GetObjectItemCaseSensitive(idx, "attachments");
 	e = index_entry(att, c->key);
 	/* a repeated ADD of a listed attachment with the same profile changes nothing */
-	if (e && !strcmp(json_str(e, "profileName") ?: "", c->profile.name) &&
+	if (e && down < 0 && !strcmp(json_str(e, "profileName") ?: "", c->profile.name) &&
 	    cJSON_Compare(cJSON_GetObjectItemCaseSensitive(e, "req"), req, true) &&
 	    !cJSON_GetObjectItemCaseSensitive(idx, "profile")) {
 		cJSON_Delete(req);
@@ -95,6 +119,10 @@ int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i)
 	cJSON_DeleteItemFromObjectCaseSensitive(e, "req");
 	cJSON_AddStringToObject(e, "profileName", c->profile.name);
 	cJSON_AddItemToObject(e, "req", req);
+	if (down >= 0) {
+		cJSON_DeleteItemFromObjectCaseSensitive(idx, "carrierDownAfterWrite");
+		cJSON_AddNumberToObject(idx, "carrierDownAfterWrite", (double)down);
+	}
 	r = state_pf_write(&c->env.root, pf->pci, idx);
 	if (r == 0)
 		tx->idx_written[i] = true;

@@ -177,6 +177,28 @@ static int carrier_step(struct rq_ctx *c, const struct rq_pf *pf, bool was_up, l
 	return 0;
 }
 
+/*
+ * mlx5 toggles the link on each PFC change: the PF's carrier_down_count after
+ * our own write goes to its PF index (where one exists; ADD's index step
+ * writes it too), so the agent's link health does not count that drop as a
+ * flap (agent/link_health.c). Best effort: a failure costs one false flap.
+ */
+static void note_own_toggle(struct rq_ctx *c, const struct rq_pf *pf)
+{
+	char path[128];
+	cJSON *idx = NULL;
+	long v;
+
+	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/carrier_down_count", pf->ifname);
+	if (sysfs_read_int(&c->env.root, path, &v) < 0 || v < 0 ||
+	    state_pf_read(&c->env.root, pf->pci, &idx) < 0)
+		return;
+	cJSON_DeleteItemFromObjectCaseSensitive(idx, "carrierDownAfterWrite");
+	if (cJSON_AddNumberToObject(idx, "carrierDownAfterWrite", (double)v))
+		(void)state_pf_write(&c->env.root, pf->pci, idx);
+	cJSON_Delete(idx);
+}
+
 static int pf_apply(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,
 		    struct pf_undo *u)
 {
@@ -192,12 +214,18 @@ static int pf_apply(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, cons
 	if (r < 0)
 		return r;
 	u->dcb_applied = true;
+	if (u->plan.set_pfc)
+		note_own_toggle(c, pf);
 	if (u->plan.set_pfc && c->carrier_defer) {
 		u->carrier_pending = was_up;
 		u->carrier_changes = changes;
 		return 0;
 	}
-	return u->plan.set_pfc ? carrier_step(c, pf, was_up, changes) : 0;
+	if (!u->plan.set_pfc)
+		return 0;
+	r = carrier_step(c, pf, was_up, changes);
+	note_own_toggle(c, pf); /* the drop the wait saw is ours too */
+	return r;
 }
 
 int pfqos_carrier_wait(struct rq_ctx *c, const struct rq_pf *pf, const struct pf_undo *u)

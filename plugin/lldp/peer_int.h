@@ -57,6 +57,8 @@ struct peer_neigh {
 	double hist_until[PEER_HIST], credit, credit_at;
 	double logged_at;    /* monotonic: its last partner-change line (one per TTL) */
 	unsigned long quiet; /* changes not logged since */
+	/* monotonic: the latest any TTL it announced runs out; its memory lasts that long */
+	double remember_until;
 };
 
 struct peer_pf {
@@ -64,6 +66,13 @@ struct peer_pf {
 	int fd, ifindex, open_err;
 	struct peer_neigh nb[PEER_NEIGH_MAX];
 	size_t n_nb;
+	/*
+	 * MSAPs that left (a shutdown LLDPDU) while a TTL they announced had not
+	 * run out: not partners, but what they said and how often it changed is
+	 * recalled when they come back (peer_neigh.c neigh_recall)
+	 */
+	struct peer_neigh mem[PEER_NEIGH_MAX];
+	size_t n_mem;
 	unsigned long dropped; /* frames that did not decode or were not the nearest bridge's */
 	unsigned long own;     /* frames from one of the node's own MACs */
 	uint8_t own_last[ETH_ALEN]; /* the own MAC last logged: another is logged at once */

@@ -2,9 +2,9 @@
 /*
  * The neighbours a watched PF heard (peer_int.h): 802.1AB 9.2.7.7 keys them
  * by MSAP (chassis ID + port ID), each with its own TTL; a shutdown LLDPDU
- * (TTL 0) removes only its own MSAP. A frame that counts (peer_sock.c) and
- * decodes updates its MSAP's entry; one from a speaker not heard before
- * re-reads the node's own MACs first (peer_own.c).
+ * (TTL 0) removes only its own MSAP, and not its memory (neigh_forget). A frame that counts
+ * (peer_sock.c) and decodes updates its MSAP's entry; one from a speaker not heard before re-reads
+ * the node's own MACs first (peer_own.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -48,6 +48,57 @@ static bool msap_eq(const struct lldp_peer *a, const struct lldp_peer *b)
 static void neigh_drop(struct peer_pf *pf, size_t k)
 {
 	pf->nb[k] = pf->nb[--pf->n_nb];
+}
+
+/*
+ * @pf's MSAP k leaves (a shutdown LLDPDU, or its TTL ran out): no longer a
+ * partner, but what it said and how often it changed are kept while a TTL it
+ * announced has not run out (the memory with the earliest end makes room).
+ */
+static void neigh_forget(struct peer_pf *pf, size_t k, double now)
+{
+	size_t m = pf->n_mem;
+
+	/* its own old memory, else a lapsed one, else a free slot, else the earliest to end */
+	for (size_t i = 0; i < pf->n_mem && m == pf->n_mem; i++)
+		if (msap_eq(&pf->mem[i].peer, &pf->nb[k].peer))
+			m = i;
+	for (size_t i = 0; i < pf->n_mem && m == pf->n_mem; i++)
+		if (!(pf->mem[i].remember_until > now))
+			m = i;
+	if (m == PEER_NEIGH_MAX)
+		for (size_t i = m = 0; i < pf->n_mem; i++)
+			if (pf->mem[i].remember_until < pf->mem[m].remember_until)
+				m = i;
+	if (pf->nb[k].remember_until > now) {
+		pf->mem[m] = pf->nb[k];
+		if (m == pf->n_mem)
+			pf->n_mem++;
+	}
+	neigh_drop(pf, k);
+}
+
+/*
+ * The MSAP of @p, back while @pf remembers it: a partner again with all it
+ * had (what is judged, its history, its contest). NULL: not remembered (or no
+ * room).
+ */
+static struct peer_neigh *neigh_recall(struct peer_pf *pf, const struct lldp_peer *p, double now)
+{
+	for (size_t i = 0; i < pf->n_mem; i++) {
+		if (!msap_eq(&pf->mem[i].peer, p))
+			continue;
+		if (!(pf->mem[i].remember_until > now)) {
+			pf->mem[i] = pf->mem[--pf->n_mem];
+			return NULL;
+		}
+		if (pf->n_nb == PEER_NEIGH_MAX)
+			return NULL;
+		pf->nb[pf->n_nb] = pf->mem[i];
+		pf->mem[i] = pf->mem[--pf->n_mem];
+		return &pf->nb[pf->n_nb++];
+	}
+	return NULL;
 }
 
 /* FNV-1a over what the MSAP says, TTL aside (lldp_peer_same's equality, compact) */
@@ -94,6 +145,8 @@ static bool neigh_contest(struct peer_pf *pf, struct peer_neigh *nb, const struc
 		nb->peer = nb->judged = *p;
 		nb->sum = content_sum(p);
 		memcpy(nb->src, src, ETH_ALEN);
+		if (now + p->ttl > nb->remember_until)
+			nb->remember_until = now + p->ttl;
 		if (now + p->ttl > nb->expires) {
 			nb->expires = now + p->ttl;
 			nb->heard = agent_wall_now();
@@ -204,12 +257,18 @@ static void neigh_log(const struct peer_pf *pf, struct peer_neigh *nb, const str
 static bool neigh_update(struct peer_pf *pf, const struct lldp_peer *p, const uint8_t *src)
 {
 	struct peer_neigh *nb = NULL;
-	double now = peer_mono_now();
-	bool changed, was_contested;
+	double now = peer_mono_now(), settle_ttl;
+	bool changed, was_contested, recalled = false;
 
 	for (size_t k = 0; k < pf->n_nb && !nb; k++)
 		if (msap_eq(&pf->nb[k].peer, p))
 			nb = &pf->nb[k];
+	/* an MSAP back within a TTL it announced: what it said before still counts */
+	if (!nb && p->ttl && (nb = neigh_recall(pf, p, now)) != NULL) {
+		recalled = true;
+		log_debug("agent: PF %s: link partner %s port %s is back within its last TTL",
+			  pf->name, p->chassis_id, p->port_id);
+	}
 	if (nb && memcmp(nb->src, src, ETH_ALEN) != 0)
 		return neigh_contest(pf, nb, p, src);
 	if (p->ttl == 0) {
@@ -218,7 +277,8 @@ static bool neigh_update(struct peer_pf *pf, const struct lldp_peer *p, const ui
 			return false;
 		log_info("agent: PF %s: link partner %s port %s is leaving (TTL 0)", pf->name,
 			 nb->peer.chassis_id, nb->peer.port_id);
-		neigh_drop(pf, (size_t)(nb - pf->nb));
+		/* the MSAP goes, not its memory: back with other content, it must settle */
+		neigh_forget(pf, (size_t)(nb - pf->nb), now);
 		return true;
 	}
 	if (!nb && pf->n_nb == PEER_NEIGH_MAX) {
@@ -235,7 +295,13 @@ static bool neigh_update(struct peer_pf *pf, const struct lldp_peer *p, const ui
 	} else if (changed && nb) {
 		/* what it said before stays judged until the new content settles (neigh_settle) */
 		neigh_log(pf, nb, p, false, now);
-		nb->settle_until = now + p->ttl / 2.0;
+		/* half the longer TTL: a sender cannot shorten it by announcing a short one */
+		settle_ttl = p->ttl;
+		if (nb->peer.ttl > settle_ttl)
+			settle_ttl = nb->peer.ttl;
+		if (nb->judged.ttl > settle_ttl)
+			settle_ttl = nb->judged.ttl;
+		nb->settle_until = now + settle_ttl / 2.0;
 		changed = false;
 	} else if (changed) {
 		neigh_log(pf, nb, p, pf->n_nb > 0, now);
@@ -251,12 +317,18 @@ static bool neigh_update(struct peer_pf *pf, const struct lldp_peer *p, const ui
 	}
 	if (nb->contested_until > now)
 		nb->judged = *p; /* not judged while contested; shown as the latest */
+	else if (lldp_peer_same(&nb->judged, p))
+		nb->judged.ttl =
+		    p->ttl; /* the TTL it says now (a settle's floor), not one of old */
 	nb->peer = *p;
 	memcpy(nb->src, src, ETH_ALEN);
 	nb->expires = now + p->ttl;
+	if (nb->expires > nb->remember_until)
+		nb->remember_until = nb->expires;
 	nb->heard = agent_wall_now();
 	nb->expires_wall = nb->heard + p->ttl;
-	return changed;
+	/* back (recalled): a partner again, judged on what it said before */
+	return changed || recalled;
 }
 
 /* A speaker (MSAP and source MAC) @pf has not heard from: the own MACs are worth a re-read. */
@@ -388,7 +460,7 @@ bool peer_pf_expire(struct peer_pf *pf, double now)
 			continue;
 		log_info("agent: PF %s: link partner %s port %s silent past its TTL: forgotten",
 			 pf->name, pf->nb[k].peer.chassis_id, pf->nb[k].peer.port_id);
-		neigh_drop(pf, k);
+		neigh_forget(pf, k, now);
 		gone = true;
 	}
 	return gone;

@@ -118,6 +118,7 @@ void peer_pf_close(struct peer_pf *pf)
 	pf->fd = -1;
 	pf->ifindex = 0;
 	pf->n_nb = 0;
+	pf->n_mem = 0;
 }
 
 /* PACKET_AUXDATA: the kernel untags a VLAN frame before a packet socket sees it (frame_accept) */

@@ -243,6 +243,65 @@ wait_metric "rdma_qos_port_symbol_errors_total{pf=\"$PF0\"}" "" > /dev/null
 check "a driver that stops reporting symbol errors: no symbol series, no symbol_errors reason" \
 	[ "$(grep -c "pf=\"$PF0\",reason=\"symbol_errors\"\|^rdma_qos_port_symbol_errors_total{pf=\"$PF0\"" "$M")" = 0 ]
 
+echo "== issue 49 item 2: our own PFC write is no flap (mlx5 toggles the link on it)"
+# $PF1 watched from boot by its wiring rule alone (no baseline, so the agent writes nothing to
+# it), carrierWaitSeconds 0; the fake DCB adds 1 to carrier_down_count on a PFC change, as mlx5
+kill "$BG" 2> /dev/null && wait "$BG" 2> /dev/null
+jq -c 'del(.node.baseline) | .node.carrierWaitSeconds = 0' "$T/cat.baseline" > "$CAT"
+dcb_edit "$ROOT" "$PF1" 'del(.pfc)'
+echo 3 > "$ROOT/sys/class/net/$PF1/carrier_down_count"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 2 --metrics-file "$M" --listen "127.0.0.1:$PORT" \
+	--nfd-features-file "$F" > "$T/agent3.log" 2>&1 &
+BG=$!
+deg1() { metric_lit "$M" "rdma_qos_port_link_degraded{pf=\"$PF1\",reason=\"$1\"}"; }
+wait_metric "rdma_qos_port_link_flaps_total{pf=\"$PF1\"}" 3 15
+check "$PF1 watched (wiring rule) before any attachment: flaps_total 3" [ $? -eq 0 ]
+sleep 2.5 # a reading after the first: the ADD's toggle falls between two of them
+"$MKNODE" --root "$ROOT" pod --uid pod-b --cpus 2 > /dev/null
+read -r _ VF1PCI VF1 <<< "$(sim_vfs "$ROOT" | awk -v p="$PF1" '$1 == p { print; exit }')"
+NSB=$(newns b)
+chain_add "$ROOT" roce c2 "$NSB" net1 "$VF1" "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF1PCI\"}" \
+	"IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p2;K8S_POD_UID=pod-b" > /dev/null 2>&1
+check "a lossless ADD on $PF1 (ai/p2) wrote PFC: the fake toggled the link (carrier_down_count 4)" \
+	[ "$?:$(cat "$ROOT/sys/class/net/$PF1/carrier_down_count")" = 0:4 ]
+prob2() { grep -c "^rdma_qos_attachment_problem{namespace=\"ai\",pod=\"p2\",interface=\"net1\",vf=\"$VF1PCI\",pf=\"$PF1\",check=\"$1\"} 1$" "$M"; }
+nf=0 np=0 nc=0 ns=0
+for _ in $(seq 12); do # three passes and more (--interval 2)
+	sleep 0.5
+	[ "$(deg1 flap)" = 1 ] && nf=$((nf + 1))
+	[ "$(prob2 link)" = 1 ] && np=$((np + 1))
+	[ "$(metric_lit "$M" "rdma_qos_port_link_flaps_total{pf=\"$PF1\"}")" = 3 ] || nc=$((nc + 1))
+	RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --pod ai/p2 > "$T/pod2.txt" 2>&1 || ns=$((ns + 1))
+done
+check "6 s after the ADD: degraded{flap} 1 in $nf of 12 readings (want 0)" [ "$nf" = 0 ]
+check "... ai/p2's link problem in $np of 12 (want 0)" [ "$np" = 0 ]
+check "... flaps_total other than 3 in $nc of 12 (want 0)" [ "$nc" = 0 ]
+check "... show --pod ai/p2 exited non-zero in $ns of 12 (want 0)" [ "$ns" = 0 ]
+check "... degraded{$PF1,flap} 0" [ "$(deg1 flap)" = 0 ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --pod ai/p2 > "$T/pod2.txt" 2>&1
+rc=$?
+{ [ "$rc" = 0 ] && grep -q "^  link  *ok" "$T/pod2.txt"; }
+check "show --pod ai/p2: exit 0 ($rc), its link line ok" [ $? -eq 0 ] || cat "$T/pod2.txt"
+echo 5 > "$ROOT/sys/class/net/$PF1/carrier_down_count"
+wait_metric "rdma_qos_port_link_degraded{pf=\"$PF1\",reason=\"flap\"}" 1
+check "a drop nobody caused (carrier_down_count 4 -> 5): degraded{flap} 1" [ $? -eq 0 ]
+check "... flaps_total 4 (5 less our own toggle)" [ "$(metric_lit "$M" "rdma_qos_port_link_flaps_total{pf=\"$PF1\"}")" = 4 ]
+check "... ai/p2 gets the link problem" [ "$(prob2 link)" = 1 ]
+kill "$BG" 2> /dev/null && wait "$BG" 2> /dev/null
+rm -f "$M"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 2 --metrics-file "$M" --listen "127.0.0.1:$PORT" \
+	--nfd-features-file "$F" > "$T/agent3b.log" 2>&1 &
+BG=$!
+wait_metric "rdma_qos_port_link_flaps_total{pf=\"$PF1\"}" 4 15
+check "a restarted agent goes on from the drops it discounted (links.json ownDrops): flaps_total still 4, not 5" [ $? -eq 0 ]
+chain_del "$ROOT" roce c2 "$NSB" net1 "$VF1" "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF1PCI\"}" \
+	"IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p2;K8S_POD_UID=pod-b" > /dev/null 2>&1
+kill "$BG" 2> /dev/null && wait "$BG" 2> /dev/null
+cp "$T/cat.baseline" "$CAT"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 2 --metrics-file "$M" --listen "127.0.0.1:$PORT" \
+	--nfd-features-file "$F" > "$T/agent4.log" 2>&1 &
+BG=$!
+
 echo "== the pod on a miswired PF gets the wiring problem"
 lldpc 0 configure system hostname leaf-r4-02
 wait_metric "rdma_qos_peer_wiring{pf=\"$PF0\",rail=\"r1\"}" 0

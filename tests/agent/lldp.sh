@@ -181,7 +181,8 @@ check "NFD label rdma-qos.peer=unknown" [ "$(peer_label unknown)" = 1 ]
 echo "== the partner leaves: TTL 0 at lldpd's shutdown"
 sw_stop 0
 sw_start 0 leaf-01 swp3 30 "$PFC3" "$APP_OK" "$MFS9216"
-wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 1 > /dev/null
+# back within its memory (TTL 3) with other content: judged after half the longer TTL (15 s)
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 1 20 > /dev/null
 check "lldpd back with a 30 s TTL: seen 1, agrees" [ "$(metric_lit "$M" "rdma_qos_peer_seen{pf=\"$PF0\"}")" = 1 ]
 t0=$(date +%s%N)
 sw_stop 0
@@ -588,6 +589,56 @@ dcb_edit "$ROOT" "$PF0" '.dcbx = 9'
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show 2> /dev/null > "$T/show.txt"
 check "show: 'partner PFC willing yes; NIC DCBX host' (the host's settings stand)" grep -q "^    partner PFC willing yes; NIC DCBX host$" "$T/show.txt"
 check "the metrics file passes promtool" promcheck "$M"
+
+echo "== issue 49 item 1: a shutdown removes the MSAP, not its memory"
+# a pod replays leaf-01 (its chassis, port and source MAC) as 'leaving' (TTL 0), then its edited
+# copy ('PFC on 3', a TTL of its choosing): neither a new MSAP judged at once nor a settle of the
+# copy's short TTL; leaf-01 (PFC on 4) says its own every second with a TTL of 12-21 s
+settle
+HOLD=$((12 + RANDOM % 10))
+sw_stop 0
+sw_start 0 leaf-01 swp3 "$HOLD" "$PFC4" "$APP_OK" "$MFS9216"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 0 25
+check "leaf-01 with PFC on 4, TTL $HOLD s: pfc disagrees" [ $? -eq 0 ]
+CH01=$(jq -r --arg pf "$PF0" '.pfs[$pf].peer.chassisId' "$ROOT/run/rdma-qos/agent/peers.json")
+{
+	echo 'end=$((SECONDS + 22))'
+	echo 'while [ $SECONDS -lt $end ]; do'
+	echo "	python3 $T/spk.py $SWMAC $NB - mac:$CH01 local:swp3 0"
+	echo "	python3 $T/spk.py $SWMAC $NB - mac:$CH01 local:swp3 \$((1 + RANDOM % 3)) 0008"
+	echo '	sleep $((2 + RANDOM % 4))'
+	echo 'done'
+} > "$T/replay.sh"
+ip netns exec "$(sw_ns 0)" bash "$T/replay.sh" &
+RP=$!
+am=0 al=0 ap=0 samples=0
+sleep 0.5
+for _ in $(seq 20); do
+	[ "$(agr "$PF0" pfc)" = 1 ] && am=$((am + 1))
+	grep -q "^feature.node.kubernetes.io/rdma-qos.peer=agrees$" "$F" 2> /dev/null && al=$((al + 1))
+	RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --pod ai/p1 > "$T/pod.txt" 2>&1
+	grep -q "^  peer  *ok " "$T/pod.txt" && ap=$((ap + 1))
+	samples=$((samples + 1))
+	sleep 1
+done
+wait "$RP"
+check "shutdown + edited copy every 2-5 s: agreement pfc 1 in $am of $samples samples (want 0)" [ "$am" = 0 ]
+check "... NFD label agrees in $al of $samples samples (want 0)" [ "$al" = 0 ]
+check "... show --pod's peer row ok in $ap of $samples samples (want 0)" [ "$ap" = 0 ]
+check "... the log says the MSAP changed back within its TTL or changes too fast" \
+	grep -q "link partner $CH01 port swp3 \(changed back to what it said within its TTL\|changes faster than\)" "$T/agent.log"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 0 90
+check "the copy stopped: leaf-01 alone is judged again: pfc disagrees" [ $? -eq 0 ]
+sw_stop 0
+wait_metric "rdma_qos_peer_seen{pf=\"$PF0\"}" 0 5
+check "a real lldpd stop: its shutdown removes the MSAP (seen 0)" [ $? -eq 0 ]
+t0=$(date +%s%N)
+sw_start 0 leaf-01 swp3 "$HOLD" "$PFC4" "$APP_OK" "$MFS9216"
+wait_metric "rdma_qos_peer_agreement{pf=\"$PF0\",item=\"pfc\"}" 0 5
+rc=$?
+check "... started again with unchanged content: judged as before at once (pfc disagrees in $((($(date +%s%N) - t0) / 1000000)) ms, no settle)" \
+	[ $rc -eq 0 ]
+check "... partners 1, NFD label disagrees" [ "$(metric_lit "$M" "rdma_qos_peer_partners{pf=\"$PF0\"}"):$(peer_label disagrees)" = 1:1 ]
 
 # the house: show_peer.c calls nothing of show.c (show.c calls it), no cycle between any
 # two files: tests/docs/layering.sh (make docs-test), on the objects' symbols

@@ -208,6 +208,23 @@ RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --once --metrics-file "$T/m" --nfd-features
 check "no GPU attachment: no pair series" [ -z "$(grep -E '^rdma_qos_(vf_gpu_path|gdr_far|gdr_degraded|pod_gpus_without_rail|pod_shared_pf)\{' "$M")" ]
 check "NFD: rdma-qos.gdr unknown" grep -qx "feature.node.kubernetes.io/rdma-qos.gdr=unknown" "$T/nfd"
 
+echo "== an adopted multi-rail pod: one series per pod, not per VF (issue 49 item 3)"
+# adoption (plugin/agent/unchained.c adopt_one) keys each VF's record by the VF's address as
+# its containerID: two rails of one pod are two containerIDs, as these two ADDs make them (CNI
+# forbids ':' in a containerID, so the address is dashed here)
+pod pod-adopt --device nvidia.com/gpu=GPU-aaaaaaaa-0000-0000-0000-000000000001@0
+NS3=$(newns r)
+chain_add "$ROOT" gdr "$(echo "$VFPCI" | tr ':.' '--')" "$NS3" net1 "$VF" "$(rq)" "$(args pod-adopt)" > "$T/out" 2>&1 &&
+	chain_add "$ROOT" gdr "$(echo "$VF3PCI" | tr ':.' '--')" "$NS3" net2 "$VF3" "$rq3" "$(args pod-adopt)" > "$T/out" 2>&1
+check "two rails of p-pod-adopt (PF0's VF near GPU A, PF1's far), containerID = each VF" [ $? -eq 0 ] || cat "$T/out"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --once --metrics-file "$T/m" --nfd-features-file "$T/nfd" > /dev/null 2>&1
+check "agent: exactly one rdma_qos_pod_gpus_without_rail series for the pod, 0 (GPU A has PF0's rail): $(grep -c '^rdma_qos_pod_gpus_without_rail{namespace="ai",pod="p-pod-adopt"}' "$M") series" \
+	[ "$(grep '^rdma_qos_pod_gpus_without_rail{namespace="ai",pod="p-pod-adopt"}' "$M")" = 'rdma_qos_pod_gpus_without_rail{namespace="ai",pod="p-pod-adopt"} 0' ]
+promtool check metrics < "$M" > "$T/lint" 2>&1
+check "agent: the metrics file passes promtool" [ $? -eq 0 ] || cat "$T/lint"
+chain_del "$ROOT" gdr "$(echo "$VF3PCI" | tr ':.' '--')" "$NS3" net2 "$VF3" "$rq3" "$(args pod-adopt)" > /dev/null 2>&1
+chain_del "$ROOT" gdr "$(echo "$VFPCI" | tr ':.' '--')" "$NS3" net1 "$VF" "$(rq)" "$(args pod-adopt)" > /dev/null 2>&1
+
 echo "== a pod without a GPU costs no extra syscall"
 if command -v strace > /dev/null; then
 	count() { # GDR-KEYS: syscalls of one rdma-qos-sim ADD of pod-none

@@ -52,7 +52,7 @@ static void index_upgrade(cJSON *idx)
 /*
  * The PF's carrier_down_count after this ADD changed its PFC (mlx5 toggles the
  * link on each change), -1 without a PFC write or the file: the agent's link
- * health does not count the drops up to it as flaps (agent/link_health.c).
+ * health does not count the drops up to it as flaps (agent/link_judge.c).
  */
 static long own_carrier_down(const struct rq_ctx *c, const struct add_tx *tx, size_t i)
 {

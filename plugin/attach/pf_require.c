@@ -181,7 +181,7 @@ static int carrier_step(struct rq_ctx *c, const struct rq_pf *pf, bool was_up, l
  * mlx5 toggles the link on each PFC change: the PF's carrier_down_count after
  * our own write goes to its PF index (where one exists; ADD's index step
  * writes it too), so the agent's link health does not count that drop as a
- * flap (agent/link_health.c). Best effort: a failure costs one false flap.
+ * flap (agent/link_judge.c). Best effort: a failure costs one false flap.
  */
 static void note_own_toggle(struct rq_ctx *c, const struct rq_pf *pf)
 {

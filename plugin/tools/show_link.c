@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * The agent's link health per PF as `show --pod` and `top` read it
- * (RQ_LINK_FILE, judge/peer.h, written by agent/link_health.c after each pass
+ * (RQ_LINK_FILE, judge/peer.h, written by agent/link_save.c after each pass
  * that read it): the reasons a PF's link was degraded in the agent's last
  * interval. A file older than 3 of the agent's intervals says nothing (the
  * agent stopped), nor does a PF the agent does not watch or whose driver

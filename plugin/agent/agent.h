@@ -325,7 +325,7 @@ const struct lldp_peer *peer_book_nth(const struct peer_book *b, const char *pf,
 /* peer_metrics.c: the partner families (malloc'd text) and the NFD word, after a pass */
 char *peer_metrics_render(const struct agent *a, const struct pass_report *rep);
 const char *peer_nfd_word(const struct agent *a, const struct pass_report *rep);
-/* wiring_metrics.c: each watched PF's node.wiring rule, then its family and NFD word */
+/* pass/wiring_ports.c: each watched PF's node.wiring rule, and the ports a rule names */
 void wiring_pass_collect(struct peer_target *t, const struct rq_catalog *cat, const char *pci);
 /*
  * The node's physical ports (device_port_parent) that a node.wiring rule
@@ -335,6 +335,7 @@ void wiring_pass_collect(struct peer_target *t, const struct rq_catalog *cat, co
  */
 size_t wiring_pass_ports(const struct rq_root *root, const struct rq_catalog *cat,
 			 struct peer_target **t, size_t n);
+/* wiring_metrics.c: the wiring family and NFD word */
 void wiring_metrics_render(FILE *f, const struct agent *a, const struct pass_report *rep);
 /* 1 ok, 0 miswired, -1 unknown (no rule, no one partner) for watched PF @pf */
 int wiring_pf_verdict(const struct agent *a, const struct pass_report *rep, const char *pf);

@@ -4,8 +4,8 @@
  * pair's degradation registers read again (a NIC link can retrain down at
  * run time; /proc/driver/nvidia is never read again: the record keeps the
  * GPU's address), per pod a maximum matching of its rails (one VF per PF)
- * to its GPUs within gdrLevel, PFs carrying two of a pod's VFs, the node's
- * peer memory; the families and the NFD word rdma-qos.gdr.
+ * to its GPUs within gdrLevel (judge/gdr_rails.c), PFs carrying two of a
+ * pod's VFs, the node's peer memory; the families and the NFD word rdma-qos.gdr.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +14,7 @@
 #include "pkg/promtext/promtext.h"
 #include "plugin/agent/agent.h"
 #include "plugin/attach/gdr.h"
+#include "plugin/judge/gdr_rails.h"
 
 void agent_gdr_record(const struct agent *a, struct pass_report *rep, const cJSON *rec)
 {
@@ -65,92 +66,6 @@ const cJSON *agent_gdr_degraded(const struct pass_report *rep, const char *vf)
 	return NULL;
 }
 
-/* Kuhn's augmenting path: rail @u to a GPU, moving earlier rails along */
-static bool augment(size_t u, const bool (*edge)[RQ_GPU_MAX], size_t n_gpu, int *match_gpu,
-		    bool *seen)
-{
-	for (size_t v = 0; v < n_gpu; v++) {
-		if (!edge[u][v] || seen[v])
-			continue;
-		seen[v] = true;
-		if (match_gpu[v] < 0 ||
-		    augment((size_t)match_gpu[v], edge, n_gpu, match_gpu, seen)) {
-			match_gpu[v] = (int)u;
-			return true;
-		}
-	}
-	return false;
-}
-
-#define POD_RAILS 16
-
-/* One pod: its rails (distinct PFs) and GPUs, the GPUs left without a near rail. */
-struct pod_rails {
-	const cJSON *first; /* the pod's first entry (namespace, pod) */
-	char pf[POD_RAILS][RQ_PCI_NAME];
-	int n_on_pf[POD_RAILS];
-	size_t n_pf;
-	char gpu[RQ_GPU_MAX][RQ_PCI_NAME];
-	size_t n_gpu;
-	enum rq_pci_level level;
-};
-
-static void pod_add(struct pod_rails *p, const cJSON *it)
-{
-	const char *pf = json_str(it, "pf") ?: "";
-	const cJSON *g;
-	size_t i;
-
-	for (i = 0; i < p->n_pf && strcmp(p->pf[i], pf); i++)
-		;
-	if (i == p->n_pf && p->n_pf < POD_RAILS)
-		(void)snprintf(p->pf[p->n_pf++], RQ_PCI_NAME, "%s", pf);
-	if (i < p->n_pf)
-		p->n_on_pf[i]++;
-	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(it, "gpus"))
-	{
-		size_t k;
-
-		if (!cJSON_IsString(g))
-			continue;
-		for (k = 0; k < p->n_gpu && strcmp(p->gpu[k], g->valuestring); k++)
-			;
-		if (k == p->n_gpu && p->n_gpu < RQ_GPU_MAX)
-			(void)snprintf(p->gpu[p->n_gpu++], RQ_PCI_NAME, "%s", g->valuestring);
-	}
-}
-
-static size_t pod_unmatched(const struct rq_root *r, const struct pod_rails *p)
-{
-	bool edge[POD_RAILS][RQ_GPU_MAX] = {{false}}, seen[RQ_GPU_MAX];
-	struct rq_pci_pos gpos[RQ_GPU_MAX], npos;
-	bool gok[RQ_GPU_MAX];
-	int match_gpu[RQ_GPU_MAX];
-	size_t matched = 0;
-
-	for (size_t v = 0; v < p->n_gpu; v++) {
-		gok[v] = pci_position(r, p->gpu[v], &gpos[v]) == 0;
-		match_gpu[v] = -1;
-	}
-	for (size_t u = 0; u < p->n_pf; u++) {
-		if (pci_position(r, p->pf[u], &npos) < 0)
-			continue;
-		for (size_t v = 0; v < p->n_gpu; v++) {
-			struct rq_pci_pair pr;
-
-			if (!gok[v])
-				continue;
-			pci_pair_level(&npos, &gpos[v], false, &pr);
-			edge[u][v] = pci_level_within(pr.level, p->level);
-		}
-	}
-	for (size_t u = 0; u < p->n_pf; u++) {
-		memset(seen, 0, sizeof(seen));
-		matched += augment(u, edge, p->n_gpu, match_gpu, seen);
-	}
-	return p->n_gpu - matched;
-}
-
 /*
  * @x and @y are entries of one pod: its namespace and name (an adopted VF's
  * record has the VF's address as its containerID, so one pod's rails are
@@ -188,8 +103,8 @@ static void render_pods(FILE *f, const struct agent *a, const struct pass_report
 		p.first = it;
 		if (pci_level_parse(json_str(it, "level"), &p.level) < 0)
 			p.level = RQ_PCI_PXB;
-		cJSON_ArrayForEach(jt, rep->gdr) if (same_pod(jt, it)) pod_add(&p, jt);
-		left = pod_unmatched(&a->env.root, &p);
+		cJSON_ArrayForEach(jt, rep->gdr) if (same_pod(jt, it)) gdr_rails_add(&p, jt);
+		left = gdr_rails_unmatched(&a->env.root, &p);
 		prom_label_esc(json_str(it, "namespace"), e1, sizeof(e1));
 		prom_label_esc(json_str(it, "pod"), e2, sizeof(e2));
 		if (!head_w)

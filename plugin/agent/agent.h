@@ -239,7 +239,7 @@ int nfd_render(const struct pass_report *rep, bool pass_ok, double now, int inte
 void agent_nfd_publish(const struct agent *a, const struct pass_report *rep, bool pass_ok);
 /* metrics.c */
 char *metrics_render(const struct agent *a, const struct pass_report *rep);
-/* The telemetry families of sample @cur (@prev: the one before, NULL for none). */
+/* tel_metrics.c: the telemetry families of sample @cur (@prev: the one before, NULL for none). */
 char *metrics_render_tel(const struct tel_sample *prev, const struct tel_sample *cur);
 
 /*

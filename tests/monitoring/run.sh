@@ -106,7 +106,7 @@ check "variables node -> pf -> pod, each filtered by the ones before" [ "$(jq -c
 	(.query.query | test("\\$pf"))]]' "$D")" = \
 	'[["node",false,false],["pf",true,false],["pod",true,true]]' ]
 # the names the agent emits (its format strings) and the rules record
-grep -ho '"rdma_qos_[a-z_]*' "$SRC"/plugin/agent/metrics.c "$SRC"/plugin/agent/peer_metrics.c "$SRC"/plugin/agent/who_metrics.c "$SRC"/plugin/agent/qps_metrics.c "$SRC"/plugin/agent/verdict_metrics.c "$SRC"/plugin/agent/gdr_metrics.c "$SRC"/plugin/agent/wiring_metrics.c "$SRC"/plugin/agent/link_metrics.c | tr -d '"' | sort -u > "$T/agent.names"
+grep -ho '"rdma_qos_[a-z_]*' "$SRC"/plugin/agent/metrics.c "$SRC"/plugin/agent/tel_metrics.c "$SRC"/plugin/agent/peer_metrics.c "$SRC"/plugin/agent/who_metrics.c "$SRC"/plugin/agent/qps_metrics.c "$SRC"/plugin/agent/verdict_metrics.c "$SRC"/plugin/agent/gdr_metrics.c "$SRC"/plugin/agent/wiring_metrics.c "$SRC"/plugin/agent/link_metrics.c | tr -d '"' | sort -u > "$T/agent.names"
 jq -r '.groups[].rules[] | .record // empty' "$T/rules.json" | sort -u > "$T/recorded.names"
 check "(the agent's names: $(wc -l < "$T/agent.names"))" [ "$(wc -l < "$T/agent.names")" -gt 20 ]
 names_ok() { # RULES_FILE: every name selected is the agent's or recorded; regexes match one

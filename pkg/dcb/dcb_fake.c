@@ -13,11 +13,9 @@
  * writer, kept together so the format cannot drift between them.
  * APP batches apply entry by entry and stop at the first failing entry, as
  * the kernel's dcbnl_ieee_set/del do.
- * Test hooks (documented in dcb.h): "fail": {"<op>": errno} makes that op
- * (set_pfc, set_ets, app_add, app_del, set_trust) fail; "failAfter":
- * {"app_add"|"app_del": N} fails a batch -EIO after its first N entries;
- * "appReplace": true emulates mlx5's APP semantics; "dcbxLocked": true
- * makes every SET fail -EPERM and reports firmware-owned DCBX.
+ * Test hooks (documented in dcb.h): "fail", "failAfter" and "dcbxLocked"
+ * (dcb_faults.c); "appReplace": true emulates mlx5's APP semantics;
+ * "dcbxLocked" also reports firmware-owned DCBX.
  */
 #include <errno.h>
 #include <unistd.h>
@@ -31,6 +29,7 @@
 #include <cjson/cJSON.h>
 
 #include "pkg/dcb/dcb.h"
+#include "pkg/dcb/dcb_faults.h"
 
 #define FAKE_FILE_MAX ((size_t)1024 * 1024)
 
@@ -93,18 +92,6 @@ static int fake_store(struct fake *f, const char *ifname, cJSON *o)
 	r = sysfs_write_replace(&f->root, path, s, strlen(s));
 	free(s);
 	return r;
-}
-
-static int fake_hook(const cJSON *o, const char *op)
-{
-	const cJSON *v =
-	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "fail"), op);
-
-	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "dcbxLocked")))
-		return -EPERM;
-	if (!cJSON_IsNumber(v) || v->valueint == 0 || v->valueint < -4095 || v->valueint > 4095)
-		return 0;
-	return v->valueint < 0 ? v->valueint : -v->valueint;
 }
 
 static const struct {
@@ -321,7 +308,7 @@ static int fake_edit(struct fake *f, const char *ifname, const char *op,
 
 	if (r < 0)
 		return r;
-	r = fake_hook(o, op);
+	r = dcb_fault_hook(o, op);
 	if (r == 0)
 		r = fn(o, arg, op, &changed);
 	if (r == 0 || changed) {
@@ -331,17 +318,6 @@ static int fake_edit(struct fake *f, const char *ifname, const char *op,
 	}
 	cJSON_Delete(o);
 	return r;
-}
-
-/* "failAfter": {"<op>": N} -> N, else -1 (no limit). */
-static int fake_fail_after(const cJSON *o, const char *op)
-{
-	const cJSON *v =
-	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "failAfter"), op);
-
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < RQ_DCB_APP_MAX
-		   ? (int)v->valuedouble
-		   : -1;
 }
 
 static cJSON *prio_array(uint8_t mask)
@@ -524,7 +500,7 @@ static int edit_app_add(cJSON *o, const void *arg, const char *op, bool *changed
 {
 	const struct app_arg *a = arg;
 	cJSON *arr = app_array(o);
-	int after = fake_fail_after(o, op);
+	int after = dcb_fault_fail_after(o, op);
 	bool replace = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "appReplace"));
 
 	for (size_t i = 0; i < a->n; i++) {
@@ -557,7 +533,7 @@ static int edit_app_del(cJSON *o, const void *arg, const char *op, bool *changed
 {
 	const struct app_arg *a = arg;
 	cJSON *arr = app_array(o);
-	int after = fake_fail_after(o, op);
+	int after = dcb_fault_fail_after(o, op);
 
 	for (size_t i = 0; i < a->n; i++) {
 		int j = app_index(arr, &a->apps[i]);

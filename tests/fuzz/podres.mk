@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# libFuzzer target over the PodResources reply decoder (pkg/podres/podres.c: gRPC framing,
+# libFuzzer target over the PodResources reply decoder (pkg/podres/podres*.c: gRPC framing,
 # protobuf-c unpacking of our api.proto's messages, the placement it yields; the same bytes as
 # a percent-encoded grpc-message and Get's refusal):
 #   make fuzz-podres                      build build/fuzz/fuzz-podres, run PODRES_FUZZ_SECONDS (60)
@@ -13,11 +13,12 @@ RQ_FUZZ_PODRES_MK := 1
 PODRES_FUZZ_SECONDS ?= 60
 PODRES_FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
                      -fno-sanitize-recover=undefined -D_GNU_SOURCE -I. -I$(B)/gen $(PKG_CFLAGS)
-PODRES_FUZZ_SRC := tests/fuzz/fuzz_podres.c pkg/podres/podres.c $(B)/gen/pkg/podres/api.pb-c.c \
+PODRES_FUZZ_SRC := tests/fuzz/fuzz_podres.c pkg/podres/podres.c pkg/podres/podres_place.c \
+                   pkg/podres/podres_find.c $(B)/gen/pkg/podres/api.pb-c.c \
                    pkg/kubelet/kubelet.c pkg/json/jscan.c
 
 .PHONY: fuzz-podres
-$(B)/fuzz/fuzz-podres: $(PODRES_FUZZ_SRC) pkg/podres/podres.h $(B)/gen/pkg/podres/api.pb-c.h \
+$(B)/fuzz/fuzz-podres: $(PODRES_FUZZ_SRC) pkg/podres/podres.h pkg/podres/podres_int.h $(B)/gen/pkg/podres/api.pb-c.h \
                        tests/fuzz/podres.mk
 	@mkdir -p $(dir $@)
 	clang $(PODRES_FUZZ_FLAGS) -o $@ $(PODRES_FUZZ_SRC) $(PKG_LIBS)

@@ -13,6 +13,10 @@
 #include "pkg/log/log.h"
 #include "plugin/agent/agent.h"
 #include "plugin/agent/events.h"
+#include "plugin/agent/agent_tel.h"
+#include "plugin/agent/httpd.h"
+#include "plugin/agent/link_health.h"
+#include "plugin/lldp/peer_book.h"
 
 #define AGENT_SECS_MAX 604800 /* a week */
 

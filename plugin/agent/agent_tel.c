@@ -32,6 +32,8 @@
 #include "pkg/log/log.h"
 #include "plugin/agent/agent.h"
 #include "plugin/judge/verdict.h"
+#include "plugin/agent/agent_tel.h"
+#include "plugin/agent/metrics.h"
 
 #define AGENT_NOFILE_MAX 65536
 

@@ -12,6 +12,12 @@
 #include "pkg/log/log.h"
 #include "pkg/sysfs/sysfs.h"
 #include "plugin/agent/agent.h"
+#include "plugin/agent/agent_tel.h"
+#include "plugin/agent/httpd.h"
+#include "plugin/agent/link_health.h"
+#include "plugin/agent/metrics.h"
+#include "plugin/agent/nfd.h"
+#include "plugin/pass/pass.h"
 
 /* @more (owned, may be NULL) after *@text; on ENOMEM *@text stays as it was */
 static void append(char **text, char *more)

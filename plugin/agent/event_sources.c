@@ -25,6 +25,7 @@
 #include "pkg/netns/netns.h"
 #include "pkg/rdma/rdma.h"
 #include "plugin/agent/events.h"
+#include "plugin/pass/pass.h"
 
 /* enum rdma_nl_groups: RDMA_NL_GROUP_NOTIFY follows RDMA_NL_GROUP_LS (kernel >= 6.11 uapi) */
 #define RQ_RDMA_NL_GROUP_NOTIFY (RDMA_NL_GROUP_LS + 1)

@@ -22,6 +22,7 @@
 #include "pkg/log/log.h"
 #include "plugin/agent/agent.h"
 #include "plugin/agent/events.h"
+#include "plugin/lldp/peer_book.h"
 
 #define FLAP_WINDOW_S	 10
 #define FLAP_MAX_EVENTS	 20 /* per port and window; more is a flapping port */

@@ -15,6 +15,7 @@
 #include "plugin/agent/agent.h"
 #include "plugin/attach/gdr.h"
 #include "plugin/judge/gdr_rails.h"
+#include "plugin/agent/metrics.h"
 
 void agent_gdr_record(const struct agent *a, struct pass_report *rep, const cJSON *rec)
 {

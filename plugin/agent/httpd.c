@@ -38,6 +38,8 @@
 
 #include "pkg/log/log.h"
 #include "plugin/agent/agent.h"
+#include "plugin/agent/agent_tel.h"
+#include "plugin/agent/httpd.h"
 
 /* One open connection, as the reaper sees it. */
 struct conn {

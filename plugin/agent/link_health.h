@@ -9,6 +9,21 @@
 
 #include "plugin/agent/agent.h"
 
+/*
+ * link_health.c: the watched PFs' link health, read after each pass, its
+ * families and each attachment's `link` (and `wiring`) problem.
+ */
+enum link_reason { LINK_FLAP = 0, LINK_FEC, LINK_SYMBOL, LINK_HEALTH, LINK_SPEED, LINK_REASON_N };
+extern const char *const link_reason_names[LINK_REASON_N];
+struct link_book;
+void link_health_pass(struct agent *a, const struct pass_report *rep);
+int link_degraded(const struct agent *a, const char *pf, enum link_reason reason);
+void link_reasons_text(const struct agent *a, const char *pf, char *buf, size_t len);
+/* the same; false when no link health of @pf was read (the verdict's link: unknown) */
+bool link_reasons_known(const struct agent *a, const char *pf, char *buf, size_t len);
+char *link_metrics_render(const struct agent *a, const struct pass_report *rep);
+void link_book_free(struct link_book *b);
+
 struct link_reading {
 	bool has_flaps;
 	uint64_t flaps;

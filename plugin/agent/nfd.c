@@ -20,6 +20,7 @@
 #include "pkg/log/log.h"
 #include "pkg/sysfs/sysfs.h"
 #include "plugin/agent/agent.h"
+#include "plugin/agent/nfd.h"
 
 /* NFD's own namespace: written out, never left to nfd-worker's auto-prefix */
 #define NFD_PREFIX "feature.node.kubernetes.io/"

@@ -18,6 +18,9 @@
 #include "plugin/pass/pass_int.h"
 #include "plugin/judge/peer.h"
 #include "plugin/telemetry/tel_ecn.h"
+#include "plugin/agent/metrics.h"
+#include "plugin/lldp/peer_book.h"
+#include "plugin/pass/pass.h"
 
 void peer_pass_collect(struct pass *p, const struct dcb_ops *ops, void *dcb)
 {

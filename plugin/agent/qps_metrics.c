@@ -12,6 +12,7 @@
 #include "pkg/promtext/promtext.h"
 #include "plugin/agent/agent.h"
 #include "plugin/telemetry/tel_qps.h"
+#include "plugin/agent/metrics.h"
 
 #define QP_KINDS 32
 

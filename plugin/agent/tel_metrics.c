@@ -10,6 +10,7 @@
 
 #include "pkg/promtext/promtext.h"
 #include "plugin/agent/agent.h"
+#include "plugin/agent/metrics.h"
 
 static void put(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -14,6 +14,9 @@
 #include "pkg/promtext/promtext.h"
 #include "plugin/agent/agent.h"
 #include "plugin/judge/verdict.h"
+#include "plugin/agent/agent_tel.h"
+#include "plugin/agent/link_health.h"
+#include "plugin/agent/metrics.h"
 
 void verdict_pass_note(struct pass_report *rep, const cJSON *rec, const char *pf, bool vf_gone)
 {

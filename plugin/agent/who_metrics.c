@@ -9,6 +9,7 @@
 #include "pkg/promtext/promtext.h"
 #include "plugin/agent/agent.h"
 #include "plugin/telemetry/tel_who.h"
+#include "plugin/agent/metrics.h"
 
 static void who_port(FILE *f, const struct tel_sample *prev, const struct tel_sample *cur)
 {

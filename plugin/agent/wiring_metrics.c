@@ -12,6 +12,8 @@
 #include "pkg/promtext/promtext.h"
 #include "plugin/agent/agent.h"
 #include "plugin/judge/wiring_judge.h"
+#include "plugin/agent/metrics.h"
+#include "plugin/lldp/peer_book.h"
 
 static void judge(const struct agent *a, const struct peer_target *t, struct wiring_judgement *j)
 {

@@ -29,6 +29,7 @@
 
 #include "pkg/log/log.h"
 #include "plugin/lldp/peer_int.h"
+#include "plugin/lldp/peer_book.h"
 
 int peer_book_new(const struct rq_env *env, struct peer_book **ret)
 {

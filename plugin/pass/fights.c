@@ -17,6 +17,7 @@
 
 #include "pkg/log/log.h"
 #include "plugin/agent/agent.h"
+#include "plugin/pass/fights.h"
 
 struct fight_book {
 	/* {"catalog": "<fnv hex>", "pfs": {pci: {"name", "ifindex", "leftAtDefaults", "items":

@@ -19,6 +19,10 @@
 #include "plugin/agent/catalog_sync.h"
 #include "plugin/pass/pass_int.h"
 #include "plugin/attach/pf_require.h"
+#include "plugin/agent/metrics.h"
+#include "plugin/pass/fights.h"
+#include "plugin/pass/pass.h"
+#include "plugin/pass/stale.h"
 
 static void count_attachment(struct pass_report *rep, const char *pf, const char *profile)
 {

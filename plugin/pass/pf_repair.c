@@ -13,6 +13,8 @@
 #include "pkg/log/log.h"
 #include "plugin/pass/pass_int.h"
 #include "plugin/attach/pf_require.h"
+#include "plugin/pass/fights.h"
+#include "plugin/pass/pass.h"
 
 /* The PF's state as one word per item, for "was X, now Y". */
 static void item_text(enum agent_item it, const struct dcb_port_state *st, uint8_t ecn_on,

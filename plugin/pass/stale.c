@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "plugin/agent/agent.h"
+#include "plugin/pass/stale.h"
 
 struct stale_book {
 	cJSON *gone; /* {key: wall-clock second first seen gone} */

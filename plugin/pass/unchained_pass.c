@@ -24,6 +24,7 @@
 #include "plugin/pass/pass_int.h"
 #include "plugin/attach/add.h"
 #include "plugin/attach/unchained.h"
+#include "plugin/pass/pass.h"
 
 /* the network name of adopted records: no NAD's GC names it (and GC skips them anyway) */
 #define ADOPT_NETWORK "rdma-qos-adopted"

@@ -12,6 +12,7 @@
 #include "pkg/netns/netns.h"
 #include "plugin/agent/agent.h"
 #include "plugin/attach/vf_class.h"
+#include "plugin/pass/pass.h"
 
 static void tc_metric(struct pass_report *rep, const char *vf, const char *dev, enum rq_tos_knob k,
 		      int v)

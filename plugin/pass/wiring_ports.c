@@ -11,6 +11,7 @@
 #include "plugin/agent/agent.h"
 #include "pkg/sysfs/device.h"
 #include "plugin/judge/wiring_judge.h"
+#include "plugin/pass/pass.h"
 
 void wiring_pass_collect(struct peer_target *t, const struct rq_catalog *cat, const char *pci)
 {

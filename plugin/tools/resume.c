@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "plugin/agent/agent.h"
+#include "plugin/pass/fights.h"
+#include "plugin/tools/tools.h"
 
 static void usage(FILE *f, const char *binary)
 {

@@ -78,4 +78,7 @@ int validate_yaml(const char *s, size_t n, size_t *at, cJSON **ret, struct rq_er
 /* A whole file (or pipe) named on the command line (not a host path), at most @max bytes. */
 int cli_read_file(const char *path, size_t max, char **ret, size_t *ret_len);
 
+/* resume.c: `rdma-qos resume PF ITEM` */
+int cmd_resume(int argc, char **argv, const char *binary);
+
 #endif

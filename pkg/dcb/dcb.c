@@ -1,23 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * The ordered apply of a plan (plan.c) and the restore by state after a
- * failure. Backend-agnostic.
- *
- * Apply order, and why: the port must never have PFC on a priority while the
- * traffic that should land there is not classified by DSCP, or lossless
- * traffic pauses the wrong queue (and a PFC change flaps the mlx5 link, so
- * it is done once, last). So: DSCP APP entries are added first (mlx5 trusts
- * DSCP as soon as one DSCP entry exists), then the replaced entries are
- * deleted ("add missing, then delete replaced": adding an existing entry is
- * -EEXIST on the generic path; mlx5's add replaces the entry of that DSCP
- * itself, so its delete of the old entry is -ENOENT and is reconciled by
- * re-reading the port), then apptrust, then ETS, then PFC. When the plan only
+ * failure. Backend-agnostic. The order (DSCP APP entries added, replaced ones
+ * deleted, apptrust, ETS, PFC last) and why a failure is undone by state, not
+ * by replaying steps: docs/design.md#what-add-does-to-a-pf-and-in-which-order.
+ * PFC is set once, last (a PFC change flaps the mlx5 link); when the plan only
  * turns PFC off, PFC goes first instead: priorities stop being lossless
  * before their classification changes.
- *
- * A failure half-way is undone by state, not by replaying steps backwards:
- * the kernel applies an APP batch entry by entry and stops at the first
- * error, so a failed step may be half applied.
  */
 #include "pkg/dcb/dcb.h"
 

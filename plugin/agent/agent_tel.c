@@ -11,16 +11,8 @@
  * consumer reads counters itself. A /metrics request or a pass asks for a
  * text at most AGENT_TEL_CACHE_S old and waits a bounded time for it, then
  * takes the last one; the lock is held only to hand over targets and text,
- * never while reading.
- *
- * Derived signals (DESIGN.md "Congestion telemetry") compare a collection
- * with the collector's previous one. A collection starts at least
- * AGENT_TEL_CACHE_S after the previous one ended, so the two samples (each
- * stamped at the middle of its reads) are always at least that far apart:
- * whoever asks, and however often, no signal is judged over a shorter
- * window. Every consumer (each scrape client, the textfile) sees the same
- * text: the signals over the collector's last window. Counters are read
- * when asked, never on a timer of their own.
+ * never while reading. The derived signals' window and who shares it:
+ * docs/design.md#the-agents-threads-passes-counter-collector-http.
  */
 #include <errno.h>
 #include <pthread.h>

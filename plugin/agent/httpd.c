@@ -14,16 +14,8 @@
  * invalid catalog stops a rolling update (maxUnavailable) at the first node.
  * Both read only the pass timestamps: never a counter, never a pass's lock.
  *
- * The agent listens on the node (loopback by default), where any host
- * process or hostNetwork pod reaches it, kubelet's probes from the same
- * address: per-address limits would lock the probes out with the rest. So
- * each connection has its own thread (a /metrics request waiting for the
- * collector holds up no other), up to AGENT_HTTP_CONNECTIONS of them, and a
- * request must arrive complete within AGENT_HTTP_REQUEST_S of its
- * connection (or of the connection's last answer): libmicrohttpd's own
- * timeout counts idle time only, which a client sending a byte every few
- * seconds never reaches. A reaper thread shuts such a socket down (its
- * connection thread then closes it).
+ * A thread per connection, the request deadline and its reaper:
+ * docs/design.md#the-agents-threads-passes-counter-collector-http.
  */
 #include <arpa/inet.h>
 #include <errno.h>

@@ -43,7 +43,7 @@ ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
 
 # PF names like a real NIC's (ens<N>f0), N free on this host: PF0 is a real veth too (3.)
 n=$(($$ % 900 + 100))
-while ip -o link show | grep -q ": ens${n}f"; do n=$((n + 1)); done
+while ip -o link show 2> /dev/null | grep -q ": ens${n}f"; do n=$((n + 1)); done
 step "a simulated node: 2 PFs x 4 VFs on 2 NUMA nodes, RDMA ToS by configfs, ECN, DCB, counters"
 "$MKNODE" --root "$ROOT" --pfs 2 --vfs 4 --numa-nodes 2 --cpus-per-node 4 --rdma configfs \
 	--ecn yes --dcb yes --counters yes --pf-prefix "ens${n}f" | awk -v pf="ens${n}f0" 'NR == 1 || $1 == pf'

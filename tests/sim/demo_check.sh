@@ -70,7 +70,7 @@ leftovers() {
 		while read -r p s; do [ -n "$s" ] && [ "$(started "$p")" = "$s" ] && echo "$p"; done < "$T/$1.procs"
 	} | sort -u | while read -r p; do echo "process $p $(tr '\0' ' ' < "/proc/$p/cmdline" 2> /dev/null)"; done
 	ip netns list | awk -v p="dm${pid}_" 'index($1, p) == 1 { print "netns " $1 }'
-	[ -n "$pf" ] && ip -o link show | awk -F': ' -v p="${pf%0}" 'index($2, p) == 1 { sub(/@.*/, "", $2); print "link " $2 }'
+	[ -n "$pf" ] && ip -o link show 2> /dev/null | awk -F': ' -v p="${pf%0}" 'index($2, p) == 1 { sub(/@.*/, "", $2); print "link " $2 }'
 	ls -A "$T/$1.tmp" | sed 's/^/temp /'
 }
 # nothing_left NAME: wait (10 s: the kernel destroys a deleted netns's veths later) until
@@ -188,7 +188,8 @@ wait "$DEMO_PID"
 rc=$?
 DEMO_PID=""
 check "pipe: the demo stops with the reader gone (rc $rc)" [ "$rc" -ne 0 ]
-check "pipe: ... once it had attached a pod" grep -q '^-- ai-training/trainer-0: ADD' "$T/pipe.out"
+check "pipe: ... once it had attached a pod" grep -q '^-- ai-training/trainer-0: ADD' "$T/pipe.out" ||
+	sed "s/^/  pipe.out: /" "$T/pipe.out"
 check "pipe: nothing left behind" nothing_left pipe
 
 summary

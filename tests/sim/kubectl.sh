@@ -188,6 +188,8 @@ rc=$?
 check "job, exec forbidden: exit 3" [ $rc -eq 3 ]
 check "... each pod's line says it was not asked, none empty" [ "$(grep -c "^ml/trainer-[01] on node-a: not asked (" "$T/out")" = 2 ]
 check "... the summary counts them not asked, not 'not lossless'" grep -q "^2 pods of ml/trainer-workers-0: 0 lossless, 0 lossless with a performance problem, 0 not lossless, 0 not required (lossy), 0 not attached here, 2 not asked$" "$T/out"
+kp node node-a
+{ [ $? -eq 3 ] && grep -q "Forbidden" "$T/err" && grep -q "could not ask" "$T/err"; }; check "node, exec forbidden: exit 3 and why, not show's exit 1" [ $? -eq 0 ]
 rm "$FIX/forbid-exec"
 touch "$FIX/no-container"
 kp pod trainer-0 -n ml

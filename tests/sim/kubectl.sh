@@ -53,7 +53,8 @@ echo "rdma-qos-node-b Running" > "$FIX/agents/node-b"
 # the stub: every call logged; get answers from the fixtures as real kubectl does (errors
 # on stderr with exit 1, an empty list as nothing, jsonpath's index error on an empty
 # list), exec runs the sim binary on the agent pod's node. Faults by file: $FIX/forbid-get,
-# $FIX/forbid-exec, $FIX/no-container, $FIX/garbage (an answer without a verdict).
+# $FIX/forbid-exec, $FIX/no-container, $FIX/garbage (an answer without a verdict),
+# $FIX/answer/NS_NAME and .rc (a canned answer for that pod).
 # Agents: $FIX/agents/NODE, "POD PHASE" per line.
 cat > "$T/bin/kubectl" <<'K'
 #!/bin/bash
@@ -81,6 +82,9 @@ if [ "$cmd" = exec ]; then
 		exit 1
 	fi
 	[ -f "$FIX/garbage" ] && { echo "exec /rdma-qos: no such file or directory"; exit 0; }
+	# a canned answer, as show --pod words it (plugin/tools/show_pod.c), for $FIX/answer/NS_NAME
+	canned=$FIX/answer/${3//\//_}
+	[ "$1 $2" = "show --pod" ] && [ -f "$canned" ] && { cat "$canned"; exit "$(cat "$canned.rc")"; }
 	node=$(grep -l "^${pos[0]} " "$FIX"/agents/* | head -1)
 	RDMA_QOS_SIM_ROOT=$(cat "$FIX/roots/${node##*/}") exec "$SIM" "$@" 2> /dev/null
 fi
@@ -225,6 +229,17 @@ check "--context, --kubeconfig, --as on every kubectl call" [ "$(grep -c -- "--c
 kp job trainer -n ml --context prod
 check "job: one exec per pod (show takes one --pod: build/rdma-qos-sim keeps the last)" [ "$(grep -c " exec " "$FIX/calls")" = 3 ]
 check "... --context on every call" [ "$(grep -c -- "--context=prod" "$FIX/calls")" = "$(wc -l < "$FIX/calls")" ]
+mkdir -p "$FIX/answer"
+printf 'lossless: yes, but net1: numa: the VF is on NUMA node 1, the pod on 0\n' > "$FIX/answer/ml_trainer-0"
+echo 1 > "$FIX/answer/ml_trainer-0.rc"
+printf 'lossless: not required (no profile of the pod has pfc)\n' > "$FIX/answer/ml_trainer-1"
+echo 0 > "$FIX/answer/ml_trainer-1.rc"
+kp job trainer -n ml
+check "job: a performance problem, a lossy pod, one not attached: exit 0" [ $? -eq 0 ]
+check "... each counted once in its own column" grep -q "^3 pods of ml/trainer: 0 lossless, 1 lossless with a performance problem, 0 not lossless, 1 not required (lossy), 1 not attached here, 0 not asked$" "$T/out"
+kp pod trainer-0 -n ml
+check "pod with a performance problem: show's exit 1" [ $? -eq 1 ]
+rm -r "$FIX/answer"
 "$PLUGIN" --help > "$T/out"
 { [ $? -eq 0 ] && grep -q "kubectl rdma-qos pod NAME" "$T/out"; }; check "--help: exit 0, the usage" [ $? -eq 0 ]
 

@@ -196,3 +196,19 @@ check "... NOTES.txt says what to wait for, then helm uninstall" grep -q 'rollou
 out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/un-json" "$T/un.yaml" 2>&1)
 check "... it passes k8s-check (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
 check "helm lint --strict passed for every value set rendered ($LINTED)" [ "$LINTED" -gt 20 ]
+
+echo "== the kubectl plugin's RBAC (kubectlPlugin.rbac)"
+check "off by default: no role for the plugin" [ "$(jq '[.[] | select(.metadata.labels["app.kubernetes.io/component"]
+	== "kubectl-plugin")] | length' "$T/k130.json")" = 0 ]
+render kplug '{"kubectlPlugin": {"rbac": true}}' rdma-qos team-x
+kprules() { jq -S '[.rules[] | {apiGroups, resources, verbs}]'; }
+check "kubectlPlugin.rbac: the ClusterRole's rules are deploy/kubectl-plugin's" same \
+	"$(obj kplug ClusterRole | jq -s '.[] | select(.metadata.name | endswith("kubectl-plugin"))' | kprules)" \
+	"$(yaml_list "$SRC/deploy/kubectl-plugin/rbac.yaml" | jq '.[] | select(.kind == "ClusterRole")' | kprules)"
+check "... the Role's too, in the release's namespace" same \
+	"$(obj kplug Role | jq -c 'select(.metadata.name | endswith("kubectl-plugin-exec")) | [.metadata.namespace, (.rules |
+	map({apiGroups, resources, verbs}))]')" \
+	"$(yaml_list "$SRC/deploy/kubectl-plugin/rbac.yaml" | jq -c '.[] | select(.kind == "Role") |
+	["team-x", (.rules | map({apiGroups, resources, verbs}))]')"
+out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/kplug-json" "$T/kplug.yaml" 2>&1)
+check "... it passes k8s-check (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"

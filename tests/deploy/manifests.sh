@@ -208,4 +208,27 @@ check "... the pods' NAD asks for pf verify, as the node allows" [ "$(jq -r '.sp
 	.plugins[] | select(.type == "rdma-qos") | .pf' "$nic.1.json")" = verify ]
 check "... and the node never writes the PF (node.pf verify)" [ "$(jq -r \
 	'.data["profiles.json"] | fromjson | .node.pf' "$nic.cat.json")" = verify ]
+echo "== the kubectl plugin's RBAC (deploy/kubectl-plugin/)"
+# what a user of kubectl-rdma_qos needs (DESIGN.md, the kubectl plugin): cluster-wide get/list
+# of pods, jobs and replicasets; in the agent's namespace get/list pods and pods/exec create
+# AND get (kubectl 1.30+ execs over a WebSocket, a GET)
+KP=$SRC/deploy/kubectl-plugin
+out=$(k8s_check "$T/kpjson" "$KP/kustomization.yaml" "$KP/rbac.yaml" 2>&1)
+check "deploy/kubectl-plugin passes (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
+kp_rules() { # KIND -> "apigroup/resource verb" lines of that role
+	python3 -c 'import sys, yaml
+for d in yaml.safe_load_all(open(sys.argv[1])):
+    if d and d["kind"] == sys.argv[2]:
+        print(d["metadata"].get("namespace", "-"))
+        for r in d["rules"]:
+            for g in r["apiGroups"]:
+                for res in r["resources"]:
+                    for v in r["verbs"]:
+                        print((g or "core") + "/" + res, v)' "$KP/rbac.yaml" "$1" 2> /dev/null | sort
+}
+check "a ClusterRole: get/list pods, jobs, replicasets" [ "$(kp_rules ClusterRole | tr '\n' ' ')" = \
+	"- apps/replicasets get apps/replicasets list batch/jobs get batch/jobs list core/pods get core/pods list " ]
+check "a Role in rdma-qos: get/list pods, pods/exec create and get" [ "$(kp_rules Role | tr '\n' ' ')" = \
+	"core/pods get core/pods list core/pods/exec create core/pods/exec get rdma-qos " ]
+check "docs/operations.md names the roles" grep -q "rdma-qos-kubectl-plugin" "$SRC/docs/operations.md"
 finish

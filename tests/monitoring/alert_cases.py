@@ -91,6 +91,19 @@ def case(name, alert, series, at, labels, quiet_before=None, drop=()):
             "quiet_before": quiet_before}
 
 
+def flaps(minutes):
+    """A PF whose link dropped at @minutes: rdma_qos_port_link_flaps_total counts them and the
+    attachment's link problem holds for the one interval of each drop (DESIGN.md link health)."""
+    count = [sum(1 for f in minutes if f <= m) for m in range(T + 1)]
+    # the agent drops the series when the problem clears: a staleness marker, not a gap
+    prob = ["1" if m in minutes else "stale" if m - 1 in minutes else "_" for m in range(T + 1)]
+    return {sel("rdma_qos_port_link_flaps_total", {**A, "pf": "ens1f0"}): " ".join(map(str, count)),
+            sel("rdma_qos_attachment_problem", {**POD, "check": "link"}): " ".join(prob)}
+
+
+FLAPPY = flaps(range(2, T + 1, 4))
+
+
 AL = {"node": "n1", "namespace": "rdma-qos", "pod": "rdma-qos-x1", "job": "rdma-qos-agent"}
 cases = [
     case("passes stopped 5 min ago", "RdmaQosAgentNotPassing",
@@ -196,6 +209,13 @@ cases = [
          {sel("rdma_qos_attachment_problem", {**POD, "check": "link"}): f"_x2 1x{T - 2}"},
          "12m", [{**POD, "check": "link", "owner_kind": "Pod", "owner_name": "trainer-0",
                   "severity": "warning"}], quiet_before="6m"),
+    case("a marginal optic on a Job's PF flaps every 4 minutes", "RdmaQosLinkDegraded",
+         {**FLAPPY, sel("kube_pod_owner", {"job": "kube-state-metrics", "namespace": "ai",
+                                           "pod": "trainer-0", "owner_kind": "Job",
+                                           "owner_name": "llm-7b", "owner_is_controller": "true"}):
+              f"1x{T}"}, "16m",
+         [{**POD, "check": "link", "owner_kind": "Job", "owner_name": "llm-7b",
+           "severity": "warning"}], quiet_before="5m"),
     case("the PF reaches another rail's leaf", "RdmaQosMiswired",
          {sel("rdma_qos_peer_wiring", {**A, "pf": "ens1f0", "rail": "r1"}): f"1x2 0x{T - 2}"},
          "13m", [{**AL, "pf": "ens1f0", "rail": "r1", "severity": "warning"}],
@@ -264,6 +284,14 @@ numa_only[sel("rdma_qos_attachment_problem", {**VERDICT, "check": "numa"})] = f"
 tests.append(group("a lossless pod with a NUMA problem only: not RdmaQosPodNotLossless", numa_only,
                    [{"eval_time": f"{m}m", "alertname": "RdmaQosPodNotLossless", "exp_alerts": []}
                     for m in (5, 15, 29)]))
+
+# one flap is not a degraded link: a single carrier drop (the problem holds one interval, the
+# counter moves by one) raises nothing, then or later
+one_flap = healthy()
+one_flap.update(flaps([3]))
+tests.append(group("a single link flap: not RdmaQosLinkDegraded", one_flap,
+                   [{"eval_time": f"{m}m", "alertname": a, "exp_alerts": []}
+                    for m in (4, 8, 12, 17, 25) for a in alerts]))
 
 # "unknown" is never a disagreement: a switch that advertises no DCB TLV (no agreement series),
 # and a silent partner on a PF nobody requires anything of, raise nothing

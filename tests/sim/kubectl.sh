@@ -47,10 +47,25 @@ P
 printf 'trainer-workers-0 trainer\ntrainer-workers-1 trainer\n' > "$FIX/mids"
 echo "$RA" > "$FIX/roots/node-a"
 echo "$RB" > "$FIX/roots/node-b"
-# the stub: every call logged; get answers from the fixtures, exec runs the sim binary
+mkdir -p "$FIX/agents"
+echo "rdma-qos-node-a Running" > "$FIX/agents/node-a"
+echo "rdma-qos-node-b Running" > "$FIX/agents/node-b"
+# the stub: every call logged; get answers from the fixtures as real kubectl does (errors
+# on stderr with exit 1, an empty list as nothing, jsonpath's index error on an empty
+# list), exec runs the sim binary on the agent pod's node. Faults by file: $FIX/forbid-get,
+# $FIX/forbid-exec, $FIX/no-container, $FIX/garbage (an answer without a verdict),
+# $FIX/answer/NS_NAME and .rc (a canned answer for that pod).
+# Agents: $FIX/agents/NODE, "POD PHASE" per line.
 cat > "$T/bin/kubectl" <<'K'
 #!/bin/bash
 echo "$*" >> "$FIX/calls"
+while :; do
+	case $1 in
+	--context | --kubeconfig | --as) shift 2 ;;
+	--context=* | --kubeconfig=* | --as=*) shift ;;
+	*) break ;;
+	esac
+done
 ns="" sel="" fsel="" out="" pos=()
 cmd=$1; shift
 if [ "$cmd" = exec ]; then
@@ -58,8 +73,20 @@ if [ "$cmd" = exec ]; then
 	shift
 	[ "$ns" = rdma-qos ] && [ "$1" = /rdma-qos ] || exit 9
 	shift
-	node=${pos[0]#rdma-qos-}
-	RDMA_QOS_SIM_ROOT=$(cat "$FIX/roots/$node") exec "$SIM" "$@" 2> /dev/null
+	if [ -f "$FIX/forbid-exec" ]; then
+		echo "Error from server (Forbidden): pods \"${pos[0]}\" is forbidden: User \"alice\" cannot create resource \"pods/exec\" in API group \"\" in the namespace \"rdma-qos\"" >&2
+		exit 1
+	fi
+	if [ -f "$FIX/no-container" ]; then
+		echo "error: unable to upgrade connection: container not found (\"agent\")" >&2
+		exit 1
+	fi
+	[ -f "$FIX/garbage" ] && { echo "exec /rdma-qos: no such file or directory"; exit 0; }
+	# a canned answer, as show --pod words it (plugin/tools/show_pod.c), for $FIX/answer/NS_NAME
+	canned=$FIX/answer/${3//\//_}
+	[ "$1 $2" = "show --pod" ] && [ -f "$canned" ] && { cat "$canned"; exit "$(cat "$canned.rc")"; }
+	node=$(grep -l "^${pos[0]} " "$FIX"/agents/* | head -1)
+	RDMA_QOS_SIM_ROOT=$(cat "$FIX/roots/${node##*/}") exec "$SIM" "$@" 2> /dev/null
 fi
 [ "$cmd" = config ] && { cat "$FIX/context-ns" 2> /dev/null; exit 0; }
 [ "$cmd" = get ] || exit 9
@@ -68,6 +95,10 @@ while [ $# -gt 0 ]; do
 	case $1 in -n) ns=$2; shift ;; -l) sel=$2; shift ;; --field-selector) fsel=$2; shift ;; -o) out=$2; shift ;; *) pos+=("$1") ;; esac
 	shift
 done
+if [ -f "$FIX/forbid-get" ]; then
+	echo "Error from server (Forbidden): $what is forbidden: User \"alice\" cannot list resource \"$what\" in API group \"\" in the namespace \"$ns\"" >&2
+	exit 1
+fi
 case $what in
 pod)
 	line=$(awk -v n="$ns" -v p="${pos[0]}" '$1 == n && $2 == p' "$FIX/pods")
@@ -78,7 +109,17 @@ pods)
 	if [ "$ns" = rdma-qos ]; then
 		[ "$sel" = app.kubernetes.io/name=rdma-qos ] || exit 9
 		node=${fsel#spec.nodeName=}
-		[ -f "$FIX/roots/$node" ] && printf 'rdma-qos-%s' "$node"
+		agents=$(cat "$FIX/agents/$node" 2> /dev/null)
+		case $out in
+		*'.items[0]'*)
+			if [ -z "$agents" ]; then
+				echo "error: error executing jsonpath \"${out#jsonpath=}\": Error executing template: array index out of bounds: index 0, length 0. Printing more information for debugging the template:" >&2
+				exit 1
+			fi
+			printf '%s' "${agents%% *}" ;;
+		*phase*) [ -z "$agents" ] || printf '%s\n' "$agents" ;;
+		*) exit 9 ;;
+		esac
 		exit 0
 	fi
 	awk -v n="$ns" '$1 == n { print $2, ($3 == "-" ? "" : $3), $4 }' "$FIX/pods" ;;
@@ -118,14 +159,14 @@ kp job trainer -n ml
 check "job trainer (a JobSet's two Jobs): exit 1, one is not lossless" [ $? -eq 1 ]
 check "... one line per pod, each from its own node" [ "$(grep -c "^ml/trainer-[012] on node-[ab]: lossless" "$T/out")" = 3 ]
 { grep -q "^ml/trainer-0 on node-a: lossless: yes$" "$T/out" && grep -q "^ml/trainer-1 on node-a: lossless: NO" "$T/out"; }; check "... trainer-0 yes, trainer-1 NO" [ $? -eq 0 ]
-check "... the summary" grep -q "^3 pods of ml/trainer: 1 lossless, 1 not, 1 without an attachment on their node, 0 not asked$" "$T/out"
+check "... the summary, each pod counted once" grep -q "^3 pods of ml/trainer: 1 lossless, 0 lossless with a performance problem, 1 not lossless, 0 not required (lossy), 1 not attached here, 0 not asked$" "$T/out"
 check "... other-0 is not the job's" [ "$(grep -c other-0 "$T/out")" = 0 ]
 kp job trainer-workers-0 -n ml
 { [ $? -eq 1 ] && grep -q "^2 pods of ml/trainer-workers-0" "$T/out"; }; check "job trainer-workers-0 (the Job itself): its two pods" [ $? -eq 0 ]
 echo "$VF1PCI" > /dev/null
 echo 106 > "$RA/sys/kernel/config/rdma_cm/$DEV1/ports/1/default_roce_tos"
 kp job trainer-workers-0 -n ml
-{ [ $? -eq 0 ] && grep -q "^2 pods of ml/trainer-workers-0: 2 lossless, 0 not" "$T/out"; }; check "the class back: the Job's pods all lossless, exit 0" [ $? -eq 0 ]
+{ [ $? -eq 0 ] && grep -q "^2 pods of ml/trainer-workers-0: 2 lossless, 0 lossless with a performance problem, 0 not lossless" "$T/out"; }; check "the class back: the Job's pods all lossless, exit 0" [ $? -eq 0 ]
 kp job nosuch -n ml
 { [ $? -eq 3 ] && grep -q "no pod of ml/nosuch" "$T/err"; }; check "job with no pod: exit 3" [ $? -eq 0 ]
 
@@ -139,6 +180,66 @@ kp node node-a resume "ka$$""0" pfc
 kp node node-c
 { [ $? -eq 3 ] && grep -q "no rdma-qos agent pod on node node-c" "$T/err"; }; check "a node without an agent pod: exit 3, says so" [ $? -eq 0 ]
 check "never an arbitrary agent: no exec of ds/rdma-qos" [ "$(grep -c "ds/rdma-qos" "$FIX/calls")" = 0 ]
+echo "== could not ask: exit 3 and why, never NO"
+echo 0 > "$RA/sys/kernel/config/rdma_cm/$DEV1/ports/1/default_roce_tos"
+kp job trainer -n ml --as=alice
+check "(baseline) job trainer as alice: exit 1, trainer-1 not lossless" [ $? -eq 1 ]
+touch "$FIX/forbid-exec"
+kp pod trainer-0 -n ml
+{ [ $? -eq 3 ] && grep -q "Forbidden" "$T/err" && grep -q "could not ask" "$T/err"; }; check "pod, exec forbidden (RBAC): exit 3, kubectl's error and why" [ $? -eq 0 ]
+kp job trainer-workers-0 -n ml
+rc=$?
+check "job, exec forbidden: exit 3" [ $rc -eq 3 ]
+check "... each pod's line says it was not asked, none empty" [ "$(grep -c "^ml/trainer-[01] on node-a: not asked (" "$T/out")" = 2 ]
+check "... the summary counts them not asked, not 'not lossless'" grep -q "^2 pods of ml/trainer-workers-0: 0 lossless, 0 lossless with a performance problem, 0 not lossless, 0 not required (lossy), 0 not attached here, 2 not asked$" "$T/out"
+kp node node-a
+{ [ $? -eq 3 ] && grep -q "Forbidden" "$T/err" && grep -q "could not ask" "$T/err"; }; check "node, exec forbidden: exit 3 and why, not show's exit 1" [ $? -eq 0 ]
+rm "$FIX/forbid-exec"
+touch "$FIX/no-container"
+kp pod trainer-0 -n ml
+{ [ $? -eq 3 ] && grep -q "container not found" "$T/err"; }; check "pod, agent container not found (CrashLoop): exit 3" [ $? -eq 0 ]
+rm "$FIX/no-container"
+touch "$FIX/garbage"
+kp pod trainer-0 -n ml
+{ [ $? -eq 3 ] && grep -q "no verdict" "$T/err"; }; check "pod, the agent's answer has no verdict: exit 3, says so" [ $? -eq 0 ]
+kp pod trainer-0 -n ml --json
+check "pod --json, an answer without a verdict: exit 3" [ $? -eq 3 ]
+rm "$FIX/garbage"
+touch "$FIX/forbid-get"
+kp pod trainer-0 -n ml
+{ [ $? -eq 3 ] && grep -q "Forbidden" "$T/err"; }; check "pod, get pods forbidden: exit 3, kubectl's error" [ $? -eq 0 ]
+kp job trainer -n ml
+{ [ $? -eq 3 ] && grep -q "Forbidden" "$T/err"; }; check "job, list pods forbidden: exit 3" [ $? -eq 0 ]
+rm "$FIX/forbid-get"
+: > "$FIX/agents/node-b"
+kp job trainer -n ml
+check "job, node-b's agent gone, trainer-1 NO: still exit 1" [ $? -eq 1 ]
+check "... trainer-2 not asked: no agent on node-b" grep -q "^ml/trainer-2 on node-b: not asked (no rdma-qos agent pod on node node-b" "$T/out"
+echo 106 > "$RA/sys/kernel/config/rdma_cm/$DEV1/ports/1/default_roce_tos"
+kp job trainer -n ml
+check "job, trainer-0/1 lossless, trainer-2 not asked: exit 3" [ $? -eq 3 ]
+echo "rdma-qos-node-b Running" > "$FIX/agents/node-b"
+printf 'rdma-qos-node-a-new Pending\nrdma-qos-node-a Running\n' > "$FIX/agents/node-a"
+: > "$FIX/calls"
+kp pod trainer-0 -n ml --context=prod --kubeconfig /tmp/kc --as alice
+check "rolling update, two agent pods: the Running one is asked" [ $? -eq 0 ]
+check "... exec'd rdma-qos-node-a" grep -q -- "exec -n rdma-qos rdma-qos-node-a -c agent" "$FIX/calls"
+check "--context, --kubeconfig, --as on every kubectl call" [ "$(grep -c -- "--context=prod --kubeconfig=/tmp/kc --as=alice" "$FIX/calls")" = "$(wc -l < "$FIX/calls")" ]
+: > "$FIX/calls"
+kp job trainer -n ml --context prod
+check "job: one exec per pod (show takes one --pod: build/rdma-qos-sim keeps the last)" [ "$(grep -c " exec " "$FIX/calls")" = 3 ]
+check "... --context on every call" [ "$(grep -c -- "--context=prod" "$FIX/calls")" = "$(wc -l < "$FIX/calls")" ]
+mkdir -p "$FIX/answer"
+printf 'lossless: yes, but net1: numa: the VF is on NUMA node 1, the pod on 0\n' > "$FIX/answer/ml_trainer-0"
+echo 1 > "$FIX/answer/ml_trainer-0.rc"
+printf 'lossless: not required (no profile of the pod has pfc)\n' > "$FIX/answer/ml_trainer-1"
+echo 0 > "$FIX/answer/ml_trainer-1.rc"
+kp job trainer -n ml
+check "job: a performance problem, a lossy pod, one not attached: exit 0" [ $? -eq 0 ]
+check "... each counted once in its own column" grep -q "^3 pods of ml/trainer: 0 lossless, 1 lossless with a performance problem, 0 not lossless, 1 not required (lossy), 1 not attached here, 0 not asked$" "$T/out"
+kp pod trainer-0 -n ml
+check "pod with a performance problem: show's exit 1" [ $? -eq 1 ]
+rm -r "$FIX/answer"
 "$PLUGIN" --help > "$T/out"
 { [ $? -eq 0 ] && grep -q "kubectl rdma-qos pod NAME" "$T/out"; }; check "--help: exit 0, the usage" [ $? -eq 0 ]
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The Prometheus text format's writer (promtext.h). */
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -57,4 +58,13 @@ char *prom_end(struct prom_text *t)
 	t->f = NULL;
 	t->s = NULL;
 	return s;
+}
+
+void prom_put(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vfprintf(f, fmt, ap);
+	va_end(ap);
 }

@@ -20,6 +20,8 @@ const char *prom_label_esc(const char *v, char *out, size_t len);
 
 /* "# HELP @name @help" and "# TYPE @name @type" (gauge, counter) */
 void prom_family(FILE *f, const char *name, const char *type, const char *help);
+/* One line (or part of one) of a family's samples; a failed write shows at prom_end. */
+void prom_put(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
  * A text rendered in memory: prom_begin opens the stream (NULL when out of

@@ -11,17 +11,6 @@
 #include "plugin/agent/agent.h"
 #include "plugin/agent/metrics.h"
 
-static void put(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(FILE *f, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void)vfprintf(f, fmt, ap);
-	va_end(ap);
-}
-
 static void per_pf(FILE *b, const struct pass_report *rep)
 {
 	const cJSON *it;
@@ -29,23 +18,23 @@ static void per_pf(FILE *b, const struct pass_report *rep)
 
 	prom_family(b, "rdma_qos_attachments", "gauge", "Recorded attachments per PF and profile.");
 	cJSON_ArrayForEach(it, rep->attachments)
-	    put(b, "rdma_qos_attachments{pf=\"%s\",profile=\"%s\"} %d\n",
-		prom_label_esc(json_str(it, "pf"), e1, sizeof(e1)),
-		prom_label_esc(json_str(it, "profile"), e2, sizeof(e2)), json_int(it, "n", 0));
+	    prom_put(b, "rdma_qos_attachments{pf=\"%s\",profile=\"%s\"} %d\n",
+		     prom_label_esc(json_str(it, "pf"), e1, sizeof(e1)),
+		     prom_label_esc(json_str(it, "profile"), e2, sizeof(e2)), json_int(it, "n", 0));
 	prom_family(
 	    b, "rdma_qos_pf_in_profile", "gauge",
 	    "1 when the PF meets every requirement of its attachments after the last pass.");
 	cJSON_ArrayForEach(it, rep->pfs)
-	    put(b, "rdma_qos_pf_in_profile{pf=\"%s\"} %d\n",
-		prom_label_esc(it->string, e1, sizeof(e1)), (unsigned)it->valuedouble == 0);
+	    prom_put(b, "rdma_qos_pf_in_profile{pf=\"%s\"} %d\n",
+		     prom_label_esc(it->string, e1, sizeof(e1)), (unsigned)it->valuedouble == 0);
 	prom_family(
 	    b, "rdma_qos_drift", "gauge",
 	    "1 when the item is not as required after the last pass (repair failed, pf: verify, "
 	    "or the PF is gone).");
 	cJSON_ArrayForEach(it, rep->pfs) for (int i = 0; i < ITEM_N; i++)
-	    put(b, "rdma_qos_drift{pf=\"%s\",item=\"%s\"} %u\n",
-		prom_label_esc(it->string, e1, sizeof(e1)), agent_item_names[i],
-		((unsigned)it->valuedouble >> i) & 1u);
+	    prom_put(b, "rdma_qos_drift{pf=\"%s\",item=\"%s\"} %u\n",
+		     prom_label_esc(it->string, e1, sizeof(e1)), agent_item_names[i],
+		     ((unsigned)it->valuedouble >> i) & 1u);
 }
 
 /* Reported only (plugin/attach/pf_facts.c): the CNP, DCQCN, PFC buffers, storm prevention. */
@@ -60,19 +49,19 @@ static void pf_facts(FILE *b, const struct pass_report *rep)
 	    "(MOFED ecn/roce_np), where the driver has them.");
 	cJSON_ArrayForEach(pf, rep->pf_facts)
 	    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(pf, "cnp"))
-		put(b, "rdma_qos_pf_cnp{pf=\"%s\",field=\"%s\"} %d\n",
-		    prom_label_esc(pf->string, e1, sizeof(e1)), it->string, it->valueint);
+		prom_put(b, "rdma_qos_pf_cnp{pf=\"%s\",field=\"%s\"} %d\n",
+			 prom_label_esc(pf->string, e1, sizeof(e1)), it->string, it->valueint);
 	prom_family(
 	    b, "rdma_qos_pf_dcqcn_param", "gauge",
 	    "A DCQCN parameter of the port as the driver reports it (ecn/roce_np, roce_rp; read "
 	    "only).");
 	cJSON_ArrayForEach(pf, rep->pf_facts)
 	    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(pf, "dcqcn"))
-		put(b, "rdma_qos_pf_dcqcn_param{pf=\"%s\",side=\"%s\",param=\"%s\"} %.0f\n",
-		    prom_label_esc(pf->string, e1, sizeof(e1)),
-		    prom_label_esc(json_str(it, "side"), e2, sizeof(e2)),
-		    prom_label_esc(json_str(it, "param"), e3, sizeof(e3)),
-		    cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "value")));
+		prom_put(b, "rdma_qos_pf_dcqcn_param{pf=\"%s\",side=\"%s\",param=\"%s\"} %.0f\n",
+			 prom_label_esc(pf->string, e1, sizeof(e1)),
+			 prom_label_esc(json_str(it, "side"), e2, sizeof(e2)),
+			 prom_label_esc(json_str(it, "param"), e3, sizeof(e3)),
+			 cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(it, "value")));
 	prom_family(b, "rdma_qos_pf_prio_buffer", "gauge",
 		    "The receive buffer each priority lands in (DCB_ATTR_DCB_BUFFER).");
 	cJSON_ArrayForEach(pf, rep->pf_facts)
@@ -81,9 +70,9 @@ static void pf_facts(FILE *b, const struct pass_report *rep)
 		    cJSON_GetObjectItemCaseSensitive(pf, "buffer"), "prio2buffer");
 
 		for (int i = 0; i < cJSON_GetArraySize(m); i++)
-			put(b, "rdma_qos_pf_prio_buffer{pf=\"%s\",prio=\"%d\"} %d\n",
-			    prom_label_esc(pf->string, e1, sizeof(e1)), i,
-			    cJSON_GetArrayItem(m, i)->valueint);
+			prom_put(b, "rdma_qos_pf_prio_buffer{pf=\"%s\",prio=\"%d\"} %d\n",
+				 prom_label_esc(pf->string, e1, sizeof(e1)), i,
+				 cJSON_GetArrayItem(m, i)->valueint);
 	}
 	prom_family(b, "rdma_qos_pf_buffer_size_bytes", "gauge",
 		    "The size of each receive buffer of the port (DCB_ATTR_DCB_BUFFER).");
@@ -93,9 +82,9 @@ static void pf_facts(FILE *b, const struct pass_report *rep)
 		    cJSON_GetObjectItemCaseSensitive(pf, "buffer"), "bufferSize");
 
 		for (int i = 0; i < cJSON_GetArraySize(m); i++)
-			put(b, "rdma_qos_pf_buffer_size_bytes{pf=\"%s\",buffer=\"%d\"} %.0f\n",
-			    prom_label_esc(pf->string, e1, sizeof(e1)), i,
-			    cJSON_GetNumberValue(cJSON_GetArrayItem(m, i)));
+			prom_put(b, "rdma_qos_pf_buffer_size_bytes{pf=\"%s\",buffer=\"%d\"} %.0f\n",
+				 prom_label_esc(pf->string, e1, sizeof(e1)), i,
+				 cJSON_GetNumberValue(cJSON_GetArrayItem(m, i)));
 	}
 	prom_family(b, "rdma_qos_pf_buffer_shared_lossless", "gauge",
 		    "1 when a receive buffer holds a priority with PFC and one without: the lossy "
@@ -106,8 +95,9 @@ static void pf_facts(FILE *b, const struct pass_report *rep)
 		int mask = json_int(bu, "sharedLosslessMask", 0);
 
 		for (int i = 0; bu && i < 8; i++)
-			put(b, "rdma_qos_pf_buffer_shared_lossless{pf=\"%s\",buffer=\"%d\"} %d\n",
-			    prom_label_esc(pf->string, e1, sizeof(e1)), i, (mask >> i) & 1);
+			prom_put(b,
+				 "rdma_qos_pf_buffer_shared_lossless{pf=\"%s\",buffer=\"%d\"} %d\n",
+				 prom_label_esc(pf->string, e1, sizeof(e1)), i, (mask >> i) & 1);
 	}
 	prom_family(b, "rdma_qos_pf_pfc_storm_prevention_seconds", "gauge",
 		    "The port's PFC storm-prevention timeout (ethtool pfc-prevention-tout) as the "
@@ -118,9 +108,9 @@ static void pf_facts(FILE *b, const struct pass_report *rep)
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(pf, "pfcPreventionMs");
 
 		if (cJSON_IsNumber(v))
-			put(b, "rdma_qos_pf_pfc_storm_prevention_seconds{pf=\"%s\"} %g\n",
-			    prom_label_esc(pf->string, e1, sizeof(e1)),
-			    v->valueint < 0 ? -1.0 : v->valueint / 1000.0);
+			prom_put(b, "rdma_qos_pf_pfc_storm_prevention_seconds{pf=\"%s\"} %g\n",
+				 prom_label_esc(pf->string, e1, sizeof(e1)),
+				 v->valueint < 0 ? -1.0 : v->valueint / 1000.0);
 	}
 }
 
@@ -153,55 +143,55 @@ char *metrics_render(const struct agent *a, const struct pass_report *rep)
 	prom_family(b, "rdma_qos_build_info", "gauge",
 		    "Always 1: the agent's version, source revision (empty when unknown) and "
 		    "architecture.");
-	put(b, "rdma_qos_build_info{version=\"%s\",revision=\"%s\",arch=\"%s\"} 1\n", RQ_VERSION,
-	    RQ_REVISION, RQ_ARCH);
+	prom_put(b, "rdma_qos_build_info{version=\"%s\",revision=\"%s\",arch=\"%s\"} 1\n",
+		 RQ_VERSION, RQ_REVISION, RQ_ARCH);
 	per_pf(b, rep);
 	pf_facts(b, rep);
 	prom_family(b, "rdma_qos_repairs_total", "counter",
 		    "Items the agent found drifted and repaired since it started.");
 	for (size_t i = 0; i < a->n_repairs; i++)
-		put(b, "rdma_qos_repairs_total{pf=\"%s\",item=\"%s\"} %llu\n",
-		    prom_label_esc(a->repairs[i].pf, e1, sizeof(e1)), a->repairs[i].item,
-		    a->repairs[i].n);
+		prom_put(b, "rdma_qos_repairs_total{pf=\"%s\",item=\"%s\"} %llu\n",
+			 prom_label_esc(a->repairs[i].pf, e1, sizeof(e1)), a->repairs[i].item,
+			 a->repairs[i].n);
 	prom_family(
 	    b, "rdma_qos_port_resets_total", "counter",
 	    "Resets of the PF's port since the agent started: its DCB back at the driver's "
 	    "defaults as a whole, or its netdev re-created (devlink reload, firmware reset, "
 	    "health recovery, AER). Repaired, and never counted as a fight.");
 	for (size_t i = 0; i < a->n_resets; i++)
-		put(b, "rdma_qos_port_resets_total{pf=\"%s\"} %llu\n",
-		    prom_label_esc(a->resets[i].pf, e1, sizeof(e1)), a->resets[i].n);
+		prom_put(b, "rdma_qos_port_resets_total{pf=\"%s\"} %llu\n",
+			 prom_label_esc(a->resets[i].pf, e1, sizeof(e1)), a->resets[i].n);
 	prom_family(b, "rdma_qos_repair_suspended", "gauge",
 		    "1 when the agent stopped repairing the item: it was undone again and again by "
 		    "another writer (cleared by a catalog change or by deleting the agent's "
 		    "fights.json).");
-	cJSON_ArrayForEach(it, rep->suspended)
-	    put(b, "rdma_qos_repair_suspended{pf=\"%s\",item=\"%s\"} %d\n",
-		prom_label_esc(json_str(it, "pf"), e1, sizeof(e1)),
-		prom_label_esc(json_str(it, "item"), e2, sizeof(e2)), json_int(it, "value", 0));
+	cJSON_ArrayForEach(it, rep->suspended) prom_put(
+	    b, "rdma_qos_repair_suspended{pf=\"%s\",item=\"%s\"} %d\n",
+	    prom_label_esc(json_str(it, "pf"), e1, sizeof(e1)),
+	    prom_label_esc(json_str(it, "item"), e2, sizeof(e2)), json_int(it, "value", 0));
 	prom_family(b, "rdma_qos_vf_traffic_class", "gauge",
 		    "The VF RDMA device's traffic class as read after the last pass (-1: unset).");
-	cJSON_ArrayForEach(it, rep->vf_tc)
-	    put(b, "rdma_qos_vf_traffic_class{vf=\"%s\",rdma_dev=\"%s\",knob=\"%s\"} %d\n",
-		prom_label_esc(json_str(it, "vf"), e1, sizeof(e1)),
-		prom_label_esc(json_str(it, "rdmaDev"), e2, sizeof(e2)),
-		prom_label_esc(json_str(it, "knob"), e3, sizeof(e3)), json_int(it, "value", -1));
+	cJSON_ArrayForEach(it, rep->vf_tc) prom_put(
+	    b, "rdma_qos_vf_traffic_class{vf=\"%s\",rdma_dev=\"%s\",knob=\"%s\"} %d\n",
+	    prom_label_esc(json_str(it, "vf"), e1, sizeof(e1)),
+	    prom_label_esc(json_str(it, "rdmaDev"), e2, sizeof(e2)),
+	    prom_label_esc(json_str(it, "knob"), e3, sizeof(e3)), json_int(it, "value", -1));
 	prom_family(b, "rdma_qos_numa_misaligned", "gauge",
 		    "1 per attachment whose VF is not on a NUMA node of its pod.");
 	cJSON_ArrayForEach(it, rep->numa)
-	    put(b, "rdma_qos_numa_misaligned{namespace=\"%s\",pod=\"%s\",vf=\"%s\"} 1\n",
-		prom_label_esc(json_str(it, "namespace"), e1, sizeof(e1)),
-		prom_label_esc(json_str(it, "pod"), e2, sizeof(e2)),
-		prom_label_esc(json_str(it, "vf"), e3, sizeof(e3)));
+	    prom_put(b, "rdma_qos_numa_misaligned{namespace=\"%s\",pod=\"%s\",vf=\"%s\"} 1\n",
+		     prom_label_esc(json_str(it, "namespace"), e1, sizeof(e1)),
+		     prom_label_esc(json_str(it, "pod"), e2, sizeof(e2)),
+		     prom_label_esc(json_str(it, "vf"), e3, sizeof(e3)));
 	prom_family(b, "rdma_qos_vf_in_pod", "gauge",
 		    "1 while the attachment's VF is its pod's interface; 0 when it left the pod "
 		    "(driver reload, firmware reset): the pod has lost that rail.");
 	cJSON_ArrayForEach(it, rep->vf_home)
-	    put(b, "rdma_qos_vf_in_pod{namespace=\"%s\",pod=\"%s\",vf=\"%s\"} %d\n",
-		prom_label_esc(json_str(it, "namespace"), e1, sizeof(e1)),
-		prom_label_esc(json_str(it, "pod"), e2, sizeof(e2)),
-		prom_label_esc(json_str(it, "vf"), e3, sizeof(e3)),
-		cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "inPod")) ? 1 : 0);
+	    prom_put(b, "rdma_qos_vf_in_pod{namespace=\"%s\",pod=\"%s\",vf=\"%s\"} %d\n",
+		     prom_label_esc(json_str(it, "namespace"), e1, sizeof(e1)),
+		     prom_label_esc(json_str(it, "pod"), e2, sizeof(e2)),
+		     prom_label_esc(json_str(it, "vf"), e3, sizeof(e3)),
+		     cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "inPod")) ? 1 : 0);
 	prom_family(b, "rdma_qos_vf_unchained", "gauge",
 		    "1 per VF of a watched PF in a pod's netns with no record: no CNI chain ran "
 		    "rdma-qos for it (a DRA driver in standalone mode, dranet, a NAD without "
@@ -210,7 +200,8 @@ char *metrics_render(const struct agent *a, const struct pass_report *rep)
 	{
 		char e4[256], e5[256];
 
-		put(b,
+		prom_put(
+		    b,
 		    "rdma_qos_vf_unchained{vf=\"%s\",pf=\"%s\",rdma_dev=\"%s\",namespace=\"%s\","
 		    "pod=\"%s\"} 1\n",
 		    prom_label_esc(json_str(it, "vf"), e1, sizeof(e1)),
@@ -223,28 +214,28 @@ char *metrics_render(const struct agent *a, const struct pass_report *rep)
 		    "VFs no chain ran rdma-qos for that the agent adopted (node.unchained: adopt) "
 		    "since it started.");
 	for (size_t i = 0; i < a->n_adoptions; i++)
-		put(b, "rdma_qos_adoptions_total{pf=\"%s\"} %llu\n",
-		    prom_label_esc(a->adoptions[i].pf, e1, sizeof(e1)), a->adoptions[i].n);
+		prom_put(b, "rdma_qos_adoptions_total{pf=\"%s\"} %llu\n",
+			 prom_label_esc(a->adoptions[i].pf, e1, sizeof(e1)), a->adoptions[i].n);
 	prom_family(b, "rdma_qos_baseline_in_profile", "gauge",
 		    "1 when a PF the node baseline covers meets it after the last pass.");
 	cJSON_ArrayForEach(it, rep->baseline)
-	    put(b, "rdma_qos_baseline_in_profile{pf=\"%s\"} %d\n",
-		prom_label_esc(it->string, e1, sizeof(e1)), it->valueint);
+	    prom_put(b, "rdma_qos_baseline_in_profile{pf=\"%s\"} %d\n",
+		     prom_label_esc(it->string, e1, sizeof(e1)), it->valueint);
 	prom_family(b, "rdma_qos_catalog_valid", "gauge",
 		    "1 when the catalog source (or the installed catalog) is valid.");
-	put(b, "rdma_qos_catalog_valid %d\n", a->catalog_valid ? 1 : 0);
+	prom_put(b, "rdma_qos_catalog_valid %d\n", a->catalog_valid ? 1 : 0);
 	prom_family(b, "rdma_qos_stale_records", "gauge",
 		    "Records whose pod netns is gone, kept until --stale-grace passes.");
-	put(b, "rdma_qos_stale_records %d\n", rep->stale);
+	prom_put(b, "rdma_qos_stale_records %d\n", rep->stale);
 	prom_family(b, "rdma_qos_last_pass_timestamp_seconds", "gauge",
 		    "When the last reconcile pass started (Unix time).");
-	put(b, "rdma_qos_last_pass_timestamp_seconds %.3f\n", rep->started);
+	prom_put(b, "rdma_qos_last_pass_timestamp_seconds %.3f\n", rep->started);
 	prom_family(b, "rdma_qos_pass_duration_seconds", "gauge",
 		    "How long the last reconcile pass took.");
-	put(b, "rdma_qos_pass_duration_seconds %.6f\n", rep->duration);
+	prom_put(b, "rdma_qos_pass_duration_seconds %.6f\n", rep->duration);
 	prom_family(b, "rdma_qos_pass_interval_seconds", "gauge",
 		    "The agent's --interval: a pass at least this often (/healthz and the alert "
 		    "RdmaQosAgentNotPassing allow 3).");
-	put(b, "rdma_qos_pass_interval_seconds %d\n", a->o.interval_s);
+	prom_put(b, "rdma_qos_pass_interval_seconds %d\n", a->o.interval_s);
 	return prom_end(&t);
 }

@@ -12,17 +12,6 @@
 #include "plugin/agent/agent.h"
 #include "plugin/agent/metrics.h"
 
-static void put(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(FILE *f, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void)vfprintf(f, fmt, ap);
-	va_end(ap);
-}
-
 /* ---- congestion telemetry (DESIGN.md "Congestion telemetry") ---- */
 
 /* A family's # HELP / # TYPE, printed before its first series only: no counter, no family. */
@@ -62,11 +51,12 @@ static void tel_global_pause(FILE *b, const struct tel_sample *cur, struct fam *
 			fam_head(b, fm);
 			prom_label_esc(cur->pfs[i].name, e, sizeof(e));
 			if (g == PS_GPAUSE_USEC)
-				put(b, "%s{pf=\"%s\",prio=\"global\",direction=\"%s\"} %.6f\n",
-				    fm->name, e, dir_names[d], (double)ps->v[g][0][d] / 1e6);
+				prom_put(b, "%s{pf=\"%s\",prio=\"global\",direction=\"%s\"} %.6f\n",
+					 fm->name, e, dir_names[d], (double)ps->v[g][0][d] / 1e6);
 			else
-				put(b, "%s{pf=\"%s\",prio=\"global\",direction=\"%s\"} %llu\n",
-				    fm->name, e, dir_names[d], (unsigned long long)ps->v[g][0][d]);
+				prom_put(b, "%s{pf=\"%s\",prio=\"global\",direction=\"%s\"} %llu\n",
+					 fm->name, e, dir_names[d],
+					 (unsigned long long)ps->v[g][0][d]);
 		}
 }
 
@@ -90,9 +80,10 @@ static void tel_tc_discards(FILE *b, const struct tel_sample *cur)
 				if (!cur->pfs[i].ps.has[r[j].k][tc][0])
 					continue;
 				fam_head(b, &fm);
-				put(b, "%s{pf=\"%s\",tc=\"%d\",reason=\"%s\"} %llu\n", fm.name,
-				    prom_label_esc(cur->pfs[i].name, e, sizeof(e)), tc, r[j].reason,
-				    (unsigned long long)cur->pfs[i].ps.v[r[j].k][tc][0]);
+				prom_put(b, "%s{pf=\"%s\",tc=\"%d\",reason=\"%s\"} %llu\n", fm.name,
+					 prom_label_esc(cur->pfs[i].name, e, sizeof(e)), tc,
+					 r[j].reason,
+					 (unsigned long long)cur->pfs[i].ps.v[r[j].k][tc][0]);
 			}
 }
 
@@ -130,7 +121,8 @@ static void tel_port(FILE *b, const struct tel_sample *cur)
 						continue;
 					fam_head(b, &fm);
 					if (fams[f].k == PS_PAUSE_USEC)
-						put(b,
+						prom_put(
+						    b,
 						    "%s{pf=\"%s\",prio=\"%d\",direction=\"%s\"} "
 						    "%.6f\n",
 						    fm.name,
@@ -138,7 +130,8 @@ static void tel_port(FILE *b, const struct tel_sample *cur)
 						    p, dir_names[d],
 						    (double)ps->v[fams[f].k][p][d] / 1e6);
 					else
-						put(b,
+						prom_put(
+						    b,
 						    "%s{pf=\"%s\",prio=\"%d\",direction=\"%s\"} "
 						    "%llu\n",
 						    fm.name,
@@ -164,16 +157,17 @@ static void tel_port_wide(FILE *b, const struct tel_sample *cur)
 		for (int l = 0; cur->pfs[i].has_stats && l < 2; l++)
 			if (cur->pfs[i].ps.has[PS_STORM_EVENTS][0][l]) {
 				fam_head(b, &storm);
-				put(b, "%s{pf=\"%s\",level=\"%s\"} %llu\n", storm.name,
+				prom_put(
+				    b, "%s{pf=\"%s\",level=\"%s\"} %llu\n", storm.name,
 				    prom_label_esc(cur->pfs[i].name, e, sizeof(e)), lvl[l],
 				    (unsigned long long)cur->pfs[i].ps.v[PS_STORM_EVENTS][0][l]);
 			}
 	for (size_t i = 0; i < cur->n_pfs; i++)
 		if (cur->pfs[i].has_stats && cur->pfs[i].ps.has[PS_PORT_DISCARDS][0][0]) {
 			fam_head(b, &disc);
-			put(b, "%s{pf=\"%s\"} %llu\n", disc.name,
-			    prom_label_esc(cur->pfs[i].name, e, sizeof(e)),
-			    (unsigned long long)cur->pfs[i].ps.v[PS_PORT_DISCARDS][0][0]);
+			prom_put(b, "%s{pf=\"%s\"} %llu\n", disc.name,
+				 prom_label_esc(cur->pfs[i].name, e, sizeof(e)),
+				 (unsigned long long)cur->pfs[i].ps.v[PS_PORT_DISCARDS][0][0]);
 		}
 }
 
@@ -238,19 +232,20 @@ static void tel_vf(FILE *b, const struct tel_sample *cur)
 				labelled = true;
 				fam_head(b, &fams[k]);
 				if (k == RC_RETRANS)
-					put(b, "%s{%s,reason=\"%s\"} %llu\n", fams[k].name, lab,
-					    prom_label_esc(a->ctr.names[j], e, sizeof(e)),
-					    (unsigned long long)a->ctr.vals[j]);
+					prom_put(b, "%s{%s,reason=\"%s\"} %llu\n", fams[k].name,
+						 lab, prom_label_esc(a->ctr.names[j], e, sizeof(e)),
+						 (unsigned long long)a->ctr.vals[j]);
 				else if (k == RC_OTHER)
-					put(b, "%s{%s,counter=\"%s\"} %llu\n", fams[k].name, lab,
-					    prom_label_esc(a->ctr.names[j], e, sizeof(e)),
-					    (unsigned long long)a->ctr.vals[j]);
+					prom_put(b, "%s{%s,counter=\"%s\"} %llu\n", fams[k].name,
+						 lab, prom_label_esc(a->ctr.names[j], e, sizeof(e)),
+						 (unsigned long long)a->ctr.vals[j]);
 				else if (k == RC_PACKETS || k == RC_BYTES)
-					put(b, "%s{%s,direction=\"%s\"} %llu\n", fams[k].name, lab,
-					    dir_names[dir], (unsigned long long)a->ctr.vals[j]);
+					prom_put(b, "%s{%s,direction=\"%s\"} %llu\n", fams[k].name,
+						 lab, dir_names[dir],
+						 (unsigned long long)a->ctr.vals[j]);
 				else
-					put(b, "%s{%s} %llu\n", fams[k].name, lab,
-					    (unsigned long long)a->ctr.vals[j]);
+					prom_put(b, "%s{%s} %llu\n", fams[k].name, lab,
+						 (unsigned long long)a->ctr.vals[j]);
 			}
 		}
 }
@@ -286,31 +281,31 @@ static bool tel_derived(FILE *b, const struct tel_sample *prev, const struct tel
 		for (int p = 0; p < PS_PRIOS; p++)
 			if (d[i].roce_on_lossy[p] >= 0) {
 				fam_head(b, &lossy);
-				put(b, "%s{pf=\"%s\",prio=\"%d\"} %d\n", lossy.name,
-				    prom_label_esc(cur->pfs[i].name, e, sizeof(e)), p,
-				    d[i].roce_on_lossy[p]);
+				prom_put(b, "%s{pf=\"%s\",prio=\"%d\"} %d\n", lossy.name,
+					 prom_label_esc(cur->pfs[i].name, e, sizeof(e)), p,
+					 d[i].roce_on_lossy[p]);
 			}
 	for (size_t i = 0; i < cur->n_pfs; i++)
 		for (int p = 0; p < PS_PRIOS; p++)
 			if (d[i].discards_on_pfc[p] >= 0) {
 				fam_head(b, &disc);
-				put(b, "%s{pf=\"%s\",prio=\"%d\"} %d\n", disc.name,
-				    prom_label_esc(cur->pfs[i].name, e, sizeof(e)), p,
-				    d[i].discards_on_pfc[p]);
+				prom_put(b, "%s{pf=\"%s\",prio=\"%d\"} %d\n", disc.name,
+					 prom_label_esc(cur->pfs[i].name, e, sizeof(e)), p,
+					 d[i].discards_on_pfc[p]);
 			}
 	for (size_t i = 0; i < cur->n_pfs; i++)
 		for (int p = 0; p < PS_PRIOS; p++)
 			if (d[i].host_drops_on_pfc[p] >= 0) {
 				fam_head(b, &host);
-				put(b, "%s{pf=\"%s\",prio=\"%d\"} %d\n", host.name,
-				    prom_label_esc(cur->pfs[i].name, e, sizeof(e)), p,
-				    d[i].host_drops_on_pfc[p]);
+				prom_put(b, "%s{pf=\"%s\",prio=\"%d\"} %d\n", host.name,
+					 prom_label_esc(cur->pfs[i].name, e, sizeof(e)), p,
+					 d[i].host_drops_on_pfc[p]);
 			}
 	for (size_t i = 0; i < cur->n_pfs; i++)
 		if (d[i].pause_storm >= 0) {
 			fam_head(b, &storm);
-			put(b, "%s{pf=\"%s\"} %d\n", storm.name,
-			    prom_label_esc(cur->pfs[i].name, e, sizeof(e)), d[i].pause_storm);
+			prom_put(b, "%s{pf=\"%s\"} %d\n", storm.name,
+				 prom_label_esc(cur->pfs[i].name, e, sizeof(e)), d[i].pause_storm);
 		}
 	free(d);
 	return true;
@@ -334,21 +329,21 @@ char *metrics_render_tel(const struct tel_sample *prev, const struct tel_sample 
 		char *ecn = metrics_render_ecn(prev, cur);
 
 		if (ecn)
-			put(b, "%s", ecn);
+			prom_put(b, "%s", ecn);
 		free(ecn);
 	}
 	{ /* who is behind the port's traffic (who_metrics.c) */
 		char *who = metrics_render_who(prev, cur);
 
 		if (who)
-			put(b, "%s", who);
+			prom_put(b, "%s", who);
 		free(who);
 	}
 	{ /* the QPs each attachment's device has and the class they send with (qps_metrics.c) */
 		char *qps = metrics_render_qps(cur);
 
 		if (qps)
-			put(b, "%s", qps);
+			prom_put(b, "%s", qps);
 		free(qps);
 	}
 	s = prom_end(&t);

@@ -68,6 +68,12 @@ void netconf_free(struct rq_netconf *nc);
 bool netconf_key_known(const char *key);
 const char *netconf_key_nearest(const char *key);
 int netconf_unknown_key(const struct rq_netconf *nc, struct rq_error *e);
+/*
+ * Every key of @nc's object ADD ignores (unknown to this version), as the
+ * record's `ignoredKeys`: [{"key", "nearest"}] ("nearest" only when there is
+ * one). NULL when there is none (or out of memory).
+ */
+cJSON *netconf_ignored_keys(const struct rq_netconf *nc);
 
 /*
  * A plugin of the conflist's @plugins array other than rdma-qos's (index

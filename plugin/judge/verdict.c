@@ -225,6 +225,32 @@ static enum verdict_state judge_link(const struct verdict_facts *f, char *ev, si
 	return VERDICT_OK;
 }
 
+/* config: NAD keys ADD ignored (unknown to this version: a typo), from the record */
+static enum verdict_state judge_config(const struct verdict_facts *f, char *ev, size_t len)
+{
+	const cJSON *it;
+	size_t n = 0;
+
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(f->rec, "ignoredKeys"))
+	{
+		const char *k = json_str(it, "key"), *near = json_str(it, "nearest");
+
+		if (!k || n >= len)
+			continue;
+		if (near)
+			n += (size_t)snprintf(ev + n, len - n,
+					      "%sNAD key \"%s\" ignored (did you mean \"%s\"?)",
+					      n ? "; " : "", k, near);
+		else
+			n += (size_t)snprintf(ev + n, len - n, "%sNAD key \"%s\" ignored",
+					      n ? "; " : "", k);
+	}
+	if (n)
+		return VERDICT_PROBLEM;
+	(void)snprintf(ev, len, "every NAD key is one this version reads");
+	return VERDICT_OK;
+}
+
 /* The checks, in the order show prints them and the headline names the first failing one. */
 const struct verdict_check verdict_checks[] = {
     {"pf_profile", "the PF does not meet the profile", true, judge_pf_profile},
@@ -235,6 +261,7 @@ const struct verdict_check verdict_checks[] = {
     {"gdr", "the VF is far from the pod's GPUs, or the path is degraded", false, judge_gdr},
     {"wiring", "the PF is cabled to another rail than planned", false, judge_wiring},
     {"link", "the PF's link is degraded", false, judge_link},
+    {"config", "the NAD has a key ADD ignored", false, judge_config},
 };
 const size_t verdict_n_checks = sizeof(verdict_checks) / sizeof(verdict_checks[0]);
 

@@ -55,7 +55,7 @@ check "... wiring unknown: no node.wiring rule" has wiring "unknown *no node.wir
 check "... link unknown: no agent ran, so no link health file (show --pod names it)" has link "unknown *no link health from the agent (no .*links.json: is the agent running?)"
 rqs show --pod ai/trainer-0 --json > "$T/pod.json"
 check "show --pod --json: exit 0" [ $? -eq 0 ]
-check "... lossless true, eight checks with state and evidence" [ "$(jq -c '[.attachments[0].lossless, (.attachments[0].checks | keys | length), .attachments[0].checks.pf_profile.state, .attachments[0].interface, .attachments[0].pf]' "$T/pod.json")" = "[true,8,\"ok\",\"net1\",\"$PF0\"]" ]
+check "... lossless true, nine checks with state and evidence" [ "$(jq -c '[.attachments[0].lossless, (.attachments[0].checks | keys | length), .attachments[0].checks.pf_profile.state, .attachments[0].interface, .attachments[0].pf]' "$T/pod.json")" = "[true,9,\"ok\",\"net1\",\"$PF0\"]" ]
 rqs show --json > "$T/show.json"
 check "show --json: the attachment's namespace and pod as the metrics name them" [ "$(jq -r --arg v "$VF0PCI" '.pfs[].vfs[] | select(.pci == $v) | .attachment | "\(.namespace)/\(.pod) \(has("podName"))"' "$T/show.json")" = "ai/trainer-0 false" ]
 check "show (text) still names the pod" out_has "$(rqs show)" "$VF0PCI .* ai/trainer-0 profile roce-lossless"
@@ -156,5 +156,25 @@ rqs resume "$PF0PCI" pfc > "$T/r.out"
 { [ $? -eq 0 ] && grep -q "was not suspended" "$T/r.out"; }; check "resume by PCI address when nothing is suspended: exit 0, says so" [ $? -eq 0 ]
 # show must succeed: a count in nothing (show failed) was 0 too
 check "show no longer says REPAIR SUSPENDED" [ "$(rqs show > "$T/show.out" && grep -c "REPAIR SUSPENDED" "$T/show.out")" = 0 ]
+
+echo "== a NAD key ADD ignored (a typo): check config"
+read -r _ VF2PCI VF2 <<< "${VFS[2]}"
+NSC=$(newns c)
+chain_add "$ROOT" roce c3 "$NSC" net1 "$VF2" "$(rq "$VF2PCI" ',"profle":"lossy"')" "$(args typo)" > /dev/null 2> "$T/typo.err"
+check "ADD ai/typo with \"profle\": succeeds (the namespace default applies)" [ $? -eq 0 ]
+RECT=$(grep -l "\"$VF2PCI\"" "$(state_dir "$ROOT")"/*.json | head -1)
+check "... the record keeps ignoredKeys with the nearest known key" \
+	[ "$(jq -c .ignoredKeys "$RECT" 2> /dev/null)" = '[{"key":"profle","nearest":"profile"}]' ]
+pod ai/typo
+check "show --pod: exit 1" [ $? -eq 1 ]
+check "... config PROBLEM NAD key \"profle\" ignored (did you mean \"profile\"?)" \
+	has config 'PROBLEM *NAD key "profle" ignored (did you mean "profile"?)'
+check "... still lossless (the profile that applied is roce-lossless)" \
+	grep -q '^lossless: yes, but net1: ' "$T/pod.txt"
+agent --once --catalog-source "$CAT" --metrics-file "$M" 2> /dev/null
+LT="namespace=\"ai\",pod=\"typo\",interface=\"net1\",vf=\"$VF2PCI\",pf=\"$PF0\""
+check "rdma_qos_attachment_problem{check=config} 1" [ "$(metric "$M" "rdma_qos_attachment_problem{$LT,check=\"config\"}")" = 1 ]
+check "... and rdma_qos_attachment_lossless still 1" [ "$(metric "$M" "rdma_qos_attachment_lossless{$LT}")" = 1 ]
+check "ai/trainer-0 (no typo) has no config problem" [ -z "$(metric "$M" "rdma_qos_attachment_problem{$L,check=\"config\"}")" ]
 
 summary

@@ -12,8 +12,41 @@
 #include <stdio.h>
 #include <string.h>
 
+/*
+ * @list ("a; b" or "a, b" by @sep) without the items that start with "pfc": what a lossy
+ * profile requires of the PF (another pod's PFC on it is that pod's), into @buf.
+ */
+static const char *drop_pfc(const char *list, const char *sep, char *buf, size_t len)
+{
+	size_t n = 0, sl = strlen(sep);
+	const char *p = list;
+
+	if (!list)
+		return NULL;
+	buf[0] = '\0';
+	while (*p) {
+		const char *e = strstr(p, sep);
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		if (strncmp(p, "pfc", 3) != 0 && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%.*s", n ? sep : "", (int)l, p);
+		p += l + (e ? sl : 0);
+	}
+	return buf;
+}
+
 static enum verdict_state judge_pf_profile(const struct verdict_facts *f, char *ev, size_t len)
 {
+	char unmet[1024], susp[256];
+	struct verdict_facts lf;
+
+	/* a lossy profile: the PF's PFC is no requirement of it (DESIGN.md "not required") */
+	if (!verdict_profile_lossless(f->rec)) {
+		lf = *f;
+		lf.pf_unmet = drop_pfc(f->pf_unmet, "; ", unmet, sizeof(unmet));
+		lf.pf_suspended = drop_pfc(f->pf_suspended, ", ", susp, sizeof(susp));
+		f = &lf;
+	}
 	/* a suspended repair leaves the port as the other writer wants it: never ok */
 	if (f->pf_suspended && f->pf_suspended[0]) {
 		(void)snprintf(ev, len,
@@ -81,24 +114,41 @@ static enum verdict_state judge_vf_class(const struct verdict_facts *f, char *ev
 
 static enum verdict_state judge_peer(const struct verdict_facts *f, char *ev, size_t len)
 {
+	struct peer_judgement lossy;
+	const struct peer_judgement *pj = f->peer;
+	bool lossless = verdict_profile_lossless(f->rec);
 	enum peer_verdict w;
 	size_t n = 0;
 
-	if (!f->peer) {
+	if (!pj) {
 		(void)snprintf(ev, len, "%s", f->peer_why ?: "no link partner heard");
 		return VERDICT_UNKNOWN;
 	}
-	w = peer_word(f->peer);
+	/* a lossy profile never needs the partner's PFC (another pod's on the PF is theirs) */
+	if (!lossless) {
+		lossy = *pj;
+		lossy.v[PEER_PFC] = PEER_UNKNOWN;
+		lossy.why[PEER_PFC][0] = '\0';
+		pj = &lossy;
+	}
+	w = peer_word(pj);
 	for (int i = 0; i < PEER_ITEM_N; i++) {
-		bool say = w == PEER_DISAGREES ? f->peer->v[i] == PEER_DISAGREES
-					       : f->peer->v[i] == PEER_UNKNOWN;
+		bool say =
+		    w == PEER_DISAGREES ? pj->v[i] == PEER_DISAGREES : pj->v[i] == PEER_UNKNOWN;
 
-		if (say && f->peer->why[i][0] && n < len)
+		if (say && pj->why[i][0] && n < len)
 			n += (size_t)snprintf(ev + n, len - n, "%s%s: %s", n ? "; " : "",
-					      peer_item_names[i], f->peer->why[i]);
+					      peer_item_names[i], pj->why[i]);
 	}
 	if (w == PEER_DISAGREES)
 		return VERDICT_PROBLEM;
+	if (!lossless) {
+		if (!n)
+			(void)snprintf(ev, len,
+				       "not required: the profile is lossy (no PFC needed of the "
+				       "link partner)");
+		return VERDICT_UNKNOWN;
+	}
 	if (w == PEER_AGREES) {
 		(void)snprintf(ev, len, "the link partner has PFC where the PF needs it");
 		return VERDICT_OK;

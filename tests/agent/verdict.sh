@@ -80,6 +80,8 @@ check "exit 1" [ $? -eq 1 ]
 check "first line: lossless: NO naming the PF and the item" [ "$(head -1 "$T/pod.txt")" = "lossless: NO (net1: the PF does not meet the profile: pfc: required priority 3, port has none)" ]
 check "pf_profile PROBLEM with the evidence" has pf_profile "PROBLEM *pfc: required priority 3, port has none"
 check "--json: lossless false, firstProblem pf_profile" [ "$(rqs show --pod ai/trainer-0 --json | jq -c '[.attachments[0].lossless, .attachments[0].firstProblem, .attachments[0].checks.pf_profile.state]')" = '[false,"pf_profile","problem"]' ]
+pod ai/web
+{ [ $? -eq 0 ] && head -1 "$T/pod.txt" | grep -q "^lossless: not required"; }; check "the lossy pod on that PF: exit 0, lossless: not required (PFC is not its requirement)" [ $? -eq 0 ] || head -1 "$T/pod.txt"
 
 echo "== the VF's class changed"
 agent --once --catalog-source "$CAT" > /dev/null 2>&1

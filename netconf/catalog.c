@@ -293,8 +293,15 @@ int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error
 	if ((r = catalog_node_gdr(c, o, e)) < 0)
 		return r;
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "wiring")) && !c->wiring &&
-	    (r = wiring_from_json(v, &c->wiring, &c->n_wiring, e)) < 0)
-		return r;
+	    (r = wiring_from_json(v, &c->wiring, &c->n_wiring, e)) < 0) {
+		if (!c->obs_lenient || r == -ENOMEM)
+			return r;
+		/* observability only: ignored, never a failed ADD (netconf.h) */
+		(void)snprintf(c->obs_err, sizeof(c->obs_err), "%s", e->msg);
+		rq_err_clear(e);
+		c->wiring = NULL;
+		c->n_wiring = 0;
+	}
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "baseline"))) {
 		if (!cJSON_IsString(v) || !netconf_name_valid(v->valuestring))
 			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
@@ -327,7 +334,8 @@ int catalog_baseline(const struct rq_catalog *c, struct rq_profile *ret)
 	return 0;
 }
 
-int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct rq_error *e)
+static int catalog_parse_opt(const char *buf, size_t len, bool lenient, struct rq_catalog **ret,
+			     struct rq_error *e)
 {
 	static const char *const keys[] = {"profiles", "namespaces", "node", NULL};
 	struct rq_catalog *c = calloc(1, sizeof(*c));
@@ -336,6 +344,7 @@ int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct r
 
 	if (!c)
 		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
+	c->obs_lenient = lenient;
 	c->pf_max = RQ_PF_ENSURE;
 	c->carrier_wait_s = RQ_CARRIER_WAIT_DEFAULT_S;
 	c->gdr_level = RQ_PCI_PXB;
@@ -360,6 +369,16 @@ int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct r
 fail:
 	catalog_free(c);
 	return r;
+}
+
+int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct rq_error *e)
+{
+	return catalog_parse_opt(buf, len, false, ret, e);
+}
+
+int catalog_parse_lenient(const char *buf, size_t len, struct rq_catalog **ret, struct rq_error *e)
+{
+	return catalog_parse_opt(buf, len, true, ret, e);
 }
 
 void catalog_free(struct rq_catalog *c)

@@ -256,6 +256,7 @@ static struct rq_catalog *partial_new(void)
 	if (!c)
 		return NULL;
 	c->pf_max = RQ_PF_ENSURE;
+	c->obs_lenient = true;
 	c->carrier_wait_s = RQ_CARRIER_WAIT_DEFAULT_S;
 	c->gdr_level = RQ_PCI_PXB;
 	(void)snprintf(c->kubelet_dir, sizeof(c->kubelet_dir), "%s", RQ_KUBELET_DIR_DEFAULT);

@@ -101,6 +101,38 @@ const char *netconf_key_nearest(const char *key)
 	return best && best_d <= (n < 6 ? 2 : n / 3) ? best : NULL;
 }
 
+cJSON *netconf_ignored_keys(const struct rq_netconf *nc)
+{
+	cJSON *arr = NULL;
+	const cJSON *it;
+
+	if (!nc)
+		return NULL;
+	cJSON_ArrayForEach(it, nc->root)
+	{
+		const char *near;
+		cJSON *o;
+
+		if (!it->string || netconf_key_known(it->string))
+			continue;
+		if (!arr && !(arr = cJSON_CreateArray()))
+			return NULL;
+		o = cJSON_CreateObject();
+		if (!o || !cJSON_AddItemToArray(arr, o)) {
+			cJSON_Delete(o);
+			cJSON_Delete(arr);
+			return NULL;
+		}
+		/* bounded: a record is not the place for a NAD's essay */
+		cJSON_AddStringToObject(
+		    o, "key", strlen(it->string) > 64 ? "(a key over 64 bytes)" : it->string);
+		near = netconf_key_nearest(it->string);
+		if (near)
+			cJSON_AddStringToObject(o, "nearest", near);
+	}
+	return arr;
+}
+
 int netconf_unknown_key(const struct rq_netconf *nc, struct rq_error *e)
 {
 	const cJSON *it;

@@ -68,6 +68,12 @@ void netconf_free(struct rq_netconf *nc);
 bool netconf_key_known(const char *key);
 const char *netconf_key_nearest(const char *key);
 int netconf_unknown_key(const struct rq_netconf *nc, struct rq_error *e);
+/*
+ * Every key of @nc's object ADD ignores (unknown to this version), as the
+ * record's `ignoredKeys`: [{"key", "nearest"}] ("nearest" only when there is
+ * one). NULL when there is none (or out of memory).
+ */
+cJSON *netconf_ignored_keys(const struct rq_netconf *nc);
 
 /*
  * A plugin of the conflist's @plugins array other than rdma-qos's (index
@@ -120,6 +126,13 @@ struct rq_catalog {
 	enum rq_gdr_topology gdr_topology;  /* node.gdrTopology, default auto */
 	struct rq_wiring_rule *wiring;	    /* node.wiring (owned), NULL: no rule */
 	size_t n_wiring;
+	/*
+	 * Observability sections (node.wiring) in error: with @obs_lenient set
+	 * before parsing (catalog_parse_lenient, catalog_parse_for), the section
+	 * is ignored and its error kept in @obs_err instead of failing the parse.
+	 */
+	bool obs_lenient;
+	char obs_err[RQ_ERR_MSG_MAX];
 };
 
 /* How long ADD waits for a PF's carrier after a PFC change (mlx5 toggles the link). */
@@ -136,6 +149,13 @@ struct rq_catalog {
  * Unknown keys are errors.
  */
 int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct rq_error *e);
+/*
+ * catalog_parse, except that an error inside an observability section
+ * (node.wiring) ignores that section and is kept in (*ret)->obs_err: what the
+ * agent and STATUS use, so that a bad glob never stops a node (issue 49 item
+ * 13). `validate` and catalog sync use catalog_parse and still refuse it.
+ */
+int catalog_parse_lenient(const char *buf, size_t len, struct rq_catalog **ret, struct rq_error *e);
 
 /*
  * The catalog as one ADD or CHECK needs it, at a fraction of the cost of
@@ -146,7 +166,8 @@ int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct r
  * @ns (else "*"), the profile @name (the NAD's, may be NULL) and that
  * entry's default. Other entries' contents are not looked at: an error
  * there fails the ADDs that use it, STATUS, and catalog_parse (rdma-qos
- * validate), not the attachments of other namespaces.
+ * validate), not the attachments of other namespaces. An error inside
+ * node.wiring is not ADD's: the section is ignored, (*ret)->obs_err says why.
  */
 int catalog_parse_for(const char *buf, size_t len, const char *ns, const char *name,
 		      struct rq_catalog **ret, struct rq_error *e);

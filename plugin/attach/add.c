@@ -278,6 +278,7 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx, bool pendi
 	cJSON *rec = cJSON_CreateObject(), *pfs;
 	const struct rq_vf_info *vf = &tx->t.vf;
 	char pidns[64] = "";
+	cJSON *ign;
 	static const char *const verdicts[] = {"unknown", "aligned", "misaligned", "unverifiable"};
 
 	if (!rec)
@@ -316,6 +317,10 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx, bool pendi
 	if (tx->numa.source[0])
 		cJSON_AddStringToObject(rec, "numaSource", tx->numa.source);
 	gdr_record(c, rec, &tx->gdr);
+	/* NAD keys ADD ignored (a typo): check `config` of the verdict (plugin/judge/verdict.c) */
+	ign = netconf_ignored_keys(c->nc);
+	if (ign)
+		cJSON_AddItemToObject(rec, "ignoredKeys", ign);
 	cJSON_AddStringToObject(rec, "profileName", c->profile.name);
 	cJSON_AddItemToObject(rec, "profile", profile_to_json(&c->profile));
 	/* no chain ran rdma-qos for this VF: the agent did ADD's work (pass/unchained_pass.c) */

@@ -68,6 +68,10 @@ int attach_load_profile(struct rq_ctx *c)
 			memcpy(c->err.msg, msg, sizeof(c->err.msg));
 			return r;
 		}
+		if (c->cat->obs_err[0])
+			log_warn("catalog %s: %s: section ignored (observability only; `rdma-qos "
+				 "validate` says more)",
+				 RQ_CATALOG_PATH, c->cat->obs_err);
 	}
 	return netconf_resolve_profile(c->nc, c->cat, c->args.pod_namespace, &c->profile,
 				       &c->pf_mode, &c->err);

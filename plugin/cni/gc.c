@@ -72,7 +72,7 @@ int cmd_status(struct rq_ctx *c)
 		struct rq_error pe;
 
 		rq_err_clear(&pe);
-		r = catalog_parse(buf, len, &c->cat, &pe);
+		r = catalog_parse_lenient(buf, len, &c->cat, &pe);
 		free(buf);
 		if (r < 0)
 			return rq_err(&c->err, RQ_ERR_NOT_READY, r, "catalog %s is invalid: %s",

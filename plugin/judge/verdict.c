@@ -12,8 +12,41 @@
 #include <stdio.h>
 #include <string.h>
 
+/*
+ * @list ("a; b" or "a, b" by @sep) without the items that start with "pfc": what a lossy
+ * profile requires of the PF (another pod's PFC on it is that pod's), into @buf.
+ */
+static const char *drop_pfc(const char *list, const char *sep, char *buf, size_t len)
+{
+	size_t n = 0, sl = strlen(sep);
+	const char *p = list;
+
+	if (!list)
+		return NULL;
+	buf[0] = '\0';
+	while (*p) {
+		const char *e = strstr(p, sep);
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+
+		if (strncmp(p, "pfc", 3) != 0 && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%.*s", n ? sep : "", (int)l, p);
+		p += l + (e ? sl : 0);
+	}
+	return buf;
+}
+
 static enum verdict_state judge_pf_profile(const struct verdict_facts *f, char *ev, size_t len)
 {
+	char unmet[1024], susp[256];
+	struct verdict_facts lf;
+
+	/* a lossy profile: the PF's PFC is no requirement of it (DESIGN.md "not required") */
+	if (!verdict_profile_lossless(f->rec)) {
+		lf = *f;
+		lf.pf_unmet = drop_pfc(f->pf_unmet, "; ", unmet, sizeof(unmet));
+		lf.pf_suspended = drop_pfc(f->pf_suspended, ", ", susp, sizeof(susp));
+		f = &lf;
+	}
 	/* a suspended repair leaves the port as the other writer wants it: never ok */
 	if (f->pf_suspended && f->pf_suspended[0]) {
 		(void)snprintf(ev, len,
@@ -81,24 +114,41 @@ static enum verdict_state judge_vf_class(const struct verdict_facts *f, char *ev
 
 static enum verdict_state judge_peer(const struct verdict_facts *f, char *ev, size_t len)
 {
+	struct peer_judgement lossy;
+	const struct peer_judgement *pj = f->peer;
+	bool lossless = verdict_profile_lossless(f->rec);
 	enum peer_verdict w;
 	size_t n = 0;
 
-	if (!f->peer) {
+	if (!pj) {
 		(void)snprintf(ev, len, "%s", f->peer_why ?: "no link partner heard");
 		return VERDICT_UNKNOWN;
 	}
-	w = peer_word(f->peer);
+	/* a lossy profile never needs the partner's PFC (another pod's on the PF is theirs) */
+	if (!lossless) {
+		lossy = *pj;
+		lossy.v[PEER_PFC] = PEER_UNKNOWN;
+		lossy.why[PEER_PFC][0] = '\0';
+		pj = &lossy;
+	}
+	w = peer_word(pj);
 	for (int i = 0; i < PEER_ITEM_N; i++) {
-		bool say = w == PEER_DISAGREES ? f->peer->v[i] == PEER_DISAGREES
-					       : f->peer->v[i] == PEER_UNKNOWN;
+		bool say =
+		    w == PEER_DISAGREES ? pj->v[i] == PEER_DISAGREES : pj->v[i] == PEER_UNKNOWN;
 
-		if (say && f->peer->why[i][0] && n < len)
+		if (say && pj->why[i][0] && n < len)
 			n += (size_t)snprintf(ev + n, len - n, "%s%s: %s", n ? "; " : "",
-					      peer_item_names[i], f->peer->why[i]);
+					      peer_item_names[i], pj->why[i]);
 	}
 	if (w == PEER_DISAGREES)
 		return VERDICT_PROBLEM;
+	if (!lossless) {
+		if (!n)
+			(void)snprintf(ev, len,
+				       "not required: the profile is lossy (no PFC needed of the "
+				       "link partner)");
+		return VERDICT_UNKNOWN;
+	}
 	if (w == PEER_AGREES) {
 		(void)snprintf(ev, len, "the link partner has PFC where the PF needs it");
 		return VERDICT_OK;
@@ -225,6 +275,32 @@ static enum verdict_state judge_link(const struct verdict_facts *f, char *ev, si
 	return VERDICT_OK;
 }
 
+/* config: NAD keys ADD ignored (unknown to this version: a typo), from the record */
+static enum verdict_state judge_config(const struct verdict_facts *f, char *ev, size_t len)
+{
+	const cJSON *it;
+	size_t n = 0;
+
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(f->rec, "ignoredKeys"))
+	{
+		const char *k = json_str(it, "key"), *near = json_str(it, "nearest");
+
+		if (!k || n >= len)
+			continue;
+		if (near)
+			n += (size_t)snprintf(ev + n, len - n,
+					      "%sNAD key \"%s\" ignored (did you mean \"%s\"?)",
+					      n ? "; " : "", k, near);
+		else
+			n += (size_t)snprintf(ev + n, len - n, "%sNAD key \"%s\" ignored",
+					      n ? "; " : "", k);
+	}
+	if (n)
+		return VERDICT_PROBLEM;
+	(void)snprintf(ev, len, "every NAD key is one this version reads");
+	return VERDICT_OK;
+}
+
 /* The checks, in the order show prints them and the headline names the first failing one. */
 const struct verdict_check verdict_checks[] = {
     {"pf_profile", "the PF does not meet the profile", true, judge_pf_profile},
@@ -235,6 +311,7 @@ const struct verdict_check verdict_checks[] = {
     {"gdr", "the VF is far from the pod's GPUs, or the path is degraded", false, judge_gdr},
     {"wiring", "the PF is cabled to another rail than planned", false, judge_wiring},
     {"link", "the PF's link is degraded", false, judge_link},
+    {"config", "the NAD has a key ADD ignored", false, judge_config},
 };
 const size_t verdict_n_checks = sizeof(verdict_checks) / sizeof(verdict_checks[0]);
 

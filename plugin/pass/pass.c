@@ -367,13 +367,18 @@ static struct rq_catalog *pass_catalog(struct agent *a)
 	r = sysfs_read_file(&a->env.root, RQ_CATALOG_PATH, (size_t)4 * (size_t)1024 * 1024, &buf,
 			    &len);
 	if (r == 0)
-		r = catalog_parse(buf, len, &cat, &e);
+		r = catalog_parse_lenient(buf, len, &cat, &e);
 	free(buf);
 	if (r < 0 && r != -ENOENT)
 		log_error("agent: catalog %s: %s", RQ_CATALOG_PATH,
 			  e.msg[0] ? e.msg : strerror(-r));
 	if (!a->o.catalog_source)
 		a->catalog_valid = r == 0 || r == -ENOENT;
+	if (r == 0 && cat->obs_err[0]) {
+		/* observability only: that section is ignored, the rest is in effect */
+		log_error("agent: catalog %s: %s: section ignored", RQ_CATALOG_PATH, cat->obs_err);
+		a->catalog_valid = false;
+	}
 	return r == 0 ? cat : NULL;
 }
 

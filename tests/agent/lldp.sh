@@ -82,6 +82,14 @@ RQ="{\"type\":\"rdma-qos\",\"deviceID\":\"$VF0PCI\"}"
 NSA=$(newns a)
 PREV=$(chain_add "$ROOT" roce c1 "$NSA" net1 "$VF0" "$RQ" "$ARGS")
 check "ADD (roce-lossless: PFC 3, DSCP 26->3 and 48->6)" [ $? -eq 0 ]
+# a lossy pod on the same PF: the partner's PFC is none of its business (#49 item 10)
+read -r _ VF1PCI VF1 <<< "${VFS[1]}"
+mkdir -p "$ROOT/etc/cni/rdma-qos"
+echo '{"profiles":{"lossy":{"trafficClass":0}},"namespaces":{"*":{"default":"roce-lossless","allow":["roce-lossless","lossy"]}}}' > "$ROOT/etc/cni/rdma-qos/profiles.json"
+NSW=$(newns w)
+chain_add "$ROOT" roce c2 "$NSW" net1 "$VF1" "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF1PCI\",\"profile\":\"lossy\"}" \
+	"IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=web;K8S_POD_UID=pod-w" > /dev/null
+check "ADD ai/web (lossy) on $PF0" [ $? -eq 0 ]
 sw_start 0 leaf-01 swp3 3 "$PFC3" "$APP_OK" "$MFS9216"
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 60 --metrics-file "$M" --listen "127.0.0.1:$PORT" \
 	--nfd-features-file "$F" --log-level debug 2> "$T/agent.log" &
@@ -138,6 +146,10 @@ RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --pod ai/p1 > "$T/pod.txt" 2>&1
 { [ $? -eq 1 ] && head -1 "$T/pod.txt" | grep -qF "lossless: NO (net1: the link partner disagrees: pfc: partner PFC on 4, required 3)"; }; check "show --pod: exit 1, lossless: NO (the link partner disagrees: pfc: partner PFC on 4, required 3)" [ $? -eq 0 ]
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --counters --interval 0.2 > "$T/c.txt" 2> /dev/null
 check "show --counters / top: the PF header says 'partner DISAGREES'" grep -q "^PF $PF0 .* partner DISAGREES" "$T/c.txt"
+WL="namespace=\"ai\",pod=\"web\",interface=\"net1\",vf=\"$VF1PCI\",pf=\"$PF0\""
+check "the lossy pod on the same PF: no problem{check=peer} (a PFC it never needed)" [ -z "$(metric_lit "$M" "rdma_qos_attachment_problem{$WL,check=\"peer\"}")" ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --pod ai/web > "$T/podw.txt" 2>&1
+{ [ $? -eq 0 ] && head -1 "$T/podw.txt" | grep -q "^lossless: not required"; }; check "show --pod ai/web: exit 0, lossless: not required" [ $? -eq 0 ] || head -3 "$T/podw.txt"
 out=$(chain_check "$ROOT" roce c1 "$NSA" net1 "$VF0" "$RQ" "$ARGS" "$PREV" 2>&1)
 check "CHECK passes while the switch disagrees (the partner is the fabric team's)" [ $? -eq 0 ] || echo "  $out"
 check "... and the agent wrote nothing to the port (pfc still [3])" [ "$(pfc_of "$ROOT" "$PF0")" = "[3]" ]

@@ -55,7 +55,7 @@ check "... wiring unknown: no node.wiring rule" has wiring "unknown *no node.wir
 check "... link unknown: no agent ran, so no link health file (show --pod names it)" has link "unknown *no link health from the agent (no .*links.json: is the agent running?)"
 rqs show --pod ai/trainer-0 --json > "$T/pod.json"
 check "show --pod --json: exit 0" [ $? -eq 0 ]
-check "... lossless true, eight checks with state and evidence" [ "$(jq -c '[.attachments[0].lossless, (.attachments[0].checks | keys | length), .attachments[0].checks.pf_profile.state, .attachments[0].interface, .attachments[0].pf]' "$T/pod.json")" = "[true,8,\"ok\",\"net1\",\"$PF0\"]" ]
+check "... lossless true, nine checks with state and evidence" [ "$(jq -c '[.attachments[0].lossless, (.attachments[0].checks | keys | length), .attachments[0].checks.pf_profile.state, .attachments[0].interface, .attachments[0].pf]' "$T/pod.json")" = "[true,9,\"ok\",\"net1\",\"$PF0\"]" ]
 rqs show --json > "$T/show.json"
 check "show --json: the attachment's namespace and pod as the metrics name them" [ "$(jq -r --arg v "$VF0PCI" '.pfs[].vfs[] | select(.pci == $v) | .attachment | "\(.namespace)/\(.pod) \(has("podName"))"' "$T/show.json")" = "ai/trainer-0 false" ]
 check "show (text) still names the pod" out_has "$(rqs show)" "$VF0PCI .* ai/trainer-0 profile roce-lossless"
@@ -80,6 +80,8 @@ check "exit 1" [ $? -eq 1 ]
 check "first line: lossless: NO naming the PF and the item" [ "$(head -1 "$T/pod.txt")" = "lossless: NO (net1: the PF does not meet the profile: pfc: required priority 3, port has none)" ]
 check "pf_profile PROBLEM with the evidence" has pf_profile "PROBLEM *pfc: required priority 3, port has none"
 check "--json: lossless false, firstProblem pf_profile" [ "$(rqs show --pod ai/trainer-0 --json | jq -c '[.attachments[0].lossless, .attachments[0].firstProblem, .attachments[0].checks.pf_profile.state]')" = '[false,"pf_profile","problem"]' ]
+pod ai/web
+{ [ $? -eq 0 ] && head -1 "$T/pod.txt" | grep -q "^lossless: not required"; }; check "the lossy pod on that PF: exit 0, lossless: not required (PFC is not its requirement)" [ $? -eq 0 ] || head -1 "$T/pod.txt"
 
 echo "== the VF's class changed"
 agent --once --catalog-source "$CAT" > /dev/null 2>&1
@@ -156,5 +158,43 @@ rqs resume "$PF0PCI" pfc > "$T/r.out"
 { [ $? -eq 0 ] && grep -q "was not suspended" "$T/r.out"; }; check "resume by PCI address when nothing is suspended: exit 0, says so" [ $? -eq 0 ]
 # show must succeed: a count in nothing (show failed) was 0 too
 check "show no longer says REPAIR SUSPENDED" [ "$(rqs show > "$T/show.out" && grep -c "REPAIR SUSPENDED" "$T/show.out")" = 0 ]
+
+echo "== a NAD key ADD ignored (a typo): check config"
+read -r _ VF2PCI VF2 <<< "${VFS[2]}"
+NSC=$(newns c)
+chain_add "$ROOT" roce c3 "$NSC" net1 "$VF2" "$(rq "$VF2PCI" ',"profle":"lossy"')" "$(args typo)" > /dev/null 2> "$T/typo.err"
+check "ADD ai/typo with \"profle\": succeeds (the namespace default applies)" [ $? -eq 0 ]
+RECT=$(grep -l "\"$VF2PCI\"" "$(state_dir "$ROOT")"/*.json | head -1)
+check "... the record keeps ignoredKeys with the nearest known key" \
+	[ "$(jq -c .ignoredKeys "$RECT" 2> /dev/null)" = '[{"key":"profle","nearest":"profile"}]' ]
+pod ai/typo
+check "show --pod: exit 1" [ $? -eq 1 ]
+check "... config PROBLEM NAD key \"profle\" ignored (did you mean \"profile\"?)" \
+	has config 'PROBLEM *NAD key "profle" ignored (did you mean "profile"?)'
+check "... still lossless (the profile that applied is roce-lossless)" \
+	grep -q '^lossless: yes, but net1: ' "$T/pod.txt"
+agent --once --catalog-source "$CAT" --metrics-file "$M" 2> /dev/null
+LT="namespace=\"ai\",pod=\"typo\",interface=\"net1\",vf=\"$VF2PCI\",pf=\"$PF0\""
+check "rdma_qos_attachment_problem{check=config} 1" [ "$(metric "$M" "rdma_qos_attachment_problem{$LT,check=\"config\"}")" = 1 ]
+check "... and rdma_qos_attachment_lossless still 1" [ "$(metric "$M" "rdma_qos_attachment_lossless{$LT}")" = 1 ]
+check "ai/trainer-0 (no typo) has no config problem" [ -z "$(metric "$M" "rdma_qos_attachment_problem{$L,check=\"config\"}")" ]
+
+echo "== a running agent judges the QPs of the census it just took (one pass, one file)"
+M2=$T/run.prom
+agent --interval 3600 --catalog-source "$CAT" --metrics-file "$M2" 2> "$T/run.log" &
+APID=$!
+for _ in $(seq 100); do [ -s "$M2" ] && break; sleep 0.1; done
+check "the running agent wrote its first pass" [ -s "$M2" ]
+sleep 1.5
+: > "$T/m2.mark"
+echo '[{"qpn": 23, "type": "RC", "state": "RTS", "pid": 42, "comm": "python3", "tclass": 0}]' > "$ROOT/rdma/qps/$DEV0.json"
+dcb_edit "$ROOT" "$PF0" '.'
+for _ in $(seq 100); do [ "$M2" -nt "$T/m2.mark" ] && break; sleep 0.1; done
+sleep 0.5
+{ [ "$(awk '$1 ~ /^rdma_qos_vf_qps_off_lossless\{.*pod="trainer-0",/ { print $2 }' "$M2")" = 1 ] && [ "$(metric "$M2" "rdma_qos_attachment_problem{$L,check=\"qps\"}")" = 1 ]; }
+check "the pass an event raised: vf_qps_off_lossless 1 and problem{check=qps} 1 in the same file" [ $? -eq 0 ]
+grep -E "^rdma_qos_vf_qps_off_lossless|^rdma_qos_attachment_problem.*qps" "$M2" | sed 's/^/  /'
+kill "$APID" 2> /dev/null && wait "$APID" 2> /dev/null
+rm -f "$ROOT/rdma/qps/$DEV0.json"
 
 summary

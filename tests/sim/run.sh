@@ -534,6 +534,22 @@ msg=$(printf '{"cniVersion":"1.1.0","name":"roce","type":"rdma-qos"}' | CNI_COMM
 check "... and STATUS (the whole catalog): code 50" [ "$(err_code "$msg")" = 50 ]
 conf_for roce 1.0.0 "$(rq "$VF0PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL k1 "" net1 "$ARGS_OK"
 rm -f "$ROOT/etc/cni/rdma-qos/profiles.json"
+# an observability section (node.wiring) in error never fails an ADD (issue 49 item 13)
+echo '{"profiles":{},"namespaces":{"ai":{"default":"roce-lossless","allow":["roce-lossless"]}},"node":{"wiring":[{"pf":"*","partner":"leaf-r1-[","rail":"r1"}]}}' \
+	> "$ROOT/etc/cni/rdma-qos/profiles.json"
+msg=$(conf_for roce 1.0.0 "$(rq "$VF0PCI" '"numa":"off"')" '{"cniVersion":"1.0.0","interfaces":[]}' | \
+	RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" ADD w1 /proc/self/ns/net net1 "$ARGS_OK" 2> "$T/w1.log")
+check "a bad node.wiring glob: ADD succeeds (no error 7)" [ "$(err_code "$msg")" = null ]
+check "... the record is written" [ -f "$ROOT/run/rdma-qos/state/roce_w1_net1.json" ]
+check "... and ADD logs the section it ignored" grep -q 'node.wiring\[0\].partner.*ignored' "$T/w1.log"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" validate "$ROOT/etc/cni/rdma-qos/profiles.json" > /dev/null 2>&1
+check "... validate still exits 1 on it" [ $? -eq 1 ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --once --metrics-file "$T/w.prom" 2> "$T/w.log"
+check "... the agent runs its pass and reads rdma_qos_catalog_valid 0" \
+	[ "$(awk '$1 == "rdma_qos_catalog_valid" { print $2 }' "$T/w.prom")" = 0 ]
+check "... and keeps the rest of the catalog (the record is not orphaned)" [ -f "$ROOT/run/rdma-qos/state/roce_w1_net1.json" ]
+conf_for roce 1.0.0 "$(rq "$VF0PCI")" | RDMA_QOS_SIM_ROOT=$ROOT run_plugin "$SIM" DEL w1 "" net1 "$ARGS_OK"
+rm -f "$ROOT/etc/cni/rdma-qos/profiles.json"
 
 echo "== STATUS, GC, VERSION"
 printf '{"cniVersion":"1.1.0","name":"roce","type":"rdma-qos"}' | CNI_COMMAND=STATUS RDMA_QOS_SIM_ROOT=$ROOT "$SIM"

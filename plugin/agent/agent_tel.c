@@ -48,12 +48,6 @@ struct agent_tel {
 	bool busy;
 	double busy_t;
 	unsigned long busy_gen;
-	/*
-	 * under lock: census requests (agent_tel_census_ask): a pass asks for a QP census of its
-	 * own, so that its verdict judges the QPs its census families say (issue 49 item 7);
-	 * busy/done: the requests the collection under way / the last one answers
-	 */
-	unsigned long census_ask, busy_census, done_census;
 	/* under lock: {vf: {"off", "why"}} of the last collection's census (verdict_metrics.c) */
 	cJSON *qps;
 	/* the collector thread's own; census_t: when the last QP census was taken (0: never) */
@@ -172,15 +166,13 @@ void agent_tel_targets(struct agent_tel *t, struct tel_sample *s)
 }
 
 /* Outside the lock, the collector only: read the counters now, render against the previous. */
-static char *collect(struct agent_tel *t, struct tel_sample *cur, bool census_asked)
+static char *collect(struct agent_tel *t, struct tel_sample *cur)
 {
 	double t0 = mono(), t1;
 	char *text;
 
-	/* a census due or asked by a pass, else the last one's QPs (of the same attachments)
-	 * judged anew */
-	cur->census = census_asked || !t->have_prev || t->census_t <= 0 ||
-		      t0 - t->census_t >= t->env->census_s;
+	/* a census due, else the last one's QPs (of the same attachments) judged anew */
+	cur->census = !t->have_prev || t->census_t <= 0 || t0 - t->census_t >= t->env->census_s;
 	cur->census_from = cur->census ? NULL : &t->prev;
 	if (cur->census)
 		t->census_t = t0;
@@ -241,15 +233,6 @@ static cJSON *qps_book(const struct tel_sample *s)
 	return o;
 }
 
-void agent_tel_census_ask(struct agent_tel *t)
-{
-	if (!t)
-		return;
-	pthread_mutex_lock(&t->lock);
-	t->census_ask++;
-	pthread_mutex_unlock(&t->lock);
-}
-
 int agent_tel_qps(struct agent_tel *t, const char *vf, char *why, size_t len)
 {
 	const cJSON *e;
@@ -278,8 +261,7 @@ static void *collector(void *arg)
 	pthread_mutex_lock(&t->lock);
 	for (;;) {
 		struct tel_sample cur;
-		unsigned long gen, census;
-		bool asked;
+		unsigned long gen;
 		double start;
 		char *text;
 
@@ -292,12 +274,10 @@ static void *collector(void *arg)
 		t->busy = true;
 		t->busy_t = start = mono();
 		t->busy_gen = gen = t->targets_gen;
-		asked = t->census_ask != t->done_census;
-		t->busy_census = census = t->census_ask;
 		text = NULL;
 		if (tel_copy_targets(&t->targets, &cur) == 0) {
 			pthread_mutex_unlock(&t->lock);
-			text = collect(t, &cur, asked);
+			text = collect(t, &cur);
 			pthread_mutex_lock(&t->lock);
 		}
 		if (text) {
@@ -312,7 +292,6 @@ static void *collector(void *arg)
 		t->busy = false;
 		t->done_t = start;
 		t->done_gen = gen;
-		t->done_census = census;
 		t->last_end = mono();
 		pthread_cond_broadcast(&t->done);
 	}
@@ -323,15 +302,14 @@ static void *collector(void *arg)
 /* Under t->lock: the last collection answers a request made at @now. */
 static bool fresh(const struct agent_tel *t, double now)
 {
-	return t->done_t > 0 && t->done_gen == t->targets_gen && t->done_census == t->census_ask &&
+	return t->done_t > 0 && t->done_gen == t->targets_gen &&
 	       t->done_t > now - AGENT_TEL_CACHE_S;
 }
 
 /* Under t->lock: the collection under way will answer a request made at @now. */
 static bool coming(const struct agent_tel *t, double now)
 {
-	return t->busy && t->busy_gen == t->targets_gen && t->busy_census == t->census_ask &&
-	       t->busy_t > now - AGENT_TEL_CACHE_S;
+	return t->busy && t->busy_gen == t->targets_gen && t->busy_t > now - AGENT_TEL_CACHE_S;
 }
 
 char *agent_tel_text(struct agent_tel *t, double wait_s)

@@ -20,23 +20,14 @@
  * enough for a slow node's usual collection, well below Prometheus' 10 s scrape timeout
  */
 #define AGENT_TEL_SCRAPE_WAIT_S 4.0
-/*
- * how long a pass waits for the collection with its own QP census (its verdict judges that
- * census, issue 49 item 7): repairs are done by then, only the metrics wait; past it the
- * pass takes the last text and census
- */
-#define AGENT_TEL_PASS_WAIT_S 4.0
+/* how long a pass (the textfile) waits for one: repairs never wait on counters for long */
+#define AGENT_TEL_PASS_WAIT_S 0.5
 struct agent_tel;
 int agent_tel_new(const struct rq_env *env, struct agent_tel **ret);
 /* Stops the collector (after a collection under way). */
 void agent_tel_free(struct agent_tel *t);
 /* The attachments of the last pass (moved out of @s). */
 void agent_tel_targets(struct agent_tel *t, struct tel_sample *s);
-/*
- * The next collection takes a QP census whatever --qp-census-interval says, and no
- * collection before it is fresh: a pass calls it before agent_tel_text, then judges.
- */
-void agent_tel_census_ask(struct agent_tel *t);
 /*
  * The telemetry text (malloc'd; NULL when there is none yet or on ENOMEM):
  * the last one when it is fresh, else a fresh one asked of the collector and

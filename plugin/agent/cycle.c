@@ -57,21 +57,15 @@ bool agent_do_pass(struct agent *a)
 		append(&text, link_metrics_render(a, &rep));
 		rep.wiring_word = wiring_nfd_word(a, &rep);
 	}
-	if (r == 0) {
+	if (r == 0)
 		agent_tel_targets(a->tel, &rep.targets);
-		agent_tel_census_ask(a->tel);
-	}
 	/*
-	 * the textfile has the counters and a QP census as of this pass when the collector
-	 * reads them in time, else its last ones; --once has no later pass: it waits for them.
-	 * Without a textfile the pass waits too: its verdict judges that census (HTTP)
+	 * the textfile has the counters as of this pass when the collector reads them
+	 * quickly, else its last ones; --once has no later pass: it waits for them
 	 */
-	tel =
-	    text && a->tel ? agent_tel_text(a->tel, a->o.once ? -1 : AGENT_TEL_PASS_WAIT_S) : NULL;
-	if (!a->o.metrics_file) {
-		free(tel);
-		tel = NULL;
-	}
+	tel = text && a->o.metrics_file
+		  ? agent_tel_text(a->tel, a->o.once ? -1 : AGENT_TEL_PASS_WAIT_S)
+		  : NULL;
 	/* the verdict last: it reads the partner and the census just taken */
 	if (text)
 		append(&text, verdict_metrics_render(a, &rep));

@@ -179,22 +179,4 @@ check "rdma_qos_attachment_problem{check=config} 1" [ "$(metric "$M" "rdma_qos_a
 check "... and rdma_qos_attachment_lossless still 1" [ "$(metric "$M" "rdma_qos_attachment_lossless{$LT}")" = 1 ]
 check "ai/trainer-0 (no typo) has no config problem" [ -z "$(metric "$M" "rdma_qos_attachment_problem{$L,check=\"config\"}")" ]
 
-echo "== a running agent judges the QPs of the census it just took (one pass, one file)"
-M2=$T/run.prom
-agent --interval 3600 --catalog-source "$CAT" --metrics-file "$M2" 2> "$T/run.log" &
-APID=$!
-for _ in $(seq 100); do [ -s "$M2" ] && break; sleep 0.1; done
-check "the running agent wrote its first pass" [ -s "$M2" ]
-sleep 1.5
-: > "$T/m2.mark"
-echo '[{"qpn": 23, "type": "RC", "state": "RTS", "pid": 42, "comm": "python3", "tclass": 0}]' > "$ROOT/rdma/qps/$DEV0.json"
-dcb_edit "$ROOT" "$PF0" '.'
-for _ in $(seq 100); do [ "$M2" -nt "$T/m2.mark" ] && break; sleep 0.1; done
-sleep 0.5
-{ [ "$(awk '$1 ~ /^rdma_qos_vf_qps_off_lossless\{.*pod="trainer-0",/ { print $2 }' "$M2")" = 1 ] && [ "$(metric "$M2" "rdma_qos_attachment_problem{$L,check=\"qps\"}")" = 1 ]; }
-check "the pass an event raised: vf_qps_off_lossless 1 and problem{check=qps} 1 in the same file" [ $? -eq 0 ]
-grep -E "^rdma_qos_vf_qps_off_lossless|^rdma_qos_attachment_problem.*qps" "$M2" | sed 's/^/  /'
-kill "$APID" 2> /dev/null && wait "$APID" 2> /dev/null
-rm -f "$ROOT/rdma/qps/$DEV0.json"
-
 summary

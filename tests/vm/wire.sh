@@ -117,15 +117,25 @@ tos_seen() {
 }
 # only_tos SRCIP TOS [PCAP]: every captured RoCEv2 packet from SRCIP carries TOS (and there are some)
 only_tos() { local s; s=$(tos_seen "$1" "${3:-$CAP}"); [ -n "$s" ] && [ "$(grep -o '0x[0-9a-f]*' <<< "$s" | sort -u)" = "$2" ]; }
-# rping_once SRCIP: an RDMA-CM connection (rping, 3 ping-pongs of RDMA READ/WRITE/SEND) to the PF
+# rping_once SRCIP: an RDMA-CM connection (rping, 3 ping-pongs of RDMA READ/WRITE/SEND) to the PF.
+# It completed when the client printed its 3 pings (-v) and saw the server's DISCONNECT. rping
+# itself can then hang: its CM thread may get RDMA_CM_EVENT_TIMEWAIT_EXIT after the client's
+# DISCONNECT and print "unhandled event" while the main thread waits on (seen once in CI under
+# two TCG guests); that run completed on the wire, so it is reported, and counted as completed.
+# stdbuf -oL: the pings printed before a hang must reach the file before timeout kills rping.
 rping_once() {
-	timeout 60 rping -s -a $PFIP -C 3 > /tmp/rping.srv 2>&1 &
+	timeout 40 stdbuf -oL rping -s -v -a $PFIP -C 3 > /tmp/rping.srv 2>&1 &
 	local sp=$!
 	sleep 1
-	timeout 60 rping -c -a $PFIP -I "$1" -C 3 -S 64 > /tmp/rping.cli 2>&1
+	timeout 40 stdbuf -oL rping -c -v -a $PFIP -I "$1" -C 3 -S 64 > /tmp/rping.cli 2>&1
 	local rc=$?
 	wait $sp
-	[ $rc -eq 0 ] || { echo "rping client rc $rc: $(tail -3 /tmp/rping.cli)"; echo "server: $(tail -3 /tmp/rping.srv)"; }
+	local pings; pings=$(grep -c '^ping data: rdma-ping-' /tmp/rping.cli)
+	if [ $rc -eq 124 ] && [ "$pings" -eq 3 ] && grep -q 'DISCONNECT EVENT' /tmp/rping.cli; then
+		echo "rping client completed its 3 pings and disconnected, then hung (rping's TIMEWAIT_EXIT race): $(tail -1 /tmp/rping.cli)"
+		rc=0
+	fi
+	[ $rc -eq 0 ] || { echo "rping client rc $rc after $pings pings: $(tail -3 /tmp/rping.cli)"; echo "server: $(tail -3 /tmp/rping.srv)"; }
 	return $rc
 }
 # wire NAME SRCDEV SRCIP: capture on SRCDEV around an rping from SRCIP; sets SEEN

@@ -30,6 +30,7 @@
 
 #include "pkg/dcb/dcb.h"
 #include "pkg/dcb/dcb_faults.h"
+#include "pkg/sysfs/carrier.h"
 
 #define FAKE_FILE_MAX ((size_t)1024 * 1024)
 
@@ -400,7 +401,7 @@ static void fake_carrier_down(struct fake *f, const char *ifname)
 	long n = 0;
 
 	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/carrier_down_count", ifname);
-	if (sysfs_read_int(&f->root, path, &n) == 0 && n >= 0) {
+	if (carrier_down_read(&f->root, ifname, &n) == 0) {
 		(void)snprintf(v, sizeof(v), "%ld", n + 1);
 		(void)sysfs_write_str(&f->root, path, v);
 	}

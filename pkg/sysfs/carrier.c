@@ -26,6 +26,22 @@ int carrier_read(const struct rq_root *r, const char *ifname, bool *ret_up, long
 	return 0;
 }
 
+int carrier_down_read(const struct rq_root *r, const char *ifname, long *ret)
+{
+	char path[256];
+	long v;
+	int rr;
+
+	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/carrier_down_count", ifname);
+	rr = sysfs_read_int(r, path, &v);
+	if (rr < 0)
+		return rr;
+	if (v < 0)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
 static long now_ms(void)
 {
 	struct timespec ts;

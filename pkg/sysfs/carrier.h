@@ -18,6 +18,13 @@
 int carrier_read(const struct rq_root *r, const char *ifname, bool *ret_up, long *ret_changes);
 
 /*
+ * *ret: carrier_down_count, the carrier drops since the netdev was created
+ * (mlx5 counts one per PFC change: its link toggle). -ENOENT without the file
+ * (an old kernel, a tree without it); -EINVAL for a negative value.
+ */
+int carrier_down_read(const struct rq_root *r, const char *ifname, long *ret);
+
+/*
  * After a change that may drop the carrier: wait until it is up, bounded by
  * @timeout_ms. The drop is asynchronous on mlx5 (firmware), so an up carrier
  * whose carrier_changes still equals @changes_before counts only once it has

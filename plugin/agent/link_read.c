@@ -4,18 +4,17 @@
 
 #include "plugin/agent/link_health.h"
 #include "plugin/judge/peer.h"
+#include "pkg/sysfs/carrier.h"
 
 void link_read_pf(const struct rq_env *env, const struct ethtool_link_ops *eo, void *ectx,
 		  const struct devlink_ops *dops, void *dctx, const struct peer_target *t,
 		  struct link_reading *r)
 {
-	char path[96];
 	long v;
 
 	memset(r, 0, sizeof(*r));
 	r->own_note = -1;
-	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/carrier_down_count", t->pf);
-	if (sysfs_read_int(&env->root, path, &v) == 0 && v >= 0) {
+	if (carrier_down_read(&env->root, t->pf, &v) == 0) {
 		r->has_flaps = true;
 		r->flaps = (uint64_t)v;
 	}

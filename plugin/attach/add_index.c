@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pkg/log/log.h"
+#include "pkg/sysfs/carrier.h"
 #include "plugin/attach/add.h"
 
 static cJSON *index_entry(const cJSON *att, const char *key)
@@ -56,14 +57,11 @@ static void index_upgrade(cJSON *idx)
  */
 static long own_carrier_down(const struct rq_ctx *c, const struct add_tx *tx, size_t i)
 {
-	char path[128];
 	long v;
 
 	if (!tx->pf || i >= tx->n_pf_done || !tx->pf[i].plan.set_pfc)
 		return -1;
-	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/carrier_down_count",
-		       tx->t.vf.pf[i].ifname);
-	return sysfs_read_int(&c->env.root, path, &v) == 0 && v >= 0 ? v : -1;
+	return carrier_down_read(&c->env.root, tx->t.vf.pf[i].ifname, &v) == 0 ? v : -1;
 }
 
 int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i)

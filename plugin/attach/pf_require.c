@@ -185,12 +185,10 @@ static int carrier_step(struct rq_ctx *c, const struct rq_pf *pf, bool was_up, l
  */
 static void note_own_toggle(struct rq_ctx *c, const struct rq_pf *pf)
 {
-	char path[128];
 	cJSON *idx = NULL;
 	long v;
 
-	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/carrier_down_count", pf->ifname);
-	if (sysfs_read_int(&c->env.root, path, &v) < 0 || v < 0 ||
+	if (carrier_down_read(&c->env.root, pf->ifname, &v) < 0 ||
 	    state_pf_read(&c->env.root, pf->pci, &idx) < 0)
 		return;
 	cJSON_DeleteItemFromObjectCaseSensitive(idx, "carrierDownAfterWrite");

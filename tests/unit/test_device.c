@@ -89,6 +89,19 @@ START_TEST(carrier_wait)
 			 0);
 	ck_assert_int_eq(carrier_wait_up(&node.root, "simpf0", 2, 3000, 50, &ms), 0);
 	ck_assert_int_ge(ms, 150);
+	/* carrier_down_count: absent, a count, a negative value, garbage */
+	long down = 77;
+	ck_assert_int_eq(sim_sh(&node, "rm -f \"$R\"/sys/class/net/simpf0/carrier_down_count"), 0);
+	ck_assert_int_eq(carrier_down_read(&node.root, "simpf0", &down), -ENOENT);
+	ck_assert_int_eq(down, 77);
+	ck_assert_int_eq(sim_sh(&node, "echo 5 > \"$R\"/sys/class/net/simpf0/carrier_down_count"), 0);
+	ck_assert_int_eq(carrier_down_read(&node.root, "simpf0", &down), 0);
+	ck_assert_int_eq(down, 5);
+	ck_assert_int_eq(sim_sh(&node, "echo -3 > \"$R\"/sys/class/net/simpf0/carrier_down_count"), 0);
+	ck_assert_int_eq(carrier_down_read(&node.root, "simpf0", &down), -EINVAL);
+	ck_assert_int_eq(sim_sh(&node, "echo x > \"$R\"/sys/class/net/simpf0/carrier_down_count"), 0);
+	ck_assert_int_lt(carrier_down_read(&node.root, "simpf0", &down), 0);
+	ck_assert_int_eq(down, 5);
 }
 END_TEST
 

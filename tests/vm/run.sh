@@ -38,28 +38,15 @@ if [ -n "${1:-}" ]; then
 	RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh "$1"
 	exit $?
 fi
-RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/e2e.sh; rc=$?
-# the VF's traffic class in exclusive RDMA netns mode: a guest of its own, since the
-# kernel switches the mode only while no other netns exists
-RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/tos.sh || rc=1
-# RoCEv2 packets on the wire (rxe on VFs in the host netns, tcpdump): a guest of its own
-RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/wire.sh || rc=1
-# the agent from the image, confined as deploy/base/daemonset.yaml says: a guest of its own
-confine || rc=1
-# congestion telemetry (dcbsim's port stats, ibsim's hw_counters in exclusive RDMA netns
-# mode, rxe under netem loss): a guest of its own, exclusive mode from the start
-RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/telemetry.sh || rc=1
-# a Linux bond over both PFs in legacy SR-IOV mode (bonding.ko), then the link partner on a
-# bond slave, a bridge and an OVS port (bond_lldp.sh): a guest of its own
-RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/bond.sh || rc=1
-# the QP census (rxe under perftest and rping, ibsim's kernel QPs with a raw context dump
-# in exclusive RDMA netns mode): a guest of its own, exclusive mode from the start
-RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/qps.sh || rc=1
-# the production agent adopts a VF moved as dranet moves it (exclusive RDMA netns mode, no
-# CNI call): a guest of its own, exclusive mode from the start
-RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/adopt.sh || rc=1
-# GPUDirect RDMA on a real PCIe tree (x3130 switch, display devices as GPUs): a guest of its
-# own, its topology differs (guest.sh "# vm: gdr-tree")
-RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/gdr.sh || rc=1
-RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh tests/vm/fabric.sh || rc=1
+# no argument: every suite of VM_SUITES (tests/vm/rules.mk says what each proves), a guest each
+suites=$(sed -n 's/^VM_SUITES := //p' tests/vm/rules.mk)
+[ -n "$suites" ] || fail "no 'VM_SUITES := ...' line in tests/vm/rules.mk"
+rc=0
+for s in $suites; do
+	if [ "$s" = confine ]; then
+		confine || rc=1
+	else
+		RQ_BUILD=$RQ_BUILD bash tests/vm/guest.sh "tests/vm/$s.sh" || rc=1
+	fi
+done
 exit $rc

@@ -179,6 +179,7 @@ sim-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/preflight.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/gdr.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/demo_check.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/sim/simnode_check.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/kubectl.sh
 
 # vm-test: every guest suite (tests/vm/rules.mk lists them in LANE_GUEST)
@@ -224,6 +225,12 @@ leaks-after:
 
 demo: all
 	RQ_BUILD=$(abspath $(B)) bash tests/demo.sh
+
+# a simulated node left running to try things on: prints RDMA_QOS_SIM_ROOT=, the metrics
+# address and the command that tears it down (tests/simnode/sim-node.sh)
+.PHONY: sim-node
+sim-node: all
+	@RQ_BUILD=$(abspath $(B)) bash tests/simnode/sim-node.sh up
 
 ASAN_MAKE = $(MAKE) B=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"

@@ -46,7 +46,8 @@ down() {
 }
 
 up() {
-	local n pf0 port conf cat agent_start
+	local n pf0 port conf cat agent_start why
+	if ! why=$(simnode_can_run); then echo "sim-node: cannot run: $why" >&2; exit 1; fi
 	sim_suite_start sim-node rqsn simnode_can_run # $T, $ROOT, newns; removed on a failure
 	chmod 755 "$T"
 	# PF names like a real NIC's (ens<N>f0), N free on this host

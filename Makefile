@@ -12,14 +12,22 @@ CC       ?= gcc
 PREFIX   ?= /opt/cni/bin
 DESTDIR  ?=
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
-# What --version, the build_info metric and the CNI log report (CONTRIBUTING.md "Versions"):
-# VERSION alone for a release build (RELEASE=1, or HEAD is the tag vVERSION), else
-# VERSION+dev.g<12 hex of the commit>: a build of main after release VERSION, never to be
-# mistaken for it (semver build metadata). The image build passes REVISION (its context
-# has no .git) and RELEASE.
+# VERSION: a release's X.Y.Z at its tag; on main the next release's X.Y.Z-dev (CONTRIBUTING.md
+# "Versions"). What --version, the build_info metric and the CNI log report: VERSION alone
+# for a release build (RELEASE=1, or HEAD is the tag vVERSION), else VERSION+g<12 hex of the
+# commit> (VERSION+unknown when neither git nor REVISION names it), semver build metadata: a
+# build of main is never mistaken for a release. The image build passes REVISION (its
+# context has no .git) and RELEASE. IMAGE_TAG is that with '+' as '-' (an OCI tag has no
+# '+'): a release's image X.Y.Z, any other X.Y.Z-dev-g<commit>, never a release's tag.
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 RELEASE  ?= $(if $(shell git describe --exact-match --match 'v$(VERSION)' HEAD 2>/dev/null),1,0)
-FULL_VERSION := $(if $(filter 1,$(RELEASE)),$(VERSION),$(VERSION)+dev$(if $(REVISION),.g$(shell printf %.12s '$(REVISION)')))
+ifeq ($(RELEASE),1)
+ifneq ($(findstring -,$(VERSION)),)
+$(error RELEASE=1: VERSION is $(VERSION), not a release's X.Y.Z (CONTRIBUTING.md "Cutting a release"))
+endif
+endif
+FULL_VERSION := $(if $(filter 1,$(RELEASE)),$(VERSION),$(VERSION)+$(if $(REVISION),g$(shell printf %.12s '$(REVISION)'),unknown))
+IMAGE_TAG    := $(subst +,-,$(FULL_VERSION))
 
 # Netlink (rtnetlink, dcbnl, RDMA netlink) through libnl-3's socket, message and
 # attribute API; RDMA netlink's constants are the kernel's UAPI (rdma/rdma_netlink.h,
@@ -125,6 +133,10 @@ $(patsubst %.c,$(B)/%.o,$(shell grep -l RQ_VERSION plugin/*.c plugin/*/*.c pkg/*
 .PHONY: print-version
 print-version:
 	@echo '$(FULL_VERSION)'
+# the tag an image of this tree gets (README.md "Images"): podman build -t REGISTRY/rdma-qos:$$(make -s print-image-tag)
+.PHONY: print-image-tag
+print-image-tag:
+	@echo '$(IMAGE_TAG)'
 
 # The PodResources messages, generated from our api.proto (no generated file is kept in git).
 $(B)/gen/pkg/podres/api.pb-c.c $(B)/gen/pkg/podres/api.pb-c.h: pkg/podres/api.proto
@@ -167,6 +179,7 @@ sim-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/preflight.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/gdr.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/demo_check.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/sim/simnode_check.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/kubectl.sh
 
 # vm-test: every guest suite (tests/vm/rules.mk lists them in LANE_GUEST)
@@ -212,6 +225,12 @@ leaks-after:
 
 demo: all
 	RQ_BUILD=$(abspath $(B)) bash tests/demo.sh
+
+# a simulated node left running to try things on: prints RDMA_QOS_SIM_ROOT=, the metrics
+# address and the command that tears it down (tests/simnode/sim-node.sh)
+.PHONY: sim-node
+sim-node: all
+	@RQ_BUILD=$(abspath $(B)) bash tests/simnode/sim-node.sh up
 
 ASAN_MAKE = $(MAKE) B=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"

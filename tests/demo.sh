@@ -10,8 +10,10 @@
 #   3. lldpd plays the switch on the far end of the PF (a real veth): the partner line of
 #      `show` agrees, then the switch's PFC moves to priority 4 and it DISAGREES;
 #   4. congestion: the port pauses, `top` ranks the pods by their share of what it received,
-#      `show --qps` flags the lossless pod whose QP sends at class 0;
-#   5. the series an operator alerts on (deploy/monitoring/prometheusrule.yaml), from /metrics;
+#      `show --qps` flags the lossless pod whose QP sends at class 0, `show --pod` gives
+#      that pod's verdict, one line per check;
+#   5. the series an operator alerts on (deploy/monitoring/prometheusrule.yaml), from /metrics,
+#      rdma_qos_attachment_lossless (the pod's verdict over time) first;
 # then DEL. Everything it makes (netns, veths, lldpd, the agent, its temp dir) goes when it
 # ends, also on Ctrl-C, SIGTERM or a reader that stops reading (make demo | head). tests/sim/demo_check.sh runs it and checks its key lines.
 set -euo pipefail
@@ -173,12 +175,14 @@ TOP=""
 sed 's/\x1b\[[0-9;]*[A-Za-z]//g' "$T/top.out" | sed '/^$/N;/^\n$/D'
 sub "rdma-qos show --qps: the class each QP sends with, against $PF0's DSCP map and PFC"
 show --qps 2>&1
+sub "rdma-qos show --pod ai-training/trainer-0: one verdict for the pod, one line per check"
+show --pod ai-training/trainer-0 2>&1 || echo "(exit $?: not lossless)"
 
 step "5. what an operator alerts on: the agent's /metrics"
 # the families this story moved, each under the alerts of deploy/monitoring/prometheusrule.yaml
 # that read it; counters and per-pod series only where not 0
-FAMS="pf_in_profile repairs_total peer_agreement numa_misaligned vf_qps_off_lossless port_pause_frames_total vf_paused_traffic_share"
-echo "\$ curl -s 127.0.0.1:$PORT/metrics   (7 families; a series at 0 left out where 0 is not the alarm)"
+FAMS="attachment_lossless pf_in_profile repairs_total peer_agreement numa_misaligned vf_qps_off_lossless port_pause_frames_total vf_paused_traffic_share"
+echo "\$ curl -s 127.0.0.1:$PORT/metrics   (8 families; a series at 0 left out where 0 is not the alarm)"
 awk -v fams="$FAMS" '
 	FNR == NR { if ($0 ~ /^ *- alert:/) a = $3; else if ($0 ~ /^ *- record:/) a = ""
 		while (a != "" && match($0, /rdma_qos_[a-z_]+/)) {
@@ -188,7 +192,7 @@ awk -v fams="$FAMS" '
 		next }
 	BEGIN { n = split(fams, fl, " "); for (i = 1; i <= n; i++) want["rdma_qos_" fl[i]] = 1 }
 	{ f = $1; sub(/\{.*/, "", f) }
-	!(f in want) || ($2 == 0 && f !~ /_in_profile$|_agreement$/) { next }
+	!(f in want) || ($2 == 0 && f !~ /_in_profile$|_agreement$|_lossless$/) { next }
 	f != last { print "# " (f in al ? "alert " al[f] : "(no alert)"); last = f }
 	{ print }' "$RQ_SRC/deploy/monitoring/prometheusrule.yaml" "$T/m2.prom"
 

@@ -9,6 +9,7 @@
 # the sim's PodResources server; tmux sessions "rq*") and temporary directories
 # ${TMPDIR:-/tmp}/rq-*.
 #   leaks.sh snapshot FILE   what exists now
+#   leaks.sh list            what exists now, on stdout (tests/sim/simnode_check.sh)
 #   leaks.sh check FILE      fail (1), naming each, if something of the above
 #                            exists now that was not in FILE
 # Only what appeared since the snapshot counts, so a machine's older leftovers
@@ -43,6 +44,9 @@ case "${1:-}" in
 snapshot)
 	inventory | sort > "$2"
 	;;
+list)
+	inventory | sort
+	;;
 check)
 	[ -f "$2" ] || { echo "leaks: no snapshot $2"; exit 1; }
 	# the kernel destroys a deleted netns's links from a workqueue, and an
@@ -61,7 +65,7 @@ check)
 	echo "leaks: nothing left behind (namespaces, links, processes, temporary directories)"
 	;;
 *)
-	echo "usage: $0 snapshot|check FILE" >&2
+	echo "usage: $0 snapshot FILE | check FILE | list" >&2
 	exit 2
 	;;
 esac

@@ -47,7 +47,7 @@ check "/readyz becomes 200 after the first pass" wait_code /readyz 200 10
 is_code() { [ "$(code "$1")" = "$2" ] && grep -q "$3" "$T/body"; }
 check "/healthz is 200 ok" is_code /healthz 200 '^ok$'
 curl -sf "http://127.0.0.1:$PORT/metrics" > "$T/http.prom"
-# the build's version: VERSION, with +dev.g<commit> unless a release build (CONTRIBUTING.md "Versions")
+# the build's version: VERSION, with +g<commit> unless a release build (CONTRIBUTING.md "Versions")
 want="rdma_qos_build_info{version=\"$(make -s -C "$(dirname "$0")/../.." print-version)\",revision=\"$(git -C "$(dirname "$0")" rev-parse HEAD 2>/dev/null)\",arch=\"$(dpkg --print-architecture 2>/dev/null || echo amd64)\"}"
 check "/metrics has $want 1" [ "$(metric_lit "$T/http.prom" "$want")" = 1 ]
 check "the textfile has it too" [ "$(metric_lit "$M" "$want")" = 1 ]

@@ -11,7 +11,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$(cd "$HERE/../.." && pwd)
 B=${RQ_ARM64_BUILD:-$SRC/build-arm64}
 QEMU=$(command -v qemu-aarch64-static || command -v qemu-aarch64)
-# what a build of this tree says (VERSION, +dev.g<commit> off a release: make print-version)
+# what a build of this tree says (VERSION, +g<commit> off a release: make print-version)
 VERSION=$(make -s -C "$SRC" print-version)
 # test name -> what qemu-user lacks, and the failure text that shows it
 declare -A QEMU_GAPS=(

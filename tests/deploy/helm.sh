@@ -264,6 +264,17 @@ render kpsoff '{"metrics": {"serviceMonitor": {"enabled": true}, "prometheusRule
 check "... unset: neither carries a release label" [ "$(jq -c '[.[] | select(.kind == "ServiceMonitor" or
 	.kind == "PrometheusRule") | .metadata.labels.release]' "$T/kpsoff.json")" = '[null,null]' ]
 
+echo "== README.md's install lines"
+# step 2's SR-IOV nodeSelector, verbatim: the DaemonSet's pods stay off nodes without SR-IOV
+sel=$(sed -n "s/.*--set-string '\([^']*network-sriov[^']*\)'.*/\1/p" "$SRC/README.md" | head -1)
+render readmesel '' rdma-qos rdma-qos --set-string "$sel"
+check "README's nodeSelector ($sel): the pods select SR-IOV Linux nodes" same "$(spec readmesel |
+	jq -c .nodeSelector)" '{"feature.node.kubernetes.io/network-sriov.capable":"true","kubernetes.io/os":"linux"}'
+o=$("${HELM[@]}" install rdma-qos "$CHART" -n rdma-qos --dry-run=client 2>&1)
+check "NOTES.txt: the installer's log of every node by the release's pods, not logs ds/ (one arbitrary pod)" \
+	[ "$(grep -c 'logs -l app.kubernetes.io/instance=rdma-qos -c install --prefix' <<< "$o"):$(grep -c 'logs ds/' <<< "$o")" = 1:0 ]
+check "... and one node's, by spec.nodeName" grep -q 'get pod -o name -l app.kubernetes.io/instance=rdma-qos --field-selector spec.nodeName=NODE' <<< "$o"
+
 echo "== one release per node pool"
 render poolbase '{"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
 	{"nodeSelectorTerms": [{"matchExpressions": [{"key": "rdma-qos/pool",

@@ -27,6 +27,9 @@ BASE_KEY=$(printf '%s %s %s' "$SUITE" amd64,arm64 "$BASE_PKGS" | sha256sum | cut
 BASE_IMG=localhost/rq-debian-cross:$BASE_KEY
 V=$(cat "$SRC/VERSION")
 R=$(git -C "$SRC" rev-parse HEAD 2>/dev/null || echo unknown)
+# a release's tree (VERSION X.Y.Z) builds as the release (RELEASE=1: --version X.Y.Z); main's
+# (X.Y.Z-dev) cannot (make refuses RELEASE=1): its images say X.Y.Z-dev+g<commit>
+if [[ $V == *-dev ]]; then REL=0 WANT="$V+g${R:0:12}"; else REL=1 WANT=$V; fi
 
 prereqs() {
 	[ "$(id -u)" = 0 ] || { echo "needs root (podman)"; return 1; }
@@ -83,7 +86,7 @@ for a in amd64 arm64; do
 	"${P[@]}" build -q --no-cache --platform "linux/$a" -f "$SRC/deploy/Containerfile" \
 		--build-arg BUILDPLATFORM=linux/amd64 \
 		--build-arg BASE="$BASE_IMG" --build-arg VERSION="$V" --build-arg REVISION="$R" \
-		--build-arg RELEASE=1 -v "$CJSON_CACHE:$CJSON_CACHE" -v "$MHD_CACHE:$MHD_CACHE" --network none \
+		--build-arg RELEASE=$REL -v "$CJSON_CACHE:$CJSON_CACHE" -v "$MHD_CACHE:$MHD_CACHE" --network none \
 		--target rdma-qos -t "$(img $a)" "$SRC" > "$T/build-$a.log" 2>&1
 	rc=$?
 	[ $rc -eq 0 ] || tail -30 "$T/build-$a.log"
@@ -122,10 +125,10 @@ for a in amd64 arm64; do
 	check "$a: the binary carries the same revision for rdma_qos_build_info" \
 		grep -qxF "$R" <(strings "$T/$a/rdma-qos")
 done
-check "amd64: podman runs it: --version prints 'rdma-qos $V' (a release build: RELEASE=1)" [ "$("${P[@]}" run --rm --network none \
-	"$(img amd64)" --version 2>&1)" = "rdma-qos $V" ]
-check "arm64: under qemu-user ($QEMU) --version prints 'rdma-qos $V'" \
-	[ "$("$QEMU" "$T/arm64/rdma-qos" --version 2>&1)" = "rdma-qos $V" ]
+check "amd64: podman runs it: --version prints 'rdma-qos $WANT' (RELEASE=$REL)" [ "$("${P[@]}" run --rm --network none \
+	"$(img amd64)" --version 2>&1)" = "rdma-qos $WANT" ]
+check "arm64: under qemu-user ($QEMU) --version prints 'rdma-qos $WANT'" \
+	[ "$("$QEMU" "$T/arm64/rdma-qos" --version 2>&1)" = "rdma-qos $WANT" ]
 check "arm64: CNI VERSION under qemu-user" [ "$(CNI_COMMAND=VERSION "$QEMU" "$T/arm64/rdma-qos" \
 	< /dev/null | jq -r '.supportedVersions[-1]')" = 1.1.0 ]
 

@@ -386,4 +386,14 @@ PY
 o=$(render "$T/reorder/overlays/openshift" 2>&1 > /dev/null)
 check "a base with cni-bin not first: the openshift render fails, naming the test" status_is 1 $? \
 	grep -q "testing value /spec/template/spec/volumes/0/name failed" <<< "$o" || echo "   $o"
+
+echo "== docs/operations.md's SR-IOV-only overlay"
+# the YAML block under its "# sriov-only/kustomization.yaml" line, beside a deploy/ of this tree
+mkdir -p "$T/sriov/sriov-only" && ln -s "$SRC/deploy" "$T/sriov/deploy"
+awk '/^# sriov-only\/kustomization.yaml$/ { on = 1 } on && /^```$/ { exit } on' "$SRC/docs/operations.md" \
+	> "$T/sriov/sriov-only/kustomization.yaml"
+render "$T/sriov/sriov-only" > "$T/sriov.json"
+check "it renders" [ $? -eq 0 -a -s "$T/sriov/sriov-only/kustomization.yaml" ]
+check "... the DaemonSet selects SR-IOV Linux nodes" same "$(ds "$T/sriov.json" rdma-qos |
+	jq -c .spec.template.spec.nodeSelector)" '{"feature.node.kubernetes.io/network-sriov.capable":"true","kubernetes.io/os":"linux"}'
 finish

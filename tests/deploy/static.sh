@@ -32,8 +32,8 @@ chroot_checks() { # BIN
 	mkdir -p "$root" && cp "$B/$bin" "$root/"
 	check "the $bin chroot holds nothing but the binary" [ "$(ls -A "$root")" = "$bin" ]
 	out=$(env -i "$CHROOT" "$root" "/$bin" --version 2>&1)
-	check "$bin --version in an empty chroot: '$bin $VERSION[+dev.g<commit>]'" \
-		bash -c '[[ $1 =~ ^$2\ ${3//./\\.}(\+dev(\.g[0-9a-f]{12})?)?$ ]]' _ "$out" "$bin" "$VERSION"
+	check "$bin --version in an empty chroot: '$bin $VERSION[+g<commit>]'" \
+		bash -c '[[ $1 =~ ^$2\ ${3//./\\.}(\+(g[0-9a-f]{12}|unknown))?$ ]]' _ "$out" "$bin" "$VERSION"
 	out=$(env -i CNI_COMMAND=VERSION "$CHROOT" "$root" "/$bin" < /dev/null 2>&1)
 	check "$bin CNI VERSION in an empty chroot lists 0.4.0 .. 1.1.0" \
 		jq -e '(.supportedVersions | index("0.4.0") and index("1.1.0")) and .cniVersion' \

@@ -71,6 +71,24 @@ check "steps 1-2: the image's one place and the kustomize entry exist" [ -f \
 check "Images: the build command's Containerfile exists and takes RELEASE" grep -q '^ARG RELEASE=' \
 	"$SRC/deploy/Containerfile"
 
+lbl=$(grep -n -x 'kubectl label namespace rdma-qos pod-security.kubernetes.io/enforce=privileged' <<< "$joined" | cut -d: -f1)
+hi=$(grep -n -x 'helm install rdma-qos deploy/helm/rdma-qos -n rdma-qos' <<< "$joined" | head -1 | cut -d: -f1)
+before_helm() { [ -n "$lbl" ] && [ -n "$hi" ] && [ "$lbl" -lt "$hi" ]; }
+check "step 2: Helm installs into a namespace labelled privileged first (lines ${lbl:-none} < ${hi:-none})" before_helm
+check "... the level deploy/'s own namespace has" grep -q 'pod-security.kubernetes.io/enforce: privileged' \
+	"$SRC/deploy/base/namespace.yaml"
+check "step 2: the DaemonSet's every-Linux-node default is said, as deploy/ has it" [ "$(grep -c \
+	'every Linux node' "$T/path.md")" -ge 1 -a "$(jq -c .spec.template.spec.nodeSelector <<< "$ds")" = \
+	'{"kubernetes.io/os":"linux"}' ]
+check "step 8: the monitoring path, metrics-tls overlay then deploy/monitoring" [ "$(grep -cx \
+	-e 'kubectl apply -k deploy/overlays/metrics-tls' -e 'kubectl apply -k deploy/monitoring' <<< "$joined")" = 2 -a \
+	-f "$SRC/deploy/overlays/metrics-tls/kustomization.yaml" -a -f "$SRC/deploy/monitoring/servicemonitor.yaml" ]
+check "... the overlay is the one with the TLS proxy's component" grep -q 'components/metrics-tls' \
+	"$SRC/deploy/overlays/metrics-tls/kustomization.yaml"
+tag=$(make -s -C "$SRC" print-image-tag)
+image_tag() { [ -n "$tag" ] && [[ $tag != *+* ]] && grep -q 'rdma-qos:$(make -s print-image-tag)' "$R"; }
+check "Images: the build tags with make print-image-tag, which exists and has no '+' ($tag)" image_tag
+
 before=$(sed -n '1,/^## From "a cluster with ConnectX NICs/p' "$R")
 check "before the path: what the class reaches (inbox: RDMA-CM only, NCCL_IB_TC=106)" [ "$(grep -c \
 	-e 'RDMA-CM connections only' -e 'NCCL_IB_TC=106' <<< "$before")" -ge 2 ]

@@ -139,8 +139,22 @@ check "show --qps: the only OFF LOSSLESS line (web's class 0 is lossy: not flagg
 check "show --qps: web lossy, trainer-0 1 off lossless" \
 	[ "$(grep -c '^ai-training/web .* lossy: census ok' <<< "$S4"):$(grep -c '^ai-training/trainer-0 .* lossless: census ok, 2 QPs, 1 off lossless' <<< "$S4")" = 1:1 ]
 
+POD=$(awk '/^-- rdma-qos show --pod ai-training\/trainer-0/ { on = 1; next } /^(--|==) / { on = 0 } on' <<< "$S4")
+check "show --pod ai-training/trainer-0: first line lossless: NO, naming the interface and the check" \
+	grep -q '^lossless: NO (net1: the link partner disagrees: pfc: partner PFC on 4, required 3)$' <<< "$POD"
+check "... one line per check, all nine in order" [ "$(awk '/^  [a-z_]+ +(ok|PROBLEM|unknown) / { print $1 }' <<< "$POD" |
+	tr '\n' ,)" = "pf_profile,vf_class,peer,qps,numa,gdr,wiring,link,config," ]
+check "... peer and qps PROBLEM (the QP at class 0), the rest ok or unknown" \
+	[ "$(grep -o '^  [a-z_]* *PROBLEM' <<< "$POD" | awk '{ print $1 }' | tr '\n' ,)" = "peer,qps," ]
+check "... exit 1: not lossless" grep -q '^(exit 1: not lossless)$' <<< "$POD"
+
 echo "== 5. the metrics"
 m5() { grep "^$1{" <<< "$S5" | grep -F "$2" | awk '{ print $2 }'; }
+check "rdma_qos_attachment_lossless trainer-0 0 (its verdict over time)" \
+	[ "$(m5 rdma_qos_attachment_lossless 'pod="trainer-0"')" = 0 ]
+check "... under the alert that reads it (RdmaQosPodNotLossless)" \
+	[ "$(grep -B1 -m1 '^rdma_qos_attachment_lossless{' <<< "$S5" | head -1)" = "# alert RdmaQosPodNotLossless" ]
+check "... web, lossy, has none" [ -z "$(m5 rdma_qos_attachment_lossless 'pod="web"')" ]
 check "rdma_qos_pf_in_profile 1" [ "$(m5 rdma_qos_pf_in_profile 'pf="')" = 1 ]
 check "rdma_qos_repairs_total{item=pfc} 1 (2.)" [ "$(m5 rdma_qos_repairs_total 'item="pfc"')" = 1 ]
 check "rdma_qos_peer_agreement{item=pfc} 0 (3.)" [ "$(m5 rdma_qos_peer_agreement 'item="pfc"')" = 0 ]

@@ -4,8 +4,9 @@
  * is wrong in meaning (issue 49 item 14). Each is a `warning:` line, never an
  * error: ADD accepts it, the pod runs, only not as its author meant.
  * - A lossless class whose DSCP maps to a priority without PFC: the profile
- *   asks PFC, sets the VF's class, trusts DSCP, and the class's DSCP lands on
- *   a priority PFC does not pause: RoCE of that class is dropped under
+ *   asks PFC itself (a profile that asks none, "lossy", is lossy on purpose),
+ *   sets the VF's class, trusts DSCP, and the class's DSCP lands on a
+ *   priority PFC does not pause: RoCE of that class is dropped under
  *   congestion.
  * - A class without ECT when ECN is required (ecnRequired): its two low bits
  *   are 00 (Not-ECT), so a switch has no bit to mark, and DCQCN never hears
@@ -44,7 +45,8 @@ void profile_warnings(const struct rq_profile *p, const struct rq_profile *basel
 		profile_req_merge(&eff, baseline);
 	dscp = tc >> 2;
 	prio = eff.dscp_prio[dscp];
-	if (eff.pfc && eff.has_trust && eff.trust == RQ_TRUST_DSCP && !(eff.pfc & (1u << prio))) {
+	/* lossless is the profile's own word (its pfc): a class left lossy on purpose is not */
+	if (p->pfc && eff.has_trust && eff.trust == RQ_TRUST_DSCP && !(eff.pfc & (1u << prio))) {
 		prio_list(eff.pfc, pfc, sizeof(pfc));
 		rq_errlist_add(warn, RQ_ERR_CONFIG,
 			       "%s.trafficClass: %d is DSCP %d, which %s maps to priority %d, and "

@@ -252,10 +252,15 @@ START_TEST(warn_lossless_class)
 		    "\"base\"}}");
 	ck_assert_uint_eq(warn.n, 0);
 	warnings_of("{\"profiles\": {\"base\": {\"trust\": \"dscp\", \"pfc\": [5]}, \"cls\": "
-		    "{\"trafficClass\": 106}}, \"node\": {\"baseline\": \"base\"}}");
+		    "{\"pfc\": [4], \"trafficClass\": 106}}, \"node\": {\"baseline\": \"base\"}}");
 	ck_assert_uint_eq(warn.n, 1);
 	ck_assert_ptr_nonnull(strstr(warn.msg[0], "profiles.cls.trafficClass: 106"));
 	ck_assert_ptr_nonnull(strstr(warn.msg[0], "(with node.baseline's)"));
+	ck_assert_ptr_nonnull(strstr(warn.msg[0], "PFC is on priority 4, 5 only"));
+	/* a profile that asks no PFC is lossy on purpose, baseline PFC or not */
+	warnings_of("{\"profiles\": {\"base\": {\"trust\": \"dscp\", \"pfc\": [3]}, "
+		    "\"lossy\": {\"trafficClass\": 0}}, \"node\": {\"baseline\": \"base\"}}");
+	ck_assert_uint_eq(warn.n, 0);
 }
 END_TEST
 

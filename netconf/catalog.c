@@ -37,7 +37,8 @@ static const char *profile_nearest(const struct rq_catalog *c, const char *name)
 	size_t best_d = json_key_distance(name, RQ_BUILTIN_PROFILE), d;
 
 	for (size_t i = 0; c && i < c->n_profiles + c->n_names; i++) {
-		const char *k = i < c->n_profiles ? c->profiles[i].name : c->names[i - c->n_profiles];
+		const char *k =
+		    i < c->n_profiles ? c->profiles[i].name : c->names[i - c->n_profiles];
 
 		if ((d = json_key_distance(name, k)) < best_d) {
 			best_d = d;
@@ -48,8 +49,7 @@ static const char *profile_nearest(const struct rq_catalog *c, const char *name)
 }
 
 /* " (did you mean \"x\"?)" for an unknown profile @name, or "" */
-static const char *profile_hint(const struct rq_catalog *c, const char *name, char *buf,
-				size_t len)
+static const char *profile_hint(const struct rq_catalog *c, const char *name, char *buf, size_t len)
 {
 	const char *near = profile_nearest(c, name);
 
@@ -142,8 +142,9 @@ static int parse_allow(struct rq_catalog *c, struct rq_ns_policy *p, const cJSON
 			r = rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.allow[%d]: expected a name", path,
 				   i);
 		else if (!profile_known(c, it->valuestring))
-			r = rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.allow[%d]: unknown profile \"%.64s\"%s",
-				   path, i, it->valuestring,
+			r = rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				   "%s.allow[%d]: unknown profile \"%.64s\"%s", path, i,
+				   it->valuestring,
 				   profile_hint(c, it->valuestring, hint, sizeof(hint)));
 		else
 			(void)snprintf(p->allow[p->n_allow++], RQ_PROFILE_NAME_MAX, "%s",
@@ -359,7 +360,7 @@ int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "node: expected an object");
 	if ((r = json_only_keys(o, "node", keys, c->keep, e)) < 0)
 		return r;
-	/* each key on its own: with c->keep (validate), every error is kept */
+		/* each key on its own: with c->keep (validate), every error is kept */
 #define KEEP(x)                                                                                    \
 	do {                                                                                       \
 		if ((r = rq_err_keep(c->keep, e, (x))) < 0)                                        \

@@ -142,7 +142,8 @@ static int walk(struct cwalk *w)
 			/* catalog_parse's words (json_only_keys), so both loads say the same */
 			if (near)
 				return rq_err(w->e, RQ_ERR_CONFIG, -EINVAL,
-					      "%.128s: unknown key (did you mean \"%s\"?)", key, near);
+					      "%.128s: unknown key (did you mean \"%s\"?)", key,
+					      near);
 			return rq_err(w->e, RQ_ERR_CONFIG, -EINVAL, "%.128s: unknown key", key);
 		}
 		if (seen[k])

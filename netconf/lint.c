@@ -28,8 +28,8 @@ static void prio_list(uint8_t mask, char *buf, size_t len)
 	buf[0] = '\0';
 	for (int i = 0; i < RQ_NPRIO; i++)
 		if (mask & (1u << i))
-			(void)snprintf(buf + strlen(buf), len - strlen(buf), "%s%d", buf[0] ? ", " : "",
-				       i);
+			(void)snprintf(buf + strlen(buf), len - strlen(buf), "%s%d",
+				       buf[0] ? ", " : "", i);
 }
 
 void profile_warnings(const struct rq_profile *p, const struct rq_profile *baseline,
@@ -48,12 +48,13 @@ void profile_warnings(const struct rq_profile *p, const struct rq_profile *basel
 	/* lossless is the profile's own word (its pfc): a class left lossy on purpose is not */
 	if (p->pfc && eff.has_trust && eff.trust == RQ_TRUST_DSCP && !(eff.pfc & (1u << prio))) {
 		prio_list(eff.pfc, pfc, sizeof(pfc));
-		rq_errlist_add(warn, RQ_ERR_CONFIG,
-			       "%s.trafficClass: %d is DSCP %d, which %s maps to priority %d, and "
-			       "PFC is on priority %s only%s: this class is not lossless",
-			       path, tc, dscp,
-			       (eff.dscp_override >> dscp) & 1 ? "dscp2prio" : "the default map (DSCP/8)",
-			       prio, pfc, baseline && baseline->pfc ? " (with node.baseline's)" : "");
+		rq_errlist_add(
+		    warn, RQ_ERR_CONFIG,
+		    "%s.trafficClass: %d is DSCP %d, which %s maps to priority %d, and "
+		    "PFC is on priority %s only%s: this class is not lossless",
+		    path, tc, dscp,
+		    (eff.dscp_override >> dscp) & 1 ? "dscp2prio" : "the default map (DSCP/8)",
+		    prio, pfc, baseline && baseline->pfc ? " (with node.baseline's)" : "");
 	}
 	if (eff.ecn_required && (tc & 3) == 0)
 		rq_errlist_add(warn, RQ_ERR_CONFIG,

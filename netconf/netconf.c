@@ -297,7 +297,8 @@ static int parse_opt(const char *buf, size_t len, struct rq_errlist *keep, struc
 		goto fail;
 	/* validate an inline profile now, so a bad one fails before anything else */
 	if (nc->qos &&
-	    (r = rq_err_keep(keep, e, profile_parse(nc->qos, "qos", "inline", keep, &scratch, e))) < 0)
+	    (r = rq_err_keep(keep, e, profile_parse(nc->qos, "qos", "inline", keep, &scratch, e))) <
+		0)
 		goto fail;
 	/* kept errors: the parse fails all the same, @e holding the first */
 	if ((r = rq_errlist_since(keep, kept, e)) < 0)

@@ -317,7 +317,7 @@ int profile_parse(const cJSON *obj, const char *path, const char *name, struct r
 	r = json_only_keys(obj, path, keys, keep, e);
 	if (r < 0)
 		return r;
-	/* each key on its own: with @keep, an error in one does not hide the next */
+		/* each key on its own: with @keep, an error in one does not hide the next */
 #define SUB(k) (snprintf(sub, sizeof(sub), "%s." k, path), sub)
 #define KEEP(x)                                                                                    \
 	do {                                                                                       \

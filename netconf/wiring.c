@@ -215,7 +215,8 @@ static bool covers_at(const struct glob_tok *a, int na, int i, const struct glob
 		r = false; /* b still has a character, or a star that may be one */
 	} else if (a[i].star) {
 		/* a's star takes b's token (a character or a whole star), or nothing */
-		r = covers_at(a, na, i, b, nb, j + 1, memo) || covers_at(a, na, i + 1, b, nb, j, memo);
+		r = covers_at(a, na, i, b, nb, j + 1, memo) ||
+		    covers_at(a, na, i + 1, b, nb, j, memo);
 	} else if (b[j].star) {
 		r = false; /* one character cannot stand for any string */
 	} else {
@@ -229,7 +230,8 @@ bool wiring_glob_covers(const char *a, const char *b)
 {
 	struct glob_tok ta[RQ_WIRING_GLOB_MAX], tb[RQ_WIRING_GLOB_MAX];
 	unsigned char memo[RQ_WIRING_GLOB_MAX + 1][RQ_WIRING_GLOB_MAX + 1];
-	int na = glob_tokens(a, ta, RQ_WIRING_GLOB_MAX), nb = glob_tokens(b, tb, RQ_WIRING_GLOB_MAX);
+	int na = glob_tokens(a, ta, RQ_WIRING_GLOB_MAX),
+	    nb = glob_tokens(b, tb, RQ_WIRING_GLOB_MAX);
 
 	if (na < 0 || nb < 0)
 		return false;

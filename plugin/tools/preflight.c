@@ -255,8 +255,8 @@ static bool default_route(const struct rq_env *env, const char *ifname)
 		for (line = strtok_r(buf, "\n", &save); line && !found;
 		     line = strtok_r(NULL, "\n", &save)) {
 			char w[10][64];
-			int n = sscanf(line, "%63s %63s %63s %63s %63s %63s %63s %63s %63s %63s", w[0],
-				       w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9]);
+			int n = sscanf(line, "%63s %63s %63s %63s %63s %63s %63s %63s %63s %63s",
+				       w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9]);
 
 			/* v4: Iface Destination Gateway Flags RefCnt Use Metric Mask ...; v6: dst
 			 * dst_len src src_len next_hop metric refcnt use flags iface */
@@ -291,7 +291,8 @@ static void check_wiring(const struct rq_env *env, const struct rq_catalog *cat,
 		const struct rq_wiring_rule *r;
 		bool pf = false, route;
 
-		if (device_port_parent(&env->root, names[i], bus, sizeof(bus), dev, sizeof(dev)) < 0)
+		if (device_port_parent(&env->root, names[i], bus, sizeof(bus), dev, sizeof(dev)) <
+		    0)
 			continue;
 		r = wiring_rule_for(cat->wiring, cat->n_wiring, names[i],
 				    !strcmp(bus, "pci") ? dev : NULL);

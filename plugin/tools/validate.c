@@ -129,7 +129,7 @@ static void msg_prefix(char *m, const char *prefix)
 	bool is_path = path > 0 && m[path] == ':' && m[0] != '[';
 
 	(void)snprintf(msg, sizeof(msg), "%s%s%s", prefix,
-		       is_path	    ? "."
+		       is_path	     ? "."
 		       : m[0] == '[' ? ""
 				     : ": ",
 		       m);
@@ -270,10 +270,10 @@ static int validate_conflist(cJSON *list, const char *binary, char *kind, size_t
 		(void)snprintf(prefix, sizeof(prefix), "plugins[%d]", i++);
 		if (!cJSON_IsObject(it) ||
 		    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(it, "type"))) {
-			(void)note(e,
-				   rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.type: expected a string",
-					  prefix),
-				   p);
+			(void)note(
+			    e,
+			    rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.type: expected a string", prefix),
+			    p);
 			continue;
 		}
 		if (!is_ours(it, binary))
@@ -288,11 +288,12 @@ static int validate_conflist(cJSON *list, const char *binary, char *kind, size_t
 		}
 		ours = i - 1;
 		if (ours == 0)
-			(void)note(e,
-				   rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-					  "plugins[0].type: rdma-qos is a chained plugin: it must "
-					  "follow the plugin that moves the VF (sriov, host-device)"),
-				   p);
+			(void)note(
+			    e,
+			    rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				   "plugins[0].type: rdma-qos is a chained plugin: it must "
+				   "follow the plugin that moves the VF (sriov, host-device)"),
+			    p);
 		cJSON_DeleteItemFromObjectCaseSensitive(it, "name");
 		cJSON_DeleteItemFromObjectCaseSensitive(it, "cniVersion");
 		if (!cJSON_AddStringToObject(it, "name", name) ||
@@ -421,10 +422,10 @@ static int validate_k8s(const cJSON *o, const char *binary, char *kind, size_t k
 				   k ? k : "(not a string)"),
 			    m);
 	if (!cJSON_IsString(v) || !v->valuestring[0])
-		return note(e,
-			    rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-				   "%s: expected a non-empty JSON string", path),
-			    m);
+		return note(
+		    e,
+		    rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected a non-empty JSON string", path),
+		    m);
 	r = note(e,
 		 validate_json(v->valuestring, strlen(v->valuestring), path, binary, inner,
 			       sizeof(inner), e),
@@ -527,12 +528,13 @@ static int validate_file(const char *buf, size_t len, const char *binary, char *
 	if (failed_since(m))
 		return -EINVAL;
 	if (used == 0)
-		return note(e,
-			    rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-				   "no NetworkAttachmentDefinition, SriovNetwork or ConfigMap in %d "
-				   "document(s)",
-				   docs),
-			    m);
+		return note(
+		    e,
+		    rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			   "no NetworkAttachmentDefinition, SriovNetwork or ConfigMap in %d "
+			   "document(s)",
+			   docs),
+		    m);
 	return 0;
 }
 

@@ -169,4 +169,31 @@ check "an inline profile's warning names its path in the NAD" status_is 0 $? gre
 o=$(v "$SRC/examples/profiles.json")
 check "examples/profiles.json: valid, no warning" status_is 0 $? same "$(grep -c warning <<< "$o")" 0 ||
 	echo "   $o"
+echo "== what helm template writes: lists of mappings, flow mappings over two lines"
+{ cat <<-'EOF2'
+	apiVersion: apps/v1
+	kind: DaemonSet
+	metadata: { name: rdma-qos }
+	spec:
+	  template:
+	    spec:
+	      containers:
+	        - name: agent
+	          image: x
+	          volumeMounts:
+	            - { name: netns, mountPath: /var/run/netns, readOnly: true,
+	                mountPropagation: HostToContainer }
+	            - { name: run-netns, mountPath: /run/netns, readOnly: true,
+	                mountPropagation: HostToContainer }
+	      initContainers:
+	      - name: install
+	        image: x
+	      tolerations: [ { operator: Exists,
+	          effect: NoSchedule } ]
+	---
+	EOF2
+  cat "$T/plain.yaml"; } > "$T/helmish.yaml"
+o=$(v "$T/helmish.yaml")
+check "a DaemonSet as helm writes it beside a NAD: skipped by kind, the NAD read" status_is 0 $? \
+	grep -qF 'valid (skipped DaemonSet); NetworkAttachmentDefinition' <<< "$o" || echo "   $o"
 finish

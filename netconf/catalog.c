@@ -26,6 +26,39 @@ static bool catalog_names(const struct rq_catalog *c, const char *name)
 	return false;
 }
 
+/*
+ * The profile name nearest to @name (a typo: "roce-losless"), among the
+ * catalog's and the built-in one, or NULL: the "did you mean" of an unknown
+ * profile, as netconf_key_nearest's for a NAD key.
+ */
+static const char *profile_nearest(const struct rq_catalog *c, const char *name)
+{
+	const char *best = RQ_BUILTIN_PROFILE;
+	size_t best_d = json_key_distance(name, RQ_BUILTIN_PROFILE), d;
+
+	for (size_t i = 0; c && i < c->n_profiles + c->n_names; i++) {
+		const char *k =
+		    i < c->n_profiles ? c->profiles[i].name : c->names[i - c->n_profiles];
+
+		if ((d = json_key_distance(name, k)) < best_d) {
+			best_d = d;
+			best = k;
+		}
+	}
+	return json_key_near(name, best_d) ? best : NULL;
+}
+
+/* " (did you mean \"x\"?)" for an unknown profile @name, or "" */
+static const char *profile_hint(const struct rq_catalog *c, const char *name, char *buf, size_t len)
+{
+	const char *near = profile_nearest(c, name);
+
+	if (!near)
+		return "";
+	(void)snprintf(buf, len, " (did you mean \"%s\"?)", near);
+	return buf;
+}
+
 /* A catalog may name the built-in profile without defining it. */
 static bool profile_known(const struct rq_catalog *c, const char *name)
 {
@@ -50,15 +83,20 @@ static int parse_profiles(struct rq_catalog *c, const cJSON *o, struct rq_error 
 		char path[128];
 		int r;
 
-		if (!netconf_name_valid(it->string))
-			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-				      "profiles.%.64s: not a profile name ([A-Za-z0-9._-], 1-63)",
-				      it->string);
+		if (!netconf_name_valid(it->string)) {
+			r = rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				   "profiles.%.64s: not a profile name ([A-Za-z0-9._-], 1-63)",
+				   it->string);
+			if ((r = rq_err_keep(c->keep, e, r)) < 0)
+				return r;
+			continue;
+		}
 		(void)snprintf(path, sizeof(path), "profiles.%s", it->string);
-		r = profile_from_json(it, path, it->string, &c->profiles[c->n_profiles], e);
-		if (r < 0)
+		r = profile_parse(it, path, it->string, c->keep, &c->profiles[c->n_profiles], e);
+		if (r == 0)
+			c->n_profiles++;
+		else if ((r = rq_err_keep(c->keep, e, r)) < 0)
 			return r;
-		c->n_profiles++;
 	}
 	return 0;
 }
@@ -97,12 +135,22 @@ static int parse_allow(struct rq_catalog *c, struct rq_ns_policy *p, const cJSON
 		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
 	cJSON_ArrayForEach(it, a)
 	{
-		if (!cJSON_IsString(it) || !profile_known(c, it->valuestring))
-			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.allow[%d]: %s%.64s%s", path, i,
-				      cJSON_IsString(it) ? "unknown profile \"" : "expected a name",
-				      cJSON_IsString(it) ? it->valuestring : "",
-				      cJSON_IsString(it) ? "\"" : "");
-		(void)snprintf(p->allow[p->n_allow++], RQ_PROFILE_NAME_MAX, "%s", it->valuestring);
+		char hint[96];
+		int r = 0;
+
+		if (!cJSON_IsString(it))
+			r = rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.allow[%d]: expected a name", path,
+				   i);
+		else if (!profile_known(c, it->valuestring))
+			r = rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				   "%s.allow[%d]: unknown profile \"%.64s\"%s", path, i,
+				   it->valuestring,
+				   profile_hint(c, it->valuestring, hint, sizeof(hint)));
+		else
+			(void)snprintf(p->allow[p->n_allow++], RQ_PROFILE_NAME_MAX, "%s",
+				       it->valuestring);
+		if ((r = rq_err_keep(c->keep, e, r)) < 0)
+			return r;
 		i++;
 	}
 	return 0;
@@ -112,15 +160,18 @@ static int parse_ns_entry(struct rq_catalog *c, struct rq_ns_policy *p, const cJ
 			  const char *path, struct rq_error *e)
 {
 	const cJSON *v;
+	char hint[96];
 	int r;
 
 	if ((v = cJSON_GetObjectItemCaseSensitive(it, "allow")) &&
-	    (r = parse_allow(c, p, v, path, e)) < 0)
+	    (r = rq_err_keep(c->keep, e, parse_allow(c, p, v, path, e))) < 0)
 		return r;
 	if ((v = cJSON_GetObjectItemCaseSensitive(it, "inline"))) {
-		if (!cJSON_IsBool(v))
-			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.inline: expected a boolean",
-				      path);
+		if (!cJSON_IsBool(v) &&
+		    (r = rq_err_keep(c->keep, e,
+				     rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+					    "%s.inline: expected a boolean", path))) < 0)
+			return r;
 		p->inline_ok = cJSON_IsTrue(v);
 	}
 	v = cJSON_GetObjectItemCaseSensitive(it, "default");
@@ -129,8 +180,9 @@ static int parse_ns_entry(struct rq_catalog *c, struct rq_ns_policy *p, const cJ
 	if (!cJSON_IsString(v))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.default: expected a string", path);
 	if (!profile_known(c, v->valuestring))
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.default: unknown profile \"%.64s\"",
-			      path, v->valuestring);
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.default: unknown profile \"%.64s\"%s",
+			      path, v->valuestring,
+			      profile_hint(c, v->valuestring, hint, sizeof(hint)));
 	/* A default the namespace may not use would fail every ADD: refuse it here. */
 	if (!policy_allows(p, v->valuestring))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.default: \"%s\" is not in %s.allow",
@@ -154,7 +206,7 @@ static int parse_ns(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
 	cJSON_ArrayForEach(it, o)
 	{
-		int r = catalog_ns_from_json(c, it->string, it, e);
+		int r = rq_err_keep(c->keep, e, catalog_ns_from_json(c, it->string, it, e));
 
 		if (r < 0)
 			return r;
@@ -204,7 +256,7 @@ int catalog_ns_from_json(struct rq_catalog *c, const char *ns, const cJSON *it, 
 	(void)snprintf(path, sizeof(path), "namespaces.%s", ns);
 	if (!cJSON_IsObject(it))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an object", path);
-	if ((r = json_only_keys(it, path, keys, e)) < 0)
+	if ((r = json_only_keys(it, path, keys, c->keep, e)) < 0)
 		return r;
 	(void)snprintf(p->ns, sizeof(p->ns), "%s", ns);
 	return parse_ns_entry(c, p, it, path, e);
@@ -267,6 +319,34 @@ static int parse_unchained(struct rq_catalog *c, const cJSON *v, struct rq_error
 		      "node.unchained: expected one of \"report\", \"adopt\", \"ignore\"");
 }
 
+/* node.baseline: a profile name the catalog knows */
+static int parse_baseline(struct rq_catalog *c, const cJSON *v, struct rq_error *e)
+{
+	char hint[96];
+
+	if (!cJSON_IsString(v) || !netconf_name_valid(v->valuestring))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "node.baseline: expected a profile name");
+	if (!profile_known(c, v->valuestring))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "node.baseline: unknown profile \"%s\"%s",
+			      v->valuestring, profile_hint(c, v->valuestring, hint, sizeof(hint)));
+	(void)snprintf(c->baseline, sizeof(c->baseline), "%s", v->valuestring);
+	return 0;
+}
+
+static int parse_wiring(struct rq_catalog *c, const cJSON *v, struct rq_error *e)
+{
+	int r = wiring_from_json(v, c->keep, &c->wiring, &c->n_wiring, e);
+
+	if (r >= 0 || !c->obs_lenient || r == -ENOMEM)
+		return r;
+	/* observability only: ignored, never a failed ADD (netconf.h) */
+	(void)snprintf(c->obs_err, sizeof(c->obs_err), "%s", e->msg);
+	rq_err_clear(e);
+	c->wiring = NULL;
+	c->n_wiring = 0;
+	return 0;
+}
+
 int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 {
 	static const char *const keys[] = {
@@ -278,45 +358,33 @@ int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error
 
 	if (!cJSON_IsObject(o))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "node: expected an object");
-	if ((r = json_only_keys(o, "node", keys, e)) < 0)
+	if ((r = json_only_keys(o, "node", keys, c->keep, e)) < 0)
 		return r;
-	if ((v = cJSON_GetObjectItemCaseSensitive(o, "pf")) && (r = parse_node_pf(c, v, e)) < 0)
-		return r;
-	if ((r = parse_kubelet_dir(c, o, e)) < 0)
-		return r;
-	if ((v = cJSON_GetObjectItemCaseSensitive(o, "numaSource")) &&
-	    (r = parse_numa_source(c, v, e)) < 0)
-		return r;
-	if ((v = cJSON_GetObjectItemCaseSensitive(o, "unchained")) &&
-	    (r = parse_unchained(c, v, e)) < 0)
-		return r;
-	if ((r = catalog_node_gdr(c, o, e)) < 0)
-		return r;
-	if ((v = cJSON_GetObjectItemCaseSensitive(o, "wiring")) && !c->wiring &&
-	    (r = wiring_from_json(v, &c->wiring, &c->n_wiring, e)) < 0) {
-		if (!c->obs_lenient || r == -ENOMEM)
-			return r;
-		/* observability only: ignored, never a failed ADD (netconf.h) */
-		(void)snprintf(c->obs_err, sizeof(c->obs_err), "%s", e->msg);
-		rq_err_clear(e);
-		c->wiring = NULL;
-		c->n_wiring = 0;
-	}
-	if ((v = cJSON_GetObjectItemCaseSensitive(o, "baseline"))) {
-		if (!cJSON_IsString(v) || !netconf_name_valid(v->valuestring))
-			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-				      "node.baseline: expected a profile name");
-		if (!profile_known(c, v->valuestring))
-			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-				      "node.baseline: unknown profile \"%s\"", v->valuestring);
-		(void)snprintf(c->baseline, sizeof(c->baseline), "%s", v->valuestring);
-	}
+		/* each key on its own: with c->keep (validate), every error is kept */
+#define KEEP(x)                                                                                    \
+	do {                                                                                       \
+		if ((r = rq_err_keep(c->keep, e, (x))) < 0)                                        \
+			return r;                                                                  \
+	} while (0)
+	if ((v = cJSON_GetObjectItemCaseSensitive(o, "pf")))
+		KEEP(parse_node_pf(c, v, e));
+	KEEP(parse_kubelet_dir(c, o, e));
+	if ((v = cJSON_GetObjectItemCaseSensitive(o, "numaSource")))
+		KEEP(parse_numa_source(c, v, e));
+	if ((v = cJSON_GetObjectItemCaseSensitive(o, "unchained")))
+		KEEP(parse_unchained(c, v, e));
+	KEEP(catalog_node_gdr(c, o, e));
+	if ((v = cJSON_GetObjectItemCaseSensitive(o, "wiring")) && !c->wiring)
+		KEEP(parse_wiring(c, v, e));
+	if ((v = cJSON_GetObjectItemCaseSensitive(o, "baseline")))
+		KEEP(parse_baseline(c, v, e));
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "carrierWaitSeconds"))) {
 		r = json_int_in(v, "node.carrierWaitSeconds", -1, 0, 60, &secs, e);
-		if (r < 0)
-			return r;
-		c->carrier_wait_s = (int)secs;
+		if (r == 0)
+			c->carrier_wait_s = (int)secs;
+		KEEP(r);
 	}
+#undef KEEP
 	return 0;
 }
 
@@ -334,17 +402,19 @@ int catalog_baseline(const struct rq_catalog *c, struct rq_profile *ret)
 	return 0;
 }
 
-static int catalog_parse_opt(const char *buf, size_t len, bool lenient, struct rq_catalog **ret,
-			     struct rq_error *e)
+static int catalog_parse_opt(const char *buf, size_t len, bool lenient, struct rq_errlist *keep,
+			     struct rq_catalog **ret, struct rq_error *e)
 {
 	static const char *const keys[] = {"profiles", "namespaces", "node", NULL};
 	struct rq_catalog *c = calloc(1, sizeof(*c));
+	size_t kept = rq_errlist_count(keep);
 	const cJSON *v;
 	int r;
 
 	if (!c)
 		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
 	c->obs_lenient = lenient;
+	c->keep = keep;
 	c->pf_max = RQ_PF_ENSURE;
 	c->carrier_wait_s = RQ_CARRIER_WAIT_DEFAULT_S;
 	c->gdr_level = RQ_PCI_PXB;
@@ -352,18 +422,22 @@ static int catalog_parse_opt(const char *buf, size_t len, bool lenient, struct r
 	r = json_parse_object(buf, len, "profile catalog", &c->root, e);
 	if (r < 0)
 		goto fail;
-	r = json_only_keys(c->root, "", keys, e);
+	r = json_only_keys(c->root, "", keys, keep, e);
 	if (r < 0)
 		goto fail;
 	v = cJSON_GetObjectItemCaseSensitive(c->root, "profiles");
-	if (v && (r = parse_profiles(c, v, e)) < 0)
+	if (v && (r = rq_err_keep(keep, e, parse_profiles(c, v, e))) < 0)
 		goto fail;
 	v = cJSON_GetObjectItemCaseSensitive(c->root, "namespaces");
-	if (v && (r = parse_ns(c, v, e)) < 0)
+	if (v && (r = rq_err_keep(keep, e, parse_ns(c, v, e))) < 0)
 		goto fail;
 	v = cJSON_GetObjectItemCaseSensitive(c->root, "node");
-	if (v && (r = catalog_node_from_json(c, v, e)) < 0)
+	if (v && (r = rq_err_keep(keep, e, catalog_node_from_json(c, v, e))) < 0)
 		goto fail;
+	/* kept errors: the parse fails all the same, @e holding the first */
+	if ((r = rq_errlist_since(keep, kept, e)) < 0)
+		goto fail;
+	c->keep = NULL;
 	*ret = c;
 	return 0;
 fail:
@@ -373,12 +447,18 @@ fail:
 
 int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct rq_error *e)
 {
-	return catalog_parse_opt(buf, len, false, ret, e);
+	return catalog_parse_opt(buf, len, false, NULL, ret, e);
+}
+
+int catalog_parse_keep(const char *buf, size_t len, struct rq_errlist *keep,
+		       struct rq_catalog **ret, struct rq_error *e)
+{
+	return catalog_parse_opt(buf, len, false, keep, ret, e);
 }
 
 int catalog_parse_lenient(const char *buf, size_t len, struct rq_catalog **ret, struct rq_error *e)
 {
-	return catalog_parse_opt(buf, len, true, ret, e);
+	return catalog_parse_opt(buf, len, true, NULL, ret, e);
 }
 
 void catalog_free(struct rq_catalog *c)
@@ -449,7 +529,8 @@ static int resolve_named(const struct rq_catalog *cat, const struct rq_ns_policy
 	char allowed[1024];
 
 	if (!profile_known(cat, name))
-		return rq_err(e, RQ_ERR_CONFIG, -ENOENT, "%s: unknown profile \"%s\"", key, name);
+		return rq_err(e, RQ_ERR_CONFIG, -ENOENT, "%s: unknown profile \"%s\"%s", key, name,
+			      profile_hint(cat, name, allowed, sizeof(allowed)));
 	if (!policy_allows(pol, name)) {
 		allow_list(pol, allowed, sizeof(allowed));
 		return rq_err(e, RQ_ERR_NOT_ALLOWED, -EPERM,
@@ -484,8 +565,9 @@ static int resolve_no_catalog(const struct rq_netconf *nc, const char *key, cons
 			      "says \"inline\": true (no catalog on this node)");
 	if (name && strcmp(name, RQ_BUILTIN_PROFILE) != 0)
 		return rq_err(e, RQ_ERR_CONFIG, -ENOENT,
-			      "%s: unknown profile %s (no catalog on this node; only \"%s\")", key,
-			      name, RQ_BUILTIN_PROFILE);
+			      "%s: unknown profile %s (no catalog on this node; only \"%s\"%s)",
+			      key, name, RQ_BUILTIN_PROFILE,
+			      profile_nearest(NULL, name) ? ": did you mean it?" : "");
 	profile_builtin(ret);
 	return 0;
 }

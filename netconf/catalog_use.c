@@ -135,8 +135,17 @@ static int walk(struct cwalk *w)
 
 		while (k < 3 && (cut || strcmp(key, keys[k])))
 			k++;
-		if (k == 3)
+		if (k == 3) {
+			static const char *const known[] = {"profiles", "namespaces", "node", NULL};
+			const char *near = cut ? NULL : json_key_nearest(key, known);
+
+			/* catalog_parse's words (json_only_keys), so both loads say the same */
+			if (near)
+				return rq_err(w->e, RQ_ERR_CONFIG, -EINVAL,
+					      "%.128s: unknown key (did you mean \"%s\"?)", key,
+					      near);
 			return rq_err(w->e, RQ_ERR_CONFIG, -EINVAL, "%.128s: unknown key", key);
+		}
 		if (seen[k])
 			return rq_err(w->e, RQ_ERR_CONFIG, -EINVAL, "%s: duplicate key", key);
 		seen[k] = true;

@@ -69,19 +69,81 @@ int json_int_in(const cJSON *v, const char *path, int idx, long lo, long hi, lon
 	return 0;
 }
 
-int json_only_keys(const cJSON *o, const char *path, const char *const *allowed, struct rq_error *e)
+size_t json_key_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[64], i, j;
+
+	if (la >= sizeof(row) / sizeof(row[0]) || lb >= sizeof(row) / sizeof(row[0]))
+		return (size_t)-1;
+	for (j = 0; j <= lb; j++)
+		row[j] = j;
+	for (i = 1; i <= la; i++) {
+		size_t diag = row[0];
+
+		row[0] = i;
+		for (j = 1; j <= lb; j++) {
+			char x = a[i - 1] | 0x20, y = b[j - 1] | 0x20;
+			size_t up = row[j], best = diag + (x != y);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+bool json_key_near(const char *key, size_t d)
+{
+	size_t n = strlen(key);
+
+	return d <= (n < 6 ? 2 : n / 3);
+}
+
+const char *json_key_nearest(const char *key, const char *const *list)
+{
+	const char *best = NULL;
+	size_t best_d = (size_t)-1;
+
+	for (const char *const *k = list; *k; k++) {
+		size_t d = json_key_distance(key, *k);
+
+		if (d < best_d) {
+			best_d = d;
+			best = *k;
+		}
+	}
+	return best && json_key_near(key, best_d) ? best : NULL;
+}
+
+int json_only_keys(const cJSON *o, const char *path, const char *const *allowed,
+		   struct rq_errlist *keep, struct rq_error *e)
 {
 	const cJSON *it;
 
 	cJSON_ArrayForEach(it, o)
 	{
+		const char *near;
 		bool ok = false;
+		int r;
 
 		for (const char *const *k = allowed; *k && !ok; k++)
 			ok = !strcmp(*k, it->string);
-		if (!ok)
-			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s%s%.128s: unknown key", path,
-				      path[0] ? "." : "", it->string);
+		if (ok)
+			continue;
+		near = json_key_nearest(it->string, allowed);
+		if (near)
+			r = rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				   "%s%s%.128s: unknown key (did you mean \"%s\"?)", path,
+				   path[0] ? "." : "", it->string, near);
+		else
+			r = rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s%s%.128s: unknown key", path,
+				   path[0] ? "." : "", it->string);
+		if ((r = rq_err_keep(keep, e, r)) < 0)
+			return r;
 	}
 	return 0;
 }

@@ -4,6 +4,7 @@
 #define RQ_JSONPATH_H
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "pkg/cni/error.h"
@@ -21,9 +22,24 @@ int json_parse_object(const char *buf, size_t len, const char *what, cJSON **ret
 /* An integral number in [lo, hi]; @idx >= 0 appends "[idx]" to @path. */
 int json_int_in(const cJSON *v, const char *path, int idx, long lo, long hi, long *ret,
 		struct rq_error *e);
-/* Reject keys of @o not in the NULL-terminated @allowed list ("" = the root). */
+/*
+ * Reject keys of @o not in the NULL-terminated @allowed list ("" = the root),
+ * with the nearest allowed key when one is near ("node.wirring: unknown key
+ * (did you mean \"wiring\"?)"). With a collector @keep (validate), every
+ * unknown key is kept there and 0 returned; without, the first fails.
+ */
 int json_only_keys(const cJSON *o, const char *path, const char *const *allowed,
-		   struct rq_error *e);
+		   struct rq_errlist *keep, struct rq_error *e);
+/*
+ * "Did you mean": Levenshtein distance of two keys, case-insensitive
+ * ((size_t)-1 for keys of 64 bytes or more); whether a known key at distance
+ * @d from @key is worth suggesting (within a third of the key, 2 for short
+ * ones: "foo" -> "pf" is noise); the nearest of a NULL-terminated @list, or
+ * NULL when none is near.
+ */
+size_t json_key_distance(const char *a, const char *b);
+bool json_key_near(const char *key, size_t d);
+const char *json_key_nearest(const char *key, const char *const *list);
 /* Reject duplicate keys anywhere below @o (cJSON keeps them as siblings). */
 int json_no_duplicates(const cJSON *o, const char *path, int depth, struct rq_error *e);
 /* A string value or NULL; wrong type -> error naming @path. */

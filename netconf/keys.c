@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "netconf/jsonpath.h"
 #include "netconf/netconf.h"
 
 /* Ours (docs/configuration.md "NAD keys"); gdr and gdrLevel from DESIGN.md's GPUDirect section. */
@@ -42,34 +43,6 @@ static const char *const foreign_keys[] = {
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Levenshtein distance, case-insensitive, of short keys (longer ones: far). */
-static size_t key_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[64], i, j;
-
-	if (la >= N(row) || lb >= N(row))
-		return (size_t)-1;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		size_t diag = row[0];
-
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			char x = a[i - 1] | 0x20, y = b[j - 1] | 0x20;
-			size_t up = row[j], best = diag + (x != y);
-
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	return row[lb];
-}
-
 static bool in_list(const char *k, const char *const *list, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -86,19 +59,18 @@ bool netconf_key_known(const char *key)
 const char *netconf_key_nearest(const char *key)
 {
 	const char *best = NULL;
-	size_t best_d = (size_t)-1, n = strlen(key);
+	size_t best_d = (size_t)-1;
 
 	for (size_t i = 0; i < N(own_keys) + N(foreign_keys); i++) {
 		const char *k = i < N(own_keys) ? own_keys[i] : foreign_keys[i - N(own_keys)];
-		size_t d = key_distance(key, k);
+		size_t d = json_key_distance(key, k);
 
 		if (d < best_d) {
 			best_d = d;
 			best = k;
 		}
 	}
-	/* a suggestion further than a third of the key is noise ("foo" -> "pf") */
-	return best && best_d <= (n < 6 ? 2 : n / 3) ? best : NULL;
+	return best && json_key_near(key, best_d) ? best : NULL;
 }
 
 cJSON *netconf_ignored_keys(const struct rq_netconf *nc)
@@ -135,23 +107,31 @@ cJSON *netconf_ignored_keys(const struct rq_netconf *nc)
 
 int netconf_unknown_key(const struct rq_netconf *nc, struct rq_error *e)
 {
+	return netconf_unknown_keys(nc->root, NULL, e);
+}
+
+int netconf_unknown_keys(const cJSON *root, struct rq_errlist *keep, struct rq_error *e)
+{
 	const cJSON *it;
 
-	cJSON_ArrayForEach(it, nc->root)
+	cJSON_ArrayForEach(it, root)
 	{
 		const char *near;
+		int r;
 
 		if (!it->string || netconf_key_known(it->string))
 			continue;
 		near = netconf_key_nearest(it->string);
 		if (near)
-			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-				      "%.64s: unknown key (did you mean \"%s\"?)", it->string,
-				      near);
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-			      "%.64s: unknown key (rdma-qos knows type, profile, pf, numa, "
-			      "logLevel, logFile, qos, gdr, gdrLevel)",
-			      it->string);
+			r = rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				   "%.64s: unknown key (did you mean \"%s\"?)", it->string, near);
+		else
+			r = rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				   "%.64s: unknown key (rdma-qos knows type, profile, pf, numa, "
+				   "logLevel, logFile, qos, gdr, gdrLevel)",
+				   it->string);
+		if ((r = rq_err_keep(keep, e, r)) < 0)
+			return r;
 	}
 	return 0;
 }

@@ -207,7 +207,7 @@ static int valid_attachments(struct rq_netconf *nc, struct rq_error *e)
 	return 0;
 }
 
-static int parse_fields(struct rq_netconf *nc, struct rq_error *e)
+static int parse_fields(struct rq_netconf *nc, struct rq_errlist *keep, struct rq_error *e)
 {
 	static const char *const pf_names[] = {"ignore", "verify", "ensure"};
 	static const char *const numa_names[] = {"off", "warn", "strict"};
@@ -215,41 +215,74 @@ static int parse_fields(struct rq_netconf *nc, struct rq_error *e)
 	const cJSON *o = nc->root, *rc, *v;
 	int pf = RQ_PF_ENSURE, numa = RQ_NUMA_WARN, lvl = RQ_LOG_INFO, r;
 
-	if ((r = json_get_str(o, "type", "type", &nc->type, e)) < 0 ||
-	    (r = parse_profile_names(nc, e)) < 0 ||
-	    (r = enum_parse(o, "pf", pf_names, 3, &pf, &nc->pf_set, e)) < 0 ||
-	    (r = enum_parse(o, "numa", numa_names, 3, &numa, NULL, e)) < 0 ||
-	    (r = enum_parse(o, "logLevel", lvl_names, 4, &lvl, NULL, e)) < 0 ||
-	    (r = log_file(nc, e)) < 0 || (r = device_id(o, "deviceID", nc, e)) < 0 ||
-	    (r = netconf_gdr_parse(nc, e)) < 0)
-		return r;
+	/* each key on its own: with @keep (validate) every error is kept, in this order */
+#define KEEP(x)                                                                                    \
+	do {                                                                                       \
+		if ((r = rq_err_keep(keep, e, (x))) < 0)                                           \
+			return r;                                                                  \
+	} while (0)
+	KEEP(json_get_str(o, "type", "type", &nc->type, e));
+	KEEP(parse_profile_names(nc, e));
+	KEEP(enum_parse(o, "pf", pf_names, 3, &pf, &nc->pf_set, e));
+	KEEP(enum_parse(o, "numa", numa_names, 3, &numa, NULL, e));
+	KEEP(enum_parse(o, "logLevel", lvl_names, 4, &lvl, NULL, e));
+	KEEP(log_file(nc, e));
+	KEEP(device_id(o, "deviceID", nc, e));
+	KEEP(netconf_gdr_parse(nc, e));
 	nc->pf = (enum rq_pf_mode)pf;
 	nc->numa = (enum rq_numa_mode)numa;
 	nc->log_level = (enum rq_log_level)lvl;
 	rc = cJSON_GetObjectItemCaseSensitive(o, "runtimeConfig");
 	if (rc && !cJSON_IsObject(rc))
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "runtimeConfig: expected an object");
-	if (rc && (r = device_id(rc, "runtimeConfig.deviceID", nc, e)) < 0)
-		return r;
+		KEEP(rq_err(e, RQ_ERR_CONFIG, -EINVAL, "runtimeConfig: expected an object"));
+	else if (rc)
+		KEEP(device_id(rc, "runtimeConfig.deviceID", nc, e));
 	v = cJSON_GetObjectItemCaseSensitive(o, "qos");
 	if (v && !cJSON_IsObject(v))
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "qos: expected an object");
-	nc->qos = v;
+		KEEP(rq_err(e, RQ_ERR_CONFIG, -EINVAL, "qos: expected an object"));
+	else
+		nc->qos = v;
 	if (nc->qos && (nc->profile || nc->args_profile))
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-			      "qos: an inline profile and a profile name cannot both be given");
+		KEEP(rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			    "qos: an inline profile and a profile name cannot both be given"));
 	v = cJSON_GetObjectItemCaseSensitive(o, "capabilities");
 	if (v && !cJSON_IsObject(v))
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "capabilities: expected an object");
+		KEEP(rq_err(e, RQ_ERR_CONFIG, -EINVAL, "capabilities: expected an object"));
 	v = cJSON_GetObjectItemCaseSensitive(o, "prevResult");
 	if (v && !cJSON_IsObject(v))
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "prevResult: expected an object");
-	nc->prev_result = v;
-	return valid_attachments(nc, e);
+		KEEP(rq_err(e, RQ_ERR_CONFIG, -EINVAL, "prevResult: expected an object"));
+	else
+		nc->prev_result = v;
+	KEEP(valid_attachments(nc, e));
+#undef KEEP
+	return 0;
 }
 
-int netconf_parse(const char *buf, size_t len, struct rq_netconf **ret, struct rq_error *e)
+/* cniVersion and name: required, the version one this plugin speaks */
+static int parse_head(struct rq_netconf *nc, struct rq_errlist *keep, struct rq_error *e)
 {
+	int r = json_get_str(nc->root, "cniVersion", "cniVersion", &nc->cni_version, e);
+
+	if (r == 0 && !nc->cni_version)
+		r = rq_err(e, RQ_ERR_CONFIG, -EINVAL, "cniVersion: required");
+	else if (r == 0 && !netconf_version_supported(nc->cni_version))
+		r = rq_err(
+		    e, RQ_ERR_VERSION, -EINVAL,
+		    "cniVersion: \"%.32s\" is not supported (supported: 0.3.0, 0.3.1, 0.4.0, "
+		    "1.0.0, 1.1.0)",
+		    nc->cni_version);
+	if ((r = rq_err_keep(keep, e, r)) < 0)
+		return r;
+	r = json_get_str(nc->root, "name", "name", &nc->name, e);
+	if (r == 0 && (!nc->name || !nc->name[0]))
+		r = rq_err(e, RQ_ERR_CONFIG, -EINVAL, "name: required");
+	return rq_err_keep(keep, e, r);
+}
+
+static int parse_opt(const char *buf, size_t len, struct rq_errlist *keep, struct rq_netconf **ret,
+		     struct rq_error *e)
+{
+	size_t kept = rq_errlist_count(keep);
 	struct rq_netconf *nc;
 	struct rq_profile scratch;
 	int r;
@@ -260,39 +293,32 @@ int netconf_parse(const char *buf, size_t len, struct rq_netconf **ret, struct r
 	r = json_parse_object(buf, len, "network configuration", &nc->root, e);
 	if (r < 0)
 		goto fail;
-	r = json_get_str(nc->root, "cniVersion", "cniVersion", &nc->cni_version, e);
-	if (r < 0)
-		goto fail;
-	if (!nc->cni_version) {
-		r = rq_err(e, RQ_ERR_CONFIG, -EINVAL, "cniVersion: required");
-		goto fail;
-	}
-	if (!netconf_version_supported(nc->cni_version)) {
-		r = rq_err(
-		    e, RQ_ERR_VERSION, -EINVAL,
-		    "cniVersion: \"%.32s\" is not supported (supported: 0.3.0, 0.3.1, 0.4.0, "
-		    "1.0.0, 1.1.0)",
-		    nc->cni_version);
-		goto fail;
-	}
-	r = json_get_str(nc->root, "name", "name", &nc->name, e);
-	if (r < 0)
-		goto fail;
-	if (!nc->name || !nc->name[0]) {
-		r = rq_err(e, RQ_ERR_CONFIG, -EINVAL, "name: required");
-		goto fail;
-	}
-	r = parse_fields(nc, e);
-	if (r < 0)
+	if ((r = parse_head(nc, keep, e)) < 0 || (r = parse_fields(nc, keep, e)) < 0)
 		goto fail;
 	/* validate an inline profile now, so a bad one fails before anything else */
-	if (nc->qos && (r = profile_from_json(nc->qos, "qos", "inline", &scratch, e)) < 0)
+	if (nc->qos &&
+	    (r = rq_err_keep(keep, e, profile_parse(nc->qos, "qos", "inline", keep, &scratch, e))) <
+		0)
+		goto fail;
+	/* kept errors: the parse fails all the same, @e holding the first */
+	if ((r = rq_errlist_since(keep, kept, e)) < 0)
 		goto fail;
 	*ret = nc;
 	return 0;
 fail:
 	netconf_free(nc);
 	return r;
+}
+
+int netconf_parse(const char *buf, size_t len, struct rq_netconf **ret, struct rq_error *e)
+{
+	return parse_opt(buf, len, NULL, ret, e);
+}
+
+int netconf_parse_keep(const char *buf, size_t len, struct rq_errlist *keep,
+		       struct rq_netconf **ret, struct rq_error *e)
+{
+	return parse_opt(buf, len, keep, ret, e);
 }
 
 void netconf_free(struct rq_netconf *nc)

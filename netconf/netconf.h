@@ -58,6 +58,12 @@ struct rq_netconf {
  * negative errno with @e set.
  */
 int netconf_parse(const char *buf, size_t len, struct rq_netconf **ret, struct rq_error *e);
+/*
+ * netconf_parse with an error collector (`validate`): every key's error is
+ * kept in @keep, the parse failing all the same (@e the first) when one was.
+ */
+int netconf_parse_keep(const char *buf, size_t len, struct rq_errlist *keep,
+		       struct rq_netconf **ret, struct rq_error *e);
 void netconf_free(struct rq_netconf *nc);
 
 /*
@@ -68,6 +74,8 @@ void netconf_free(struct rq_netconf *nc);
 bool netconf_key_known(const char *key);
 const char *netconf_key_nearest(const char *key);
 int netconf_unknown_key(const struct rq_netconf *nc, struct rq_error *e);
+/* The same for the object @root, every unknown key into @keep when given (validate). */
+int netconf_unknown_keys(const cJSON *root, struct rq_errlist *keep, struct rq_error *e);
 /*
  * Every key of @nc's object ADD ignores (unknown to this version), as the
  * record's `ignoredKeys`: [{"key", "nearest"}] ("nearest" only when there is
@@ -133,6 +141,8 @@ struct rq_catalog {
 	 */
 	bool obs_lenient;
 	char obs_err[RQ_ERR_MSG_MAX];
+	/* while catalog_parse_keep parses: the collector of every error, else NULL */
+	struct rq_errlist *keep;
 };
 
 /* How long ADD waits for a PF's carrier after a PFC change (mlx5 toggles the link). */
@@ -149,6 +159,15 @@ struct rq_catalog {
  * Unknown keys are errors.
  */
 int catalog_parse(const char *buf, size_t len, struct rq_catalog **ret, struct rq_error *e);
+/*
+ * catalog_parse with an error collector (`validate`): each error that does not
+ * stop the parse (a profile, a key, a namespace entry, a wiring rule) is kept
+ * in @keep and the parse carries on with the next; the result is the same
+ * (fails when anything was kept, @e the first kept), only every error is in
+ * @keep. A JSON decode error still stops it.
+ */
+int catalog_parse_keep(const char *buf, size_t len, struct rq_errlist *keep,
+		       struct rq_catalog **ret, struct rq_error *e);
 /*
  * catalog_parse, except that an error inside an observability section
  * (node.wiring) ignores that section and is kept in (*ret)->obs_err: what the
@@ -176,6 +195,16 @@ void catalog_free(struct rq_catalog *c);
 const char *catalog_unchained_name(enum rq_unchained_mode m);
 /* The node baseline profile (catalog node.baseline); -ENOENT when there is none. */
 int catalog_baseline(const struct rq_catalog *c, struct rq_profile *ret);
+
+/*
+ * lint.c: what `validate` warns about (valid, wrong in meaning), appended to
+ * @warn: a profile's class against its PFC and ECN (with the node baseline's
+ * requirements, @baseline may be NULL; @path its JSON path), and every
+ * profile of a catalog and its node.wiring rules an earlier one hides.
+ */
+void profile_warnings(const struct rq_profile *p, const struct rq_profile *baseline,
+		      const char *path, struct rq_errlist *warn);
+void catalog_warnings(const struct rq_catalog *c, struct rq_errlist *warn);
 
 /*
  * Resolution per DESIGN.md: the name from args.cni.profile, else the NAD's

@@ -126,7 +126,7 @@ static int parse_ets(const cJSON *o, const char *path, struct rq_ets *ets, struc
 
 	if (!cJSON_IsObject(o))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an object", path);
-	r = json_only_keys(o, path, keys, e);
+	r = json_only_keys(o, path, keys, NULL, e);
 	if (r < 0)
 		return r;
 	for (int k = 0; k < 3; k++)
@@ -233,7 +233,7 @@ static int parse_cnp(const cJSON *v, const char *path, struct rq_profile *p, str
 	if (!cJSON_IsObject(v))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
 			      "%s: expected an object {\"dscp\": 0-63, \"prio\": 0-7}", path);
-	r = json_only_keys(v, path, keys, e);
+	r = json_only_keys(v, path, keys, NULL, e);
 	if (r < 0)
 		return r;
 	for (int f = 0; f < CNP_N; f++) {
@@ -255,8 +255,53 @@ static int parse_cnp(const cJSON *v, const char *path, struct rq_profile *p, str
 	return 0;
 }
 
-int profile_from_json(const cJSON *obj, const char *path, const char *name, struct rq_profile *ret,
-		      struct rq_error *e)
+static int parse_trust(const cJSON *v, const char *path, struct rq_profile *p, struct rq_error *e)
+{
+	if (cJSON_IsString(v) && !strcmp(v->valuestring, "dscp"))
+		p->trust = RQ_TRUST_DSCP;
+	else if (cJSON_IsString(v) && !strcmp(v->valuestring, "pcp"))
+		p->trust = RQ_TRUST_PCP;
+	else
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.trust: expected \"dscp\" or \"pcp\"",
+			      path);
+	p->has_trust = true;
+	return 0;
+}
+
+/* trafficClass and tosScope, each on its own (@keep) */
+static int parse_scalars(const cJSON *obj, const char *path, struct rq_profile *p,
+			 struct rq_errlist *keep, struct rq_error *e)
+{
+	const cJSON *v;
+	char sub[300];
+	long tc;
+	int r;
+
+	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "trafficClass"))) {
+		(void)snprintf(sub, sizeof(sub), "%s.trafficClass", path);
+		r = json_int_in(v, sub, -1, 0, 255, &tc, e);
+		if (r == 0)
+			p->traffic_class = (int)tc;
+		if ((r = rq_err_keep(keep, e, r)) < 0)
+			return r;
+	}
+	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "tosScope"))) {
+		r = 0;
+		if (cJSON_IsString(v) && !strcmp(v->valuestring, "all-qps"))
+			p->tos_scope = RQ_TOS_SCOPE_ALL_QPS;
+		else if (cJSON_IsString(v) && !strcmp(v->valuestring, "rdma-cm"))
+			p->tos_scope = RQ_TOS_SCOPE_RDMA_CM;
+		else
+			r = rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				   "%s.tosScope: expected \"rdma-cm\" or \"all-qps\"", path);
+		if ((r = rq_err_keep(keep, e, r)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+int profile_parse(const cJSON *obj, const char *path, const char *name, struct rq_errlist *keep,
+		  struct rq_profile *ret, struct rq_error *e)
 {
 	static const char *const keys[] = {"trust",	  "dscp2prio", "pfc",	       "ecn",
 					   "ecnRequired", "ets",       "trafficClass", "tosScope",
@@ -264,73 +309,58 @@ int profile_from_json(const cJSON *obj, const char *path, const char *name, stru
 	struct rq_profile p;
 	const cJSON *v;
 	char sub[300];
-	long tc;
 	int r;
 
 	profile_empty(&p, name);
 	if (!cJSON_IsObject(obj))
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected an object", path);
-	r = json_only_keys(obj, path, keys, e);
+	r = json_only_keys(obj, path, keys, keep, e);
 	if (r < 0)
 		return r;
-	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "trust"))) {
-		if (cJSON_IsString(v) && !strcmp(v->valuestring, "dscp"))
-			p.trust = RQ_TRUST_DSCP;
-		else if (cJSON_IsString(v) && !strcmp(v->valuestring, "pcp"))
-			p.trust = RQ_TRUST_PCP;
-		else
-			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-				      "%s.trust: expected \"dscp\" or \"pcp\"", path);
-		p.has_trust = true;
-	}
+		/* each key on its own: with @keep, an error in one does not hide the next */
 #define SUB(k) (snprintf(sub, sizeof(sub), "%s." k, path), sub)
-	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "dscp2prio")) &&
-	    (r = parse_dscp2prio(v, SUB("dscp2prio"), &p, e)) < 0)
-		return r;
-	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "pfc")) &&
-	    (r = parse_prio_list(v, SUB("pfc"), &p.pfc, e)) < 0)
-		return r;
-	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "ecn")) &&
-	    (r = parse_prio_list(v, SUB("ecn"), &p.ecn, e)) < 0)
-		return r;
+#define KEEP(x)                                                                                    \
+	do {                                                                                       \
+		if ((r = rq_err_keep(keep, e, (x))) < 0)                                           \
+			return r;                                                                  \
+	} while (0)
+	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "trust")))
+		KEEP(parse_trust(v, path, &p, e));
+	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "dscp2prio")))
+		KEEP(parse_dscp2prio(v, SUB("dscp2prio"), &p, e));
+	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "pfc")))
+		KEEP(parse_prio_list(v, SUB("pfc"), &p.pfc, e));
+	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "ecn")))
+		KEEP(parse_prio_list(v, SUB("ecn"), &p.ecn, e));
 	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "ecnRequired"))) {
 		if (!cJSON_IsBool(v))
-			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-				      "%s.ecnRequired: expected a boolean", path);
+			KEEP(rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.ecnRequired: expected a boolean",
+				    path));
 		p.ecn_required = cJSON_IsTrue(v);
 	}
-	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "ets")) &&
-	    (r = parse_ets(v, SUB("ets"), &p.ets, e)) < 0)
-		return r;
-	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "cnp")) &&
-	    (r = parse_cnp(v, SUB("cnp"), &p, e)) < 0)
-		return r;
-	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "trafficClass"))) {
-		r = json_int_in(v, SUB("trafficClass"), -1, 0, 255, &tc, e);
-		if (r < 0)
-			return r;
-		p.traffic_class = (int)tc;
-	}
+	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "ets")))
+		KEEP(parse_ets(v, SUB("ets"), &p.ets, e));
+	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "cnp")))
+		KEEP(parse_cnp(v, SUB("cnp"), &p, e));
+	KEEP(parse_scalars(obj, path, &p, keep, e));
 #undef SUB
-	if ((v = cJSON_GetObjectItemCaseSensitive(obj, "tosScope"))) {
-		if (cJSON_IsString(v) && !strcmp(v->valuestring, "all-qps"))
-			p.tos_scope = RQ_TOS_SCOPE_ALL_QPS;
-		else if (cJSON_IsString(v) && !strcmp(v->valuestring, "rdma-cm"))
-			p.tos_scope = RQ_TOS_SCOPE_RDMA_CM;
-		else
-			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-				      "%s.tosScope: expected \"rdma-cm\" or \"all-qps\"", path);
-	}
 	/* DSCP entries mean DSCP trust: mlx5 trusts DSCP while one DSCP APP entry exists */
 	if (cJSON_GetObjectItemCaseSensitive(obj, "dscp2prio")) {
 		if (p.has_trust && p.trust == RQ_TRUST_PCP)
-			return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-				      "%s.dscp2prio: only meaningful with trust \"dscp\"", path);
+			KEEP(rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				    "%s.dscp2prio: only meaningful with trust \"dscp\"", path));
 		p.has_trust = true;
 		p.trust = RQ_TRUST_DSCP;
 	}
+#undef KEEP
 	*ret = p;
 	return 0;
+}
+
+int profile_from_json(const cJSON *obj, const char *path, const char *name, struct rq_profile *ret,
+		      struct rq_error *e)
+{
+	return profile_parse(obj, path, name, NULL, ret, e);
 }
 
 bool profile_has_pf_req(const struct rq_profile *p)

@@ -60,6 +60,14 @@ void profile_empty(struct rq_profile *ret, const char *name);
 int profile_from_json(const cJSON *obj, const char *path, const char *name, struct rq_profile *ret,
 		      struct rq_error *e);
 
+/*
+ * profile_from_json with an error collector (validate): every key's error is
+ * kept in @keep and the profile (the valid keys) returned; without @keep,
+ * profile_from_json.
+ */
+int profile_parse(const cJSON *obj, const char *path, const char *name, struct rq_errlist *keep,
+		  struct rq_profile *ret, struct rq_error *e);
+
 /* The JSON name of a TSA value ("strict", "ets", "vendor"). */
 const char *profile_tsa_name(uint8_t t);
 

@@ -35,12 +35,25 @@ struct rq_wiring_rule {
 bool wiring_glob_valid(const char *g);
 /*
  * Parse @v (node.wiring) into a calloc'd array; errors name the JSON path
- * (`node.wiring[1].partner: ...`). *ret stays NULL for an empty list.
+ * (`node.wiring[1].partner: ...`). *ret stays NULL for an empty list. With a
+ * collector @keep (validate), each rule's error is kept and the next rule read.
  */
-int wiring_from_json(const cJSON *v, struct rq_wiring_rule **ret, size_t *ret_n,
-		     struct rq_error *e);
+int wiring_from_json(const cJSON *v, struct rq_errlist *keep, struct rq_wiring_rule **ret,
+		     size_t *ret_n, struct rq_error *e);
 /* The first rule for the PF (@ifname or @pci may be NULL or ""), or NULL. */
 const struct rq_wiring_rule *wiring_rule_for(const struct rq_wiring_rule *rules, size_t n,
 					     const char *ifname, const char *pci);
+
+/*
+ * Whether every name glob @b matches, glob @a matches too (@a "eth*" covers
+ * "eth[0-3]" and "eth2"). Sound, not complete: true only when it is sure
+ * (a `*` of @b needs a `*` of @a), so a warning built on it is never false.
+ */
+bool wiring_glob_covers(const char *a, const char *b);
+/*
+ * The earlier rule whose `pf` hides rule @j's (every PF rule @j names takes
+ * that earlier rule first, so @j is never used), or -1.
+ */
+int wiring_hidden_by(const struct rq_wiring_rule *rules, size_t n, size_t j);
 
 #endif

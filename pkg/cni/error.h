@@ -65,4 +65,39 @@ static inline int rq_err_isset(const struct rq_error *e)
 	return e && e->code != 0;
 }
 
+/*
+ * An error collector: every error of one parse, not only the first (what
+ * `rdma-qos validate` reports in one run). A parser given one in its context
+ * (catalog_parse_keep, netconf_parse_keep) hands each error that does not
+ * stop it to rq_err_keep at the point where it can carry on with the next
+ * key; without one (ADD, CHECK, the agent) rq_err_keep returns the error and
+ * the parser stops at the first, as before. Warnings (a profile valid but
+ * wrong in meaning) are collected the same way in a list of their own.
+ */
+#define RQ_ERRLIST_MAX 64
+
+struct rq_errlist {
+	size_t n;	/* messages kept (at most RQ_ERRLIST_MAX) */
+	size_t dropped; /* beyond RQ_ERRLIST_MAX: counted, not kept */
+	int code;	/* the first one's enum rq_cni_code */
+	char msg[RQ_ERRLIST_MAX][RQ_ERR_MSG_MAX];
+};
+
+/*
+ * @r < 0 with @e set, and a collector @l: @e's message is appended to @l, @e
+ * is cleared and 0 returned (carry on). Without @l, for r >= 0, and for
+ * -ENOMEM (nothing sensible follows), @r unchanged.
+ */
+int rq_err_keep(struct rq_errlist *l, struct rq_error *e, int r);
+/* Append a message to @l (a warning, or an error found outside a parser). */
+void rq_errlist_add(struct rq_errlist *l, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* How many messages @l has seen (kept and dropped): a mark for rq_errlist_since. */
+size_t rq_errlist_count(const struct rq_errlist *l);
+/*
+ * Messages added to @l since @mark: the first of them into @e (its code) and
+ * -EINVAL, so that a parse that kept errors still fails; else 0.
+ */
+int rq_errlist_since(const struct rq_errlist *l, size_t mark, struct rq_error *e);
+
 #endif

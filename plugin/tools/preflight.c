@@ -19,8 +19,9 @@
 #include "plugin/judge/peer.h"
 #include "plugin/tools/tools.h"
 
-enum pf_verdict { PF_OK = 0, PF_INFO, PF_UNKNOWN, PF_PROBLEM };
-static const char *const verdict_word[] = {"ok", "info", "unknown", "PROBLEM"};
+/* a warning: as the catalog means it, something is wrong, yet nothing it requires is missing */
+enum pf_verdict { PF_OK = 0, PF_INFO, PF_UNKNOWN, PF_WARN, PF_PROBLEM };
+static const char *const verdict_word[] = {"ok", "info", "unknown", "warning", "PROBLEM"};
 
 struct need {
 	bool pf_write; /* some profile writes the PF (node pf ensure, PF requirements) */
@@ -59,9 +60,8 @@ static void profile_needs(const struct rq_profile *p, struct need *n)
 	n->all_qps |= p->traffic_class >= 0 && p->tos_scope == RQ_TOS_SCOPE_ALL_QPS;
 }
 
-static void catalog_needs(const struct rq_env *env, struct need *n)
+static void catalog_needs(const struct rq_catalog *cat, struct need *n)
 {
-	struct rq_catalog *cat = show_catalog(env);
 	struct rq_profile p;
 
 	memset(n, 0, sizeof(*n));
@@ -78,7 +78,6 @@ static void catalog_needs(const struct rq_env *env, struct need *n)
 		n->pf_write = false; /* verify/ignore: the PF is someone else's to write */
 	n->numa_api = cat->numa_source == RQ_NUMA_SRC_API;
 	(void)snprintf(n->kubelet_dir, sizeof(n->kubelet_dir), "%s", cat->kubelet_dir);
-	catalog_free(cat);
 }
 
 /*
@@ -241,6 +240,86 @@ static void check_lldp(const struct rq_env *env, const struct rq_pf *pfs, size_t
 	cJSON_Delete(o);
 }
 
+/* Whether @ifname carries a default route (IPv4 /proc/net/route, IPv6 /proc/net/ipv6_route). */
+static bool default_route(const struct rq_env *env, const char *ifname)
+{
+	static const char *const files[] = {"/proc/net/route", "/proc/net/ipv6_route"};
+	bool found = false;
+
+	for (int f = 0; f < 2 && !found; f++) {
+		char *buf = NULL, *line, *save = NULL;
+		size_t len = 0;
+
+		if (sysfs_read_file(&env->root, files[f], 1 << 20, &buf, &len) < 0)
+			continue;
+		for (line = strtok_r(buf, "\n", &save); line && !found;
+		     line = strtok_r(NULL, "\n", &save)) {
+			char w[10][64];
+			int n = sscanf(line, "%63s %63s %63s %63s %63s %63s %63s %63s %63s %63s",
+				       w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], w[8], w[9]);
+
+			/* v4: Iface Destination Gateway Flags RefCnt Use Metric Mask ...; v6: dst
+			 * dst_len src src_len next_hop metric refcnt use flags iface */
+			if (f == 0 && n >= 8)
+				found = !strcmp(w[0], ifname) && !strcmp(w[1], "00000000") &&
+					!strcmp(w[7], "00000000");
+			else if (f == 1 && n == 10)
+				found = !strcmp(w[9], ifname) && !strcmp(w[1], "00") &&
+					strspn(w[0], "0") == strlen(w[0]);
+		}
+		free(buf);
+	}
+	return found;
+}
+
+/*
+ * node.wiring against this node's ports (issue 49 item 14): a rule's `pf`
+ * glob that also matches the management NIC makes the agent judge the
+ * front-end switch against a rail. What a port is, only the node tells:
+ * not an SR-IOV PF, or carrying the default route. validate checks the
+ * globs against each other; this, against the node.
+ */
+static void check_wiring(const struct rq_env *env, const struct rq_catalog *cat,
+			 const struct rq_pf *pfs, size_t n_pfs, cJSON *c, bool *bad)
+{
+	char **names = NULL, bus[32], dev[64], what[512];
+	size_t nn = 0, hits = 0;
+
+	if (!cat || !cat->n_wiring || sysfs_list(&env->root, "/sys/class/net", &names, &nn) < 0)
+		return;
+	for (size_t i = 0; i < nn; i++) {
+		const struct rq_wiring_rule *r;
+		bool pf = false, route;
+
+		if (device_port_parent(&env->root, names[i], bus, sizeof(bus), dev, sizeof(dev)) <
+		    0)
+			continue;
+		r = wiring_rule_for(cat->wiring, cat->n_wiring, names[i],
+				    !strcmp(bus, "pci") ? dev : NULL);
+		if (!r)
+			continue;
+		hits++;
+		for (size_t k = 0; k < n_pfs && !pf; k++)
+			pf = !strcmp(pfs[k].ifname, names[i]);
+		route = default_route(env, names[i]);
+		if (pf && !route)
+			continue;
+		(void)snprintf(what, sizeof(what),
+			       "node.wiring[%td].pf \"%s\" matches %s, %s (a management NIC?): "
+			       "the agent judges its link partner against rail %s",
+			       r - cat->wiring, r->pf, names[i],
+			       route ? "which carries the default route"
+				     : "which is not an SR-IOV PF",
+			       r->rail);
+		add(c, "wiring", names[i], PF_WARN, what,
+		    "make the rule's pf name the rails only (their names or PCI addresses)", bad);
+	}
+	sysfs_list_free(names, nn);
+	if (hits == 0)
+		add(c, "wiring", NULL, PF_INFO, "node.wiring: no rule matches a port of this node",
+		    "check the rules' pf globs against ip link (names) or the PCI addresses", bad);
+}
+
 static void print_text(const cJSON *checks, bool bad)
 {
 	const cJSON *c;
@@ -261,6 +340,7 @@ static void print_text(const cJSON *checks, bool bad)
 int cmd_preflight(struct rq_env *env, bool json)
 {
 	cJSON *out = cJSON_CreateObject(), *checks;
+	struct rq_catalog *cat;
 	struct rq_pf *pfs = NULL;
 	size_t n_pfs = 0;
 	struct need n;
@@ -270,7 +350,8 @@ int cmd_preflight(struct rq_env *env, bool json)
 		cJSON_Delete(out);
 		return -ENOMEM;
 	}
-	catalog_needs(env, &n);
+	cat = show_catalog(env);
+	catalog_needs(cat, &n);
 	add(checks, "catalog", NULL, n.have_cat ? PF_OK : PF_INFO,
 	    n.have_cat ? RQ_CATALOG_PATH : "no catalog installed: the built-in roce-lossless only",
 	    n.have_cat ? NULL : "install the DaemonSet (deploy/), which installs the catalog",
@@ -290,6 +371,8 @@ int cmd_preflight(struct rq_env *env, bool json)
 	for (size_t i = 0; i < n_pfs; i++)
 		check_pf(env, &n, &pfs[i], checks, &bad);
 	check_lldp(env, pfs, n_pfs, checks, &bad);
+	check_wiring(env, cat, pfs, n_pfs, checks, &bad);
+	catalog_free(cat);
 	free(pfs);
 	cJSON_AddBoolToObject(out, "ready", !bad);
 	if (json) {

@@ -8,8 +8,11 @@
  * the plugin itself uses (catalog_parse, netconf_parse), so what passes here
  * is what ADD accepts; stricter in one way: a key rdma-qos does not know
  * ("profle") fails here, where ADD only warns. With --catalog, the profile a
- * NAD resolves to in its namespace, as ADD would. Exit 0, or 1 with the
- * error naming the JSON path.
+ * NAD resolves to in its namespace, as ADD would. Every error of the file in
+ * one run (the parsers keep them in a collector: catalog_parse_keep,
+ * netconf_parse_keep), each naming its JSON path; then what is valid but wrong
+ * in meaning (netconf/lint.c) as `warning:` lines. Exit 1 on any error, else
+ * 0, warnings or not.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +33,36 @@ static struct {
 	const struct rq_catalog *cat; /* --catalog, else NULL: no resolution */
 	const char *ns;		      /* --namespace, else the object's, else NULL */
 	bool ns_given;
+	struct rq_errlist *errs;  /* every error of the run, in the order found */
+	struct rq_errlist *warns; /* every warning */
 } opts;
+
+/* Where the run's errors and warnings stood: what a prefix applies to. */
+struct mark {
+	size_t errs, warns;
+};
+
+static struct mark mark_now(void)
+{
+	return (struct mark){rq_errlist_count(opts.errs), rq_errlist_count(opts.warns)};
+}
+
+static bool failed_since(struct mark m)
+{
+	return rq_errlist_count(opts.errs) > m.errs;
+}
+
+/*
+ * @r < 0: the run's error, unless the parser kept it already (it then
+ * returns the first of those again); -EINVAL when anything failed since @m.
+ */
+static int note(struct rq_error *e, int r, struct mark m)
+{
+	if (r < 0 && !failed_since(m) && rq_err_isset(e))
+		rq_errlist_add(opts.errs, e->code, "%s", e->msg);
+	rq_err_clear(e);
+	return r < 0 || failed_since(m) ? -EINVAL : 0;
+}
 
 int cli_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
 {
@@ -90,18 +122,47 @@ out:
  * Put @prefix in front of the message. A message that starts with a JSON path
  * ("qos.ets.tcBw: ...") is joined to it with a dot, anything else with ": ".
  */
-static void err_prefix(struct rq_error *e, const char *prefix)
+static void msg_prefix(char *m, const char *prefix)
 {
 	char msg[RQ_ERR_MSG_MAX];
-	size_t path = strcspn(e->msg, ": ");
-	bool is_path = path > 0 && e->msg[path] == ':' && e->msg[0] != '[';
+	size_t path = strcspn(m, ": ");
+	bool is_path = path > 0 && m[path] == ':' && m[0] != '[';
 
 	(void)snprintf(msg, sizeof(msg), "%s%s%s", prefix,
-		       is_path		  ? "."
-		       : e->msg[0] == '[' ? ""
-					  : ": ",
-		       e->msg);
-	memcpy(e->msg, msg, sizeof(e->msg));
+		       is_path	     ? "."
+		       : m[0] == '[' ? ""
+				     : ": ",
+		       m);
+	memcpy(m, msg, sizeof(msg));
+}
+
+/*
+ * @prefix on every error and warning since @m; @skip_named: not on a message
+ * that names @prefix already (a decode error names the document).
+ */
+static void prefix_since(struct mark m, const char *prefix, bool skip_named)
+{
+	struct rq_errlist *l[2] = {opts.errs, opts.warns};
+	size_t from[2] = {m.errs, m.warns};
+
+	for (int k = 0; k < 2; k++)
+		for (size_t i = from[k]; i < l[k]->n; i++)
+			if (!skip_named || strncmp(l[k]->msg[i], prefix, strlen(prefix)) != 0)
+				msg_prefix(l[k]->msg[i], prefix);
+}
+
+/* "document N: " before every error and warning since @m */
+static void doc_prefix(struct mark m, int doc)
+{
+	struct rq_errlist *l[2] = {opts.errs, opts.warns};
+	size_t from[2] = {m.errs, m.warns};
+	char msg[RQ_ERR_MSG_MAX];
+
+	for (int k = 0; k < 2; k++)
+		for (size_t i = from[k]; i < l[k]->n; i++) {
+			(void)snprintf(msg, sizeof(msg), "document %d: %s", doc, l[k]->msg[i]);
+			memcpy(l[k]->msg[i], msg, sizeof(msg));
+		}
 }
 
 /* --catalog: what ADD would resolve for a pod in the NAD's namespace. */
@@ -126,29 +187,48 @@ static int validate_resolve(const struct rq_netconf *nc, char *what, size_t wlen
 	return 0;
 }
 
-/* One plugin's config as the runtime passes it: netconf_parse decides. */
+/* An inline profile's warnings, judged with --catalog's node baseline when given. */
+static void inline_warnings(const struct rq_netconf *nc)
+{
+	struct rq_profile p, base;
+	struct rq_error e;
+
+	rq_err_clear(&e);
+	if (!nc->qos || profile_from_json(nc->qos, "qos", "inline", &p, &e) < 0)
+		return;
+	profile_warnings(&p, catalog_baseline(opts.cat, &base) == 0 ? &base : NULL, "qos",
+			 opts.warns);
+}
+
+/*
+ * One plugin's config as the runtime passes it: netconf_parse decides, every
+ * error kept; unknown keys are errors here.
+ */
 static int validate_plugin(const cJSON *o, char *what, size_t wlen, struct rq_error *e)
 {
+	struct mark m = mark_now(), p;
 	struct rq_netconf *nc = NULL;
 	char *s = cJSON_PrintUnformatted(o);
-	int r;
+	int r = 0;
 
 	if (!s)
-		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
-	r = netconf_parse(s, strlen(s), &nc, e);
+		return note(e, rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory"), m);
+	(void)note(e, netconf_unknown_keys(o, opts.errs, e), m);
+	p = mark_now(); /* the parse's errors after the keys' */
+	(void)note(e, netconf_parse_keep(s, strlen(s), opts.errs, &nc, e), p);
 	free(s);
-	if (r == 0)
-		r = netconf_unknown_key(nc, e);
-	if (r == 0 && opts.cat)
-		r = validate_resolve(nc, what, wlen, e);
-	else if (r == 0)
+	if (!failed_since(m) && opts.cat)
+		r = note(e, validate_resolve(nc, what, wlen, e), m);
+	else if (!failed_since(m))
 		(void)snprintf(what, wlen, "profile %s, pf %s, numa %s",
 			       nc->args_profile ?: nc->profile ?: nc->qos ? "inline"
 									  : "(namespace default)",
 			       nc->pf_set ? pf_mode_name(nc->pf) : "(node policy)",
 			       numa_mode_name(nc->numa));
+	if (nc)
+		inline_warnings(nc);
 	netconf_free(nc);
-	return r;
+	return failed_since(m) ? -EINVAL : r;
 }
 
 static bool is_ours(const cJSON *plugin, const char *binary)
@@ -169,54 +249,68 @@ static int validate_conflist(cJSON *list, const char *binary, char *kind, size_t
 	const cJSON *plugins = cJSON_GetObjectItemCaseSensitive(list, "plugins");
 	const char *name = NULL, *version = NULL;
 	char what[256] = "", prefix[32], warn[512];
+	struct mark m = mark_now();
 	cJSON *it;
 	int i = 0, ours = -1, r;
 
 	if ((r = json_get_str(list, "name", "name", &name, e)) < 0 ||
 	    (r = json_get_str(list, "cniVersion", "cniVersion", &version, e)) < 0)
-		return r;
+		return note(e, r, m);
 	if (!name || !version)
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: required in a conflist",
-			      name ? "cniVersion" : "name");
+		return note(e,
+			    rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: required in a conflist",
+				   name ? "cniVersion" : "name"),
+			    m);
 	if (!cJSON_IsArray(plugins))
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "plugins: expected an array");
+		return note(e, rq_err(e, RQ_ERR_CONFIG, -EINVAL, "plugins: expected an array"), m);
 	cJSON_ArrayForEach(it, plugins)
 	{
-		(void)snprintf(prefix, sizeof(prefix), "plugins[%d]", i);
+		struct mark p = mark_now();
+
+		(void)snprintf(prefix, sizeof(prefix), "plugins[%d]", i++);
 		if (!cJSON_IsObject(it) ||
-		    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(it, "type")))
-			return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.type: expected a string",
-				      prefix);
-		if (is_ours(it, binary)) {
-			if (ours >= 0)
-				return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-					      "%s: a second rdma-qos entry (the first is "
-					      "plugins[%d])",
-					      prefix, ours);
-			if (i == 0)
-				return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-					      "plugins[0].type: rdma-qos is a chained plugin: it "
-					      "must follow the plugin that moves the VF (sriov, "
-					      "host-device)");
-			cJSON_DeleteItemFromObjectCaseSensitive(it, "name");
-			cJSON_DeleteItemFromObjectCaseSensitive(it, "cniVersion");
-			if (!cJSON_AddStringToObject(it, "name", name) ||
-			    !cJSON_AddStringToObject(it, "cniVersion", version))
-				return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
-			r = validate_plugin(it, what, sizeof(what), e);
-			if (r < 0) {
-				err_prefix(e, prefix);
-				return r;
-			}
-			ours = i;
+		    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(it, "type"))) {
+			(void)note(
+			    e,
+			    rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s.type: expected a string", prefix),
+			    p);
+			continue;
 		}
-		i++;
+		if (!is_ours(it, binary))
+			continue;
+		if (ours >= 0) {
+			(void)note(e,
+				   rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+					  "%s: a second rdma-qos entry (the first is plugins[%d])",
+					  prefix, ours),
+				   p);
+			continue;
+		}
+		ours = i - 1;
+		if (ours == 0)
+			(void)note(
+			    e,
+			    rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				   "plugins[0].type: rdma-qos is a chained plugin: it must "
+				   "follow the plugin that moves the VF (sriov, host-device)"),
+			    p);
+		cJSON_DeleteItemFromObjectCaseSensitive(it, "name");
+		cJSON_DeleteItemFromObjectCaseSensitive(it, "cniVersion");
+		if (!cJSON_AddStringToObject(it, "name", name) ||
+		    !cJSON_AddStringToObject(it, "cniVersion", version))
+			return note(e, rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory"), m);
+		p = mark_now();
+		if (validate_plugin(it, what, sizeof(what), e) < 0 || failed_since(p) ||
+		    rq_errlist_count(opts.warns) > p.warns)
+			prefix_since(p, prefix, false);
 	}
 	if (ours < 0)
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "plugins: no rdma-qos entry");
+		(void)note(e, rq_err(e, RQ_ERR_CONFIG, -EINVAL, "plugins: no rdma-qos entry"), m);
+	if (failed_since(m))
+		return -EINVAL;
 	/* valid, but a second writer of the class (issue 42 item 11): said, not refused */
 	if (netconf_chain_qos_writer(plugins, ours, warn, sizeof(warn)))
-		(void)fprintf(stderr, "warning: %s\n", warn);
+		rq_errlist_add(opts.warns, RQ_ERR_CONFIG, "%s", warn);
 	(void)snprintf(kind, klen, "conflist \"%s\", rdma-qos is plugins[%d] of %d (%s)", name,
 		       ours, i, what);
 	return 0;
@@ -225,11 +319,13 @@ static int validate_conflist(cJSON *list, const char *binary, char *kind, size_t
 static int validate_catalog(const char *buf, size_t len, char *kind, size_t klen,
 			    struct rq_error *e)
 {
+	struct mark m = mark_now();
 	struct rq_catalog *cat = NULL;
-	int r = catalog_parse(buf, len, &cat, e);
+	int r = note(e, catalog_parse_keep(buf, len, opts.errs, &cat, e), m);
 
 	if (r < 0)
 		return r;
+	catalog_warnings(cat, opts.warns);
 	(void)snprintf(kind, klen, "catalog, %zu profiles, %zu namespace entries, node pf %s",
 		       cat->n_profiles, cat->n_ns, pf_mode_name(cat->pf_max));
 	catalog_free(cat);
@@ -263,30 +359,33 @@ static int validate_sriovnetwork(const cJSON *o, const char *binary, char *inner
 	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(spec, "metaPlugins"));
 	const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
 	    cJSON_GetObjectItemCaseSensitive(o, "metadata"), "name"));
+	struct mark m = mark_now();
 	size_t n;
 	char *list;
 	int r;
 
 	if (!meta || !meta[strspn(meta, " \t\r\n")])
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-			      "%s: required: rdma-qos is chained through the SriovNetwork's "
-			      "metaPlugins (the operator owns the NAD)",
-			      path);
+		return note(e,
+			    rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				   "%s: required: rdma-qos is chained through the SriovNetwork's "
+				   "metaPlugins (the operator owns the NAD)",
+				   path),
+			    m);
 	if (!name || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789.-") != strlen(name))
 		name = "sriovnetwork";
 	take_namespace(o, "spec", "networkNamespace");
 	n = strlen(meta) + strlen(name) + 96;
 	list = malloc(n);
 	if (!list)
-		return rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
+		return note(e, rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory"), m);
 	(void)snprintf(list, n,
 		       "{\"cniVersion\":\"1.0.0\",\"name\":\"%s\",\"plugins\":[{\"type\":"
 		       "\"sriov\"},%s]}",
 		       name, meta);
-	r = validate_json(list, strlen(list), path, binary, inner, ilen, e);
+	r = note(e, validate_json(list, strlen(list), path, binary, inner, ilen, e), m);
 	free(list);
-	if (r < 0 && strncmp(e->msg, path, strlen(path)) != 0)
-		err_prefix(e, path);
+	/* a decode error names the document already */
+	prefix_since(m, path, true);
 	return r;
 }
 
@@ -296,6 +395,7 @@ static int validate_k8s(const cJSON *o, const char *binary, char *kind, size_t k
 {
 	const char *k = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "kind"));
 	const char *path = "spec.config";
+	struct mark m = mark_now();
 	const cJSON *v;
 	char inner[320];
 	int r;
@@ -315,18 +415,23 @@ static int validate_k8s(const cJSON *o, const char *binary, char *kind, size_t k
 						     RQ_CONFIGMAP_KEY);
 		path = "data[\"" RQ_CONFIGMAP_KEY "\"]";
 	} else
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-			      "kind: \"%.64s\" is neither a NetworkAttachmentDefinition, a "
-			      "SriovNetwork nor a ConfigMap",
-			      k ? k : "(not a string)");
+		return note(e,
+			    rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				   "kind: \"%.64s\" is neither a NetworkAttachmentDefinition, a "
+				   "SriovNetwork nor a ConfigMap",
+				   k ? k : "(not a string)"),
+			    m);
 	if (!cJSON_IsString(v) || !v->valuestring[0])
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected a non-empty JSON string",
-			      path);
-	r = validate_json(v->valuestring, strlen(v->valuestring), path, binary, inner,
-			  sizeof(inner), e);
+		return note(
+		    e,
+		    rq_err(e, RQ_ERR_CONFIG, -EINVAL, "%s: expected a non-empty JSON string", path),
+		    m);
+	r = note(e,
+		 validate_json(v->valuestring, strlen(v->valuestring), path, binary, inner,
+			       sizeof(inner), e),
+		 m);
 	/* a decode error names the document already */
-	if (r < 0 && strncmp(e->msg, path, strlen(path)) != 0)
-		err_prefix(e, path);
+	prefix_since(m, path, true);
 	if (r < 0)
 		return r;
 	(void)snprintf(kind, klen, "%s, %s: %s", k, path, inner);
@@ -352,6 +457,10 @@ static int validate_obj(cJSON *o, const char *buf, size_t len, const char *binar
 	return r;
 }
 
+/*
+ * A JSON document: a decode error is returned in @e for the caller (the file
+ * may be YAML); every other error is in the run's list already.
+ */
 static int validate_json(const char *buf, size_t len, const char *what, const char *binary,
 			 char *kind, size_t klen, struct rq_error *e)
 {
@@ -385,42 +494,47 @@ static bool kind_read(const cJSON *o)
 static int validate_file(const char *buf, size_t len, const char *binary, char *kind, size_t klen,
 			 struct rq_error *e)
 {
+	struct mark m = mark_now(), d;
 	size_t at = 0, used = 0;
 	int r = validate_json(buf, len, "the file", binary, kind, klen, e), docs = 0;
 	char one[512];
 	cJSON *o;
 
 	if (r == 0 || e->code != RQ_ERR_DECODE || buf[strspn(buf, " \t\r\n")] == '{')
-		return r;
+		return note(e, r, m);
 	rq_err_clear(e);
 	kind[0] = '\0';
-	while ((r = validate_yaml(buf, len, &at, &o, e)) == 0) {
+	/* every document, an error in one not hiding the next */
+	while (d = mark_now(), (r = validate_yaml(buf, len, &at, &o, e)) == 0) {
 		docs++;
+		one[0] = '\0';
 		if (kind_read(o))
-			r = validate_obj(o, buf, len, binary, one, sizeof(one), e);
+			r = note(e, validate_obj(o, buf, len, binary, one, sizeof(one), e), d);
 		else
 			(void)snprintf(
 			    one, sizeof(one), "(skipped %s)",
 			    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "kind")));
 		cJSON_Delete(o);
-		if (r < 0) {
-			char msg[RQ_ERR_MSG_MAX];
-
-			(void)snprintf(msg, sizeof(msg), "document %d: %s", docs, e->msg);
-			memcpy(e->msg, msg, sizeof(e->msg));
-			return r;
-		}
+		if (r < 0 || rq_errlist_count(opts.warns) > d.warns)
+			doc_prefix(d, docs);
+		if (r < 0)
+			continue;
 		used += one[0] != '(';
 		(void)snprintf(kind + strlen(kind), klen - strlen(kind), "%s%s",
-			       docs > 1 ? "; " : "", one);
+			       kind[0] ? "; " : "", one);
 	}
 	if (r != -ENOENT)
-		return r;
+		return note(e, r, d);
+	if (failed_since(m))
+		return -EINVAL;
 	if (used == 0)
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-			      "no NetworkAttachmentDefinition, SriovNetwork or ConfigMap in %d "
-			      "document(s)",
-			      docs);
+		return note(
+		    e,
+		    rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			   "no NetworkAttachmentDefinition, SriovNetwork or ConfigMap in %d "
+			   "document(s)",
+			   docs),
+		    m);
 	return 0;
 }
 
@@ -445,6 +559,7 @@ static int load_catalog(const char *path, struct rq_catalog **ret)
 
 int main_validate(int argc, char **argv, const char *binary)
 {
+	static struct rq_errlist errs, warns; /* 64 KiB each: not on the stack */
 	struct rq_catalog *cat = NULL;
 	const char *file = NULL, *catalog = NULL;
 	struct rq_error e;
@@ -471,6 +586,8 @@ int main_validate(int argc, char **argv, const char *binary)
 	if (catalog && load_catalog(catalog, &cat) < 0)
 		return 1;
 	opts.cat = cat;
+	opts.errs = &errs;
+	opts.warns = &warns;
 	rq_err_clear(&e);
 	r = cli_read_file(file, RQ_VALIDATE_MAX, &buf, &len);
 	if (r < 0) {
@@ -479,13 +596,26 @@ int main_validate(int argc, char **argv, const char *binary)
 		catalog_free(cat);
 		return 1;
 	}
+	kind[0] = '\0';
 	r = validate_file(buf, len, binary, kind, sizeof(kind), &e);
 	free(buf);
 	catalog_free(cat);
-	if (r < 0) {
-		(void)fprintf(stderr, "%s: %s\n", file, e.msg);
+	/* every error, each naming its JSON path, then how many; warnings after */
+	for (size_t i = 0; i < errs.n; i++)
+		(void)fprintf(stderr, "%s: %s\n", file, errs.msg[i]);
+	if (errs.dropped)
+		(void)fprintf(stderr, "%s: ... and %zu more errors\n", file, errs.dropped);
+	for (size_t i = 0; i < warns.n; i++)
+		(void)fprintf(stderr, "warning: %s\n", warns.msg[i]);
+	if (r < 0 || errs.n) {
+		if (errs.n + errs.dropped > 1)
+			(void)fprintf(stderr, "%s: %zu errors\n", file, errs.n + errs.dropped);
 		return 1;
 	}
-	(void)printf("%s: valid %s\n", file, kind);
+	if (warns.n)
+		(void)printf("%s: valid %s (%zu warning%s)\n", file, kind, warns.n,
+			     warns.n > 1 ? "s" : "");
+	else
+		(void)printf("%s: valid %s\n", file, kind);
 	return 0;
 }

@@ -5,8 +5,10 @@
  * strings and objects. Enough for what
  * validate looks at (kind, metadata, a NAD's spec.config, a SriovNetwork's
  * spec.metaPlugins, a ConfigMap's data): block scalars (|, |-, >), quoted
- * and plain one-line scalars. Lists and flow collections are skipped (no
- * key validate reads holds one); a multi-line quoted scalar is refused with
+ * and plain one-line scalars. Lists and flow collections are skipped, with
+ * every line they hold (no key validate reads holds one): a list item's
+ * mappings and a flow collection continued on the next lines, as `helm
+ * template` writes a DaemonSet; a multi-line quoted scalar is refused with
  * its line, so nothing is guessed. No YAML library: the image is FROM
  * scratch and the binary static.
  */
@@ -53,6 +55,29 @@ static bool next_line(const char *s, size_t n, size_t *pos, int *no, struct ylin
 static bool blank_or_comment(const struct yline *l)
 {
 	return l->len == 0 || l->p[0] == '#';
+}
+
+/* Whether a flow collection opened in @v ("{ a: 1," or "[x,") is still open at the line's end. */
+static bool flow_open(const char *v, size_t n)
+{
+	int depth = 0;
+	char q = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (q) {
+			q = v[i] == q ? 0 : q;
+			continue;
+		}
+		if (v[i] == '"' || v[i] == '\'')
+			q = v[i];
+		else if (v[i] == '#' && i && (v[i - 1] == ' ' || v[i - 1] == '\t'))
+			break;
+		else if (v[i] == '{' || v[i] == '[')
+			depth++;
+		else if (v[i] == '}' || v[i] == ']')
+			depth--;
+	}
+	return depth > 0;
 }
 
 /* A one-line scalar: "double" (\" \\ \n), 'single' ('' is '), or plain (# comment cut). */
@@ -159,7 +184,7 @@ int validate_yaml(const char *s, size_t n, size_t *at, cJSON **ret, struct rq_er
 		cJSON *o;
 		int indent;
 	} st[YAML_DEPTH];
-	int depth = 0, no = 0, r = 0;
+	int depth = 0, no = 0, r = 0, list = -1, flow = -1;
 	size_t pos = *at, start;
 	struct yline l;
 	cJSON *root = cJSON_CreateObject();
@@ -183,8 +208,20 @@ int validate_yaml(const char *s, size_t n, size_t *at, cJSON **ret, struct rq_er
 			}
 			continue;
 		}
-		if (blank_or_comment(&l) || l.p[0] == '-')
-			continue; /* list items: not read (see the top) */
+		if (blank_or_comment(&l))
+			continue;
+		/*
+		 * Not read (see the top): a list's items at @list and every line
+		 * below them, the lines a flow collection opened at @flow runs on.
+		 */
+		if ((list >= 0 && (l.indent > list || (l.indent == list && l.p[0] == '-'))) ||
+		    (flow >= 0 && l.indent > flow))
+			continue;
+		list = flow = -1;
+		if (l.p[0] == '-') {
+			list = l.indent;
+			continue;
+		}
 		while (depth > 0 && l.indent <= st[depth].indent)
 			depth--;
 		colon = memchr(l.p, ':', l.len);
@@ -227,6 +264,8 @@ int validate_yaml(const char *s, size_t n, size_t *at, cJSON **ret, struct rq_er
 			if (!str)
 				r = rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory");
 		} else if (v[0] == '[' || v[0] == '{' || v[0] == '&' || v[0] == '*') {
+			if (flow_open(v, vlen))
+				flow = l.indent;
 			continue; /* flow collections, anchors: not read */
 		} else
 			r = scalar(v, vlen, l.no, &str, e);

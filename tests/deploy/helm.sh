@@ -56,6 +56,13 @@ check "every rendered document passes k8s-check (${out##*$'\n'})" [ $? -eq 0 ] |
 o=$("$B/rdma-qos" validate <(obj default ConfigMap) 2>&1)
 check "the rendered ConfigMap passes rdma-qos validate" status_is 0 $? grep -q 'valid ConfigMap' \
 	<<< "$o" || echo "   $o"
+# what docs/operations.md "Installing with Helm" tells: the whole release through validate, as
+# helm writes it (flow mappings over two lines in the DaemonSet, lists of mappings), the kinds it
+# does not read named and skipped
+o=$("${HELM[@]}" template rdma-qos "$CHART" -n rdma-qos | "$B/rdma-qos" validate /dev/stdin 2>&1)
+check "helm template ... | rdma-qos validate /dev/stdin: valid, its ConfigMap read, the rest skipped by kind" \
+	status_is 0 $? grep -qE '^/dev/stdin: valid .*ConfigMap, data\["profiles.json"\]: catalog.*\(skipped DaemonSet\)' \
+	<<< "$o" || echo "   $o"
 check "its catalog is deploy/base/profiles.json (values.yaml catalog, a map, as JSON)" same "$(obj \
 	default ConfigMap | jq -r '.data["profiles.json"]' | jq -cS .)" \
 	"$(jq -cS . "$SRC/deploy/base/profiles.json")"
@@ -158,6 +165,11 @@ render bad '{"catalog": {"node": {"pf": "always"}}}'
 o=$("$B/rdma-qos" validate <(obj bad ConfigMap) 2>&1)
 check "a bad catalog value renders a ConfigMap that rdma-qos validate refuses (as the init container would)" \
 	status_is 1 $? grep -qF 'data["profiles.json"].node.pf' <<< "$o" || echo "   $o"
+o=$("${HELM[@]}" template rdma-qos "$CHART" -n rdma-qos -f "$T/bad.values.json" --set-json \
+	'catalog.node.wirring=[]' | "$B/rdma-qos" validate /dev/stdin 2>&1)
+check "... through the pipe: both errors, by document and path, in one run" status_is 1 $? same \
+	"$(grep -cE '^/dev/stdin: document 2: data\["profiles.json"\]\.node\.(pf: expected one of|wirring: unknown key \(did you mean "wiring"\?\))' \
+	<<< "$o")" 2 || echo "   $o"
 
 echo "== values"
 render ocp '{"cniBinDir": "/var/lib/cni/bin"}'

@@ -114,4 +114,86 @@ printf 'kind: NetworkAttachmentDefinition\nspec:\n  config: "{\n    x"\n' > "$T/
 o=$(v "$T/multi.yaml")
 check "a YAML construct it does not read (multi-line quoted): refused with its line" status_is 1 $? \
 	grep -q 'YAML line 3' <<< "$o" || echo "   $o"
+echo "== every error in one run, each naming its path (issue 49 item 14)"
+cat > "$T/three.json" <<'EOF2'
+{"profiles": {"gold": {"pfc": [9], "trust": "dscp", "trafficClass": 106}},
+ "namespaces": {"ai": {"allow": ["roce-losless", "gold"], "default": "gold"}},
+ "node": {"wirring": [], "gdrLevel": "PIX"}}
+EOF2
+o=$(v "$T/three.json")
+check "a catalog with three mistakes: exit 1, the three in one run, then how many" status_is 1 $? \
+	same "$(grep -c '^/.*three.json: ' <<< "$o")" 4 || echo "   $o"
+check "... a value out of range, by its path" grep -qF 'three.json: profiles.gold.pfc[0]: 9 out of range 0-7' <<< "$o"
+check "... a profile name: did you mean roce-lossless" grep -qF \
+	'namespaces.ai.allow[0]: unknown profile "roce-losless" (did you mean "roce-lossless"?)' <<< "$o"
+check "... a catalog key: node.wirring, did you mean wiring" grep -qF \
+	'node.wirring: unknown key (did you mean "wiring"?)' <<< "$o"
+check "... node.gdrLevel \"PIX\" (as NCCL writes it) is not one of them" [ "$(grep -c gdrLevel <<< "$o")" = 0 ]
+check "... the last line counts them" same "$(tail -1 <<< "$o")" "$T/three.json: 3 errors"
+nad "$T/nad3.yaml" '"profle": "roce-lossless", "pf": "sure", "gdrLevel": "far",'
+o=$(v "$T/nad3.yaml")
+check "a NAD with three mistakes: the three, under spec.config.plugins[1]" status_is 1 $? same \
+	"$(grep -cE 'spec.config.plugins\[1\]\.(profle: unknown key \(did you mean "profile"|pf: expected one|gdrLevel: expected one)' \
+	<<< "$o")" 3 || echo "   $o"
+nad "$T/pix.yaml" '"profile": "roce-lossless", "gdrLevel": "PIX",'
+o=$(v "$T/pix.yaml")
+check "gdrLevel \"PIX\" in a NAD: valid (any case)" status_is 0 $? grep -q 'valid NetworkAttachmentDefinition' \
+	<<< "$o" || echo "   $o"
+{ cat "$T/typo.yaml"; echo "---"; sed 's/name: roce$/name: roce2/' "$T/far.yaml"; } > "$T/two.yaml"
+o=$(v "$T/two.yaml")
+check "two NADs in one file, a mistake in each: both, by document" status_is 1 $? same \
+	"$(grep -cE 'document (1: spec.config.plugins\[1\].profle|2: spec.config.plugins\[1\].qqqqqqqqq)' <<< "$o")" 2 ||
+	echo "   $o"
+
+echo "== warnings: valid, wrong in meaning; exit 0 when there is nothing else"
+cat > "$T/meaning.json" <<'EOF2'
+{"profiles": {"gold": {"trust": "dscp", "pfc": [3], "dscp2prio": {"26": 2}, "trafficClass": 106},
+              "ecn": {"ecnRequired": true, "trafficClass": 104}},
+ "node": {"wiring": [{"pf": "ens*", "partner": "leaf-*", "rail": "any"},
+                     {"pf": "ens1f0", "partner": "leaf-r1-*", "rail": "r1"}]}}
+EOF2
+o=$(v "$T/meaning.json")
+check "a catalog valid but wrong in meaning: exit 0, three warning: lines" status_is 0 $? \
+	same "$(grep -c '^warning: ' <<< "$o")" 3 || echo "   $o"
+check "... a lossless class whose DSCP maps to a priority without PFC" grep -qF \
+	'warning: profiles.gold.trafficClass: 106 is DSCP 26, which dscp2prio maps to priority 2, and PFC is on priority 3 only' <<< "$o"
+check "... a class without ECT when ECN is required" grep -qF \
+	'warning: profiles.ecn.trafficClass: 104 has ECN bits 00 (Not-ECT) and ecnRequired is true' <<< "$o"
+check "... a wiring rule an earlier one hides" grep -qF \
+	'warning: node.wiring[1]: never used: node.wiring[0].pf "ens*" matches every PF its pf "ens1f0" matches' <<< "$o"
+check "... and still valid, saying how many warnings" grep -qF 'valid catalog, 2 profiles' <<< "$o"
+nad "$T/inline.yaml" '"qos": {"ecnRequired": true, "trafficClass": 104},'
+o=$(v "$T/inline.yaml")
+check "an inline profile's warning names its path in the NAD" status_is 0 $? grep -qF \
+	'warning: document 1: spec.config.plugins[1].qos.trafficClass: 104 has ECN bits 00' <<< "$o" || echo "   $o"
+o=$(v "$SRC/examples/profiles.json")
+check "examples/profiles.json: valid, no warning" status_is 0 $? same "$(grep -c warning <<< "$o")" 0 ||
+	echo "   $o"
+echo "== what helm template writes: lists of mappings, flow mappings over two lines"
+{ cat <<-'EOF2'
+	apiVersion: apps/v1
+	kind: DaemonSet
+	metadata: { name: rdma-qos }
+	spec:
+	  template:
+	    spec:
+	      containers:
+	        - name: agent
+	          image: x
+	          volumeMounts:
+	            - { name: netns, mountPath: /var/run/netns, readOnly: true,
+	                mountPropagation: HostToContainer }
+	            - { name: run-netns, mountPath: /run/netns, readOnly: true,
+	                mountPropagation: HostToContainer }
+	      initContainers:
+	      - name: install
+	        image: x
+	      tolerations: [ { operator: Exists,
+	          effect: NoSchedule } ]
+	---
+	EOF2
+  cat "$T/plain.yaml"; } > "$T/helmish.yaml"
+o=$(v "$T/helmish.yaml")
+check "a DaemonSet as helm writes it beside a NAD: skipped by kind, the NAD read" status_is 0 $? \
+	grep -qF 'valid (skipped DaemonSet); NetworkAttachmentDefinition' <<< "$o" || echo "   $o"
 finish

@@ -7,6 +7,9 @@
  * requirements contains both and contradicts neither. A catalog that
  * catalog_parse accepts is also loaded as ADD loads it (catalog_parse_for,
  * per namespace and profile name): that must succeed and resolve alike.
+ * With an error collector (validate's catalog_parse_keep, netconf_parse_keep)
+ * the verdict is the same and the first error kept is the one the parse
+ * without it (ADD's) stops at; the warnings of a valid catalog never crash.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -129,25 +132,57 @@ static void partial_agrees(const char *buf, size_t size, const struct rq_catalog
 		}
 }
 
+/* The collector changes what is reported, never the verdict nor the first error. */
+static void keep_agrees(const char *buf, size_t size, int r_cat, const struct rq_error *e_cat,
+			int r_nc, const struct rq_error *e_nc)
+{
+	static struct rq_errlist keep, warn;
+	struct rq_catalog *cat = NULL;
+	struct rq_netconf *nc = NULL;
+	struct rq_error e = {0};
+	int r;
+
+	memset(&keep, 0, sizeof(keep));
+	r = catalog_parse_keep(buf, size, &keep, &cat, &e);
+	if ((r < 0) != (r_cat < 0) || (r < 0 && (e.code != e_cat->code || strcmp(e.msg, e_cat->msg))))
+		abort();
+	if (r == 0) {
+		memset(&warn, 0, sizeof(warn));
+		catalog_warnings(cat, &warn);
+	}
+	catalog_free(cat);
+	memset(&keep, 0, sizeof(keep));
+	rq_err_clear(&e);
+	r = netconf_parse_keep(buf, size, &keep, &nc, &e);
+	if ((r < 0) != (r_nc < 0) || (r < 0 && (e.code != e_nc->code || strcmp(e.msg, e_nc->msg))))
+		abort();
+	netconf_free(nc);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct rq_catalog *fixed;
 	struct rq_catalog *cat = NULL;
 	struct rq_netconf *nc = NULL;
-	struct rq_error e = { 0 };
+	struct rq_error e = { 0 }, e_nc;
 	const char *buf = (const char *)data;
+	int r_nc, r_cat;
 	cJSON *root;
 
 	if (!fixed && catalog_parse(catalog_json, strlen(catalog_json), &fixed, &e) < 0)
 		abort();
 	rq_err_clear(&e);
-	if (netconf_parse(buf, size, &nc, &e) == 0) {
+	r_nc = netconf_parse(buf, size, &nc, &e);
+	e_nc = e;
+	if (r_nc == 0) {
 		resolve_all(nc, NULL);
 		resolve_all(nc, fixed);
 	}
 	rq_err_clear(&e);
-	if (catalog_parse(buf, size, &cat, &e) == 0 && nc)
+	r_cat = catalog_parse(buf, size, &cat, &e);
+	if (r_cat == 0 && nc)
 		resolve_all(nc, cat);
+	keep_agrees(buf, size, r_cat, &e, r_nc, &e_nc);
 	partial_agrees(buf, size, cat);
 	root = cJSON_ParseWithLength(buf, size);
 	if (cJSON_IsObject(root)) {

@@ -79,4 +79,34 @@ o=$(RDMA_QOS_SIM_ROOT="$T/inbox" "$SIM" preflight --help)
 rc=$?
 check "preflight --help: exit 0" [ $rc -eq 0 ]
 check "... preflight --help prints its own usage" grep -q '^usage: rdma-qos-sim preflight' <<< "$o"
+echo "== node.wiring against the node's ports: a pf glob that matches the management NIC (issue 49 item 14)"
+node wired --rdma configfs --dcb yes
+# eno1: the node's management NIC, a PCI function that is no SR-IOV PF (the layout of a PF's link)
+ln -s ../../devices/pci0000:00/0000:00:1f.6/net/eno1 "$T/wired/sys/class/net/eno1"
+mkdir -p "$T/wired/sys/devices/pci0000:00/0000:00:1f.6/net/eno1"
+cat_install wired '{"node": {"wiring": [{"pf": "*", "partner": "leaf-*", "rail": "r0"}]}}'
+o=$(pre wired)
+rc=$?
+check "a pf glob \"*\" that matches eno1: exit 0 (a warning, nothing required is missing)" [ $rc -eq 0 ] || echo "$o"
+check "... a warning naming eno1, the rule and the rail" grep -qE \
+	'^warning +wiring eno1: node.wiring\[0\].pf "\*" matches eno1, which is not an SR-IOV PF \(a management NIC\?\).*rail r0' \
+	<<< "$o" || echo "$o"
+check "... with what to do" [ "$(grep -EA1 '^warning +wiring eno1' <<< "$o" | grep -c 'name the rails only')" = 1 ]
+check "... and none for the PFs" [ "$(grep -c "wiring $pf0" <<< "$o")" = 0 ]
+mkdir -p "$T/wired/proc/net"
+printf 'Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n%s\t00000000\t0101A8C0\t0003\t0\t0\t0\t00000000\t0\t0\t0\n' \
+	"$pf0" > "$T/wired/proc/net/route"
+o=$(pre wired)
+check "a PF that carries the default route: a warning too" grep -qE \
+	"^warning +wiring $pf0: .*which carries the default route" <<< "$o" || echo "$o"
+cat_install wired '{"node": {"wiring": [{"pf": "'"pf$$"'*", "partner": "leaf-*", "rail": "r0"}]}}'
+: > "$T/wired/proc/net/route"
+o=$(pre wired)
+check "rules that name the rails only: no wiring warning" [ "$(grep -c '^warning' <<< "$o")" = 0 ] || echo "$o"
+check "... --json: no wiring check either" [ "$(RDMA_QOS_SIM_ROOT="$T/wired" "$SIM" preflight --json |
+	jq -r '[.checks[] | select(.check == "wiring")] | length')" = 0 ]
+cat_install wired '{"node": {"wiring": [{"pf": "e*", "partner": "leaf-*", "rail": "r0"}]}}'
+check "... and with eno1 named again, --json says warning, ready stays true" same "$(RDMA_QOS_SIM_ROOT="$T/wired" \
+	"$SIM" preflight --json | jq -c '[.ready, [.checks[] | select(.check == "wiring") | .verdict]]')" \
+	'[true,["warning"]]'
 summary

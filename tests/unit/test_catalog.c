@@ -40,8 +40,8 @@ static const struct cat_bad cat_bad[] = {
 	{ "{} x", RQ_ERR_DECODE,
 	  "profile catalog is not valid JSON (unexpected data after the value at byte 3)" },
 	{ "[]", RQ_ERR_DECODE, "profile catalog: expected a JSON object" },
-	{ "{\"profile\":{}}", RQ_ERR_CONFIG, "profile: unknown key" },
-	{ "{\"Profiles\":{}}", RQ_ERR_CONFIG, "Profiles: unknown key" },
+	{ "{\"profile\":{}}", RQ_ERR_CONFIG, "profile: unknown key (did you mean \"profiles\"?)" },
+	{ "{\"Profiles\":{}}", RQ_ERR_CONFIG, "Profiles: unknown key (did you mean \"profiles\"?)" },
 	{ "{\"profiles\":[]}", RQ_ERR_CONFIG, "profiles: expected an object" },
 	{ "{\"profiles\":{\"a b\":{}}}", RQ_ERR_CONFIG,
 	  "profiles.a b: not a profile name ([A-Za-z0-9._-], 1-63)" },
@@ -51,7 +51,7 @@ static const struct cat_bad cat_bad[] = {
 	{ "{\"profiles\":{\"gold\":{\"pfc\":[9]}}}", RQ_ERR_CONFIG,
 	  "profiles.gold.pfc[0]: 9 out of range 0-7" },
 	{ "{\"profiles\":{\"gold\":{\"pfcs\":[3]}}}", RQ_ERR_CONFIG,
-	  "profiles.gold.pfcs: unknown key" },
+	  "profiles.gold.pfcs: unknown key (did you mean \"pfc\"?)" },
 	{ "{\"profiles\":{\"gold\":{},\"gold\":{}}}", RQ_ERR_CONFIG,
 	  "profiles.gold: duplicate key" },
 	{ "{\"profiles\":{\"gold\":{\"ecn\":[1],\"ecn\":[2]}}}", RQ_ERR_CONFIG,
@@ -64,7 +64,7 @@ static const struct cat_bad cat_bad[] = {
 	{ NS("\"\":{}"), RQ_ERR_CONFIG, "namespaces.: not a namespace*" },
 	{ NS("\"**\":{}"), RQ_ERR_CONFIG, "namespaces.**: not a namespace*" },
 	{ NS("\"ai\":[]"), RQ_ERR_CONFIG, "namespaces.ai: expected an object" },
-	{ NS("\"ai\":{\"allowed\":[]}"), RQ_ERR_CONFIG, "namespaces.ai.allowed: unknown key" },
+	{ NS("\"ai\":{\"allowed\":[]}"), RQ_ERR_CONFIG, "namespaces.ai.allowed: unknown key (did you mean \"allow\"?)" },
 	{ NS("\"ai\":{\"allow\":\"roce-lossless\"}"), RQ_ERR_CONFIG,
 	  "namespaces.ai.allow: expected an array of names" },
 	{ NS("\"ai\":{\"allow\":[1]}"), RQ_ERR_CONFIG, "namespaces.ai.allow[0]: expected a name" },
@@ -429,7 +429,7 @@ START_TEST(test_catalog_partial_rule)
 	/* lab's entry names a profile that does not exist */
 	rq_err_clear(&e);
 	ck_assert_int_lt(catalog_parse_for(cat, strlen(cat), "lab", NULL, &c, &e), 0);
-	ck_assert_str_eq(e.msg, "namespaces.lab.allow[1]: unknown profile \"gone\"");
+	ck_assert_str_eq(e.msg, "namespaces.lab.allow[1]: unknown profile \"gone\" (did you mean \"gold\"?)");
 	/* ops' entry is malformed */
 	rq_err_clear(&e);
 	ck_assert_int_lt(catalog_parse_for(cat, strlen(cat), "ops", "gold", &c, &e), 0);

@@ -102,7 +102,7 @@ static const struct field_case fields[] = {
 	{ "\"qos\":{\"ets\":{\"tcBw\":[10,10,10,30,10,10,5,5],\"tsa\":[\"ets\",\"ets\",\"ets\","
 	  "\"ets\",\"ets\",\"ets\",\"ets\",\"ets\"],\"prioTc\":[0,0,0,0,0,0,0,0]}}",
 	  "qos.ets.tcBw: percentages sum to 90, expected 100" },
-	{ "\"qos\":{\"Pfc\":[3]}", "qos.Pfc: unknown key" },
+	{ "\"qos\":{\"Pfc\":[3]}", "qos.Pfc: unknown key (did you mean \"pfc\"?)" },
 	{ "\"qos\":{},\"profile\":\"gold\"",
 	  "qos: an inline profile and a profile name cannot both be given" },
 	{ "\"qos\":{},\"args\":{\"cni\":{\"profile\":\"gold\"}}",

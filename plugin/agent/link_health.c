@@ -41,6 +41,8 @@ void link_health_pass(struct agent *a, const struct pass_report *rep)
 	nb = calloc(1, sizeof(*nb));
 	if (nb)
 		nb->pf = calloc(rep->n_peer_t ? rep->n_peer_t : 1, sizeof(*nb->pf));
+	if (nb)
+		nb->fec_per_min = rep->fec_uncorr_per_min;
 	for (size_t i = 0; nb && nb->pf && i < rep->n_peer_t; i++) {
 		struct link_pf *x = &nb->pf[nb->n++];
 
@@ -60,7 +62,7 @@ void link_health_pass(struct agent *a, const struct pass_report *rep)
 			if (!a->links && x->cur.has_flaps)
 				x->own = link_own_saved(a, x->pf, x->cur.flaps);
 		}
-		link_judge_pf(x, now);
+		link_judge_pf(x, now, rep->fec_uncorr_per_min, a->o.interval_s);
 	}
 	if (eo)
 		eo->free(ectx);

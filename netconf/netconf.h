@@ -123,6 +123,7 @@ struct rq_catalog {
 	enum rq_numa_source numa_source;    /* node.numaSource, default auto */
 	enum rq_unchained_mode unchained;   /* node.unchained, default report */
 	enum rq_pci_level gdr_level;	    /* node.gdrLevel, default pxb */
+	bool gdr_level_set;		    /* node.gdrLevel given (an explicit pxb: p2c is far) */
 	enum rq_gdr_topology gdr_topology;  /* node.gdrTopology, default auto */
 	struct rq_wiring_rule *wiring;	    /* node.wiring (owned), NULL: no rule */
 	size_t n_wiring;

@@ -5,7 +5,9 @@
  * link speed against the fastest mode both ends advertise (pkg/ethtool's
  * link.h), devlink health reporters' error counts (pkg/devlink). Read after
  * each pass for the PFs the pass watched; a counter that grew between two
- * readings, or a speed below what both ends advertise, holds its reason for
+ * readings (uncorrectable FEC blocks: beyond node.linkHealth's floor, see
+ * link_judge.c), or a speed below the fastest mode both ends advertise in
+ * common, holds its reason for
  * one --interval (rdma_qos_port_link_degraded), so a flap between two
  * event-raised passes a second apart is still seen by a scrape a minute
  * later, and a quiet port clears. What a driver does not report has no

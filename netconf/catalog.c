@@ -347,11 +347,48 @@ static int parse_wiring(struct rq_catalog *c, const cJSON *v, struct rq_error *e
 	return 0;
 }
 
+/* node.linkHealth: {"fecUncorrectablePerMinute": N}, N a number >= 0 (0: any block counts) */
+static int link_health_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
+{
+	static const char *const keys[] = {"fecUncorrectablePerMinute", NULL};
+	const cJSON *v;
+	int r;
+
+	if (!cJSON_IsObject(o))
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL, "node.linkHealth: expected an object");
+	if ((r = json_only_keys(o, "node.linkHealth", keys, c->keep, e)) < 0)
+		return r;
+	v = cJSON_GetObjectItemCaseSensitive(o, "fecUncorrectablePerMinute");
+	if (!v)
+		return 0;
+	if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) ||
+	    v->valuedouble > RQ_FEC_UNCORR_PER_MIN_MAX)
+		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+			      "node.linkHealth.fecUncorrectablePerMinute: expected a number from 0 "
+			      "to 1000000");
+	c->fec_uncorr_per_min = v->valuedouble;
+	return 0;
+}
+
+static int parse_link_health(struct rq_catalog *c, const cJSON *v, struct rq_error *e)
+{
+	int r = link_health_from_json(c, v, e);
+
+	if (r >= 0 || !c->obs_lenient || r == -ENOMEM)
+		return r;
+	/* observability only, as node.wiring: ignored, never a failed ADD */
+	(void)snprintf(c->obs_err, sizeof(c->obs_err), "%s", e->msg);
+	rq_err_clear(e);
+	c->fec_uncorr_per_min = RQ_FEC_UNCORR_PER_MIN_DEFAULT;
+	return 0;
+}
+
 int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 {
-	static const char *const keys[] = {
-	    "pf",	 "baseline", "carrierWaitSeconds", "kubeletDir", "numaSource",
-	    "unchained", "gdrLevel", "gdrTopology",	   "wiring",	 NULL};
+	static const char *const keys[] = {"pf",	 "baseline",	"carrierWaitSeconds",
+					   "kubeletDir", "numaSource",	"unchained",
+					   "gdrLevel",	 "gdrTopology", "wiring",
+					   "linkHealth", NULL};
 	const cJSON *v;
 	long secs;
 	int r;
@@ -376,6 +413,8 @@ int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error
 	KEEP(catalog_node_gdr(c, o, e));
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "wiring")) && !c->wiring)
 		KEEP(parse_wiring(c, v, e));
+	if ((v = cJSON_GetObjectItemCaseSensitive(o, "linkHealth")))
+		KEEP(parse_link_health(c, v, e));
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "baseline")))
 		KEEP(parse_baseline(c, v, e));
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "carrierWaitSeconds"))) {
@@ -418,6 +457,7 @@ static int catalog_parse_opt(const char *buf, size_t len, bool lenient, struct r
 	c->pf_max = RQ_PF_ENSURE;
 	c->carrier_wait_s = RQ_CARRIER_WAIT_DEFAULT_S;
 	c->gdr_level = RQ_PCI_PXB;
+	c->fec_uncorr_per_min = RQ_FEC_UNCORR_PER_MIN_DEFAULT;
 	(void)snprintf(c->kubelet_dir, sizeof(c->kubelet_dir), "%s", RQ_KUBELET_DIR_DEFAULT);
 	r = json_parse_object(buf, len, "profile catalog", &c->root, e);
 	if (r < 0)

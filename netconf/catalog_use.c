@@ -268,6 +268,7 @@ static struct rq_catalog *partial_new(void)
 	c->obs_lenient = true;
 	c->carrier_wait_s = RQ_CARRIER_WAIT_DEFAULT_S;
 	c->gdr_level = RQ_PCI_PXB;
+	c->fec_uncorr_per_min = RQ_FEC_UNCORR_PER_MIN_DEFAULT;
 	(void)snprintf(c->kubelet_dir, sizeof(c->kubelet_dir), "%s", RQ_KUBELET_DIR_DEFAULT);
 	c->names = calloc(RQ_CATALOG_MAX_PROFILES + 1, sizeof(*c->names));
 	/* the named one, the namespace default and the node baseline */

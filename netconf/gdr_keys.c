@@ -2,9 +2,8 @@
 /*
  * The GPUDirect RDMA keys (DESIGN.md "GPUDirect RDMA"): NAD gdr and gdrLevel,
  * catalog node.gdrLevel and node.gdrTopology. A level is NCCL's
- * NCCL_NET_GDR_LEVEL name, in any case.
+ * NCCL_NET_GDR_LEVEL name in any case (PIX as NCCL spells them).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <string.h>
 
@@ -24,26 +23,14 @@ const char *gdr_topology_name(enum rq_gdr_topology t)
 	return (unsigned)t < 3 ? gdr_topologies[t] : "?";
 }
 
-/*
- * pix, pxb, phb, sys: the levels NCCL_NET_GDR_LEVEL takes (p2c and node are
- * paths, not levels), in any case: NCCL writes them upper-case (PIX, PHB) and
- * people copy its value. Kept lower-case (show, the metrics' labels).
- */
+/* pix, pxb, p2c, phb, sys: the levels NCCL_NET_GDR_LEVEL takes (node is a path, not a level) */
 static int level(const cJSON *v, const char *path, int *ret, struct rq_error *e)
 {
 	enum rq_pci_level l;
-	char low[8];
-	size_t i = 0;
 
-	if (cJSON_IsString(v) && strlen(v->valuestring) < sizeof(low)) {
-		for (; v->valuestring[i]; i++)
-			low[i] = (char)tolower((unsigned char)v->valuestring[i]);
-		low[i] = '\0';
-	}
-	if (!cJSON_IsString(v) || i == 0 || pci_level_parse(low, &l) < 0 || l == RQ_PCI_P2C ||
-	    l == RQ_PCI_NODE)
+	if (!cJSON_IsString(v) || pci_level_parse(v->valuestring, &l) < 0 || l == RQ_PCI_NODE)
 		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-			      "%s: expected one of \"pix\", \"pxb\", \"phb\", \"sys\" (any case)",
+			      "%s: expected one of \"pix\", \"pxb\", \"p2c\", \"phb\", \"sys\" (any case)",
 			      path);
 	*ret = (int)l;
 	return 0;
@@ -78,6 +65,7 @@ int catalog_node_gdr(struct rq_catalog *c, const cJSON *node, struct rq_error *e
 	if (v && (r = level(v, "node.gdrLevel", &l, e)) < 0)
 		return r;
 	c->gdr_level = (enum rq_pci_level)l;
+	c->gdr_level_set = v != NULL;
 	v = cJSON_GetObjectItemCaseSensitive(node, "gdrTopology");
 	c->gdr_topology = RQ_GDR_TOPO_AUTO;
 	if (!v)

@@ -131,11 +131,13 @@ struct rq_catalog {
 	enum rq_numa_source numa_source;    /* node.numaSource, default auto */
 	enum rq_unchained_mode unchained;   /* node.unchained, default report */
 	enum rq_pci_level gdr_level;	    /* node.gdrLevel, default pxb */
+	bool gdr_level_set;		    /* node.gdrLevel given (an explicit pxb: p2c is far) */
 	enum rq_gdr_topology gdr_topology;  /* node.gdrTopology, default auto */
 	struct rq_wiring_rule *wiring;	    /* node.wiring (owned), NULL: no rule */
 	size_t n_wiring;
+	double fec_uncorr_per_min; /* node.linkHealth.fecUncorrectablePerMinute */
 	/*
-	 * Observability sections (node.wiring) in error: with @obs_lenient set
+	 * Observability sections (node.wiring, node.linkHealth) in error: with @obs_lenient set
 	 * before parsing (catalog_parse_lenient, catalog_parse_for), the section
 	 * is ignored and its error kept in @obs_err instead of failing the parse.
 	 */
@@ -148,6 +150,12 @@ struct rq_catalog {
 /* How long ADD waits for a PF's carrier after a PFC change (mlx5 toggles the link). */
 #define RQ_CARRIER_WAIT_DEFAULT_S 10
 #define RQ_KUBELET_DIR_DEFAULT	  "/var/lib/kubelet"
+/*
+ * Uncorrectable FEC blocks a minute a port may count before the agent calls
+ * its link degraded: 802.3's frame loss ratio at 200/400G allows a few an hour.
+ */
+#define RQ_FEC_UNCORR_PER_MIN_DEFAULT 1.0
+#define RQ_FEC_UNCORR_PER_MIN_MAX     1000000.0
 
 /*
  * Parse and validate the node catalog (profiles.json):
@@ -170,7 +178,7 @@ int catalog_parse_keep(const char *buf, size_t len, struct rq_errlist *keep,
 		       struct rq_catalog **ret, struct rq_error *e);
 /*
  * catalog_parse, except that an error inside an observability section
- * (node.wiring) ignores that section and is kept in (*ret)->obs_err: what the
+ * (node.wiring, node.linkHealth) ignores that section and is kept in (*ret)->obs_err: what the
  * agent and STATUS use, so that a bad glob never stops a node (issue 49 item
  * 13). `validate` and catalog sync use catalog_parse and still refuse it.
  */
@@ -186,7 +194,7 @@ int catalog_parse_lenient(const char *buf, size_t len, struct rq_catalog **ret, 
  * entry's default. Other entries' contents are not looked at: an error
  * there fails the ADDs that use it, STATUS, and catalog_parse (rdma-qos
  * validate), not the attachments of other namespaces. An error inside
- * node.wiring is not ADD's: the section is ignored, (*ret)->obs_err says why.
+ * node.wiring or node.linkHealth is not ADD's: the section is ignored, (*ret)->obs_err says why.
  */
 int catalog_parse_for(const char *buf, size_t len, const char *ns, const char *name,
 		      struct rq_catalog **ret, struct rq_error *e);

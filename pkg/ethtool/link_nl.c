@@ -22,101 +22,6 @@ struct link_nl {
 	uint16_t family;
 };
 
-/* Every full-duplex link mode of the UAPI header with its speed (Mb/s), from its name */
-static const struct {
-	unsigned bit;
-	uint32_t mbps;
-} link_modes[] = {
-    {ETHTOOL_LINK_MODE_10baseT_Full_BIT, 10},
-    {ETHTOOL_LINK_MODE_100baseT_Full_BIT, 100},
-    {ETHTOOL_LINK_MODE_1000baseT_Full_BIT, 1000},
-    {ETHTOOL_LINK_MODE_10000baseT_Full_BIT, 10000},
-    {ETHTOOL_LINK_MODE_2500baseX_Full_BIT, 2500},
-    {ETHTOOL_LINK_MODE_1000baseKX_Full_BIT, 1000},
-    {ETHTOOL_LINK_MODE_10000baseKX4_Full_BIT, 10000},
-    {ETHTOOL_LINK_MODE_10000baseKR_Full_BIT, 10000},
-    {ETHTOOL_LINK_MODE_20000baseMLD2_Full_BIT, 20000},
-    {ETHTOOL_LINK_MODE_20000baseKR2_Full_BIT, 20000},
-    {ETHTOOL_LINK_MODE_40000baseKR4_Full_BIT, 40000},
-    {ETHTOOL_LINK_MODE_40000baseCR4_Full_BIT, 40000},
-    {ETHTOOL_LINK_MODE_40000baseSR4_Full_BIT, 40000},
-    {ETHTOOL_LINK_MODE_40000baseLR4_Full_BIT, 40000},
-    {ETHTOOL_LINK_MODE_56000baseKR4_Full_BIT, 56000},
-    {ETHTOOL_LINK_MODE_56000baseCR4_Full_BIT, 56000},
-    {ETHTOOL_LINK_MODE_56000baseSR4_Full_BIT, 56000},
-    {ETHTOOL_LINK_MODE_56000baseLR4_Full_BIT, 56000},
-    {ETHTOOL_LINK_MODE_25000baseCR_Full_BIT, 25000},
-    {ETHTOOL_LINK_MODE_25000baseKR_Full_BIT, 25000},
-    {ETHTOOL_LINK_MODE_25000baseSR_Full_BIT, 25000},
-    {ETHTOOL_LINK_MODE_50000baseCR2_Full_BIT, 50000},
-    {ETHTOOL_LINK_MODE_50000baseKR2_Full_BIT, 50000},
-    {ETHTOOL_LINK_MODE_100000baseKR4_Full_BIT, 100000},
-    {ETHTOOL_LINK_MODE_100000baseSR4_Full_BIT, 100000},
-    {ETHTOOL_LINK_MODE_100000baseCR4_Full_BIT, 100000},
-    {ETHTOOL_LINK_MODE_100000baseLR4_ER4_Full_BIT, 100000},
-    {ETHTOOL_LINK_MODE_50000baseSR2_Full_BIT, 50000},
-    {ETHTOOL_LINK_MODE_1000baseX_Full_BIT, 1000},
-    {ETHTOOL_LINK_MODE_10000baseCR_Full_BIT, 10000},
-    {ETHTOOL_LINK_MODE_10000baseSR_Full_BIT, 10000},
-    {ETHTOOL_LINK_MODE_10000baseLR_Full_BIT, 10000},
-    {ETHTOOL_LINK_MODE_10000baseLRM_Full_BIT, 10000},
-    {ETHTOOL_LINK_MODE_10000baseER_Full_BIT, 10000},
-    {ETHTOOL_LINK_MODE_2500baseT_Full_BIT, 2500},
-    {ETHTOOL_LINK_MODE_5000baseT_Full_BIT, 5000},
-    {ETHTOOL_LINK_MODE_50000baseKR_Full_BIT, 50000},
-    {ETHTOOL_LINK_MODE_50000baseSR_Full_BIT, 50000},
-    {ETHTOOL_LINK_MODE_50000baseCR_Full_BIT, 50000},
-    {ETHTOOL_LINK_MODE_50000baseLR_ER_FR_Full_BIT, 50000},
-    {ETHTOOL_LINK_MODE_50000baseDR_Full_BIT, 50000},
-    {ETHTOOL_LINK_MODE_100000baseKR2_Full_BIT, 100000},
-    {ETHTOOL_LINK_MODE_100000baseSR2_Full_BIT, 100000},
-    {ETHTOOL_LINK_MODE_100000baseCR2_Full_BIT, 100000},
-    {ETHTOOL_LINK_MODE_100000baseLR2_ER2_FR2_Full_BIT, 100000},
-    {ETHTOOL_LINK_MODE_100000baseDR2_Full_BIT, 100000},
-    {ETHTOOL_LINK_MODE_200000baseKR4_Full_BIT, 200000},
-    {ETHTOOL_LINK_MODE_200000baseSR4_Full_BIT, 200000},
-    {ETHTOOL_LINK_MODE_200000baseLR4_ER4_FR4_Full_BIT, 200000},
-    {ETHTOOL_LINK_MODE_200000baseDR4_Full_BIT, 200000},
-    {ETHTOOL_LINK_MODE_200000baseCR4_Full_BIT, 200000},
-    {ETHTOOL_LINK_MODE_100baseT1_Full_BIT, 100},
-    {ETHTOOL_LINK_MODE_1000baseT1_Full_BIT, 1000},
-    {ETHTOOL_LINK_MODE_400000baseKR8_Full_BIT, 400000},
-    {ETHTOOL_LINK_MODE_400000baseSR8_Full_BIT, 400000},
-    {ETHTOOL_LINK_MODE_400000baseLR8_ER8_FR8_Full_BIT, 400000},
-    {ETHTOOL_LINK_MODE_400000baseDR8_Full_BIT, 400000},
-    {ETHTOOL_LINK_MODE_400000baseCR8_Full_BIT, 400000},
-    {ETHTOOL_LINK_MODE_100000baseKR_Full_BIT, 100000},
-    {ETHTOOL_LINK_MODE_100000baseSR_Full_BIT, 100000},
-    {ETHTOOL_LINK_MODE_100000baseLR_ER_FR_Full_BIT, 100000},
-    {ETHTOOL_LINK_MODE_100000baseCR_Full_BIT, 100000},
-    {ETHTOOL_LINK_MODE_100000baseDR_Full_BIT, 100000},
-    {ETHTOOL_LINK_MODE_200000baseKR2_Full_BIT, 200000},
-    {ETHTOOL_LINK_MODE_200000baseSR2_Full_BIT, 200000},
-    {ETHTOOL_LINK_MODE_200000baseLR2_ER2_FR2_Full_BIT, 200000},
-    {ETHTOOL_LINK_MODE_200000baseDR2_Full_BIT, 200000},
-    {ETHTOOL_LINK_MODE_200000baseCR2_Full_BIT, 200000},
-    {ETHTOOL_LINK_MODE_400000baseKR4_Full_BIT, 400000},
-    {ETHTOOL_LINK_MODE_400000baseSR4_Full_BIT, 400000},
-    {ETHTOOL_LINK_MODE_400000baseLR4_ER4_FR4_Full_BIT, 400000},
-    {ETHTOOL_LINK_MODE_400000baseDR4_Full_BIT, 400000},
-    {ETHTOOL_LINK_MODE_400000baseCR4_Full_BIT, 400000},
-    {ETHTOOL_LINK_MODE_100baseFX_Full_BIT, 100},
-    {ETHTOOL_LINK_MODE_10baseT1L_Full_BIT, 10},
-};
-
-uint32_t ethtool_link_modes_max(const uint32_t *bits, unsigned nbits)
-{
-	uint32_t best = 0;
-
-	for (size_t i = 0; i < sizeof(link_modes) / sizeof(link_modes[0]); i++) {
-		unsigned b = link_modes[i].bit;
-
-		if (b < nbits && (bits[b / 32] >> (b % 32)) & 1 && link_modes[i].mbps > best)
-			best = link_modes[i].mbps;
-	}
-	return best;
-}
-
 static void header(struct genl_req *m, uint16_t type, const char *ifname, uint32_t flags)
 {
 	genl_nest_start(m, type);
@@ -126,7 +31,11 @@ static void header(struct genl_req *m, uint16_t type, const char *ifname, uint32
 	genl_nest_end(m);
 }
 
-/* the first u64 of an ETHTOOL_A_FEC_STAT_* array: the total (fec_stats_recalc) */
+/*
+ * The first u64 of an ETHTOOL_A_FEC_STAT_* array: the total (net/ethtool/fec.c
+ * fec_stats_recalc). A counter the driver left at ETHTOOL_STAT_NOT_SET comes
+ * as an empty attribute: not reported, never a zero.
+ */
 static bool stat_total(const struct nlattr *a, uint64_t *ret)
 {
 	if (!a || nla_len(a) < (int)sizeof(uint64_t))
@@ -135,9 +44,8 @@ static bool stat_total(const struct nlattr *a, uint64_t *ret)
 	return true;
 }
 
-static int fec_cb(const struct nlmsghdr *h, void *arg)
+int ethtool_fec_reply(const struct nlmsghdr *h, struct eth_link_health *e)
 {
-	struct eth_link_health *e = arg;
 	struct nlattr *tb[ETHTOOL_A_FEC_MAX + 1], *st[ETHTOOL_A_FEC_STAT_MAX + 1];
 	int r = nlparse_msg(h, h->nlmsg_len, GENL_HDRLEN, tb, ETHTOOL_A_FEC_MAX, NULL);
 
@@ -147,9 +55,16 @@ static int fec_cb(const struct nlmsghdr *h, void *arg)
 		return 0;
 	if ((r = nlparse_nested(tb[ETHTOOL_A_FEC_STATS], st, ETHTOOL_A_FEC_STAT_MAX, NULL)) < 0)
 		return r;
-	e->has_fec = stat_total(st[ETHTOOL_A_FEC_STAT_CORRECTED], &e->fec_corrected) |
-		     stat_total(st[ETHTOOL_A_FEC_STAT_UNCORR], &e->fec_uncorrectable);
+	/* each counter on its own: a driver that fills only corrected blocks has no uncorrectable
+	 */
+	e->has_fec_corrected = stat_total(st[ETHTOOL_A_FEC_STAT_CORRECTED], &e->fec_corrected);
+	e->has_fec_uncorrectable = stat_total(st[ETHTOOL_A_FEC_STAT_UNCORR], &e->fec_uncorrectable);
 	return 0;
+}
+
+static int fec_cb(const struct nlmsghdr *h, void *arg)
+{
+	return ethtool_fec_reply(h, arg);
 }
 
 /* one ETHTOOL_A_STATS_GRP: the ETH_PHY group's SymbolErrorDuringCarrier */
@@ -226,8 +141,8 @@ static int modes_cb(const struct nlmsghdr *h, void *arg)
 {
 	struct eth_link_health *e = arg;
 	struct nlattr *tb[ETHTOOL_A_LINKMODES_MAX + 1];
-	uint32_t bits[8];
-	unsigned n = 0;
+	uint32_t ours[ETH_LINK_MODE_WORDS], peer[ETH_LINK_MODE_WORDS];
+	unsigned n_ours = 0, n_peer = 0;
 	int r = nlparse_msg(h, h->nlmsg_len, GENL_HDRLEN, tb, ETHTOOL_A_LINKMODES_MAX, NULL);
 
 	if (r < 0)
@@ -239,14 +154,17 @@ static int modes_cb(const struct nlmsghdr *h, void *arg)
 		e->has_speed = true;
 		e->speed_mbps = s == (uint32_t)SPEED_UNKNOWN ? 0 : s;
 	}
-	memset(bits, 0, sizeof(bits));
+	memset(ours, 0, sizeof(ours));
+	memset(peer, 0, sizeof(peer));
 	if (tb[ETHTOOL_A_LINKMODES_OURS] &&
-	    bitset_value(tb[ETHTOOL_A_LINKMODES_OURS], bits, 8, &n) == 0)
-		e->local_max_mbps = ethtool_link_modes_max(bits, n);
-	memset(bits, 0, sizeof(bits));
+	    bitset_value(tb[ETHTOOL_A_LINKMODES_OURS], ours, ETH_LINK_MODE_WORDS, &n_ours) == 0)
+		e->local_max_mbps = ethtool_link_modes_max(ours, n_ours);
 	if (tb[ETHTOOL_A_LINKMODES_PEER] &&
-	    bitset_value(tb[ETHTOOL_A_LINKMODES_PEER], bits, 8, &n) == 0)
-		e->partner_max_mbps = ethtool_link_modes_max(bits, n);
+	    bitset_value(tb[ETHTOOL_A_LINKMODES_PEER], peer, ETH_LINK_MODE_WORDS, &n_peer) == 0)
+		e->partner_max_mbps = ethtool_link_modes_max(peer, n_peer);
+	/* the modes both advertise: a lane or media mismatch shares fewer than either's best */
+	e->common_max_mbps =
+	    ethtool_link_modes_common_max(ours, peer, n_ours > n_peer ? n_ours : n_peer);
 	return 0;
 }
 

@@ -5,7 +5,11 @@
  * a device's realpath up two components at a time, so a switch's downstream
  * port and a root port are never nodes: one node stands for one switch (its
  * upstream port), and a function right below a root port hangs off the CPU
- * of its NUMA node. Broadcom PEX switches that show two levels are one.
+ * of its NUMA node. Broadcom PEX switches that show two levels are one
+ * (NCCL's getBcmGen: the ids masked with 0xfffffffffffff000, so only the top
+ * nibble of subsystem_device counts). An ancestor whose name is not a 4-digit
+ * domain address (a VMD domain's 10000:xx:xx.x) ends NCCL's walk at the CPU,
+ * as its checkBDFFormat does: nothing behind a VMD controller is a PCI node.
  */
 #include "pkg/pci/pci.h"
 
@@ -13,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *const level_names[] = {"pix", "pxb", "p2c", "phb", "node", "sys"};
 
@@ -23,8 +28,9 @@ const char *pci_level_name(enum rq_pci_level l)
 
 int pci_level_parse(const char *s, enum rq_pci_level *ret)
 {
+	/* any case: NCCL_NET_GDR_LEVEL spells them PIX, PXB, ... */
 	for (size_t i = 0; s && i < sizeof(level_names) / sizeof(level_names[0]); i++)
-		if (!strcmp(s, level_names[i])) {
+		if (!strcasecmp(s, level_names[i])) {
 			*ret = (enum rq_pci_level)i;
 			return 0;
 		}
@@ -33,41 +39,56 @@ int pci_level_parse(const char *s, enum rq_pci_level *ret)
 
 bool pci_level_within(enum rq_pci_level path, enum rq_pci_level max)
 {
+	/* NCCL's order: PIX < PXB < P2C < PHB (CPU nodes per NUMA id: node is phb) */
 	if (path == RQ_PCI_NODE)
 		path = RQ_PCI_PHB;
 	if (max == RQ_PCI_NODE)
 		max = RQ_PCI_PHB;
-	if (path == RQ_PCI_P2C)
-		return max != RQ_PCI_PIX;
-	if (max == RQ_PCI_P2C)
-		max = RQ_PCI_PXB;
 	return path <= max;
 }
 
-/* 0 when not a Broadcom PEX switch NCCL flattens, else its generation (4, 5). */
-static int bcm_gen(const struct rq_root *r, const char *pci)
+/*
+ * 0 when not a Broadcom PEX switch NCCL flattens, else its generation (4, 5):
+ * vendor 0x1000, subsystem vendor 0x1000; Gen4 device 0xc010 with a
+ * subsystem_device in 0xa000-0xafff at either level, Gen5 device 0xc030 with
+ * 0x0000-0x0fff as the parent (@level 0) and 0x1000-0x1fff as the child (1).
+ */
+static int bcm_gen(const unsigned long v[4], int level)
+{
+	if (v[0] != 0x1000 || v[2] != 0x1000)
+		return 0;
+	if (v[1] == 0xc010 && (v[3] & 0xf000) == 0xa000)
+		return 4;
+	if (v[1] == 0xc030 && (v[3] & 0xf000) == (unsigned long)level * 0x1000)
+		return 5;
+	return 0;
+}
+
+/* @pci's vendor, device, subsystem_vendor, subsystem_device; false unless all four read */
+static bool pci_ids(const struct rq_root *r, const char *pci, unsigned long v[4])
 {
 	static const char *const f[] = {"vendor", "device", "subsystem_vendor", "subsystem_device"};
-	unsigned long v[4];
 
 	for (size_t i = 0; i < 4; i++) {
 		char path[128], buf[32], *end;
 
 		(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", pci, f[i]);
 		if (sysfs_read_str(r, path, buf, sizeof(buf)) < 0)
-			return 0;
+			return false;
 		v[i] = strtoul(buf, &end, 16);
 		if (end == buf || v[i] > 0xffff)
-			return 0;
+			return false;
 		/* vendor first: every other switch costs one read */
 		if (i == 0 && v[0] != 0x1000)
-			return 0;
+			return false;
 	}
-	if (v[1] == 0xc010 && v[2] == 0x1000 && (v[3] & 0xff00) == 0xa000)
-		return 4;
-	if (v[1] == 0xc030 && v[2] == 0x1000 && (v[3] == 0x0000 || v[3] == 0x1000))
-		return 5;
-	return 0;
+	return true;
+}
+
+/* a 4-digit domain address ("0000:3b:00.0"), what NCCL's checkBDFFormat accepts */
+static bool bdf4(const char *s)
+{
+	return strlen(s) == 12 && sysfs_pci_valid(s);
 }
 
 /* The components after "devices" of @link into @comp; their count, or -ENODEV. */
@@ -94,7 +115,8 @@ static int split_devices(char *link, char **comp, size_t max)
 static int place(const struct rq_root *r, const char *pci, struct rq_pci_pos *ret)
 {
 	char path[128], link[1024], *comp[RQ_PCI_CHAIN_MAX * 2 + 4];
-	int n, gens[RQ_PCI_CHAIN_MAX];
+	int n, as_child[RQ_PCI_CHAIN_MAX], as_parent[RQ_PCI_CHAIN_MAX];
+	size_t walk;
 	long numa;
 
 	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", pci);
@@ -122,21 +144,42 @@ static int place(const struct rq_root *r, const char *pci, struct rq_pci_pos *re
 	}
 	if (!ret->root[0])
 		return -ENODEV;
-	/* NCCL's nodes: every second bridge, nearest first (skip one, keep one) */
-	for (size_t i = 1; i < ret->n_up; i += 2) {
-		gens[ret->n_node] = bcm_gen(r, ret->up[i]);
+	/*
+	 * Behind a VMD controller (a root "pci10000:e0"): NCCL's walk ended at the
+	 * first such ancestor, at the CPU; the host bridge the controller sits
+	 * under is the root, so a pair across it is phb (or node), as NCCL says.
+	 */
+	for (walk = 0; walk < ret->n_up && bdf4(ret->up[walk]); walk++)
+		;
+	if (strlen(ret->root) != strlen("pci0000:00"))
+		for (int i = n - 2; i >= 0; i--)
+			if (!strncmp(comp[i], "pci", 3) &&
+			    strlen(comp[i]) == strlen("pci0000:00")) {
+				(void)snprintf(ret->root, sizeof(ret->root), "%s", comp[i]);
+				break;
+			}
+	/* NCCL's nodes: every second bridge, nearest first (skip one, keep one), up to VMD */
+	for (size_t i = 1; i < walk; i += 2) {
+		unsigned long v[4];
+		bool ids = pci_ids(r, ret->up[i], v);
+
+		as_child[ret->n_node] = ids ? bcm_gen(v, 1) : 0;
+		as_parent[ret->n_node] = ids ? bcm_gen(v, 0) : 0;
 		memcpy(ret->node[ret->n_node++], ret->up[i], RQ_PCI_NAME);
 	}
-	/* a Broadcom switch below one of its own generation is merged into it */
-	for (size_t i = 0; i + 1 < ret->n_node;) {
-		if (gens[i] && gens[i] == gens[i + 1]) {
-			memmove(ret->node[i], ret->node[i + 1],
-				(ret->n_node - i - 1) * RQ_PCI_NAME);
-			memmove(&gens[i], &gens[i + 1], (ret->n_node - i - 1) * sizeof(int));
-			ret->n_node--;
+	/*
+	 * A Broadcom switch (as the child) below one of its generation (as the
+	 * parent) is merged into it; a parent merges once (NCCL then marks its
+	 * subsystem_device 0xffff), so the one merged into is no longer either.
+	 */
+	for (size_t i = ret->n_node; i-- > 1;) {
+		if (!as_child[i - 1] || as_child[i - 1] != as_parent[i])
 			continue;
-		}
-		i++;
+		memmove(ret->node[i - 1], ret->node[i], (ret->n_node - i) * RQ_PCI_NAME);
+		memmove(&as_child[i - 1], &as_child[i], (ret->n_node - i) * sizeof(int));
+		memmove(&as_parent[i - 1], &as_parent[i], (ret->n_node - i) * sizeof(int));
+		ret->n_node--;
+		as_child[i - 1] = as_parent[i - 1] = 0;
 	}
 	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", pci);
 	ret->numa =

@@ -123,6 +123,7 @@ struct pass_report {
 	/* [{"vf","pf","rdmaDev","namespace","pod"}]: rdma_qos_vf_unchained (unchained_pass.c) */
 	cJSON *unchained;
 	cJSON *verdict; /* [{"pf","rec","vfGone"}]: the attachments verdict_metrics.c judges */
+	double fec_uncorr_per_min; /* node.linkHealth.fecUncorrectablePerMinute (link_health.c) */
 };
 
 /* One PF the agent watches (an attachment's or the baseline's), for the partner's judge. */

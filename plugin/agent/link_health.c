@@ -5,7 +5,9 @@
  * link speed against the fastest mode both ends advertise (pkg/ethtool's
  * link.h), devlink health reporters' error counts (pkg/devlink). Read after
  * each pass for the PFs the pass watched; a counter that grew between two
- * readings, or a speed below what both ends advertise, holds its reason for
+ * readings (uncorrectable FEC blocks: beyond node.linkHealth's floor, see
+ * link_judge.c), or a speed below the fastest mode both ends advertise in
+ * common, holds its reason for
  * one --interval (rdma_qos_port_link_degraded), so a flap between two
  * event-raised passes a second apart is still seen by a scrape a minute
  * later, and a quiet port clears. What a driver does not report has no
@@ -41,6 +43,8 @@ void link_health_pass(struct agent *a, const struct pass_report *rep)
 	nb = calloc(1, sizeof(*nb));
 	if (nb)
 		nb->pf = calloc(rep->n_peer_t ? rep->n_peer_t : 1, sizeof(*nb->pf));
+	if (nb)
+		nb->fec_per_min = rep->fec_uncorr_per_min;
 	for (size_t i = 0; nb && nb->pf && i < rep->n_peer_t; i++) {
 		struct link_pf *x = &nb->pf[nb->n++];
 
@@ -60,7 +64,7 @@ void link_health_pass(struct agent *a, const struct pass_report *rep)
 			if (!a->links && x->cur.has_flaps)
 				x->own = link_own_saved(a, x->pf, x->cur.flaps);
 		}
-		link_judge_pf(x, now);
+		link_judge_pf(x, now, rep->fec_uncorr_per_min, a->o.interval_s);
 	}
 	if (eo)
 		eo->free(ectx);

@@ -42,19 +42,27 @@ struct link_pf {
 	uint64_t own;
 	long own_used;
 	double last[LINK_REASON_N]; /* wall clock when the reason last held; 0 never */
+	/* the uncorrectable FEC count's window: its count and wall clock when it opened; 0 none */
+	uint64_t fec_c0;
+	double fec_t0;
 };
 
 struct link_book {
 	struct link_pf *pf;
 	size_t n;
+	double fec_per_min; /* the floor the last reading was judged against */
 };
 
 /* link_read.c: one reading of watched PF @t (@eo, @dops may be NULL: not read) */
 void link_read_pf(const struct rq_env *env, const struct ethtool_link_ops *eo, void *ectx,
 		  const struct devlink_ops *dops, void *dctx, const struct peer_target *t,
 		  struct link_reading *r);
-/* link_judge.c: the reasons that hold between the previous reading and this one */
-void link_judge_pf(struct link_pf *x, double now);
+/*
+ * link_judge.c: the reasons that hold between the previous reading and this
+ * one; @fec_per_min: node.linkHealth.fecUncorrectablePerMinute, @interval_s
+ * the agent's --interval
+ */
+void link_judge_pf(struct link_pf *x, double now, double fec_per_min, int interval_s);
 /* link_save.c */
 uint64_t link_own_saved(const struct agent *a, const char *pf, uint64_t flaps);
 void link_file_save(const struct agent *a);

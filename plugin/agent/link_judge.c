@@ -19,16 +19,51 @@ static uint64_t reporter_errors(const struct link_reading *r, const char *name, 
 	return 0;
 }
 
+/* below the fastest mode both ends advertise in common (not min of each side's best) */
 static bool speed_short(const struct eth_link_health *e)
 {
-	uint32_t both =
-	    e->local_max_mbps < e->partner_max_mbps ? e->local_max_mbps : e->partner_max_mbps;
+	return e->has_speed && e->speed_mbps > 0 && e->common_max_mbps > 0 &&
+	       e->speed_mbps < e->common_max_mbps;
+}
 
-	return e->has_speed && e->speed_mbps > 0 && both > 0 && e->speed_mbps < both;
+/*
+ * Uncorrectable FEC blocks above the floor: 802.3 allows a non-zero post-FEC
+ * loss at 200/400G, so one codeword now and then is no fault. Counted over a
+ * window of at least a minute (or the --interval, if longer), so that passes
+ * an event raised a second apart do not shrink what the floor allows: the
+ * window closes when it is that old, or as soon as it holds more than the
+ * floor allows a whole window (the reason then holds from this reading). A
+ * count that went back (driver reload) opens a new window.
+ */
+static bool fec_above(struct link_pf *x, double now, double per_min, int interval_s)
+{
+	const struct link_reading *c = &x->cur;
+	double win = interval_s > 60 ? interval_s : 60, age, allowed;
+	uint64_t n;
+	bool above;
+
+	if (!c->eth.has_fec_uncorrectable) {
+		x->fec_t0 = 0;
+		return false;
+	}
+	if (x->fec_t0 <= 0 || c->eth.fec_uncorrectable < x->fec_c0 || now < x->fec_t0) {
+		x->fec_t0 = now;
+		x->fec_c0 = c->eth.fec_uncorrectable;
+		return false;
+	}
+	n = c->eth.fec_uncorrectable - x->fec_c0;
+	age = now - x->fec_t0;
+	allowed = per_min * (age > win ? age : win) / 60.0;
+	above = (double)n > allowed;
+	if (above || age >= win) {
+		x->fec_t0 = now;
+		x->fec_c0 = c->eth.fec_uncorrectable;
+	}
+	return above;
 }
 
 /* the reasons that hold between the previous reading and this one */
-void link_judge_pf(struct link_pf *x, double now)
+void link_judge_pf(struct link_pf *x, double now, double fec_per_min, int interval_s)
 {
 	const struct link_reading *p = &x->prev, *c = &x->cur;
 	bool held[LINK_REASON_N] = {false};
@@ -56,8 +91,6 @@ void link_judge_pf(struct link_pf *x, double now)
 		if (c->has_flaps && x->own > c->flaps)
 			x->own = 0; /* the count went back (a driver reload): nothing to take off */
 		held[LINK_FLAP] = c->has_flaps && p->has_flaps && c->flaps > p->flaps + own;
-		held[LINK_FEC] = c->eth.has_fec && p->eth.has_fec &&
-				 c->eth.fec_uncorrectable > p->eth.fec_uncorrectable;
 		held[LINK_SYMBOL] = c->eth.has_symbol_errors && p->eth.has_symbol_errors &&
 				    c->eth.symbol_errors > p->eth.symbol_errors;
 		for (size_t i = 0; i < c->n_rep; i++) {
@@ -67,6 +100,7 @@ void link_judge_pf(struct link_pf *x, double now)
 			held[LINK_HEALTH] |= found && c->rep[i].errors > before;
 		}
 	}
+	held[LINK_FEC] = fec_above(x, now, fec_per_min, interval_s);
 	held[LINK_SPEED] = speed_short(&c->eth);
 	for (int k = 0; k < LINK_REASON_N; k++)
 		if (held[k])
@@ -80,11 +114,10 @@ int link_degraded(const struct agent *a, const char *pf, enum link_reason reason
 		const struct link_pf *x = &a->links->pf[i];
 		const struct link_reading *c = &x->cur;
 		bool known = reason == LINK_FLAP     ? c->has_flaps
-			     : reason == LINK_FEC    ? c->eth.has_fec
+			     : reason == LINK_FEC    ? c->eth.has_fec_uncorrectable
 			     : reason == LINK_SYMBOL ? c->eth.has_symbol_errors
 			     : reason == LINK_HEALTH ? c->n_rep > 0
-						     : c->eth.has_speed && c->eth.local_max_mbps &&
-							   c->eth.partner_max_mbps;
+						     : c->eth.has_speed && c->eth.common_max_mbps;
 
 		if (strcmp(x->pf, pf) != 0)
 			continue;

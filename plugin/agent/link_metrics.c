@@ -19,17 +19,32 @@ static void render_counters(FILE *f, const struct link_book *b)
 				      (unsigned long long)(b->pf[i].cur.flaps - b->pf[i].own));
 	prom_family(f, "rdma_qos_port_fec_blocks_total", "counter",
 		    "FEC blocks the PF corrected or could not correct (ethtool netlink FEC "
-		    "statistics).");
-	for (size_t i = 0; i < b->n; i++)
-		if (b->pf[i].cur.eth.has_fec)
+		    "statistics); a counter the driver does not fill has no series.");
+	for (size_t i = 0; i < b->n; i++) {
+		const struct eth_link_health *h = &b->pf[i].cur.eth;
+
+		(void)prom_label_esc(b->pf[i].pf, pf, sizeof(pf));
+		if (h->has_fec_corrected)
 			(void)fprintf(
 			    f,
 			    "rdma_qos_port_fec_blocks_total{pf=\"%s\",kind=\"corrected\"} "
-			    "%llu\nrdma_qos_port_fec_blocks_total{pf=\"%s\",kind="
-			    "\"uncorrectable\"} %llu\n",
-			    prom_label_esc(b->pf[i].pf, pf, sizeof(pf)),
-			    (unsigned long long)b->pf[i].cur.eth.fec_corrected, pf,
-			    (unsigned long long)b->pf[i].cur.eth.fec_uncorrectable);
+			    "%llu\n",
+			    pf, (unsigned long long)h->fec_corrected);
+		if (h->has_fec_uncorrectable)
+			(void)fprintf(f,
+				      "rdma_qos_port_fec_blocks_total{pf=\"%s\",kind="
+				      "\"uncorrectable\"} %llu\n",
+				      pf, (unsigned long long)h->fec_uncorrectable);
+	}
+	prom_family(f, "rdma_qos_port_fec_uncorrectable_limit_per_minute", "gauge",
+		    "Uncorrectable FEC blocks a minute the PF may count before its link is "
+		    "degraded (catalog node.linkHealth.fecUncorrectablePerMinute); only where "
+		    "the driver counts them.");
+	for (size_t i = 0; i < b->n; i++)
+		if (b->pf[i].cur.eth.has_fec_uncorrectable)
+			(void)fprintf(
+			    f, "rdma_qos_port_fec_uncorrectable_limit_per_minute{pf=\"%s\"} %g\n",
+			    prom_label_esc(b->pf[i].pf, pf, sizeof(pf)), b->fec_per_min);
 	prom_family(f, "rdma_qos_port_symbol_errors_total", "counter",
 		    "PHY symbol errors during carrier (ethtool netlink IEEE 802.3 PHY statistics, "
 		    "SymbolErrorDuringCarrier).");
@@ -69,10 +84,11 @@ char *link_metrics_render(const struct agent *a, const struct pass_report *rep)
 		render_counters(f, a->links);
 		prom_family(
 		    f, "rdma_qos_port_link_degraded", "gauge",
-		    "1 while, in the last interval, the PF flapped, counted uncorrectable FEC "
-		    "blocks or symbol errors, a health reporter counted an error, or it ran "
-		    "below the fastest speed both ends advertise; no series for a reason the "
-		    "driver does not report.");
+		    "1 while, in the last interval, the PF flapped, counted more uncorrectable "
+		    "FEC blocks than node.linkHealth.fecUncorrectablePerMinute allows, counted "
+		    "symbol errors, a health reporter counted an error, or it ran below the "
+		    "fastest link mode both ends advertise in common; no series for a reason "
+		    "the driver does not report.");
 		for (size_t i = 0; i < a->links->n; i++)
 			for (int k = 0; k < LINK_REASON_N; k++) {
 				int d = link_degraded(a, a->links->pf[i].pf, (enum link_reason)k);

@@ -26,6 +26,7 @@ double agent_wall_now(void)
 void pass_report_init(struct pass_report *rep)
 {
 	memset(rep, 0, sizeof(*rep));
+	rep->fec_uncorr_per_min = RQ_FEC_UNCORR_PER_MIN_DEFAULT;
 	rep->attachments = cJSON_CreateArray();
 	rep->pfs = cJSON_CreateObject();
 	rep->vf_tc = cJSON_CreateArray();

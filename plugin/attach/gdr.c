@@ -113,7 +113,7 @@ static void judge_pair(struct rq_ctx *c, const struct rq_target *t, const struct
 	       g->gpu.id, p.via[0] ? " via switch " : "", p.via);
 	if (p.level == RQ_PCI_SYS)
 		gdr_ev(g, "VF on NUMA node %d, GPU on node %d", nic.numa, gpu.numa);
-	if (!pci_level_within(p.level, g->max)) {
+	if (!pci_level_within(p.level, g->nccl_max)) {
 		/* an accelerator we could not place may be the near one */
 		g->verdict = s->n_unmapped ? RQ_GDR_V_UNKNOWN : RQ_GDR_V_FAR;
 		return;
@@ -132,6 +132,13 @@ void gdr_judge(struct rq_ctx *c, const struct rq_target *t, const struct rq_numa
 	g->max = c->nc->gdr_level >= 0 ? (enum rq_pci_level)c->nc->gdr_level
 		 : c->cat	       ? c->cat->gdr_level
 				       : RQ_PCI_PXB;
+	/*
+	 * NCCL's default with NCCL_NET_GDR_C2C on (2.27+) is P2C, which is PXB for
+	 * every path but a C2C GPU's; an explicit level is taken as it is, so an
+	 * explicit pxb makes a p2c pair far, as NCCL_NET_GDR_LEVEL=PXB does.
+	 */
+	g->nccl_max =
+	    c->nc->gdr_level >= 0 || (c->cat && c->cat->gdr_level_set) ? g->max : RQ_PCI_P2C;
 	if (c->nc->gdr == RQ_GDR_OFF)
 		return;
 	g->verdict = RQ_GDR_V_UNKNOWN;

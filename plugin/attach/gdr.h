@@ -22,7 +22,8 @@ enum rq_gdr_verdict {
 
 struct rq_gdr_result {
 	enum rq_gdr_verdict verdict;
-	enum rq_pci_level max; /* gdrLevel as applied */
+	enum rq_pci_level max;	    /* gdrLevel as applied (recorded) */
+	enum rq_pci_level nccl_max; /* what NCCL compares against: p2c when no level was given */
 	bool has_path;
 	enum rq_pci_level path;			   /* the VF to its nearest pod GPU */
 	struct rq_gpu gpu;			   /* that GPU, when has_path */

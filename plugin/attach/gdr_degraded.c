@@ -34,15 +34,28 @@ static void degrade(struct rq_gdr_result *g, const char *reason)
 		g->degraded[g->n_degraded++] = reason;
 }
 
-/* ACS RR/CR/EC on a bridge below the shared switch forces P2P up to the root complex. */
+/*
+ * ACS RR/CR/EC on a bridge below the shared switch forces P2P up to the root
+ * complex. The ACS capability lives past the first 64 bytes of the config
+ * space, which only CAP_SYS_ADMIN reads: the bridges whose ACS could not be
+ * read are named in @unread (comma-separated), never taken for ACS off.
+ */
 static void acs_check(const struct rq_root *r, const struct rq_pci_pos *pos, size_t below,
-		      struct rq_gdr_result *g)
+		      struct rq_gdr_result *g, char *unread, size_t len)
 {
 	for (size_t i = 0; i < below; i++) {
 		struct rq_pci_cfg cfg;
 		uint16_t on;
 
-		if (pci_config(r, pos->up[i], &cfg) < 0 || !cfg.has_acs)
+		if (pci_config(r, pos->up[i], &cfg) < 0)
+			continue;
+		if (!cfg.ext_read) {
+			size_t n = strlen(unread);
+
+			(void)snprintf(unread + n, len - n, "%s%s", n ? ", " : "", pos->up[i]);
+			continue;
+		}
+		if (!cfg.has_acs)
 			continue;
 		on = cfg.acs_ctrl & (RQ_PCI_ACS_RR | RQ_PCI_ACS_CR | RQ_PCI_ACS_EC);
 		if (!on)
@@ -67,7 +80,14 @@ static int link_of(const struct rq_root *r, const char *pci, struct rq_pci_cfg *
 
 /*
  * The PF's link and the NIC-side links up to the shared point, against what
- * both ends of each can do. Never the GPU's: it downclocks when idle.
+ * both ends of each can do. Never the GPU's: it downclocks when idle. A
+ * downstream or root port's own link is its child's (judged there), never
+ * against the bridge above it, which is the far end of another link: with the
+ * config space readable its port type says which is which; without it (no
+ * CAP_SYS_ADMIN: the PCIe capability is past the first 64 bytes), the chain
+ * alternates as NCCL assumes, up[0] a downstream (or root) port, up[1] the
+ * switch's upstream port, and so on: only the PF's and the upstream ports'
+ * links are judged.
  */
 static void link_check(const struct rq_root *r, const struct rq_pci_pos *pos, size_t below,
 		       struct rq_gdr_result *g)
@@ -83,6 +103,8 @@ static void link_check(const struct rq_root *r, const struct rq_pci_pos *pos, si
 			continue;
 		/* a downstream or root port's link is its child's, judged there */
 		if (d.has_pcie && d.port_type != 0 && d.port_type != 1 && d.port_type != 5)
+			continue;
+		if (!d.has_pcie && i > 0 && (i - 1) % 2 == 0)
 			continue;
 		speed = d.cap_speed < p.cap_speed ? d.cap_speed : p.cap_speed;
 		width = d.cap_width < p.cap_width ? d.cap_width : p.cap_width;
@@ -156,8 +178,15 @@ void gdr_degradations(const struct rq_root *r, const struct rq_pci_pos *nic,
 {
 	/* only a pair below a shared switch has bridges that can turn its traffic upward */
 	if (p->level == RQ_PCI_PIX || p->level == RQ_PCI_PXB) {
-		acs_check(r, nic, p->nic_below, g);
-		acs_check(r, gpu, p->gpu_below, g);
+		char unread[RQ_PCI_NAME * 8] = "";
+
+		acs_check(r, nic, p->nic_below, g, unread, sizeof(unread));
+		acs_check(r, gpu, p->gpu_below, g, unread, sizeof(unread));
+		if (unread[0])
+			gdr_ev(g,
+			       "ACS not read on bridge %s (the config space past 64 bytes needs "
+			       "CAP_SYS_ADMIN): acs_redirect unknown",
+			       unread);
 	}
 	link_check(r, nic, p->nic_below, g);
 	peer_memory_check(r, g);

@@ -489,6 +489,8 @@ int agent_pass(struct agent *a, struct pass_report *rep)
 
 	rep->started = agent_wall_now();
 	p.cat = pass_catalog(a);
+	if (p.cat)
+		rep->fec_uncorr_per_min = p.cat->fec_uncorr_per_min;
 	r = state_record_list(&a->env.root, &keys, &n);
 	if (r < 0 && r != -ENOENT) {
 		log_error("agent: listing records: %s", strerror(-r));

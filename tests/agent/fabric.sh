@@ -215,13 +215,42 @@ check "a flap: show --pod's link line 'PROBLEM the PF's link is degraded: flap'"
 check "... show --pod exits 1" [ "$(cat "$T/pod.rc")" = 1 ]
 pod_link "ok "
 check "... 'link ok' again once the port is quiet" [ $? -eq 0 ]
+# issue 49 item 5: 802.3 allows a few uncorrectable codewords at 200/400G; the floor
+# node.linkHealth.fecUncorrectablePerMinute (default 1) over a window of at least a minute
+check "rdma_qos_port_fec_uncorrectable_limit_per_minute{$PF0} 1 (the default floor)" \
+	[ "$(metric_lit "$M" "rdma_qos_port_fec_uncorrectable_limit_per_minute{pf=\"$PF0\"}")" = 1 ]
 set_json "$ROOT/ethtool/$PF0.fec.json" '.uncorrectable = 1'
+wait_metric "rdma_qos_port_fec_blocks_total{pf=\"$PF0\",kind=\"uncorrectable\"}" 1 > /dev/null
+nf=0
+for _ in $(seq 10); do # two readings and more (--interval 2)
+	sleep 0.5
+	[ "$(deg fec_uncorrectable)" = 0 ] || nf=$((nf + 1))
+done
+check "one uncorrectable block within the floor: degraded{fec_uncorrectable} other than 0 in $nf of 10 (want 0)" [ "$nf" = 0 ]
+check "... no link problem for the pod" [ "$(prob link)" = 0 ]
+set_json "$ROOT/ethtool/$PF0.fec.json" '.uncorrectable = 4'
 pod_link "PROBLEM  *the PF's link is degraded: fec_uncorrectable$"
-check "uncorrectable FEC blocks: show --pod's link line names fec_uncorrectable" [ $? -eq 0 ]
+check "three more within the minute (above the floor): show --pod's link line names fec_uncorrectable" [ $? -eq 0 ]
 pod_link "ok "
-set_json "$ROOT/ethtool/$PF0.fec.json" '.uncorrectable = 3 | .corrected = 150'
+set_json "$ROOT/ethtool/$PF0.fec.json" '.uncorrectable = 7 | .corrected = 150'
 wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"fec_uncorrectable\"}" 1
 check "uncorrectable FEC blocks: degraded{fec_uncorrectable} 1" [ $? -eq 0 ]
+jq -c '.node.linkHealth.fecUncorrectablePerMinute = 30' "$CAT" > "$T/cat.fec" && cp "$CAT" "$T/cat.nofec" && cp "$T/cat.fec" "$CAT"
+wait_metric "rdma_qos_port_fec_uncorrectable_limit_per_minute{pf=\"$PF0\"}" 30
+check "catalog node.linkHealth.fecUncorrectablePerMinute 30: the limit series says 30" [ $? -eq 0 ]
+set_json "$ROOT/ethtool/$PF0.fec.json" '.uncorrectable = 27'
+nf=0
+for _ in $(seq 10); do
+	sleep 0.5
+	[ "$(deg fec_uncorrectable)" = 1 ] && nf=$((nf + 1))
+done
+# the reason held at 7 lasts one interval: only the readings after it count
+check "... 20 more blocks within a minute under a floor of 30: degraded{fec_uncorrectable} 1 in $nf of 10 (want at most 4: the reason of 7 fading)" [ "$nf" -le 4 ]
+check "... and 0 now" [ "$(deg fec_uncorrectable)" = 0 ]
+cp "$T/cat.nofec" "$CAT"
+echo '{"node":{"linkHealth":{"fecUncorrectablePerMinute":-1}}}' > "$T/bad.json"
+check "validate: a negative floor names node.linkHealth.fecUncorrectablePerMinute" \
+	grep -q "node.linkHealth.fecUncorrectablePerMinute: expected a number" <<< "$("$SIM" validate "$T/bad.json" 2>&1)"
 set_json "$ROOT/ethtool/$PF0.phy.json" '.SymbolErrorDuringCarrier = 9'
 wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"symbol_errors\"}" 1
 check "symbol errors: degraded{symbol_errors} 1" [ $? -eq 0 ]
@@ -236,12 +265,34 @@ check "show --counters (top's rows): ai/p1 ends 'link degraded: ...speed'" count
 set_json "$ROOT/ethtool/$PF0.link.json" '.speed = 200000'
 wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"speed\"}" 0 8
 check "back at 200G: speed clears" [ $? -eq 0 ]
+echo "== issue 49 item 4: speed against the fastest mode both ends advertise in common"
+# the NIC: 200G over 4 PAM4 lanes and 100G over 4 NRZ lanes; the port: 400G over 4 lanes and
+# 100G over 4 NRZ lanes. Each side's best is 200G and 400G, yet they share only 100G.
+cp "$ROOT/ethtool/$PF0.link.json" "$T/link.max"
+echo '{"speed": 100000, "localModes": ["200000baseCR4/Full", "100000baseCR4/Full"], "partnerModes": ["400000baseCR4/Full", "100000baseCR4/Full"]}' > "$ROOT/ethtool/$PF0.link.json"
+wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"speed\"}" 0 8
+check "100G where the only common mode is 100G (a lane/media mismatch): degraded{speed} 0" [ $? -eq 0 ]
+sleep 2.5
+check "... still 0 a reading later, speed_bytes 12500000000" \
+	[ "$(deg speed):$(metric_lit "$M" "rdma_qos_port_speed_bytes{pf=\"$PF0\"}")" = 0:12500000000 ]
+set_json "$ROOT/ethtool/$PF0.link.json" '.partnerModes += ["200000baseCR4/Full"]'
+wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"speed\"}" 1
+check "the port offers 200baseCR4 too: 100G is below the common 200G, degraded{speed} 1" [ $? -eq 0 ]
+cp "$T/link.max" "$ROOT/ethtool/$PF0.link.json"
+wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"speed\"}" 0 8
 wait_metric "rdma_qos_port_link_degraded{pf=\"$PF0\",reason=\"health\"}" 0 8
 check "every reason clears on a quiet port" [ "$(deg flap)$(deg fec_uncorrectable)$(deg symbol_errors)$(deg health)$(deg speed)" = 00000 ]
 rm "$ROOT/ethtool/$PF0.phy.json"
 wait_metric "rdma_qos_port_symbol_errors_total{pf=\"$PF0\"}" "" > /dev/null
 check "a driver that stops reporting symbol errors: no symbol series, no symbol_errors reason" \
 	[ "$(grep -c "pf=\"$PF0\",reason=\"symbol_errors\"\|^rdma_qos_port_symbol_errors_total{pf=\"$PF0\"" "$M")" = 0 ]
+echo '{"corrected": 200}' > "$ROOT/ethtool/$PF0.fec.json"
+wait_metric "rdma_qos_port_fec_blocks_total{pf=\"$PF0\",kind=\"corrected\"}" 200 > /dev/null
+check "a driver that counts only corrected blocks: corrected 200, no uncorrectable series (issue 49 item 5)" \
+	[ "$(grep -c "^rdma_qos_port_fec_blocks_total{pf=\"$PF0\",kind=\"uncorrectable\"}" "$M")" = 0 ]
+check "... no fec_uncorrectable reason, no limit series" \
+	[ "$(grep -c "pf=\"$PF0\",reason=\"fec_uncorrectable\"\|^rdma_qos_port_fec_uncorrectable_limit_per_minute{pf=\"$PF0\"" "$M")" = 0 ]
+check "the metrics file passes promtool" promcheck "$M"
 
 echo "== issue 49 item 2: our own PFC write is no flap (mlx5 toggles the link on it)"
 # $PF1 watched from boot by its wiring rule alone (no baseline, so the agent writes nothing to

@@ -77,6 +77,10 @@ def healthy(skip=()):
         sel("rdma_qos_vf_cnp_sent_total", POD): f"0+6000x{T}",
         # the QP census: every QP of the lossless pod on a PFC priority
         sel("rdma_qos_vf_qps_off_lossless", {**A, **POD}): f"0x{T}",
+        # a few uncorrectable FEC blocks long ago, under the default floor of 1 a minute
+        sel("rdma_qos_port_fec_blocks_total", {**A, "pf": "ens1f0", "kind": "uncorrectable"}):
+            f"3x{T}",
+        sel("rdma_qos_port_fec_uncorrectable_limit_per_minute", {**A, "pf": "ens1f0"}): f"1x{T}",
         # the pod's verdict: lossless, no check failing (no problem series)
         sel("rdma_qos_attachment_lossless", VERDICT): f"1x{T}",
     }
@@ -102,6 +106,19 @@ def flaps(minutes):
 
 
 FLAPPY = flaps(range(2, T + 1, 4))
+
+
+def fec(minutes, blocks, limit):
+    """A PF that lost @blocks uncorrectable FEC blocks at each of @minutes, above the agent's
+    floor (@limit a minute, rdma_qos_port_fec_uncorrectable_limit_per_minute): the link problem
+    holds for the one interval of each burst (DESIGN.md link health)."""
+    count = [3 + blocks * sum(1 for f in minutes if f <= m) for m in range(T + 1)]
+    prob = ["1" if m in minutes else "stale" if m - 1 in minutes else "_" for m in range(T + 1)]
+    return {sel("rdma_qos_port_fec_blocks_total", {**A, "pf": "ens1f0", "kind": "uncorrectable"}):
+            " ".join(map(str, count)),
+            sel("rdma_qos_port_fec_uncorrectable_limit_per_minute", {**A, "pf": "ens1f0"}):
+            f"{limit}x{T}",
+            sel("rdma_qos_attachment_problem", {**POD, "check": "link"}): " ".join(prob)}
 
 
 AL = {"node": "n1", "namespace": "rdma-qos", "pod": "rdma-qos-x1", "job": "rdma-qos-agent"}
@@ -216,6 +233,15 @@ cases = [
               f"1x{T}"}, "16m",
          [{**POD, "check": "link", "owner_kind": "Job", "owner_name": "llm-7b",
            "severity": "warning"}], quiet_before="5m"),
+    case("a Job's PF loses 4 uncorrectable FEC blocks every 3 minutes (floor 0.5 a minute)",
+         "RdmaQosLinkDegraded",
+         {**fec(range(2, T + 1, 3), 4, 0.5),
+          sel("kube_pod_owner", {"job": "kube-state-metrics", "namespace": "ai",
+                                 "pod": "trainer-0", "owner_kind": "Job",
+                                 "owner_name": "llm-7b", "owner_is_controller": "true"}):
+              f"1x{T}"}, "16m",
+         [{**POD, "check": "link", "owner_kind": "Job", "owner_name": "llm-7b",
+           "severity": "warning"}], quiet_before="5m"),
     case("the PF reaches another rail's leaf", "RdmaQosMiswired",
          {sel("rdma_qos_peer_wiring", {**A, "pf": "ens1f0", "rail": "r1"}): f"1x2 0x{T - 2}"},
          "13m", [{**AL, "pf": "ens1f0", "rail": "r1", "severity": "warning"}],
@@ -292,6 +318,14 @@ one_flap.update(flaps([3]))
 tests.append(group("a single link flap: not RdmaQosLinkDegraded", one_flap,
                    [{"eval_time": f"{m}m", "alertname": a, "exp_alerts": []}
                     for m in (4, 8, 12, 17, 25) for a in alerts]))
+
+# one burst of uncorrectable FEC blocks above the floor is not a degraded link either: the
+# problem holds one interval, 15 minutes of the floor (15 blocks) are not exceeded
+one_burst = healthy()
+one_burst.update(fec([3], 4, 1))
+tests.append(group("one FEC burst within 15 minutes of the floor: not RdmaQosLinkDegraded",
+                   one_burst, [{"eval_time": f"{m}m", "alertname": a, "exp_alerts": []}
+                               for m in (4, 8, 12, 17, 25) for a in alerts]))
 
 # "unknown" is never a disagreement: a switch that advertises no DCB TLV (no agreement series),
 # and a silent partner on a PF nobody requires anything of, raise nothing

@@ -24,6 +24,8 @@ mk gpu 0000:c1:00.0 --under pci0000:c0/0000:c0:01.0 --numa 1 --uuid GPU-cccccccc
 # behind a second switch (13:00.0) on the first one's port 11:02.0: two switches, no host bridge
 mk gpu 0000:15:00.0 --under "$SW/0000:11:02.0/0000:13:00.0/0000:14:00.0" --uuid GPU-dddddddd-0000-0000-0000-000000000004 --minor 3
 mk gpu 0000:16:00.0 --under "$SW/0000:11:03.0" --vendor amd --minor 5
+# a Grace-style C2C GPU (its memory a NUMA node) on a root port of PF0's host bridge: p2c
+mk gpu 0000:1c:00.0 --under pci0000:00/0000:00:04.0 --c2c --uuid GPU-eeeeeeee-0000-0000-0000-000000000005 --minor 4
 mk peermem registered
 sim_make_vfs "$ROOT"
 mapfile -t VFS < <(sim_vfs "$ROOT")
@@ -40,6 +42,7 @@ pod pod-multi --device nvidia.com/gpu=GPU-cccccccc-0000-0000-0000-000000000003@1
 	--device nvidia.com/gpu=GPU-bbbbbbbb-0000-0000-0000-000000000002@0 \
 	--device nvidia.com/gpu=GPU-aaaaaaaa-0000-0000-0000-000000000001@0
 pod pod-none --cpus 0-1
+pod pod-c2c --device nvidia.com/gpu=GPU-eeeeeeee-0000-0000-0000-000000000005@0
 STATE=$ROOT/run/rdma-qos/state
 args() { echo "IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p-$1;K8S_POD_UID=$1"; }
 rq() { echo "{\"type\":\"rdma-qos\",\"deviceID\":\"$VFPCI\"${1:+,$1}}"; }
@@ -71,6 +74,54 @@ del pod-amd
 add pod-phb '"gdrLevel":"phb"'
 check "gdrLevel phb: PHB is near" [ "$(field pod-phb .gdrVerdict)" = near ]
 del pod-phb '"gdrLevel":"phb"'
+
+echo "== issue 49 item 6: PCIe switches, C2C and levels as NCCL reads them"
+# NCCL masks Broadcom PEX ids with 0xfffffffffffff000: a Gen4 pair of levels whose
+# subsystem_device is any 0xaxxx is one switch (pod-pxb's GPU D sits below both)
+bcm() { for f in vendor:0x1000 device:$2 subsystem_vendor:0x1000 subsystem_device:$3; do echo "${f#*:}" > "$ROOT/sys/bus/pci/devices/$1/${f%%:*}"; done; }
+bcm 0000:10:00.0 0xc010 0xa123
+bcm 0000:13:00.0 0xc010 0xa456
+add pod-pxb
+check "Broadcom Gen4 two-level switch (subsystem 0xa123 over 0xa456): one switch, gdrPath pix" [ "$(field pod-pxb .gdrPath)" = pix ]
+del pod-pxb
+bcm 0000:10:00.0 0xc030 0x1000
+bcm 0000:13:00.0 0xc030 0x1000
+add pod-pxb
+check "Broadcom Gen5 with both levels' subsystem 0x1000 (children): two switches, pxb" [ "$(field pod-pxb .gdrPath)" = pxb ]
+del pod-pxb
+echo 0x8086 > "$ROOT/sys/bus/pci/devices/0000:10:00.0/vendor"
+echo 0x8086 > "$ROOT/sys/bus/pci/devices/0000:13:00.0/vendor"
+add pod-c2c
+check "a C2C GPU on PF0's host bridge, no gdrLevel (NCCL's default P2C): p2c near, gdrLevel pxb recorded" \
+	[ "$(field pod-c2c '.gdrPath + " " + .gdrVerdict + " " + .gdrLevel')" = "p2c near pxb" ]
+del pod-c2c
+add pod-c2c '"gdrLevel":"pxb"'
+check "... an explicit gdrLevel pxb (NCCL_NET_GDR_LEVEL=PXB): far" [ "$(field pod-c2c '.gdrPath + " " + .gdrVerdict')" = "p2c far" ]
+del pod-c2c '"gdrLevel":"pxb"'
+add pod-c2c '"gdrLevel":"P2C"'
+check "... gdrLevel P2C (a level name, NCCL's case): near, recorded p2c" [ "$?:$(field pod-c2c '.gdrVerdict + " " + .gdrLevel')" = "0:near p2c" ]
+del pod-c2c '"gdrLevel":"P2C"'
+echo '{"profiles":{},"namespaces":{"*":{"default":"roce-lossless","allow":["roce-lossless"]}},"node":{"gdrLevel":"pxb"}}' > "$ROOT/etc/cni/rdma-qos/profiles.json"
+add pod-c2c
+check "... node.gdrLevel pxb is explicit too: far" [ "$(field pod-c2c .gdrVerdict)" = far ]
+del pod-c2c
+rm -f "$ROOT/etc/cni/rdma-qos/profiles.json"
+# without CAP_SYS_ADMIN the kernel serves 64 bytes of config space: no port types, no ACS
+mk config 0000:11:00.0 --cap gen4x16 --sta gen4x8 --type down --acs 1d
+mk config 0000:10:00.0 --cap gen5x16 --type up --acs 1d
+mk config 0000:81:00.0 --cap gen4x8
+for b in 0000:11:00.0 0000:10:00.0 0000:81:00.0; do truncate -s 64 "$ROOT/sys/bus/pci/devices/$b/config"; done
+add pod-phb '"gdrLevel":"phb"'
+check "64-byte config space: the downstream port's x8 link (to the x8 PF) is not judged against the switch's upstream x16" \
+	[ "$(field pod-phb '.gdrDegraded // [] | join(",")')" = "" ] || field pod-phb .gdrEvidence
+del pod-phb '"gdrLevel":"phb"'
+add pod-pix
+check "... ACS not read: no acs_redirect, the evidence says so" \
+	[ "$(field pod-pix '.gdrDegraded // [] | join(",")')" = "" ]
+check "... 'ACS not read on bridge 0000:11:00.0'" grep -q "ACS not read on bridge 0000:11:00.0 (the config space past 64 bytes needs CAP_SYS_ADMIN)" <<< "$(field pod-pix .gdrEvidence)"
+del pod-pix
+rm -f "$ROOT"/sys/bus/pci/devices/0000:1[01]:00.0/{config,max_link_speed,max_link_width,current_link_speed,current_link_width} \
+	"$ROOT"/sys/bus/pci/devices/0000:81:00.0/{config,max_link_speed,max_link_width,current_link_speed,current_link_width}
 
 echo "== gdr strict: far fails ADD with 113, nothing left"
 before=$(find "$ROOT/run" "$ROOT/dcb" -type f -exec md5sum {} + 2>/dev/null | sort)
@@ -113,10 +164,10 @@ echo '{"profiles":{},"namespaces":{"*":{"default":"roce-lossless","allow":["roce
 add pod-sys
 check "node.gdrLevel sys: SYS is near" [ "$(field pod-sys '.gdrLevel + " " + .gdrVerdict')" = "sys near" ]
 del pod-sys
-echo '{"profiles":{},"node":{"gdrLevel":"p2c"}}' > "$ROOT/etc/cni/rdma-qos/profiles.json"
+echo '{"profiles":{},"node":{"gdrLevel":"node"}}' > "$ROOT/etc/cni/rdma-qos/profiles.json"
 add pod-sys
-check "node.gdrLevel p2c: code 7" [ "$(jq -r .code "$T/out")" = 7 ]
-check "... naming the field" grep -q "node.gdrLevel: expected" "$T/out"
+check "node.gdrLevel node (a path, not a level): code 7" [ "$(jq -r .code "$T/out")" = 7 ]
+check "... naming the field and the five levels" grep -q 'node.gdrLevel: expected one of \\"pix\\", \\"pxb\\", \\"p2c\\", \\"phb\\", \\"sys\\"' "$T/out"
 rm -f "$ROOT/etc/cni/rdma-qos/profiles.json"
 add pod-sys '"gdr":"sometimes"'
 check "NAD gdr: a bad value is code 7" [ "$(jq -r .code "$T/out")" = 7 ]

@@ -137,6 +137,47 @@ START_TEST(unchained_mode)
 }
 END_TEST
 
+/* node.linkHealth.fecUncorrectablePerMinute: the FEC floor (issue 49 item 5) */
+START_TEST(link_health_floor)
+{
+	static const char *const bad[] = {
+	    "{\"node\": {\"linkHealth\": {\"fecUncorrectablePerMinute\": -1}}}",
+	    "{\"node\": {\"linkHealth\": {\"fecUncorrectablePerMinute\": \"1\"}}}",
+	    "{\"node\": {\"linkHealth\": {\"fecUncorrectablePerMinute\": 1e9}}}",
+	};
+	struct rq_catalog *c = NULL;
+	struct rq_error e;
+
+	ck_assert_int_eq(parse("{}", &c, &e), 0);
+	ck_assert(c->fec_uncorr_per_min == 1.0);
+	catalog_free(c);
+	ck_assert_int_eq(
+	    parse("{\"node\": {\"linkHealth\": {\"fecUncorrectablePerMinute\": 0.5}}}", &c, &e), 0);
+	ck_assert(c->fec_uncorr_per_min == 0.5);
+	catalog_free(c);
+	ck_assert_int_eq(
+	    parse("{\"node\": {\"linkHealth\": {\"fecUncorrectablePerMinute\": 0}}}", &c, &e), 0);
+	ck_assert(c->fec_uncorr_per_min == 0.0);
+	catalog_free(c);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(parse(bad[i], &c, &e), -EINVAL);
+		ck_assert_msg(
+		    !strncmp(e.msg, "node.linkHealth.fecUncorrectablePerMinute: expected", 51),
+		    "%s -> %s", bad[i], e.msg);
+	}
+	ck_assert_int_eq(parse("{\"node\": {\"linkHealth\": {\"fec\": 1}}}", &c, &e), -EINVAL);
+	ck_assert_str_eq(e.msg, "node.linkHealth.fec: unknown key");
+	ck_assert_int_eq(parse("{\"node\": {\"linkHealth\": 3}}", &c, &e), -EINVAL);
+	ck_assert_str_eq(e.msg, "node.linkHealth: expected an object");
+	/* observability only: the agent's lenient parse ignores it (default floor) and says why */
+	rq_err_clear(&e);
+	ck_assert_int_eq(catalog_parse_lenient(bad[0], strlen(bad[0]), &c, &e), 0);
+	ck_assert(c->fec_uncorr_per_min == 1.0);
+	ck_assert(!strncmp(c->obs_err, "node.linkHealth.fecUncorrectablePerMinute", 41));
+	catalog_free(c);
+}
+END_TEST
+
 Suite *suite_catalog_node(void)
 {
 	Suite *s = suite_create("catalog_node");
@@ -146,6 +187,7 @@ Suite *suite_catalog_node(void)
 	tcase_add_test(tc, kubelet_dir_refused);
 	tcase_add_test(tc, numa_source);
 	tcase_add_test(tc, unchained_mode);
+	tcase_add_test(tc, link_health_floor);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -92,8 +92,8 @@ START_TEST(keep_netconf_every_error)
 	ck_assert_uint_eq(keep.n, 5);
 	ck_assert_str_eq(keep.msg[0], "pf: expected one of \"ignore\", \"verify\", \"ensure\"");
 	ck_assert_str_eq(keep.msg[1], "numa: expected one of \"off\", \"warn\", \"strict\"");
-	ck_assert_str_eq(keep.msg[2], "gdrLevel: expected one of \"pix\", \"pxb\", \"phb\", "
-				      "\"sys\" (any case)");
+	ck_assert_str_eq(keep.msg[2], "gdrLevel: expected one of \"pix\", \"pxb\", \"p2c\", "
+				      "\"phb\", \"sys\" (any case)");
 	ck_assert_str_eq(keep.msg[3], "qos.trust: expected \"dscp\" or \"pcp\"");
 	ck_assert_str_eq(keep.msg[4], "qos.pfc[0]: 8 out of range 0-7");
 	rq_err_clear(&first);
@@ -208,7 +208,7 @@ START_TEST(gdr_level_any_case)
 	ck_assert_int_eq(catalog_parse_for(cat, strlen(cat), "ai", NULL, &c, &e), 0);
 	ck_assert_int_eq(c->gdr_level, RQ_PCI_PHB);
 	catalog_free(c);
-	/* still only the four levels, in any case */
+	/* still only the levels (node is a path), in any case */
 	ck_assert_int_lt(catalog_parse("{\"node\": {\"gdrLevel\": \"NODE\"}}", 30, &c, &e), 0);
 }
 END_TEST

@@ -101,19 +101,92 @@ START_TEST(levels)
 }
 END_TEST
 
-/* Broadcom PEX Gen5 switches that show two levels are one switch to NCCL */
+/* switch @pci's ids: Broadcom's vendor and subsystem vendor, @device, @subsys */
+static void bcm(const char *pci, const char *device, const char *subsys)
+{
+	char cmd[512];
+
+	(void)snprintf(
+	    cmd, sizeof(cmd),
+	    "d=\"$R/sys/bus/pci/devices/%s\"; echo 0x1000 > $d/vendor; echo %s > "
+	    "$d/device; echo 0x1000 > $d/subsystem_vendor; echo %s > $d/subsystem_device",
+	    pci, device, subsys);
+	ck_assert_int_eq(sim_sh(&node, "%s", cmd), 0);
+}
+
+static const char *nic_gpu_level(void)
+{
+	return pci_level_name(pair("0000:0a:00.0", "0000:0b:00.0", false).level);
+}
+
+/*
+ * Broadcom PEX switches that show two levels are one switch to NCCL (its
+ * getBcmGen: the ids masked with 0xfffffffffffff000): Gen5 with the parent's
+ * subsystem_device in 0x0000-0x0fff and the child's in 0x1000-0x1fff, Gen4
+ * with both in 0xa000-0xafff (issue 49 item 6).
+ */
 START_TEST(broadcom_merged)
 {
-	ck_assert_int_eq(
-	    sim_sh(&node, "for s in 0000:06:00.0 0000:08:00.0; do d=\"$R/sys/bus/pci/devices/$s\"; "
-			  "echo 0x1000 > $d/vendor; echo 0xc030 > $d/device; echo 0x1000 > "
-			  "$d/subsystem_vendor; echo 0x1000 > $d/subsystem_device; done"),
-	    0);
-	ck_assert_str_eq(pci_level_name(pair("0000:0a:00.0", "0000:0b:00.0", false).level), "pix");
+	bcm("0000:06:00.0", "0xc030", "0x0042");
+	bcm("0000:08:00.0", "0xc030", "0x1042");
+	ck_assert_str_eq(nic_gpu_level(), "pix");
+	/* the levels the wrong way round: two switches */
+	bcm("0000:06:00.0", "0xc030", "0x1042");
+	bcm("0000:08:00.0", "0xc030", "0x0042");
+	ck_assert_str_eq(nic_gpu_level(), "pxb");
+	/* both children (0x1000): NCCL merges neither */
+	bcm("0000:06:00.0", "0xc030", "0x1000");
+	bcm("0000:08:00.0", "0xc030", "0x1000");
+	ck_assert_str_eq(nic_gpu_level(), "pxb");
+	/* Gen4: any subsystem_device 0xaxxx, at either level */
+	bcm("0000:06:00.0", "0xc010", "0xa123");
+	bcm("0000:08:00.0", "0xc010", "0xa0ff");
+	ck_assert_str_eq(nic_gpu_level(), "pix");
+	/* a Gen4 below a Gen5: two switches */
+	bcm("0000:06:00.0", "0xc030", "0x0000");
+	ck_assert_str_eq(nic_gpu_level(), "pxb");
 	/* another vendor's ids: two switches again */
+	bcm("0000:06:00.0", "0xc010", "0xa000");
+	ck_assert_str_eq(nic_gpu_level(), "pix");
 	ck_assert_int_eq(
 	    sim_sh(&node, "echo 0x10b5 > \"$R/sys/bus/pci/devices/0000:08:00.0/vendor\""), 0);
-	ck_assert_str_eq(pci_level_name(pair("0000:0a:00.0", "0000:0b:00.0", false).level), "pxb");
+	ck_assert_str_eq(nic_gpu_level(), "pxb");
+}
+END_TEST
+
+/*
+ * Behind a VMD controller (domain 10000): NCCL's walk ends at the first
+ * ancestor that is not a 4-digit domain address, at the CPU, so a NIC and a
+ * GPU below one switch inside the VMD domain are PHB, not PIX, and a VMD NIC
+ * against a GPU on a root port of the host bridge the controller sits under
+ * is PHB too (issue 49 item 6).
+ */
+START_TEST(vmd_domain)
+{
+	struct rq_pci_pos p;
+	struct rq_pci_pair pr;
+
+	ck_assert_int_eq(
+	    sim_sh(&node,
+		   "dev() { d=\"$R/sys/devices/$1\"; mkdir -p \"$d\"; "
+		   "ln -s \"../../../devices/$1\" \"$R/sys/bus/pci/devices/${1##*/}\"; echo 0 > "
+		   "\"$d/numa_node\"; }; V=pci0000:00/0000:00:0e.0/pci10000:e0/10000:e0:1d.0; "
+		   "dev pci0000:00/0000:00:0e.0; dev $V; dev $V/10000:e1:00.0; "
+		   "dev $V/10000:e1:00.0/10000:e2:00.0; dev "
+		   "$V/10000:e1:00.0/10000:e2:00.0/10000:e3:00.0; "
+		   "dev $V/10000:e1:00.0/10000:e2:01.0; dev "
+		   "$V/10000:e1:00.0/10000:e2:01.0/10000:e4:00.0"),
+	    0);
+	ck_assert_int_eq(pci_position(&node.root, "10000:e3:00.0", &p), 0);
+	ck_assert_str_eq(p.root, "pci0000:00");
+	ck_assert_uint_eq(p.n_node, 0);
+	/* the bridges are still the path (ACS, links) */
+	ck_assert_uint_eq(p.n_up, 3);
+	pr = pair("10000:e3:00.0", "10000:e4:00.0", false);
+	ck_assert_str_eq(pci_level_name(pr.level), "phb");
+	ck_assert_uint_eq(pr.nic_below, 1);
+	ck_assert_str_eq(pci_level_name(pair("10000:e3:00.0", "0000:05:00.0", false).level), "phb");
+	ck_assert_str_eq(pci_level_name(pair("10000:e3:00.0", "0000:c1:00.0", false).level), "sys");
 }
 END_TEST
 
@@ -123,11 +196,21 @@ START_TEST(level_names)
 
 	ck_assert_int_eq(pci_level_parse("pxb", &l), 0);
 	ck_assert_int_eq(l, RQ_PCI_PXB);
-	ck_assert_int_eq(pci_level_parse("PXB", &l), -EINVAL);
+	/* any case, as NCCL spells them; p2c is a level name */
+	ck_assert_int_eq(pci_level_parse("PXB", &l), 0);
+	ck_assert_int_eq(l, RQ_PCI_PXB);
+	ck_assert_int_eq(pci_level_parse("P2C", &l), 0);
+	ck_assert_int_eq(l, RQ_PCI_P2C);
+	ck_assert_int_eq(pci_level_parse("pxbx", &l), -EINVAL);
 	ck_assert(pci_level_within(RQ_PCI_PIX, RQ_PCI_PXB));
 	ck_assert(!pci_level_within(RQ_PCI_PHB, RQ_PCI_PXB));
 	ck_assert(pci_level_within(RQ_PCI_NODE, RQ_PCI_PHB));
-	ck_assert(pci_level_within(RQ_PCI_P2C, RQ_PCI_PXB));
+	/* NCCL's order PIX < PXB < P2C < PHB: an explicit pxb leaves a C2C pair far */
+	ck_assert(!pci_level_within(RQ_PCI_P2C, RQ_PCI_PXB));
+	ck_assert(pci_level_within(RQ_PCI_P2C, RQ_PCI_P2C));
+	ck_assert(pci_level_within(RQ_PCI_PXB, RQ_PCI_P2C));
+	ck_assert(!pci_level_within(RQ_PCI_PHB, RQ_PCI_P2C));
+	ck_assert(pci_level_within(RQ_PCI_P2C, RQ_PCI_PHB));
 	ck_assert(!pci_level_within(RQ_PCI_P2C, RQ_PCI_PIX));
 	ck_assert(!pci_level_within(RQ_PCI_SYS, RQ_PCI_PHB));
 	ck_assert(pci_level_within(RQ_PCI_SYS, RQ_PCI_SYS));
@@ -248,6 +331,7 @@ Suite *suite_pci(void)
 	tcase_add_test(tc, position);
 	tcase_add_test(tc, levels);
 	tcase_add_test(tc, broadcom_merged);
+	tcase_add_test(tc, vmd_domain);
 	tcase_add_test(tc, level_names);
 	tcase_add_test(tc, config_space);
 	tcase_add_test(tc, links_iommu_class);

@@ -185,6 +185,6 @@ check "... the catalog and its directory are gone" [ ! -e "$H/etc/cni/rdma-qos" 
 check "... the other plugin stays" [ -x "$H/opt/cni/bin/host-device" ]
 check "... and the other CNI config stays" [ -f "$H/etc/cni/net.d/10-other.conflist" ]
 check "... then the pod's idle container ran" [ "$("${P[@]}" logs rdma-qos-uninstall-done 2>&1)" = \
-	"rdma-qos $V" ]
+	"rdma-qos $WANT" ]
 "${P[@]}" pod rm -a -f >/dev/null 2>&1
 finish

@@ -18,8 +18,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pkg/log/log.h"
 #include "plugin/agent/agent.h"
@@ -50,6 +52,16 @@ struct agent_tel {
 	unsigned long busy_gen;
 	/* under lock: {vf: {"off", "why"}} of the last collection's census (verdict_metrics.c) */
 	cJSON *qps;
+	/*
+	 * under lock: qps_gen counts the books that differed from the one before; judged_gen is
+	 * the one the last verdict began judging (judged: one has). A book the verdict has not
+	 * judged raises a pass through raise_fd (an eventfd the loop polls; -1: none): the
+	 * verdict follows the census within the coalescing delay, no pass waits for a census
+	 * (issue 49 item 7)
+	 */
+	unsigned long qps_gen, judged_gen;
+	bool judged;
+	int raise_fd;
 	/* the collector thread's own; census_t: when the last QP census was taken (0: never) */
 	double census_t;
 	struct tel_sample prev;
@@ -100,6 +112,10 @@ int agent_tel_new(const struct rq_env *env, struct agent_tel **ret)
 	pthread_cond_init(&t->done, &ca);
 	pthread_condattr_destroy(&ca);
 	t->env = env;
+	t->raise_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (t->raise_fd < 0)
+		log_warn("agent: eventfd: %s: a changed QP census waits for the next pass",
+			 strerror(errno));
 	(void)rdma_ctr_cache_new(cache_budget(), &t->cache);
 	/* --vf-counters essential: the other counter files are never opened or read */
 	rdma_ctr_cache_known_only(t->cache, !env->tel_vf_all);
@@ -123,6 +139,8 @@ void agent_tel_free(struct agent_tel *t)
 	rdma_ctr_cache_free(t->cache);
 	free(t->text);
 	cJSON_Delete(t->qps);
+	if (t->raise_fd >= 0)
+		close(t->raise_fd);
 	pthread_cond_destroy(&t->wake);
 	pthread_cond_destroy(&t->done);
 	pthread_mutex_destroy(&t->lock);
@@ -233,6 +251,53 @@ static cJSON *qps_book(const struct tel_sample *s)
 	return o;
 }
 
+void agent_tel_qps_judging(struct agent_tel *t)
+{
+	if (!t)
+		return;
+	pthread_mutex_lock(&t->lock);
+	t->judged = true;
+	t->judged_gen = t->qps_gen;
+	pthread_mutex_unlock(&t->lock);
+}
+
+int agent_tel_raise_fd(const struct agent_tel *t)
+{
+	return t ? t->raise_fd : -1;
+}
+
+bool agent_tel_raised(struct agent_tel *t)
+{
+	uint64_t n;
+	bool r;
+
+	if (!t || t->raise_fd < 0)
+		return false;
+	(void)!read(t->raise_fd, &n, sizeof(n));
+	pthread_mutex_lock(&t->lock);
+	r = t->judged_gen != t->qps_gen;
+	pthread_mutex_unlock(&t->lock);
+	return r;
+}
+
+/* Under t->lock: publish the book @q (owned) of the collection that just ended. */
+static void qps_publish(struct agent_tel *t, cJSON *q)
+{
+	static const uint64_t one = 1;
+
+	if (!cJSON_Compare(q, t->qps, true))
+		t->qps_gen++;
+	cJSON_Delete(t->qps);
+	t->qps = q;
+	/*
+	 * a verdict judged another book: raise a pass (a full eventfd counter, EAGAIN, has
+	 * one raised already); before the first verdict the first pass is still to come
+	 */
+	if (t->judged && t->judged_gen != t->qps_gen && t->raise_fd >= 0 &&
+	    write(t->raise_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		log_warn("agent: raising a pass for the new QP census: %s", strerror(errno));
+}
+
 int agent_tel_qps(struct agent_tel *t, const char *vf, char *why, size_t len)
 {
 	const cJSON *e;
@@ -281,12 +346,9 @@ static void *collector(void *arg)
 			pthread_mutex_lock(&t->lock);
 		}
 		if (text) {
-			cJSON *q = qps_book(&t->prev);
-
 			free(t->text);
 			t->text = text;
-			cJSON_Delete(t->qps);
-			t->qps = q;
+			qps_publish(t, qps_book(&t->prev));
 		}
 		/* a failed one answers too (with the last text): waiters must not hang on ENOMEM */
 		t->busy = false;

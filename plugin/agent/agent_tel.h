@@ -40,5 +40,17 @@ char *agent_tel_text(struct agent_tel *t, double wait_s);
  * -1 (and @why) when not judged
  */
 int agent_tel_qps(struct agent_tel *t, const char *vf, char *why, size_t len);
+/*
+ * agent_tel.c: a verdict begins to judge the last census (before its agent_tel_qps calls);
+ * a collection that publishes a census it has not judged makes agent_tel_raise_fd readable
+ */
+void agent_tel_qps_judging(struct agent_tel *t);
+/*
+ * agent_tel.c: an eventfd that is readable when the QP census changed since the last verdict
+ * judged it: the loop raises a pass; -1: none (no telemetry, no eventfd)
+ */
+int agent_tel_raise_fd(const struct agent_tel *t);
+/* agent_tel.c: takes what made the eventfd readable; true when no verdict judged it since */
+bool agent_tel_raised(struct agent_tel *t);
 
 #endif

@@ -5,7 +5,9 @@
  * coalescing timer (AGENT_COALESCE_MS), so a burst (a driver reload raises
  * dozens) becomes one pass. A source that keeps firing for one port is
  * ignored for that port for a while, doubling, and the log says so; the
- * timer still runs. SIGTERM or SIGINT: the pass under way finishes, exit 0.
+ * timer still runs. The telemetry collector raises a pass too when its QP
+ * census changed since the last verdict judged it. SIGTERM or SIGINT: the pass
+ * under way finishes, exit 0.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -21,6 +23,7 @@
 
 #include "pkg/log/log.h"
 #include "plugin/agent/agent.h"
+#include "plugin/agent/agent_tel.h"
 #include "plugin/agent/events.h"
 #include "plugin/lldp/peer_book.h"
 
@@ -113,7 +116,7 @@ static int add_fd(struct loop *l, int fd, uint64_t tag)
 	return epoll_ctl(l->ep, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
-enum { TAG_SIG = 1000, TAG_TIMER, TAG_COALESCE, TAG_PEER };
+enum { TAG_SIG = 1000, TAG_TIMER, TAG_COALESCE, TAG_PEER, TAG_CENSUS };
 
 static int loop_open(struct loop *l)
 {
@@ -139,6 +142,9 @@ static int loop_open(struct loop *l)
 	/* the link partners' LLDP sockets and TTL timer, behind the book's one epoll fd */
 	if (r == 0 && l->a->peers)
 		r = add_fd(l, peer_book_fd(l->a->peers), TAG_PEER);
+	/* the collector's QP census changed what the last verdict judged (agent_tel.c) */
+	if (r == 0 && agent_tel_raise_fd(l->a->tel) >= 0)
+		r = add_fd(l, agent_tel_raise_fd(l->a->tel), TAG_CENSUS);
 	if (r < 0)
 		return r;
 	l->n_src = ev_src_open_all(&l->a->env, l->src, EV_SRC_MAX);
@@ -194,6 +200,23 @@ static void on_peer(struct loop *l)
 		any |= flap_admit(l, "LLDP", who[i]);
 	if (any && !l->armed) {
 		log_debug("agent: link partner of %s changed: pass in %d ms", who[0],
+			  AGENT_COALESCE_MS);
+		if (arm(l->coalesce, AGENT_COALESCE_MS, 0) == 0)
+			l->armed = true;
+	}
+}
+
+/*
+ * The QP census changed since the verdict last judged it: a pass judges it now rather than at
+ * the next --interval tick (issue 49 item 7). The pass does not wait for a census of its own.
+ */
+static void on_census(struct loop *l)
+{
+	/* a census the pass since then judged already (its collection ended before its verdict) */
+	if (!agent_tel_raised(l->a->tel))
+		return;
+	if (flap_admit(l, "QP census", "qps") && !l->armed) {
+		log_debug("agent: the QP census changed since the last verdict: pass in %d ms",
 			  AGENT_COALESCE_MS);
 		if (arm(l->coalesce, AGENT_COALESCE_MS, 0) == 0)
 			l->armed = true;
@@ -257,6 +280,8 @@ int agent_run(struct agent *a)
 				pass = true;
 			} else if (tag == TAG_PEER) {
 				on_peer(&l);
+			} else if (tag == TAG_CENSUS) {
+				on_census(&l);
 			} else if (tag < l.n_src) {
 				on_source(&l, &l.src[tag]);
 			}

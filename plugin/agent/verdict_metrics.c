@@ -126,6 +126,8 @@ char *verdict_metrics_render(const struct agent *a, const struct pass_report *re
 	prom_family(g, "rdma_qos_attachment_problem", "gauge",
 		    "1 for each check of the attachment that fails (rdma-qos show --pod says the "
 		    "evidence).");
+	/* the census this verdict judges: a later one raises a pass that judges it (agent_tel.c) */
+	agent_tel_qps_judging(a->tel);
 	cJSON_ArrayForEach(e, rep->verdict)
 	{
 		struct verdict_facts fa;

@@ -8,7 +8,8 @@
 # a UD-only pod that is not judged and a UC QP that sends only in RTS (#42 item 4).
 # Asserts rdma_qos_vf_qps{type,state}, rdma_qos_vf_qps_by_class{class},
 # rdma_qos_vf_qps_off_lossless against the PF's DSCP map and PFC (and as they change), and
-# `show --qps [--json]`.
+# `show --qps [--json]`; then that the verdict (rdma_qos_attachment_problem{check="qps"},
+# show --pod) follows a changed census within a census interval, not a pass later (#49 item 7).
 # Run by tests/agent/run.sh (its PASS/FAIL lines are counted there).
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -229,5 +230,51 @@ get "$T/c3.prom"
 check "the next census (4 s) reads the class-0 QP: off 1" [ "$(metric_lit "$T/c3.prom" "rdma_qos_vf_qps_off_lossless{$LA}")" = 1 ]
 check "censuses logged: $(grep -c 'QP census of' "$T/agent2.log") (at most one per 4 s over ~6 s)" \
 	[ "$(grep -c 'QP census of' "$T/agent2.log")" -le 2 ]
+
+echo "== the verdict follows the census (#49 item 7): a changed census raises a pass, none waits"
+# Prometheus scrapes (every 0.25 s here) drive the collector; the pass timer is 600 s. A QP
+# turning class 0 must read as problem{check="qps"} 1 within one census interval (2 s) and a
+# margin, in the same scrape as off_lossless 1 and with show --pod agreeing
+suite_teardown
+jq -c 'map(if .qpn == 18 then .tclass = 106 else . end)' "$ROOT/rdma/qps/$DA.json" > "$T/a.json" && mv "$T/a.json" "$ROOT/rdma/qps/$DA.json"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --interval 600 --listen "127.0.0.1:$PORT" \
+	--catalog-source "$T/verify.json" --qp-census-interval 2 --log-level debug 2> "$T/agent3.log" &
+AGENT_PID=$!
+LV="namespace=\"ai\",pod=\"trainer\",interface=\"net1\",vf=\"$VF0PCI\",pf=\"$PF0\""
+PQ="rdma_qos_attachment_problem{$LV,check=\"qps\"}"
+# settled F: off_lossless 0, lossless 1 and no qps problem in one scrape
+settled() { get "$1" && [ "$(metric_lit "$1" "rdma_qos_vf_qps_off_lossless{$LA}")/$(metric_lit "$1" "rdma_qos_attachment_lossless{$LV}")/$(metric_lit "$1" "$PQ")" = 0/1/ ]; }
+for _ in $(seq 40); do settled "$T/v0.prom" && break; sleep 0.25; done
+check "trainer: off_lossless 0, lossless 1, no qps problem" settled "$T/v0.prom"
+sleep 2.2 # the first censuses are over
+passes0=$(grep -c 'pass took' "$T/agent3.log")
+jq -c 'map(if .qpn == 18 then .tclass = 0 else . end)' "$ROOT/rdma/qps/$DA.json" > "$T/a.json" && mv "$T/a.json" "$ROOT/rdma/qps/$DA.json"
+t0=$(date +%s%N)
+# judged F: problem{check="qps"} 1 in the scrape F
+judged() { get "$1" && [ "$(metric_lit "$1" "$PQ")" = 1 ]; }
+for _ in $(seq 16); do judged "$T/v1.prom" && break; sleep 0.25; done
+ms=$((($(date +%s%N) - t0) / 1000000))
+check "problem{check=\"qps\"} 1 within 4 s of the QP turning class 0 (census every 2 s, passes every 600 s): ${ms} ms" judged "$T/v1.prom"
+check "... the same scrape: off_lossless 1, attachment_lossless 0" \
+	[ "$(metric_lit "$T/v1.prom" "rdma_qos_vf_qps_off_lossless{$LA}")/$(metric_lit "$T/v1.prom" "rdma_qos_attachment_lossless{$LV}")" = 1/0 ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --pod ai/trainer > "$T/pod.txt" 2>&1
+rc=$?
+check "... show --pod agrees: exit 1, qps PROBLEM 1 QP" [ "$rc/$(awk '$1 == "qps" { print $2, $3 }' "$T/pod.txt")" = "1/PROBLEM 1" ]
+check "... by a pass the census raised (the log says so), not the timer" \
+	grep -q "the QP census changed since the last verdict: pass in" "$T/agent3.log"
+check "... one pass or two (got $(($(grep -c 'pass took' "$T/agent3.log") - passes0)))" \
+	[ "$(($(grep -c 'pass took' "$T/agent3.log") - passes0))" -ge 1 -a "$(($(grep -c 'pass took' "$T/agent3.log") - passes0))" -le 2 ]
+jq -c 'map(if .qpn == 18 then .tclass = 106 else . end)' "$ROOT/rdma/qps/$DA.json" > "$T/a.json" && mv "$T/a.json" "$ROOT/rdma/qps/$DA.json"
+t0=$(date +%s%N)
+for _ in $(seq 16); do settled "$T/v2.prom" && break; sleep 0.25; done
+ms=$((($(date +%s%N) - t0) / 1000000))
+check "the QP fixed: no qps problem, lossless 1 within 4 s as well: ${ms} ms" settled "$T/v2.prom"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --pod ai/trainer > "$T/pod.txt" 2>&1
+check "... show --pod agrees: exit 0" [ $? -eq 0 ]
+for _ in $(seq 12); do get "$T/v3.prom"; sleep 0.25; done
+n=$(grep -c 'pass took' "$T/agent3.log")
+for _ in $(seq 16); do get "$T/v3.prom"; sleep 0.25; done
+check "an unchanged census raises no pass (passes over 4 s of scrapes: $(($(grep -c 'pass took' "$T/agent3.log") - n)))" \
+	[ "$(grep -c 'pass took' "$T/agent3.log")" = "$n" ]
 
 summary

@@ -13,7 +13,8 @@
 # netdev (igb unbound and bound: a new ifindex) repaired every time, logged
 # as resets, rdma_qos_port_resets_total counting them, never backed off nor
 # suspended; the link partner's LLDP heard on the PF's wire (agent_lldp.sh); exit 0
-# on SIGTERM.
+# on SIGTERM; then a second agent on a PF whose PFC change toggles the link as mlx5's
+# does (dcbsim mlx5=1): its own toggle is no flap, a drop nobody caused is (agent_flap.sh).
 # vm: pfs-wired (guest.sh: both PFs on one QEMU hub, for agent_lldp.sh's switch)
 set -u
 . "${RQSRC:?}/tests/vm/lib.sh"
@@ -151,6 +152,8 @@ check "six re-creations: never backed off nor suspended" [ "$(grep -c -e "backin
 
 kill -TERM $APID; wait $APID
 check "SIGTERM: exit 0" [ $? -eq 0 ]
+
+. "$RQSRC/tests/vm/agent_flap.sh"
 grep -E "repaired|listening|back|warn" /tmp/agent.log | head -30
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

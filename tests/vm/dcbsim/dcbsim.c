@@ -52,6 +52,11 @@
  * defaults as any mlx5e (re)initialisation does (devlink reload, firmware
  * reset, health recovery: mlx5e_dcbnl_initialize), and counts it in
  * /sys/module/dcbsim/parameters/resets: see port_reset.
+ *
+ * `echo MS > /sys/kernel/debug/dcbsim/carrier_drop` drops the carrier for MS ms
+ * as a cable or the switch port would, no DCB change behind it (counted in
+ * /sys/module/dcbsim/parameters/drops): the flap the agent must still count
+ * beside the toggles of its own PFC writes (tests/vm/agent_flap.sh).
  */
 #include <linux/debugfs.h>
 #include <linux/ethtool.h>
@@ -90,6 +95,10 @@ MODULE_PARM_DESC(fw_dcbx, "DCBX managed by firmware: getdcbx without DCB_CAP_DCB
 static int flaps;
 module_param(flaps, int, 0444);
 MODULE_PARM_DESC(flaps, "mlx5: link toggles so far");
+
+static int drops;
+module_param(drops, int, 0444);
+MODULE_PARM_DESC(drops, "carrier drops nobody caused so far (debugfs dcbsim/carrier_drop)");
 
 static int resets;
 module_param(resets, int, 0444);
@@ -335,18 +344,27 @@ static struct kretprobe hold_probe = {
 	.maxactive = 8,
 };
 
-/* called under rtnl (dcbnl) */
-static void port_toggle_link(struct net_device *dev)
+/*
+ * The carrier off now (carrier_down_count + 1 when it was on) and back after @ms, if it was
+ * on before. Called under rtnl.
+ */
+static void port_link_down(struct net_device *dev, unsigned int ms)
 {
-	if (!flap_ms)
-		return;
 	/* as mlx5: the port comes back up only if it was up */
 	if (!port.link_held)
 		port.flap_restore = netif_carrier_ok(dev);
 	WRITE_ONCE(port.link_held, true);
 	netif_carrier_off(dev);
+	mod_delayed_work(system_wq, &port.flap, msecs_to_jiffies(ms));
+}
+
+/* mlx5_toggle_port_link: admin down, then up again (called under rtnl: dcbnl) */
+static void port_toggle_link(struct net_device *dev)
+{
+	if (!flap_ms)
+		return;
+	port_link_down(dev, flap_ms);
 	flaps++;
-	mod_delayed_work(system_wq, &port.flap, msecs_to_jiffies(flap_ms));
 }
 
 /* called under rtnl */
@@ -1091,6 +1109,42 @@ static const struct file_operations reset_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * A carrier drop nobody caused (a cable or optic, the switch port): `echo MS >
+ * .../dcbsim/carrier_drop` takes the carrier off for MS ms (1..60000), with the
+ * driver's link check held down as during a toggle where the hold is set up
+ * (mlx5=1 with flap_ms), else until the driver's watchdog sees the link (igb:
+ * within 2 s). DCB state is left alone; counted in drops, not in flaps.
+ * igb has no ndo_change_carrier, so `ip link set carrier off` cannot do this.
+ */
+static ssize_t drop_write(struct file *f, const char __user *ubuf, size_t len, loff_t *pos)
+{
+	unsigned int ms;
+	int err = kstrtouint_from_user(ubuf, len, 10, &ms);
+
+	if (err)
+		return err;
+	if (!ms || ms > 60000)
+		return -EINVAL;
+	rtnl_lock();
+	if (!port.dev) {
+		rtnl_unlock();
+		return -ENODEV;
+	}
+	port_link_down(port.dev, ms);
+	drops++;
+	rtnl_unlock();
+	pr_info("dcbsim: %s carrier dropped for %u ms (#%d)\n", ifname, ms, drops);
+	return len;
+}
+
+static const struct file_operations drop_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = drop_write,
+	.llseek = noop_llseek,
+};
+
 static int __init dcbsim_init(void)
 {
 	struct net_device *dev;
@@ -1137,8 +1191,10 @@ static int __init dcbsim_init(void)
 	}
 	rtnl_unlock();
 	st.dir = debugfs_create_dir("dcbsim", NULL);
-	if (!IS_ERR_OR_NULL(st.dir))
+	if (!IS_ERR_OR_NULL(st.dir)) {
 		debugfs_create_file("reset", 0200, st.dir, NULL, &reset_fops);
+		debugfs_create_file("carrier_drop", 0200, st.dir, NULL, &drop_fops);
+	}
 	if (stats && !IS_ERR_OR_NULL(st.dir))
 		debugfs_create_file("stats", 0600, st.dir, NULL, &st_fops);
 	if (vf_stats && !IS_ERR_OR_NULL(st.dir))

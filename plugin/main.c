@@ -240,8 +240,9 @@ static int main_show(int argc, char **argv, const char *binary)
 {
 	struct rq_env env;
 	bool json = false, qps = false;
-	const char *host_proc = NULL, *pod = NULL;
-	char ns[256], name[256];
+	const char *host_proc = NULL;
+	struct show_pod_arg *pods = NULL;
+	size_t n_pods = 0;
 	int r, status = 0;
 
 	for (int i = 2; i < argc; i++) {
@@ -250,27 +251,42 @@ static int main_show(int argc, char **argv, const char *binary)
 		} else if (!strcmp(argv[i], "--qps")) {
 			qps = true;
 		} else if (!strcmp(argv[i], "--pod") && i + 1 < argc) {
-			pod = argv[++i];
-			if (show_pod_parse(pod, ns, sizeof(ns), name, sizeof(name)) < 0) {
-				fprintf(stderr, "%s show: --pod \"%s\": expected NAMESPACE/NAME\n",
-					binary, pod);
+			const char *pod = argv[++i];
+			struct show_pod_arg *more = realloc(pods, (n_pods + 1) * sizeof(*pods));
+
+			if (!more) {
+				free(pods);
+				fprintf(stderr, "%s show: out of memory\n", binary);
 				return 1;
 			}
+			pods = more;
+			if (show_pod_parse(pod, pods[n_pods].ns, sizeof(pods[n_pods].ns),
+					   pods[n_pods].name, sizeof(pods[n_pods].name)) < 0) {
+				fprintf(stderr, "%s show: --pod \"%s\": expected NAMESPACE/NAME\n",
+					binary, pod);
+				free(pods);
+				return 1;
+			}
+			n_pods++;
 		} else if (!strcmp(argv[i], "--host-proc") && i + 1 < argc) {
 			host_proc = argv[++i]; /* as the agent's: a pod's /proc/<pid>/ns/net */
 		} else {
 			fprintf(stderr, "%s show: unexpected argument \"%s\"\n", binary, argv[i]);
+			free(pods);
 			return 1;
 		}
 	}
 
-	if (tool_env_init(&env, binary, RQ_LOG_WARN) < 0)
+	if (tool_env_init(&env, binary, RQ_LOG_WARN) < 0) {
+		free(pods);
 		return 1;
+	}
 	env.host_proc = host_proc;
-	r = pod	  ? cmd_show_pod(&env, ns, name, json, &status)
+	r = n_pods ? cmd_show_pods(&env, pods, n_pods, json, &status)
 	    : qps ? cmd_show_qps(&env, json)
 		  : cmd_show(&env, json);
 	env_fini(&env);
+	free(pods);
 	if (r < 0)
 		fprintf(stderr, "%s show: %s\n", binary, strerror(-r));
 	return r < 0 ? 1 : status;
@@ -288,10 +304,12 @@ static const char *sub_usage(const char *sub)
 	    {"show",
 	     "show [--json] [--qps [--host-proc DIR]] | show --counters [--json] "
 	     "[--interval S]\n"
-	     "     | show --pod NAMESPACE/NAME [--json]\n"
+	     "     | show --pod NAMESPACE/NAME [--pod NAMESPACE/NAME ...] [--json]\n"
 	     "Per PF and VF: the QoS state, the attachments and whether each is in profile;\n"
 	     "--pod: the pod's verdict, one line per check (exit 0 lossless, 1 a check\n"
-	     "fails, 2 no attachment of that pod on this node);\n"
+	     "fails, 2 no attachment of that pod on this node); several --pod: a verdict\n"
+	     "each (text: a \"pod NS/NAME\" line before each; --json: an array), exit the\n"
+	     "worst (1 over 2 over 0);\n"
 	     "--counters: congestion counters as rates; --qps: each attachment's QPs and "
 	     "their class.\n"},
 	    {"top", "top [--interval S]\n"

@@ -227,19 +227,16 @@ int show_pod_parse(const char *arg, char *ns, size_t ns_len, char *name, size_t 
 	return 0;
 }
 
-int cmd_show_pod(struct rq_env *env, const char *ns, const char *name, bool json, int *ret_status)
+/* One pod's verdict over the node read once (@node, @recs): its JSON, *ret_status as show --pod's */
+static cJSON *pod_verdict(struct rq_env *env, const cJSON *node, const cJSON *recs, const char *ns,
+			  const char *name, int *ret_status)
 {
-	struct rq_catalog *cat = show_catalog(env);
 	struct pod_ctx p = {.env = env, .ns = ns, .name = name};
-	cJSON *node = NULL, *recs = NULL, *out = cJSON_CreateObject(), *unch;
+	cJSON *out = cJSON_CreateObject(), *unch;
 	const cJSON *pf, *vf, *u;
-	int r = out ? show_node_json(env, cat, &node, &recs) : -ENOMEM;
 
-	if (r < 0 || !node) {
-		cJSON_Delete(out);
-		catalog_free(cat);
-		return r < 0 ? r : -ENOMEM;
-	}
+	if (!out)
+		return NULL;
 	census(&p);
 	p.links = show_link_file(env);
 	cJSON_AddStringToObject(out, "namespace", ns);
@@ -297,15 +294,58 @@ int cmd_show_pod(struct rq_env *env, const char *ns, const char *name, bool json
 			: "lossless: not required (no profile of the pod has pfc)");
 		*ret_status = 0;
 	}
-	if (json)
-		show_print_json(out);
-	else
-		print_text(out);
 	tel_sample_fini(&p.cur);
 	cJSON_Delete(p.links);
-	cJSON_Delete(out);
+	return out;
+}
+
+/* the worse of two show --pod statuses: 1 (a check fails) over 2 (not here) over 0 */
+static int worse(int a, int b)
+{
+	return a == 1 || b == 1 ? 1 : a == 2 || b == 2 ? 2 : 0;
+}
+
+int cmd_show_pods(struct rq_env *env, const struct show_pod_arg *pods, size_t n, bool json,
+		  int *ret_status)
+{
+	struct rq_catalog *cat = show_catalog(env);
+	cJSON *node = NULL, *recs = NULL, *all = n > 1 ? cJSON_CreateArray() : NULL;
+	int r = n > 1 && !all ? -ENOMEM : show_node_json(env, cat, &node, &recs);
+
+	*ret_status = 0;
+	if (r < 0 || !node) {
+		cJSON_Delete(all);
+		catalog_free(cat);
+		return r < 0 ? r : -ENOMEM;
+	}
+	/* one node read for every pod asked: a caller (kubectl rdma-qos job) asks once per node */
+	for (size_t i = 0; i < n && r == 0; i++) {
+		int st = 0;
+		cJSON *out = pod_verdict(env, node, recs, pods[i].ns, pods[i].name, &st);
+
+		if (!out) {
+			r = -ENOMEM;
+			break;
+		}
+		*ret_status = i ? worse(*ret_status, st) : st;
+		if (json && all) {
+			cJSON_AddItemToArray(all, out);
+			continue;
+		}
+		if (json) {
+			show_print_json(out);
+		} else {
+			if (n > 1)
+				printf("%spod %s/%s\n", i ? "\n" : "", pods[i].ns, pods[i].name);
+			print_text(out);
+		}
+		cJSON_Delete(out);
+	}
+	if (r == 0 && json && all)
+		show_print_json(all);
+	cJSON_Delete(all);
 	cJSON_Delete(node);
 	cJSON_Delete(recs);
 	catalog_free(cat);
-	return 0;
+	return r;
 }

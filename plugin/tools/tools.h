@@ -18,7 +18,12 @@ void show_print_json(const cJSON *o);
 int show_node_json(const struct rq_env *env, const struct rq_catalog *cat, cJSON **ret,
 		   cJSON **ret_recs);
 /* show_pod.c: `show --pod NAMESPACE/NAME [--json]`; *ret_status the exit status 0/1/2 */
-int cmd_show_pod(struct rq_env *env, const char *ns, const char *name, bool json, int *ret_status);
+/* show --pod, given several times: one verdict each, the node read once, exit the worst */
+struct show_pod_arg {
+	char ns[256], name[256];
+};
+int cmd_show_pods(struct rq_env *env, const struct show_pod_arg *pods, size_t n, bool json,
+		  int *ret_status);
 int show_pod_parse(const char *arg, char *ns, size_t ns_len, char *name, size_t name_len);
 /* preflight.c: `preflight [--json]`, the node against what the catalog needs; 0 ready, 1 not */
 int cmd_preflight(struct rq_env *env, bool json);

@@ -82,11 +82,24 @@ if [ "$cmd" = exec ]; then
 		exit 1
 	fi
 	[ -f "$FIX/garbage" ] && { echo "exec /rdma-qos: no such file or directory"; exit 0; }
-	# a canned answer, as show --pod words it (plugin/tools/show_pod.c), for $FIX/answer/NS_NAME
-	canned=$FIX/answer/${3//\//_}
-	[ "$1 $2" = "show --pod" ] && [ -f "$canned" ] && { cat "$canned"; exit "$(cat "$canned.rc")"; }
 	node=$(grep -l "^${pos[0]} " "$FIX"/agents/* | head -1)
-	RDMA_QOS_SIM_ROOT=$(cat "$FIX/roots/${node##*/}") exec "$SIM" "$@" 2> /dev/null
+	export RDMA_QOS_SIM_ROOT=$(cat "$FIX/roots/${node##*/}")
+	# canned answers, as show --pod words them (plugin/tools/show_pod.c: several --pod, a
+	# "pod NS/NAME" line before each, exit the worst), for $FIX/answer/NS_NAME; the others
+	# the sim binary's own
+	if [ "$1 $2" = "show --pod" ] && compgen -G "$FIX/answer/*" > /dev/null; then
+		a=("$@") pods=() worst=0 k=0
+		for ((i = 0; i < ${#a[@]}; i++)); do [ "${a[i]}" = --pod ] && pods+=("${a[i + 1]}"); done
+		for p in "${pods[@]}"; do
+			[ ${#pods[@]} -gt 1 ] && { [ $k -gt 0 ] && echo; echo "pod $p"; }
+			c=$FIX/answer/${p//\//_}
+			if [ -f "$c" ]; then cat "$c"; rc=$(cat "$c.rc"); else "$SIM" show --pod "$p" 2> /dev/null; rc=$?; fi
+			if [ $rc = 1 ] || [ $worst = 1 ]; then worst=1; elif [ $rc = 2 ] || [ $worst = 2 ]; then worst=2; fi
+			k=$((k + 1))
+		done
+		exit $worst
+	fi
+	exec "$SIM" "$@" 2> /dev/null
 fi
 [ "$cmd" = config ] && { cat "$FIX/context-ns" 2> /dev/null; exit 0; }
 [ "$cmd" = get ] || exit 9
@@ -130,6 +143,21 @@ K
 chmod +x "$T/bin/kubectl"
 export FIX SIM PATH="$T/bin:$PATH"
 kp() { "$PLUGIN" "$@" > "$T/out" 2> "$T/err"; }
+
+echo "== the binary: show with several --pod (one verdict each, the node read once, exit the worst)"
+sa() { RDMA_QOS_SIM_ROOT=$RA "$SIM" show "$@" > "$T/out" 2> "$T/err"; }
+sa --pod ml/trainer-0 --pod ml/trainer-2
+check "trainer-0 (yes) and trainer-2 (not here): exit 2" [ $? -eq 2 ]
+check "... a 'pod NS/NAME' line, then its headline, for each" [ "$(grep -A1 '^pod ml/' "$T/out" | grep -v '^--' | tr '\n' '|')" = "pod ml/trainer-0|lossless: yes|pod ml/trainer-2|lossless: unknown (no attachment of this pod on this node)|" ]
+sa --pod ml/trainer-2 --pod ml/trainer-1 --pod ml/trainer-0
+check "with trainer-1 (NO) among them: exit 1" [ $? -eq 1 ]
+check "... three verdicts, in the order asked" [ "$(grep '^pod ml/' "$T/out" | tr '\n' ' ')" = "pod ml/trainer-2 pod ml/trainer-1 pod ml/trainer-0 " ]
+sa --pod ml/trainer-0 --pod ml/trainer-1 --json
+check "--json: an array, one object per pod" [ "$(jq -r '.[] | .pod + "=" + (.headline | split(" ")[1])' "$T/out" | tr '\n' ' ')" = "trainer-0=yes trainer-1=NO " ]
+sa --pod ml/trainer-0 --json
+check "one --pod --json: the object as before" [ "$(jq -r '.pod' "$T/out")" = trainer-0 ]
+sa --pod ml/trainer-0 --pod bad
+check "a bad --pod among several: exit 1, names it" grep -q -- '--pod "bad": expected NAMESPACE/NAME' "$T/err"
 
 echo "== pod"
 kp pod trainer-0 -n ml
@@ -227,7 +255,8 @@ check "... exec'd rdma-qos-node-a" grep -q -- "exec -n rdma-qos rdma-qos-node-a 
 check "--context, --kubeconfig, --as on every kubectl call" [ "$(grep -c -- "--context=prod --kubeconfig=/tmp/kc --as=alice" "$FIX/calls")" = "$(wc -l < "$FIX/calls")" ]
 : > "$FIX/calls"
 kp job trainer -n ml --context prod
-check "job: one exec per pod (show takes one --pod: build/rdma-qos-sim keeps the last)" [ "$(grep -c " exec " "$FIX/calls")" = 3 ]
+check "job: one exec per node (two nodes, three pods)" [ "$(grep -c " exec " "$FIX/calls")" = 2 ]
+check "... node-a's asks for both its pods at once" grep -q -- "exec -n rdma-qos rdma-qos-node-a -c agent -- /rdma-qos show --pod ml/trainer-0 --pod ml/trainer-1$" "$FIX/calls"
 check "... --context on every call" [ "$(grep -c -- "--context=prod" "$FIX/calls")" = "$(wc -l < "$FIX/calls")" ]
 mkdir -p "$FIX/answer"
 printf 'lossless: yes, but net1: numa: the VF is on NUMA node 1, the pod on 0\n' > "$FIX/answer/ml_trainer-0"

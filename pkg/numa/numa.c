@@ -418,7 +418,9 @@ int numa_evaluate(const struct rq_root *r, const struct rq_numa_query *q,
 
 	memset(&res, 0, sizeof(res));
 	res.verdict = RQ_NUMA_UNKNOWN;
-	if (numa_pci_node(r, vf_pci, &res.vf_node) < 0)
+	if (q->has_vf_node)
+		res.vf_node = q->vf_node;
+	else if (numa_pci_node(r, vf_pci, &res.vf_node) < 0)
 		res.vf_node = -1;
 	if (res.vf_node < 0)
 		ev_add(&res, "VF %s has no NUMA node (numa_node -1)", vf_pci);

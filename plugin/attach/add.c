@@ -35,6 +35,9 @@ static int numa_step(struct rq_ctx *c, struct add_tx *tx)
 	tx->devs->answered = false;
 	tx->devs->n_devs = tx->devs->n_dra = 0;
 	q.devices = tx->devs;
+	/* read when the VF was resolved (pkg/sysfs device_resolve_vf): not read twice */
+	q.has_vf_node = true;
+	q.vf_node = tx->t.vf.numa_node;
 	r = numa_evaluate(&c->env.root, &q, n);
 	if (c->nc->numa == RQ_NUMA_OFF) {
 		/* asked for the GPUDirect verdict alone: the NUMA one stays unjudged */

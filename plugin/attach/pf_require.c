@@ -115,15 +115,16 @@ static int cnp_step(struct rq_ctx *c, const struct rq_pf *pf, const struct rq_pr
 static int ecn_step(struct rq_ctx *c, const struct rq_pf *pf, const struct rq_profile *t,
 		    bool write, enum rq_log_level said, uint16_t *ret_written)
 {
-	bool avail = false;
 	uint8_t on = 0;
 	int r;
 
 	*ret_written = 0;
 	if (!t->ecn)
 		return 0;
-	r = ecn_probe(&c->env.root, pf->ifname, t->ecn, &avail);
-	if (r < 0 || !avail) {
+	/* the files read at once: one that is not there is a port without ECN control (what
+	 * ecn_probe answers, without opening each file twice) */
+	r = ecn_get(&c->env.root, pf->ifname, t->ecn, &on);
+	if (r == -ENOENT || r == -ENOTDIR) {
 		if (c->profile.ecn_required)
 			return rq_err(&c->err, RQ_ERR_NO_ECN, -EOPNOTSUPP,
 				      "PF %s has no ECN control (/sys/class/net/%s/ecn/roce_np, "
@@ -134,7 +135,6 @@ static int ecn_step(struct rq_ctx *c, const struct rq_pf *pf, const struct rq_pr
 		       pf->ifname, t->ecn);
 		return 0;
 	}
-	r = ecn_get(&c->env.root, pf->ifname, t->ecn, &on);
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_IO, r, "reading ECN of PF %s: %s", pf->ifname,
 			      strerror(-r));

@@ -411,7 +411,7 @@ int main(int argc, char **argv)
 	 * page: 3% of the ADD here (make bench); those pages are used anyway.
 	 */
 	mem_init((size_t)8 * 1024 * 1024);
-	mem_prefault((size_t)48 * 1024);
+	mem_prefault((size_t)64 * 1024);
 	ctx.env.root.fd = -1;
 	r = cni_read_stdin(STDIN_FILENO, &buf, &len, &ctx.err);
 	stdin_version(buf ? buf : "", len, version, sizeof(version));

@@ -500,20 +500,18 @@ static void log_done(struct rq_ctx *c, const struct add_tx *tx)
 	    tx->numa_unknown_why ? tx->numa_unknown_why : "");
 }
 
-int attach_add(struct rq_ctx *c, bool adopted, struct rq_target *ret_t)
+static int add_run(struct rq_ctx *c, struct add_tx *tx, bool adopted, struct rq_target *ret_t)
 {
-	struct add_tx tx;
 	int r;
 
-	memset(&tx, 0, sizeof(tx));
-	tos_tx_init(&tx.tos);
-	tx.adopted = adopted;
+	tos_tx_init(&tx->tos);
+	tx->adopted = adopted;
 	for (size_t i = 0; i < RQ_MAX_PFS; i++)
-		tx.fds[i] = -1;
+		tx->fds[i] = -1;
 	r = attach_load_profile(c);
 	if (r < 0)
 		return r;
-	r = attach_resolve_target(c, &tx.t);
+	r = attach_resolve_target(c, &tx->t);
 	if (r < 0)
 		return r;
 	/*
@@ -521,55 +519,69 @@ int attach_add(struct rq_ctx *c, bool adopted, struct rq_target *ret_t)
 	 * record is written: the agent judges a pending record by this lock,
 	 * which the kernel drops when this process dies however it dies.
 	 */
-	tx.att_fd = lock_attachment(&c->env.root, c->key, c->env.lock_timeout_ms);
-	if (tx.att_fd == -EAGAIN)
-		return rq_err(&c->err, RQ_ERR_TRY_AGAIN, tx.att_fd,
+	tx->att_fd = lock_attachment(&c->env.root, c->key, c->env.lock_timeout_ms);
+	if (tx->att_fd == -EAGAIN)
+		return rq_err(&c->err, RQ_ERR_TRY_AGAIN, tx->att_fd,
 			      "attachment %s is being worked on by another command for more than "
 			      "%d ms; try again later",
 			      c->key, c->env.lock_timeout_ms);
-	if (tx.att_fd < 0)
-		return rq_err(&c->err, RQ_ERR_IO, tx.att_fd, "attachment lock %s: %s", c->key,
-			      strerror(-tx.att_fd));
+	if (tx->att_fd < 0)
+		return rq_err(&c->err, RQ_ERR_IO, tx->att_fd, "attachment lock %s: %s", c->key,
+			      strerror(-tx->att_fd));
 	/* everything that can be checked without writing is checked before the PF is touched */
-	r = c->profile.traffic_class < 0 ? 0 : tos_prepare(c, &tx.t);
+	r = c->profile.traffic_class < 0 ? 0 : tos_prepare(c, &tx->t);
 	if (r == 0)
-		r = numa_step(c, &tx);
+		r = numa_step(c, tx);
 	if (r == 0) {
-		gdr_judge(c, &tx.t, tx.devs && tx.devs->answered ? tx.devs : NULL, &tx.gdr);
+		gdr_judge(c, &tx->t, tx->devs && tx->devs->answered ? tx->devs : NULL, &tx->gdr);
 		/* unknown is no problem of the pod's: ADD's one line says it (log_done) */
-		r = tx.adopted || tx.gdr.verdict == RQ_GDR_V_UNKNOWN ? 0 : gdr_enforce(c, &tx.gdr);
+		r = tx->adopted || tx->gdr.verdict == RQ_GDR_V_UNKNOWN ? 0
+								       : gdr_enforce(c, &tx->gdr);
 	}
 	if (r == 0)
-		r = pf_step(c, &tx);
+		r = pf_step(c, tx);
 	/* the record as this ADD found it: what the knobs go back to, and a repeated ADD's no-op */
-	if (r == 0 && state_record_read(&c->env.root, c->key, &tx.rec_before) < 0)
-		tx.rec_before = NULL;
+	if (r == 0 && state_record_read(&c->env.root, c->key, &tx->rec_before) < 0)
+		tx->rec_before = NULL;
 	if (r == 0)
-		r = tos_plan(c, &tx.t, &tx.tos, tx.rec_before);
+		r = tos_plan(c, &tx->t, &tx->tos, tx->rec_before);
 	if (r == 0)
-		r = intent_step(c, &tx);
-	if (r == 0 && tx.intent_written && c->env.pause_point)
+		r = intent_step(c, tx);
+	if (r == 0 && tx->intent_written && c->env.pause_point)
 		c->env.pause_point(&c->env, "add-pending");
 	if (r == 0)
-		r = tos_write(c, &tx.t, &tx.tos);
+		r = tos_write(c, &tx->t, &tx->tos);
 	if (r == 0)
-		r = commit_step(c, &tx);
+		r = commit_step(c, tx);
 	if (r < 0)
-		rollback(c, &tx);
-	attach_unlock_pfs(&tx.t.vf, tx.fds);
+		rollback(c, tx);
+	attach_unlock_pfs(&tx->t.vf, tx->fds);
 	for (size_t i = 0; i < RQ_MAX_PFS; i++) {
-		cJSON_Delete(tx.idx[i]);
-		cJSON_Delete(tx.idx_before[i]);
+		cJSON_Delete(tx->idx[i]);
+		cJSON_Delete(tx->idx_before[i]);
 	}
-	cJSON_Delete(tx.rec_before);
-	lock_release(tx.att_fd); /* after the record and the PF locks */
-	free(tx.pf);
-	free(tx.devs);
-	if (tx.ops && tx.ops->free)
-		tx.ops->free(tx.dcb);
+	cJSON_Delete(tx->rec_before);
+	lock_release(tx->att_fd); /* after the record and the PF locks */
+	free(tx->pf);
+	free(tx->devs);
+	if (tx->ops && tx->ops->free)
+		tx->ops->free(tx->dcb);
 	if (r == 0)
-		log_done(c, &tx);
+		log_done(c, tx);
 	if (r == 0 && ret_t)
-		*ret_t = tx.t;
+		*ret_t = tx->t;
+	return r;
+}
+
+int attach_add(struct rq_ctx *c, bool adopted, struct rq_target *ret_t)
+{
+	/* on the heap (populated in bulk, pkg/mem), not 6 KiB of fresh stack pages (issue 51) */
+	struct add_tx *tx = calloc(1, sizeof(*tx));
+	int r;
+
+	if (!tx)
+		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
+	r = add_run(c, tx, adopted, ret_t);
+	free(tx);
 	return r;
 }

@@ -31,7 +31,7 @@ static int log_fd = STDERR_FILENO;
 
 static void log_sink(void *userdata, enum rq_log_level lvl, const char *msg)
 {
-	char line[1400], stamp[32];
+	char line[3200], stamp[32]; /* rq_log's 3072 and the stamp, name, pid and level */
 	struct timespec ts;
 	int n;
 

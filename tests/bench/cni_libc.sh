@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# Remake mk/cni_libc.txt: the libc.a members a steady CNI ADD runs, traced in
+# Remake mk/cni_libc.txt: the libc.a members CNI commands run (a first ADD, the steady
+# ADD, CHECK, DEL, VERSION), traced in
 # build/rdma-qos-sim under gdb (a temporary breakpoint on every function, hit or not)
 # on a simulated node, mapped to the libc.a member defining each function hit
 # (global symbols, and local ones only where one member has that name). Then checks
@@ -35,7 +36,6 @@ CNI_PATH=/usr/lib/cni
 CNI_ARGS=IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=cl;K8S_POD_UID=pod-cl
 RDMA_QOS_SIM_ROOT=$T/node
 ENV
-env -i $(cat "$T/env") "$BIN" < "$T/in.json" > /dev/null 2>&1   # the PF right: steady from here
 nm "$BIN" | awk '$2 ~ /^[tTWi]$/ { print $1, $3 }' | sort -u -k1,1 > "$T/syms"
 cat > "$T/trace.py" <<PY
 import gdb
@@ -50,7 +50,7 @@ for l in open("$T/syms"):
         names[base + int(a, 16)] = n
 for a in names:
     gdb.Breakpoint("*0x%x" % a, internal=True, temporary=True)
-with open("$T/hits", "w") as out:
+with open("$T/hits", "a") as out:
     while True:
         try:
             gdb.execute("continue", to_string=True)
@@ -60,8 +60,14 @@ with open("$T/hits", "w") as out:
         if pc in names:
             out.write(names[pc] + "\n")
 PY
-env -i $(cat "$T/env") gdb -q -batch -x "$T/trace.py" "$BIN" > "$T/gdb.log" 2>&1 ||
-	{ tail -5 "$T/gdb.log" >&2; exit 1; }
+# the commands of an attachment's life, each traced: the first ADD on a fresh PF (it writes
+# the PF, the class, the record), the steady ADD the list is for, CHECK, DEL, VERSION
+: > "$T/hits"
+for cmd in ADD ADD CHECK DEL VERSION; do
+	sed "s/^CNI_COMMAND=.*/CNI_COMMAND=$cmd/" "$T/env" > "$T/env.cmd"
+	env -i $(cat "$T/env.cmd") gdb -q -batch -x "$T/trace.py" "$BIN" > "$T/gdb.log" 2>&1 ||
+		{ tail -5 "$T/gdb.log" >&2; exit 1; }
+done
 [ -s "$T/hits" ] || { echo "cni_libc: gdb saw no function" >&2; exit 1; }
 LIBC=$(${CC:-cc} -print-file-name=libc.a)
 # member of each function: globals, and locals whose name one member alone defines

@@ -5,7 +5,9 @@
 # has no static archive, and the binaries are linked statically (issue 14).
 # one cache per target triple: the arm64 cross build (tests/deploy/arm64.sh) needs its own
 RQ_MHD_CACHE ?= /var/tmp/rdma-qos-mhd/$(shell $(CC) -dumpmachine)
-MHD_PREFIX   := $(RQ_MHD_CACHE)/prefix
+# prefix-lazyinit: built without the library's constructor (mk/microhttpd.sh), apart from
+# the prefix of the builds before it
+MHD_PREFIX   := $(RQ_MHD_CACHE)/prefix-lazyinit
 MHD_LIB      := $(MHD_PREFIX)/lib/libmicrohttpd.a
 
 $(MHD_LIB): mk/microhttpd.sh

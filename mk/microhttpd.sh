@@ -27,11 +27,14 @@ cd src
 # -fPIC: the binaries are (static-)PIE; per-function sections: the link drops what the
 # agent never calls (Makefile, --gc-sections); no unwind tables (Makefile, NOUNWIND)
 # CC from make: the host's compiler, or the cross compiler of the arm64 build
+# _GNUC_ATTR_CONSTR_NOT_SUPPORTED: no constructor and destructor (MHD_init, MHD_fini), which
+# every exec of the binary ran, CNI commands included (issue 51); the library initialises
+# itself at the agent's first MHD_start_daemon instead (daemon.c, MHD_check_global_init_)
 cc=${CC:-cc}
 ./configure --host="$("$cc" -dumpmachine)" CC="$cc" --prefix="$prefix" --enable-static --disable-shared --with-pic \
 	--disable-https --without-gnutls --disable-curl --disable-doc --disable-examples \
 	--disable-tools --disable-nls --disable-dauth --disable-bauth --disable-postprocessor \
-	--disable-sendfile --disable-httpupgrade CFLAGS="-O2 -g -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-unwind-tables" >&2
+	--disable-sendfile --disable-httpupgrade CPPFLAGS="-D_GNUC_ATTR_CONSTR_NOT_SUPPORTED=1" CFLAGS="-O2 -g -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables -fno-unwind-tables" >&2
 make -j2 -C src/microhttpd >&2
 make -C src/microhttpd install >&2
 make -C src/include install >&2 || install -D -m 0644 src/include/microhttpd.h "$prefix/include/microhttpd.h"

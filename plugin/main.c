@@ -31,7 +31,7 @@ static int log_fd = STDERR_FILENO;
 
 static void log_sink(void *userdata, enum rq_log_level lvl, const char *msg)
 {
-	char line[1400], stamp[32];
+	char line[3200], stamp[32]; /* rq_log's 3072 and the stamp, name, pid and level */
 	struct timespec ts;
 	int n;
 
@@ -429,7 +429,7 @@ int main(int argc, char **argv)
 	 * page: 3% of the ADD here (make bench); those pages are used anyway.
 	 */
 	mem_init((size_t)8 * 1024 * 1024);
-	mem_prefault((size_t)48 * 1024);
+	mem_prefault((size_t)64 * 1024);
 	ctx.env.root.fd = -1;
 	r = cni_read_stdin(STDIN_FILENO, &buf, &len, &ctx.err);
 	stdin_version(buf ? buf : "", len, version, sizeof(version));

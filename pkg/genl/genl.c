@@ -2,6 +2,7 @@
 /* Generic netlink requests (genl.h). */
 #include <errno.h>
 #include <netlink/attr.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -17,9 +18,21 @@ int genl_open(struct genl_sock *s)
 	int one = 1;
 
 	s->seq = 1;
+	s->rx = NULL;
 	s->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
 	if (s->fd < 0)
 		return -errno;
+	/*
+	 * Per socket, not a static (or a thread's) buffer: a CNI exec that never asks
+	 * ethtool or devlink anything maps none of it (issue 51: it was 32 KiB of TLS in
+	 * every process of the production binary, and in each of the agent's threads).
+	 */
+	s->rx = malloc(GENL_RX_BUF);
+	if (!s->rx) {
+		close(s->fd);
+		s->fd = -1;
+		return -ENOMEM;
+	}
 	/* the extended ACK tells why a request was refused; not needed for the answer */
 	(void)setsockopt(s->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
 	if (bind(s->fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
@@ -27,6 +40,8 @@ int genl_open(struct genl_sock *s)
 
 		close(s->fd);
 		s->fd = -1;
+		free(s->rx);
+		s->rx = NULL;
 		return r;
 	}
 	return 0;
@@ -37,6 +52,8 @@ void genl_close(struct genl_sock *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;
+	free(s->rx);
+	s->rx = NULL;
 }
 
 void genl_req_init(struct genl_req *m, uint16_t family, uint8_t cmd, uint8_t version,
@@ -103,11 +120,11 @@ void genl_nest_end(struct genl_req *m)
 static int genl_recv(struct genl_sock *s, uint32_t seq, int (*cb)(const struct nlmsghdr *, void *),
 		     void *arg)
 {
-	static __thread char rx[GENL_RX_BUF] __attribute__((aligned(4)));
+	char *rx = s->rx;
 	int r = 0;
 
 	for (;;) {
-		ssize_t n = recv(s->fd, rx, sizeof(rx), 0);
+		ssize_t n = recv(s->fd, rx, GENL_RX_BUF, 0);
 		size_t left;
 
 		if (n < 0 && errno == EINTR)

@@ -18,6 +18,7 @@
 struct genl_sock {
 	int fd;
 	uint32_t seq;
+	char *rx; /* the reply buffer, allocated by genl_open: only a process that talks pays it */
 };
 
 struct genl_req {

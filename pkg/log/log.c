@@ -48,7 +48,8 @@ const char *rq_log_level_name(enum rq_log_level lvl)
 
 void rq_log(enum rq_log_level lvl, const char *fmt, ...)
 {
-	char buf[1024];
+	/* ADD's one line carries up to two evidences of 1 KiB and the NUMA source whole */
+	char buf[3072];
 	va_list ap;
 
 	if (!log_sink || lvl > log_level)

@@ -357,7 +357,7 @@ static void dra_unplaced(const struct rq_podres_placement *p, struct rq_numa_res
 static bool from_api(const struct rq_root *r, const struct rq_numa_query *q, const char **own,
 		     struct rq_numa_result *res, bool *known)
 {
-	struct rq_podres_placement pl, *p = &pl;
+	struct rq_podres_placement *p;
 	struct rq_podres_status st;
 	bool any = false;
 	int rr;
@@ -367,9 +367,15 @@ static bool from_api(const struct rq_root *r, const struct rq_numa_query *q, con
 			       "kubelet files (node.numaSource files)");
 		return false;
 	}
-	rr = podres_get_pod(r, q->kubelet_dir, q->pod_ns, q->pod_name, own,
-			    q->api_timeout_ms > 0 ? q->api_timeout_ms : RQ_PODRES_TIMEOUT_MS, p,
-			    &st);
+	/* 14 KiB for the worst case: on the heap, not a stack page per 4 KiB of it (issue 51) */
+	p = malloc(sizeof(*p));
+	if (!p) {
+		(void)snprintf(st.detail, sizeof(st.detail), "out of memory");
+		rr = -ENOMEM;
+	} else
+		rr = podres_get_pod(
+		    r, q->kubelet_dir, q->pod_ns, q->pod_name, own,
+		    q->api_timeout_ms > 0 ? q->api_timeout_ms : RQ_PODRES_TIMEOUT_MS, p, &st);
 	if (rr == 0 || rr == -ESRCH) {
 		(void)snprintf(res->source, sizeof(res->source), "PodResources API (%s)",
 			       st.used_list ? "List" : "Get");
@@ -394,8 +400,10 @@ static bool from_api(const struct rq_root *r, const struct rq_numa_query *q, con
 			*known |= judge_memory(p->mem_nodes, res);
 			dra_unplaced(p, res);
 		}
+		free(p);
 		return true;
 	}
+	free(p);
 	if (q->source == RQ_NUMA_SRC_API) {
 		(void)snprintf(res->source, sizeof(res->source),
 			       "PodResources API (node.numaSource api)");
@@ -418,7 +426,9 @@ int numa_evaluate(const struct rq_root *r, const struct rq_numa_query *q,
 
 	memset(&res, 0, sizeof(res));
 	res.verdict = RQ_NUMA_UNKNOWN;
-	if (numa_pci_node(r, vf_pci, &res.vf_node) < 0)
+	if (q->has_vf_node)
+		res.vf_node = q->vf_node;
+	else if (numa_pci_node(r, vf_pci, &res.vf_node) < 0)
 		res.vf_node = -1;
 	if (res.vf_node < 0)
 		ev_add(&res, "VF %s has no NUMA node (numa_node -1)", vf_pci);

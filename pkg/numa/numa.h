@@ -70,6 +70,9 @@ struct rq_numa_query {
 	enum rq_numa_source source;
 	int api_timeout_ms; /* 0: RQ_PODRES_TIMEOUT_MS */
 	const char *vf_pci;
+	/* the VF's numa_node as the caller already read it (-1 unknown); else it is read here */
+	bool has_vf_node;
+	int vf_node;
 	/*
 	 * The attachment's other names for its own device (netdev, RDMA device),
 	 * NULL-terminated; may be all NULL. A device plugin lists the VF under its

@@ -139,8 +139,8 @@ static int open_parent(const struct rq_root *r, const char *path, char *buf, siz
 int sysfs_read_file(const struct rq_root *r, const char *path, size_t max, char **ret,
 		    size_t *ret_len)
 {
-	size_t cap = 256, len = 0;
-	bool sized = false;
+	size_t cap = 256, len = 0, reg_size = 0;
+	bool sized = false, first = true;
 	struct stat st;
 	char *buf;
 	int fd = root_openat(r, path, O_RDONLY, 0), rr = 0;
@@ -172,9 +172,11 @@ int sysfs_read_file(const struct rq_root *r, const char *path, size_t max, char 
 			 */
 			want = cap * 2;
 			if (!sized && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-			    (uint64_t)st.st_size >= cap)
+			    (uint64_t)st.st_size >= cap) {
 				want =
 				    (uint64_t)st.st_size >= max ? max + 1 : (size_t)st.st_size + 1;
+				reg_size = (uint64_t)st.st_size > max ? 0 : (size_t)st.st_size;
+			}
 			sized = true;
 			nb = realloc(buf, want + 1);
 			if (!nb) {
@@ -196,6 +198,18 @@ int sysfs_read_file(const struct rq_root *r, const char *path, size_t max, char 
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		/*
+		 * No read for the end (issue 51: a steady ADD read 11 files that way): a
+		 * first read shorter than its 256 bytes has all of the file (a sysfs or
+		 * configfs attribute is produced whole by one read, a seq_file fills a
+		 * page before it returns, a regular file is short only at its end); and a
+		 * regular file read up to the size fstat gave is whole (records are
+		 * replaced by rename, never grown in place; one that grew since is read
+		 * on as before when it is larger).
+		 */
+		if ((first && len < cap) || (reg_size && len == reg_size))
+			break;
+		first = false;
 	}
 	close(fd);
 	if (rr == 0 && len > max)
@@ -407,46 +421,72 @@ void sysfs_list_free(char **names, size_t n)
 	free(names);
 }
 
+/* getdents64's record (the kernel's struct linux_dirent64) */
+struct dirent64_rec {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+/*
+ * getdents64 on the fd itself, not fdopendir/readdir: no fstat and two fcntl per
+ * directory, no 32 KiB DIR buffer on the heap (issue 51: a steady ADD lists five).
+ */
 int sysfs_list(const struct rq_root *r, const char *path, char ***ret, size_t *ret_n)
 {
-	int fd = root_openat(r, path, O_RDONLY | O_DIRECTORY, 0);
+	int fd = root_openat(r, path, O_RDONLY | O_DIRECTORY, 0), rr = 0;
 	char **names = NULL;
 	size_t n = 0, cap = 0;
-	struct dirent *de;
-	DIR *d;
+	char buf[4096] __attribute__((aligned(8)));
+	ssize_t got;
 
 	if (fd < 0)
 		return fd;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+	while ((got = syscall(SYS_getdents64, fd, buf, sizeof(buf))) != 0) {
+		if (got < 0 && errno == EINTR)
 			continue;
-		if (n == cap) {
-			char **nn = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*names));
-
-			if (!nn)
-				goto nomem;
-			names = nn;
+		if (got < 0) {
+			rr = -errno;
+			break;
 		}
-		names[n] = strdup(de->d_name);
-		if (!names[n])
-			goto nomem;
-		n++;
+		for (ssize_t o = 0; o < got && rr == 0;) {
+			const struct dirent64_rec *de = (const struct dirent64_rec *)(buf + o);
+
+			o += de->reclen;
+			if (!strcmp(de->name, ".") || !strcmp(de->name, ".."))
+				continue;
+			if (n == cap) {
+				char **nn =
+				    realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*names));
+
+				if (!nn) {
+					rr = -ENOMEM;
+					break;
+				}
+				names = nn;
+			}
+			names[n] = strdup(de->name);
+			if (!names[n]) {
+				rr = -ENOMEM;
+				break;
+			}
+			n++;
+		}
+		if (rr < 0)
+			break;
 	}
-	closedir(d);
+	close(fd);
+	if (rr < 0) {
+		sysfs_list_free(names, n);
+		return rr;
+	}
 	if (n > 1)
 		qsort(names, n, sizeof(*names), cmp_names);
 	*ret = names;
 	*ret_n = n;
 	return 0;
-nomem:
-	closedir(d);
-	sysfs_list_free(names, n);
-	return -ENOMEM;
 }
 
 /*

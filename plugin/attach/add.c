@@ -28,18 +28,25 @@ static int numa_step(struct rq_ctx *c, struct add_tx *tx)
 	if (c->nc->numa == RQ_NUMA_OFF && c->nc->gdr == RQ_GDR_OFF)
 		return 0;
 	q = attach_numa_query(c, &tx->t);
-	/* one look at kubelet serves both verdicts */
-	q.devices = &tx->devs;
+	/* one look at kubelet serves both verdicts; the readers go by the counts */
+	tx->devs = malloc(sizeof(*tx->devs));
+	if (!tx->devs)
+		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
+	tx->devs->answered = false;
+	tx->devs->n_devs = tx->devs->n_dra = 0;
+	q.devices = tx->devs;
+	/* read when the VF was resolved (pkg/sysfs device_resolve_vf): not read twice */
+	q.has_vf_node = true;
+	q.vf_node = tx->t.vf.numa_node;
 	r = numa_evaluate(&c->env.root, &q, n);
 	if (c->nc->numa == RQ_NUMA_OFF) {
 		/* asked for the GPUDirect verdict alone: the NUMA one stays unjudged */
 		memset(n, 0, sizeof(*n));
 		return 0;
 	}
-	/* the API was meant to answer and did not: say why the files speak instead */
-	if (r == 0 && strstr(n->source, "(PodResources API:"))
-		log_info("%s: NUMA evidence from %s", c->key, n->source);
-	else if (r == 0)
+	/* the API was meant to answer and did not: ADD's line says why the files speak instead */
+	tx->numa_source_fallback = r == 0 && strstr(n->source, "(PodResources API:");
+	if (r == 0)
 		log_debug("%s: NUMA evidence from %s", c->key, n->source);
 	if (r < 0) {
 		log_warn("%s: NUMA placement unknown: %s", c->key, strerror(-r));
@@ -50,8 +57,9 @@ static int numa_step(struct rq_ctx *c, struct add_tx *tx)
 		log_debug("%s: NUMA aligned: %s", c->key, n->evidence);
 		return 0;
 	}
+	/* unknown never fails ADD and is no problem of the pod's: said in ADD's one line */
 	if (n->verdict == RQ_NUMA_UNKNOWN) {
-		log_info("%s: NUMA placement unknown: %s", c->key, n->evidence);
+		tx->numa_unknown_why = n->evidence;
 		return 0;
 	}
 	if (n->verdict == RQ_NUMA_UNVERIFIABLE && c->nc->numa == RQ_NUMA_STRICT)
@@ -152,6 +160,17 @@ static int owner_check(struct rq_ctx *c, struct add_tx *tx, const cJSON *idx, co
 
 static int carrier_step(struct rq_ctx *c, struct add_tx *tx);
 
+/* PF @i had no attachment before this one: it comes into use (its index lists nobody) */
+static bool pf_first_use(const struct add_tx *tx, size_t i)
+{
+	const cJSON *a;
+
+	if (tx->idx_steady[i])
+		return false;
+	a = tx->idx[i] ? cJSON_GetObjectItemCaseSensitive(tx->idx[i], "attachments") : NULL;
+	return cJSON_GetArraySize(a) == 0;
+}
+
 static int pf_step(struct rq_ctx *c, struct add_tx *tx)
 {
 	const struct rq_vf_info *vf = &tx->t.vf;
@@ -189,7 +208,7 @@ static int pf_step(struct rq_ctx *c, struct add_tx *tx)
 		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
 	c->carrier_defer = true;
 	for (size_t i = 0; i < vf->n_pf; i++) {
-		r = pfqos_ensure(c, tx->ops, tx->dcb, &vf->pf[i], &tx->pf[i]);
+		r = pfqos_ensure(c, tx->ops, tx->dcb, &vf->pf[i], pf_first_use(tx, i), &tx->pf[i]);
 		tx->n_pf_done = i + 1;
 		if (r < 0)
 			return r;
@@ -264,7 +283,7 @@ static int carrier_step(struct rq_ctx *c, struct add_tx *tx)
 		if (r < 0)
 			return r;
 		/* what another writer took away meanwhile: this time the wait holds the lock */
-		r = pfqos_ensure(c, tx->ops, tx->dcb, &vf->pf[i], &again);
+		r = pfqos_ensure(c, tx->ops, tx->dcb, &vf->pf[i], false, &again);
 		tx->pf[i].ecn_written |= again.ecn_written;
 		tx->pf[i].dcb_applied |= again.dcb_applied;
 		if (r < 0)
@@ -448,20 +467,51 @@ static void rollback(struct rq_ctx *c, struct add_tx *tx)
 	}
 }
 
-int attach_add(struct rq_ctx *c, bool adopted, struct rq_target *ret_t)
+/*
+ * ADD's one line (issue 49 item 8): what was attached, and the fields DESIGN asks every ADD
+ * to log: the class's scope (configfs only: RDMA-CM connections), the NUMA and GPUDirect
+ * verdicts, and why one is unknown. Problems (misaligned, far, degraded) keep lines of their
+ * own at warn; a PF's missing controls are said where the PF changes (attach/pf_require.c).
+ * "NUMA placement unknown: ..." comes last: its evidence ends the line.
+ */
+static void log_done(struct rq_ctx *c, const struct add_tx *tx)
 {
-	struct add_tx tx;
+	static const char *const numa_names[] = {"unknown", "aligned", "misaligned",
+						 "unverifiable"};
+	const struct rq_target *t = &tx->t;
+	char numa[32] = "", gdr[32] = "";
+
+	if (c->nc->numa != RQ_NUMA_OFF && (unsigned)tx->numa.verdict < 4)
+		(void)snprintf(numa, sizeof(numa), ", numa %s", numa_names[tx->numa.verdict]);
+	if (tx->gdr.verdict != RQ_GDR_V_NONE)
+		(void)snprintf(gdr, sizeof(gdr), ", gdr %s", gdr_verdict_name(tx->gdr.verdict));
+	log_info(
+	    "%s: %s done: VF %s, RDMA %s, profile \"%s\", pf %s, class scope %s%s%s%s%s%s%s%s%s",
+	    c->key, tx->adopted ? "adoption" : "ADD", t->vf.pci,
+	    t->have_rdma ? t->rdma.name : "none", c->profile.name, pf_mode_name(c->pf_mode),
+	    !t->have_rdma		 ? "none"
+	    : t->rdma.has[RQ_KNOB_MOFED] ? "all-qps"
+					 : "rdma-cm (configfs only: RDMA-CM connections)",
+	    numa, gdr, tx->gdr.verdict == RQ_GDR_V_UNKNOWN ? "; GPUDirect RDMA path unknown: " : "",
+	    tx->gdr.verdict == RQ_GDR_V_UNKNOWN ? tx->gdr.evidence : "",
+	    tx->numa_source_fallback ? "; NUMA evidence from " : "",
+	    tx->numa_source_fallback ? tx->numa.source : "",
+	    tx->numa_unknown_why ? "; NUMA placement unknown: " : "",
+	    tx->numa_unknown_why ? tx->numa_unknown_why : "");
+}
+
+static int add_run(struct rq_ctx *c, struct add_tx *tx, bool adopted, struct rq_target *ret_t)
+{
 	int r;
 
-	memset(&tx, 0, sizeof(tx));
-	tos_tx_init(&tx.tos);
-	tx.adopted = adopted;
+	tos_tx_init(&tx->tos);
+	tx->adopted = adopted;
 	for (size_t i = 0; i < RQ_MAX_PFS; i++)
-		tx.fds[i] = -1;
+		tx->fds[i] = -1;
 	r = attach_load_profile(c);
 	if (r < 0)
 		return r;
-	r = attach_resolve_target(c, &tx.t);
+	r = attach_resolve_target(c, &tx->t);
 	if (r < 0)
 		return r;
 	/*
@@ -469,57 +519,69 @@ int attach_add(struct rq_ctx *c, bool adopted, struct rq_target *ret_t)
 	 * record is written: the agent judges a pending record by this lock,
 	 * which the kernel drops when this process dies however it dies.
 	 */
-	tx.att_fd = lock_attachment(&c->env.root, c->key, c->env.lock_timeout_ms);
-	if (tx.att_fd == -EAGAIN)
-		return rq_err(&c->err, RQ_ERR_TRY_AGAIN, tx.att_fd,
+	tx->att_fd = lock_attachment(&c->env.root, c->key, c->env.lock_timeout_ms);
+	if (tx->att_fd == -EAGAIN)
+		return rq_err(&c->err, RQ_ERR_TRY_AGAIN, tx->att_fd,
 			      "attachment %s is being worked on by another command for more than "
 			      "%d ms; try again later",
 			      c->key, c->env.lock_timeout_ms);
-	if (tx.att_fd < 0)
-		return rq_err(&c->err, RQ_ERR_IO, tx.att_fd, "attachment lock %s: %s", c->key,
-			      strerror(-tx.att_fd));
+	if (tx->att_fd < 0)
+		return rq_err(&c->err, RQ_ERR_IO, tx->att_fd, "attachment lock %s: %s", c->key,
+			      strerror(-tx->att_fd));
 	/* everything that can be checked without writing is checked before the PF is touched */
-	r = c->profile.traffic_class < 0 ? 0 : tos_prepare(c, &tx.t);
+	r = c->profile.traffic_class < 0 ? 0 : tos_prepare(c, &tx->t);
 	if (r == 0)
-		r = numa_step(c, &tx);
+		r = numa_step(c, tx);
 	if (r == 0) {
-		gdr_judge(c, &tx.t, tx.devs.answered ? &tx.devs : NULL, &tx.gdr);
-		r = tx.adopted ? 0 : gdr_enforce(c, &tx.gdr);
+		gdr_judge(c, &tx->t, tx->devs && tx->devs->answered ? tx->devs : NULL, &tx->gdr);
+		/* unknown is no problem of the pod's: ADD's one line says it (log_done) */
+		r = tx->adopted || tx->gdr.verdict == RQ_GDR_V_UNKNOWN ? 0
+								       : gdr_enforce(c, &tx->gdr);
 	}
 	if (r == 0)
-		r = pf_step(c, &tx);
+		r = pf_step(c, tx);
 	/* the record as this ADD found it: what the knobs go back to, and a repeated ADD's no-op */
-	if (r == 0 && state_record_read(&c->env.root, c->key, &tx.rec_before) < 0)
-		tx.rec_before = NULL;
+	if (r == 0 && state_record_read(&c->env.root, c->key, &tx->rec_before) < 0)
+		tx->rec_before = NULL;
 	if (r == 0)
-		r = tos_plan(c, &tx.t, &tx.tos, tx.rec_before);
+		r = tos_plan(c, &tx->t, &tx->tos, tx->rec_before);
 	if (r == 0)
-		r = intent_step(c, &tx);
-	if (r == 0 && tx.intent_written && c->env.pause_point)
+		r = intent_step(c, tx);
+	if (r == 0 && tx->intent_written && c->env.pause_point)
 		c->env.pause_point(&c->env, "add-pending");
 	if (r == 0)
-		r = tos_write(c, &tx.t, &tx.tos);
+		r = tos_write(c, &tx->t, &tx->tos);
 	if (r == 0)
-		r = commit_step(c, &tx);
+		r = commit_step(c, tx);
 	if (r < 0)
-		rollback(c, &tx);
-	attach_unlock_pfs(&tx.t.vf, tx.fds);
+		rollback(c, tx);
+	attach_unlock_pfs(&tx->t.vf, tx->fds);
 	for (size_t i = 0; i < RQ_MAX_PFS; i++) {
-		cJSON_Delete(tx.idx[i]);
-		cJSON_Delete(tx.idx_before[i]);
+		cJSON_Delete(tx->idx[i]);
+		cJSON_Delete(tx->idx_before[i]);
 	}
-	cJSON_Delete(tx.rec_before);
-	lock_release(tx.att_fd); /* after the record and the PF locks */
-	free(tx.pf);
-	if (tx.ops && tx.ops->free)
-		tx.ops->free(tx.dcb);
-	if (r < 0)
-		return r;
-	log_info("%s: %s done: VF %s, RDMA %s, profile \"%s\", pf %s", c->key,
-		 adopted ? "adoption" : "ADD", tx.t.vf.pci,
-		 tx.t.have_rdma ? tx.t.rdma.name : "none", c->profile.name,
-		 pf_mode_name(c->pf_mode));
-	if (ret_t)
-		*ret_t = tx.t;
-	return 0;
+	cJSON_Delete(tx->rec_before);
+	lock_release(tx->att_fd); /* after the record and the PF locks */
+	free(tx->pf);
+	free(tx->devs);
+	if (tx->ops && tx->ops->free)
+		tx->ops->free(tx->dcb);
+	if (r == 0)
+		log_done(c, tx);
+	if (r == 0 && ret_t)
+		*ret_t = tx->t;
+	return r;
+}
+
+int attach_add(struct rq_ctx *c, bool adopted, struct rq_target *ret_t)
+{
+	/* on the heap (populated in bulk, pkg/mem), not 6 KiB of fresh stack pages (issue 51) */
+	struct add_tx *tx = calloc(1, sizeof(*tx));
+	int r;
+
+	if (!tx)
+		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
+	r = add_run(c, tx, adopted, ret_t);
+	free(tx);
+	return r;
 }

@@ -29,8 +29,14 @@ struct add_tx {
 	bool intent_written;	     /* the pending record is on disk */
 	cJSON *rec_before; /* the record of an earlier ADD as this one found it (or none) */
 	struct rq_numa_result numa;
-	struct rq_numa_devices devs; /* what the NUMA evidence saw of the pod's devices */
+	/* what the NUMA evidence saw of the pod's devices: 13 KiB sized for the worst case, on the
+	 * heap and only when a verdict is asked for (NULL otherwise) */
+	struct rq_numa_devices *devs;
 	struct rq_gdr_result gdr;
+	/* what ADD's one line says of the NUMA verdict beside it (numa_step): why it is unknown,
+	 * and where the evidence came from when the API was meant to answer and did not */
+	const char *numa_unknown_why;
+	bool numa_source_fallback;
 	int att_fd; /* the attachment's lock: held from before the pending write to exit */
 	bool idx_moved[RQ_MAX_PFS]; /* others changed the index while the lock was dropped */
 	bool pf_unlocked;	    /* the PF locks could not be taken again */

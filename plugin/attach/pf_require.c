@@ -65,7 +65,7 @@ static int ecn_refused(struct rq_ctx *c, const struct rq_pf *pf, const struct rq
  * (upstream mlx5, other drivers) the firmware's default stands: a warning.
  */
 static int cnp_step(struct rq_ctx *c, const struct rq_pf *pf, const struct rq_profile *t,
-		    bool write, struct pf_undo *u)
+		    bool write, enum rq_log_level said, struct pf_undo *u)
 {
 	struct cnp_state st;
 	int r;
@@ -77,20 +77,21 @@ static int cnp_step(struct rq_ctx *c, const struct rq_pf *pf, const struct rq_pr
 		return rq_err(&c->err, RQ_ERR_IO, r, "reading the CNP settings of PF %s: %s",
 			      pf->ifname, strerror(-r));
 	if (!st.has[CNP_DSCP] && !st.has[CNP_PRIO]) {
-		log_warn(
-		    "PF %s has no CNP control (ecn/roce_np/cnp_dscp, cnp_802p_prio: MOFED/DOCA "
-		    "only): the CNPs' class is the firmware's, not ensured",
-		    pf->ifname);
+		rq_log(said,
+		       "PF %s has no CNP control (ecn/roce_np/cnp_dscp, cnp_802p_prio: MOFED/DOCA "
+		       "only): the CNPs' class is the firmware's, not ensured",
+		       pf->ifname);
 		return 0;
 	}
 	for (int f = 0; f < CNP_N; f++) {
 		if (!t->has_cnp[f])
 			continue;
 		if (!st.has[f]) {
-			log_warn("PF %s has no ecn/roce_np/%s: the CNP's %s is the firmware's, %u "
-				 "not ensured",
-				 pf->ifname, cnp_field_name(f), f == CNP_DSCP ? "DSCP" : "priority",
-				 t->cnp[f]);
+			rq_log(said,
+			       "PF %s has no ecn/roce_np/%s: the CNP's %s is the firmware's, %u "
+			       "not ensured",
+			       pf->ifname, cnp_field_name(f), f == CNP_DSCP ? "DSCP" : "priority",
+			       t->cnp[f]);
 			continue;
 		}
 		if (st.val[f] == t->cnp[f])
@@ -112,27 +113,28 @@ static int cnp_step(struct rq_ctx *c, const struct rq_pf *pf, const struct rq_pr
 }
 
 static int ecn_step(struct rq_ctx *c, const struct rq_pf *pf, const struct rq_profile *t,
-		    bool write, uint16_t *ret_written)
+		    bool write, enum rq_log_level said, uint16_t *ret_written)
 {
-	bool avail = false;
 	uint8_t on = 0;
 	int r;
 
 	*ret_written = 0;
 	if (!t->ecn)
 		return 0;
-	r = ecn_probe(&c->env.root, pf->ifname, t->ecn, &avail);
-	if (r < 0 || !avail) {
+	/* the files read at once: one that is not there is a port without ECN control (what
+	 * ecn_probe answers, without opening each file twice) */
+	r = ecn_get(&c->env.root, pf->ifname, t->ecn, &on);
+	if (r == -ENOENT || r == -ENOTDIR) {
 		if (c->profile.ecn_required)
 			return rq_err(&c->err, RQ_ERR_NO_ECN, -EOPNOTSUPP,
 				      "PF %s has no ECN control (/sys/class/net/%s/ecn/roce_np, "
 				      "roce_rp) and profile \"%s\" sets ecnRequired",
 				      pf->ifname, pf->ifname, c->profile.name);
-		log_warn("PF %s has no ECN control: ECN on priorities 0x%02x left to the driver",
-			 pf->ifname, t->ecn);
+		rq_log(said,
+		       "PF %s has no ECN control: ECN on priorities 0x%02x left to the driver",
+		       pf->ifname, t->ecn);
 		return 0;
 	}
-	r = ecn_get(&c->env.root, pf->ifname, t->ecn, &on);
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_IO, r, "reading ECN of PF %s: %s", pf->ifname,
 			      strerror(-r));
@@ -232,7 +234,7 @@ int pfqos_carrier_wait(struct rq_ctx *c, const struct rq_pf *pf, const struct pf
 }
 
 int pfqos_ensure(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,
-		 struct pf_undo *u)
+		 bool announce, struct pf_undo *u)
 {
 	char diff[2048];
 	int r;
@@ -258,10 +260,14 @@ int pfqos_ensure(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const s
 		log_debug("PF %s already meets profile \"%s\": no DCB write", pf->ifname,
 			  c->profile.name);
 	}
-	r = ecn_step(c, pf, &u->target, c->pf_mode == RQ_PF_ENSURE, &u->ecn_written);
+	/* said once, where the PF changes: not by every steady ADD (issue 49 item 8) */
+	r = ecn_step(c, pf, &u->target, c->pf_mode == RQ_PF_ENSURE,
+		     announce || u->dcb_applied ? RQ_LOG_WARN : RQ_LOG_DEBUG, &u->ecn_written);
 	if (r < 0)
 		return r;
-	return cnp_step(c, pf, &u->target, c->pf_mode == RQ_PF_ENSURE, u);
+	return cnp_step(c, pf, &u->target, c->pf_mode == RQ_PF_ENSURE,
+			announce || u->dcb_applied || u->ecn_written ? RQ_LOG_WARN : RQ_LOG_DEBUG,
+			u);
 }
 
 /* Exactly the files this ADD wrote: a side the operator had on stays on. */

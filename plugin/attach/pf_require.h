@@ -36,9 +36,12 @@ void pfqos_target(const struct rq_ctx *c, struct rq_profile *ret);
 /*
  * pf: ensure -> add what the target requires and the port lacks (then wait
  * for the carrier after a PFC change); pf: verify -> fail on anything unmet.
+ * What the port cannot do (no ECN or CNP control) is a warning where the PF's
+ * state changes: @announce (the PF's first attachment) or a write of this
+ * call; otherwise a debug line, so that a steady ADD does not repeat it.
  */
 int pfqos_ensure(struct rq_ctx *c, const struct dcb_ops *ops, void *ctx, const struct rq_pf *pf,
-		 struct pf_undo *u);
+		 bool announce, struct pf_undo *u);
 /*
  * After a deferred PFC change (u->carrier_pending): wait, bounded by
  * node.carrierWaitSeconds, for the carrier to come back. Call it without the

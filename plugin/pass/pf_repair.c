@@ -161,7 +161,8 @@ static int ensure_quiet(struct rq_ctx *c, const struct dcb_ops *ops, void *dcb,
 		rq_log_set_level(RQ_LOG_WARN);
 	/* no pod waits on the agent: it never holds the PF lock through a link flap */
 	c->carrier_defer = true;
-	r = pfqos_ensure(c, ops, dcb, pf, u);
+	/* the missing controls are warned of when this repair changes the port */
+	r = pfqos_ensure(c, ops, dcb, pf, false, u);
 	rq_log_set_level(lvl);
 	free(u);
 	return r;

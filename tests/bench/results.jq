@@ -4,7 +4,7 @@
 def r2: . * 100 | round / 100;
 def ms: . / 1000 | r2;
 def over($a; $b): if $a == null or $b == null then null else ($a.p50_us / $b.p50_us | r2) end;
-def peer: if startswith("rdma-qos ADD") then "tuning ADD"
+def peer: if startswith("rdma-qos ADD") or startswith("baseline") then "tuning ADD"
 	elif startswith("rdma-qos CHECK") then "tuning CHECK"
 	elif startswith("rdma-qos DEL") then "tuning DEL" else null end;
 def row($all): .key as $k | .value as $v | {name: $k, n: $v.n, ok: "\($v.ok)/\($v.n)",
@@ -21,6 +21,14 @@ $m["rdma-qos ADD steady"] as $ours | $m["rdma-qos ADD 2nd VF"] as $ours2 |
 ([$m | to_entries[] | select(.key | startswith("rdma-qos")) | .value.max_rss_kib] | max) as $rss |
 ([$m | to_entries[] | select(.key | startswith("rdma-qos")) | .value.median_rss_kib] | max) as $medrss |
 ([$p[] | .ok] | add) as $parok | ([$p[] | .n] | add) as $parn |
+# issue 51: the steady ADD's peak RSS (the median of its runs' peaks) against the C floor's and
+# each baseline's (rdma-qos-sim built from git at that commit, its steady ADD in the same rounds)
+def rss_over($a; $b): if $a == null or $b == null then null
+	else ($a.median_rss_kib / $b.median_rss_kib | r2) end;
+rss_over($ours; $m["floor ADD"]) as $rssfloor |
+[$bases[] | . as $c | $m["baseline \($c) ADD steady"] as $b | {commit: $c,
+	time: over($ours; $b), rss: rss_over($ours; $b), over_floor: over($b; $m["floor ADD"]),
+	p50_ms: ($b.p50_us | ms), rss_kib: $b.median_rss_kib}] as $base |
 {
 	runs_per_command: $n,
 	main: $m, scale: $s, parallel: $p, node: $k,
@@ -34,6 +42,8 @@ $m["rdma-qos ADD steady"] as $ours | $m["rdma-qos ADD 2nd VF"] as $ours2 |
 	first_add_on_pf: {pf_writes: $firstw},
 	parallel_state: {records: $parrec, pf_index_entries: $paridx, pf_writes: $parpfw},
 	ratios: {ours_over_floor: over($ours; $m["floor ADD"]),
+		ours_rss_over_floor: $rssfloor, ours_rss_kib: $ours.median_rss_kib,
+		floor_rss_kib: $m["floor ADD"].median_rss_kib, baselines: $base,
 		ours_over_tuning: over($ours; $m["tuning ADD"]),
 		second_vf_over_floor: over($ours2; $m["floor ADD"]),
 		second_vf_over_tuning: over($ours2; $m["tuning ADD"]),
@@ -59,7 +69,19 @@ $m["rdma-qos ADD steady"] as $ours | $m["rdma-qos ADD 2nd VF"] as $ours2 |
 			$k["host-device ADD alone"]),
 		# an 8-GPU pod judged (GPUDirect RDMA) against the same ADD with gdr off
 		gdr8_over_off: over($k["gdr 8-GPU pod"]; $k["gdr off, same pod"])},
-	targets: [
+	targets: ([
+		{target: "issue 51: steady ADD median <= 1.15x the C floor",
+		 measured: "\(over($ours; $m["floor ADD"]))x",
+		 met: (over($ours; $m["floor ADD"]) <= 1.15)},
+		{target: "issue 51: steady ADD peak RSS <= 1.05x the C floor's (medians of the runs' peaks)",
+		 measured: ("\($rssfloor)x (\($ours.median_rss_kib) / \($m["floor ADD"].median_rss_kib) KiB;" +
+			" max \($ours.max_rss_kib) / \($m["floor ADD"].max_rss_kib) KiB)"),
+		 met: ($rssfloor <= 1.05)}] +
+		[$base[] | {target: "issue 51: steady ADD no slower than baseline \(.commit) (built from git)",
+		 measured: "\(.time)x (\(.commit): \(.p50_ms) ms, \(.over_floor)x the C floor)",
+		 met: (.time != null and .time <= 1.0)},
+		{target: "issue 51: steady ADD peak RSS no more than baseline \(.commit)'s",
+		 measured: "\(.rss)x (\(.commit): \(.rss_kib) KiB)", met: (.rss != null and .rss <= 1.0)}] + [
 		{target: "steady ADD (same attachment again) median <= 1.05x the C floor",
 		 measured: "\(over($ours; $m["floor ADD"]))x",
 		 met: (over($ours; $m["floor ADD"]) <= 1.05)},
@@ -109,5 +131,5 @@ $m["rdma-qos ADD steady"] as $ours | $m["rdma-qos ADD 2nd VF"] as $ours2 |
 		 measured: ("\($parok)/\($parn) ok over \($p | length) bursts;" +
 			" \($parrec)/64 records, \($paridx)/64 in the PF index"),
 		 met: ($parok == $parn and $parrec == 64 and $paridx == 64)}
-	]
+	])
 }

@@ -50,6 +50,27 @@ BENCH=$TB/bin/bench FLOOR=$TB/bin/floor NOOP=$TB/bin/noop SIMB=$TB/bin/rdma-qos-
 trap "exit 130" INT TERM   # so that the EXIT trap cleans up
 mkdir -p "$OUT"
 rm -f "$OUT"/*.json "$OUT/scale.png" "$OUT/node.png"
+# The baselines (issue 51): rdma-qos-sim built from git at each commit of BENCH_BASELINES
+# (default: 8e5c460, before the wave that grew ADD, and the release 0.2.0), from a copy of
+# the commit's tree (git archive), once: kept in $OUT/base-<commit>. Their steady ADD runs
+# in the same rounds as ours, on a node of its own (each keeps its own record format).
+BASELINES=${BENCH_BASELINES-8e5c460 d6c2391}
+BASES=
+for c in $BASELINES; do
+	full=$(git -C "$RQ_SRC" rev-parse --verify -q "$c^{commit}") || die "baseline $c: no such commit"
+	c=${full:0:7} d=$OUT/base-${full:0:7}
+	if [ ! -x "$d/build/rdma-qos-sim" ]; then
+		echo "== building the baseline $c from git (once; log $d.log)"
+		rm -rf "$d" && mkdir -p "$d"
+		git -C "$RQ_SRC" archive "$full" | tar -x -C "$d"
+		# a make of its own: not this make's flags, jobs or B=
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$d" -j2 REVISION="$full" \
+			build/rdma-qos-sim > "$d.log" 2>&1 ||
+			{ tail -5 "$d.log" >&2; die "building baseline $c failed (log: $d.log)"; }
+	fi
+	cp "$d/build/rdma-qos-sim" "$TB/bin/rdma-qos-sim-$c"
+	BASES="$BASES $c"
+done
 
 # the pod: a veth end as net1 in its own netns, the same for every peer
 ip netns add "$NS"
@@ -127,6 +148,12 @@ envfile "$T/env.DEL.del" DEL "$RD" del
 envfile "$T/env.ADD.tdel" ADD "$R" tdel
 envfile "$T/env.DEL.tdel" DEL "$R" tdel
 run_once "$T/env.ADD" "$T/ours.json" "$SIMB"      # PF now right: steady state
+for c in $BASES; do   # each baseline's steady state on its own node, by its own first ADD
+	RB=$T/base-$c; node "$RB" 4
+	ours_conf "$(vf_pci "$RB" 1)" > "$T/ours-$c.json"; envfile "$T/env.ADD.$c" ADD "$RB"
+	run_once "$T/env.ADD.$c" "$T/ours-$c.json" "$TB/bin/rdma-qos-sim-$c"
+	run_once "$T/env.ADD.$c" "$T/ours-$c.json" "$TB/bin/rdma-qos-sim-$c"
+done
 run_once "$T/env.ADD.2a" "$T/ours-2a.json" "$SIMB" # R2's PF configured by VF 1
 run_once "$T/env.ADD" "$T/tuning.json" "$TUNING"
 run_once "$T/env.ADD" "$T/ours.json" "$FLOOR"
@@ -153,6 +180,10 @@ prep_script "$T/prep-tdel.sh" "$T/env.ADD.tdel" "$T/tuning.json" "$TUNING"
 	plan_line "tuning DEL" "$T/prep-tdel.sh" "$T/tuning.json" "$T/env.DEL.tdel" "$TUNING"
 	plan_line "rdma-qos DEL" "$T/prep-del.sh" "$T/ours-del.json" "$T/env.DEL.del" "$SIMB"
 	plan_line "rdma-qos VERSION" - "$T/version.json" "$T/env.VERSION" "$SIMB"
+	for c in $BASES; do
+		plan_line "baseline $c ADD steady" - "$T/ours-$c.json" "$T/env.ADD.$c" \
+			"$TB/bin/rdma-qos-sim-$c"
+	done
 } > "$T/plan.main"
 
 echo "== latency and peak RSS, peers interleaved (wall time per exec, microseconds)"
@@ -418,6 +449,7 @@ jq -n --slurpfile m "$OUT/main.json" --slurpfile s "$OUT/scale.json" --slurpfile
 	--argjson pfw "$PFW" --argjson pfw2 "$PFW2" --argjson runpfw "$RUNPFW" \
 	--argjson wsys "$WSYS1" --argjson wsys2 "$WSYS2" --argjson parrec "$PARREC" \
 	--argjson paridx "$PARIDX" --argjson parpfw "$PARPFW" --argjson firstw "$FIRSTW" \
+	--argjson bases "$(printf '%s\n' $BASES | jq -R 'select(. != "")' | jq -sc .)" \
 	-f "$(dirname "$0")/results.jq" > "$RES"
 
 echo
@@ -433,6 +465,10 @@ jq -r '.ratios | "RATIOS  steady ADD / C floor ADD    = \(.ours_over_floor)x",
 	"        steady ADD / Go tuning ADD  = \(.ours_over_tuning)x",
 	"        2nd-VF ADD / C floor ADD    = \(.second_vf_over_floor)x",
 	"        2nd-VF ADD / Go tuning ADD  = \(.second_vf_over_tuning)x",
+	"        steady ADD peak RSS / C floor   = \(.ours_rss_over_floor)x" +
+	" (medians of the peaks per run: \(.ours_rss_kib) / \(.floor_rss_kib) KiB)",
+	(.baselines[] | "        steady ADD / baseline \(.commit)  = \(.time)x, peak RSS \(.rss)x" +
+	" (\(.commit) / C floor: \(.over_floor)x)"),
 	"        C floor / Go tuning         = \(.floor_over_tuning)x" +
 	" (the lowest ratio any exec-based plugin can reach here)",
 	"        steady ADD / C floor ADD    = \(.scale_ours_over_floor)x in the scale rounds" +

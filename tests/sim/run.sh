@@ -732,4 +732,7 @@ chain_del "$ROOT" roce s1 "$NSS" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK"
 # NUMA evidence from kubelet's PodResources API (issue 24)
 . "$(dirname "$0")/podres.sh"
 
+# what ADD logs: one line when steady, the PF's missing controls where it changes
+. "$(dirname "$0")/add_log.sh"
+
 summary

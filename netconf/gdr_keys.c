@@ -29,9 +29,10 @@ static int level(const cJSON *v, const char *path, int *ret, struct rq_error *e)
 	enum rq_pci_level l;
 
 	if (!cJSON_IsString(v) || pci_level_parse(v->valuestring, &l) < 0 || l == RQ_PCI_NODE)
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-			      "%s: expected one of \"pix\", \"pxb\", \"p2c\", \"phb\", \"sys\" (any case)",
-			      path);
+		return rq_err(
+		    e, RQ_ERR_CONFIG, -EINVAL,
+		    "%s: expected one of \"pix\", \"pxb\", \"p2c\", \"phb\", \"sys\" (any case)",
+		    path);
 	*ret = (int)l;
 	return 0;
 }

@@ -283,8 +283,8 @@ static int main_show(int argc, char **argv, const char *binary)
 	}
 	env.host_proc = host_proc;
 	r = n_pods ? cmd_show_pods(&env, pods, n_pods, json, &status)
-	    : qps ? cmd_show_qps(&env, json)
-		  : cmd_show(&env, json);
+	    : qps  ? cmd_show_qps(&env, json)
+		   : cmd_show(&env, json);
 	env_fini(&env);
 	free(pods);
 	if (r < 0)

@@ -227,7 +227,8 @@ int show_pod_parse(const char *arg, char *ns, size_t ns_len, char *name, size_t 
 	return 0;
 }
 
-/* One pod's verdict over the node read once (@node, @recs): its JSON, *ret_status as show --pod's */
+/* One pod's verdict over the node read once (@node, @recs): its JSON, *ret_status as show --pod's
+ */
 static cJSON *pod_verdict(struct rq_env *env, const cJSON *node, const cJSON *recs, const char *ns,
 			  const char *name, int *ret_status)
 {

@@ -281,7 +281,8 @@ int netns_link_lower(int pod_fd, const char *ifname, int host_fd, struct netns_l
 			out.dev[out.n].ifindex = d.ifindex;
 			(void)snprintf(out.dev[out.n].ifname, sizeof(out.dev[out.n].ifname), "%s",
 				       d.ifname);
-			(void)snprintf(out.dev[out.n].kind, sizeof(out.dev[out.n].kind), "%s", d.kind);
+			(void)snprintf(out.dev[out.n].kind, sizeof(out.dev[out.n].kind), "%s",
+				       d.kind);
 			out.n++;
 		}
 	}

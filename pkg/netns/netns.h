@@ -110,8 +110,8 @@ int netns_link_msg_vf_macs(const struct nlmsghdr *h, size_t len, uint8_t (*ret)[
 struct netns_link_desc {
 	int ifindex;
 	char ifname[16];
-	char kind[16];	    /* IFLA_LINKINFO's IFLA_INFO_KIND ("macvlan", "vlan"), "" none */
-	int link;	    /* IFLA_LINK: the lower device's ifindex, 0 none */
+	char kind[16]; /* IFLA_LINKINFO's IFLA_INFO_KIND ("macvlan", "vlan"), "" none */
+	int link;      /* IFLA_LINK: the lower device's ifindex, 0 none */
 	bool link_netnsid_set;
 	int32_t link_netnsid; /* IFLA_LINK_NETNSID: the lower's netns as this link's numbers it */
 };

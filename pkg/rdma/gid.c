@@ -112,9 +112,11 @@ int rdma_gid_from_ip(const char *ip, uint8_t ret[16])
 		memcpy(ret, a, 16);
 		return 0;
 	}
-	/* global scope only: not unspecified, loopback, multicast (ff00::/8), link-local (fe80::/10) */
-	if (rdma_gid_is_zero(a) || (!memcmp(a, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 15) && a[15] == 1) ||
-	    a[0] == 0xff || (a[0] == 0xfe && (a[1] & 0xc0) == 0x80))
+	/* global scope only: not unspecified, loopback, multicast (ff00::/8), link-local
+	 * (fe80::/10) */
+	if (rdma_gid_is_zero(a) ||
+	    (!memcmp(a, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 15) && a[15] == 1) || a[0] == 0xff ||
+	    (a[0] == 0xfe && (a[1] & 0xc0) == 0x80))
 		return -EADDRNOTAVAIL;
 	memcpy(ret, a, 16);
 	return 0;
@@ -136,7 +138,8 @@ static int read_attr(const struct rq_root *r, const char *base, const char *what
 	char path[512];
 	int rr;
 
-	if (snprintf(path, sizeof(path), "%s/gid_attrs/%s/%d", base, what, idx) >= (int)sizeof(path))
+	if (snprintf(path, sizeof(path), "%s/gid_attrs/%s/%d", base, what, idx) >=
+	    (int)sizeof(path))
 		return -ENAMETOOLONG;
 	rr = sysfs_read_str(r, path, buf, len);
 	if (rr == -ENODATA || rr == -EINVAL || rr == -ENOENT) {

@@ -118,15 +118,15 @@ START_TEST(find_by_address)
 
 	sim_build(&node, "--pfs 1 --vfs 0 --pf-rdma yes --gid-slots 12");
 	/* the kernel fills slots in order: pod A (v1 2, v2 3), pod B v2 only at 4 */
-	ck_assert_int_eq(sim_sh(&node, "\"$MKNODE\" --root \"$R\" gid mlx5_0 --ip 10.99.0.11 "
-				       ">/dev/null && \"$MKNODE\" --root \"$R\" gid mlx5_0 --ip "
-				       "10.99.0.12/24 --type v2 >/dev/null && \"$MKNODE\" --root \"$R\" "
-				       "gid mlx5_0 --ip fd00:99::12 >/dev/null"),
+	ck_assert_int_eq(sim_sh(&node,
+				"\"$MKNODE\" --root \"$R\" gid mlx5_0 --ip 10.99.0.11 "
+				">/dev/null && \"$MKNODE\" --root \"$R\" gid mlx5_0 --ip "
+				"10.99.0.12/24 --type v2 >/dev/null && \"$MKNODE\" --root \"$R\" "
+				"gid mlx5_0 --ip fd00:99::12 >/dev/null"),
 			 0);
 	/* an entry that emptied while read (a v2 entry at 11 whose type reads empty) is no v2 */
-	ck_assert_int_eq(sim_sh(&node, "echo 0000:0000:0000:0000:0000:ffff:0a63:000d > " PORT
-				       "/gids/11"),
-			 0);
+	ck_assert_int_eq(
+	    sim_sh(&node, "echo 0000:0000:0000:0000:0000:ffff:0a63:000d > " PORT "/gids/11"), 0);
 	ck_assert_int_eq(rdma_gid_table_read(&node.root, "mlx5_0", 1, &t), 0);
 	ck_assert_uint_eq(t.size, 12);
 	ck_assert_uint_eq(t.n, 8);

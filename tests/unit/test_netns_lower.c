@@ -19,8 +19,7 @@
 #include "pkg/netns/netns.h"
 
 /* a link as the kernel reports it: @kind in IFLA_LINKINFO, IFLA_LINK, IFLA_LINK_NETNSID */
-static struct nl_msg *link_msg(int ifindex, const char *name, const char *kind, int link,
-			       int nsid)
+static struct nl_msg *link_msg(int ifindex, const char *name, const char *kind, int link, int nsid)
 {
 	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC, .ifi_index = ifindex};
 	struct nl_msg *m = nlmsg_alloc_simple(RTM_NEWLINK, 0);
@@ -197,8 +196,9 @@ static bool kernel_has(const char *n, const char *kind)
 
 	(void)!sh("ip -n %s link del rqkpa 2>/dev/null", n);
 	if (!ok)
-		fprintf(stderr, "netns_lower: SKIP the %s checks: this kernel has no such link "
-				"(module not loaded)\n",
+		fprintf(stderr,
+			"netns_lower: SKIP the %s checks: this kernel has no such link "
+			"(module not loaded)\n",
 			kind);
 	return ok;
 }
@@ -262,12 +262,13 @@ START_TEST(lower_real)
 	ck_assert_int_eq(netns_link_lower(pod, "a-name-too-long-for-a-link", host, &l), -ENODEV);
 
 	if (kernel_has(H, "vlan id 7")) {
-		ck_assert_int_eq(sh("set -e; ip -n %s link add link rqpf name rqpf.7 type vlan id 7; "
-				    "ip -n %s link add link rqpf.7 name mv1 type macvlan; "
-				    "ip -n %s link set mv1 netns %s; ip -n %s link set mv1 name net4; "
-				    "ip -n %s link add link net4 name net4.5 type vlan id 5",
-				    H, H, H, P, P, P),
-				 0);
+		ck_assert_int_eq(
+		    sh("set -e; ip -n %s link add link rqpf name rqpf.7 type vlan id 7; "
+		       "ip -n %s link add link rqpf.7 name mv1 type macvlan; "
+		       "ip -n %s link set mv1 netns %s; ip -n %s link set mv1 name net4; "
+		       "ip -n %s link add link net4 name net4.5 type vlan id 5",
+		       H, H, H, P, P, P),
+		    0);
 		/* macvlan -> VLAN -> the PF */
 		ck_assert_int_eq(netns_link_lower(pod, "net4", host, &l), 0);
 		ck_assert_uint_eq(l.n, 2);
@@ -285,10 +286,11 @@ START_TEST(lower_real)
 		ck_assert_str_eq(l.dev[0].ifname, "rqpf");
 	}
 	if (kernel_has(H, "ipvlan mode l2")) {
-		ck_assert_int_eq(sh("set -e; ip -n %s link add link rqpf name iv0 type ipvlan mode l2; "
-				    "ip -n %s link set iv0 netns %s; ip -n %s link set iv0 name net2",
-				    H, H, P, P),
-				 0);
+		ck_assert_int_eq(
+		    sh("set -e; ip -n %s link add link rqpf name iv0 type ipvlan mode l2; "
+		       "ip -n %s link set iv0 netns %s; ip -n %s link set iv0 name net2",
+		       H, H, P, P),
+		    0);
 		ck_assert_int_eq(netns_link_lower(pod, "net2", host, &l), 0);
 		ck_assert_str_eq(l.kind, "ipvlan");
 		ck_assert_uint_eq(l.n, 1);

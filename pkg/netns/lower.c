@@ -212,72 +212,74 @@ static bool same_netns(int a, int b)
 	       ia == ib;
 }
 
-int netns_link_lower(int pod_fd, const char *ifname, int host_fd, struct netns_lower *ret)
+/*
+ * Whether the walk goes below a device of @kind: the pod's interface always;
+ * VLANs on either side; in the pod's netns also the macvlan or ipvlan a VLAN
+ * the pod made sits on. A host device that is not a VLAN is the real one.
+ */
+static bool leads_down(const char *kind, bool in_host, size_t hop)
+{
+	static const char *const pod_uppers[] = {"macvlan", "ipvlan", "macvtap", "ipvtap"};
+
+	if (!hop || !strcmp(kind, "vlan"))
+		return true;
+	if (in_host)
+		return false;
+	for (size_t i = 0; i < sizeof(pod_uppers) / sizeof(pod_uppers[0]); i++)
+		if (!strcmp(kind, pod_uppers[i]))
+			return true;
+	return false;
+}
+
+int netns_lower_walk(const struct netns_lower_ops *ops, void *ctx, bool same, const char *ifname,
+		     struct netns_lower *ret)
 {
 	struct netns_lower out;
 	struct netns_link_desc d;
-	int pod = -1, host = -1, r;
-	bool in_host = same_netns(pod_fd, host_fd);
+	bool in_host = same;
+	int r;
 
 	if (!ifname || !ifname[0] || strlen(ifname) >= IFNAMSIZ)
 		return -ENODEV;
 	memset(&out, 0, sizeof(out));
 	out.other_nsid = -1;
-	pod = rtnl_socket_in(pod_fd);
-	if (pod < 0)
-		return pod;
-	r = getlink(pod, 0, ifname, &d);
+	r = ops->getlink(ctx, in_host, 0, ifname, &d);
 	if (r < 0)
-		goto done;
+		return r;
 	(void)snprintf(out.kind, sizeof(out.kind), "%s", d.kind);
 	for (size_t hop = 0;; hop++) {
-		int sk;
-
-		/* the pod's link and VLAN devices lead further down; anything else is the end */
-		if ((hop && strcmp(d.kind, "vlan") != 0) || !d.link ||
+		if (!leads_down(d.kind, in_host, hop) || !d.link ||
 		    (d.link == d.ifindex && !d.link_netnsid_set))
 			break;
-		if (hop >= NETNS_LOWER_MAX) {
-			r = -ELOOP;
-			goto done;
-		}
+		if (hop >= NETNS_LOWER_MAX)
+			return -ELOOP;
 		if (d.link_netnsid_set) {
 			int32_t id = -1;
 
 			if (in_host) {
 				/* below the host's devices: no netns of ours */
 				out.other_nsid = d.link_netnsid;
-				r = -EXDEV;
-				goto done;
+				*ret = out;
+				return -EXDEV;
 			}
-			r = getnsid(pod, host_fd, &id);
+			r = ops->host_nsid(ctx, &id);
 			if (r < 0)
-				goto done;
+				return r;
 			if (id < 0 || id != d.link_netnsid) {
 				out.other_nsid = d.link_netnsid;
-				r = -EXDEV;
-				goto done;
+				*ret = out;
+				return -EXDEV;
 			}
 			in_host = true;
 		}
-		if (in_host && host < 0) {
-			host = rtnl_socket_in(host_fd);
-			if (host < 0) {
-				r = host;
-				goto done;
-			}
-		}
-		sk = in_host ? host : pod;
-		r = getlink(sk, d.link, NULL, &d);
+		r = ops->getlink(ctx, in_host, d.link, NULL, &d);
 		if (r == -ENODEV) /* the lower device went under the walk */
-			r = -ENOENT;
+			return -ENOENT;
 		if (r < 0)
-			goto done;
+			return r;
 		if (in_host) {
-			if (out.n >= NETNS_LOWER_MAX) {
-				r = -ELOOP;
-				goto done;
-			}
+			if (out.n >= NETNS_LOWER_MAX)
+				return -ELOOP;
 			out.dev[out.n].ifindex = d.ifindex;
 			(void)snprintf(out.dev[out.n].ifname, sizeof(out.dev[out.n].ifname), "%s",
 				       d.ifname);
@@ -286,13 +288,59 @@ int netns_link_lower(int pod_fd, const char *ifname, int host_fd, struct netns_l
 			out.n++;
 		}
 	}
-	r = out.n ? 0 : -ENOENT;
-done:
-	if (pod >= 0)
-		close(pod);
-	if (host >= 0)
-		close(host);
-	if (r == 0 || r == -EXDEV)
-		*ret = out;
+	if (!out.n)
+		return -ENOENT;
+	*ret = out;
+	return 0;
+}
+
+/* the kernel behind netns_lower_walk: one socket per netns, the host's made when first needed */
+struct rtnl_ctx {
+	int pod_fd, host_fd;
+	int pod, host; /* sockets, -1 not made */
+};
+
+static int rtnl_getlink(void *arg, bool host, int ifindex, const char *ifname,
+			struct netns_link_desc *ret)
+{
+	struct rtnl_ctx *c = arg;
+	int *sk = host ? &c->host : &c->pod;
+
+	if (*sk < 0) {
+		*sk = rtnl_socket_in(host ? c->host_fd : c->pod_fd);
+		if (*sk < 0) {
+			int r = *sk;
+
+			*sk = -1;
+			return r;
+		}
+	}
+	return getlink(*sk, ifindex, ifname, ret);
+}
+
+static int rtnl_host_nsid(void *arg, int32_t *ret)
+{
+	struct rtnl_ctx *c = arg;
+
+	/* the pod's socket exists: the walk asked for the pod's link first */
+	return getnsid(c->pod, c->host_fd, ret);
+}
+
+int netns_link_lower(int pod_fd, const char *ifname, int host_fd, struct netns_lower *ret)
+{
+	static const struct netns_lower_ops ops = {.getlink = rtnl_getlink,
+						   .host_nsid = rtnl_host_nsid};
+	struct rtnl_ctx c = {.pod_fd = pod_fd, .host_fd = host_fd, .pod = -1, .host = -1};
+	bool same = same_netns(pod_fd, host_fd);
+	int r;
+
+	/* the pod is the host: one socket serves both */
+	if (same)
+		c.pod_fd = host_fd;
+	r = netns_lower_walk(&ops, &c, same, ifname, ret);
+	if (c.pod >= 0)
+		close(c.pod);
+	if (c.host >= 0)
+		close(c.host);
 	return r;
 }

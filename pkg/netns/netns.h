@@ -136,12 +136,26 @@ struct netns_lower {
  * the link's IFLA_LINK, in the netns IFLA_LINK_NETNSID names (RTM_GETNSID of
  * @host_fd asked in the pod's netns must give the same id), then VLAN devices
  * (kind "vlan") down through their IFLA_LINK to the real device, the last of
- * @ret->dev. A VLAN inside the pod over its macvlan is walked the same way.
+ * @ret->dev. A VLAN inside the pod over its macvlan or ipvlan is walked
+ * through both; any other device in the pod ends the walk there (-ENOENT).
  * Neither caller's netns changes. -ENODEV: no such link in the pod;
  * -ENOENT: it has no lower device in the host netns (lo, a NIC moved in);
  * -EXDEV: the lower device is in another netns (@ret->other_nsid); -ELOOP:
  * more than NETNS_LOWER_MAX devices.
  */
 int netns_link_lower(int pod_fd, const char *ifname, int host_fd, struct netns_lower *ret);
+/*
+ * The walk itself over a seam: @getlink answers RTM_GETLINK in the pod's
+ * (@host false) or the host's netns, by @ifindex or (0) by @ifname
+ * (-ENODEV: no such link); @host_nsid the id the pod's netns has for the
+ * host's (-1 none). @same: the pod's netns is the host's.
+ */
+struct netns_lower_ops {
+	int (*getlink)(void *ctx, bool host, int ifindex, const char *ifname,
+		       struct netns_link_desc *ret);
+	int (*host_nsid)(void *ctx, int32_t *ret);
+};
+int netns_lower_walk(const struct netns_lower_ops *ops, void *ctx, bool same, const char *ifname,
+		     struct netns_lower *ret);
 
 #endif

@@ -127,6 +127,121 @@ START_TEST(nsid_from_message)
 }
 END_TEST
 
+/* A fake kernel for the walk: links of the pod's and the host's netns, the host's id in the pod */
+struct fake_link {
+	bool host;
+	struct netns_link_desc d;
+};
+struct fake_kernel {
+	const struct fake_link *links;
+	size_t n;
+	int32_t host_nsid;
+	int nsid_asked;
+};
+
+static int fake_getlink(void *arg, bool host, int ifindex, const char *ifname,
+			struct netns_link_desc *ret)
+{
+	struct fake_kernel *k = arg;
+
+	for (size_t i = 0; i < k->n; i++) {
+		const struct fake_link *l = &k->links[i];
+
+		if (l->host != host)
+			continue;
+		if (ifindex ? l->d.ifindex == ifindex : !strcmp(l->d.ifname, ifname)) {
+			*ret = l->d;
+			return 0;
+		}
+	}
+	return -ENODEV;
+}
+
+static int fake_host_nsid(void *arg, int32_t *ret)
+{
+	struct fake_kernel *k = arg;
+
+	k->nsid_asked++;
+	*ret = k->host_nsid;
+	return 0;
+}
+
+static const struct netns_lower_ops fake_ops = {.getlink = fake_getlink,
+						.host_nsid = fake_host_nsid};
+
+#define L(h, idx, name, kind, lnk, nsid)                                                           \
+	{                                                                                          \
+		h,                                                                                 \
+		{                                                                                  \
+			idx, name, kind, lnk, (nsid) >= 0, (nsid)                                  \
+		}                                                                                  \
+	}
+
+/* The walk's rules on a made-up node: VLANs down to the real device, on either side */
+START_TEST(walk_fake)
+{
+	static const struct fake_link links[] = {
+	    /* the pod: a macvlan on the host's VLAN, a VLAN on it, one from a third netns */
+	    L(false, 1, "lo", "", 0, -1),
+	    L(false, 3, "net1", "macvlan", 12, 4),
+	    L(false, 4, "net1.5", "vlan", 3, -1),
+	    L(false, 5, "net2", "ipvlan", 2, 4),
+	    L(false, 6, "net3", "macvlan", 2, 7),
+	    L(false, 7, "net4", "macvlan", 99, 4),
+	    L(false, 8, "net5", "macvlan", 20, 4),
+	    L(false, 9, "net6", "macvlan", 30, 4),
+	    /* the host: the NIC, a QinQ pair of VLANs on it, a VLAN whose lower is elsewhere, a
+	       loop */
+	    L(true, 2, "ens1f0np0", "", 0, -1),
+	    L(true, 11, "ens1f0np0.100", "vlan", 2, -1),
+	    L(true, 12, "ens1f0np0.100.7", "vlan", 11, -1),
+	    L(true, 20, "vx0.3", "vlan", 2, 1),
+	    L(true, 30, "loop.1", "vlan", 31, -1),
+	    L(true, 31, "loop.2", "vlan", 30, -1),
+	};
+	struct fake_kernel k = {
+	    .links = links, .n = sizeof(links) / sizeof(links[0]), .host_nsid = 4};
+	struct netns_lower l;
+
+	ck_assert_int_eq(netns_lower_walk(&fake_ops, &k, false, "net1", &l), 0);
+	ck_assert_str_eq(l.kind, "macvlan");
+	ck_assert_uint_eq(l.n, 3);
+	ck_assert_str_eq(l.dev[0].ifname, "ens1f0np0.100.7");
+	ck_assert_str_eq(l.dev[1].ifname, "ens1f0np0.100");
+	ck_assert_str_eq(l.dev[2].ifname, "ens1f0np0");
+	ck_assert_int_eq(l.dev[2].ifindex, 2);
+	ck_assert_int_eq(k.nsid_asked, 1);
+	/* the pod's VLAN over its macvlan: the pod side walked first */
+	ck_assert_int_eq(netns_lower_walk(&fake_ops, &k, false, "net1.5", &l), 0);
+	ck_assert_str_eq(l.kind, "vlan");
+	ck_assert_uint_eq(l.n, 3);
+	ck_assert_str_eq(l.dev[2].ifname, "ens1f0np0");
+	ck_assert_int_eq(netns_lower_walk(&fake_ops, &k, false, "net2", &l), 0);
+	ck_assert_uint_eq(l.n, 1);
+	/* a lower device in a netns that is not the host's */
+	ck_assert_int_eq(netns_lower_walk(&fake_ops, &k, false, "net3", &l), -EXDEV);
+	ck_assert_int_eq(l.other_nsid, 7);
+	/* a host VLAN whose own lower is in yet another netns */
+	ck_assert_int_eq(netns_lower_walk(&fake_ops, &k, false, "net5", &l), -EXDEV);
+	ck_assert_int_eq(l.other_nsid, 1);
+	/* the lower device went under the walk */
+	ck_assert_int_eq(netns_lower_walk(&fake_ops, &k, false, "net4", &l), -ENOENT);
+	/* VLANs that lead round in a circle end, bounded */
+	ck_assert_int_eq(netns_lower_walk(&fake_ops, &k, false, "net6", &l), -ELOOP);
+	ck_assert_int_eq(netns_lower_walk(&fake_ops, &k, false, "lo", &l), -ENOENT);
+	ck_assert_int_eq(netns_lower_walk(&fake_ops, &k, false, "net9", &l), -ENODEV);
+	/* the host has no id in the pod's netns: nothing the pod's link names is the host's */
+	k.host_nsid = -1;
+	ck_assert_int_eq(netns_lower_walk(&fake_ops, &k, false, "net1", &l), -EXDEV);
+	ck_assert_int_eq(l.other_nsid, 4);
+	/* the pod's netns is the host's: its VLAN walked from there */
+	ck_assert_int_eq(netns_lower_walk(&fake_ops, &k, true, "ens1f0np0.100.7", &l), 0);
+	ck_assert_uint_eq(l.n, 2);
+	ck_assert_str_eq(l.dev[1].ifname, "ens1f0np0");
+	ck_assert_int_eq(netns_lower_walk(&fake_ops, &k, true, "ens1f0np0", &l), -ENOENT);
+}
+END_TEST
+
 /* three namespaces of the runner's names: a "host", a pod and another */
 static char ns[3][32];
 static const char *const ns_word[3] = {"rqhost", "rqpod", "rqother"};
@@ -317,6 +432,7 @@ Suite *suite_netns_lower(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, desc_from_message);
 	tcase_add_test(tc, nsid_from_message);
+	tcase_add_test(tc, walk_fake);
 	tcase_add_test(tc, lower_real);
 	suite_add_tcase(s, tc);
 	return s;

@@ -100,4 +100,62 @@ int netns_link_msg_vf_vlans(const struct nlmsghdr *h, size_t len);
 int netns_link_mac(const char *ifname, uint8_t ret[6]);
 int netns_link_msg_vf_macs(const struct nlmsghdr *h, size_t len, uint8_t (*ret)[6], size_t max);
 
+/*
+ * The device under a pod's macvlan / ipvlan (DESIGN.md "Shared RDMA devices",
+ * lower.c). The parsing halves work on one message each:
+ * netns_link_msg_desc on an RTM_NEWLINK (-EBADMSG when malformed),
+ * netns_nsid_msg on an RTM_NEWNSID (NETNSA_NSID; -1 is "not assigned";
+ * -EBADMSG when malformed or without it).
+ */
+struct netns_link_desc {
+	int ifindex;
+	char ifname[16];
+	char kind[16]; /* IFLA_LINKINFO's IFLA_INFO_KIND ("macvlan", "vlan"), "" none */
+	int link;      /* IFLA_LINK: the lower device's ifindex, 0 none */
+	bool link_netnsid_set;
+	int32_t link_netnsid; /* IFLA_LINK_NETNSID: the lower's netns as this link's numbers it */
+};
+int netns_link_msg_desc(const struct nlmsghdr *h, size_t len, struct netns_link_desc *ret);
+int netns_nsid_msg(const struct nlmsghdr *h, size_t len, int32_t *ret);
+
+#define NETNS_LOWER_MAX 8
+struct netns_lower {
+	char kind[16]; /* the pod interface's kind ("macvlan", "ipvlan", "veth", ...) */
+	size_t n;      /* devices in the host netns, from the first lower to the real device */
+	struct {
+		int ifindex;
+		char ifname[16];
+		char kind[16];
+	} dev[NETNS_LOWER_MAX];
+	/* -EXDEV: the netns holding the lower device, as the netns of the link above it numbers
+	 * it (IFLA_LINK_NETNSID); -1 otherwise */
+	int32_t other_nsid;
+};
+/*
+ * From @ifname in the netns @pod_fd, its lower device in the netns @host_fd:
+ * the link's IFLA_LINK, in the netns IFLA_LINK_NETNSID names (RTM_GETNSID of
+ * @host_fd asked in the pod's netns must give the same id), then VLAN devices
+ * (kind "vlan") down through their IFLA_LINK to the real device, the last of
+ * @ret->dev. A VLAN inside the pod over its macvlan or ipvlan is walked
+ * through both; any other device in the pod ends the walk there (-ENOENT).
+ * Neither caller's netns changes. -ENODEV: no such link in the pod;
+ * -ENOENT: it has no lower device in the host netns (lo, a NIC moved in);
+ * -EXDEV: the lower device is in another netns (@ret->other_nsid); -ELOOP:
+ * more than NETNS_LOWER_MAX devices.
+ */
+int netns_link_lower(int pod_fd, const char *ifname, int host_fd, struct netns_lower *ret);
+/*
+ * The walk itself over a seam: @getlink answers RTM_GETLINK in the pod's
+ * (@host false) or the host's netns, by @ifindex or (0) by @ifname
+ * (-ENODEV: no such link); @host_nsid the id the pod's netns has for the
+ * host's (-1 none). @same: the pod's netns is the host's.
+ */
+struct netns_lower_ops {
+	int (*getlink)(void *ctx, bool host, int ifindex, const char *ifname,
+		       struct netns_link_desc *ret);
+	int (*host_nsid)(void *ctx, int32_t *ret);
+};
+int netns_lower_walk(const struct netns_lower_ops *ops, void *ctx, bool same, const char *ifname,
+		     struct netns_lower *ret);
+
 #endif

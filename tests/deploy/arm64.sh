@@ -23,6 +23,7 @@ declare -A QEMU_GAPS=(
 	[host_root_falls_back]="seccomp filters (prctl EINVAL)|no_openat2() == -22"
 	[other_root_refused]="seccomp filters (prctl EINVAL)|no_openat2() == -22"
 	[link_nl_veth]="generic netlink (the ethtool family: EPROTONOSUPPORT)|ethtool_link_nl_new(&ops, &ctx) == -93"
+	[lower_real]="RTM_GETNSID in its rtnetlink translation (EOPNOTSUPP)|== -95"
 )
 
 prereqs() {

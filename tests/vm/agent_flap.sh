@@ -72,15 +72,20 @@ LT="namespace=\"ai\",pod=\"trainer\",interface=\"net1\",vf=\"${VFPCI[1]}\",pf=\"
 # held one --interval from there, so readings after the ADD alone could miss one
 S=/tmp/flap.samples
 : > $S
+# each sample: degraded{flap}, the link problems, flaps_total, show's exit, when show started
+# (a sample that started during the ADD ends after it: it is no "after" sample)
 ( while [ ! -e /tmp/flap.stop ]; do
+	t0=$(date +%s%N)
 	"$RQ" show --pod ai/trainer > /tmp/pod3s.txt 2>&1
 	rc=$?
-	echo "$(metric $M2 "$DEG") $(grep -c "^rdma_qos_attachment_problem{.*pf=\"$PF\",check=\"link\"} 1$" $M2) $(metric $M2 "$FL") $rc" >> $S
+	[ $rc -eq 0 ] || cp /tmp/pod3s.txt /tmp/pod3s.bad
+	echo "$(metric $M2 "$DEG") $(grep -c "^rdma_qos_attachment_problem{.*pf=\"$PF\",check=\"link\"} 1$" $M2) $(metric $M2 "$FL") $rc $t0" >> $S
 	sleep 0.2
 done ) &
 SPID=$!
 att c3 1 trainer
 rc=$?
+TA=$(date +%s%N)
 echo added >> $S
 check "ADD ai/trainer (roce-lossless) on the watched $PF" [ $rc -eq 0 ] || cat /tmp/add_c3.log
 check "... PFC 3 on" pfc3_on
@@ -92,12 +97,12 @@ check "... the ADD waited for the carrier (log)" grep -q "PF $PF carrier up .* a
 # TCG host (CI run 8 had 9 in 6 s), so sample on, up to 40 s, rather than judge fewer
 sleep 6
 for _ in $(seq 170); do
-	[ "$(sed '1,/^added$/d' $S | wc -l)" -ge 10 ] && break
+	[ "$(awk -v t="$TA" '$5 > t' $S | wc -l)" -ge 10 ] && break
 	sleep 0.2
 done
 touch /tmp/flap.stop; wait $SPID; rm -f /tmp/flap.stop
 grep -v added $S > $S.all
-sed '1,/^added$/d' $S > $S.after
+awk -v t="$TA" '$5 > t' $S > $S.after
 n=$(wc -l < $S.all) na=$(wc -l < $S.after)
 nf=$(awk '$1 == 1' $S.all | wc -l) np=$(awk '$2 != 0' $S.all | wc -l) nc=$(awk -v f="$F0" '$3 != f' $S.all | wc -l)
 ns=$(awk '$4 != 0' $S.after | wc -l)
@@ -105,7 +110,7 @@ check "from before the ADD to 6 s after: degraded{flap} 1 in $nf of $n samples (
 check "... a pod's link problem in $np of $n (want 0)" [ "$np" = 0 ]
 check "... flaps_total other than $F0 in $nc of $n (want 0)" [ "$nc" = 0 ]
 check "... show --pod ai/trainer exited non-zero in $ns of the $na samples after the ADD (want 0)" [ "$na" -ge 10 -a "$ns" = 0 ] ||
-	cat /tmp/pod3s.txt
+	cat /tmp/pod3s.bad
 check "... the agent saw the attachment: rdma_qos_attachment_lossless 1" [ "$(metric $M2 "rdma_qos_attachment_lossless{$LT}")" = 1 ]
 "$RQ" show --pod ai/trainer > /tmp/pod3.txt 2>&1
 rc=$?

@@ -91,26 +91,21 @@ struct pod_ctx {
 	char lossless_no[VERDICT_EVIDENCE_MAX + 160], other[VERDICT_EVIDENCE_MAX + 160];
 };
 
-static void census(struct pod_ctx *p)
+/* @all: the node's records (tel_load_records), NULL when they could not be read */
+static void census(struct pod_ctx *p, const struct tel_sample *all)
 {
-	struct tel_sample all;
+	size_t k = 0;
 
-	tel_sample_init(&all);
 	tel_sample_init(&p->cur);
 	/* only this pod's attachments: a census is a dump per QP on mlx5 */
-	if (tel_load_records(p->env, &all) == 0) {
-		size_t k = 0;
-
-		for (size_t i = 0; i < all.n_atts; i++)
-			if (!strcmp(all.atts[i].ns, p->ns) && !strcmp(all.atts[i].pod, p->name))
-				all.atts[k++] = all.atts[i];
-		all.n_atts = k;
-		if (tel_copy_targets(&all, &p->cur) == 0) {
-			p->cur.census = true;
-			p->census_ok = tel_collect(p->env, &p->cur, NULL) == 0;
-		}
-	}
-	tel_sample_fini(&all);
+	if (!all || tel_copy_targets(all, &p->cur) < 0)
+		return;
+	for (size_t i = 0; i < p->cur.n_atts; i++)
+		if (!strcmp(p->cur.atts[i].ns, p->ns) && !strcmp(p->cur.atts[i].pod, p->name))
+			p->cur.atts[k++] = p->cur.atts[i];
+	p->cur.n_atts = k;
+	p->cur.census = true;
+	p->census_ok = tel_collect(p->env, &p->cur, NULL) == 0;
 }
 
 static const struct tel_att *census_of(const struct pod_ctx *p, const char *vf)
@@ -229,8 +224,9 @@ int show_pod_parse(const char *arg, char *ns, size_t ns_len, char *name, size_t 
 
 /* One pod's verdict over the node read once (@node, @recs): its JSON, *ret_status as show --pod's
  */
-static cJSON *pod_verdict(struct rq_env *env, const cJSON *node, const cJSON *recs, const char *ns,
-			  const char *name, int *ret_status)
+static cJSON *pod_verdict(struct rq_env *env, const cJSON *node, const cJSON *recs,
+			  const struct tel_sample *all, const char *ns, const char *name,
+			  int *ret_status)
 {
 	struct pod_ctx p = {.env = env, .ns = ns, .name = name};
 	cJSON *out = cJSON_CreateObject(), *unch;
@@ -238,7 +234,7 @@ static cJSON *pod_verdict(struct rq_env *env, const cJSON *node, const cJSON *re
 
 	if (!out)
 		return NULL;
-	census(&p);
+	census(&p, all);
 	p.links = show_link_file(env);
 	cJSON_AddStringToObject(out, "namespace", ns);
 	cJSON_AddStringToObject(out, "pod", name);
@@ -310,27 +306,32 @@ int cmd_show_pods(struct rq_env *env, const struct show_pod_arg *pods, size_t n,
 		  int *ret_status)
 {
 	struct rq_catalog *cat = show_catalog(env);
-	cJSON *node = NULL, *recs = NULL, *all = n > 1 ? cJSON_CreateArray() : NULL;
-	int r = n > 1 && !all ? -ENOMEM : show_node_json(env, cat, &node, &recs);
+	cJSON *node = NULL, *recs = NULL, *arr = n > 1 ? cJSON_CreateArray() : NULL;
+	struct tel_sample all;
+	bool all_ok;
+	int r = n > 1 && !arr ? -ENOMEM : show_node_json(env, cat, &node, &recs);
 
 	*ret_status = 0;
 	if (r < 0 || !node) {
-		cJSON_Delete(all);
+		cJSON_Delete(arr);
 		catalog_free(cat);
 		return r < 0 ? r : -ENOMEM;
 	}
 	/* one node read for every pod asked: a caller (kubectl rdma-qos job) asks once per node */
+	tel_sample_init(&all);
+	all_ok = tel_load_records(env, &all) == 0;
 	for (size_t i = 0; i < n && r == 0; i++) {
 		int st = 0;
-		cJSON *out = pod_verdict(env, node, recs, pods[i].ns, pods[i].name, &st);
+		cJSON *out = pod_verdict(env, node, recs, all_ok ? &all : NULL, pods[i].ns,
+					 pods[i].name, &st);
 
 		if (!out) {
 			r = -ENOMEM;
 			break;
 		}
 		*ret_status = i ? worse(*ret_status, st) : st;
-		if (json && all) {
-			cJSON_AddItemToArray(all, out);
+		if (json && arr) {
+			cJSON_AddItemToArray(arr, out);
 			continue;
 		}
 		if (json) {
@@ -342,9 +343,10 @@ int cmd_show_pods(struct rq_env *env, const struct show_pod_arg *pods, size_t n,
 		}
 		cJSON_Delete(out);
 	}
-	if (r == 0 && json && all)
-		show_print_json(all);
-	cJSON_Delete(all);
+	if (r == 0 && json && arr)
+		show_print_json(arr);
+	tel_sample_fini(&all);
+	cJSON_Delete(arr);
 	cJSON_Delete(node);
 	cJSON_Delete(recs);
 	catalog_free(cat);

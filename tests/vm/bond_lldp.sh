@@ -243,7 +243,13 @@ CAP=$!
 # both capture from "listening on" (seconds under TCG); from here the agent must sleep
 until_ms 20000 grep -q "listening on" "$SWD/junk.err" > /dev/null
 until_ms 20000 grep -q "listening on" "$SWD/self.err" > /dev/null
-sleep 0.5
+# the agent idle first: its first pass can outlast a fixed sleep on a loaded TCG host (CI
+# run 13: 6 switches in the window, the pass's), so wait until a second passes without one
+for _ in $(seq 30); do
+	c1=$(csw)
+	sleep 1
+	[ "$(csw)" = "$c1" ] && break
+done
 a=$(csw)
 for k in bcast group-other lldp-03 lldp-tagged; do ip netns exec sw /usr/bin/python3 /tmp/send.py swp "$k" 100; done
 ip netns exec sw /usr/bin/python3 /tmp/send.py swp lldp-ucast 100 "${PFAMAC//:/}"

@@ -129,6 +129,7 @@ static int device_id(const cJSON *o, const char *path, struct rq_netconf *nc, st
 		ret[0] = '\0';
 		return 0;
 	}
+	nc->device_shared[0] = '\0';
 	if (!netconf_pci_addr_valid(s))
 		return rq_err(
 		    e, RQ_ERR_CONFIG, -EINVAL,

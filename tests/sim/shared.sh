@@ -17,29 +17,15 @@ SDEV=$(awk -v p="$SPF" '$1 == p && $3 == "-" {print $5}' "$T/sharednode.txt")
 SPCI=$(awk -v p="$SPF" '$1 == p && $3 == "-" {print $2}' "$T/sharednode.txt")
 ip link add "$SPF" type veth peer name "${SPF}p" || fail "veth $SPF"
 ip link set "$SPF" up
-MACVLAN=$CNI_BIN_DIR/macvlan
 scfs() { echo "$SR/sys/kernel/config/rdma_cm/$SDEV/ports/1/default_roce_tos"; }
 smofed() { echo "$SR/sys/class/infiniband/$SDEV/tc/1/traffic_class"; }
 srec() { echo "$SR/run/rdma-qos/state/shared_$1_net1.json"; }
 sidx() { echo "$SR/run/rdma-qos/state/dev/$SDEV.json"; }
 sargs() { echo "IgnoreUnknown=1;K8S_POD_NAMESPACE=${2:-ai};K8S_POD_NAME=p-$1;K8S_POD_UID=uid-$1"; }
-mv_conf() { echo "{\"type\":\"macvlan\",\"master\":\"${2:-$SPF}\",\"mode\":\"bridge\",\"ipam\":{\"type\":\"static\",\"addresses\":[{\"address\":\"$1/24\"}]}}"; }
 srq() { echo "{\"type\":\"rdma-qos\",\"numa\":\"off\"${1:+,$1}}"; }
 # shared_add CID NETNS IP RQCONF [MASTER]: macvlan then rdma-qos-sim, as a runtime does
-shared_add() {
-	local out rc
-	out=$(conf_for shared 1.0.0 "$(mv_conf "$3" "${5:-}")" | run_plugin "$MACVLAN" ADD "$1" "$2" net1 "$(sargs "$1")") ||
-		{ echo "$out"; return 1; }
-	out=$(conf_for shared 1.0.0 "$4" "$out" | RDMA_QOS_SIM_ROOT=$SR run_plugin "$SIM" ADD "$1" "$2" net1 "$(sargs "$1")")
-	rc=$?
-	echo "$out"
-	[ $rc -eq 0 ] || shared_del "$1" "$2" "$3" "$4" "${5:-}" > /dev/null 2>&1
-	return $rc
-}
-shared_del() {
-	conf_for shared 1.0.0 "$4" | RDMA_QOS_SIM_ROOT=$SR run_plugin "$SIM" DEL "$1" "$2" net1 "$(sargs "$1")"
-	conf_for shared 1.0.0 "$(mv_conf "$3" "${5:-}")" | run_plugin "$MACVLAN" DEL "$1" "$2" net1 "$(sargs "$1")"
-}
+shared_add() { macvlan_add "$SR" shared "$1" "$2" "${5:-$SPF}" "$3" "$4" "$(sargs "$1")"; }
+shared_del() { macvlan_del "$SR" shared "$1" "$2" "${5:-$SPF}" "$3" "$4" "$(sargs "$1")"; }
 shared_check() {
 	conf_for shared 1.0.0 "$3" "$4" | RDMA_QOS_SIM_ROOT=$SR run_plugin "$SIM" CHECK "$1" "$2" net1 "$(sargs "$1")"
 }

@@ -289,8 +289,10 @@ static void shared_pass(struct pass *p, const char *key, cJSON **rec)
 			log_warn("agent: %s: recording its GIDs: %s", key, strerror(-r));
 		else
 			log_info("agent: %s: RoCE v2 GIDs of %s/%s found (%d still pending)", key,
-				 json_str(now, "podNamespace") ?: "?", json_str(now, "podName") ?: "?",
-				 cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(now, "gidsPending")));
+				 json_str(now, "podNamespace") ?: "?",
+				 json_str(now, "podName") ?: "?",
+				 cJSON_GetArraySize(
+				     cJSON_GetObjectItemCaseSensitive(now, "gidsPending")));
 		if (r == 0) {
 			cJSON_Delete(*rec);
 			*rec = now;

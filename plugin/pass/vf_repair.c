@@ -79,7 +79,8 @@ int reconcile_tos(struct rq_ctx *c, cJSON *rec, const struct rq_vf_info *vf, boo
 			continue;
 		if (ks->repaired) {
 			log_info("agent: %s %s RDMA %s repaired traffic_class (%s): was %d, now %d",
-				 vf->pci[0] ? "VF" : "shared", vf->pci[0] ? vf->pci : "device", seen.dev, rdma_knob_name(k), ks->was, ks->now);
+				 vf->pci[0] ? "VF" : "shared", vf->pci[0] ? vf->pci : "device",
+				 seen.dev, rdma_knob_name(k), ks->was, ks->now);
 			agent_count_repair(a, pf, ITEM_TRAFFIC_CLASS);
 		}
 		*ret_drift |= ks->now != c->profile.traffic_class;

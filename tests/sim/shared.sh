@@ -69,6 +69,19 @@ check "... both listed in the device index" \
 	[ "$(jq -c '[.attachments[].key]' "$(sidx)")" = '["shared_a_net1","shared_b_net1"]' ]
 shared_check b "$NSB" "$(srq '"deviceID":"0"')" "$outb" > "$T/shb.chk"
 check "... CHECK passes with a pending GID" [ $? -eq 0 -a ! -s "$T/shb.chk" ]
+RDMA_QOS_SIM_ROOT=$SR "$SIM" show --pod ai/p-a --json > "$T/shpa.json" 2> /dev/null
+check "show --pod: pod A's shared attachment, its GID index and NCCL_IB_GID_INDEX" \
+	[ "$(jq -c '.attachments[0] | [.shared, .rdmaDev, .gids, .ncclIbGidIndex]' "$T/shpa.json")" = \
+	"[true,\"$SDEV\",[{\"ip\":\"10.99.0.11\",\"index\":3}],3]" ]
+check "... judged lossless by the device's class" \
+	[ "$(jq -r '.attachments[0].checks.vf_class.state' "$T/shpa.json")" = ok ]
+RDMA_QOS_SIM_ROOT=$SR "$SIM" show --pod ai/p-a > "$T/shpa.txt" 2> /dev/null
+check "... (text) names the device and what NCCL_IB_GID_INDEX must say" \
+	bash -c "grep -q 'net1: shared RDMA device $SDEV of PF $SPF' '$T/shpa.txt' && grep -q 'NCCL_IB_GID_INDEX=3 in this pod' '$T/shpa.txt'"
+RDMA_QOS_SIM_ROOT=$SR "$SIM" show --pod ai/p-b > "$T/shpb.txt" 2> /dev/null
+check "show --pod: pod B's pending GID said as pending" grep -q '10.99.0.12: no RoCE v2 GID yet' "$T/shpb.txt"
+RDMA_QOS_SIM_ROOT=$SR "$SIM" show > "$T/sh.txt" 2> /dev/null
+check "show: the PF lists both shared attachments" [ "$(grep -c "^  SHARED macvlan net1  rdma $SDEV" "$T/sh.txt")" = 2 ]
 echo 0 > "$(scfs)"
 msg=$(shared_check b "$NSB" "$(srq '"deviceID":"0"')" "$outb")
 check "... CHECK names the device class's drift (109)" \

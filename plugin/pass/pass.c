@@ -512,6 +512,8 @@ static void pass_leftovers(struct pass *p)
 	removed = 0;
 
 	attach_orphans_drop(&p->a->env, NULL, "agent");
+	/* a shared device's requirers without a record (an ADD killed after listing itself) */
+	dev_class_orphans(&p->a->env, NULL, "agent");
 	if (state_tmp_sweep(&p->a->env.root, AGENT_TMP_AGE_S, &removed) == 0 && removed)
 		log_info("agent: removed %d leftover temporaries of killed writers", removed);
 	/* the agent is the only writer of its own books (stale, fights): a temporary there is

@@ -59,4 +59,14 @@ RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --once --stale-grace 0 --metrics-file "$T/m
 check "both stale attachments released" [ ! -e "$SD/sh_a_net1.json" -a ! -e "$SD/sh_b_net1.json" ]
 check "... the device's class back to what the first ADD found (0)" [ "$(cat "$CFS")" = 0 ]
 check "... the device index gone" [ ! -e "$SD/dev/$DEV.json" ]
+
+echo "== an ADD killed after listing itself in the device index: the agent drops it"
+NSC=$(newns c)
+macvlan_add "$ROOT" sh c "$NSC" "$PF" 10.98.0.13 "$rq" "$(args trainer-c)" > /dev/null 2>&1
+rm -f "$SD/sh_c_net1.json" # killed before its record: the index lists it, the class is set
+check "the index lists the dead ADD, the class is 106" \
+	[ "$(jq -c '[.attachments[].key]' "$SD/dev/$DEV.json")" = '["sh_c_net1"]' -a "$(cat "$CFS")" = 106 ]
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --once --metrics-file "$T/m4.prom" 2> "$T/a4.log"
+check "... the agent drops it and puts back the class it found (0)" \
+	[ ! -e "$SD/dev/$DEV.json" -a "$(cat "$CFS")" = 0 ]
 summary

@@ -317,6 +317,11 @@ static int index_find(const cJSON *a, const char *key)
 	return -1;
 }
 
+static void index_drop(const struct rq_env *env, const char *dev, cJSON *idx,
+		       bool (*drop)(const struct rq_env *, const cJSON *, const void *),
+		       const void *arg, const char *who);
+static bool drop_key(const struct rq_env *env, const cJSON *e, const void *key);
+
 int dev_class_require(struct rq_ctx *c, const struct rq_target *t, const int *found,
 		      cJSON **ret_before, bool *ret_written)
 {
@@ -326,12 +331,20 @@ int dev_class_require(struct rq_ctx *c, const struct rq_target *t, const int *fo
 
 	*ret_before = NULL;
 	*ret_written = false;
-	if (!t->shared || !t->have_rdma || want < 0)
+	if (!t->shared || !t->have_rdma)
 		return 0;
 	r = state_dev_read(&c->env.root, t->rdma.name, &idx);
 	if (r < 0 && r != -ENOENT)
 		return rq_err(&c->err, RQ_ERR_IO, r, "RDMA device %s index: %s", t->rdma.name,
 			      strerror(-r));
+	/* a lossy profile asks nothing of the device; one that asked before (a repeated ADD
+	 * under another profile) leaves its index, the last one out restoring */
+	if (want < 0) {
+		if (idx && index_find(index_entries(idx), c->key) >= 0)
+			index_drop(&c->env, t->rdma.name, idx, drop_key, c->key, c->key);
+		cJSON_Delete(idx);
+		return 0;
+	}
 	cJSON_ArrayForEach(it, index_entries(idx))
 	{
 		const char *key = json_str(it, "key") ?: "";
@@ -380,6 +393,8 @@ int dev_class_require(struct rq_ctx *c, const struct rq_target *t, const int *fo
 		a = cJSON_AddArrayToObject(idx, "attachments");
 	if (mine >= 0)
 		cJSON_DeleteItemFromArray(a, mine);
+	/* every live requirer has this class now (another one was 102 above) */
+	cJSON_ReplaceItemInObjectCaseSensitive(idx, "class", cJSON_CreateNumber(want));
 	e = cJSON_CreateObject();
 	if (!idx || !a || !e) {
 		cJSON_Delete(e);

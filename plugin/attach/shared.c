@@ -52,6 +52,7 @@ int shared_resolve(struct rq_ctx *c, struct rq_target *t)
 	struct netns_lower low;
 	int pod = -1, host = -1, r;
 	char chain[160] = "";
+	bool excl = false;
 
 	r = netns_open(c->args.netns, &pod);
 	if (r < 0)
@@ -78,6 +79,14 @@ int shared_resolve(struct rq_ctx *c, struct rq_target *t)
 		return rq_err(&c->err, RQ_ERR_NO_DEVICE, r,
 			      "interface %s in %s: its lower device: %s", c->args.ifname,
 			      c->args.netns, strerror(-r));
+	/* in exclusive mode a pod's netns shows only the RDMA devices moved into it: none of
+	 * the PF's, so its class would be set for nobody */
+	if (rdma_netns_exclusive(&c->env.root, &excl) == 0 && excl)
+		return rq_err(&c->err, RQ_ERR_CONFIG, -EOPNOTSUPP,
+			      "interface %s is a %s on the host's %s, but the kernel's RDMA netns "
+			      "mode is exclusive: no pod sees the PF's RDMA device (`rdma system "
+			      "set netns shared`, or give the pod a VF)",
+			      c->args.ifname, low.kind[0] ? low.kind : "link", low.dev[0].ifname);
 	t->shared = true;
 	(void)snprintf(t->kind, sizeof(t->kind), "%s", low.kind);
 	t->n_master = low.n < 8 ? low.n : 8;

@@ -157,8 +157,8 @@ struct rq_catalog {
  * (DESIGN.md "Shared RDMA devices"). Agent only: an error in it fails
  * `validate` and catalog sync, and is ignored (obs_err) by ADD and the agent.
  */
-#define RQ_SHARED_RES_MAX     64  /* resources */
-#define RQ_SHARED_RES_PFS_MAX 8	  /* PFs per resource (a RoCE LAG bond's slaves, rails) */
+#define RQ_SHARED_RES_MAX      64  /* resources */
+#define RQ_SHARED_RES_PFS_MAX  8   /* PFs per resource (a RoCE LAG bond's slaves, rails) */
 #define RQ_SHARED_RES_NAME_MAX 318 /* DOMAIN (253) "/" NAME (63) + NUL */
 struct rq_shared_res {
 	char resource[RQ_SHARED_RES_NAME_MAX];

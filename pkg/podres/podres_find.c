@@ -255,7 +255,7 @@ int podres_find_vf(const uint8_t *body, size_t len, const char *pci, const char 
 struct res_walk {
 	const char *const *resources;
 	size_t n;
-	int hit;	  /* index into resources of the pod's first, -1 none */
+	int hit;	 /* index into resources of the pod's first, -1 none */
 	struct pb_s res; /* the ContainerDevices being read */
 };
 

@@ -145,11 +145,11 @@ char *verdict_metrics_render(const struct agent *a, const struct pass_report *re
 		fa.peer_why = pwhy;
 		/* a host-network pod's QPs are the shared device's: never the census's by VF */
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fa.rec, "hostNetwork")))
-			fa.qps_off = hostnet_qps_fact(fa.rec, hostnet_pids_visible(), qwhy,
-						      sizeof(qwhy));
+			fa.qps_off =
+			    hostnet_qps_fact(fa.rec, hostnet_pids_visible(), qwhy, sizeof(qwhy));
 		else
-			fa.qps_off = agent_tel_qps(a->tel, json_str(fa.rec, "vf") ?: "", qwhy,
-						   sizeof(qwhy));
+			fa.qps_off =
+			    agent_tel_qps(a->tel, json_str(fa.rec, "vf") ?: "", qwhy, sizeof(qwhy));
 		fa.qps_why = qwhy;
 		fa.gdr_degraded = agent_gdr_degraded(rep, json_str(fa.rec, "vf") ?: "");
 		w = wiring_pf_verdict(a, rep, pf);

@@ -41,7 +41,8 @@ cJSON *hostnet_recorded_pods(const struct rq_env *env)
 		char pod[520];
 
 		if (state_record_read(&env->root, keys[i], &rec) == 0) {
-			(void)snprintf(pod, sizeof(pod), "%s/%s", json_str(rec, "podNamespace") ?: "",
+			(void)snprintf(pod, sizeof(pod), "%s/%s",
+				       json_str(rec, "podNamespace") ?: "",
 				       json_str(rec, "podName") ?: "");
 			if (!cJSON_GetObjectItemCaseSensitive(set, pod))
 				cJSON_AddTrueToObject(set, pod);

@@ -295,8 +295,9 @@ static enum verdict_state judge_config(const struct verdict_facts *f, char *ev, 
 	size_t n = 0;
 
 	if (hostnet(f)) {
-		(void)snprintf(ev, len, "no NAD: a host-network pod (the namespace's default "
-					"profile applies)");
+		(void)snprintf(ev, len,
+			       "no NAD: a host-network pod (the namespace's default "
+			       "profile applies)");
 		return VERDICT_UNKNOWN;
 	}
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(f->rec, "ignoredKeys"))

@@ -40,7 +40,8 @@ void pass_hostnet(struct pass *p)
 				 "on PF %s, profile %s%s%s",
 				 json_str(o, "podNamespace"), json_str(o, "podName"),
 				 json_str(o, "resource"),
-				 (json_str(o, "rdmaDev") ?: "")[0] ? json_str(o, "rdmaDev") : "none",
+				 (json_str(o, "rdmaDev") ?: "")[0] ? json_str(o, "rdmaDev")
+								   : "none",
 				 json_str(pf, "ifname") ?: "?",
 				 (json_str(o, "profileName") ?: "")[0] ? json_str(o, "profileName")
 								       : "none",
@@ -58,6 +59,7 @@ void pass_hostnet(struct pass *p)
 	p->a->hostnet_seen = seen;
 	/* the report owns them from here: pass.c, the verdict and the census read them there */
 	while (found && found->child)
-		cJSON_AddItemToArray(p->rep->hostnet, cJSON_DetachItemViaPointer(found, found->child));
+		cJSON_AddItemToArray(p->rep->hostnet,
+				     cJSON_DetachItemViaPointer(found, found->child));
 	cJSON_Delete(found);
 }

@@ -354,7 +354,8 @@ static void pass_hostnet_pfs(struct pass *p)
 
 	cJSON_ArrayForEach(o, p->rep->hostnet)
 	{
-		const cJSON *pf0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(o, "pfs"), 0);
+		const cJSON *pf0 =
+		    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(o, "pfs"), 0);
 		struct rq_profile prof;
 		struct rq_error e;
 		struct rq_pf pf;

@@ -275,12 +275,13 @@ static void print_text(const cJSON *out)
 		const cJSON *c;
 
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "hostNetwork")))
-			printf("%s/%s host network: shared RDMA device %s of PF %s (%s), profile %s "
-			       "(the namespace's default): %s\n",
-			       json_str(out, "namespace"), json_str(out, "pod"),
-			       json_str(a, "rdmaDev")[0] ? json_str(a, "rdmaDev") : "-",
-			       json_str(a, "pf"), json_str(a, "resource"), json_str(a, "profile"),
-			       json_str(a, "headline"));
+			printf(
+			    "%s/%s host network: shared RDMA device %s of PF %s (%s), profile %s "
+			    "(the namespace's default): %s\n",
+			    json_str(out, "namespace"), json_str(out, "pod"),
+			    json_str(a, "rdmaDev")[0] ? json_str(a, "rdmaDev") : "-",
+			    json_str(a, "pf"), json_str(a, "resource"), json_str(a, "profile"),
+			    json_str(a, "headline"));
 		else
 			printf("%s/%s %s: VF %s of PF %s, profile %s%s: %s\n",
 			       json_str(out, "namespace"), json_str(out, "pod"),
@@ -305,13 +306,12 @@ static void print_text(const cJSON *out)
 		   "rdma-qos for it: nothing is judged or kept\n",
 		   json_str(out, "namespace"), json_str(out, "pod"), json_str(u, "ifname"),
 		   json_str(u, "vf"), json_str(u, "pf"));
-	cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(out, "hostNetworkUnjudged"))
-	    printf("%s/%s host network: shared RDMA device %s of PF %s (%s): no verdict: %s\n",
-		   json_str(out, "namespace"), json_str(out, "pod"),
-		   (json_str(u, "rdmaDev") ?: "")[0] ? json_str(u, "rdmaDev") : "-",
-		   json_str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(u, "pfs"), 0),
-			    "ifname"),
-		   json_str(u, "resource"), json_str(u, "noVerdict") ?: json_str(u, "noDevice"));
+	cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(out, "hostNetworkUnjudged")) printf(
+	    "%s/%s host network: shared RDMA device %s of PF %s (%s): no verdict: %s\n",
+	    json_str(out, "namespace"), json_str(out, "pod"),
+	    (json_str(u, "rdmaDev") ?: "")[0] ? json_str(u, "rdmaDev") : "-",
+	    json_str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(u, "pfs"), 0), "ifname"),
+	    json_str(u, "resource"), json_str(u, "noVerdict") ?: json_str(u, "noDevice"));
 }
 
 /* Parse NAMESPACE/NAME into @ns/@name; -EINVAL when it is not one. */

@@ -249,9 +249,8 @@ static void check_resources(const uint8_t *buf, size_t len)
 		const char *hit = NULL;
 
 		for (size_t c = 0; pod && c < pod->n_containers && !hit; c++)
-			for (size_t d = 0; pod->containers[c] && d < pod->containers[c]->n_devices &&
-					   !hit;
-			     d++) {
+			for (size_t d = 0;
+			     pod->containers[c] && d < pod->containers[c]->n_devices && !hit; d++) {
 				const char *rn = pod->containers[c]->devices[d]
 						     ? pod->containers[c]->devices[d]->resource_name
 						     : NULL;

@@ -184,8 +184,7 @@ START_TEST(shared_resources)
 	static const struct {
 		const char *json, *msg;
 	} bad[] = {
-	    {"{\"node\": {\"sharedResources\": []}}",
-	     "node.sharedResources: expected an object"},
+	    {"{\"node\": {\"sharedResources\": []}}", "node.sharedResources: expected an object"},
 	    {"{\"node\": {\"sharedResources\": {\"hca_shared\": [\"ens1f0\"]}}}",
 	     "node.sharedResources[\"hca_shared\"]: not a device plugin resource name"},
 	    {"{\"node\": {\"sharedResources\": {\"RDMA/x\": [\"ens1f0\"]}}}",
@@ -238,7 +237,8 @@ START_TEST(shared_resources)
 			      bad[i].json, e.msg);
 	}
 	ck_assert_int_eq(parse("{\"node\": {\"sharedResource\": {}}}", &c, &e), -EINVAL);
-	ck_assert_str_eq(e.msg, "node.sharedResource: unknown key (did you mean \"sharedResources\"?)");
+	ck_assert_str_eq(e.msg,
+			 "node.sharedResource: unknown key (did you mean \"sharedResources\"?)");
 	/* validate: every entry's error in one run, the good entry kept */
 	memset(&keep, 0, sizeof(keep));
 	rq_err_clear(&e);

@@ -388,7 +388,7 @@ int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error
 	static const char *const keys[] = {"pf",	 "baseline",	"carrierWaitSeconds",
 					   "kubeletDir", "numaSource",	"unchained",
 					   "gdrLevel",	 "gdrTopology", "wiring",
-					   "linkHealth", NULL};
+					   "linkHealth", "sharedResources", NULL};
 	const cJSON *v;
 	long secs;
 	int r;
@@ -415,6 +415,7 @@ int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error
 		KEEP(parse_wiring(c, v, e));
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "linkHealth")))
 		KEEP(parse_link_health(c, v, e));
+	KEEP(catalog_node_shared(c, o, e));
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "baseline")))
 		KEEP(parse_baseline(c, v, e));
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "carrierWaitSeconds"))) {

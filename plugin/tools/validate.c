@@ -553,6 +553,10 @@ static bool kind_read(const cJSON *o)
 					    "MacvlanNetwork", "ConfigMap"};
 	const char *k = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "kind"));
 
+	/* another ConfigMap beside ours (the shared device plugin's config.json) */
+	if (k && !strcmp(k, "ConfigMap"))
+		return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "data"),
+							RQ_CONFIGMAP_KEY) != NULL;
 	for (size_t i = 0; k && i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (!strcmp(k, kinds[i]))
 			return true;
@@ -562,7 +566,8 @@ static bool kind_read(const cJSON *o)
 /*
  * The file: JSON, else (it does not start with '{') a YAML manifest, every
  * document of a kind validate reads (the others, an operator CR beside the
- * NAD, are named and skipped); at least one.
+ * NAD or a ConfigMap without profiles.json, are named and skipped); at least
+ * one.
  */
 static int validate_file(const char *buf, size_t len, const char *binary, char *kind, size_t klen,
 			 struct rq_error *e)
@@ -585,8 +590,10 @@ static int validate_file(const char *buf, size_t len, const char *binary, char *
 			r = note(e, validate_obj(o, buf, len, binary, one, sizeof(one), e), d);
 		else
 			(void)snprintf(
-			    one, sizeof(one), "(skipped %s)",
-			    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "kind")));
+			    one, sizeof(one), "(skipped %s%s)",
+			    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "kind")),
+			    cJSON_GetObjectItemCaseSensitive(o, "data") ? " without " RQ_CONFIGMAP_KEY
+									: "");
 		cJSON_Delete(o);
 		if (r < 0 || rq_errlist_count(opts.warns) > d.warns ||
 		    rq_errlist_count(opts.notes) > d.notes)

@@ -385,9 +385,9 @@ static int parse_link_health(struct rq_catalog *c, const cJSON *v, struct rq_err
 
 int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 {
-	static const char *const keys[] = {"pf",	 "baseline",	"carrierWaitSeconds",
-					   "kubeletDir", "numaSource",	"unchained",
-					   "gdrLevel",	 "gdrTopology", "wiring",
+	static const char *const keys[] = {"pf",	 "baseline",	    "carrierWaitSeconds",
+					   "kubeletDir", "numaSource",	    "unchained",
+					   "gdrLevel",	 "gdrTopology",	    "wiring",
 					   "linkHealth", "sharedResources", NULL};
 	const cJSON *v;
 	long secs;

@@ -14,10 +14,11 @@
 #include "netconf/catalog_int.h"
 #include "netconf/netconf.h"
 
-#define RQ_SHARED_RES_MAX     64 /* resources, and PFs of one resource */
+#define RQ_SHARED_RES_MAX      64 /* resources, and PFs of one resource */
 #define RQ_SHARED_RES_NAME_MAX 253
 
-/* prefix/name as kubelet takes an extended resource: a DNS subdomain, then 1-63 of [A-Za-z0-9._-] */
+/* prefix/name as kubelet takes an extended resource: a DNS subdomain, then 1-63 of [A-Za-z0-9._-]
+ */
 static bool resource_name_valid(const char *s)
 {
 	const char *slash = strchr(s, '/');
@@ -90,7 +91,8 @@ static int one_resource(struct rq_catalog *c, const cJSON *res, struct rq_error 
 			{
 				if (j++ >= i)
 					break;
-				if (cJSON_IsString(prev) && !strcmp(prev->valuestring, pf->valuestring)) {
+				if (cJSON_IsString(prev) &&
+				    !strcmp(prev->valuestring, pf->valuestring)) {
 					r = rq_err(e, RQ_ERR_CONFIG, -EINVAL,
 						   "node.sharedResources[\"%s\"][%d]: \"%s\" is "
 						   "listed twice",
@@ -118,7 +120,7 @@ int catalog_node_shared(struct rq_catalog *c, const cJSON *node, struct rq_error
 			      "node.sharedResources: expected an object of at most %d resources, "
 			      "each a list of PFs",
 			      RQ_SHARED_RES_MAX);
-	cJSON_ArrayForEach(res, v)
-	if ((r = rq_err_keep(c->keep, e, one_resource(c, res, e))) < 0) return r;
+	cJSON_ArrayForEach(res, v) if ((r = rq_err_keep(c->keep, e, one_resource(c, res, e))) <
+				       0) return r;
 	return 0;
 }

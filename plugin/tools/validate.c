@@ -3,18 +3,19 @@
  * rdma-qos validate FILE [--catalog FILE] [--namespace NS]: a node catalog, a
  * conflist, one plugin's config (as the runtime hands it over), a
  * NetworkAttachmentDefinition, a SriovNetwork or a MacvlanNetwork (its
- * metaPlugins, as sriov-network-operator and network-operator render them into
- * the NAD they own) or the deploy/ ConfigMap, as JSON or YAML (validate_yaml.c). Each goes through the parser
- * the plugin itself uses (catalog_parse, netconf_parse), so what passes here
- * is what ADD accepts; stricter in one way: a key rdma-qos does not know
- * ("profle") fails here, where ADD only warns. With --catalog, the profile a
- * NAD resolves to in its namespace, as ADD would. Every error of the file in
- * one run (the parsers keep them in a collector: catalog_parse_keep,
- * netconf_parse_keep), each naming its JSON path; then what is valid but wrong
- * in meaning (netconf/lint.c) as `warning:` lines, then what the reader should
- * know and is no mistake (a chain after macvlan or ipvlan: a shared RDMA
- * device, the class per device) as `note:` lines. Exit 1 on any error, else
- * 0, warnings and notes or not.
+ * metaPlugins, as sriov-network-operator and network-operator render them
+ * into the NAD they own) or the deploy/ ConfigMap, as JSON or YAML
+ * (validate_yaml.c). Each goes through the parser the plugin itself uses
+ * (catalog_parse, netconf_parse), so what passes here is what ADD accepts;
+ * stricter in one way: a key rdma-qos does not know ("profle") fails here,
+ * where ADD only warns. With --catalog, the profile a NAD resolves to in its
+ * namespace, as ADD would. Every error of the file in one run (the parsers
+ * keep them in a collector: catalog_parse_keep, netconf_parse_keep), each
+ * naming its JSON path; then what is valid but wrong in meaning
+ * (netconf/lint.c) as `warning:` lines, then what the reader should know and
+ * is no mistake (a chain after macvlan or ipvlan: a shared RDMA device, the
+ * class per device) as `note:` lines. Exit 1 on any error, else 0, warnings
+ * and notes or not.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -283,11 +284,12 @@ static void shared_notes(const cJSON *plugin, const char *lower, const char *pre
 		key = "deviceID";
 	}
 	if (id && netconf_pci_addr_valid(id))
-		rq_errlist_add(opts.warns, RQ_ERR_CONFIG,
-			       "%s.%s: \"%s\" is a PCI address: ADD takes the VF path, but %s gives "
-			       "the pod no VF; leave deviceID out after %s (the shared device "
-			       "plugin's IDs, \"0\", \"1\", are not PCI addresses and are fine)",
-			       prefix, key, id, lower, lower);
+		rq_errlist_add(
+		    opts.warns, RQ_ERR_CONFIG,
+		    "%s.%s: \"%s\" is a PCI address: ADD takes the VF path, but %s gives "
+		    "the pod no VF; leave deviceID out after %s (the shared device "
+		    "plugin's IDs, \"0\", \"1\", are not PCI addresses and are fine)",
+		    prefix, key, id, lower, lower);
 	rq_errlist_add(opts.notes, RQ_ERR_CONFIG,
 		       "%s: after %s: the pod shares the PF's RDMA device (no VF): a lossless "
 		       "profile's class is ensured per device, for every pod on it (a second "
@@ -421,8 +423,8 @@ static void take_namespace(const cJSON *o, const char *where, const char *key)
  * MacvlanNetwork ([macvlan on spec.master, ...]: a shared RDMA device).
  * Both name the NAD's namespace in spec.networkNamespace.
  */
-static int validate_operator_cr(const cJSON *o, const char *first, const char *binary,
-				char *inner, size_t ilen, struct rq_error *e)
+static int validate_operator_cr(const cJSON *o, const char *first, const char *binary, char *inner,
+				size_t ilen, struct rq_error *e)
 {
 	static const char path[] = "spec.metaPlugins";
 	const cJSON *spec = cJSON_GetObjectItemCaseSensitive(o, "spec");
@@ -592,8 +594,9 @@ static int validate_file(const char *buf, size_t len, const char *binary, char *
 			(void)snprintf(
 			    one, sizeof(one), "(skipped %s%s)",
 			    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "kind")),
-			    cJSON_GetObjectItemCaseSensitive(o, "data") ? " without " RQ_CONFIGMAP_KEY
-									: "");
+			    cJSON_GetObjectItemCaseSensitive(o, "data")
+				? " without " RQ_CONFIGMAP_KEY
+				: "");
 		cJSON_Delete(o);
 		if (r < 0 || rq_errlist_count(opts.warns) > d.warns ||
 		    rq_errlist_count(opts.notes) > d.notes)
@@ -609,13 +612,13 @@ static int validate_file(const char *buf, size_t len, const char *binary, char *
 	if (failed_since(m))
 		return -EINVAL;
 	if (used == 0)
-		return note(
-		    e,
-		    rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-			   "no NetworkAttachmentDefinition, SriovNetwork, MacvlanNetwork or ConfigMap in %d "
-			   "document(s)",
-			   docs),
-		    m);
+		return note(e,
+			    rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				   "no NetworkAttachmentDefinition, SriovNetwork, MacvlanNetwork "
+				   "or ConfigMap in %d "
+				   "document(s)",
+				   docs),
+			    m);
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* netconf/catalog: node.kubeletDir, kubelet's root dir as a node setting. */
+/* netconf/catalog: node.kubeletDir, kubelet's root dir as a node setting; node.sharedResources. */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
@@ -178,6 +178,56 @@ START_TEST(link_health_floor)
 }
 END_TEST
 
+/* node.sharedResources (netconf/shared_res.c): a resource to the PFs it shares */
+START_TEST(shared_resources)
+{
+	static const struct {
+		const char *json, *msg; /* msg NULL: valid */
+	} cases[] = {
+	    {"{\"rdma/hca_shared_devices_a\": [\"ens1f0np0\", \"0000:3b:00.1\"], "
+	     "\"example.com/x.y_z-1\": [\"bond0\"]}",
+	     NULL},
+	    {"{}", NULL},
+	    {"[\"ens1f0np0\"]", "node.sharedResources: expected an object"},
+	    {"{\"hca_shared_devices_a\": [\"a\"]}",
+	     "node.sharedResources: \"hca_shared_devices_a\" is not a device plugin resource name"},
+	    {"{\"rdma/a/b\": [\"a\"]}", "node.sharedResources: \"rdma/a/b\" is not"},
+	    {"{\"RDMA/a\": [\"a\"]}", "node.sharedResources: \"RDMA/a\" is not"},
+	    {"{\"rdma/-a\": [\"a\"]}", "node.sharedResources: \"rdma/-a\" is not"},
+	    {"{\"rdma/a\": []}", "node.sharedResources[\"rdma/a\"]: expected a list of 1-64 PFs"},
+	    {"{\"rdma/a\": \"ens1f0np0\"}", "node.sharedResources[\"rdma/a\"]: expected a list"},
+	    {"{\"rdma/a\": [\"e\", \"f\", \"e\"]}",
+	     "node.sharedResources[\"rdma/a\"][2]: \"e\" is listed twice"},
+	    {"{\"rdma/a\": [\"ens1f0np0123456\"]}", NULL}, /* 15: IFNAMSIZ - 1 */
+	    {"{\"rdma/a\": [\"ens1f0np01234567\"]}",
+	     "node.sharedResources[\"rdma/a\"][0]: expected a PF's netdev name"},
+	    {"{\"rdma/a\": [\"a/b\"]}", "node.sharedResources[\"rdma/a\"][0]: expected"},
+	    {"{\"rdma/a\": [\"..\"]}", "node.sharedResources[\"rdma/a\"][0]: expected"},
+	    {"{\"rdma/a\": [\"en s\"]}", "node.sharedResources[\"rdma/a\"][0]: expected"},
+	    {"{\"rdma/a\": [\"0000:3b:20.0\"]}", "node.sharedResources[\"rdma/a\"][0]: expected"},
+	    {"{\"rdma/a\": [1]}", "node.sharedResources[\"rdma/a\"][0]: expected"},
+	};
+	struct rq_catalog *c = NULL;
+	struct rq_error e;
+	char json[512];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		(void)snprintf(json, sizeof(json), "{\"node\": {\"sharedResources\": %s}}",
+			       cases[i].json);
+		c = NULL;
+		if (!cases[i].msg) {
+			ck_assert_msg(parse(json, &c, &e) == 0, "%s -> %s", json, e.msg);
+			catalog_free(c);
+			continue;
+		}
+		ck_assert_int_eq(parse(json, &c, &e), -EINVAL);
+		ck_assert_int_eq(e.code, RQ_ERR_CONFIG);
+		ck_assert_msg(!strncmp(e.msg, cases[i].msg, strlen(cases[i].msg)), "%s -> %s", json,
+			      e.msg);
+	}
+}
+END_TEST
+
 Suite *suite_catalog_node(void)
 {
 	Suite *s = suite_create("catalog_node");
@@ -188,6 +238,7 @@ Suite *suite_catalog_node(void)
 	tcase_add_test(tc, numa_source);
 	tcase_add_test(tc, unchained_mode);
 	tcase_add_test(tc, link_health_floor);
+	tcase_add_test(tc, shared_resources);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -435,6 +435,11 @@ def vf(node, pf, pod):
             "interface": "net1", "vf": "0000:3b:00.2", "rdma_dev": "mlx5_2", "pf": pf}
 
 
+def verdict(node, pf, pod):
+    """rdma_qos_attachment_lossless's labels: {namespace,pod,interface,vf,pf} (no rdma_dev)."""
+    return {k: v for k, v in vf(node, pf, pod).items() if k != "rdma_dev"}
+
+
 fleet = {
     info("n1", "ens1f0", "leaf-01", "swp1"): f"1x{T}",
     info("n2", "ens1f0", "leaf-01", "swp2"): f"1x{T}",
@@ -466,6 +471,13 @@ fleet = {
         f"0+6000x{T}",
     sel("rdma_qos_vf_bytes_total", {**vf("n3", "ens1f1", "lost-0"), "direction": "tx"}):
         f"0+6000x{T}",
+    # every attachment's verdict; shared-1 is a macvlan pod on n1's ens1f0 (vf="", no per-pod
+    # counters: a shared device's are the device's), trainer-2 a VF pod that sent no bytes
+    sel("rdma_qos_attachment_lossless", verdict("n1", "ens1f0", "trainer-0")): f"1x{T}",
+    sel("rdma_qos_attachment_lossless", verdict("n2", "ens1f0", "trainer-1")): f"1x{T}",
+    sel("rdma_qos_attachment_lossless", verdict("n3", "ens1f0", "trainer-2")): f"1x{T}",
+    sel("rdma_qos_attachment_lossless", verdict("n3", "ens1f1", "lost-0")): f"1x{T}",
+    sel("rdma_qos_attachment_lossless", {**verdict("n1", "ens1f0", "shared-1"), "vf": ""}): f"1x{T}",
 }
 L1 = {"chassis_id": "0c:42:a1:00:00:01", "system_name": "leaf-01"}
 L2 = {"chassis_id": "0c:42:a1:00:00:02", "system_name": "leaf-02"}
@@ -503,8 +515,14 @@ tests.append(group("fabric view: three nodes, two leaf switches", fleet, [], [
                         {**L1, "port_id": "swp1", "node": "n1", "pf": "ens1f0", "namespace": "ai",
                          "pod": "trainer-0"}), "value": 1},
          {"labels": sel("rdma_qos:vf_pods:by_switch_port",
+                        {**L1, "port_id": "swp1", "node": "n1", "pf": "ens1f0", "namespace": "ai",
+                         "pod": "shared-1"}), "value": 1},
+         {"labels": sel("rdma_qos:vf_pods:by_switch_port",
                         {**L1, "port_id": "swp2", "node": "n2", "pf": "ens1f0", "namespace": "ai",
-                         "pod": "trainer-1"}), "value": 1}]},
+                         "pod": "trainer-1"}), "value": 1},
+         {"labels": sel("rdma_qos:vf_pods:by_switch_port",
+                        {**L2, "port_id": "swp1", "node": "n3", "pf": "ens1f0", "namespace": "ai",
+                         "pod": "trainer-2"}), "value": 1}]},
 ]))
 
 # The owner roll-up (kube-state-metrics' kube_pod_owner): two pods of Job train-a sum, a pod of

@@ -27,7 +27,8 @@
 
 /*
  * rdma-qos.lossless: true when the node has at least one PF with requirements
- * (a lossless attachment's or the node baseline's), every one of them is in
+ * (a lossless attachment's, a VF's or one on a shared RDMA device alike, or the
+ * node baseline's: the pass's req_pfs, never filtered on vf), every one of them is in
  * profile after the pass (DCB, ECN and its attachments' classes), and no
  * repair is suspended. A node with no such PF is not known to be lossless.
  */

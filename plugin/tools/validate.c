@@ -2,17 +2,20 @@
 /*
  * rdma-qos validate FILE [--catalog FILE] [--namespace NS]: a node catalog, a
  * conflist, one plugin's config (as the runtime hands it over), a
- * NetworkAttachmentDefinition, a SriovNetwork (its metaPlugins, as the
- * sriov-network-operator renders them into the NAD it owns) or the deploy/
- * ConfigMap, as JSON or YAML (validate_yaml.c). Each goes through the parser
- * the plugin itself uses (catalog_parse, netconf_parse), so what passes here
- * is what ADD accepts; stricter in one way: a key rdma-qos does not know
- * ("profle") fails here, where ADD only warns. With --catalog, the profile a
- * NAD resolves to in its namespace, as ADD would. Every error of the file in
- * one run (the parsers keep them in a collector: catalog_parse_keep,
- * netconf_parse_keep), each naming its JSON path; then what is valid but wrong
- * in meaning (netconf/lint.c) as `warning:` lines. Exit 1 on any error, else
- * 0, warnings or not.
+ * NetworkAttachmentDefinition, a SriovNetwork or a MacvlanNetwork (its
+ * metaPlugins, as sriov-network-operator and network-operator render them
+ * into the NAD they own) or the deploy/ ConfigMap, as JSON or YAML
+ * (validate_yaml.c). Each goes through the parser the plugin itself uses
+ * (catalog_parse, netconf_parse), so what passes here is what ADD accepts;
+ * stricter in one way: a key rdma-qos does not know ("profle") fails here,
+ * where ADD only warns. With --catalog, the profile a NAD resolves to in its
+ * namespace, as ADD would. Every error of the file in one run (the parsers
+ * keep them in a collector: catalog_parse_keep, netconf_parse_keep), each
+ * naming its JSON path; then what is valid but wrong in meaning
+ * (netconf/lint.c) as `warning:` lines, then what the reader should know and
+ * is no mistake (a chain after macvlan or ipvlan: a shared RDMA device, the
+ * class per device) as `note:` lines. Exit 1 on any error, else 0, warnings
+ * and notes or not.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,16 +38,18 @@ static struct {
 	bool ns_given;
 	struct rq_errlist *errs;  /* every error of the run, in the order found */
 	struct rq_errlist *warns; /* every warning */
+	struct rq_errlist *notes; /* no mistake: what the chain means (a shared RDMA device) */
 } opts;
 
 /* Where the run's errors and warnings stood: what a prefix applies to. */
 struct mark {
-	size_t errs, warns;
+	size_t errs, warns, notes;
 };
 
 static struct mark mark_now(void)
 {
-	return (struct mark){rq_errlist_count(opts.errs), rq_errlist_count(opts.warns)};
+	return (struct mark){rq_errlist_count(opts.errs), rq_errlist_count(opts.warns),
+			     rq_errlist_count(opts.notes)};
 }
 
 static bool failed_since(struct mark m)
@@ -142,10 +147,10 @@ static void msg_prefix(char *m, const char *prefix)
  */
 static void prefix_since(struct mark m, const char *prefix, bool skip_named)
 {
-	struct rq_errlist *l[2] = {opts.errs, opts.warns};
-	size_t from[2] = {m.errs, m.warns};
+	struct rq_errlist *l[3] = {opts.errs, opts.warns, opts.notes};
+	size_t from[3] = {m.errs, m.warns, m.notes};
 
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < 3; k++)
 		for (size_t i = from[k]; i < l[k]->n; i++)
 			if (!skip_named || strncmp(l[k]->msg[i], prefix, strlen(prefix)) != 0)
 				msg_prefix(l[k]->msg[i], prefix);
@@ -154,11 +159,11 @@ static void prefix_since(struct mark m, const char *prefix, bool skip_named)
 /* "document N: " before every error and warning since @m */
 static void doc_prefix(struct mark m, int doc)
 {
-	struct rq_errlist *l[2] = {opts.errs, opts.warns};
-	size_t from[2] = {m.errs, m.warns};
+	struct rq_errlist *l[3] = {opts.errs, opts.warns, opts.notes};
+	size_t from[3] = {m.errs, m.warns, m.notes};
 	char msg[RQ_ERR_MSG_MAX];
 
-	for (int k = 0; k < 2; k++)
+	for (int k = 0; k < 3; k++)
 		for (size_t i = from[k]; i < l[k]->n; i++) {
 			(void)snprintf(msg, sizeof(msg), "document %d: %s", doc, l[k]->msg[i]);
 			memcpy(l[k]->msg[i], msg, sizeof(msg));
@@ -239,15 +244,73 @@ static bool is_ours(const cJSON *plugin, const char *binary)
 }
 
 /*
+ * The plugin before rdma-qos that gives the pod an interface on a shared RDMA
+ * device (DESIGN.md "Shared RDMA devices"): macvlan or ipvlan, else NULL (a
+ * VF chain: sriov, host-device).
+ */
+static const char *shared_lower(const cJSON *plugins, int ours)
+{
+	static const char *const kinds[] = {"macvlan", "ipvlan"};
+	const cJSON *it;
+	int i = 0;
+
+	cJSON_ArrayForEach(it, plugins)
+	{
+		const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "type"));
+
+		if (i++ >= ours)
+			break;
+		for (size_t k = 0; t && k < sizeof(kinds) / sizeof(kinds[0]); k++)
+			if (!strcmp(t, kinds[k]))
+				return kinds[k];
+	}
+	return NULL;
+}
+
+/*
+ * After macvlan or ipvlan: ADD takes the shared path (no deviceID, or one that
+ * is not a PCI address, as the shared device plugin's "0", "1"). Said as a
+ * note; a PCI deviceID there sends ADD down the VF path, a VF macvlan did not
+ * move: a warning.
+ */
+static void shared_notes(const cJSON *plugin, const char *lower, const char *prefix)
+{
+	const cJSON *rc = cJSON_GetObjectItemCaseSensitive(plugin, "runtimeConfig");
+	const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rc, "deviceID"));
+	const char *key = "runtimeConfig.deviceID";
+
+	if (!id) {
+		id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(plugin, "deviceID"));
+		key = "deviceID";
+	}
+	if (id && netconf_pci_addr_valid(id))
+		rq_errlist_add(
+		    opts.warns, RQ_ERR_CONFIG,
+		    "%s.%s: \"%s\" is a PCI address: ADD takes the VF path, but %s gives "
+		    "the pod no VF; leave deviceID out after %s (the shared device "
+		    "plugin's IDs, \"0\", \"1\", are not PCI addresses and are fine)",
+		    prefix, key, id, lower, lower);
+	rq_errlist_add(opts.notes, RQ_ERR_CONFIG,
+		       "%s: after %s: the pod shares the PF's RDMA device (no VF): a lossless "
+		       "profile's class is ensured per device, for every pod on it (a second "
+		       "lossless class there fails ADD with 102), and judged per pod; the pod's "
+		       "NCCL_IB_GID_INDEX is in `rdma-qos show --pod` (docs/operations.md "
+		       "\"Shared RDMA devices: deploying\")",
+		       prefix, lower);
+}
+
+/*
  * What libcni does with a conflist: every plugin gets the list's name and
  * cniVersion written into its own config. rdma-qos is chained: it needs the
- * prevResult of a plugin before it that moved the VF.
+ * prevResult of a plugin before it that gave the pod its interface (a VF
+ * moved in by sriov or host-device, or a macvlan or ipvlan on a shared RDMA
+ * device).
  */
 static int validate_conflist(cJSON *list, const char *binary, char *kind, size_t klen,
 			     struct rq_error *e)
 {
 	const cJSON *plugins = cJSON_GetObjectItemCaseSensitive(list, "plugins");
-	const char *name = NULL, *version = NULL;
+	const char *name = NULL, *version = NULL, *lower;
 	char what[256] = "", prefix[32], warn[512];
 	struct mark m = mark_now();
 	cJSON *it;
@@ -292,7 +355,8 @@ static int validate_conflist(cJSON *list, const char *binary, char *kind, size_t
 			    e,
 			    rq_err(e, RQ_ERR_CONFIG, -EINVAL,
 				   "plugins[0].type: rdma-qos is a chained plugin: it must "
-				   "follow the plugin that moves the VF (sriov, host-device)"),
+				   "follow the plugin that gives the pod its interface (sriov, "
+				   "host-device, macvlan, ipvlan)"),
 			    p);
 		cJSON_DeleteItemFromObjectCaseSensitive(it, "name");
 		cJSON_DeleteItemFromObjectCaseSensitive(it, "cniVersion");
@@ -311,8 +375,14 @@ static int validate_conflist(cJSON *list, const char *binary, char *kind, size_t
 	/* valid, but a second writer of the class (issue 42 item 11): said, not refused */
 	if (netconf_chain_qos_writer(plugins, ours, warn, sizeof(warn)))
 		rq_errlist_add(opts.warns, RQ_ERR_CONFIG, "%s", warn);
-	(void)snprintf(kind, klen, "conflist \"%s\", rdma-qos is plugins[%d] of %d (%s)", name,
-		       ours, i, what);
+	lower = shared_lower(plugins, ours);
+	if (lower) {
+		(void)snprintf(prefix, sizeof(prefix), "plugins[%d]", ours);
+		shared_notes(cJSON_GetArrayItem(plugins, ours), lower, prefix);
+	}
+	(void)snprintf(kind, klen, "conflist \"%s\", rdma-qos is plugins[%d] of %d%s%s%s (%s)",
+		       name, ours, i, lower ? " after " : "", lower ? lower : "",
+		       lower ? ", a shared RDMA device" : "", what);
 	return 0;
 }
 
@@ -346,12 +416,15 @@ static void take_namespace(const cJSON *o, const char *where, const char *key)
 }
 
 /*
- * A SriovNetwork: the operator writes the NAD from it, a conflist of its
- * sriov entry and then spec.metaPlugins (one or more JSON objects, comma
- * separated), so rdma-qos goes there; a hand edit of the NAD is reverted.
+ * An operator's network CR whose NAD the operator writes and owns (a hand edit
+ * is reverted), a conflist of its own first plugin and then spec.metaPlugins
+ * (one or more JSON objects, comma separated), so rdma-qos goes there:
+ * sriov-network-operator's SriovNetwork ([sriov, ...]), network-operator's
+ * MacvlanNetwork ([macvlan on spec.master, ...]: a shared RDMA device).
+ * Both name the NAD's namespace in spec.networkNamespace.
  */
-static int validate_sriovnetwork(const cJSON *o, const char *binary, char *inner, size_t ilen,
-				 struct rq_error *e)
+static int validate_operator_cr(const cJSON *o, const char *first, const char *binary, char *inner,
+				size_t ilen, struct rq_error *e)
 {
 	static const char path[] = "spec.metaPlugins";
 	const cJSON *spec = cJSON_GetObjectItemCaseSensitive(o, "spec");
@@ -359,6 +432,7 @@ static int validate_sriovnetwork(const cJSON *o, const char *binary, char *inner
 	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(spec, "metaPlugins"));
 	const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
 	    cJSON_GetObjectItemCaseSensitive(o, "metadata"), "name"));
+	const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "kind"));
 	struct mark m = mark_now();
 	size_t n;
 	char *list;
@@ -367,12 +441,12 @@ static int validate_sriovnetwork(const cJSON *o, const char *binary, char *inner
 	if (!meta || !meta[strspn(meta, " \t\r\n")])
 		return note(e,
 			    rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-				   "%s: required: rdma-qos is chained through the SriovNetwork's "
+				   "%s: required: rdma-qos is chained through the %s's "
 				   "metaPlugins (the operator owns the NAD)",
-				   path),
+				   path, kind),
 			    m);
 	if (!name || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789.-") != strlen(name))
-		name = "sriovnetwork";
+		name = "network";
 	take_namespace(o, "spec", "networkNamespace");
 	n = strlen(meta) + strlen(name) + 96;
 	list = malloc(n);
@@ -380,8 +454,8 @@ static int validate_sriovnetwork(const cJSON *o, const char *binary, char *inner
 		return note(e, rq_err(e, RQ_ERR_IO, -ENOMEM, "out of memory"), m);
 	(void)snprintf(list, n,
 		       "{\"cniVersion\":\"1.0.0\",\"name\":\"%s\",\"plugins\":[{\"type\":"
-		       "\"sriov\"},%s]}",
-		       name, meta);
+		       "\"%s\"},%s]}",
+		       name, first, meta);
 	r = note(e, validate_json(list, strlen(list), path, binary, inner, ilen, e), m);
 	free(list);
 	/* a decode error names the document already */
@@ -400,10 +474,11 @@ static int validate_k8s(const cJSON *o, const char *binary, char *kind, size_t k
 	char inner[320];
 	int r;
 
-	if (k && !strcmp(k, "SriovNetwork")) {
-		r = validate_sriovnetwork(o, binary, inner, sizeof(inner), e);
+	if (k && (!strcmp(k, "SriovNetwork") || !strcmp(k, "MacvlanNetwork"))) {
+		r = validate_operator_cr(o, !strcmp(k, "SriovNetwork") ? "sriov" : "macvlan",
+					 binary, inner, sizeof(inner), e);
 		if (r == 0)
-			(void)snprintf(kind, klen, "SriovNetwork, spec.metaPlugins: %s", inner);
+			(void)snprintf(kind, klen, "%s, spec.metaPlugins: %s", k, inner);
 		return r;
 	}
 	if (k && !strcmp(k, "NetworkAttachmentDefinition")) {
@@ -418,7 +493,7 @@ static int validate_k8s(const cJSON *o, const char *binary, char *kind, size_t k
 		return note(e,
 			    rq_err(e, RQ_ERR_CONFIG, -EINVAL,
 				   "kind: \"%.64s\" is neither a NetworkAttachmentDefinition, a "
-				   "SriovNetwork nor a ConfigMap",
+				   "SriovNetwork, a MacvlanNetwork nor a ConfigMap",
 				   k ? k : "(not a string)"),
 			    m);
 	if (!cJSON_IsString(v) || !v->valuestring[0])
@@ -477,9 +552,13 @@ static int validate_json(const char *buf, size_t len, const char *what, const ch
 static bool kind_read(const cJSON *o)
 {
 	static const char *const kinds[] = {"NetworkAttachmentDefinition", "SriovNetwork",
-					    "ConfigMap"};
+					    "MacvlanNetwork", "ConfigMap"};
 	const char *k = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "kind"));
 
+	/* another ConfigMap beside ours (the shared device plugin's config.json) */
+	if (k && !strcmp(k, "ConfigMap"))
+		return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, "data"),
+							RQ_CONFIGMAP_KEY) != NULL;
 	for (size_t i = 0; k && i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (!strcmp(k, kinds[i]))
 			return true;
@@ -489,7 +568,8 @@ static bool kind_read(const cJSON *o)
 /*
  * The file: JSON, else (it does not start with '{') a YAML manifest, every
  * document of a kind validate reads (the others, an operator CR beside the
- * NAD, are named and skipped); at least one.
+ * NAD or a ConfigMap without profiles.json, are named and skipped); at least
+ * one.
  */
 static int validate_file(const char *buf, size_t len, const char *binary, char *kind, size_t klen,
 			 struct rq_error *e)
@@ -512,10 +592,14 @@ static int validate_file(const char *buf, size_t len, const char *binary, char *
 			r = note(e, validate_obj(o, buf, len, binary, one, sizeof(one), e), d);
 		else
 			(void)snprintf(
-			    one, sizeof(one), "(skipped %s)",
-			    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "kind")));
+			    one, sizeof(one), "(skipped %s%s)",
+			    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "kind")),
+			    cJSON_GetObjectItemCaseSensitive(o, "data")
+				? " without " RQ_CONFIGMAP_KEY
+				: "");
 		cJSON_Delete(o);
-		if (r < 0 || rq_errlist_count(opts.warns) > d.warns)
+		if (r < 0 || rq_errlist_count(opts.warns) > d.warns ||
+		    rq_errlist_count(opts.notes) > d.notes)
 			doc_prefix(d, docs);
 		if (r < 0)
 			continue;
@@ -528,13 +612,13 @@ static int validate_file(const char *buf, size_t len, const char *binary, char *
 	if (failed_since(m))
 		return -EINVAL;
 	if (used == 0)
-		return note(
-		    e,
-		    rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-			   "no NetworkAttachmentDefinition, SriovNetwork or ConfigMap in %d "
-			   "document(s)",
-			   docs),
-		    m);
+		return note(e,
+			    rq_err(e, RQ_ERR_CONFIG, -EINVAL,
+				   "no NetworkAttachmentDefinition, SriovNetwork, MacvlanNetwork "
+				   "or ConfigMap in %d "
+				   "document(s)",
+				   docs),
+			    m);
 	return 0;
 }
 
@@ -559,7 +643,7 @@ static int load_catalog(const char *path, struct rq_catalog **ret)
 
 int main_validate(int argc, char **argv, const char *binary)
 {
-	static struct rq_errlist errs, warns; /* 64 KiB each: not on the stack */
+	static struct rq_errlist errs, warns, notes; /* 64 KiB each: not on the stack */
 	struct rq_catalog *cat = NULL;
 	const char *file = NULL, *catalog = NULL;
 	struct rq_error e;
@@ -588,6 +672,7 @@ int main_validate(int argc, char **argv, const char *binary)
 	opts.cat = cat;
 	opts.errs = &errs;
 	opts.warns = &warns;
+	opts.notes = &notes;
 	rq_err_clear(&e);
 	r = cli_read_file(file, RQ_VALIDATE_MAX, &buf, &len);
 	if (r < 0) {
@@ -607,6 +692,8 @@ int main_validate(int argc, char **argv, const char *binary)
 		(void)fprintf(stderr, "%s: ... and %zu more errors\n", file, errs.dropped);
 	for (size_t i = 0; i < warns.n; i++)
 		(void)fprintf(stderr, "warning: %s\n", warns.msg[i]);
+	for (size_t i = 0; i < notes.n; i++)
+		(void)fprintf(stderr, "note: %s\n", notes.msg[i]);
 	if (r < 0 || errs.n) {
 		if (errs.n + errs.dropped > 1)
 			(void)fprintf(stderr, "%s: %zu errors\n", file, errs.n + errs.dropped);

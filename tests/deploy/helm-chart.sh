@@ -17,6 +17,12 @@ refused 'liveSync: "false" (a string that would turn live sync on)' "at '/liveSy
 	--set-string liveSync=false
 refused 'criDockerd: "false" (a string that would grant SYS_PTRACE)' "at '/criDockerd': got string, want boolean" \
 	--set-string criDockerd=false
+refused 'agent.hostPID: "false" (a string that would put the agent in the host PID namespace)' \
+	"at '/agent/hostPID': got string, want boolean" --set-string agent.hostPID=false
+refused 'sharedResources: a resource without its prefix' "invalid propertyName 'hca_shared_devices_a'" \
+	--set-json 'sharedResources={"hca_shared_devices_a":["ens1f0np0"]}'
+refused 'sharedResources: a PF name, not a list' "/sharedResources" \
+	--set-json 'sharedResources={"rdma/hca_shared_devices_a":"ens1f0np0"}'
 refused 'unchained: "Adopt" (node.unchained is lower case)' "/unchained" --set unchained=Adopt
 refused 'wiring: a glob with an unclosed class' "/wiring/0/partner" --set 'wiring[0].pf=ens1f0' \
 	--set 'wiring[0].partner=leaf-r1-[' --set 'wiring[0].rail=r1'

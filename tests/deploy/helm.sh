@@ -146,6 +146,38 @@ check "... nfd.featuresDir moves both" [ "$(ctr nfddir agent | jq -c '[(.command
 	"--nfd-features-file=/etc/nfd/features.d/rdma-qos") != null), [.volumeMounts[] |
 	select(.name == "nfd-features") | .mountPath]]')" = '[true,["/etc/nfd/features.d"]]' ]
 
+echo "== agent.hostPID against the host-pid overlay (host-network pods on a shared RDMA device)"
+kustomize "$SRC/deploy/overlays/host-pid" > "$T/k-host-pid.json"
+render hostpid '{"agent": {"hostPID": true}}'
+check "agent.hostPID: the pod spec is the host-pid overlay's (the config ConfigMap's name aside)" \
+	same "$(spec hostpid | jq -S "$NOCM")" "$(kspec host-pid | jq -S "$NOCM")" ||
+	diff <(kspec host-pid | jq -S "$NOCM") <(spec hostpid | jq -S "$NOCM")
+check "... hostPID on the DaemonSet's pod only with it (off by default, as in the base)" \
+	[ "$(spec hostpid | jq -c .hostPID)/$(spec default | jq -c .hostPID)/$(kspec base | jq -c .hostPID)" = \
+	"true/null/null" ]
+check "... and nothing else in the pod spec" same "$(spec hostpid | jq -S 'del(.hostPID)')" "$(spec default)"
+out=$(node "$HERE/k8s-check.mjs" "$NM" "$T/hostpid-json" "$T/hostpid.yaml" 2>&1)
+check "... the render passes k8s-check (${out##*$'\n'})" [ $? -eq 0 ] || echo "$out"
+render hostpidocp '{"agent": {"hostPID": true}, "openshift": {"scc": true}}'
+render ocpscc '{"openshift": {"scc": true}}'
+out=$(scc_admit "$T/hostpidocp.json")
+check "... with openshift.scc its SCC admits the hostPID pod (scc.jq)" [ -z "$out" ] || echo "   $out"
+check "... the SCC allows hostPID only with agent.hostPID" [ "$(obj hostpidocp SecurityContextConstraints |
+	jq -c .allowHostPID)/$(obj ocpscc SecurityContextConstraints | jq -c .allowHostPID)" = "true/false" ]
+jq '[.[] | if .kind == "DaemonSet" then .spec.template.spec.hostPID = true else . end]' "$T/ocpscc.json" \
+	> "$T/ocpscc-forced.json"
+check "... (scc.jq refuses hostPID under the default SCC: the check can fail)" \
+	grep -q 'hostPID' <<< "$(scc_admit "$T/ocpscc-forced.json")"
+echo "== sharedResources: the catalog's node.sharedResources"
+render shres '{"sharedResources": {"rdma/hca_shared_devices_a": ["ens1f0np0"]}}'
+check "sharedResources: the catalog's node.sharedResources, the rest of node kept" [ "$(obj shres ConfigMap |
+	jq -c '.data["profiles.json"] | fromjson | .node')" = \
+	'{"pf":"ensure","sharedResources":{"rdma/hca_shared_devices_a":["ens1f0np0"]},"unchained":"report"}' ]
+o=$("$B/rdma-qos" validate <(obj shres ConfigMap) 2>&1)
+check "... which rdma-qos validate accepts" status_is 0 $? grep -q 'valid ConfigMap' <<< "$o" || echo "   $o"
+check "... absent by default" [ "$(obj default ConfigMap | jq -c '.data["profiles.json"] | fromjson |
+	.node | has("sharedResources")')" = false ]
+
 echo "== a catalog edit"
 cat2=$(jq '.node.pf = "verify"' "$SRC/deploy/base/profiles.json")
 render edit "$(jq -n --argjson c "$cat2" '{catalog: $c}')"

@@ -141,7 +141,9 @@ for f in $(find "$SRC/deploy" -name profiles.json | sort); do
 		grep -q 'valid catalog' <<< "$o" || echo "   $o"
 done
 for f in "$J"/*.json; do
-	case $(jq -r .kind "$f") in
+	# a ConfigMap is ours when it holds profiles.json (the shared device plugin's holds config.json)
+	case $(jq -r 'if .kind == "ConfigMap" and (.data["profiles.json"] | not) then "other"
+		else .kind end' "$f") in
 	ConfigMap | NetworkAttachmentDefinition)
 		o=$(v "$f")
 		check "rdma-qos validate $(basename "$f" .json) ($(jq -r .kind "$f"))" [ $? -eq 0 ] ||
@@ -208,6 +210,83 @@ check "... the pods' NAD asks for pf verify, as the node allows" [ "$(jq -r '.sp
 	.plugins[] | select(.type == "rdma-qos") | .pf' "$nic.1.json")" = verify ]
 check "... and the node never writes the PF (node.pf verify)" [ "$(jq -r \
 	'.data["profiles.json"] | fromjson | .node.pf' "$nic.cat.json")" = verify ]
+echo "== shared RDMA devices: the shared device plugin, macvlan and ipvlan, MacvlanNetwork, host-network pods"
+# examples/shared-macvlan.yaml: the plugin's ConfigMap, a NAD on the PF, one on its VLAN
+sm=$J/shared-macvlan.yaml
+dp=$(jq -r '.data["config.json"]' "$sm.0.json")
+check "the shared device plugin's config.json: resource hca_shared_devices_a, rdmaHcaMax, selectors naming the PF" \
+	[ "$(jq -c '.configList[0] | [.resourceName, (.rdmaHcaMax | type), .selectors.ifNames]' <<< "$dp")" = \
+	'["hca_shared_devices_a","number",["ens1f0np0"]]' ]
+res="rdma/$(jq -r '.configList[0].resourceName' <<< "$dp")"
+pfs=$(jq -c '.configList[0].selectors.ifNames' <<< "$dp")
+for d in "$sm.1.json" "$sm.2.json" "$J/shared-ipvlan.yaml.0.json"; do
+	cl=$(jq '.spec.config | fromjson' "$d") n=$(jq -r .metadata.name "$d")
+	lower=$(jq -r '.plugins[0].type' <<< "$cl")
+	check "$n: the chain is [$lower, rdma-qos]" [ "$(jq -c '[.plugins[].type]' <<< "$cl")" = \
+		"[\"$lower\",\"rdma-qos\"]" -a \( "$lower" = macvlan -o "$lower" = ipvlan \) ]
+	check "... rdma-qos has no deviceID and declares no deviceID capability (no VF)" [ "$(jq -c \
+		'.plugins[1] | [.deviceID, .capabilities, .runtimeConfig]' <<< "$cl")" = '[null,null,null]' ]
+	check "... the master is a PF the shared device plugin selects (or a VLAN on it)" [ "$(jq --argjson p \
+		"$pfs" '.plugins[0].master | sub("\\.[0-9]+$"; "") | IN($p[])' <<< "$cl")" = true ]
+	check "... the NAD names the shared resource ($res)" [ "$(jq -r \
+		'.metadata.annotations["k8s.v1.cni.cncf.io/resourceName"]' "$d")" = "$res" ]
+	printf '%s\n' "$cl" > "$T/$n.conflist"
+	o=$(v "$T/$n.conflist")
+	check "... its conflist validates, as a shared RDMA device after $lower" status_is 0 $? \
+		grep -q "rdma-qos is plugins\[1\] of 2 after $lower, a shared RDMA device" <<< "$o" || echo "   $o"
+done
+check "the VLAN variant's master is ens1f0np0.100" [ "$(jq -r '.spec.config | fromjson |
+	.plugins[0].master' "$sm.2.json")" = ens1f0np0.100 ]
+# what network-operator renders from a MacvlanNetwork (manifests/state-macvlan-network):
+# [macvlan with master, mode, mtu (when not 0), ipam, <metaPlugins>], cniVersion 0.3.1
+mv=$J/macvlannetwork.yaml.0.json
+jq '{cniVersion: "0.3.1", name: .metadata.name, plugins: ([{type: "macvlan", master: .spec.master,
+	mode: .spec.mode, ipam: (.spec.ipam | fromjson)} + (if .spec.mtu > 0 then {mtu: .spec.mtu}
+	else {} end)] + ("[" + .spec.metaPlugins + "]" | fromjson))}' "$mv" > "$T/macvlan.conflist"
+check "MacvlanNetwork's metaPlugins render the chain macvlan -> rdma-qos" \
+	[ "$(jq -c '[.plugins[].type]' "$T/macvlan.conflist")" = '["macvlan","rdma-qos"]' ]
+check "... on a PF the shared device plugin selects" [ "$(jq --argjson p "$pfs" '.spec.master | IN($p[])' "$mv")" = true ]
+o=$(v "$T/macvlan.conflist")
+check "... and the rendered conflist (cniVersion 0.3.1) validates" status_is 0 $? \
+	grep -q 'rdma-qos is plugins\[1\] of 2 after macvlan' <<< "$o" || echo "   $o"
+o=$(v "$SRC/examples/macvlannetwork.yaml")
+check "... as rdma-qos validate reads the CR itself" status_is 0 $? \
+	grep -q 'valid MacvlanNetwork, spec.metaPlugins: conflist "roce-shared-macvlan"' <<< "$o" || echo "   $o"
+# host-network pods: the catalog maps the resource to the PFs the plugin selects
+hn=$J/pod-shared-hostnetwork.yaml.0.json
+check "the host-network pod is on the host network and requests $res" [ "$(jq -c --arg r "$res" \
+	'[.spec.hostNetwork, .spec.containers[0].resources.limits[$r]]' "$hn")" = '[true,"1"]' ]
+check "examples/profiles.json's node.sharedResources maps $res to the PFs the plugin selects" \
+	[ "$(jq -c --arg r "$res" '.node.sharedResources[$r]' "$SRC/examples/profiles.json")" = "$pfs" ]
+# the NCCL pod: its entrypoint finds net1's RoCE v2 GID index as show --pod names it
+gp=$J/pod-shared-gid.yaml.0.json
+check "the NCCL pod selects roce-shared in its namespace and requests $res" [ "$(jq -c --arg r "$res" '[
+	(.metadata.annotations["k8s.v1.cni.cncf.io/networks"] | fromjson | .[0] | .name + "/" + .namespace),
+	.spec.containers[0].resources.limits[$r]]' "$gp")" = "[\"$(jq -r '.metadata.name + "/" +
+	.metadata.namespace' "$sm.1.json")\",\"1\"]" ]
+G=$T/gid && mkdir -p "$G/bin" "$G/sys/class/infiniband/mlx5_0/ports/1/gids" \
+	"$G/sys/class/infiniband/mlx5_0/ports/1/gid_attrs/types"
+printf '#!/bin/sh\necho "5: net1    inet 10.99.0.11/24 brd 10.99.0.255 scope global net1"\n' > "$G/bin/ip"
+chmod +x "$G/bin/ip"
+gid() { echo "$2" > "$G/sys/class/infiniband/mlx5_0/ports/1/gids/$1"
+	echo "$3" > "$G/sys/class/infiniband/mlx5_0/ports/1/gid_attrs/types/$1"; }
+# the PF's own address at 0/1, this pod's RoCE v1 then v2 at 2/3, another pod's v2 at 5
+gid 1 0000:0000:0000:0000:0000:ffff:0a63:0001 "RoCE v2"
+gid 2 0000:0000:0000:0000:0000:ffff:0a63:000b "IB/RoCE v1"
+gid 3 0000:0000:0000:0000:0000:ffff:0a63:000b "RoCE v2"
+gid 5 0000:0000:0000:0000:0000:ffff:0a63:000c "RoCE v2"
+o=$(PATH=$G/bin:$PATH SYSFS=$G/sys timeout 20 sh -c "$(jq -r '.spec.containers[0].command[2]' "$gp")" \
+	entrypoint sh -c 'echo "job: $NCCL_IB_HCA $NCCL_IB_GID_INDEX $*"' job -b 8 2>&1)
+check "... its entrypoint sets NCCL_IB_GID_INDEX to net1's RoCE v2 GID (3, not v1's 2 nor another pod's 5)" \
+	same "$(tail -1 <<< "$o")" "job: =mlx5_0 3 -b 8"
+check "... the container's command passes its arguments through (entrypoint, then the job)" [ "$(jq -c \
+	'.spec.containers[0].command[3:5]' "$gp")" = '["entrypoint","all_reduce_perf"]' ]
+gid 3 0000:0000:0000:0000:0000:ffff:0a63:000b "IB/RoCE v1"
+o=$(PATH=$G/bin:$PATH SYSFS=$G/sys timeout 20 sh -c "$(jq -r '.spec.containers[0].command[2]' "$gp")" \
+	entrypoint true 2>&1)
+check "... no RoCE v2 GID for net1's address: exits 1, saying so" status_is 1 $? \
+	grep -q 'no RoCE v2 GID for it' <<< "$o"
+
 echo "== the kubectl plugin's RBAC (deploy/kubectl-plugin/)"
 # what a user of kubectl-rdma_qos needs (DESIGN.md, the kubectl plugin): cluster-wide get/list
 # of pods, jobs and replicasets; in the agent's namespace get/list pods and pods/exec create

@@ -31,7 +31,7 @@ cms() { jq -c '[.[] | select(.kind == "ConfigMap") | .metadata.name] | sort' "$1
 agent() { ds "$1" "${2:-rdma-qos}" | jq -c '.spec.template.spec.containers[] |
 	select(.name == "agent")'; }
 for d in deploy deploy/overlays/live-sync deploy/overlays/pool-example deploy/overlays/openshift \
-	deploy/overlays/openshift-live-sync deploy/overlays/metrics-tls deploy/overlays/nfd deploy/overlays/cri-dockerd deploy/monitoring \
+	deploy/overlays/openshift-live-sync deploy/overlays/metrics-tls deploy/overlays/nfd deploy/overlays/cri-dockerd deploy/overlays/host-pid deploy/monitoring \
 	deploy/overlays/nic-configuration-operator deploy/uninstall; do
 	n=$(basename "$d")
 	echo "== $d"
@@ -214,6 +214,25 @@ check "... the agent's capabilities: NET_ADMIN, NET_RAW, SYS_ADMIN, SYS_PTRACE; 
 	jq -c '.securityContext.capabilities.add | index("SYS_PTRACE")')" = '["NET_ADMIN","NET_RAW","SYS_ADMIN","SYS_PTRACE"]/null' ]
 check "components/cri-dockerd is a Component" [ "$(yaml_list "$SRC/deploy/components/cri-dockerd/kustomization.yaml" |
 	jq -r '.[0].kind')" = Component ]
+
+echo "== components: host-pid (host-network pods on a shared RDMA device)"
+HP=$T/host-pid.json
+check "the host-pid overlay's DaemonSet is the base's plus hostPID: true, nothing else" same "$(ds "$HP" rdma-qos |
+	jq -S "$nocm"' | del(.spec.template.spec.hostPID)')" "$(ds "$T/deploy.json" rdma-qos | jq -S "$nocm")"
+check "... hostPID true there, absent from the base" [ "$(ds "$HP" rdma-qos | jq -c .spec.template.spec.hostPID)/$(ds \
+	"$T/deploy.json" rdma-qos | jq -c .spec.template.spec.hostPID)" = "true/null" ]
+check "components/host-pid is a Component" [ "$(yaml_list "$SRC/deploy/components/host-pid/kustomization.yaml" |
+	jq -r '.[0].kind')" = Component ]
+# with openshift (listed first): the SCC openshift adds admits hostPID; without host-pid it does not
+OH=$T/ocp-hostpid && mkdir -p "$OH" && rel=$(realpath --relative-to="$OH" "$SRC/deploy")
+printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [%s/base]\ncomponents: [%s/components/openshift, %s/components/host-pid]\n' \
+	"$rel" "$rel" "$rel" > "$OH/kustomization.yaml"
+render "$OH" > "$T/ocp-hostpid.json"
+out=$(scc_admit "$T/ocp-hostpid.json")
+check "openshift then host-pid: the SCC allows hostPID and admits the pod (scc.jq)" [ -z "$out" -a "$(jq -c '.[] |
+	select(.kind == "SecurityContextConstraints") | .allowHostPID' "$T/ocp-hostpid.json")" = true ] || echo "   $out"
+check "... the openshift overlay alone keeps allowHostPID false" [ "$(jq -c '.[] |
+	select(.kind == "SecurityContextConstraints") | .allowHostPID' "$T/openshift.json")" = false ]
 
 echo "== verified scrape: deploy/monitoring with deploy/overlays/metrics-tls"
 MO=$T/monitoring.json MT=$T/metrics-tls.json

@@ -97,10 +97,101 @@ o=$(v "$SRC/examples/sriovnetwork.yaml" --catalog "$SRC/examples/profiles.json")
 check "... against the example catalog in its networkNamespace" status_is 0 $? \
 	grep -qF 'namespace ai-training gets profile' <<< "$o" || echo "   $o"
 
-echo "== every example that carries a NAD or SriovNetwork, as shipped"
-for f in nad-sriov dra-sriov-multus nic-configuration-operator sriovnetwork; do
+echo "== shared RDMA devices (issue 50): chains after macvlan and ipvlan"
+# shared FILE LOWER ENTRY: a conflist [LOWER on ens1f0np0, {rdma-qos ENTRY}]
+shared() {
+	cat > "$1" <<-EOF2
+	{ "cniVersion": "1.0.0", "name": "roce-shared", "plugins": [
+	    { "type": "$2", "master": "ens1f0np0", "ipam": { "type": "host-local", "subnet": "10.99.0.0/24" } },
+	    { "type": "rdma-qos", $3 "numa": "warn" } ] }
+	EOF2
+}
+for lower in macvlan ipvlan; do
+	shared "$T/$lower.json" $lower '"profile": "roce-lossless",'
+	o=$(v "$T/$lower.json")
+	check "[$lower, rdma-qos] without deviceID: valid, a shared RDMA device" status_is 0 $? \
+		grep -qF "rdma-qos is plugins[1] of 2 after $lower, a shared RDMA device (profile roce-lossless" \
+		<<< "$o" || echo "   $o"
+	check "... a note (not an error, not a warning): the class is per device, 102 on a second one" same \
+		"$(grep -c '^note: plugins\[1\]: after '"$lower"': the pod shares the PF.s RDMA device (no VF): a lossless profile.s class is ensured per device.*102' \
+		<<< "$o")/$(grep -c '^warning: ' <<< "$o")" "1/0"
+	check "... and where the pod's NCCL_IB_GID_INDEX is told" grep -qF 'NCCL_IB_GID_INDEX is in `rdma-qos show --pod`' <<< "$o"
+	o=$(v "$T/$lower.json" --catalog "$SRC/examples/profiles.json" --namespace ai-training)
+	check "... against the catalog in ai-training: roce-lossless, as for a VF" status_is 0 $? \
+		grep -qF 'namespace ai-training gets profile roce-lossless' <<< "$o" || echo "   $o"
+done
+# what it refuses in a VF chain it refuses here
+shared "$T/sh-typo.json" macvlan '"profle": "roce-lossless",'
+o=$(v "$T/sh-typo.json")
+check "a typo in rdma-qos after macvlan: refused, naming the key" status_is 1 $? \
+	grep -qF 'plugins[1].profle: unknown key (did you mean "profile"?)' <<< "$o" || echo "   $o"
+o=$(v "$T/sh-typo.json" 2>&1 | grep -c '^note: ')
+check "... the error alone, no note beside it" same "$o" 0
+jq '.plugins |= reverse' "$T/macvlan.json" > "$T/sh-first.json"
+o=$(v "$T/sh-first.json")
+check "rdma-qos before macvlan: refused (a chained plugin follows the one that gives the interface)" status_is 1 $? \
+	grep -qF 'plugins[0].type: rdma-qos is a chained plugin: it must follow the plugin that gives the pod its interface (sriov, host-device, macvlan, ipvlan)' \
+	<<< "$o" || echo "   $o"
+shared "$T/sh-two.json" macvlan '"profile": "roce-lossless",'
+jq '.plugins += [{"type": "rdma-qos"}]' "$T/sh-two.json" > "$T/sh-two2.json"
+o=$(v "$T/sh-two2.json")
+check "a second rdma-qos entry after macvlan: refused" status_is 1 $? grep -qF 'plugins[2]: a second rdma-qos entry' <<< "$o"
+shared "$T/sh-pf.json" macvlan '"profile": "roce-lossless", "pf": "sure",'
+o=$(v "$T/sh-pf.json")
+check "a bad pf mode after macvlan: refused" status_is 1 $? grep -qF 'plugins[1].pf: expected one' <<< "$o" || echo "   $o"
+o=$(v "$T/macvlan.json" --catalog "$SRC/examples/profiles.json" --namespace web)
+check "a profile the namespace may not use after macvlan: refused (101's reason)" status_is 1 $? \
+	grep -qF 'is not allowed in namespace "web"' <<< "$o" || echo "   $o"
+shared "$T/sh-pci.json" macvlan '"profile": "roce-lossless", "deviceID": "0000:3b:00.2",'
+o=$(v "$T/sh-pci.json")
+check "a PCI deviceID after macvlan: valid, with a warning (ADD would take the VF path)" status_is 0 $? \
+	grep -qF 'warning: plugins[1].deviceID: "0000:3b:00.2" is a PCI address: ADD takes the VF path, but macvlan gives the pod no VF' \
+	<<< "$o" || echo "   $o"
+jq '.plugins[0].type = "sriov" | del(.plugins[0].master)' "$T/macvlan.json" > "$T/vf.json"
+o=$(v "$T/vf.json")
+check "the same rdma-qos entry after sriov: no note (a VF chain)" status_is 0 $? same \
+	"$(grep -c '^note: ' <<< "$o")/$(grep -c 'shared RDMA device' <<< "$o")" "0/0"
+# the same as a NAD: the note under the document and spec.config
+{ printf 'apiVersion: k8s.cni.cncf.io/v1\nkind: NetworkAttachmentDefinition\nmetadata:\n  name: roce-shared\n'
+  printf '  namespace: ai-training\nspec:\n  config: |\n'; sed 's/^/    /' "$T/ipvlan.json"; } > "$T/ipvlan-nad.yaml"
+o=$(v "$T/ipvlan-nad.yaml")
+check "an ipvlan NAD: valid, the note names its document and spec.config" status_is 0 $? \
+	grep -qF 'note: document 1: spec.config.plugins[1]: after ipvlan' <<< "$o" || echo "   $o"
+echo "== MacvlanNetwork (network-operator): metaPlugins, rendered as [macvlan, ...]"
+o=$(v "$SRC/examples/macvlannetwork.yaml")
+check "examples/macvlannetwork.yaml: valid, its metaPlugins chained after macvlan" status_is 0 $? \
+	grep -qF 'valid MacvlanNetwork, spec.metaPlugins: conflist "roce-shared-macvlan", rdma-qos is plugins[1] of 2 after macvlan' \
+	<<< "$o" || echo "   $o"
+check "... noted as a shared RDMA device, under spec.metaPlugins" \
+	grep -qF 'note: document 1: spec.metaPlugins.plugins[1]: after macvlan' <<< "$o"
+sed 's/"profile"/"profil"/' "$SRC/examples/macvlannetwork.yaml" > "$T/mv-typo.yaml"
+o=$(v "$T/mv-typo.yaml")
+check "... a typo there: refused under spec.metaPlugins" status_is 1 $? \
+	grep -qF 'spec.metaPlugins.plugins[1].profil: unknown key (did you mean "profile"?)' <<< "$o" || echo "   $o"
+grep -v -e '^  metaPlugins:' -e '"type": "rdma-qos"' "$SRC/examples/macvlannetwork.yaml" > "$T/mv-none.yaml"
+o=$(v "$T/mv-none.yaml")
+check "... without metaPlugins: refused, saying rdma-qos goes there" status_is 1 $? \
+	grep -qF "spec.metaPlugins: required: rdma-qos is chained through the MacvlanNetwork's metaPlugins" <<< "$o" ||
+	echo "   $o"
+o=$(v "$SRC/examples/macvlannetwork.yaml" --catalog "$SRC/examples/profiles.json")
+check "... against the example catalog in its networkNamespace" status_is 0 $? \
+	grep -qF 'namespace ai-training gets profile roce-lossless' <<< "$o" || echo "   $o"
+o=$(v "$SRC/examples/shared-macvlan.yaml")
+check "the shared device plugin's ConfigMap beside the NADs: skipped (no profiles.json), the NADs read" status_is 0 $? \
+	grep -qF 'valid (skipped ConfigMap without profiles.json); NetworkAttachmentDefinition' <<< "$o" || echo "   $o"
+echo '{"node": {"sharedResources": {"hca_shared_devices_a": ["ens1f0np0", "ens1f0np0"]}}}' > "$T/sr.json"
+o=$(v "$T/sr.json")
+check "node.sharedResources: a resource without its prefix refused, naming it" status_is 1 $? \
+	grep -qF 'node.sharedResources: "hca_shared_devices_a" is not a device plugin resource name' <<< "$o" || echo "   $o"
+echo '{"node": {"sharedResources": {"rdma/hca_shared_devices_a": ["ens1f0np0", "ens1f0np0"]}}}' > "$T/sr.json"
+o=$(v "$T/sr.json")
+check "... a PF listed twice refused, by its path" status_is 1 $? \
+	grep -qF 'node.sharedResources["rdma/hca_shared_devices_a"][1]: "ens1f0np0" is listed twice' <<< "$o" || echo "   $o"
+
+echo "== every example that carries a NAD, SriovNetwork or MacvlanNetwork, as shipped"
+for f in nad-sriov dra-sriov-multus nic-configuration-operator sriovnetwork shared-macvlan shared-ipvlan macvlannetwork; do
 	o=$(v "$SRC/examples/$f.yaml")
-	check "examples/$f.yaml: valid" status_is 0 $? grep -qE 'valid .*(NetworkAttachmentDefinition|SriovNetwork)' \
+	check "examples/$f.yaml: valid" status_is 0 $? grep -qE 'valid .*(NetworkAttachmentDefinition|SriovNetwork|MacvlanNetwork)' \
 		<<< "$o" || echo "   $o"
 done
 o=$(v "$SRC/examples/nic-configuration-operator.yaml" --catalog \
@@ -109,7 +200,7 @@ check "examples/nic-configuration-operator.yaml against its overlay's catalog: p
 	grep -qF 'pf verify' <<< "$o" || echo "   $o"
 o=$(v "$SRC/examples/pod-cni-args.yaml")
 check "a file with nothing validate reads (a Pod): refused, saying so" status_is 1 $? \
-	grep -q 'no NetworkAttachmentDefinition, SriovNetwork or ConfigMap' <<< "$o"
+	grep -q 'no NetworkAttachmentDefinition, SriovNetwork, MacvlanNetwork or ConfigMap' <<< "$o"
 printf 'kind: NetworkAttachmentDefinition\nspec:\n  config: "{\n    x"\n' > "$T/multi.yaml"
 o=$(v "$T/multi.yaml")
 check "a YAML construct it does not read (multi-line quoted): refused with its line" status_is 1 $? \

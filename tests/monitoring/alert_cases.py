@@ -42,6 +42,16 @@ POD = {"job": "rdma-qos-agent", "node": "n1", "namespace": "ai", "pod": "trainer
        "interface": "net1", "vf": "0000:3b:00.2", "rdma_dev": "mlx5_2", "pf": "ens1f0"}
 T = 30  # minutes of input
 VERDICT = {k: POD[k] for k in ("job", "node", "namespace", "pod", "interface", "vf", "pf")}
+# A shared attachment (DESIGN.md "Shared RDMA devices"): a macvlan on the PF, no VF. The agent
+# exports vf="" and the shared rdma_dev; Prometheus keeps no empty label, so the alerts carry no vf.
+SHARED = {"job": "rdma-qos-agent", "node": "n1", "namespace": "ai", "pod": "shared-0",
+          "interface": "net1", "vf": "", "rdma_dev": "mlx5_0", "pf": "ens1f0"}
+SVERDICT = {k: SHARED[k] for k in ("job", "node", "namespace", "pod", "interface", "vf", "pf")}
+
+
+def novf(labels, *drop):
+    """The labels an alert has: no empty vf, nor the keys @drop."""
+    return {k: v for k, v in labels.items() if not (k == "vf" and v == "") and k not in drop}
 
 
 def sel(name, labels):
@@ -261,6 +271,37 @@ cases = [
           sel("rdma_qos_attachment_problem", {**VERDICT, "check": "numa"}): f"1x{T}"},
          "8m", [{**{k: v for k, v in VERDICT.items() if k != "job"}, "check": "peer",
                  "severity": "warning"}], quiet_before="4m"),
+    # the same alerts for a pod on a shared RDMA device (vf=""): no series dropped, no "VF " in text
+    case("the shared device under a lossless macvlan pod lost its class", "RdmaQosPodNotLossless",
+         {sel("rdma_qos_attachment_lossless", SVERDICT): f"1x2 0x{T - 2}",
+          sel("rdma_qos_attachment_problem", {**SVERDICT, "check": "vf_class"}): f"_x2 1x{T - 2}"},
+         "8m", [{**novf(SVERDICT, "job"), "check": "vf_class", "severity": "warning"}],
+         quiet_before="6m"),
+    case("NCCL in a lossless macvlan pod left 2 QPs at class 0", "RdmaQosLosslessPodOnLossyClass",
+         {sel("rdma_qos_vf_qps_off_lossless", {**A, **SHARED}): f"0x2 2x{T - 2}"}, "9m",
+         [{"node": "n1", "namespace": "ai", "pod": "shared-0", "interface": "net1",
+           "rdma_dev": "mlx5_0", "pf": "ens1f0", "severity": "warning"}], quiet_before="6m"),
+    case("a macvlan pod's shared device on the other socket", "RdmaQosNumaMisaligned",
+         {sel("rdma_qos_numa_misaligned", {"job": "rdma-qos-agent", "node": "n1", "namespace": "ai",
+                                            "pod": "shared-0", "vf": ""}): f"1x{T}"},
+         "16m", [{"job": "rdma-qos-agent", "node": "n1", "namespace": "ai", "pod": "shared-0",
+                  "severity": "info"}], quiet_before="14m"),
+    case("a macvlan pod's shared device far from its GPUs", "RdmaQosGdrFar",
+         {sel("rdma_qos_gdr_far", {**POD0, "pod": "shared-0", "vf": ""}): f"1x{T}"},
+         "16m", [{**POD0, "pod": "shared-0", "severity": "warning"}], quiet_before="14m"),
+    case("ACS redirect under a macvlan pod's shared device", "RdmaQosGdrDegraded",
+         {sel("rdma_qos_gdr_degraded", {**POD0, "pod": "shared-0", "vf": "", "reason": "acs_redirect"}):
+          f"1x{T}"},
+         "16m", [{**POD0, "pod": "shared-0", "reason": "acs_redirect", "severity": "warning"}],
+         quiet_before="14m"),
+    case("a macvlan pod of a Job on a degraded PF", "RdmaQosLinkDegraded",
+         {sel("rdma_qos_attachment_problem", {**SVERDICT, "check": "link"}): f"_x2 1x{T - 2}",
+          sel("kube_pod_owner", {"job": "kube-state-metrics", "namespace": "ai",
+                                 "pod": "shared-0", "owner_kind": "Job",
+                                 "owner_name": "llm-7b", "owner_is_controller": "true"}):
+              f"1x{T}"}, "12m",
+         [{**novf(SVERDICT), "check": "link", "owner_kind": "Job", "owner_name": "llm-7b",
+           "severity": "warning"}], quiet_before="6m"),
     case("a pod is told to slow down 10000 times a second", "RdmaQosCnpStorm",
          {sel("rdma_qos_vf_cnp_handled_total", POD): f"0+600000x{T}"}, "16m",
          [{"node": "n1", "namespace": "ai", "pod": "trainer-0", "pf": "ens1f0", "cnp": "handled",
@@ -300,6 +341,15 @@ for c in cases:
 
 # a healthy node: nothing fires at any time
 tests.append(group("a healthy node", healthy(),
+                   [{"eval_time": f"{m}m", "alertname": a, "exp_alerts": []}
+                    for m in (5, 15, 29) for a in alerts]))
+
+# a node with a healthy macvlan pod beside the VF pod (vf="", lossless, its QPs on the class):
+# nothing fires
+shared_ok = healthy()
+shared_ok[sel("rdma_qos_attachment_lossless", SVERDICT)] = f"1x{T}"
+shared_ok[sel("rdma_qos_vf_qps_off_lossless", {**A, **SHARED})] = f"0x{T}"
+tests.append(group("a healthy node with a pod on the shared RDMA device", shared_ok,
                    [{"eval_time": f"{m}m", "alertname": a, "exp_alerts": []}
                     for m in (5, 15, 29) for a in alerts]))
 
@@ -385,6 +435,11 @@ def vf(node, pf, pod):
             "interface": "net1", "vf": "0000:3b:00.2", "rdma_dev": "mlx5_2", "pf": pf}
 
 
+def verdict(node, pf, pod):
+    """rdma_qos_attachment_lossless's labels: {namespace,pod,interface,vf,pf} (no rdma_dev)."""
+    return {k: v for k, v in vf(node, pf, pod).items() if k != "rdma_dev"}
+
+
 fleet = {
     info("n1", "ens1f0", "leaf-01", "swp1"): f"1x{T}",
     info("n2", "ens1f0", "leaf-01", "swp2"): f"1x{T}",
@@ -416,6 +471,13 @@ fleet = {
         f"0+6000x{T}",
     sel("rdma_qos_vf_bytes_total", {**vf("n3", "ens1f1", "lost-0"), "direction": "tx"}):
         f"0+6000x{T}",
+    # every attachment's verdict; shared-1 is a macvlan pod on n1's ens1f0 (vf="", no per-pod
+    # counters: a shared device's are the device's), trainer-2 a VF pod that sent no bytes
+    sel("rdma_qos_attachment_lossless", verdict("n1", "ens1f0", "trainer-0")): f"1x{T}",
+    sel("rdma_qos_attachment_lossless", verdict("n2", "ens1f0", "trainer-1")): f"1x{T}",
+    sel("rdma_qos_attachment_lossless", verdict("n3", "ens1f0", "trainer-2")): f"1x{T}",
+    sel("rdma_qos_attachment_lossless", verdict("n3", "ens1f1", "lost-0")): f"1x{T}",
+    sel("rdma_qos_attachment_lossless", {**verdict("n1", "ens1f0", "shared-1"), "vf": ""}): f"1x{T}",
 }
 L1 = {"chassis_id": "0c:42:a1:00:00:01", "system_name": "leaf-01"}
 L2 = {"chassis_id": "0c:42:a1:00:00:02", "system_name": "leaf-02"}
@@ -453,8 +515,14 @@ tests.append(group("fabric view: three nodes, two leaf switches", fleet, [], [
                         {**L1, "port_id": "swp1", "node": "n1", "pf": "ens1f0", "namespace": "ai",
                          "pod": "trainer-0"}), "value": 1},
          {"labels": sel("rdma_qos:vf_pods:by_switch_port",
+                        {**L1, "port_id": "swp1", "node": "n1", "pf": "ens1f0", "namespace": "ai",
+                         "pod": "shared-1"}), "value": 1},
+         {"labels": sel("rdma_qos:vf_pods:by_switch_port",
                         {**L1, "port_id": "swp2", "node": "n2", "pf": "ens1f0", "namespace": "ai",
-                         "pod": "trainer-1"}), "value": 1}]},
+                         "pod": "trainer-1"}), "value": 1},
+         {"labels": sel("rdma_qos:vf_pods:by_switch_port",
+                        {**L2, "port_id": "swp1", "node": "n3", "pf": "ens1f0", "namespace": "ai",
+                         "pod": "trainer-2"}), "value": 1}]},
 ]))
 
 # The owner roll-up (kube-state-metrics' kube_pod_owner): two pods of Job train-a sum, a pod of

@@ -45,8 +45,10 @@ check "every alert has severity, summary, description and runbook_url" [ "$(jq '
 	.annotations.summary and .annotations.description and .annotations.runbook_url | not)] |
 	length' "$T/rules.json")" = 0 ]
 python3 "$HERE/alert_cases.py" "$T/rules.yaml" > "$T/tests.json"
-check "a case for every alert (alert_cases.py: $(jq '.tests | length' "$T/tests.json") groups)" \
-	[ $? -eq 0 ]
+# its status taken first: the description's $(jq ...) would reset $?
+rc=$?
+check "a case for every alert, every annotation rendered (alert_cases.py: $(jq '.tests | length' \
+	"$T/tests.json" 2>/dev/null) groups)" [ $rc -eq 0 ]
 out=$(cd "$T" && promtool test rules tests.json 2>&1)
 check "promtool test rules: each alert fires on its case only, quiet on a healthy node, the join" \
 	[ $? -eq 0 ] || echo "$out"
@@ -105,6 +107,36 @@ check "variables node -> pf -> pod, each filtered by the ones before" [ "$(jq -c
 	select(.type == "query") | [.name, (.query.query | test("\\$node")),
 	(.query.query | test("\\$pf"))]]' "$D")" = \
 	'[["node",false,false],["pf",true,false],["pod",true,true]]' ]
+# the pod variable lists every pod with an attachment, a shared one (vf="", no per-pod counters:
+# DESIGN.md "Shared RDMA devices") as well as a VF's: its selector, $node and $pf at .*,
+# evaluated by promtool over a VF pod with counters, a macvlan pod with a verdict and QP census
+# only, and a VF pod of another PF
+psel=$(jq -r '.templating.list[] | select(.name == "pod") | .query.query' "$D" |
+	sed -E 's/^label_values\((.*), *pod\)$/\1/; s/\$node|\$pf/.*/g')
+PSEL=$psel python3 - "$T/podvar.json" <<'PYEOF'
+import json, os, sys
+psel = os.environ["PSEL"]
+def series(name, **labels):
+    return name + "{" + ",".join(f'{k}="{v}"' for k, v in labels.items()) + "}"
+vf0 = dict(node="n1", namespace="ai", pod="vf-0", interface="net1", vf="0000:3b:00.2", pf="ens1f0")
+sh0 = dict(node="n1", namespace="ai", pod="shared-0", interface="net1", vf="", pf="ens1f0")
+vf1 = dict(node="n1", namespace="ai", pod="vf-1", interface="net1", vf="0000:3b:08.2", pf="ens1f1")
+inp = [(series("rdma_qos_vf_cnp_sent_total", **vf0), "0+1x10"),
+       (series("rdma_qos_attachment_lossless", **vf0), "1x10"),
+       (series("rdma_qos_attachment_lossless", **sh0), "1x10"),
+       (series("rdma_qos_vf_qps", **sh0, rdma_dev="mlx5_0"), "4x10"),
+       (series("rdma_qos_attachment_lossless", **vf1), "1x10")]
+one = lambda *pods: [{"labels": '{pod="%s"}' % p, "value": 1} for p in pods]
+json.dump({"rule_files": [], "evaluation_interval": "1m", "tests": [{
+    "interval": "1m", "input_series": [{"series": k, "values": v} for k, v in inp],
+    "promql_expr_test": [
+        {"expr": f"count by (pod) ({psel})", "eval_time": "5m", "exp_samples": one("shared-0", "vf-0", "vf-1")},
+        {"expr": "count by (pod) (%s)" % psel.replace('pf=~".*"', 'pf=~"ens1f1"'), "eval_time": "5m",
+         "exp_samples": one("vf-1")}]}]}, open(sys.argv[1], "w"))
+PYEOF
+out=$(cd "$T" && promtool test rules podvar.json 2>&1)
+check "the pod variable lists a pod on a shared RDMA device (vf=\"\", no counters) beside VF pods, by PF" \
+	[ $? -eq 0 ] || echo "$psel: $out"
 # the names the agent emits (its format strings) and the rules record
 grep -ho '"rdma_qos_[a-z_]*' "$SRC"/plugin/agent/metrics.c "$SRC"/plugin/agent/tel_metrics.c "$SRC"/plugin/agent/peer_metrics.c "$SRC"/plugin/agent/who_metrics.c "$SRC"/plugin/agent/qps_metrics.c "$SRC"/plugin/agent/verdict_metrics.c "$SRC"/plugin/agent/gdr_metrics.c "$SRC"/plugin/agent/wiring_metrics.c "$SRC"/plugin/agent/link_metrics.c | tr -d '"' | sort -u > "$T/agent.names"
 jq -r '.groups[].rules[] | .record // empty' "$T/rules.json" | sort -u > "$T/recorded.names"

@@ -22,7 +22,12 @@ static const char *const covered[] = {"conflist-host-device.json",
 				      "hostdevicenetwork.yaml",
 				      "pod-cni-args.yaml",
 				      "nic-configuration-operator.yaml",
-				      "dra-sriov-multus.yaml"};
+				      "dra-sriov-multus.yaml",
+				      "shared-macvlan.yaml",
+				      "shared-ipvlan.yaml",
+				      "macvlannetwork.yaml",
+				      "pod-shared-gid.yaml",
+				      "pod-shared-hostnetwork.yaml"};
 
 static void example_path(const char *name, char *buf, size_t len)
 {
@@ -653,6 +658,140 @@ START_TEST(test_examples_dra_sriov_multus)
 }
 END_TEST
 
+/*
+ * A shared RDMA device's chain (DESIGN.md "Shared RDMA devices"): [LOWER, rdma-qos], the
+ * runtime passing no deviceID; the NAD's config is the block after @after.
+ */
+static void shared_nad(const char *b, const char *after, const char *name, const char *lower,
+		       const char *master)
+{
+	struct rq_catalog *cat = example_catalog();
+	const char *at = strstr(b, after);
+	struct rq_netconf *nc;
+	struct rq_profile p;
+	enum rq_pf_mode pf;
+	struct rq_error e;
+	char *conf;
+	cJSON *o;
+
+	ck_assert_msg(at != NULL, "%s", after);
+	conf = nad_config(at);
+	ck_assert_str_eq(first_type(conf), lower);
+	o = cJSON_Parse(conf);
+	ck_assert_str_eq(
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(o, "plugins"), 0), "master")),
+	    master);
+	cJSON_Delete(o);
+	nc = conflist_entry(conf, NULL);
+	ck_assert_str_eq(nc->name, name);
+	ck_assert_str_eq(nc->device_id, ""); /* no VF */
+	ck_assert_str_eq(nc->profile, "roce-lossless");
+	rq_err_clear(&e);
+	ck_assert_int_eq(netconf_resolve_profile(nc, cat, "ai-training", &p, &pf, &e), 0);
+	ck_assert_str_eq(p.name, "roce-lossless");
+	ck_assert_msg(strstr(at, "k8s.v1.cni.cncf.io/resourceName: rdma/hca_shared_devices_a"),
+		      "%s: the shared resource", name);
+	netconf_free(nc);
+	catalog_free(cat);
+	free(conf);
+}
+
+START_TEST(test_examples_shared_macvlan)
+{
+	char *b = slurp("shared-macvlan.yaml", &(size_t){0}), *dp;
+	cJSON *o;
+
+	/* the shared device plugin's config.json: the resource on the PF macvlan uses */
+	dp = yaml_block(b, "config.json");
+	o = cJSON_Parse(dp);
+	ck_assert_msg(o != NULL, "config.json: %s", dp);
+	ck_assert_str_eq(
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+		cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(o, "configList"), 0),
+		"resourceName")),
+	    "hca_shared_devices_a");
+	ck_assert(strstr(dp, "\"rdmaHcaMax\":") && strstr(dp, "\"ifNames\": [\"ens1f0np0\"]"));
+	cJSON_Delete(o);
+	shared_nad(b, "name: roce-shared\n", "roce-shared", "macvlan", "ens1f0np0");
+	shared_nad(b, "name: roce-shared-vlan100\n", "roce-shared-vlan100", "macvlan",
+		   "ens1f0np0.100");
+	free(dp);
+	free(b);
+}
+END_TEST
+
+START_TEST(test_examples_shared_ipvlan)
+{
+	char *b = slurp("shared-ipvlan.yaml", &(size_t){0});
+
+	shared_nad(b, "name: roce-shared-ipvlan\n", "roce-shared-ipvlan", "ipvlan", "ens1f0np0");
+	free(b);
+}
+END_TEST
+
+/* network-operator renders [macvlan, <metaPlugins>] into one conflist (cniVersion 0.3.1). */
+START_TEST(test_examples_macvlannetwork)
+{
+	struct rq_catalog *cat = example_catalog();
+	char *b = slurp("macvlannetwork.yaml", &(size_t){0}), *meta, *ipam, conf[4096];
+	struct rq_netconf *nc;
+	struct rq_profile p;
+	enum rq_pf_mode pf;
+	struct rq_error e;
+
+	ck_assert(strstr(b, "\napiVersion: mellanox.com/v1alpha1\n"));
+	ck_assert(strstr(b, "\nkind: MacvlanNetwork\n"));
+	ck_assert_str_eq(yaml_scalar(b, "networkNamespace"), "ai-training");
+	meta = yaml_block(b, "metaPlugins");
+	ipam = yaml_block(b, "ipam");
+	snprintf(conf, sizeof(conf),
+		 "{\"cniVersion\": \"0.3.1\", \"name\": \"roce-shared-macvlan\", \"plugins\": "
+		 "[{\"type\": \"macvlan\", \"master\": \"%s\", \"ipam\": %s}, %s]}",
+		 yaml_scalar(b, "master"), ipam, meta);
+	ck_assert_str_eq(first_type(conf), "macvlan");
+	nc = conflist_entry(conf, NULL);
+	ck_assert_str_eq(nc->name, "roce-shared-macvlan");
+	ck_assert_str_eq(nc->device_id, "");
+	rq_err_clear(&e);
+	ck_assert_int_eq(netconf_resolve_profile(nc, cat, "ai-training", &p, &pf, &e), 0);
+	ck_assert_str_eq(p.name, "roce-lossless");
+	netconf_free(nc);
+	catalog_free(cat);
+	free(meta);
+	free(ipam);
+	free(b);
+}
+END_TEST
+
+/* The pods: the NCCL pod on roce-shared, the host-network one the catalog maps to its PF. */
+START_TEST(test_examples_shared_pods)
+{
+	struct rq_catalog *cat = example_catalog();
+	char *g = slurp("pod-shared-gid.yaml", &(size_t){0});
+	char *h = slurp("pod-shared-hostnetwork.yaml", &(size_t){0});
+	const cJSON *res;
+	cJSON *sel = cJSON_Parse(yaml_scalar(g, "k8s.v1.cni.cncf.io/networks"));
+
+	ck_assert_str_eq(cJSON_GetStringValue(
+			     cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(sel, 0), "name")),
+			 "roce-shared");
+	cJSON_Delete(sel);
+	ck_assert(strstr(g, "rdma/hca_shared_devices_a: \"1\"") && strstr(g, "NCCL_IB_GID_INDEX"));
+	ck_assert(strstr(h, "\n  hostNetwork: true\n") &&
+		  strstr(h, "rdma/hca_shared_devices_a: \"1\""));
+	res = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cat->root, "node"),
+					     "sharedResources"),
+	    "rdma/hca_shared_devices_a");
+	ck_assert_int_eq(cJSON_GetArraySize(res), 1);
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(res, 0)), "ens1f0np0");
+	catalog_free(cat);
+	free(g);
+	free(h);
+}
+END_TEST
+
 Suite *suite_examples(void);
 
 Suite *suite_examples(void)
@@ -669,6 +808,10 @@ Suite *suite_examples(void)
 	tcase_add_test(tc, test_examples_pod_cni_args);
 	tcase_add_test(tc, test_examples_nic_configuration_operator);
 	tcase_add_test(tc, test_examples_dra_sriov_multus);
+	tcase_add_test(tc, test_examples_shared_macvlan);
+	tcase_add_test(tc, test_examples_shared_ipvlan);
+	tcase_add_test(tc, test_examples_macvlannetwork);
+	tcase_add_test(tc, test_examples_shared_pods);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -64,6 +64,11 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- $_ := set $node "wiring" .Values.wiring }}
 {{- $_ := set $cat "node" $node }}
 {{- end }}
+{{- if .Values.sharedResources }}
+{{- $node := default dict $cat.node }}
+{{- $_ := set $node "sharedResources" .Values.sharedResources }}
+{{- $_ := set $cat "node" $node }}
+{{- end }}
 {{- toJson $cat }}
 {{- end }}
 {{/* kubelet's root dir on the nodes: where the agent finds the PodResources socket */}}

@@ -182,7 +182,7 @@ check "the shared device plugin's ConfigMap beside the NADs: skipped (no profile
 echo '{"node": {"sharedResources": {"hca_shared_devices_a": ["ens1f0np0", "ens1f0np0"]}}}' > "$T/sr.json"
 o=$(v "$T/sr.json")
 check "node.sharedResources: a resource without its prefix refused, naming it" status_is 1 $? \
-	grep -qF 'node.sharedResources: "hca_shared_devices_a" is not a device plugin resource name' <<< "$o" || echo "   $o"
+	grep -qF 'node.sharedResources["hca_shared_devices_a"]: not a device plugin resource name' <<< "$o" || echo "   $o"
 echo '{"node": {"sharedResources": {"rdma/hca_shared_devices_a": ["ens1f0np0", "ens1f0np0"]}}}' > "$T/sr.json"
 o=$(v "$T/sr.json")
 check "... a PF listed twice refused, by its path" status_is 1 $? \

@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: Apache-2.0
+# Sourced by wire.sh at its end, in the same guest (tests/vm/README.md "What shared.sh
+# asserts"): the PF's own RDMA device shared by pods (issue 50 item 7), RDMA netns mode
+# shared. Debian's real macvlan and ipvlan CNI plugins give pods sa, sb (macvlan on $PF),
+# sc (macvlan on the VLAN device $PF.100) and sd (ipvlan on the other PF) their net1;
+# shared-probe (tests/vm/shared_probe.c) runs the project's netns_link_lower and
+# rdma_gid_find on this kernel; the device's class on the wire from the host netns
+# (wire.sh's helpers); ibsim on $PF as a shared mlx5-like device: the core's GID table
+# with the pods' entries, QPs whose raw context's src_addr_index names a pod, an RDMA-CM
+# id bound to a pod's address in the restrack cm_id dump.
+# Uses wire.sh's PF, PF2's igb, rxep (rxe on $PF), rxe1 on $VF1 ($V1IP), check, wire,
+# only_tos, gid_v2, tos_of; leaves no pod, link or module of its own behind.
+SH_T0=$SECONDS
+SP=$BUILD/tests/vm/shared-probe
+SRDMA=$RQCACHE/iproute2-bpo/usr/bin/rdma # `rdma -r` (raw dumps) needs iproute2 >= 6.x
+[ -x "$SRDMA" ] || SRDMA=rdma
+QPF=/sys/kernel/debug/ibsim/qp
+PF2PCI=0000:01:00.0
+PF2=$(ls /sys/bus/pci/devices/$PF2PCI/net)
+IPA=10.99.0.11 IPB=10.99.0.12 IPC=10.99.1.13 IPD=10.99.2.14 IP6A=fd00:99::11
+
+echo "== [$((SECONDS - SH_T0)) s] shared RDMA device: pods through Debian's macvlan and ipvlan plugins ($PF, $PF.100, $PF2)"
+check "RDMA netns mode is shared ($(rdma system show | head -1))" grep -q 'netns shared' <<< "$(rdma system show)"
+modprobe 8021q && modprobe macvlan && modprobe ipvlan || fail "modprobe 8021q macvlan ipvlan"
+ip link add link "$PF" name "$PF.100" type vlan id 100 && ip link set "$PF.100" up
+ip link set "$PF2" up
+rdma link add rxeq type rxe netdev "$PF2"
+# pod NS PLUGIN MASTER ADDR...: netns NS and Debian's PLUGIN's ADD (static IPAM) of its net1
+pod() {
+	local ns=$1 plugin=$2 master=$3 a addrs="" mode=bridge
+	shift 3
+	[ "$plugin" = ipvlan ] && mode=l2
+	for a; do addrs="$addrs${addrs:+,}{\"address\":\"$a\"}"; done
+	ip netns add "$ns"
+	conf "{\"type\":\"$plugin\",\"master\":\"$master\",\"mode\":\"$mode\",\"ipam\":{\"type\":\"static\",\"addresses\":[$addrs]}}" |
+		run "/usr/lib/cni/$plugin" ADD "c-$ns" "/run/netns/$ns" net1 "IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=$ns" \
+		> "/tmp/cni-$ns.json" 2>&1
+}
+pod sa macvlan "$PF" $IPA/24 $IP6A/64; rca=$?
+pod sb macvlan "$PF" $IPB/24; rcb=$?
+pod sc macvlan "$PF.100" $IPC/24; rcc=$?
+pod sd ipvlan "$PF2" $IPD/24; rcd=$?
+check "Debian's macvlan plugin ADD for sa, sb (on $PF), sc (on $PF.100); ipvlan for sd (on $PF2) (rc $rca $rcb $rcc $rcd)" \
+	[ "$rca$rcb$rcc$rcd" = 0000 ]
+check "the plugins' results name net1 with the pods' addresses" \
+	[ "$(jq -r '[.interfaces[] | select(.sandbox != null) | .name] + [.ips[].address] | join(" ")' /tmp/cni-sa.json /tmp/cni-sc.json /tmp/cni-sd.json | tr '\n' ' ')" = \
+		"net1 $IPA/24 $IP6A/64 net1 $IPC/24 net1 $IPD/24 " ] || cat /tmp/cni-s?.json
+
+echo "== [$((SECONDS - SH_T0)) s] netns_link_lower (pkg/netns/lower.c) from each pod's net1 to the host"
+for x in "sa macvlan $PF:" "sb macvlan $PF:" "sc macvlan $PF.100:vlan $PF:" "sd ipvlan $PF2:"; do
+	set -- $x
+	got=$("$SP" lower "/run/netns/$1" net1)
+	check "$1's net1 -> '$got' (want '${x#* }')" [ "$got" = "${x#* }" ]
+done
+got=$("$SP" lower /run/netns/sa lo)
+check "sa's lo has no lower device in the host: '$got' (-ENOENT)" [ "$got" = "error -2" ]
+
+echo "== [$((SECONDS - SH_T0)) s] rdma_gid_find (pkg/rdma/gid.c): each pod's RoCE v2 GID by address, polled up to 500 ms as ADD"
+# probe DEV IP: shared-probe's answer within ADD's 500 ms in R, the RoCE v2 index in V2
+probe() { R=$("$SP" gid "$1" "$2" 500); V2=$(awk '$1 == "v2" { print $2 }' <<< "$R"); }
+probe rxep $IPA; ga=$R GA=$V2
+probe rxep $IPB; gb=$R GB=$V2
+probe rxep $IPC; gc=$R GC=$V2
+probe rxeq $IPD; gd=$R GD=$V2
+probe rxep $IP6A; g6=$R G6=$V2
+check "rxep: sa's $IPA '$ga', sb's $IPB '$gb', sc's $IPC (on $PF.100) '$gc'; rxeq: sd's $IPD '$gd'" \
+	eval '[ -n "$GA" ] && [ -n "$GB" ] && [ -n "$GC" ] && [ -n "$GD" ]'
+check "... each the entry sysfs shows for the address (RoCE v2 ::ffff:a.b.c.d): $(gid_v2 rxep $IPA) $(gid_v2 rxep $IPB) $(gid_v2 rxep $IPC) $(gid_v2 rxeq $IPD)" \
+	[ "$GA $GB $GC $GD" = "$(gid_v2 rxep $IPA) $(gid_v2 rxep $IPB) $(gid_v2 rxep $IPC) $(gid_v2 rxeq $IPD)" ]
+check "... and distinct per pod on the shared rxep ($GA $GB $GC)" [ "$(printf '%s\n' $GA $GB $GC | sort -u | wc -l)" = 3 ]
+check "sa's global IPv6 $IP6A: '$g6', sysfs $(cat /sys/class/infiniband/rxep/ports/1/gids/${G6:-x} 2>/dev/null) $(cat /sys/class/infiniband/rxep/ports/1/gid_attrs/types/${G6:-x} 2>/dev/null)" \
+	eval '[ -n "$G6" ] && [ "$(cat /sys/class/infiniband/rxep/ports/1/gid_attrs/types/$G6)" = "RoCE v2" ] &&
+		[ "$(cat /sys/class/infiniband/rxep/ports/1/gids/$G6)" = fd00:0099:0000:0000:0000:0000:0000:0011 ]'
+check "every pod's entry has the netdev net1 (the pods' names are alike: the address tells them apart)" \
+	[ "$(cat /sys/class/infiniband/rxep/ports/1/gid_attrs/ndevs/{$GA,$GB,$GC} 2>/dev/null | sort -u)" = net1 ]
+ip -n sc addr del $IPC/24 dev net1
+r=$("$SP" nogid rxep $IPC 2000)
+check "sc's address removed: its entry goes ($r)" [ "${r%% after*}" = gone ]
+r=$("$SP" gid rxep $IPA 0)
+check "... and sa's stays ($r)" [ "${r% after*}" = "v2 $GA v1 $(awk '$1 == "v2" { print $4 }' <<< "$ga")" ]
+
+echo "== [$((SECONDS - SH_T0)) s] the shared device's class on the wire from the host netns: rxep with default_roce_tos 106"
+mkdir -p /sys/kernel/config/rdma_cm/rxep
+SH_TOS0=$(tos_of rxep)
+echo 106 > /sys/kernel/config/rdma_cm/rxep/ports/1/default_roce_tos
+wire "shared rxep" "$PF" $PFIP $V1IP
+check "rping over rxep ($PFIP -> $V1IP) connects and completes" [ $RPRC -eq 0 ]
+check "every RoCEv2 packet rxep sent carries TOS 0x6a (class 106): $SEEN" only_tos $PFIP 0x6a
+echo "$SH_TOS0" > /sys/kernel/config/rdma_cm/rxep/ports/1/default_roce_tos
+
+echo "== [$((SECONDS - SH_T0)) s] ibsim on $PF as a shared mlx5-like device: GID table, src_addr_index, RDMA-CM ids"
+# rxep gone: the pods' addresses are then ibsim0's alone (RDMA-CM binds to the device that
+# has the address's entry)
+t=$SECONDS; rdma link del rxep; echo "rxep deleted in $((SECONDS - t)) s"
+t=$SECONDS; modprobe ibsim ifname="$PF" gids=32 lifespan=0 || fail "modprobe ibsim ifname=$PF gids=32"; echo "ibsim loaded in $((SECONDS - t)) s"
+mount -t debugfs none /sys/kernel/debug 2> /dev/null
+probe ibsim0 $IPA; ia=$R IA=$V2
+probe ibsim0 $IPB; ib=$R IB=$V2
+check "ibsim0 (gids=32: $(ls /sys/class/infiniband/ibsim0/ports/1/gids | wc -l) slots): sa's entry '$ia', sb's '$ib'" \
+	eval '[ -n "$IA" ] && [ -n "$IB" ] && [ "$IA" != "$IB" ]'
+nsenter --net=/run/netns/sa sh -c "echo 'rc 106 src=$IPA cm' > $QPF"; r1=$?
+echo "rc 0 src=$IPB" > $QPF; r2=$?
+cat $QPF
+QA=$(awk '$4 == 106 { print $1 }' $QPF) QB=$(awk '$4 == 0 { print $1 }' $QPF)
+check "debugfs: sa's RDMA-CM QP (rc $r1) and sb's QP by source address (rc $r2) in RTS with sgid $IA and $IB" \
+	[ "$(awk '{ print $2, $7 }' $QPF | sort | tr '\n' ' ')" = "$(printf 'RTS %s\nRTS %s\n' $IA $IB | sort | tr '\n' ' ')" ]
+nsenter --net=/run/netns/sb sh -c "echo 'rc 106 src=$IPA cm' > $QPF" 2> /dev/null; r1=$?
+echo "rc 0 src=10.99.0.99" > $QPF 2> /dev/null; r2=$?
+check "refused: an RDMA-CM id in sb bound to sa's address (rc $r1), an address without an entry (rc $r2)" \
+	eval '[ $r1 -ne 0 ] && [ $r2 -ne 0 ] && [ "$(wc -l < $QPF)" = 2 ]'
+"$SRDMA" -j -r res show qp link ibsim0 > /tmp/shraw.json; echo "raw: $(jq -c "[.[] | {qpn: .lqpn, ifname, len: (.data | length)}]" /tmp/shraw.json)"
+raw_decode sgid < /tmp/shraw.json | sort -n > /tmp/shraw.txt
+echo "raw dump decoded (qpn state tclass src_addr_index): $(tr '\n' ';' < /tmp/shraw.txt)"
+check "rdma -r res show qp: QP $QA src_addr_index $IA (sa's entry), QP $QB src_addr_index $IB (sb's)" \
+	eval 'grep -qx "$QA 3 106 $IA" /tmp/shraw.txt && grep -qx "$QB 3 0 $IB" /tmp/shraw.txt'
+"$SRDMA" -j res show cm_id link ibsim0 > /tmp/shcm.json 2>&1
+echo "cm_id dump: $(cat /tmp/shcm.json)"
+check "rdma res show cm_id (host netns): one id on ibsim0, src-addr $IPA, lqpn $QA" \
+	[ "$(jq -r '[.[] | "\(.["src-addr"] | sub(":[0-9]+$"; "")) \(.lqpn)"] | join(";")' /tmp/shcm.json)" = "$IPA $QA" ]
+echo clear > $QPF
+"$SRDMA" -j res show cm_id link ibsim0 > /tmp/shcm.json 2>&1
+check "cleared: no QP and no cm_id left on ibsim0" [ "$(wc -l < $QPF) $(jq length /tmp/shcm.json)" = "0 0" ]
+rmmod ibsim
+check "ibsim unloads" [ ! -d /sys/class/infiniband/ibsim0 ]
+
+echo "== [$((SECONDS - SH_T0)) s] the pods go: Debian's plugins' DEL"
+for ns in sa sb sc sd; do
+	plugin=macvlan master=$PF
+	[ $ns = sc ] && master=$PF.100
+	[ $ns = sd ] && plugin=ipvlan master=$PF2
+	conf "{\"type\":\"$plugin\",\"master\":\"$master\",\"ipam\":{\"type\":\"static\"}}" |
+		run "/usr/lib/cni/$plugin" DEL "c-$ns" "/run/netns/$ns" net1 "IgnoreUnknown=1" || echo "$plugin DEL $ns failed"
+	ip netns del $ns
+done
+rdma link del rxeq
+ip link del "$PF.100"
+echo "shared.sh ran $((SECONDS - SH_T0)) s"

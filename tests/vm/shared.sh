@@ -9,7 +9,7 @@
 # with the pods' entries, QPs whose raw context's src_addr_index names a pod, an RDMA-CM
 # id bound to a pod's address in the restrack cm_id dump.
 # Uses wire.sh's PF, PF2's igb, rxep (rxe on $PF), rxe1 on $VF1 ($V1IP), check, wire,
-# only_tos, gid_v2, tos_of; leaves no pod, link or module of its own behind.
+# only_tos, tos_of; leaves no pod, link or module of its own behind.
 SH_T0=$SECONDS
 SP=$BUILD/tests/vm/shared-probe
 SRDMA=$RQCACHE/iproute2-bpo/usr/bin/rdma # `rdma -r` (raw dumps) needs iproute2 >= 6.x
@@ -65,12 +65,16 @@ probe rxeq $IPD; gd=$R GD=$V2
 probe rxep $IP6A; g6=$R G6=$V2
 check "rxep: sa's $IPA '$ga', sb's $IPB '$gb', sc's $IPC (on $PF.100) '$gc'; rxeq: sd's $IPD '$gd'" \
 	eval '[ -n "$GA" ] && [ -n "$GB" ] && [ -n "$GC" ] && [ -n "$GD" ]'
-check "... each the entry sysfs shows for the address (RoCE v2 ::ffff:a.b.c.d): $(gid_v2 rxep $IPA) $(gid_v2 rxep $IPB) $(gid_v2 rxep $IPC) $(gid_v2 rxeq $IPD)" \
-	[ "$GA $GB $GC $GD" = "$(gid_v2 rxep $IPA) $(gid_v2 rxep $IPB) $(gid_v2 rxep $IPC) $(gid_v2 rxeq $IPD)" ]
+# slot DEV N: what sysfs shows in slot N, "GID TYPE" (gid_v2 would read rxe's 1024 slots)
+slot() { echo "$(cat /sys/class/infiniband/$1/ports/1/gids/$2 2> /dev/null) $(cat /sys/class/infiniband/$1/ports/1/gid_attrs/types/$2 2> /dev/null)"; }
+# v4gid IP: the IPv4-mapped GID as sysfs prints it
+v4gid() { printf '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' ${1//./ }; }
+check "... each the slot where sysfs shows the address's RoCE v2 GID (::ffff:a.b.c.d)" \
+	eval '[ "$(slot rxep $GA)|$(slot rxep $GB)|$(slot rxep $GC)|$(slot rxeq $GD)" = \
+		"$(v4gid $IPA) RoCE v2|$(v4gid $IPB) RoCE v2|$(v4gid $IPC) RoCE v2|$(v4gid $IPD) RoCE v2" ]'
 check "... and distinct per pod on the shared rxep ($GA $GB $GC)" [ "$(printf '%s\n' $GA $GB $GC | sort -u | wc -l)" = 3 ]
-check "sa's global IPv6 $IP6A: '$g6', sysfs $(cat /sys/class/infiniband/rxep/ports/1/gids/${G6:-x} 2>/dev/null) $(cat /sys/class/infiniband/rxep/ports/1/gid_attrs/types/${G6:-x} 2>/dev/null)" \
-	eval '[ -n "$G6" ] && [ "$(cat /sys/class/infiniband/rxep/ports/1/gid_attrs/types/$G6)" = "RoCE v2" ] &&
-		[ "$(cat /sys/class/infiniband/rxep/ports/1/gids/$G6)" = fd00:0099:0000:0000:0000:0000:0000:0011 ]'
+check "sa's global IPv6 $IP6A: '$g6', sysfs: $(slot rxep ${G6:-x})" \
+	[ "$(slot rxep ${G6:-x})" = "fd00:0099:0000:0000:0000:0000:0000:0011 RoCE v2" ]
 check "every pod's entry has the netdev net1 (the pods' names are alike: the address tells them apart)" \
 	[ "$(cat /sys/class/infiniband/rxep/ports/1/gid_attrs/ndevs/{$GA,$GB,$GC} 2>/dev/null | sort -u)" = net1 ]
 ip -n sc addr del $IPC/24 dev net1
@@ -108,7 +112,7 @@ nsenter --net=/run/netns/sb sh -c "echo 'rc 106 src=$IPA cm' > $QPF" 2> /dev/nul
 echo "rc 0 src=10.99.0.99" > $QPF 2> /dev/null; r2=$?
 check "refused: an RDMA-CM id in sb bound to sa's address (rc $r1), an address without an entry (rc $r2)" \
 	eval '[ $r1 -ne 0 ] && [ $r2 -ne 0 ] && [ "$(wc -l < $QPF)" = 2 ]'
-"$SRDMA" -j -r res show qp link ibsim0 > /tmp/shraw.json; echo "raw: $(jq -c "[.[] | {qpn: .lqpn, ifname, len: (.data | length)}]" /tmp/shraw.json)"
+"$SRDMA" -j -r res show qp link ibsim0 > /tmp/shraw.json
 raw_decode sgid < /tmp/shraw.json | sort -n > /tmp/shraw.txt
 echo "raw dump decoded (qpn state tclass src_addr_index): $(tr '\n' ';' < /tmp/shraw.txt)"
 check "rdma -r res show qp: QP $QA src_addr_index $IA (sa's entry), QP $QB src_addr_index $IB (sb's)" \

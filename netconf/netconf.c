@@ -122,10 +122,20 @@ static int device_id(const cJSON *o, const char *path, struct rq_netconf *nc, st
 		return 0;
 	}
 	nc->device_sf[0] = '\0';
+	/* the shared device plugin's IDs count its slots ("0" .. rdmaHcaMax-1): no device is
+	 * named, the pod's interface leads to the shared one (attach/shared.c) */
+	if (s[0] && strlen(s) < sizeof(nc->device_shared) && strspn(s, "0123456789") == strlen(s)) {
+		(void)snprintf(nc->device_shared, sizeof(nc->device_shared), "%s", s);
+		ret[0] = '\0';
+		return 0;
+	}
+	nc->device_shared[0] = '\0';
 	if (!netconf_pci_addr_valid(s))
-		return rq_err(e, RQ_ERR_CONFIG, -EINVAL,
-			      "%s: \"%.32s\" is not a PCI address dddd:bb:dd.f (lowercase hex)",
-			      path, s);
+		return rq_err(
+		    e, RQ_ERR_CONFIG, -EINVAL,
+		    "%s: \"%.32s\" is not a PCI address dddd:bb:dd.f (lowercase hex), nor a "
+		    "shared device plugin's number",
+		    path, s);
 	(void)snprintf(ret, RQ_PCI_ADDR_MAX, "%s", s);
 	return 0;
 }

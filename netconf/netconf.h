@@ -50,6 +50,8 @@ struct rq_netconf {
 	const cJSON *valid_attachments;	 /* GC: cni.dev/valid-attachments array or NULL */
 	/* a sub-function (auxiliary device) deviceID: DEL passes, ADD and CHECK refuse it */
 	char device_sf[64];
+	/* a shared device plugin's ID ("0", "1": k8s-rdma-shared-dev-plugin): names no device */
+	char device_shared[16];
 };
 
 /*

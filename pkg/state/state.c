@@ -201,6 +201,48 @@ int state_pf_remove(const struct rq_root *r, const char *pf_pci)
 	return rr == -ENOENT ? 0 : rr;
 }
 
+/* A shared RDMA device's class index: /run/rdma-qos/dev/<name>.json (issue 50). */
+static int dev_path(char *path, size_t len, const char *dev)
+{
+	int n = snprintf(path, len, RQ_STATE_DIR "/dev/%s.json", dev);
+
+	/* device names come from sysfs, never from a NAD; refuse anything path-like anyway */
+	if (!dev[0] || strchr(dev, '/') || dev[0] == '.' || n < 0 || (size_t)n >= len)
+		return -EINVAL;
+	return 0;
+}
+
+int state_dev_read(const struct rq_root *r, const char *dev, cJSON **ret)
+{
+	char path[512];
+	int rr = dev_path(path, sizeof(path), dev);
+
+	return rr < 0 ? rr : json_read(r, path, ret);
+}
+
+int state_dev_write(const struct rq_root *r, const char *dev, const cJSON *idx)
+{
+	char path[512];
+	int rr = dev_path(path, sizeof(path), dev);
+
+	if (rr < 0)
+		return rr;
+	rr = sysfs_mkdir_p(r, RQ_STATE_DIR "/dev", 0700);
+	return rr < 0 && rr != -EEXIST ? rr : json_write(r, path, idx);
+}
+
+int state_dev_remove(const struct rq_root *r, const char *dev)
+{
+	char path[512];
+	int rr = dev_path(path, sizeof(path), dev);
+
+	if (rr < 0)
+		return rr;
+	tmp_remove(r, path);
+	rr = sysfs_unlink(r, path);
+	return rr == -ENOENT ? 0 : rr;
+}
+
 /* Names in @dir ending in @suffix (stripped), not hidden; sorted. */
 static int list_suffix(const struct rq_root *r, const char *dir, const char *suffix, char ***ret,
 		       size_t *ret_n)
@@ -233,6 +275,11 @@ static int list_suffix(const struct rq_root *r, const char *dir, const char *suf
 int state_pf_list(const struct rq_root *r, char ***ret, size_t *ret_n)
 {
 	return list_suffix(r, RQ_STATE_DIR "/pf", ".json", ret, ret_n);
+}
+
+int state_dev_list(const struct rq_root *r, char ***ret, size_t *ret_n)
+{
+	return list_suffix(r, RQ_STATE_DIR "/dev", ".json", ret, ret_n);
 }
 
 static int sweep_dir(const struct rq_root *r, const char *dir, time_t before, int *removed)
@@ -272,6 +319,10 @@ int state_tmp_sweep(const struct rq_root *r, int min_age_s, int *ret_removed)
 	rr = sweep_dir(r, RQ_STATE_DIR, before, ret_removed);
 	if (rr == 0)
 		rr = sweep_dir(r, RQ_STATE_DIR "/pf", before, ret_removed);
+	if (rr == 0) {
+		rr = sweep_dir(r, RQ_STATE_DIR "/dev", before, ret_removed);
+		rr = rr == -ENOENT ? 0 : rr;
+	}
 	return rr;
 }
 

@@ -40,6 +40,17 @@ int state_pf_remove(const struct rq_root *r, const char *pf_pci);
 /* PCI addresses of the PFs that have an index, sorted. */
 int state_pf_list(const struct rq_root *r, char ***ret, size_t *ret_n);
 /*
+ * A shared RDMA device's class index (DESIGN.md "Shared RDMA devices"):
+ * {"dev", "class", "found": {knob: value}, "attachments": [{"key", "class",
+ * "profileName"}]}: who requires the device's class and what the first of
+ * them found, put back when the last one goes. Written under the locks of
+ * the device's PFs. -ENOENT: no attachment requires the device's class.
+ */
+int state_dev_read(const struct rq_root *r, const char *dev, cJSON **ret);
+int state_dev_write(const struct rq_root *r, const char *dev, const cJSON *idx);
+int state_dev_remove(const struct rq_root *r, const char *dev);
+int state_dev_list(const struct rq_root *r, char ***ret, size_t *ret_n);
+/*
  * Remove @key from the index (removing the file when empty; writing nothing
  * when @key is not listed). 0 when absent. Call under the PF's lock.
  */

@@ -213,6 +213,93 @@ int device_resolve_vf(const struct rq_root *r, const char *vf_pci, struct rq_vf_
 	return 0;
 }
 
+/* A bond's PCI slaves in bond order: the PFs a shared RoCE LAG device sends on. */
+static int shared_bond(const struct rq_root *r, const char *bond, struct rq_vf_info *vf, char *fn,
+		       size_t fnlen, struct rq_error *e)
+{
+	char path[256], list[1024], *save = NULL, *tok;
+	struct rq_pf slaves[RQ_MAX_PFS];
+	size_t n = 0;
+
+	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/bonding/slaves", bond);
+	if (sysfs_read_str(r, path, list, sizeof(list)) < 0)
+		return -ENOENT;
+	for (tok = strtok_r(list, " \n", &save); tok && n < RQ_MAX_PFS;
+	     tok = strtok_r(NULL, " \n", &save)) {
+		char pci[64];
+
+		(void)snprintf(path, sizeof(path), "/sys/class/net/%s/device", tok);
+		if (sysfs_readlink_base(r, path, pci, sizeof(pci)) < 0 || !sysfs_pci_valid(pci))
+			continue;
+		memset(&slaves[n], 0, sizeof(slaves[n]));
+		(void)snprintf(slaves[n].pci, sizeof(slaves[0].pci), "%s", pci);
+		pf_fill(r, &slaves[n]);
+		n++;
+	}
+	(void)snprintf(vf->bond, sizeof(vf->bond), "%s", bond);
+	rdma_bond(r, slaves, n, vf->rdma_bond, sizeof(vf->rdma_bond));
+	if (!vf->rdma_bond[0])
+		return rq_err(
+		    e, RQ_ERR_NO_DEVICE, -EOPNOTSUPP,
+		    "bond %s carries no RoCE LAG device (mlx5_bond_<n>): its slaves' RDMA "
+		    "devices are not shared through it",
+		    bond);
+	/* the slave the LAG device is registered on first: it carries the device */
+	(void)snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device", vf->rdma_bond);
+	(void)sysfs_readlink_base(r, path, fn, fnlen);
+	vf->pf[vf->n_pf++] = slaves[0];
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(slaves[i].pci, fn))
+			vf->pf[0] = slaves[i];
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(slaves[i].pci, vf->pf[0].pci) != 0)
+			vf->pf[vf->n_pf++] = slaves[i];
+	vf->lag = true;
+	vf->has_pf = true;
+	return 0;
+}
+
+int device_resolve_netdev(const struct rq_root *r, const char *ifname, struct rq_vf_info *ret,
+			  char *fn, size_t fnlen, struct rq_error *e)
+{
+	struct rq_vf_info vf;
+	char path[256], pci[64], pf[64];
+	long node = -1;
+	int rr;
+
+	memset(&vf, 0, sizeof(vf));
+	vf.numa_node = -1;
+	fn[0] = '\0';
+	rr = shared_bond(r, ifname, &vf, fn, fnlen, e);
+	if (rr != -ENOENT) {
+		if (rr == 0)
+			*ret = vf;
+		return rr;
+	}
+	(void)snprintf(path, sizeof(path), "/sys/class/net/%s/device", ifname);
+	if (sysfs_readlink_base(r, path, pci, sizeof(pci)) < 0 || !sysfs_pci_valid(pci))
+		return rq_err(e, RQ_ERR_NO_DEVICE, -ENODEV,
+			      "%s is not a PCI network function (a veth, a bridge?): no RDMA "
+			      "device to share",
+			      ifname);
+	(void)snprintf(fn, fnlen, "%s", pci);
+	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", pci);
+	vf.numa_node = sysfs_read_int(r, path, &node) == 0 ? (int)node : -1;
+	/* a VF left in the host: the port it sends on is its PF's */
+	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/physfn", pci);
+	if (sysfs_readlink_base(r, path, pf, sizeof(pf)) < 0 || !sysfs_pci_valid(pf))
+		(void)snprintf(pf, sizeof(pf), "%s", pci);
+	(void)snprintf(vf.pf[0].pci, sizeof(vf.pf[0].pci), "%s", pf);
+	pf_fill(r, &vf.pf[0]);
+	if (!vf.pf[0].ifname[0])
+		return rq_err(e, RQ_ERR_NO_DEVICE, -ENODEV, "PF %s under %s has no netdev", pf,
+			      ifname);
+	vf.n_pf = 1;
+	vf.has_pf = true;
+	*ret = vf;
+	return 0;
+}
+
 int device_resolve_pf(const struct rq_root *r, const char *pf_pci, struct rq_pf *ret)
 {
 	struct rq_pf pf;

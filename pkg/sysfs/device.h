@@ -43,6 +43,16 @@ bool device_netdev_is_representor(const struct rq_root *r, const char *ifname);
 int device_resolve_vf(const struct rq_root *r, const char *vf_pci, struct rq_vf_info *ret,
 		      struct rq_error *e);
 /*
+ * The port(s) under @ifname, a host netdev whose RDMA device pods share
+ * (DESIGN.md "Shared RDMA devices"): a PF (itself), a VF left in the host
+ * (its PF), or a bond a RoCE LAG device carries (every PCI slave, the one the
+ * device is registered on first; -EOPNOTSUPP without such a device). @ret->pci
+ * stays "": no VF is the pod's. @fn: the PCI function the RDMA device sits
+ * on. -ENODEV: no PCI function under @ifname, or its PF has no netdev.
+ */
+int device_resolve_netdev(const struct rq_root *r, const char *ifname, struct rq_vf_info *ret,
+			  char *fn, size_t fnlen, struct rq_error *e);
+/*
  * A PF by its PCI address, as it is now: netdev (a driver reload may have
  * renamed it) and driver. -ENODEV: no netdev.
  */

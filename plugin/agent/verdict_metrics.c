@@ -80,7 +80,10 @@ static void vf_facts_of(const struct pass_report *rep, const cJSON *e, struct ve
 		f->tc[k] = -1;
 	cJSON_ArrayForEach(it, rep->vf_tc)
 	{
-		if (strcmp(json_str(it, "vf") ?: "", vf) != 0)
+		/* a shared device's knobs (vf "") are told apart by the device */
+		if (strcmp(json_str(it, "vf") ?: "", vf) != 0 ||
+		    (!vf[0] &&
+		     strcmp(json_str(it, "rdmaDev") ?: "", json_str(f->rec, "rdmaDev") ?: "") != 0))
 			continue;
 		for (int k = 0; k < RQ_KNOB_N; k++)
 			if (!strcmp(json_str(it, "knob") ?: "", rdma_knob_name(k))) {

@@ -189,7 +189,8 @@ static int pf_step(struct rq_ctx *c, struct add_tx *tx)
 		r = pfqos_conflict_check(c, &vf->pf[i], vf->pci, &tx->idx[i], &tx->idx_steady[i]);
 		if (r < 0)
 			return r;
-		r = owner_check(c, tx, tx->idx[i], vf->pci);
+		/* a shared device has no VF to own */
+		r = tx->t.shared ? 0 : owner_check(c, tx, tx->idx[i], vf->pci);
 		if (r < 0)
 			return r;
 	}
@@ -279,7 +280,7 @@ static int carrier_step(struct rq_ctx *c, struct add_tx *tx)
 		if (r < 0)
 			return r;
 		/* an adoption (or another ADD) of this VF may have committed meanwhile */
-		r = owner_check(c, tx, tx->idx[i], vf->pci);
+		r = tx->t.shared ? 0 : owner_check(c, tx, tx->idx[i], vf->pci);
 		if (r < 0)
 			return r;
 		/* what another writer took away meanwhile: this time the wait holds the lock */
@@ -342,6 +343,8 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx, bool pendi
 		cJSON_AddItemToObject(rec, "ignoredKeys", ign);
 	cJSON_AddStringToObject(rec, "profileName", c->profile.name);
 	cJSON_AddItemToObject(rec, "profile", profile_to_json(&c->profile));
+	if (tx->t.shared)
+		shared_record_keys(rec, &tx->t, &tx->gids);
 	/* no chain ran rdma-qos for this VF: the agent did ADD's work (pass/unchained_pass.c) */
 	if (tx->adopted)
 		cJSON_AddTrueToObject(rec, "adopted");
@@ -449,6 +452,8 @@ static void rollback(struct rq_ctx *c, struct add_tx *tx)
 			(void)state_pf_remove(&c->env.root, pf);
 	}
 	tos_rollback(c, &tx->t, &tx->tos);
+	if (tx->dev_written)
+		dev_class_rollback(c, &tx->t, tx->dev_before);
 	/* the knobs are back: so is the record (or its absence) */
 	if (tx->intent_written && tx->rec_before)
 		(void)state_record_write(&c->env.root, c->key, tx->rec_before);
@@ -487,7 +492,8 @@ static void log_done(struct rq_ctx *c, const struct add_tx *tx)
 		(void)snprintf(gdr, sizeof(gdr), ", gdr %s", gdr_verdict_name(tx->gdr.verdict));
 	log_info(
 	    "%s: %s done: VF %s, RDMA %s, profile \"%s\", pf %s, class scope %s%s%s%s%s%s%s%s%s",
-	    c->key, tx->adopted ? "adoption" : "ADD", t->vf.pci,
+	    c->key, tx->adopted ? "adoption" : "ADD",
+	    t->shared ? "none (shared RDMA device)" : t->vf.pci,
 	    t->have_rdma ? t->rdma.name : "none", c->profile.name, pf_mode_name(c->pf_mode),
 	    !t->have_rdma		 ? "none"
 	    : t->rdma.has[RQ_KNOB_MOFED] ? "all-qps"
@@ -532,6 +538,9 @@ static int add_run(struct rq_ctx *c, struct add_tx *tx, bool adopted, struct rq_
 	r = c->profile.traffic_class < 0 ? 0 : tos_prepare(c, &tx->t);
 	if (r == 0)
 		r = numa_step(c, tx);
+	/* the pod's GIDs: read-only, before any lock of the PF is taken */
+	if (r == 0 && tx->t.shared)
+		shared_gids_find(c, &tx->t, 500, &tx->gids);
 	if (r == 0) {
 		gdr_judge(c, &tx->t, tx->devs && tx->devs->answered ? tx->devs : NULL, &tx->gdr);
 		/* unknown is no problem of the pod's: ADD's one line says it (log_done) */
@@ -545,6 +554,14 @@ static int add_run(struct rq_ctx *c, struct add_tx *tx, bool adopted, struct rq_
 		tx->rec_before = NULL;
 	if (r == 0)
 		r = tos_plan(c, &tx->t, &tx->tos, tx->rec_before);
+	/* a shared device's class: listed in its index before the first write (intent first) */
+	if (r == 0 && tx->t.shared) {
+		int found[RQ_KNOB_N];
+
+		for (int k = 0; k < RQ_KNOB_N; k++)
+			found[k] = tx->t.rdma.has[k] ? tx->tos.k[k].found : -2;
+		r = dev_class_require(c, &tx->t, found, &tx->dev_before, &tx->dev_written);
+	}
 	if (r == 0)
 		r = intent_step(c, tx);
 	if (r == 0 && tx->intent_written && c->env.pause_point)
@@ -561,6 +578,8 @@ static int add_run(struct rq_ctx *c, struct add_tx *tx, bool adopted, struct rq_
 		cJSON_Delete(tx->idx_before[i]);
 	}
 	cJSON_Delete(tx->rec_before);
+	cJSON_Delete(tx->dev_before);
+	shared_gids_fini(&tx->gids);
 	lock_release(tx->att_fd); /* after the record and the PF locks */
 	free(tx->pf);
 	free(tx->devs);

@@ -12,6 +12,7 @@
 
 #include "plugin/attach/gdr.h"
 #include "plugin/attach/pf_require.h"
+#include "plugin/attach/shared.h"
 #include "plugin/attach/vf_class.h"
 
 struct add_tx {
@@ -41,6 +42,10 @@ struct add_tx {
 	bool idx_moved[RQ_MAX_PFS]; /* others changed the index while the lock was dropped */
 	bool pf_unlocked;	    /* the PF locks could not be taken again */
 	bool adopted;		    /* the agent's adoption: the record says "adopted": true */
+	/* a shared device (attach/shared.c): the pod's GIDs, the device index as read */
+	struct shared_gids gids;
+	cJSON *dev_before;
+	bool dev_written;
 	/* an adopted record of this VF that this ADD takes over: dropped after the commit */
 	char adopted_holder[RQ_STATE_KEY_MAX];
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Steps shared by ADD, CHECK, DEL and GC: profile, devices, locks, release. */
 #include "plugin/attach/core.h"
+#include "plugin/attach/shared.h"
 #include "plugin/attach/vf_class.h"
 
 #include <errno.h>
@@ -28,7 +29,8 @@ struct rq_numa_query attach_numa_query(const struct rq_ctx *c, const struct rq_t
 				  .pod_uid = c->args.pod_uid,
 				  .pod_ns = c->args.pod_namespace,
 				  .pod_name = c->args.pod_name,
-				  .vf_pci = t->vf.pci,
+				  /* a shared device: the function it sits on */
+				  .vf_pci = t->shared ? t->fn_pci : t->vf.pci,
 				  .source = c->cat ? c->cat->numa_source : RQ_NUMA_SRC_AUTO};
 	size_t n = 0;
 
@@ -246,11 +248,21 @@ int attach_resolve_target(struct rq_ctx *c, struct rq_target *t)
 			return rq_err(&c->err, RQ_ERR_NO_DEVICE, -ENODEV,
 				      "deviceID: not set and no CNI_NETNS to find the VF in");
 		r = vf_from_netns(c, pci, sizeof(pci), &ifindex);
+		if (r < 0 && rq_err_isset(&c->err))
+			return r; /* the netns itself is unusable */
+		/* no PCI device in the pod: a macvlan or ipvlan on a shared RDMA device */
+		if (r < 0 && (r = shared_resolve(c, t)) != -ENOENT)
+			return r;
 		if (r < 0)
 			return rq_err(&c->err, RQ_ERR_NO_DEVICE, r,
-				      "deviceID: not set, and interface %s in %s has no PCI "
-				      "device (%s); set deviceID or runtimeConfig.deviceID",
-				      c->args.ifname, c->args.netns, strerror(-r));
+				      "deviceID: %s%s%s, and interface %s in %s has no PCI device "
+				      "and no lower device in the host network namespace (not a "
+				      "VF, macvlan or ipvlan); set deviceID or "
+				      "runtimeConfig.deviceID",
+				      c->nc->device_shared[0] ? "\"" : "not set",
+				      c->nc->device_shared,
+				      c->nc->device_shared[0] ? "\" names no device" : "",
+				      c->args.ifname, c->args.netns);
 		confirmed = true;
 	}
 	r = device_resolve_vf(&c->env.root, pci, &t->vf, &c->err);
@@ -397,7 +409,10 @@ static int release(struct rq_ctx *c, const cJSON *rec, bool restore_tos, bool ch
 			return 0;
 		}
 	}
-	if (restore_tos && !vf_handed_on(c, rec, &vf))
+	/* a shared device's class is the index's to put back, when its last requirer goes */
+	if (shared_record(rec))
+		dev_class_leave(&c->env, json_str(rec, "rdmaDev"), c->key, c->key);
+	else if (restore_tos && !vf_handed_on(c, rec, &vf))
 		tos_release(c, rec);
 	for (size_t i = 0; i < vf.n_pf; i++) {
 		int rr = state_pf_detach(&c->env.root, vf.pf[i].pci, c->key);
@@ -435,4 +450,5 @@ void attach_drop_orphans(struct rq_ctx *c)
 {
 	(void)state_record_remove(&c->env.root, c->key);
 	attach_orphans_drop(&c->env, c->key, c->key);
+	dev_class_orphans(&c->env, c->key, c->key);
 }

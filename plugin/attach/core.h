@@ -54,6 +54,12 @@ struct rq_target {
 	struct rq_rdma_dev rdma;
 	bool have_rdma;
 	bool confirmed; /* the pod's interface shows this device: it is in the pod */
+	/* a shared RDMA device (attach/shared.c): vf.pci is "", vf.pf the port(s) under it */
+	bool shared;
+	char fn_pci[16]; /* the PCI function the shared device sits on */
+	char kind[16];	 /* the pod interface's kind ("macvlan", "ipvlan") */
+	size_t n_master; /* the host chain from the lower device down to the real one */
+	char master[8][16];
 };
 
 /* attach.c: steps shared by the commands */

@@ -19,7 +19,8 @@ static int print_result(struct rq_ctx *c, const struct rq_target *t)
 	if (!res)
 		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
 	ifs = cJSON_GetObjectItemCaseSensitive(res, "interfaces");
-	if (netconf_version_cmp(c->nc->cni_version, "1.1.0") >= 0)
+	/* a shared device's pod has no PCI function of its own */
+	if (t->vf.pci[0] && netconf_version_cmp(c->nc->cni_version, "1.1.0") >= 0)
 		cJSON_ArrayForEach(it, ifs)
 		{
 			const char *name = json_str(it, "name");

@@ -21,6 +21,7 @@
 #include "plugin/attach/pf_require.h"
 #include "plugin/agent/metrics.h"
 #include "plugin/pass/fights.h"
+#include "plugin/attach/shared.h"
 #include "plugin/pass/pass.h"
 #include "plugin/pass/stale.h"
 
@@ -267,6 +268,41 @@ static bool pass_vf_home(struct pass *p, const char *key, const cJSON *rec,
 	return false;
 }
 
+/*
+ * A shared attachment's GIDs the kernel had not added at ADD: looked for again, under the
+ * attachment's lock (a DEL or a repeated ADD writes the record under it too), and recorded.
+ */
+static void shared_pass(struct pass *p, const char *key, cJSON **rec)
+{
+	cJSON *now = NULL;
+	int fd, r;
+
+	if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(*rec, "gidsPending")) == 0)
+		return;
+	fd = lock_attachment(&p->a->env.root, key, 0);
+	if (fd < 0)
+		return; /* a command is at work on it: the next pass looks again */
+	if (state_record_read(&p->a->env.root, key, &now) == 0 &&
+	    shared_gids_fill(&p->a->env, now) == 1) {
+		r = state_record_write(&p->a->env.root, key, now);
+		if (r < 0)
+			log_warn("agent: %s: recording its GIDs: %s", key, strerror(-r));
+		else
+			log_info("agent: %s: RoCE v2 GIDs of %s/%s found (%d still pending)", key,
+				 json_str(now, "podNamespace") ?: "?",
+				 json_str(now, "podName") ?: "?",
+				 cJSON_GetArraySize(
+				     cJSON_GetObjectItemCaseSensitive(now, "gidsPending")));
+		if (r == 0) {
+			cJSON_Delete(*rec);
+			*rec = now;
+			now = NULL;
+		}
+	}
+	cJSON_Delete(now);
+	lock_release(fd);
+}
+
 static void pass_record(struct pass *p, struct stale_book *book, const char *key)
 {
 	struct rq_profile prof;
@@ -310,7 +346,14 @@ static void pass_record(struct pass *p, struct stale_book *book, const char *key
 	c.pf_mode = record_pf_mode(rec, p->cat);
 	numa_metric(p->rep, rec);
 	agent_gdr_record(p->a, p->rep, rec);
-	r = device_resolve_vf(&c.env.root, json_str(rec, "vf") ?: "", &vf, &c.err);
+	/* a shared device has no VF: its ports as the record names them (attach/shared.c) */
+	if (shared_record(rec)) {
+		vf_from_record(&c.env.root, rec, &vf);
+		shared_pass(p, key, &rec);
+		r = 0;
+	} else {
+		r = device_resolve_vf(&c.env.root, json_str(rec, "vf") ?: "", &vf, &c.err);
+	}
 	if (r < 0) {
 		/* mid-reload: the VF is gone, its PF (reset with it) is still the attachment's */
 		log_warn("agent: %s: VF %s is gone (%s): its PF is still kept, its class cannot be",
@@ -469,6 +512,8 @@ static void pass_leftovers(struct pass *p)
 	removed = 0;
 
 	attach_orphans_drop(&p->a->env, NULL, "agent");
+	/* a shared device's requirers without a record (an ADD killed after listing itself) */
+	dev_class_orphans(&p->a->env, NULL, "agent");
 	if (state_tmp_sweep(&p->a->env.root, AGENT_TMP_AGE_S, &removed) == 0 && removed)
 		log_info("agent: removed %d leftover temporaries of killed writers", removed);
 	/* the agent is the only writer of its own books (stale, fights): a temporary there is

@@ -11,14 +11,25 @@
 #include "pkg/log/log.h"
 #include "pkg/netns/netns.h"
 #include "plugin/agent/agent.h"
+#include "plugin/attach/shared.h"
 #include "plugin/attach/vf_class.h"
 #include "plugin/pass/pass.h"
 
 static void tc_metric(struct pass_report *rep, const char *vf, const char *dev, enum rq_tos_knob k,
 		      int v)
 {
-	cJSON *o = cJSON_CreateObject();
+	cJSON *o;
+	const cJSON *it;
 
+	/* a shared device's knobs once, however many attachments share it */
+	cJSON_ArrayForEach(it, rep->vf_tc)
+	{
+		if (!vf[0] && !strcmp(json_str(it, "vf") ?: "", "") &&
+		    !strcmp(json_str(it, "rdmaDev") ?: "", dev) &&
+		    !strcmp(json_str(it, "knob") ?: "", rdma_knob_name(k)))
+			return;
+	}
+	o = cJSON_CreateObject();
 	if (!o)
 		return;
 	cJSON_AddStringToObject(o, "vf", vf);
@@ -49,7 +60,9 @@ int reconcile_tos(struct rq_ctx *c, cJSON *rec, const struct rq_vf_info *vf, boo
 		pass_report_drift(rep, pf, ITEM_TRAFFIC_CLASS, true);
 		return r;
 	}
-	r = tos_reconcile(c, rec, vf->pci, true, &seen);
+	/* a shared device is found by the PCI function it sits on (attach/shared.c) */
+	r = tos_reconcile(c, rec, shared_record(rec) ? json_str(rec, "rdmaPci") ?: "" : vf->pci,
+			  true, &seen);
 	attach_unlock_pfs(vf, fds);
 	if (r == -ENODEV) {
 		log_warn("agent: %s: VF %s has no RDMA device now: traffic class not kept", c->key,
@@ -65,12 +78,13 @@ int reconcile_tos(struct rq_ctx *c, cJSON *rec, const struct rq_vf_info *vf, boo
 		if (!ks->present)
 			continue;
 		if (ks->repaired) {
-			log_info("agent: VF %s RDMA %s repaired traffic_class (%s): was %d, now %d",
-				 vf->pci, seen.dev, rdma_knob_name(k), ks->was, ks->now);
+			log_info("agent: %s %s RDMA %s repaired traffic_class (%s): was %d, now %d",
+				 vf->pci[0] ? "VF" : "shared", vf->pci[0] ? vf->pci : "device",
+				 seen.dev, rdma_knob_name(k), ks->was, ks->now);
 			agent_count_repair(a, pf, ITEM_TRAFFIC_CLASS);
 		}
 		*ret_drift |= ks->now != c->profile.traffic_class;
-		tc_metric(rep, vf->pci, seen.dev, k, ks->now);
+		tc_metric(rep, json_str(rec, "vf") ?: vf->pci, seen.dev, k, ks->now);
 	}
 	pass_report_drift(rep, pf, ITEM_TRAFFIC_CLASS, *ret_drift);
 	return r;

@@ -29,7 +29,11 @@ static cJSON *records_by_vf(const struct rq_env *env)
 		cJSON *rec = NULL;
 		const char *vf;
 
-		if (state_record_read(&env->root, keys[i], &rec) == 0 && (vf = json_str(rec, "vf")))
+		/* a shared attachment has no VF: by its key, which is never a PCI address */
+		if (state_record_read(&env->root, keys[i], &rec) == 0 &&
+		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "shared")))
+			cJSON_AddItemToObject(map, keys[i], rec);
+		else if (rec && (vf = json_str(rec, "vf")))
 			cJSON_AddItemToObject(map, vf, rec);
 		else
 			cJSON_Delete(rec);
@@ -202,6 +206,8 @@ static void vf_home_show(const struct rq_env *env, const cJSON *rec, cJSON *a)
 		cJSON_AddStringToObject(a, "notInPod", why);
 }
 
+static void attachment_json(const struct rq_env *env, const cJSON *rec, cJSON *v);
+
 static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *recs)
 {
 	cJSON *v = cJSON_CreateObject();
@@ -212,6 +218,37 @@ static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *re
 	if (numa_pci_node(&env->root, pci, &node) == 0)
 		cJSON_AddNumberToObject(v, "numaNode", node);
 	tos_show_json(env, pci, rec, v);
+	attachment_json(env, rec, v);
+	return v;
+}
+
+/*
+ * A shared attachment on the PF's own RDMA device (issue 50): shaped as a VF's entry with
+ * "pci" "" and "shared" true, its device's knobs (found by the PCI function it sits on), and
+ * the pod's GIDs as ADD (or the agent) recorded them.
+ */
+static cJSON *shared_json(const struct rq_env *env, const char *key, const cJSON *rec)
+{
+	cJSON *v = cJSON_CreateObject();
+
+	if (!v)
+		return NULL;
+	cJSON_AddStringToObject(v, "pci", "");
+	cJSON_AddTrueToObject(v, "shared");
+	cJSON_AddStringToObject(v, "key", key);
+	cJSON_AddStringToObject(v, "kind", json_str(rec, "kind") ?: "");
+	tos_show_json(env, json_str(rec, "rdmaPci") ?: "", rec, v);
+	cJSON_AddItemToObject(v, "gids",
+			      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(rec, "gids"), true));
+	cJSON_AddItemToObject(
+	    v, "gidsPending",
+	    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(rec, "gidsPending"), true));
+	attachment_json(env, rec, v);
+	return v;
+}
+
+static void attachment_json(const struct rq_env *env, const cJSON *rec, cJSON *v)
+{
 	if (rec) {
 		int want =
 		    json_int(cJSON_GetObjectItemCaseSensitive(rec, "profile"), "trafficClass", -1);
@@ -239,7 +276,6 @@ static cJSON *vf_json(const struct rq_env *env, const char *pci, const cJSON *re
 		show_gdr_json(rec, a);
 		vf_home_show(env, rec, a);
 	}
-	return v;
 }
 
 /*
@@ -267,6 +303,45 @@ static void pf_suspended_json(const struct rq_env *env, cJSON *o, const char *if
 	cJSON_Delete(book);
 }
 
+/* The shared attachments whose device sits on PF @pci (a bond's: on its first slave). */
+void show_gids_text(const cJSON *sh, char *buf, size_t len)
+{
+	const cJSON *g;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(sh, "gids"))
+	{
+		if (!strcmp(json_str(g, "type") ?: "", "RoCE v2") && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%sRoCE v2 GID %d (%s)",
+					      n ? ", " : "", json_int(g, "index", -1),
+					      json_str(g, "ip") ?: "?");
+	}
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(sh, "gidsPending"))
+	{
+		if (cJSON_IsString(g) && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%sGID of %s pending",
+					      n ? ", " : "", g->valuestring);
+	}
+}
+
+static void shared_of_pf(const struct rq_env *env, cJSON *o, const char *pci, const cJSON *recs)
+{
+	cJSON *arr = cJSON_AddArrayToObject(o, "shared");
+	const cJSON *rec;
+
+	cJSON_ArrayForEach(rec, recs)
+	{
+		const cJSON *pf0 =
+		    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rec, "pfs"), 0);
+
+		if (arr && pci[0] &&
+		    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "shared")) &&
+		    !strcmp(json_str(pf0, "pci") ?: "", pci))
+			cJSON_AddItemToArray(arr, shared_json(env, rec->string, rec));
+	}
+}
+
 static cJSON *pf_json(const struct rq_env *env, const struct rq_catalog *cat, const char *ifname,
 		      const cJSON *recs)
 {
@@ -282,6 +357,7 @@ static cJSON *pf_json(const struct rq_env *env, const struct rq_catalog *cat, co
 	cJSON_AddStringToObject(o, "pci", pci);
 	pf_dcb_json(env, cat, o, ifname, pci);
 	pf_suspended_json(env, o, ifname, pci);
+	shared_of_pf(env, o, pci, recs);
 	vfs = cJSON_AddArrayToObject(o, "vfs");
 	snprintf(path, sizeof(path), "/sys/class/net/%s/device", ifname);
 	if (sysfs_list(&env->root, path, &names, &n) < 0)
@@ -404,6 +480,18 @@ static void print_text(const cJSON *pfs)
 				       json_str(a, "numaSource"));
 			if (a)
 				show_gdr_text(a);
+		}
+		cJSON_ArrayForEach(vf, cJSON_GetObjectItemCaseSensitive(pf, "shared"))
+		{
+			const cJSON *a = cJSON_GetObjectItemCaseSensitive(vf, "attachment");
+			char tc[96], gids[160];
+
+			tos_show_text(vf, tc, sizeof(tc));
+			show_gids_text(vf, gids, sizeof(gids));
+			printf("  SHARED %s %s  rdma %-10s tc %s  %s/%s profile %s  %s\n",
+			       json_str(vf, "kind") ?: "", json_str(a, "ifname") ?: "",
+			       json_str(vf, "rdma") ?: "-", tc, json_str(a, "namespace") ?: "",
+			       json_str(a, "pod") ?: "", json_str(a, "profile") ?: "", gids);
 		}
 	}
 }

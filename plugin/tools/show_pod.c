@@ -108,12 +108,53 @@ static void census(struct pod_ctx *p, const struct tel_sample *all)
 	p->census_ok = tel_collect(p->env, &p->cur, NULL) == 0;
 }
 
-static const struct tel_att *census_of(const struct pod_ctx *p, const char *vf)
+/* A VF's census by its PCI address; a shared attachment's (vf "") by its pod and interface. */
+static const struct tel_att *census_of(const struct pod_ctx *p, const char *vf, const cJSON *rec)
 {
-	for (size_t i = 0; p->census_ok && i < p->cur.n_atts; i++)
-		if (!strcmp(p->cur.atts[i].vf, vf))
-			return &p->cur.atts[i];
+	for (size_t i = 0; p->census_ok && i < p->cur.n_atts; i++) {
+		const struct tel_att *a = &p->cur.atts[i];
+
+		if (!strcmp(a->vf, vf) &&
+		    (vf[0] || (!strcmp(a->ns, json_str(rec, "podNamespace") ?: "") &&
+			       !strcmp(a->pod, json_str(rec, "podName") ?: "") &&
+			       !strcmp(a->ifname, json_str(rec, "ifname") ?: ""))))
+			return a;
+	}
 	return NULL;
+}
+
+/*
+ * A shared attachment's GIDs: each address's RoCE v2 index, and the one NCCL_IB_GID_INDEX
+ * must name in the pod (its first IPv4 address's; else its first address's), or pending.
+ */
+static void gids_json(const cJSON *sh, cJSON *o)
+{
+	cJSON *arr = cJSON_AddArrayToObject(o, "gids");
+	const cJSON *g;
+	int nccl = -1;
+	bool v4 = false;
+
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(sh, "gids"))
+	{
+		const char *ip = json_str(g, "ip") ?: "";
+		cJSON *e;
+
+		if (strcmp(json_str(g, "type") ?: "", "RoCE v2") != 0 || !arr)
+			continue;
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "ip", ip);
+		cJSON_AddNumberToObject(e, "index", json_int(g, "index", -1));
+		cJSON_AddItemToArray(arr, e);
+		if (nccl < 0 || (!v4 && !strchr(ip, ':'))) {
+			nccl = json_int(g, "index", -1);
+			v4 = !strchr(ip, ':');
+		}
+	}
+	cJSON_AddItemToObject(
+	    o, "gidsPending",
+	    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(sh, "gidsPending"), true));
+	if (nccl >= 0)
+		cJSON_AddNumberToObject(o, "ncclIbGidIndex", nccl);
 }
 
 /* wiring: show's own judgement of the PF's partner (show_wiring.c); link: the agent's file */
@@ -150,7 +191,7 @@ static void judge_one(struct pod_ctx *p, const cJSON *pf, const cJSON *vf, const
 	vf_facts(vf, a, &f);
 	f.peer = peer_facts(pf, &j, pwhy, sizeof(pwhy));
 	f.peer_why = pwhy;
-	verdict_qps_facts(census_of(p, json_str(vf, "pci") ?: ""), &f, qwhy, sizeof(qwhy));
+	verdict_qps_facts(census_of(p, json_str(vf, "pci") ?: "", rec), &f, qwhy, sizeof(qwhy));
 	wiring_facts(pf, &f);
 	f.link_reasons = show_link_reasons(p->links, f.pf_name, lr, sizeof(lr), lwhy, sizeof(lwhy));
 	f.link_why = lwhy;
@@ -163,6 +204,11 @@ static void judge_one(struct pod_ctx *p, const cJSON *pf, const cJSON *vf, const
 		cJSON_AddStringToObject(o, "vf", json_str(vf, "pci") ?: "");
 		cJSON_AddStringToObject(o, "pf", f.pf_name ?: "");
 		cJSON_AddStringToObject(o, "profile", json_str(a, "profile") ?: "");
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(vf, "shared"))) {
+			cJSON_AddTrueToObject(o, "shared");
+			cJSON_AddStringToObject(o, "rdmaDev", json_str(vf, "rdma") ?: "");
+			gids_json(vf, o);
+		}
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "adopted")))
 			cJSON_AddTrueToObject(o, "adopted");
 		cJSON_AddStringToObject(o, "headline", head);
@@ -189,11 +235,30 @@ static void print_text(const cJSON *out)
 	{
 		const cJSON *c;
 
-		printf("%s/%s %s: VF %s of PF %s, profile %s%s: %s\n", json_str(out, "namespace"),
-		       json_str(out, "pod"), json_str(a, "interface"), json_str(a, "vf"),
-		       json_str(a, "pf"), json_str(a, "profile"),
-		       cJSON_GetObjectItemCaseSensitive(a, "adopted") ? " (adopted)" : "",
-		       json_str(a, "headline"));
+		const cJSON *g;
+
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "shared")))
+			printf("%s/%s %s: shared RDMA device %s of PF %s, profile %s: %s\n",
+			       json_str(out, "namespace"), json_str(out, "pod"),
+			       json_str(a, "interface"), json_str(a, "rdmaDev"), json_str(a, "pf"),
+			       json_str(a, "profile"), json_str(a, "headline"));
+		else
+			printf("%s/%s %s: VF %s of PF %s, profile %s%s: %s\n",
+			       json_str(out, "namespace"), json_str(out, "pod"),
+			       json_str(a, "interface"), json_str(a, "vf"), json_str(a, "pf"),
+			       json_str(a, "profile"),
+			       cJSON_GetObjectItemCaseSensitive(a, "adopted") ? " (adopted)" : "",
+			       json_str(a, "headline"));
+		cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(a, "gids"))
+		    printf("  %-11s %-8s RoCE v2 GID index %d for %s\n", "gid", "",
+			   json_int(g, "index", -1), json_str(g, "ip") ?: "?");
+		cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(a, "gidsPending"))
+		    printf("  %-11s %-8s %s: no RoCE v2 GID yet (the agent records it when the "
+			   "kernel adds it)\n",
+			   "gid", "pending", cJSON_IsString(g) ? g->valuestring : "?");
+		if (cJSON_GetObjectItemCaseSensitive(a, "ncclIbGidIndex"))
+			printf("  %-11s %-8s NCCL_IB_GID_INDEX=%d in this pod\n", "gid", "",
+			       json_int(a, "ncclIbGidIndex", -1));
 		cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(a, "checks"))
 		{
 			const char *st = json_str(c, "state") ?: "?";
@@ -250,6 +315,17 @@ static cJSON *pod_verdict(struct rq_env *env, const cJSON *node, const cJSON *re
 				judge_one(
 				    &p, pf, vf,
 				    cJSON_GetObjectItemCaseSensitive(recs, json_str(vf, "pci")));
+		}
+		/* the pod's attachments on the PF's own RDMA device (issue 50): by record key */
+		cJSON_ArrayForEach(vf, cJSON_GetObjectItemCaseSensitive(pf, "shared"))
+		{
+			const cJSON *a = cJSON_GetObjectItemCaseSensitive(vf, "attachment");
+
+			if (a && !strcmp(json_str(a, "namespace") ?: "", ns) &&
+			    !strcmp(json_str(a, "pod") ?: "", name))
+				judge_one(
+				    &p, pf, vf,
+				    cJSON_GetObjectItemCaseSensitive(recs, json_str(vf, "key")));
 		}
 	}
 	unch = cJSON_AddArrayToObject(out, "unchained");

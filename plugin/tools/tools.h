@@ -86,4 +86,10 @@ int cli_read_file(const char *path, size_t max, char **ret, size_t *ret_len);
 /* resume.c: `rdma-qos resume PF ITEM` */
 int cmd_resume(int argc, char **argv, const char *binary);
 
+/*
+ * show.c: a shared attachment's GIDs (show's "shared" entry of a PF) as one phrase:
+ * "RoCE v2 GID 3 (10.0.0.5), GID of fd00::5 pending".
+ */
+void show_gids_text(const cJSON *sh, char *buf, size_t len);
+
 #endif

@@ -155,6 +155,29 @@ chain_del() {
 	return $rc
 }
 
+# macvlan_add ROOT NAME CID NETNS MASTER IP RQCONF ARGS: a conflist [macvlan, rdma-qos-sim]
+# as a runtime runs it (Debian's macvlan plugin on MASTER, static IPAM with IP/24, net1):
+# pods on a shared RDMA device (issue 50); prints the result; a failed ADD is DELed whole
+macvlan_conf() { echo "{\"type\":\"macvlan\",\"master\":\"$1\",\"mode\":\"bridge\",\"ipam\":{\"type\":\"static\",\"addresses\":[{\"address\":\"$2/24\"}]}}"; }
+macvlan_add() {
+	local root=$1 name=$2 cid=$3 ns=$4 master=$5 ip=$6 rq=$7 args=$8 out rc
+	out=$(conf_for "$name" 1.0.0 "$(macvlan_conf "$master" "$ip")" |
+		run_plugin "$CNI_BIN_DIR/macvlan" ADD "$cid" "$ns" net1 "$args") || { echo "$out"; return 1; }
+	out=$(conf_for "$name" 1.0.0 "$rq" "$out" | RDMA_QOS_SIM_ROOT=$root run_plugin "$SIM" ADD "$cid" "$ns" net1 "$args")
+	rc=$?
+	echo "$out"
+	[ $rc -eq 0 ] || macvlan_del "$@" > /dev/null 2>&1
+	return $rc
+}
+# macvlan_del ROOT NAME CID NETNS MASTER IP RQCONF ARGS: the conflist's DEL, in reverse
+macvlan_del() {
+	local root=$1 name=$2 cid=$3 ns=$4 master=$5 ip=$6 rq=$7 args=$8 rc=0
+	conf_for "$name" 1.0.0 "$rq" | RDMA_QOS_SIM_ROOT=$root run_plugin "$SIM" DEL "$cid" "$ns" net1 "$args" || rc=1
+	conf_for "$name" 1.0.0 "$(macvlan_conf "$master" "$ip")" |
+		run_plugin "$CNI_BIN_DIR/macvlan" DEL "$cid" "$ns" net1 "$args" || rc=1
+	return $rc
+}
+
 dcb_json() { cat "$1/dcb/$2.json"; }
 dcb_writes() { jq -r '.writes // 0' "$1/dcb/$2.json"; }
 

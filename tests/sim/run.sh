@@ -7,7 +7,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 sim_suite_start "simulated-node tests" rqsim sim_can_run
-suite_teardown() { ip link del "rqpn$$" 2>/dev/null; }
+suite_teardown() { ip link del "rqpn$$" 2>/dev/null; ip link del "sh$$0" 2>/dev/null; ip link del "sh$$x" 2>/dev/null; }
 
 "$MKNODE" --root "$ROOT" --pfs 2 --vfs 4 --numa-nodes 2 --cpus-per-node 4 --rdma configfs \
 	--ecn yes --dcb yes --pf-prefix sp$$ > "$T/node.txt" || { echo "FAIL: mknode"; exit 1; }
@@ -734,5 +734,8 @@ chain_del "$ROOT" roce s1 "$NSS" net1 "$VF0" "$(rq "$VF0PCI")" "$ARGS_OK"
 
 # what ADD logs: one line when steady, the PF's missing controls where it changes
 . "$(dirname "$0")/add_log.sh"
+
+# pods on the PF's own RDMA device through Debian's macvlan plugin (issue 50)
+. "$(dirname "$0")/shared.sh"
 
 summary

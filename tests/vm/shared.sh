@@ -19,31 +19,57 @@ PF2PCI=0000:01:00.0
 PF2=$(ls /sys/bus/pci/devices/$PF2PCI/net)
 IPA=10.99.0.11 IPB=10.99.0.12 IPC=10.99.1.13 IPD=10.99.2.14 IP6A=fd00:99::11
 
-echo "== [$((SECONDS - SH_T0)) s] shared RDMA device: pods through Debian's macvlan and ipvlan plugins ($PF, $PF.100, $PF2)"
+echo "== [$((SECONDS - SH_T0)) s] shared RDMA device: pods through Debian's macvlan and ipvlan plugins ($PF, $PF.100, $PF2), rdma-qos chained"
 check "RDMA netns mode is shared ($(rdma system show | head -1))" grep -q 'netns shared' <<< "$(rdma system show)"
 modprobe 8021q && modprobe macvlan && modprobe ipvlan || fail "modprobe 8021q macvlan ipvlan"
 ip link add link "$PF" name "$PF.100" type vlan id 100 && ip link set "$PF.100" up
 ip link set "$PF2" up
 rdma link add rxeq type rxe netdev "$PF2"
-# pod NS PLUGIN MASTER ADDR...: netns NS and Debian's PLUGIN's ADD (static IPAM) of its net1
-pod() {
-	local ns=$1 plugin=$2 master=$3 a addrs="" mode=bridge
-	shift 3
-	[ "$plugin" = ipvlan ] && mode=l2
-	for a; do addrs="$addrs${addrs:+,}{\"address\":\"$a\"}"; done
-	ip netns add "$ns"
-	conf "{\"type\":\"$plugin\",\"master\":\"$master\",\"mode\":\"$mode\",\"ipam\":{\"type\":\"static\",\"addresses\":[$addrs]}}" |
-		run "/usr/lib/cni/$plugin" ADD "c-$ns" "/run/netns/$ns" net1 "IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=$ns" \
-		> "/tmp/cni-$ns.json" 2>&1
+# the node catalog (wire.sh's overlay over /etc): every namespace lossless by default
+cat > /etc/cni/rdma-qos/profiles.json <<'JSON'
+{ "namespaces": { "*": { "default": "roce-lossless", "allow": ["roce-lossless"] } } }
+JSON
+# an admin's class on the shared device before the pods: the last DEL must put it back
+mkdir -p /sys/kernel/config/rdma_cm/rxep
+echo 32 > /sys/kernel/config/rdma_cm/rxep/ports/1/default_roce_tos
+SHARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME"
+RQC='{"type":"rdma-qos","numa":"off"}'
+srec() { echo "/run/rdma-qos/state/shared_c-$1_net1.json"; }
+sidx=/run/rdma-qos/state/dev/rxep.json
+# plug NS: Debian's plugin's config for pod NS (static IPAM: the addresses of its line)
+plug() {
+	local ns=$1 plugin=macvlan master=$PF mode=bridge a addrs=""
+	case $ns in sc) master=$PF.100 ;; sd) plugin=ipvlan master=$PF2 mode=l2 ;; esac
+	for a in $(sed -n "s/^$ns //p" <<< "$SHADDRS"); do addrs="$addrs${addrs:+,}{\"address\":\"$a\"}"; done
+	echo "{\"type\":\"$plugin\",\"master\":\"$master\",\"mode\":\"$mode\",\"ipam\":{\"type\":\"static\",\"addresses\":[$addrs]}}"
 }
-pod sa macvlan "$PF" $IPA/24 $IP6A/64; rca=$?
-pod sb macvlan "$PF" $IPB/24; rcb=$?
-pod sc macvlan "$PF.100" $IPC/24; rcc=$?
-pod sd ipvlan "$PF2" $IPD/24; rcd=$?
-check "Debian's macvlan plugin ADD for sa, sb (on $PF), sc (on $PF.100); ipvlan for sd (on $PF2) (rc $rca $rcb $rcc $rcd)" \
+SHADDRS="sa $IPA/24 $IP6A/64
+sb $IPB/24
+sc $IPC/24
+sd $IPD/24"
+# pod NS [rq]: netns NS and the plugin's ADD of its net1 (result in /tmp/cni-NS.json); with
+# rq, the conflist [plugin, rdma-qos]: rdma-qos's ADD with that result as prevResult
+pod() {
+	local plugin
+	plugin=$(plug "$1" | jq -r .type)
+	ip netns add "$1"
+	CONF_NAME=shared conf "$(plug "$1")" | run "/usr/lib/cni/$plugin" ADD "c-$1" "/run/netns/$1" net1 "$SHARGS=$1" \
+		> "/tmp/cni-$1.json" 2>&1 || return 1
+	[ -z "${2:-}" ] && return 0
+	CONF_NAME=shared conf "$RQC" "$(cat "/tmp/cni-$1.json")" |
+		run "$RQ" ADD "c-$1" "/run/netns/$1" net1 "$SHARGS=$1" > "/tmp/rq-$1.json" 2> "/tmp/rq-$1.log"
+}
+# rq CMD NS: rdma-qos's CHECK or DEL of pod NS (prevResult the plugin's result)
+rq() { CONF_NAME=shared conf "$RQC" "$(cat "/tmp/cni-$2.json")" | run "$RQ" "$1" "c-$2" "/run/netns/$2" net1 "$SHARGS=$2"; }
+pod sa rq; rca=$?
+pod sb rq; rcb=$?
+pod sc rq; rcc=$?
+pod sd; rcd=$?
+[ "$rca$rcb$rcc" = 000 ] || cat /tmp/rq-s?.log
+check "conflist [macvlan, rdma-qos] ADD for sa, sb (on $PF), sc (on $PF.100); ipvlan alone for sd (on $PF2) (rc $rca $rcb $rcc $rcd)" \
 	[ "$rca$rcb$rcc$rcd" = 0000 ]
-check "the plugins' results name net1 with the pods' addresses" \
-	[ "$(jq -r '[.interfaces[] | select(.sandbox != null) | .name] + [.ips[].address] | join(" ")' /tmp/cni-sa.json /tmp/cni-sc.json /tmp/cni-sd.json | tr '\n' ' ')" = \
+check "the plugins' results name net1 with the pods' addresses; rdma-qos passes them on" \
+	[ "$(jq -r '[.interfaces[] | select(.sandbox != null) | .name] + [.ips[].address] | join(" ")' /tmp/rq-sa.json /tmp/cni-sc.json /tmp/cni-sd.json | tr '\n' ' ')" = \
 		"net1 $IPA/24 $IP6A/64 net1 $IPC/24 net1 $IPD/24 " ] || cat /tmp/cni-s?.json
 
 echo "== [$((SECONDS - SH_T0)) s] netns_link_lower (pkg/netns/lower.c) from each pod's net1 to the host"
@@ -77,20 +103,54 @@ check "sa's global IPv6 $IP6A: '$g6', sysfs: $(slot rxep ${G6:-x})" \
 	[ "$(slot rxep ${G6:-x})" = "fd00:0099:0000:0000:0000:0000:0000:0011 RoCE v2" ]
 check "every pod's entry has the netdev net1 (the pods' names are alike: the address tells them apart)" \
 	[ "$(cat /sys/class/infiniband/rxep/ports/1/gid_attrs/ndevs/{$GA,$GB,$GC} 2>/dev/null | sort -u)" = net1 ]
-ip -n sc addr del $IPC/24 dev net1
-r=$("$SP" nogid rxep $IPC 2000)
-check "sc's address removed: its entry goes ($r)" [ "${r%% after*}" = gone ]
+ip -n sd addr del $IPD/24 dev net1
+r=$("$SP" nogid rxeq $IPD 2000)
+check "sd's address removed: its entry goes ($r)" [ "${r%% after*}" = gone ]
 r=$("$SP" gid rxep $IPA 0)
 check "... and sa's stays ($r)" [ "${r% after*}" = "v2 $GA v1 $(awk '$1 == "v2" { print $4 }' <<< "$ga")" ]
 
-echo "== [$((SECONDS - SH_T0)) s] the shared device's class on the wire from the host netns: rxep with default_roce_tos 106"
-mkdir -p /sys/kernel/config/rdma_cm/rxep
-SH_TOS0=$(tos_of rxep)
-echo 106 > /sys/kernel/config/rdma_cm/rxep/ports/1/default_roce_tos
+echo "== [$((SECONDS - SH_T0)) s] rdma-qos's records: shared, the device, the chain, the GIDs by address"
+# recgids NS: the record's RoCE v2 entries, "IP=INDEX ..."
+recgids() { jq -r '[.gids[] | select(.type == "RoCE v2") | "\(.ip)=\(.index)"] | join(" ")' "$(srec $1)" 2> /dev/null; }
+check "sa's record: shared, rxep, master [$PF], rdmaPci $PFPCI, no VF" \
+	[ "$(jq -c '[.shared, .rdmaDev, .master, .rdmaPci, .vf]' "$(srec sa)" 2> /dev/null)" = "[true,\"rxep\",[\"$PF\"],\"$PFPCI\",\"\"]" ]
+check "sc's record: master [$PF.100, $PF] (the VLAN device walked through)" \
+	[ "$(jq -c '[.rdmaDev, .master]' "$(srec sc)" 2> /dev/null)" = "[\"rxep\",[\"$PF.100\",\"$PF\"]]" ]
+check "the records' GIDs by address are shared-probe's, none pending: sa '$(recgids sa)', sb '$(recgids sb)', sc '$(recgids sc)'" \
+	eval '[ "$(recgids sa)|$(recgids sb)|$(recgids sc)" = "$IPA=$GA $IP6A=$G6|$IPB=$GB|$IPC=$GC" ] &&
+		[ "$(jq -s -c "[.[].gidsPending // [] | length] | add" "$(srec sa)" "$(srec sb)" "$(srec sc)")" = 0 ]'
+check "the device class: default_roce_tos 106 on rxep ($(tos_of rxep)), the index lists sa, sb, sc and found 32" \
+	[ "$(tos_of rxep) $(jq -c '[.class, [.attachments[].key], .found.configfs]' $sidx 2> /dev/null)" = \
+		'106 [106,["shared_c-sa_net1","shared_c-sb_net1","shared_c-sc_net1"],32]' ]
+grep -h "ADD done" /tmp/rq-sa.log | head -1
+
+echo "== [$((SECONDS - SH_T0)) s] the shared device's class on the wire from the host netns (RDMA-CM over rxep)"
 wire "shared rxep" "$PF" $PFIP $V1IP
 check "rping over rxep ($PFIP -> $V1IP) connects and completes" [ $RPRC -eq 0 ]
 check "every RoCEv2 packet rxep sent carries TOS 0x6a (class 106): $SEEN" only_tos $PFIP 0x6a
-echo "$SH_TOS0" > /sys/kernel/config/rdma_cm/rxep/ports/1/default_roce_tos
+
+echo "== [$((SECONDS - SH_T0)) s] CHECK, drift, the agent's repair, DEL"
+rq CHECK sa > /tmp/chk-sa.out 2>&1
+check "CHECK sa passes" [ $? -eq 0 -a ! -s /tmp/chk-sa.out ] || cat /tmp/chk-sa.out
+echo 0 > /sys/kernel/config/rdma_cm/rxep/ports/1/default_roce_tos
+rq CHECK sb > /tmp/chk-sb.out 2>&1; rc=$?
+check "CHECK sb fails on the device's class set to 0 (rc $rc): $(grep -o 'configured 106, current 0' /tmp/chk-sb.out | head -1)" \
+	eval '[ $rc -ne 0 ] && grep -q "configured 106, current 0" /tmp/chk-sb.out' || cat /tmp/chk-sb.out
+"$RQ" agent --interval 2 --metrics-file /tmp/sh.prom 2> /tmp/sh-agent.log &
+SHAPID=$!
+ms=$(until_ms 10000 grep -qx 106 /sys/kernel/config/rdma_cm/rxep/ports/1/default_roce_tos); rc=$?
+check "the agent repairs the shared device's class: 106 again ($ms ms)" [ $rc -eq 0 ]
+kill -TERM $SHAPID; wait $SHAPID
+check "agent exits 0 on SIGTERM" [ $? -eq 0 ]
+grep -E 'repaired' /tmp/sh-agent.log | head -2
+rq DEL sa 2> /tmp/del-sa.log && rq DEL sc 2> /tmp/del-sc.log; rc=$?
+check "DEL sa, sc (rc $rc): sb still requires the class, 106 kept ($(tos_of rxep)); the index lists sb" \
+	[ "$rc $(tos_of rxep) $(jq -c '[.attachments[].key]' $sidx 2> /dev/null)" = '0 106 ["shared_c-sb_net1"]' ]
+rq DEL sb 2> /tmp/del-sb.log; rc=$?
+check "DEL sb, the last (rc $rc): the admin's 32 restored ($(tos_of rxep)), no record, no index" \
+	eval '[ "$rc $(tos_of rxep)" = "0 32" ] && ! ls /run/rdma-qos/state/shared_* $sidx 2> /dev/null'
+wire "shared rxep after DEL" "$PF" $PFIP $V1IP
+check "after DEL rxep's RoCEv2 packets carry TOS 0x20 (class 32) again: $SEEN" only_tos $PFIP 0x20
 
 echo "== [$((SECONDS - SH_T0)) s] ibsim on $PF as a shared mlx5-like device: GID table, src_addr_index, RDMA-CM ids"
 # rxep gone: the pods' addresses are then ibsim0's alone (RDMA-CM binds to the device that
@@ -129,11 +189,8 @@ check "ibsim unloads" [ ! -d /sys/class/infiniband/ibsim0 ]
 
 echo "== [$((SECONDS - SH_T0)) s] the pods go: Debian's plugins' DEL"
 for ns in sa sb sc sd; do
-	plugin=macvlan master=$PF
-	[ $ns = sc ] && master=$PF.100
-	[ $ns = sd ] && plugin=ipvlan master=$PF2
-	conf "{\"type\":\"$plugin\",\"master\":\"$master\",\"ipam\":{\"type\":\"static\"}}" |
-		run "/usr/lib/cni/$plugin" DEL "c-$ns" "/run/netns/$ns" net1 "IgnoreUnknown=1" || echo "$plugin DEL $ns failed"
+	CONF_NAME=shared conf "$(plug $ns)" | run "/usr/lib/cni/$(plug $ns | jq -r .type)" DEL "c-$ns" "/run/netns/$ns" net1 "$SHARGS=$ns" ||
+		echo "$(plug $ns | jq -r .type) DEL $ns failed"
 	ip netns del $ns
 done
 rdma link del rxeq

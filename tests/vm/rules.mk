@@ -7,7 +7,8 @@
 #   e2e        dcbnl through dcbsim, SR-IOV sysfs, rxe, the CNI chain
 #   tos        the VF's class in exclusive RDMA netns mode (the mode switches only while
 #              no other netns exists)
-#   wire       RoCEv2 packets on the wire (rxe on VFs, tcpdump)
+#   wire       RoCEv2 packets on the wire (rxe on VFs, tcpdump); shared.sh in the same boot:
+#              pods on the PF's own RDMA device through Debian's macvlan/ipvlan plugins
 #   confine    the agent from the image, confined as deploy/base/daemonset.yaml says
 #   telemetry  dcbsim's port stats, ibsim's hw_counters, rxe under netem loss
 #   bond       a Linux bond over both PFs in legacy SR-IOV mode, the partner on bonds,

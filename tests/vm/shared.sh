@@ -184,6 +184,13 @@ check "rdma res show cm_id (host netns): one id on ibsim0, src-addr $IPA, lqpn $
 echo clear > $QPF
 "$SRDMA" -j res show cm_id link ibsim0 > /tmp/shcm.json 2>&1
 check "cleared: no QP and no cm_id left on ibsim0" [ "$(wc -l < $QPF) $(jq length /tmp/shcm.json)" = "0 0" ]
+# a full GID table (gids=4: $PF's own entries and the pods' link-local ones fill it first):
+# rdma_gid_find says -ENOSPC (the kernel cannot add the entry), not -ENOENT (pending)
+rmmod ibsim && modprobe ibsim ifname="$PF" gids=4 lifespan=0 || fail "modprobe ibsim gids=4"
+full=""
+for ip in $IPA $IPB $IPC; do full="$full$("$SP" gid ibsim0 $ip 500 | sed 's/ after.*//');"; done
+check "ibsim0 with 4 slots: the pods' addresses without an entry are -ENOSPC: $full" \
+	eval 'grep -q "error -28" <<< "$full" && [ -z "$(tr ";" "\n" <<< "$full" | grep -v "^v2 \|^error -28$\|^$")" ]'
 rmmod ibsim
 check "ibsim unloads" [ ! -d /sys/class/infiniband/ibsim0 ]
 

@@ -383,12 +383,27 @@ static int parse_link_health(struct rq_catalog *c, const cJSON *v, struct rq_err
 	return 0;
 }
 
+/* node.sharedResources: the agent's alone (host-network pods), so as node.wiring: never ADD's */
+static int parse_shared(struct rq_catalog *c, const cJSON *v, struct rq_error *e)
+{
+	int r = catalog_node_shared(c, v, e);
+
+	if (r >= 0 || !c->obs_lenient || r == -ENOMEM)
+		return r;
+	(void)snprintf(c->obs_err, sizeof(c->obs_err), "%s", e->msg);
+	rq_err_clear(e);
+	free(c->shared);
+	c->shared = NULL;
+	c->n_shared = 0;
+	return 0;
+}
+
 int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error *e)
 {
-	static const char *const keys[] = {"pf",	 "baseline",	"carrierWaitSeconds",
-					   "kubeletDir", "numaSource",	"unchained",
-					   "gdrLevel",	 "gdrTopology", "wiring",
-					   "linkHealth", NULL};
+	static const char *const keys[] = {"pf",	 "baseline",	    "carrierWaitSeconds",
+					   "kubeletDir", "numaSource",	    "unchained",
+					   "gdrLevel",	 "gdrTopology",	    "wiring",
+					   "linkHealth", "sharedResources", NULL};
 	const cJSON *v;
 	long secs;
 	int r;
@@ -415,6 +430,8 @@ int catalog_node_from_json(struct rq_catalog *c, const cJSON *o, struct rq_error
 		KEEP(parse_wiring(c, v, e));
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "linkHealth")))
 		KEEP(parse_link_health(c, v, e));
+	if ((v = cJSON_GetObjectItemCaseSensitive(o, "sharedResources")) && !c->shared)
+		KEEP(parse_shared(c, v, e));
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "baseline")))
 		KEEP(parse_baseline(c, v, e));
 	if ((v = cJSON_GetObjectItemCaseSensitive(o, "carrierWaitSeconds"))) {
@@ -511,6 +528,7 @@ void catalog_free(struct rq_catalog *c)
 	free(c->names);
 	free(c->profiles);
 	free(c->wiring);
+	free(c->shared);
 	cJSON_Delete(c->root);
 	free(c);
 }

@@ -138,6 +138,9 @@ struct rq_catalog {
 	struct rq_wiring_rule *wiring;	    /* node.wiring (owned), NULL: no rule */
 	size_t n_wiring;
 	double fec_uncorr_per_min; /* node.linkHealth.fecUncorrectablePerMinute */
+	/* node.sharedResources (owned), NULL: none; netconf/shared_res.c */
+	struct rq_shared_res *shared;
+	size_t n_shared;
 	/*
 	 * Observability sections (node.wiring, node.linkHealth) in error: with @obs_lenient set
 	 * before parsing (catalog_parse_lenient, catalog_parse_for), the section
@@ -148,6 +151,26 @@ struct rq_catalog {
 	/* while catalog_parse_keep parses: the collector of every error, else NULL */
 	struct rq_errlist *keep;
 };
+
+/*
+ * node.sharedResources: a device plugin resource whose device IDs name no
+ * device (k8s-rdma-shared-dev-plugin's "rdma/hca_shared_devices_a") and the PF
+ * netdevs it shares, so the agent can find the host-network pods that hold it
+ * (DESIGN.md "Shared RDMA devices"). Agent only: an error in it fails
+ * `validate` and catalog sync, and is ignored (obs_err) by ADD and the agent.
+ */
+#define RQ_SHARED_RES_MAX      64  /* resources */
+#define RQ_SHARED_RES_PFS_MAX  8   /* PFs per resource (a RoCE LAG bond's slaves, rails) */
+#define RQ_SHARED_RES_NAME_MAX 318 /* DOMAIN (253) "/" NAME (63) + NUL */
+struct rq_shared_res {
+	char resource[RQ_SHARED_RES_NAME_MAX];
+	char pfs[RQ_SHARED_RES_PFS_MAX][16]; /* netdev names (IFNAMSIZ) */
+	size_t n_pfs;
+};
+/* "DOMAIN/NAME" as Kubernetes takes an extended resource name (a device plugin's) */
+bool shared_res_name_valid(const char *s);
+/* The entry of @resource, or NULL. */
+const struct rq_shared_res *catalog_shared_res(const struct rq_catalog *c, const char *resource);
 
 /* How long ADD waits for a PF's carrier after a PFC change (mlx5 toggles the link). */
 #define RQ_CARRIER_WAIT_DEFAULT_S 10

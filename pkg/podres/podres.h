@@ -189,6 +189,24 @@ int podres_find_vf(const uint8_t *body, size_t len, const char *pci, const char 
 int podres_list(const struct rq_root *r, const char *kubelet_dir, int timeout_ms,
 		uint8_t **ret_body, size_t *ret_len, struct rq_podres_status *st);
 
+/* A pod holding a device of a device plugin resource (podres_find_resources). */
+struct rq_podres_res_holder {
+	char ns[254], name[254]; /* the pod (Kubernetes names: at most 253) */
+	char resource[254];	 /* the first of the asked resources it holds */
+};
+
+/*
+ * podres_find_resources (fuzzed with podres_find_vf's input): every pod of a
+ * List reply @body/@len (framed) with a container holding a device of one of
+ * the @n device plugin resource names @resources (ContainerDevices.resource_name,
+ * exact), each pod once, in the reply's order, into *@ret (malloc'd, NULL when
+ * none) and *@ret_n. Walked as podres_find_vf walks. -EBADMSG: malformed;
+ * -ENOMEM. A shared device plugin (k8s-rdma-shared-dev-plugin) hands out IDs
+ * that name no device: the resource's name is what tells.
+ */
+int podres_find_resources(const uint8_t *body, size_t len, const char *const *resources, size_t n,
+			  struct rq_podres_res_holder **ret, size_t *ret_n);
+
 /* podres_list, then podres_find_vf: one VF's pod in one exchange. */
 int podres_list_find_vf(const struct rq_root *r, const char *kubelet_dir, const char *pci,
 			const char *netdev, int timeout_ms, struct rq_podres_vf_owner *ret,

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -248,4 +249,118 @@ int podres_find_vf(const uint8_t *body, size_t len, const char *pci, const char 
 	if (!lw.found)
 		return -ESRCH;
 	return lw.again ? -ENOTUNIQ : 0;
+}
+
+/* The resource finder: which pods hold a device of one of a set of device plugin resources. */
+struct res_walk {
+	const char *const *resources;
+	size_t n;
+	int hit;	 /* index into resources of the pod's first, -1 none */
+	struct pb_s res; /* the ContainerDevices being read */
+};
+
+static int res_devices_field(uint64_t num, const uint8_t *val, size_t vlen, void *arg)
+{
+	struct res_walk *w = arg;
+
+	if (num == 1)
+		w->res = (struct pb_s){val, vlen};
+	return 0;
+}
+
+static int res_container_field(uint64_t num, const uint8_t *val, size_t vlen, void *arg)
+{
+	struct res_walk *w = arg;
+	char res[254];
+	int r;
+
+	if (num != 2)
+		return 0;
+	w->res = (struct pb_s){0};
+	r = pb_walk(val, vlen, F(1) | F(2) | F(3), res_devices_field, w);
+	if (r < 0 || w->hit >= 0)
+		return r;
+	pb_str(w->res.v, w->res.len, res, sizeof(res));
+	for (size_t i = 0; res[0] && i < w->n; i++)
+		if (!strcmp(res, w->resources[i])) {
+			w->hit = (int)i;
+			break;
+		}
+	return 0;
+}
+
+struct res_pod {
+	struct res_walk w;
+	struct pb_s name, ns;
+};
+
+static int res_pod_field(uint64_t num, const uint8_t *val, size_t vlen, void *arg)
+{
+	struct res_pod *p = arg;
+
+	if (num == 1)
+		p->name = (struct pb_s){val, vlen};
+	else if (num == 2)
+		p->ns = (struct pb_s){val, vlen};
+	else if (num == 3)
+		return pb_walk(val, vlen, F(1) | F(2) | F(5), res_container_field, &p->w);
+	return 0;
+}
+
+struct res_list {
+	const char *const *resources;
+	size_t n;
+	struct rq_podres_res_holder *out;
+	size_t n_out, cap;
+};
+
+static int res_list_field(uint64_t num, const uint8_t *val, size_t vlen, void *arg)
+{
+	struct res_list *l = arg;
+	struct res_pod p = {.w = {.resources = l->resources, .n = l->n, .hit = -1}};
+	struct rq_podres_res_holder *h;
+	int r;
+
+	if (num != 1)
+		return 0;
+	r = pb_walk(val, vlen, F(1) | F(2) | F(3), res_pod_field, &p);
+	if (r < 0 || p.w.hit < 0)
+		return r;
+	if (l->n_out == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 8;
+
+		h = realloc(l->out, cap * sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		l->out = h;
+		l->cap = cap;
+	}
+	h = &l->out[l->n_out++];
+	memset(h, 0, sizeof(*h));
+	pb_str(p.ns.v, p.ns.len, h->ns, sizeof(h->ns));
+	pb_str(p.name.v, p.name.len, h->name, sizeof(h->name));
+	(void)snprintf(h->resource, sizeof(h->resource), "%s", l->resources[p.w.hit]);
+	return 0;
+}
+
+int podres_find_resources(const uint8_t *body, size_t len, const char *const *resources, size_t n,
+			  struct rq_podres_res_holder **ret, size_t *ret_n)
+{
+	struct res_list l = {.resources = resources, .n = n};
+	const uint8_t *msg;
+	size_t mlen;
+	int r;
+
+	*ret = NULL;
+	*ret_n = 0;
+	r = podres_unframe(body, len, &msg, &mlen);
+	if (r == 0)
+		r = pb_walk(msg, mlen, F(1), res_list_field, &l);
+	if (r < 0) {
+		free(l.out);
+		return r;
+	}
+	*ret = l.out;
+	*ret_n = l.n_out;
+	return 0;
 }

@@ -220,6 +220,7 @@ int cmd_agent(int argc, char **argv, const char *binary)
 	free(a.vf_pcis);
 	free(a.adoptions);
 	cJSON_Delete(a.unchained_seen);
+	cJSON_Delete(a.hostnet_seen);
 	cJSON_Delete(a.vf_left);
 	env_fini(&a.env);
 	return r;

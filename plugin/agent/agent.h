@@ -76,6 +76,7 @@ struct agent {
 	char (*vf_pcis)[16];
 	size_t n_vf_pcis;
 	cJSON *unchained_seen;		/* {vf: "ns/pod"}: unchained VFs already logged */
+	cJSON *hostnet_seen;		/* {"ns/pod pf": true}: host-network pods already logged */
 	struct link_book *links;	/* link_health.c: the watched PFs' last link health */
 	struct agent_repair *adoptions; /* rdma_qos_adoptions_total{pf}: item unused */
 	size_t n_adoptions;
@@ -123,6 +124,12 @@ struct pass_report {
 	/* [{"vf","pf","rdmaDev","namespace","pod"}]: rdma_qos_vf_unchained (unchained_pass.c) */
 	cJSON *unchained;
 	cJSON *verdict; /* [{"pf","rec","vfGone"}]: the attachments verdict_metrics.c judges */
+	/*
+	 * The host-network pods on shared devices this pass (pass/hostnet_pass.c): the
+	 * in-memory objects of attach/hostnet.h, beside the records; each one judged is
+	 * also in @verdict. The QP census attributes a shared device's QPs over these too.
+	 */
+	cJSON *hostnet;
 	double fec_uncorr_per_min; /* node.linkHealth.fecUncorrectablePerMinute (link_health.c) */
 };
 

@@ -38,6 +38,7 @@ void pass_report_init(struct pass_report *rep)
 	rep->suspended = cJSON_CreateArray();
 	rep->req_pfs = cJSON_CreateObject();
 	rep->unchained = cJSON_CreateArray();
+	rep->hostnet = cJSON_CreateArray();
 	rep->verdict = cJSON_CreateArray();
 }
 
@@ -55,6 +56,7 @@ void pass_report_fini(struct pass_report *rep)
 	cJSON_Delete(rep->suspended);
 	cJSON_Delete(rep->req_pfs);
 	cJSON_Delete(rep->unchained);
+	cJSON_Delete(rep->hostnet);
 	cJSON_Delete(rep->verdict);
 	free(rep->peer_t);
 	memset(rep, 0, sizeof(*rep));

@@ -17,6 +17,7 @@
 #include "plugin/agent/agent_tel.h"
 #include "plugin/agent/link_health.h"
 #include "plugin/agent/metrics.h"
+#include "plugin/attach/hostnet.h"
 
 void verdict_pass_note(struct pass_report *rep, const cJSON *rec, const char *pf, bool vf_gone)
 {
@@ -145,8 +146,13 @@ char *verdict_metrics_render(const struct agent *a, const struct pass_report *re
 		vf_facts_of(rep, e, &fa);
 		fa.peer = peer_pass_judge(a, rep, pf, &j, pwhy, sizeof(pwhy));
 		fa.peer_why = pwhy;
-		fa.qps_off =
-		    agent_tel_qps(a->tel, json_str(fa.rec, "vf") ?: "", qwhy, sizeof(qwhy));
+		/* a host-network pod's QPs are the shared device's: never the census's by VF */
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fa.rec, "hostNetwork")))
+			fa.qps_off =
+			    hostnet_qps_fact(fa.rec, hostnet_pids_visible(), qwhy, sizeof(qwhy));
+		else
+			fa.qps_off =
+			    agent_tel_qps(a->tel, json_str(fa.rec, "vf") ?: "", qwhy, sizeof(qwhy));
 		fa.qps_why = qwhy;
 		fa.gdr_degraded = agent_gdr_degraded(rep, json_str(fa.rec, "vf") ?: "");
 		w = wiring_pf_verdict(a, rep, pf);

@@ -52,6 +52,7 @@ int shared_resolve(struct rq_ctx *c, struct rq_target *t)
 	struct netns_lower low;
 	int pod = -1, host = -1, r;
 	char chain[160] = "";
+	bool excl = false;
 
 	r = netns_open(c->args.netns, &pod);
 	if (r < 0)
@@ -78,6 +79,14 @@ int shared_resolve(struct rq_ctx *c, struct rq_target *t)
 		return rq_err(&c->err, RQ_ERR_NO_DEVICE, r,
 			      "interface %s in %s: its lower device: %s", c->args.ifname,
 			      c->args.netns, strerror(-r));
+	/* in exclusive mode a pod's netns shows only the RDMA devices moved into it: none of
+	 * the PF's, so its class would be set for nobody */
+	if (rdma_netns_exclusive(&c->env.root, &excl) == 0 && excl)
+		return rq_err(&c->err, RQ_ERR_CONFIG, -EOPNOTSUPP,
+			      "interface %s is a %s on the host's %s, but the kernel's RDMA netns "
+			      "mode is exclusive: no pod sees the PF's RDMA device (`rdma system "
+			      "set netns shared`, or give the pod a VF)",
+			      c->args.ifname, low.kind[0] ? low.kind : "link", low.dev[0].ifname);
 	t->shared = true;
 	(void)snprintf(t->kind, sizeof(t->kind), "%s", low.kind);
 	t->n_master = low.n < 8 ? low.n : 8;
@@ -317,6 +326,11 @@ static int index_find(const cJSON *a, const char *key)
 	return -1;
 }
 
+static void index_drop(const struct rq_env *env, const char *dev, cJSON *idx,
+		       bool (*drop)(const struct rq_env *, const cJSON *, const void *),
+		       const void *arg, const char *who);
+static bool drop_key(const struct rq_env *env, const cJSON *e, const void *key);
+
 int dev_class_require(struct rq_ctx *c, const struct rq_target *t, const int *found,
 		      cJSON **ret_before, bool *ret_written)
 {
@@ -326,12 +340,20 @@ int dev_class_require(struct rq_ctx *c, const struct rq_target *t, const int *fo
 
 	*ret_before = NULL;
 	*ret_written = false;
-	if (!t->shared || !t->have_rdma || want < 0)
+	if (!t->shared || !t->have_rdma)
 		return 0;
 	r = state_dev_read(&c->env.root, t->rdma.name, &idx);
 	if (r < 0 && r != -ENOENT)
 		return rq_err(&c->err, RQ_ERR_IO, r, "RDMA device %s index: %s", t->rdma.name,
 			      strerror(-r));
+	/* a lossy profile asks nothing of the device; one that asked before (a repeated ADD
+	 * under another profile) leaves its index, the last one out restoring */
+	if (want < 0) {
+		if (idx && index_find(index_entries(idx), c->key) >= 0)
+			index_drop(&c->env, t->rdma.name, idx, drop_key, c->key, c->key);
+		cJSON_Delete(idx);
+		return 0;
+	}
 	cJSON_ArrayForEach(it, index_entries(idx))
 	{
 		const char *key = json_str(it, "key") ?: "";
@@ -380,6 +402,8 @@ int dev_class_require(struct rq_ctx *c, const struct rq_target *t, const int *fo
 		a = cJSON_AddArrayToObject(idx, "attachments");
 	if (mine >= 0)
 		cJSON_DeleteItemFromArray(a, mine);
+	/* every live requirer has this class now (another one was 102 above) */
+	cJSON_ReplaceItemInObjectCaseSensitive(idx, "class", cJSON_CreateNumber(want));
 	e = cJSON_CreateObject();
 	if (!idx || !a || !e) {
 		cJSON_Delete(e);

@@ -99,6 +99,10 @@ int cmd_check(struct rq_ctx *c)
 	if (r == 0 && strcmp(json_str(rec, "vf") ?: "", t.vf.pci))
 		drift_add(drift, sizeof(drift), "VF: configured %s, current %s\n",
 			  json_str(rec, "vf") ?: "?", t.vf.pci);
+	/* a shared attachment: the device its interface leads to now */
+	if (r == 0 && t.shared && strcmp(json_str(rec, "rdmaDev") ?: "", t.rdma.name))
+		drift_add(drift, sizeof(drift), "shared RDMA device: configured %s, current %s\n",
+			  json_str(rec, "rdmaDev") ?: "?", t.rdma.name);
 	if (r == 0 && strcmp(json_str(rec, "profileName") ?: "", c->profile.name))
 		drift_add(drift, sizeof(drift), "profile: configured %s, current %s\n",
 			  json_str(rec, "profileName") ?: "?", c->profile.name);

@@ -68,12 +68,25 @@ static enum verdict_state judge_pf_profile(const struct verdict_facts *f, char *
 	return VERDICT_OK;
 }
 
+/* A host-network pod (attach/hostnet.h): no CNI ran for it, no VF, no NAD. */
+static bool hostnet(const struct verdict_facts *f)
+{
+	return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f->rec, "hostNetwork"));
+}
+
 static enum verdict_state judge_vf_class(const struct verdict_facts *f, char *ev, size_t len)
 {
 	int want =
 	    json_int(cJSON_GetObjectItemCaseSensitive(f->rec, "profile"), "trafficClass", -1);
 	size_t n = 0;
 	bool bad = false, any = false;
+
+	if (hostnet(f)) {
+		(void)snprintf(ev, len,
+			       "a host-network pod has no VF and asks nothing of the shared "
+			       "device's class (no CNI ran for it)");
+		return VERDICT_UNKNOWN;
+	}
 
 	if (f->in_pod == 0) {
 		(void)snprintf(ev, len, "the VF left its pod (%s)", f->vf_why ?: "?");
@@ -179,15 +192,15 @@ static enum verdict_state judge_numa(const struct verdict_facts *f, char *ev, si
 {
 	const char *v = json_str(f->rec, "numaVerdict") ?: "";
 	const char *src = json_str(f->rec, "numaSource");
+	const char *dev = hostnet(f) ? "the shared device's PF" : "the VF";
 
 	if (!strcmp(v, "misaligned")) {
-		(void)snprintf(ev, len,
-			       "the VF is on NUMA node %d, not the pod's CPUs' (evidence: %s)",
-			       json_int(f->rec, "numaNode", -1), src ?: "PodResources");
+		(void)snprintf(ev, len, "%s is on NUMA node %d, not the pod's CPUs' (evidence: %s)",
+			       dev, json_int(f->rec, "numaNode", -1), src ?: "PodResources");
 		return VERDICT_PROBLEM;
 	}
 	if (!strcmp(v, "aligned")) {
-		(void)snprintf(ev, len, "the VF is on the pod's NUMA node %d",
+		(void)snprintf(ev, len, "%s is on the pod's NUMA node %d", dev,
 			       json_int(f->rec, "numaNode", -1));
 		return VERDICT_OK;
 	}
@@ -281,6 +294,12 @@ static enum verdict_state judge_config(const struct verdict_facts *f, char *ev, 
 	const cJSON *it;
 	size_t n = 0;
 
+	if (hostnet(f)) {
+		(void)snprintf(ev, len,
+			       "no NAD: a host-network pod (the namespace's default "
+			       "profile applies)");
+		return VERDICT_UNKNOWN;
+	}
 	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(f->rec, "ignoredKeys"))
 	{
 		const char *k = json_str(it, "key"), *near = json_str(it, "nearest");

@@ -385,6 +385,41 @@ static void pass_record(struct pass *p, struct stale_book *book, const char *key
 	cJSON_Delete(rec);
 }
 
+/*
+ * The host-network pods' PFs (pass_hostnet found them): verified against the pod's
+ * profile like a pf: verify attachment's (reported, never written: no chain asked for
+ * it), so the PF's drift, its link partner and its link health are judged for the pod
+ * as for a VF's; then the pod's verdict. Not counted in rdma_qos_attachments.
+ */
+static void pass_hostnet_pfs(struct pass *p)
+{
+	const cJSON *o;
+
+	cJSON_ArrayForEach(o, p->rep->hostnet)
+	{
+		const cJSON *pf0 =
+		    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(o, "pfs"), 0);
+		struct rq_profile prof;
+		struct rq_error e;
+		struct rq_pf pf;
+		struct pf_acc *acc;
+
+		rq_err_clear(&e);
+		if (json_str(o, "noVerdict") || json_str(o, "noDevice") ||
+		    device_resolve_pf(&p->a->env.root, json_str(pf0, "pci") ?: "", &pf) < 0 ||
+		    profile_from_json(cJSON_GetObjectItemCaseSensitive(o, "profile"), "profile",
+				      json_str(o, "profileName") ?: "?", &prof, &e) < 0)
+			continue;
+		pass_report_drift(p->rep, pf.ifname, ITEM_DCB, false);
+		acc = pf_acc_get(p, &pf);
+		if (acc && record_pf_mode(o, p->cat) == RQ_PF_VERIFY && profile_has_pf_req(&prof)) {
+			profile_req_merge(&acc->verify, &prof);
+			acc->any_verify = true;
+		}
+		verdict_pass_note(p->rep, o, pf.ifname, false);
+	}
+}
+
 /* The catalog in effect: synced from --catalog-source first; NULL when there is none. */
 static struct rq_catalog *pass_catalog(struct agent *a)
 {
@@ -561,6 +596,8 @@ int agent_pass(struct agent *a, struct pass_report *rep)
 		free(adopted[i]);
 	}
 	free(adopted);
+	pass_hostnet(&p);
+	pass_hostnet_pfs(&p);
 	for (size_t i = 0; i < p.n_pfs; i++)
 		if (p.pfs[i].any_ensure || p.pfs[i].any_verify)
 			cJSON_AddTrueToObject(rep->req_pfs, p.pfs[i].pf.ifname);

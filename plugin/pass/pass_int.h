@@ -45,6 +45,11 @@ void peer_pass_collect(struct pass *p, const struct dcb_ops *ops, void *dcb);
  * (pass.c) passes like any other: unchained_pass.c never calls back into pass.c.
  */
 void pass_unchained(struct pass *p, char ***ret_keys, size_t *ret_n);
+/*
+ * hostnet_pass.c: the node's host-network pods on shared devices (attach/hostnet.h)
+ * into p->rep->hostnet; pass.c adds their PFs and verdicts.
+ */
+void pass_hostnet(struct pass *p);
 /* Repair (pf: ensure) or report (verify) one PF against what its attachments require. */
 void pass_pf(struct pass *p, struct pf_acc *acc, const struct dcb_ops *ops, void *dcb);
 

@@ -126,6 +126,35 @@ static void pf_unmet_json(const struct rq_env *env, cJSON *o, const char *ifname
 		cJSON_AddItemToArray(a, cJSON_CreateString(line));
 }
 
+cJSON *show_pf_unmet_with(const struct rq_env *env, const struct rq_catalog *cat,
+			  const char *ifname, const char *pci, const struct rq_profile *extra,
+			  char *why, size_t why_len)
+{
+	struct dcb_port_state *st = calloc(1, sizeof(*st));
+	const struct dcb_ops *ops = NULL;
+	struct rq_profile req;
+	cJSON *o = cJSON_CreateObject(), *unmet = NULL;
+	void *ctx = NULL;
+	bool any = false;
+	int r = st && o ? env->dcb_open(env, &ops, &ctx) : -ENOMEM;
+
+	if (r == 0) {
+		r = ops->get(ctx, ifname, st);
+		ops->free(ctx);
+	}
+	if (r < 0) {
+		(void)snprintf(why, why_len, "the PF's DCB could not be read: %s", strerror(-r));
+	} else {
+		show_pf_required(env, cat, pci, &req, &any);
+		profile_req_merge(&req, extra);
+		pf_unmet_json(env, o, ifname, st, &req);
+		unmet = cJSON_DetachItemFromObjectCaseSensitive(o, "unmet");
+	}
+	cJSON_Delete(o);
+	free(st);
+	return unmet;
+}
+
 static void pf_dcb_json(const struct rq_env *env, const struct rq_catalog *cat, cJSON *o,
 			const char *ifname, const char *pci)
 {

@@ -16,6 +16,7 @@
 
 #include "plugin/telemetry/tel_qps.h"
 #include "plugin/judge/verdict.h"
+#include "plugin/attach/hostnet.h"
 #include "plugin/tools/tools.h"
 
 /* "a; b" of a JSON array of strings, into @buf */
@@ -81,6 +82,7 @@ static void vf_facts(const cJSON *vf, const cJSON *a, struct verdict_facts *f)
 
 struct pod_ctx {
 	const struct rq_env *env;
+	const struct rq_catalog *cat;
 	const char *ns, *name;
 	struct tel_sample cur; /* the census of the pod's attachments */
 	bool census_ok;
@@ -226,6 +228,89 @@ static void judge_one(struct pod_ctx *p, const cJSON *pf, const cJSON *vf, const
 	free(v);
 }
 
+/* show's own entry of PF @name in the node's JSON, or NULL */
+static const cJSON *node_pf(const cJSON *node, const char *name)
+{
+	const cJSON *pf;
+
+	cJSON_ArrayForEach(pf, cJSON_GetObjectItemCaseSensitive(node, "pfs"))
+	{
+		if (!strcmp(json_str(pf, "name") ?: "", name))
+			return pf;
+	}
+	return NULL;
+}
+
+/*
+ * A host-network pod on a shared device (attach/hostnet.h): judged by the same table,
+ * its PF against the namespace's default profile, its QPs not told apart (why said).
+ */
+static void judge_hostnet(struct pod_ctx *p, const cJSON *node, const cJSON *o)
+{
+	const cJSON *pf0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(o, "pfs"), 0);
+	const char *pfname = json_str(pf0, "ifname") ?: "";
+	const cJSON *pf = node_pf(node, pfname);
+	struct verdict *v = calloc(1, sizeof(*v));
+	struct verdict_facts f;
+	struct peer_judgement j;
+	struct rq_profile prof;
+	struct rq_error e;
+	char unmet[2048], susp[256], pwhy[160], qwhy[256], uwhy[160], lr[128], lwhy[200];
+	char head[VERDICT_EVIDENCE_MAX + 64];
+	cJSON *arr = NULL, *out;
+
+	if (!v)
+		return;
+	memset(&f, 0, sizeof(f));
+	rq_err_clear(&e);
+	f.rec = o;
+	f.pf_name = pfname;
+	f.in_pod = -1;
+	if (profile_from_json(cJSON_GetObjectItemCaseSensitive(o, "profile"), "profile", "?", &prof,
+			      &e) == 0)
+		arr = show_pf_unmet_with(p->env, p->cat, pfname, json_str(pf0, "pci") ?: "", &prof,
+					 uwhy, sizeof(uwhy));
+	else
+		(void)snprintf(uwhy, sizeof(uwhy), "%s", e.msg);
+	join_array(arr, "; ", unmet, sizeof(unmet));
+	f.pf_unmet = arr ? unmet : NULL;
+	f.pf_why = uwhy;
+	cJSON_Delete(arr);
+	join_array(cJSON_GetObjectItemCaseSensitive(pf, "repairSuspended"), ", ", susp,
+		   sizeof(susp));
+	f.pf_suspended = susp;
+	f.peer = peer_facts(pf, &j, pwhy, sizeof(pwhy));
+	f.peer_why = pwhy;
+	f.qps_off = hostnet_qps_fact(o, hostnet_pids_visible(), qwhy, sizeof(qwhy));
+	f.qps_why = qwhy;
+	wiring_facts(pf, &f);
+	f.link_reasons = show_link_reasons(p->links, pfname, lr, sizeof(lr), lwhy, sizeof(lwhy));
+	f.link_why = lwhy;
+	verdict_judge(&f, v);
+	verdict_headline(v, head, sizeof(head));
+	out = verdict_to_json(v);
+	if (out) {
+		cJSON_AddStringToObject(out, "interface", "");
+		cJSON_AddStringToObject(out, "vf", "");
+		cJSON_AddStringToObject(out, "pf", pfname);
+		cJSON_AddStringToObject(out, "profile", json_str(o, "profileName") ?: "");
+		cJSON_AddTrueToObject(out, "hostNetwork");
+		cJSON_AddStringToObject(out, "rdmaDev", json_str(o, "rdmaDev") ?: "");
+		cJSON_AddStringToObject(out, "resource", json_str(o, "resource") ?: "");
+		cJSON_AddBoolToObject(out, "pidsVisible", hostnet_pids_visible());
+		cJSON_AddStringToObject(out, "headline", head);
+		cJSON_AddItemToArray(p->atts, out);
+	}
+	p->n++;
+	if (v->lossless_profile && v->first_lossless >= 0 && !p->lossless_no[0])
+		(void)snprintf(p->lossless_no, sizeof(p->lossless_no), "host network: %s: %s",
+			       verdict_checks[v->first_lossless].words, v->ev[v->first_lossless]);
+	else if (v->first_problem >= 0 && !p->other[0])
+		(void)snprintf(p->other, sizeof(p->other), "host network: %s: %s",
+			       verdict_checks[v->first_problem].words, v->ev[v->first_problem]);
+	free(v);
+}
+
 static void print_text(const cJSON *out)
 {
 	const cJSON *a, *u;
@@ -237,7 +322,15 @@ static void print_text(const cJSON *out)
 
 		const cJSON *g;
 
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "shared")))
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "hostNetwork")))
+			printf(
+			    "%s/%s host network: shared RDMA device %s of PF %s (%s), profile %s "
+			    "(the namespace's default): %s\n",
+			    json_str(out, "namespace"), json_str(out, "pod"),
+			    json_str(a, "rdmaDev")[0] ? json_str(a, "rdmaDev") : "-",
+			    json_str(a, "pf"), json_str(a, "resource"), json_str(a, "profile"),
+			    json_str(a, "headline"));
+		else if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "shared")))
 			printf("%s/%s %s: shared RDMA device %s of PF %s, profile %s: %s\n",
 			       json_str(out, "namespace"), json_str(out, "pod"),
 			       json_str(a, "interface"), json_str(a, "rdmaDev"), json_str(a, "pf"),
@@ -259,6 +352,10 @@ static void print_text(const cJSON *out)
 		if (cJSON_GetObjectItemCaseSensitive(a, "ncclIbGidIndex"))
 			printf("  %-11s %-8s NCCL_IB_GID_INDEX=%d in this pod\n", "gid", "",
 			       json_int(a, "ncclIbGidIndex", -1));
+		if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(a, "pidsVisible")))
+			printf("  cannot tell which QPs of the shared device are the pod's: the "
+			       "agent sees no host PIDs (agent.hostPID: false), so the pod's QPs "
+			       "cannot be told from the host's\n");
 		cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(a, "checks"))
 		{
 			const char *st = json_str(c, "state") ?: "?";
@@ -272,6 +369,12 @@ static void print_text(const cJSON *out)
 		   "rdma-qos for it: nothing is judged or kept\n",
 		   json_str(out, "namespace"), json_str(out, "pod"), json_str(u, "ifname"),
 		   json_str(u, "vf"), json_str(u, "pf"));
+	cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(out, "hostNetworkUnjudged")) printf(
+	    "%s/%s host network: shared RDMA device %s of PF %s (%s): no verdict: %s\n",
+	    json_str(out, "namespace"), json_str(out, "pod"),
+	    (json_str(u, "rdmaDev") ?: "")[0] ? json_str(u, "rdmaDev") : "-",
+	    json_str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(u, "pfs"), 0), "ifname"),
+	    json_str(u, "resource"), json_str(u, "noVerdict") ?: json_str(u, "noDevice"));
 }
 
 /* Parse NAMESPACE/NAME into @ns/@name; -EINVAL when it is not one. */
@@ -289,12 +392,12 @@ int show_pod_parse(const char *arg, char *ns, size_t ns_len, char *name, size_t 
 
 /* One pod's verdict over the node read once (@node, @recs): its JSON, *ret_status as show --pod's
  */
-static cJSON *pod_verdict(struct rq_env *env, const cJSON *node, const cJSON *recs,
-			  const struct tel_sample *all, const char *ns, const char *name,
-			  int *ret_status)
+static cJSON *pod_verdict(struct rq_env *env, const struct rq_catalog *cat, const cJSON *node,
+			  const cJSON *recs, const cJSON *hostnet, const struct tel_sample *all,
+			  const char *ns, const char *name, int *ret_status)
 {
-	struct pod_ctx p = {.env = env, .ns = ns, .name = name};
-	cJSON *out = cJSON_CreateObject(), *unch;
+	struct pod_ctx p = {.env = env, .cat = cat, .ns = ns, .name = name};
+	cJSON *out = cJSON_CreateObject(), *unch, *unjudged;
 	const cJSON *pf, *vf, *u;
 
 	if (!out)
@@ -335,10 +438,24 @@ static cJSON *pod_verdict(struct rq_env *env, const cJSON *node, const cJSON *re
 		    !strcmp(json_str(u, "pod") ?: "", name))
 			cJSON_AddItemToArray(unch, cJSON_Duplicate(u, 1));
 	}
+	unjudged = cJSON_AddArrayToObject(out, "hostNetworkUnjudged");
+	cJSON_ArrayForEach(u, hostnet)
+	{
+		if (strcmp(json_str(u, "podNamespace") ?: "", ns) != 0 ||
+		    strcmp(json_str(u, "podName") ?: "", name) != 0)
+			continue;
+		if (json_str(u, "noVerdict") || json_str(u, "noDevice"))
+			cJSON_AddItemToArray(unjudged, cJSON_Duplicate(u, 1));
+		else
+			judge_hostnet(&p, node, u);
+	}
 	if (!p.n && !cJSON_GetArraySize(unch)) {
 		cJSON_AddStringToObject(out, "headline",
-					"lossless: unknown (no attachment of this "
-					"pod on this node)");
+					cJSON_GetArraySize(unjudged)
+					    ? "lossless: unknown (a host-network pod this node "
+					      "cannot judge)"
+					    : "lossless: unknown (no attachment of this "
+					      "pod on this node)");
 		*ret_status = 2;
 	} else if (cJSON_GetArraySize(unch)) {
 		cJSON_AddStringToObject(out, "headline",
@@ -383,6 +500,8 @@ int cmd_show_pods(struct rq_env *env, const struct show_pod_arg *pods, size_t n,
 {
 	struct rq_catalog *cat = show_catalog(env);
 	cJSON *node = NULL, *recs = NULL, *arr = n > 1 ? cJSON_CreateArray() : NULL;
+	cJSON *hostnet = NULL;
+	char hwhy[256];
 	struct tel_sample all;
 	bool all_ok;
 	int r = n > 1 && !arr ? -ENOMEM : show_node_json(env, cat, &node, &recs);
@@ -396,10 +515,14 @@ int cmd_show_pods(struct rq_env *env, const struct show_pod_arg *pods, size_t n,
 	/* one node read for every pod asked: a caller (kubectl rdma-qos job) asks once per node */
 	tel_sample_init(&all);
 	all_ok = tel_load_records(env, &all) == 0;
+	/* the host-network pods on shared devices, as the agent finds them: one List */
+	if (hostnet_scan(env, cat, NULL, &hostnet, hwhy, sizeof(hwhy)) < 0 || hwhy[0])
+		fprintf(stderr, "rdma-qos show: host-network pods: %s\n",
+			hwhy[0] ? hwhy : "out of memory");
 	for (size_t i = 0; i < n && r == 0; i++) {
 		int st = 0;
-		cJSON *out = pod_verdict(env, node, recs, all_ok ? &all : NULL, pods[i].ns,
-					 pods[i].name, &st);
+		cJSON *out = pod_verdict(env, cat, node, recs, hostnet, all_ok ? &all : NULL,
+					 pods[i].ns, pods[i].name, &st);
 
 		if (!out) {
 			r = -ENOMEM;
@@ -422,6 +545,7 @@ int cmd_show_pods(struct rq_env *env, const struct show_pod_arg *pods, size_t n,
 	if (r == 0 && json && arr)
 		show_print_json(arr);
 	tel_sample_fini(&all);
+	cJSON_Delete(hostnet);
 	cJSON_Delete(arr);
 	cJSON_Delete(node);
 	cJSON_Delete(recs);

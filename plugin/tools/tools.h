@@ -66,6 +66,14 @@ void show_link_annotate(const struct rq_env *env, cJSON *o);
 void show_pf_required(const struct rq_env *env, const struct rq_catalog *cat, const char *pci,
 		      struct rq_profile *ret, bool *ret_any);
 struct rq_catalog *show_catalog(const struct rq_env *env);
+/*
+ * show.c: PF @ifname's unmet requirements ("required X, port has Y", as a PF entry's
+ * "unmet") against what show_pf_required says and @extra's (a host-network pod's
+ * profile, which no index lists); NULL when the PF's DCB could not be read (*@why).
+ */
+cJSON *show_pf_unmet_with(const struct rq_env *env, const struct rq_catalog *cat,
+			  const char *ifname, const char *pci, const struct rq_profile *extra,
+			  char *why, size_t why_len);
 /* show_counters.c: `show --counters [--json] [--interval S]` and `top [--interval S]` */
 int main_counters(int argc, char **argv, const char *binary, bool top);
 int main_install(int argc, char **argv, const char *binary);

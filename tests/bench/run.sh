@@ -32,6 +32,8 @@ cleanup() {
 	if [ -n "${BENCH_KEEP:-}" ]; then echo "bench: kept $T, $TB (netns $NS $NS2)" >&2; return; fi
 	ip netns del "$NS" 2>/dev/null || true
 	ip netns del "$NS2" 2>/dev/null || true
+	ip netns del "$NS-sh" 2>/dev/null || true
+	ip link del "bs$$"0 2>/dev/null || true
 	[ -z "$HDEV" ] || ip link del "$HDEV" 2>/dev/null || true
 	umount "$T" 2>/dev/null || true
 	rm -rf "$T" "$TB"
@@ -157,6 +159,28 @@ done
 run_once "$T/env.ADD.2a" "$T/ours-2a.json" "$SIMB" # R2's PF configured by VF 1
 run_once "$T/env.ADD" "$T/tuning.json" "$TUNING"
 run_once "$T/env.ADD" "$T/ours.json" "$FLOOR"
+# issue 50: a pod on the PF's own RDMA device, its net1 a macvlan on a veth named as the PF
+# (the simulated node's shared device, DESIGN.md), its address's GID in the device's table
+RS=$T/shared
+"$MKNODE" --root "$RS" --pfs 1 --vfs 1 --numa-nodes 1 --rdma configfs --ecn yes --dcb yes \
+	--pf-rdma yes --pf-prefix bs$$ > "$T/shared.txt"
+"$MKNODE" --root "$RS" pod --uid pod-bench --cpus 0-1 >/dev/null
+SDEV=$(awk -v p="bs$$"0 '$1 == p && $3 == "-" { print $5 }' "$T/shared.txt")
+"$MKNODE" --root "$RS" gid "$SDEV" --ip 10.97.0.5 --ndev net1 > /dev/null
+ip link add "bs$$"0 type veth peer name "bs$$"0p && ip link set "bs$$"0 up
+ip netns add "$NS-sh"
+ip link add link "bs$$"0 name "rqs$$" type macvlan mode bridge
+ip link set "rqs$$" netns "$NS-sh" name net1 && ip -n "$NS-sh" link set net1 up
+ip -n "$NS-sh" addr add 10.97.0.5/24 dev net1
+conf_for bench 1.0.0 '{"type":"rdma-qos","numa":"warn"}' "$(jq -nc --arg ns "/run/netns/$NS-sh" \
+	'{cniVersion: "1.0.0", interfaces: [{name: "net1", sandbox: $ns}],
+	  ips: [{address: "10.97.0.5/24", interface: 0}]}')" > "$T/ours-shared.json"
+envfile "$T/env.ADD.shared" ADD "$RS" shared
+sed -i "s|^CNI_NETNS=.*|CNI_NETNS=/run/netns/$NS-sh|" "$T/env.ADD.shared"
+run_once "$T/env.ADD.shared" "$T/ours-shared.json" "$SIMB"   # the device now right: steady
+jq -e '.shared and (.gids | length) == 2 and .gidsPending == []' \
+	"$RS/run/rdma-qos/state/bench_shared_net1.json" > /dev/null ||
+	die "the shared pod's ADD did not take the shared path with its GID"
 cp -a "$RF" "$RF.pristine"   # before any ADD touched it
 cat > "$T/reset-pf.sh" <<SH
 #!/bin/sh
@@ -172,6 +196,7 @@ prep_script "$T/prep-tdel.sh" "$T/env.ADD.tdel" "$T/tuning.json" "$TUNING"
 	plan_line "floor ADD" - "$T/ours.json" "$T/env.ADD" "$FLOOR"
 	plan_line "tuning ADD" - "$T/tuning.json" "$T/env.ADD" "$TUNING"
 	plan_line "rdma-qos ADD steady" - "$T/ours.json" "$T/env.ADD" "$SIMB"
+	plan_line "rdma-qos ADD steady shared" - "$T/ours-shared.json" "$T/env.ADD.shared" "$SIMB"
 	plan_line "rdma-qos ADD 2nd VF" "$T/prep-2.sh" "$T/ours-2.json" "$T/env.ADD.2" "$SIMB"
 	plan_line "rdma-qos ADD first on PF" "$T/reset-pf.sh" "$T/ours-first.json" "$T/env.ADD.first" \
 		"$SIMB"

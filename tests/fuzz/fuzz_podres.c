@@ -225,6 +225,55 @@ static void check_find(const uint8_t *buf, size_t len)
 }
 
 /*
+ * podres_find_resources against the same search over a full unpack: the pods holding a
+ * device of "rdma/hca_shared_devices_a" or "rdma/b", each once, in order.
+ */
+static void check_resources(const uint8_t *buf, size_t len)
+{
+	static const char *const res[] = {"rdma/hca_shared_devices_a", "rdma/b"};
+	struct rq_podres_res_holder *h = NULL;
+	V1__ListPodResourcesResponse *m = NULL;
+	size_t n = 0, k = 0;
+	int r = podres_find_resources(buf, len, res, 2, &h, &n);
+
+	if (r != 0 && r != -EBADMSG && r != -ENOMEM)
+		abort();
+	if ((r != 0 && (h || n)) || (n && !h))
+		abort();
+	if (len >= 5 && buf[0] == 0 &&
+	    ((uint32_t)buf[1] << 24 | (uint32_t)buf[2] << 16 | (uint32_t)buf[3] << 8 | buf[4]) ==
+		len - 5)
+		m = v1__list_pod_resources_response__unpack(NULL, len - 5, buf + 5);
+	for (size_t i = 0; m && r == 0 && i < m->n_pod_resources; i++) {
+		const V1__PodResources *pod = m->pod_resources[i];
+		const char *hit = NULL;
+
+		for (size_t c = 0; pod && c < pod->n_containers && !hit; c++)
+			for (size_t d = 0;
+			     pod->containers[c] && d < pod->containers[c]->n_devices && !hit; d++) {
+				const char *rn = pod->containers[c]->devices[d]
+						     ? pod->containers[c]->devices[d]->resource_name
+						     : NULL;
+
+				if (rn && (!strcmp(rn, res[0]) || !strcmp(rn, res[1])))
+					hit = !strcmp(rn, res[0]) ? res[0] : res[1];
+			}
+		if (!hit)
+			continue;
+		if (k >= n || strcmp(h[k].resource, hit) ||
+		    strcmp(h[k].ns, pod->namespace_ ? pod->namespace_ : "") ||
+		    strcmp(h[k].name, pod->name ? pod->name : ""))
+			abort();
+		k++;
+	}
+	if (m && r == 0 && k != n)
+		abort();
+	if (m)
+		v1__list_pod_resources_response__free_unpacked(m, NULL);
+	free(h);
+}
+
+/*
  * The decoded text: NUL-terminated within its buffer, never longer than the input, cut
  * only when said; without a '%' the input's length. Get's "not found" only for the pod asked.
  */
@@ -270,6 +319,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (data[0] & 4)
 			check_find(buf, size - 1);
+		check_resources(buf, size - 1);
 	} else
 		r = podres_decode_get(buf, size - 1, skip, &p);
 	check(r, &p);

@@ -123,6 +123,23 @@ shared_del a "$NSA" 10.99.0.11 "$(srq)" > /dev/null 2>&1
 check "shared: DEL without a record drops the index entry and restores the class" \
 	[ ! -e "$(sidx)" -a "$(cat "$(scfs)")" = 0 ]
 
+# the same attachment ADDed again under a lossy profile: it leaves the device's index
+NSE=$(newns she)
+oute=$(shared_add e "$NSE" 10.99.0.15 "$(srq)" 2> /dev/null)
+conf_for shared 1.0.0 "$(srq '"profile":"lossy"')" "$oute" |
+	RDMA_QOS_SIM_ROOT=$SR run_plugin "$SIM" ADD e "$NSE" net1 "$(sargs e)" > /dev/null 2>&1
+check "shared: ADD again under a lossy profile leaves the index, the class restored" \
+	[ $? -eq 0 -a ! -e "$(sidx)" -a "$(cat "$(scfs)")" = 0 -a "$(jq -c .rdma.tosSet "$(srec e)")" = -1 ]
+shared_del e "$NSE" 10.99.0.15 "$(srq '"profile":"lossy"')" > /dev/null 2>&1
+
+# exclusive RDMA netns mode: no pod sees the PF's device, ADD refuses with the fix
+mkdir -p "$SR/sys/module/ib_core/parameters"
+echo N > "$SR/sys/module/ib_core/parameters/netns_mode"
+msg=$(shared_add e "$NSE" 10.99.0.15 "$(srq)" 2> /dev/null)
+check "shared: exclusive RDMA netns mode is refused (7), saying what to do, nothing left" \
+	[ "$(jq -r '(.code | tostring) + " " + (.msg | test("RDMA netns mode is exclusive.*rdma system set netns shared")|tostring)' <<< "$msg")" = "7 true" -a ! -e "$(srec e)" -a ! -e "$(sidx)" ]
+echo Y > "$SR/sys/module/ib_core/parameters/netns_mode"
+
 # a macvlan on a device with no PCI function under it: a clear error, nothing left
 ip link add "${SP}x" type veth peer name "${SP}xp"
 NSD=$(newns shd)

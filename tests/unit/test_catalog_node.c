@@ -178,6 +178,89 @@ START_TEST(link_health_floor)
 }
 END_TEST
 
+/* node.sharedResources: a shared device plugin's resource -> the PF netdevs it shares */
+START_TEST(shared_resources)
+{
+	static const struct {
+		const char *json, *msg;
+	} bad[] = {
+	    {"{\"node\": {\"sharedResources\": []}}", "node.sharedResources: expected an object"},
+	    {"{\"node\": {\"sharedResources\": {\"hca_shared\": [\"ens1f0\"]}}}",
+	     "node.sharedResources[\"hca_shared\"]: not a device plugin resource name"},
+	    {"{\"node\": {\"sharedResources\": {\"RDMA/x\": [\"ens1f0\"]}}}",
+	     "node.sharedResources[\"RDMA/x\"]: not a device plugin resource name"},
+	    {"{\"node\": {\"sharedResources\": {\"rdma/x-\": [\"ens1f0\"]}}}",
+	     "node.sharedResources[\"rdma/x-\"]: not a device plugin resource name"},
+	    {"{\"node\": {\"sharedResources\": {\"rdma/a\": []}}}",
+	     "node.sharedResources[\"rdma/a\"]: expected a non-empty list of PF netdev names"},
+	    {"{\"node\": {\"sharedResources\": {\"rdma/a\": \"ens1f0\"}}}",
+	     "node.sharedResources[\"rdma/a\"]: expected a non-empty list of PF netdev names"},
+	    {"{\"node\": {\"sharedResources\": {\"rdma/a\": [\"ens1f0\", 3]}}}",
+	     "node.sharedResources[\"rdma/a\"][1]: expected a netdev name"},
+	    {"{\"node\": {\"sharedResources\": {\"rdma/a\": [\"a-name-of-16-chr\"]}}}",
+	     "node.sharedResources[\"rdma/a\"][0]: expected a netdev name"},
+	    {"{\"node\": {\"sharedResources\": {\"rdma/a\": [\"ens1 f0\"]}}}",
+	     "node.sharedResources[\"rdma/a\"][0]: expected a netdev name"},
+	    {"{\"node\": {\"sharedResources\": {\"rdma/a\": [\"x\", \"y\", \"x\"]}}}",
+	     "node.sharedResources[\"rdma/a\"][2]: \"x\" is listed twice"},
+	};
+	const char *ok = "{\"node\": {\"sharedResources\": {"
+			 "\"rdma/hca_shared_devices_a\": [\"ens1f0np0\"],"
+			 "\"nvidia.com/hca_shared_b\": [\"ens2f0np0\", \"ens2f1np1\"]}}}";
+	const char *two = "{\"node\": {\"sharedResources\": {\"rdma/a\": [], \"b\": [\"x\"],"
+			  "\"rdma/c\": [\"ens1\"]}}}";
+	const struct rq_shared_res *r;
+	struct rq_catalog *c = NULL;
+	struct rq_errlist keep;
+	struct rq_error e;
+
+	ck_assert_int_eq(parse("{}", &c, &e), 0);
+	ck_assert_uint_eq(c->n_shared, 0);
+	ck_assert_ptr_null(catalog_shared_res(c, "rdma/hca_shared_devices_a"));
+	catalog_free(c);
+	ck_assert_int_eq(parse(ok, &c, &e), 0);
+	ck_assert_uint_eq(c->n_shared, 2);
+	r = catalog_shared_res(c, "rdma/hca_shared_devices_a");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->n_pfs, 1);
+	ck_assert_str_eq(r->pfs[0], "ens1f0np0");
+	r = catalog_shared_res(c, "nvidia.com/hca_shared_b");
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->n_pfs, 2);
+	ck_assert_str_eq(r->pfs[1], "ens2f1np1");
+	ck_assert_ptr_null(catalog_shared_res(c, "rdma/hca_shared_devices_b"));
+	catalog_free(c);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_int_eq(parse(bad[i].json, &c, &e), -EINVAL);
+		ck_assert_int_eq(e.code, RQ_ERR_CONFIG);
+		ck_assert_msg(!strncmp(e.msg, bad[i].msg, strlen(bad[i].msg)), "%s -> %s",
+			      bad[i].json, e.msg);
+	}
+	ck_assert_int_eq(parse("{\"node\": {\"sharedResource\": {}}}", &c, &e), -EINVAL);
+	ck_assert_str_eq(e.msg,
+			 "node.sharedResource: unknown key (did you mean \"sharedResources\"?)");
+	/* validate: every entry's error in one run, the good entry kept */
+	memset(&keep, 0, sizeof(keep));
+	rq_err_clear(&e);
+	ck_assert_int_lt(catalog_parse_keep(two, strlen(two), &keep, &c, &e), 0);
+	ck_assert_uint_eq(keep.n, 2);
+	ck_assert(strstr(keep.msg[0], "node.sharedResources[\"rdma/a\"]: expected a non-empty"));
+	ck_assert(strstr(keep.msg[1], "node.sharedResources[\"b\"]: not a device plugin"));
+	/* the agent's alone: the agent's and ADD's parses ignore it and say why */
+	rq_err_clear(&e);
+	ck_assert_int_eq(catalog_parse_lenient(bad[4].json, strlen(bad[4].json), &c, &e), 0);
+	ck_assert_uint_eq(c->n_shared, 0);
+	ck_assert(!strncmp(c->obs_err, bad[4].msg, strlen(bad[4].msg)));
+	catalog_free(c);
+	rq_err_clear(&e);
+	ck_assert_int_eq(catalog_parse_for(bad[6].json, strlen(bad[6].json), "ai", NULL, &c, &e),
+			 0);
+	ck_assert_uint_eq(c->n_shared, 0);
+	ck_assert(!strncmp(c->obs_err, bad[6].msg, strlen(bad[6].msg)));
+	catalog_free(c);
+}
+END_TEST
+
 Suite *suite_catalog_node(void)
 {
 	Suite *s = suite_create("catalog_node");
@@ -188,6 +271,7 @@ Suite *suite_catalog_node(void)
 	tcase_add_test(tc, numa_source);
 	tcase_add_test(tc, unchained_mode);
 	tcase_add_test(tc, link_health_floor);
+	tcase_add_test(tc, shared_resources);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -361,6 +361,60 @@ START_TEST(port_parent)
 }
 END_TEST
 
+/* The port(s) under a host netdev whose RDMA device pods share (issue 50). */
+START_TEST(shared_netdev)
+{
+	struct rq_vf_info vf;
+	struct rq_error e = {0};
+	char fn[16];
+
+	sim_build(&node, "--pfs 2 --vfs 2 --numa-nodes 2 --pf-rdma yes");
+	/* a PF: itself, its own function carries the device */
+	ck_assert_int_eq(device_resolve_netdev(&node.root, "simpf1", &vf, fn, sizeof(fn), &e), 0);
+	ck_assert_str_eq(vf.pci, "");
+	ck_assert(vf.has_pf);
+	ck_assert_uint_eq(vf.n_pf, 1);
+	ck_assert_str_eq(vf.pf[0].pci, "0000:82:00.0");
+	ck_assert_str_eq(vf.pf[0].ifname, "simpf1");
+	ck_assert_str_eq(fn, "0000:82:00.0");
+	ck_assert_int_eq(vf.numa_node, 1);
+	/* a VF left in the host: its PF is the port, its own function the device's */
+	ck_assert_int_eq(device_resolve_netdev(&node.root, "simpf0v1", &vf, fn, sizeof(fn), &e), 0);
+	ck_assert_str_eq(vf.pf[0].pci, "0000:81:00.0");
+	ck_assert_str_eq(fn, "0000:81:00.2");
+	/* no PCI function under it (a veth, a bridge): -ENODEV naming it */
+	ck_assert_int_eq(device_resolve_netdev(&node.root, "veth9", &vf, fn, sizeof(fn), &e),
+			 -ENODEV);
+	ck_assert_ptr_nonnull(strstr(e.msg, "veth9 is not a PCI network function"));
+}
+END_TEST
+
+START_TEST(shared_netdev_bond)
+{
+	struct rq_vf_info vf;
+	struct rq_error e = {0};
+	char fn[16];
+
+	/* a RoCE LAG: every slave, the one the device sits on first */
+	sim_build(&node, "--pfs 2 --vfs 1 --numa-nodes 1 --vf-lag");
+	ck_assert_int_eq(sim_sh(&node, "echo 'simpf1 simpf0' > "
+				       "$R/sys/devices/virtual/net/bond0/bonding/slaves"),
+			 0);
+	ck_assert_int_eq(device_resolve_netdev(&node.root, "bond0", &vf, fn, sizeof(fn), &e), 0);
+	ck_assert(vf.lag);
+	ck_assert_str_eq(vf.rdma_bond, "mlx5_bond_0");
+	ck_assert_uint_eq(vf.n_pf, 2);
+	ck_assert_str_eq(vf.pf[0].pci, "0000:81:00.0");
+	ck_assert_str_eq(vf.pf[1].pci, "0000:82:00.0");
+	ck_assert_str_eq(fn, "0000:81:00.0");
+	/* a software bond (no LAG device): its slaves' devices are not shared through it */
+	ck_assert_int_eq(sim_sh(&node, "rm $R/sys/class/infiniband/mlx5_bond_0"), 0);
+	ck_assert_int_eq(device_resolve_netdev(&node.root, "bond0", &vf, fn, sizeof(fn), &e),
+			 -EOPNOTSUPP);
+	ck_assert_ptr_nonnull(strstr(e.msg, "bond bond0 carries no RoCE LAG device"));
+}
+END_TEST
+
 Suite *suite_device(void);
 Suite *suite_device(void)
 {
@@ -370,6 +424,8 @@ Suite *suite_device(void)
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, vf_with_pf);
+	tcase_add_test(tc, shared_netdev);
+	tcase_add_test(tc, shared_netdev_bond);
 	tcase_add_test(tc, switchdev_uplink);
 	tcase_add_test(tc, carrier_wait);
 	tcase_add_test(tc, vf_missing_or_malformed);

@@ -631,6 +631,58 @@ END_TEST
  * The walk reads ClaimResource as protobuf does: the last driver/device wins, an unknown field
  * (share_id 5 of 1.35+) is skipped, a known field of the wrong wire type is malformed.
  */
+/* podres_find_resources: the pods holding a shared device plugin's resource, each once */
+START_TEST(find_resource_holders)
+{
+	static const char *const res[] = {"rdma/hca_shared_devices_a", "rdma/hca_shared_b"};
+	V1__ListPodResourcesResponse m = V1__LIST_POD_RESOURCES_RESPONSE__INIT;
+	struct pod_fixture hn, vf, two, other;
+	V1__PodResources *pods[4];
+	struct rq_podres_res_holder *h = NULL;
+	size_t len, n = 0;
+	uint8_t *b;
+
+	pod_init(&hn, "ai", "hn"); /* device "0" of the shared resource, beside others */
+	hn.flat.resource_name = "rdma/hca_shared_devices_a";
+	hn.flat_ids[0] = "0";
+	pod_init(&vf, "ai", "vf"); /* a VF and a GPU only */
+	vf.ctr.n_devices = 2;
+	pod_init(&two, "lab", "two"); /* both resources: listed once, with the first it holds */
+	two.vf.resource_name = "rdma/hca_shared_b";
+	two.flat.resource_name = "rdma/hca_shared_devices_a";
+	pod_init(&other, "lab", "near"); /* a resource that is a prefix of one asked: not it */
+	other.flat.resource_name = "rdma/hca_shared";
+	pods[0] = &hn.pod;
+	pods[1] = &vf.pod;
+	pods[2] = &two.pod;
+	pods[3] = &other.pod;
+	m.n_pod_resources = 4;
+	m.pod_resources = pods;
+	b = frame(&m.base, &len);
+	ck_assert_int_eq(podres_find_resources(b, len, res, 2, &h, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(h[0].ns, "ai");
+	ck_assert_str_eq(h[0].name, "hn");
+	ck_assert_str_eq(h[0].resource, "rdma/hca_shared_devices_a");
+	ck_assert_str_eq(h[1].ns, "lab");
+	ck_assert_str_eq(h[1].name, "two");
+	ck_assert_str_eq(h[1].resource, "rdma/hca_shared_b");
+	free(h);
+	/* no resource asked, or none held: nothing, no allocation */
+	ck_assert_int_eq(podres_find_resources(b, len, res, 0, &h, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_null(h);
+	/* malformed: refused whole (framing cut; the first pod's length past the reply) */
+	ck_assert_int_eq(podres_find_resources(b, len - 1, res, 2, &h, &n), -EBADMSG);
+	ck_assert_ptr_null(h);
+	ck_assert_int_eq(b[5], 0x0a);
+	b[6] = 0x7f;
+	ck_assert_int_eq(podres_find_resources(b, len, res, 2, &h, &n), -EBADMSG);
+	ck_assert_ptr_null(h);
+	free(b);
+}
+END_TEST
+
 START_TEST(find_vf_reads_as_protobuf)
 {
 	/* pod{name "p", ns "ai", container{name "c", dynamic_resources{claim "k",
@@ -955,6 +1007,7 @@ Suite *suite_podres(void)
 	tcase_add_test(tc, dra_many_and_shared);
 	tcase_add_test(tc, find_vf_owner);
 	tcase_add_test(tc, find_vf_reads_as_protobuf);
+	tcase_add_test(tc, find_resource_holders);
 	tcase_add_test(tc, list_over_the_socket);
 	suite_add_tcase(s, tc);
 	return s;

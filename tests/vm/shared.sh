@@ -33,7 +33,8 @@ JSON
 mkdir -p /sys/kernel/config/rdma_cm/rxep
 echo 32 > /sys/kernel/config/rdma_cm/rxep/ports/1/default_roce_tos
 SHARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME"
-RQC='{"type":"rdma-qos","numa":"off"}'
+# rqc NS: rdma-qos's config; sd's PF (the second igb) has no dcbnl: pf ignore there
+rqc() { [ "$1" = sd ] && echo '{"type":"rdma-qos","numa":"off","pf":"ignore"}' || echo '{"type":"rdma-qos","numa":"off"}'; }
 srec() { echo "/run/rdma-qos/state/shared_c-$1_net1.json"; }
 sidx=/run/rdma-qos/state/dev/rxep.json
 # plug NS: Debian's plugin's config for pod NS (static IPAM: the addresses of its line)
@@ -56,20 +57,20 @@ pod() {
 	CONF_NAME=shared conf "$(plug "$1")" | run "/usr/lib/cni/$plugin" ADD "c-$1" "/run/netns/$1" net1 "$SHARGS=$1" \
 		> "/tmp/cni-$1.json" 2>&1 || return 1
 	[ -z "${2:-}" ] && return 0
-	CONF_NAME=shared conf "$RQC" "$(cat "/tmp/cni-$1.json")" |
+	CONF_NAME=shared conf "$(rqc "$1")" "$(cat "/tmp/cni-$1.json")" |
 		run "$RQ" ADD "c-$1" "/run/netns/$1" net1 "$SHARGS=$1" > "/tmp/rq-$1.json" 2> "/tmp/rq-$1.log"
 }
 # rq CMD NS: rdma-qos's CHECK or DEL of pod NS (prevResult the plugin's result)
-rq() { CONF_NAME=shared conf "$RQC" "$(cat "/tmp/cni-$2.json")" | run "$RQ" "$1" "c-$2" "/run/netns/$2" net1 "$SHARGS=$2"; }
+rq() { CONF_NAME=shared conf "$(rqc "$2")" "$(cat "/tmp/cni-$2.json")" | run "$RQ" "$1" "c-$2" "/run/netns/$2" net1 "$SHARGS=$2"; }
 pod sa rq; rca=$?
 pod sb rq; rcb=$?
 pod sc rq; rcc=$?
-pod sd; rcd=$?
-[ "$rca$rcb$rcc" = 000 ] || cat /tmp/rq-s?.log
-check "conflist [macvlan, rdma-qos] ADD for sa, sb (on $PF), sc (on $PF.100); ipvlan alone for sd (on $PF2) (rc $rca $rcb $rcc $rcd)" \
+pod sd rq; rcd=$?
+[ "$rca$rcb$rcc$rcd" = 0000 ] || cat /tmp/rq-s?.log
+check "conflist [macvlan, rdma-qos] ADD for sa, sb (on $PF), sc (on $PF.100); [ipvlan, rdma-qos] for sd (on $PF2) (rc $rca $rcb $rcc $rcd)" \
 	[ "$rca$rcb$rcc$rcd" = 0000 ]
 check "the plugins' results name net1 with the pods' addresses; rdma-qos passes them on" \
-	[ "$(jq -r '[.interfaces[] | select(.sandbox != null) | .name] + [.ips[].address] | join(" ")' /tmp/rq-sa.json /tmp/cni-sc.json /tmp/cni-sd.json | tr '\n' ' ')" = \
+	[ "$(jq -r '[.interfaces[] | select(.sandbox != null) | .name] + [.ips[].address] | join(" ")' /tmp/rq-sa.json /tmp/rq-sc.json /tmp/rq-sd.json | tr '\n' ' ')" = \
 		"net1 $IPA/24 $IP6A/64 net1 $IPC/24 net1 $IPD/24 " ] || cat /tmp/cni-s?.json
 
 echo "== [$((SECONDS - SH_T0)) s] netns_link_lower (pkg/netns/lower.c) from each pod's net1 to the host"
@@ -101,13 +102,14 @@ check "... each the slot where sysfs shows the address's RoCE v2 GID (::ffff:a.b
 check "... and distinct per pod on the shared rxep ($GA $GB $GC)" [ "$(printf '%s\n' $GA $GB $GC | sort -u | wc -l)" = 3 ]
 check "sa's global IPv6 $IP6A: '$g6', sysfs: $(slot rxep ${G6:-x})" \
 	[ "$(slot rxep ${G6:-x})" = "fd00:0099:0000:0000:0000:0000:0000:0011 RoCE v2" ]
+LLA=$(ip -n sa -6 addr show dev net1 scope link | sed -n 's|.*inet6 \(fe80::[^/]*\)/.*|\1|p' | head -1)
+LLG=$(python3 -c 'import ipaddress, sys; print(ipaddress.ip_address(sys.argv[1]).exploded)' "${LLA:-::}")
+ms=$(until_ms 2000 grep -qlx "$LLG" /sys/class/infiniband/rxep/ports/1/gids/*)
+r=$("$SP" gid rxep "$LLA" 0)
+check "sa's link-local $LLA has an entry on rxep (after $ms ms), yet rdma_gid_find refuses it: '$r' (-EADDRNOTAVAIL)" \
+	eval 'grep -qlx "$LLG" /sys/class/infiniband/rxep/ports/1/gids/* && [ "${r% after*}" = "error -99" ]'
 check "every pod's entry has the netdev net1 (the pods' names are alike: the address tells them apart)" \
 	[ "$(cat /sys/class/infiniband/rxep/ports/1/gid_attrs/ndevs/{$GA,$GB,$GC} 2>/dev/null | sort -u)" = net1 ]
-ip -n sd addr del $IPD/24 dev net1
-r=$("$SP" nogid rxeq $IPD 2000)
-check "sd's address removed: its entry goes ($r)" [ "${r%% after*}" = gone ]
-r=$("$SP" gid rxep $IPA 0)
-check "... and sa's stays ($r)" [ "${r% after*}" = "v2 $GA v1 $(awk '$1 == "v2" { print $4 }' <<< "$ga")" ]
 
 echo "== [$((SECONDS - SH_T0)) s] rdma-qos's records: shared, the device, the chain, the GIDs by address"
 # recgids NS: the record's RoCE v2 entries, "IP=INDEX ..."
@@ -116,6 +118,8 @@ check "sa's record: shared, rxep, master [$PF], rdmaPci $PFPCI, no VF" \
 	[ "$(jq -c '[.shared, .rdmaDev, .master, .rdmaPci, .vf]' "$(srec sa)" 2> /dev/null)" = "[true,\"rxep\",[\"$PF\"],\"$PFPCI\",\"\"]" ]
 check "sc's record: master [$PF.100, $PF] (the VLAN device walked through)" \
 	[ "$(jq -c '[.rdmaDev, .master]' "$(srec sc)" 2> /dev/null)" = "[\"rxep\",[\"$PF.100\",\"$PF\"]]" ]
+check "sd's record (ipvlan): rxeq, master [$PF2], $IPD=$GD; default_roce_tos 106 on rxeq ($(tos_of rxeq))" \
+	[ "$(jq -c '[.rdmaDev, .master]' "$(srec sd)" 2> /dev/null) $(recgids sd) $(tos_of rxeq)" = "[\"rxeq\",[\"$PF2\"]] $IPD=$GD 106" ]
 check "the records' GIDs by address are shared-probe's, none pending: sa '$(recgids sa)', sb '$(recgids sb)', sc '$(recgids sc)'" \
 	eval '[ "$(recgids sa)|$(recgids sb)|$(recgids sc)" = "$IPA=$GA $IP6A=$G6|$IPB=$GB|$IPC=$GC" ] &&
 		[ "$(jq -s -c "[.[].gidsPending // [] | length] | add" "$(srec sa)" "$(srec sb)" "$(srec sc)")" = 0 ]'
@@ -149,6 +153,8 @@ check "DEL sa, sc (rc $rc): sb still requires the class, 106 kept ($(tos_of rxep
 rq DEL sb 2> /tmp/del-sb.log; rc=$?
 check "DEL sb, the last (rc $rc): the admin's 32 restored ($(tos_of rxep)), no record, no index" \
 	eval '[ "$rc $(tos_of rxep)" = "0 32" ] && ! ls /run/rdma-qos/state/shared_* $sidx 2> /dev/null'
+rq DEL sd 2> /tmp/del-sd.log; rc=$?
+check "DEL sd (rc $rc): rxeq's class back to 0 as found ($(tos_of rxeq))" [ "$rc $(tos_of rxeq)" = "0 0" ]
 wire "shared rxep after DEL" "$PF" $PFIP $V1IP
 check "after DEL rxep's RoCEv2 packets carry TOS 0x20 (class 32) again: $SEEN" only_tos $PFIP 0x20
 
@@ -194,7 +200,10 @@ check "ibsim0 with 4 slots: the pods' addresses without an entry are -ENOSPC: $f
 rmmod ibsim
 check "ibsim unloads" [ ! -d /sys/class/infiniband/ibsim0 ]
 
-echo "== [$((SECONDS - SH_T0)) s] the pods go: Debian's plugins' DEL"
+echo "== [$((SECONDS - SH_T0)) s] an address removed, the pods go: Debian's plugins' DEL"
+ip -n sd addr del $IPD/24 dev net1
+r=$("$SP" nogid rxeq $IPD 2000)
+check "sd's address removed: its entry goes ($r)" [ "${r%% after*}" = gone ]
 for ns in sa sb sc sd; do
 	CONF_NAME=shared conf "$(plug $ns)" | run "/usr/lib/cni/$(plug $ns | jq -r .type)" DEL "c-$ns" "/run/netns/$ns" net1 "$SHARGS=$ns" ||
 		echo "$(plug $ns | jq -r .type) DEL $ns failed"

@@ -2,14 +2,16 @@
 # Sourced by wire.sh at its end, in the same guest (tests/vm/README.md "What shared.sh
 # asserts"): the PF's own RDMA device shared by pods (issue 50 item 7), RDMA netns mode
 # shared. Debian's real macvlan and ipvlan CNI plugins give pods sa, sb (macvlan on $PF),
-# sc (macvlan on the VLAN device $PF.100) and sd (ipvlan on the other PF) their net1;
+# sc (macvlan on the VLAN device $PF.100) and sd (ipvlan on the other PF) their net1,
+# each chained with the production rdma-qos (the conflist [macvlan, rdma-qos]);
 # shared-probe (tests/vm/shared_probe.c) runs the project's netns_link_lower and
-# rdma_gid_find on this kernel; the device's class on the wire from the host netns
-# (wire.sh's helpers); ibsim on $PF as a shared mlx5-like device: the core's GID table
-# with the pods' entries, QPs whose raw context's src_addr_index names a pod, an RDMA-CM
-# id bound to a pod's address in the restrack cm_id dump.
-# Uses wire.sh's PF, PF2's igb, rxep (rxe on $PF), rxe1 on $VF1 ($V1IP), check, wire,
-# only_tos, tos_of; leaves no pod, link or module of its own behind.
+# rdma_gid_find on this kernel; the device's class set, kept, restored, checked and
+# repaired, on the wire from the host netns (wire.sh's helpers); ibsim on $PF as a shared
+# mlx5-like device: the core's GID table with the pods' entries, QPs whose raw context's
+# src_addr_index names a pod, an RDMA-CM id bound to a pod's address in the cm_id dump.
+# Uses wire.sh's PF, PF2's igb, rxep (rxe on $PF, deleted for ibsim), rxe1 on $VF1
+# ($V1IP), the /etc overlay, check, wire, only_tos, tos_of; leaves no pod, link, record
+# or module of its own behind.
 SH_T0=$SECONDS
 SP=$BUILD/tests/vm/shared-probe
 SRDMA=$RQCACHE/iproute2-bpo/usr/bin/rdma # `rdma -r` (raw dumps) needs iproute2 >= 6.x

@@ -37,7 +37,8 @@ static long now_ms(void)
 static int lower(const char *nspath, const char *ifname)
 {
 	struct netns_lower l;
-	int pod = open(nspath, O_RDONLY | O_CLOEXEC), host = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	int pod = open(nspath, O_RDONLY | O_CLOEXEC),
+	    host = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	int rc;
 
 	if (pod < 0 || host < 0) {

@@ -236,6 +236,35 @@ fail:
 	return rr;
 }
 
+int rdma_gid_slot_read(const struct rq_root *r, const char *dev, int port, int idx,
+		       struct rdma_gid *ret)
+{
+	char base[256], path[512], buf[64];
+	int rr;
+
+	if (!dev || !dev[0] || strchr(dev, '/') || !strcmp(dev, ".") || !strcmp(dev, "..") ||
+	    port < 1 || idx < 0)
+		return -EINVAL;
+	if (snprintf(base, sizeof(base), "/sys/class/infiniband/%s/ports/%d", dev, port) >=
+	    (int)sizeof(base))
+		return -ENAMETOOLONG;
+	memset(ret, 0, sizeof(*ret));
+	ret->index = idx;
+	(void)snprintf(path, sizeof(path), "%s/gids/%d", base, idx);
+	rr = sysfs_read_str(r, path, buf, sizeof(buf));
+	if (rr < 0)
+		return rr;
+	if (rdma_gid_parse(buf, ret->gid) < 0)
+		return -EBADMSG;
+	if (rdma_gid_is_zero(ret->gid))
+		return 0;
+	rr = read_attr(r, base, "types", idx, buf, sizeof(buf));
+	if (rr < 0)
+		return rr;
+	ret->type = rdma_gid_type_parse(buf);
+	return 0;
+}
+
 int rdma_gid_find(const struct rdma_gid_table *t, const char *ip, struct rdma_gid_match *ret)
 {
 	uint8_t want[16];

@@ -71,6 +71,14 @@ int rdma_gid_table_read(const struct rq_root *r, const char *dev, int port,
 			struct rdma_gid_table *ret);
 void rdma_gid_table_fini(struct rdma_gid_table *t);
 
+/*
+ * One slot: its GID (the zero GID: empty) and type, no ndev. What a caller that knows
+ * where an entry was (a repeated ADD, from its record) reads instead of the table.
+ * -ENOENT: no such slot, device or port.
+ */
+int rdma_gid_slot_read(const struct rq_root *r, const char *dev, int port, int idx,
+		       struct rdma_gid *ret);
+
 struct rdma_gid_match {
 	int v2, v1; /* the index of each entry for the address, -1 none */
 };

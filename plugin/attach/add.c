@@ -538,9 +538,18 @@ static int add_run(struct rq_ctx *c, struct add_tx *tx, bool adopted, struct rq_
 	r = c->profile.traffic_class < 0 ? 0 : tos_prepare(c, &tx->t);
 	if (r == 0)
 		r = numa_step(c, tx);
-	/* the pod's GIDs: read-only, before any lock of the PF is taken */
-	if (r == 0 && tx->t.shared)
-		shared_gids_find(c, &tx->t, 500, &tx->gids);
+	/*
+	 * The pod's GIDs: read-only, before any lock of the PF is taken (the wait must not hold
+	 * it). A repeated ADD looks where its record says first: the record is read here, under
+	 * the attachment's lock, once (a shared record's writers hold that lock, but for the
+	 * agent's following of a renamed device, whose change the commit's compare then sees).
+	 */
+	if (r == 0 && tx->t.shared) {
+		if (state_record_read(&c->env.root, c->key, &tx->rec_before) < 0)
+			tx->rec_before = NULL;
+		tx->rec_read = true;
+		shared_gids_find(c, &tx->t, tx->rec_before, 500, &tx->gids);
+	}
 	if (r == 0) {
 		gdr_judge(c, &tx->t, tx->devs && tx->devs->answered ? tx->devs : NULL, &tx->gdr);
 		/* unknown is no problem of the pod's: ADD's one line says it (log_done) */
@@ -550,7 +559,7 @@ static int add_run(struct rq_ctx *c, struct add_tx *tx, bool adopted, struct rq_
 	if (r == 0)
 		r = pf_step(c, tx);
 	/* the record as this ADD found it: what the knobs go back to, and a repeated ADD's no-op */
-	if (r == 0 && state_record_read(&c->env.root, c->key, &tx->rec_before) < 0)
+	if (r == 0 && !tx->rec_read && state_record_read(&c->env.root, c->key, &tx->rec_before) < 0)
 		tx->rec_before = NULL;
 	if (r == 0)
 		r = tos_plan(c, &tx->t, &tx->tos, tx->rec_before);

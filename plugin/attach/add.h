@@ -46,6 +46,7 @@ struct add_tx {
 	struct shared_gids gids;
 	cJSON *dev_before;
 	bool dev_written;
+	bool rec_read; /* rec_before was read early (the shared path's GID hint) */
 	/* an adopted record of this VF that this ADD takes over: dropped after the commit */
 	char adopted_holder[RQ_STATE_KEY_MAX];
 };

@@ -216,7 +216,55 @@ static long now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-void shared_gids_find(struct rq_ctx *c, const struct rq_target *t, int wait_ms,
+/*
+ * A repeated ADD: the entries its record names, each read alone (two files a slot) and kept
+ * when the slot still holds that GID with that type: no table scan. false when any IP's
+ * RoCE v2 entry is not where the record says (then the table is read).
+ */
+static bool gids_hinted(struct rq_ctx *c, const struct rq_target *t, const cJSON *old, cJSON *ips,
+			cJSON *gids)
+{
+	const cJSON *ip, *h;
+	int port = t->rdma.port ? t->rdma.port : 1;
+
+	if (!old || strcmp(json_str(old, "rdmaDev") ?: "", t->rdma.name) != 0)
+		return false;
+	cJSON_ArrayForEach(ip, ips)
+	{
+		bool v2 = false;
+
+		if (!cJSON_IsString(ip))
+			return false;
+		cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(old, "gids"))
+		{
+			struct rdma_gid g;
+			uint8_t want[16];
+			const char *type = json_str(h, "type") ?: "";
+			cJSON *o;
+
+			if (strcmp(json_str(h, "ip") ?: "", ip->valuestring) != 0)
+				continue;
+			if (rdma_gid_parse(json_str(h, "gid") ?: "", want) < 0 ||
+			    rdma_gid_slot_read(&c->env.root, t->rdma.name, port,
+					       json_int(h, "index", -1), &g) < 0 ||
+			    memcmp(g.gid, want, sizeof(want)) != 0 ||
+			    strcmp(type, g.type == RDMA_GID_ROCE_V2   ? "RoCE v2"
+					 : g.type == RDMA_GID_ROCE_V1 ? "IB/RoCE v1"
+								      : "?") != 0)
+				return false;
+			v2 |= g.type == RDMA_GID_ROCE_V2;
+			o = cJSON_Duplicate(h, true);
+			if (!o)
+				return false;
+			cJSON_AddItemToArray(gids, o);
+		}
+		if (!v2)
+			return false;
+	}
+	return true;
+}
+
+void shared_gids_find(struct rq_ctx *c, const struct rq_target *t, const cJSON *old, int wait_ms,
 		      struct shared_gids *ret)
 {
 	long end = now_ms() + wait_ms;
@@ -224,6 +272,10 @@ void shared_gids_find(struct rq_ctx *c, const struct rq_target *t, int wait_ms,
 
 	memset(ret, 0, sizeof(*ret));
 	ret->ips = prev_ips(c);
+	ret->gids = cJSON_CreateArray();
+	ret->pending = cJSON_CreateArray();
+	if (ret->ips && ret->gids && ret->pending && gids_hinted(c, t, old, ret->ips, ret->gids))
+		return;
 	for (;;) {
 		cJSON_Delete(ret->gids);
 		cJSON_Delete(ret->pending);

@@ -39,7 +39,8 @@ int shared_resolve(struct rq_ctx *c, struct rq_target *t);
 struct shared_gids {
 	cJSON *ips, *gids, *pending;
 };
-void shared_gids_find(struct rq_ctx *c, const struct rq_target *t, int wait_ms,
+/* @old: the attachment's record of an earlier ADD (NULL: none): where its entries were. */
+void shared_gids_find(struct rq_ctx *c, const struct rq_target *t, const cJSON *old, int wait_ms,
 		      struct shared_gids *ret);
 void shared_gids_fini(struct shared_gids *g);
 /* The record's shared keys (DESIGN.md): shared, rdmaDev, rdmaPci, master, ips, gids,

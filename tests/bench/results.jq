@@ -84,7 +84,7 @@ rss_over($ours; $m["floor ADD"]) as $rssfloor |
 		 measured: "\(.rss)x (\(.commit): \(.rss_kib) KiB)", met: (.rss != null and .rss <= 1.0)}] + [
 		{target: "issue 50: steady ADD of a shared attachment (macvlan) <= 1.1x a VF attachment's",
 		 measured: "\(over($m["rdma-qos ADD steady shared"]; $ours))x",
-		 met: (over($m["rdma-qos ADD steady shared"]; $ours) // 99) <= 1.1},
+		 met: ((over($m["rdma-qos ADD steady shared"]; $ours) // 99) <= 1.1)},
 		{target: "steady ADD (same attachment again) median <= 1.05x the C floor",
 		 measured: "\(over($ours; $m["floor ADD"]))x",
 		 met: (over($ours; $m["floor ADD"]) <= 1.05)},

@@ -56,6 +56,24 @@ outa2=$(conf_for shared 1.0.0 "$(srq)" "$outa" | RDMA_QOS_SIM_ROOT=$SR run_plugi
 check "... a repeated ADD writes nothing (DCB, index, record)" \
 	[ $? -eq 0 -a "$(dcb_writes "$SR" "$SPF")" = "$w" -a "$(jq -c '[.attachments[].key]' "$(sidx)")" = '["shared_a_net1"]' ]
 
+# the kernel moved pod A's entry (deleted and added again elsewhere): a repeated ADD finds it
+# where it is now, not where its record said (it looks there first)
+GD=$SR/sys/class/infiniband/$SDEV/ports/1
+cp "$GD/gids/3" "$GD/gids/9" && cp "$GD/gid_attrs/types/3" "$GD/gid_attrs/types/9"
+echo 0000:0000:0000:0000:0000:0000:0000:0000 > "$GD/gids/3" && : > "$GD/gid_attrs/types/3"
+conf_for shared 1.0.0 "$(srq)" "$outa" | RDMA_QOS_SIM_ROOT=$SR run_plugin "$SIM" ADD a "$NSA" net1 "$(sargs a)" > /dev/null 2>&1
+check "shared: a repeated ADD after the kernel moved the pod's entry records where it is now (9)" \
+	[ $? -eq 0 -a "$(jq -c '[.gids[] | select(.type == "RoCE v2") | .index]' "$(srec a)")" = '[9]' ]
+cp "$GD/gids/9" "$GD/gids/3" && cp "$GD/gid_attrs/types/9" "$GD/gid_attrs/types/3"
+echo 0000:0000:0000:0000:0000:0000:0000:0000 > "$GD/gids/9" && : > "$GD/gid_attrs/types/9"
+conf_for shared 1.0.0 "$(srq)" "$outa" | RDMA_QOS_SIM_ROOT=$SR run_plugin "$SIM" ADD a "$NSA" net1 "$(sargs a)" > /dev/null 2>&1
+check "... and back (3)" [ "$(jq -c '[.gids[] | select(.type == "RoCE v2") | .index]' "$(srec a)")" = '[3]' ]
+strace -f -qq -e trace=openat2,openat -o "$T/shstrace" env RDMA_QOS_SIM_ROOT=$SR CNI_COMMAND=ADD CNI_CONTAINERID=a \
+	CNI_NETNS="$NSA" CNI_IFNAME=net1 CNI_PATH="$CNI_BIN_DIR" CNI_ARGS="$(sargs a)" "$SIM" \
+	<<< "$(conf_for shared 1.0.0 "$(srq)" "$outa")" > /dev/null 2>&1
+check "... a steady ADD reads the recorded slots only, not the GID table (no gids/ listing, 2 slots)" \
+	[ "$(grep -c 'ports/1/gids"' "$T/shstrace")" = 0 -a "$(grep -c 'ports/1/gids/' "$T/shstrace")" = 2 ]
+
 NSB=$(newns shb)
 t0=$(date +%s%N)
 outb=$(shared_add b "$NSB" 10.99.0.12 "$(srq '"deviceID":"0"')" 2> "$T/shb.log")

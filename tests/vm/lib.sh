@@ -65,3 +65,25 @@ promcheck() {
 	promtool check metrics < "$1" > "$1.lint" 2>&1 && return 0
 	[ -s "$1.lint" ] && ! grep -qv "^rdma_qos_vf_hw_counter_total metric name should not include type 'counter'$" "$1.lint"
 }
+# raw_decode [sgid]: mlx5 resource dumps (`rdma -j -r res show qp`, "data" byte arrays,
+# iproute2 >= 6.x) as "QPN STATE TCLASS" lines (with sgid: "QPN STATE TCLASS SRC_ADDR_INDEX"),
+# read from the spec (mlx5_ifc: segments {be16 length_dw, be16 type}, control types >=
+# 0xfff0, the resource segment's index1 at byte 8 and query_qp_out at 16, the qpc at 0x18
+# of that, its primary path (ads) at 0x18 of the qpc, src_addr_index its byte 9, tclass
+# bits 20..27 of its be32 at 0x0c), not from the agent's parser (qps.sh, shared.sh)
+raw_decode() {
+	jq -r '.[] | select(.data) | .data | map(tostring) | join(" ")' | while read -r -a b; do
+		local off=0 len typ p q a x
+		while [ $((off + 4)) -le ${#b[@]} ]; do
+			len=$((b[off] * 256 + b[off + 1])); typ=$((b[off + 2] * 256 + b[off + 3]))
+			[ "$len" -gt 0 ] || break
+			if [ "$typ" -lt $((0xfff0)) ]; then
+				p=$((off + 16)); q=$((p + 0x18)); a=$((q + 0x18 + 0x0c)); x=
+				[ "${1:-}" = sgid ] && x=" ${b[q + 0x18 + 9]}"
+				echo "$(((b[off + 8] << 24) | (b[off + 9] << 16) | (b[off + 10] << 8) | b[off + 11])) $((b[q] >> 4)) $((((b[a] << 24 | b[a + 1] << 16 | b[a + 2] << 8 | b[a + 3]) >> 20) & 255))$x"
+				break
+			fi
+			off=$((off + len * 4))
+		done
+	done
+}

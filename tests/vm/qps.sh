@@ -59,26 +59,7 @@ rc_in() {
 	"$RDMA" -j res show qp link "$1" 2>/dev/null |
 		jq --arg s "$2" '[.[] | select(.type == "RC" and .state == $s)] | length'
 }
-# raw_decode: mlx5 resource dumps (`rdma -j -r res show qp`, "data" byte arrays) as
-# "QPN STATE TCLASS" lines, read from the spec (mlx5_ifc: segments {be16 length_dw,
-# be16 type}, control types >= 0xfff0, the resource segment's index1 at byte 8 and
-# query_qp_out at 16, the qpc at 0x18 of that, its primary path at 0x18 of the qpc,
-# tclass bits 20..27 of the path's be32 at 0x0c), not from the agent's parser
-raw_decode() {
-	jq -r '.[] | select(.data) | .data | map(tostring) | join(" ")' | while read -r -a b; do
-		local off=0 len typ p q a
-		while [ $((off + 4)) -le ${#b[@]} ]; do
-			len=$((b[off] * 256 + b[off + 1])); typ=$((b[off + 2] * 256 + b[off + 3]))
-			[ "$len" -gt 0 ] || break
-			if [ "$typ" -lt $((0xfff0)) ]; then
-				p=$((off + 16)); q=$((p + 0x18)); a=$((q + 0x18 + 0x0c))
-				echo "$(((b[off + 8] << 24) | (b[off + 9] << 16) | (b[off + 10] << 8) | b[off + 11])) $((b[q] >> 4)) $((((b[a] << 24 | b[a + 1] << 16 | b[a + 2] << 8 | b[a + 3]) >> 20) & 255))"
-				break
-			fi
-			off=$((off + len * 4))
-		done
-	done
-}
+# raw_decode (lib.sh): mlx5 resource dumps decoded from the spec, not by the agent's parser
 
 modprobe igb && modprobe igbvf || fail "modprobe igb igbvf"
 udevadm settle 2>/dev/null; sleep 1

@@ -7,7 +7,8 @@
 #   e2e        dcbnl through dcbsim, SR-IOV sysfs, rxe, the CNI chain
 #   tos        the VF's class in exclusive RDMA netns mode (the mode switches only while
 #              no other netns exists)
-#   wire       RoCEv2 packets on the wire (rxe on VFs, tcpdump)
+#   wire       RoCEv2 packets on the wire (rxe on VFs, tcpdump); shared.sh in the same boot:
+#              pods on the PF's own RDMA device through Debian's macvlan/ipvlan plugins
 #   confine    the agent from the image, confined as deploy/base/daemonset.yaml says
 #   telemetry  dcbsim's port stats, ibsim's hw_counters, rxe under netem loss
 #   bond       a Linux bond over both PFs in legacy SR-IOV mode, the partner on bonds,
@@ -20,12 +21,17 @@
 #   reload     a driver reload under the running agent
 VM_SUITES := agent qps telemetry confine e2e wire bond reload fabric gdr tos adopt
 LANE_GUEST += $(VM_SUITES:%=vm-%-test)
-vm-%-test: all
+# wire.sh's shared.sh (issue 50): the pkg/ functions of the shared path on the guest's kernel
+$(B)/tests/vm/shared-probe: $(B)/tests/vm/shared_probe.o $(B)/pkg/netns/lower.o $(B)/pkg/rdma/gid.o \
+                            $(B)/pkg/sysfs/sysfs.o $(B)/pkg/nlparse/nlparse.o \
+                            $(B)/pkg/netns/resolve.o $(B)/pkg/netns/netns.o $(B)/pkg/mem/mem.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+vm-%-test: all $(B)/tests/vm/shared-probe
 	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/$*.sh
 vm-test: $(LANE_GUEST)
 # make test's early lane: the guest's kernel, modules and initramfs (tests/vm/guest.sh setup),
 # and the dcb encoder the guests run, ready before the first guest
 .PHONY: vm-test vm-prep
-vm-prep: all $(B)/tests/dcb/dcb-encode
+vm-prep: all $(B)/tests/dcb/dcb-encode $(B)/tests/vm/shared-probe
 	bash tests/vm/guest.sh setup
 LANE_EARLY += vm-prep

@@ -117,17 +117,19 @@ tos_seen() {
 }
 # only_tos SRCIP TOS [PCAP]: every captured RoCEv2 packet from SRCIP carries TOS (and there are some)
 only_tos() { local s; s=$(tos_seen "$1" "${3:-$CAP}"); [ -n "$s" ] && [ "$(grep -o '0x[0-9a-f]*' <<< "$s" | sort -u)" = "$2" ]; }
-# rping_once SRCIP: an RDMA-CM connection (rping, 3 ping-pongs of RDMA READ/WRITE/SEND) to the PF.
+# rping_once SRCIP [DSTIP]: an RDMA-CM connection (rping, 3 ping-pongs of RDMA READ/WRITE/SEND) to
+# the PF (to DSTIP when given: shared.sh's from the PF's own rxe to a VF's).
 # It completed when the client printed its 3 pings (-v) and saw the server's DISCONNECT. rping
 # itself can then hang: its CM thread may get RDMA_CM_EVENT_TIMEWAIT_EXIT after the client's
 # DISCONNECT and print "unhandled event" while the main thread waits on (seen once in CI under
 # two TCG guests); that run completed on the wire, so it is reported, and counted as completed.
 # stdbuf -oL: the pings printed before a hang must reach the file before timeout kills rping.
 rping_once() {
-	timeout 40 stdbuf -oL rping -s -v -a $PFIP -C 3 > /tmp/rping.srv 2>&1 &
+	local dst=${2:-$PFIP}
+	timeout 40 stdbuf -oL rping -s -v -a "$dst" -C 3 > /tmp/rping.srv 2>&1 &
 	local sp=$!
 	sleep 1
-	timeout 40 stdbuf -oL rping -c -v -a $PFIP -I "$1" -C 3 -S 64 > /tmp/rping.cli 2>&1
+	timeout 40 stdbuf -oL rping -c -v -a "$dst" -I "$1" -C 3 -S 64 > /tmp/rping.cli 2>&1
 	local rc=$?
 	wait $sp
 	local pings; pings=$(grep -c '^ping data: rdma-ping-' /tmp/rping.cli)
@@ -138,10 +140,11 @@ rping_once() {
 	[ $rc -eq 0 ] || { echo "rping client rc $rc after $pings pings: $(tail -3 /tmp/rping.cli)"; echo "server: $(tail -3 /tmp/rping.srv)"; }
 	return $rc
 }
-# wire NAME SRCDEV SRCIP: capture on SRCDEV around an rping from SRCIP; sets SEEN
+# wire NAME SRCDEV SRCIP [DSTIP]: capture on SRCDEV around an rping from SRCIP (to the PF, or
+# DSTIP); sets SEEN, SEENPF (what the PF received) and RPRC
 wire() {
 	cap_start "$2"
-	rping_once "$3"; RPRC=$?
+	rping_once "$3" "${4:-}"; RPRC=$?
 	cap_stop
 	SEEN=$(tos_seen "$3") SEENPF=$(tos_seen "$3" $CAP.pf)
 	echo "$1: rping rc $RPRC, RoCEv2 packets from $3 sent on $2: ${SEEN:-none}, received on $PF: ${SEENPF:-none} ($(tcpdump -nn -r $CAP 2>/dev/null | wc -l) captured in all on $2)"
@@ -312,6 +315,9 @@ check "released: the next connection carries TOS 0x20 again: $SEEN" only_tos $V0
 kill -TERM $APID; wait $APID
 check "agent exits 0 on SIGTERM" [ $? -eq 0 ]
 grep -E "adopt|releas" /tmp/agent-adopt.log | head -4
+
+# the PF's own RDMA device shared by pods through macvlan and ipvlan (issue 50): shared.sh
+. "$RQSRC/tests/vm/shared.sh"
 
 echo "== harness"
 check "no kernel warning during the run" [ -z "$(dmesg | grep -E 'WARNING:|BUG:|Oops|refcount_t')" ]

@@ -26,9 +26,13 @@
  * `lifespan` ms as every driver's does (the lifespan module parameter; 0 in
  * the tests so a value set is read at once).
  *
+ * Port 1's GID table is the core's (roce_gid_mgmt fills it from the
+ * addresses of the netdev and of its upper devices, a pod's macvlan among
+ * them, in RDMA netns mode shared) with `gids` slots (default 8).
+ *
  * QPs for the RDMA netlink census, and debugfs qp: qp.c.
  *
- *   insmod ibsim.ko ifname=<netdev> [name=ibsim%d] [cc=0] [lifespan=MS]
+ *   insmod ibsim.ko ifname=<netdev> [name=ibsim%d] [cc=0] [lifespan=MS] [gids=N]
  */
 #include <linux/module.h>
 #include <linux/netdevice.h>
@@ -54,6 +58,11 @@ MODULE_PARM_DESC(tc_writes, "writes to tc/1/traffic_class so far");
 static bool cc = true;
 module_param(cc, bool, 0444);
 MODULE_PARM_DESC(cc, "the congestion counters exist (mlx5: cc_query_allowed)");
+
+/* slots of port 1's GID table: 8 for a VF; a device shared by pods (issue 50) needs more */
+unsigned int sim_gids = 8;
+module_param_named(gids, sim_gids, uint, 0444);
+MODULE_PARM_DESC(gids, "GID table slots of port 1 (1-256)");
 
 static unsigned int lifespan = 10;
 module_param(lifespan, uint, 0444);
@@ -133,7 +142,7 @@ static int sim_query_port(struct ib_device *ib, u32 port, struct ib_port_attr *a
 	a->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
 	a->max_mtu = IB_MTU_4096;
 	a->active_mtu = IB_MTU_1024;
-	a->gid_tbl_len = 8;
+	a->gid_tbl_len = sim_gids;
 	a->pkey_tbl_len = 1;
 	a->port_cap_flags = IB_PORT_CM_SUP;
 	a->max_msg_sz = 1U << 30;
@@ -147,7 +156,7 @@ static int sim_port_immutable(struct ib_device *ib, u32 port, struct ib_port_imm
 {
 	/* RoCE v2 only: the MAD layer then opens the GSI QP and no SMI */
 	imm->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
-	imm->gid_tbl_len = 8;
+	imm->gid_tbl_len = sim_gids;
 	imm->pkey_tbl_len = 1;
 	imm->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
@@ -418,7 +427,7 @@ static int __init ibsim_init(void)
 	struct net_device *ndev;
 	int err;
 
-	if (!ifname)
+	if (!ifname || !sim_gids || sim_gids > 256)
 		return -EINVAL;
 	ndev = dev_get_by_name(&init_net, ifname);
 	if (!ndev) {

@@ -5,6 +5,7 @@
 
 #include <linux/debugfs.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
 
 #define CTR_N	    17 /* dev.c's ctr_descs */
 #define SIM_DBG_QPS 16 /* debugfs QPs at once */
@@ -21,6 +22,7 @@ struct sim_dev {
 	struct ib_pd *qp_pd;
 	struct ib_cq *qp_cq;
 	struct ib_qp *dbg_qp[SIM_DBG_QPS];
+	struct rdma_cm_id *dbg_cm[SIM_DBG_QPS]; /* the RDMA-CM id owning dbg_qp[i], if any */
 	const char *qp_sub; /* under qp_lock: the next IB_QPT_DRIVER QP's kind ("DCI", "DCT") */
 };
 
@@ -39,6 +41,7 @@ struct sim_qp {
 };
 
 extern struct sim_dev *sim;
+extern unsigned int sim_gids; /* the GID table's slots (module parameter gids) */
 extern const struct file_operations sim_qp_fops;
 
 int sim_create_qp(struct ib_qp *qp, struct ib_qp_init_attr *init, struct ib_udata *udata);

@@ -36,9 +36,25 @@
  * nldev's whole QP dump. The raw dump of a DCI is a qpc of service type DCI
  * (5); of a DCT an error segment (mlx5_ib asks QUERY_QP at the DCT's number:
  * there is no QP there).
+ *
+ * Shared mode (issue 50: pods reach the device through macvlans on its
+ * netdev, and the core's GID table has an entry for each pod's address):
+ * "src=<ip>" makes the port's RoCE v2 entry for that address the AV's
+ * source GID (-ENOENT when the table has none), so the raw dump's
+ * src_addr_index (mlx5_ifc ads, byte 9 of the primary path) names the pod;
+ * "rc <tclass> src=<ip> cm" makes the QP through a kernel RDMA-CM id
+ * created in the writer's netns (`nsenter --net=<pod netns>`) and bound to
+ * the address: the core attaches the id to ibsim (the device whose entry
+ * for the address has the address's netdev), lists it in the restrack
+ * cm_id dump (`rdma res show cm_id`: src-addr, the QP's number as lqpn,
+ * kern-name ibsim), and rdma_create_qp makes the QP. Reading lists
+ * " sgid <n>" after a QP's type once it has an AV, and " cm <ip>" for an
+ * RDMA-CM id's QP.
  */
+#include <linux/inet.h>
 #include <linux/unaligned.h>
 #include <net/ipv6.h>
+#include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <uapi/rdma/rdma_netlink.h>
 
@@ -281,37 +297,47 @@ int sim_fill_qp_raw(struct sk_buff *msg, struct ib_qp *qp)
 	return err;
 }
 
-/* port 1's first RoCEv2 GID (else its first GID): the source of a debugfs QP's AV */
-static int sim_qp_sgid(void)
+/*
+ * The source of a debugfs QP's AV: port 1's RoCEv2 entry for @src (an
+ * IPv4-mapped or IPv6 GID, as the core's roce_gid_mgmt makes it for an
+ * address of the netdev or of an upper device in any netns), -ENOENT when
+ * there is none; without @src its first RoCEv2 GID (else its first GID)
+ */
+static int sim_qp_sgid(const union ib_gid *src)
 {
 	const struct ib_gid_attr *ga;
-	int i, any = -ENODATA;
+	int i, any = src ? -ENOENT : -ENODATA;
 
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < sim_gids; i++) {
+		bool v2;
+
 		ga = rdma_get_gid_attr(&sim->ib, 1, i);
 		if (IS_ERR(ga))
 			continue;
-		if (ga->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP) {
+		v2 = ga->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP;
+		if (src ? v2 && !memcmp(ga->gid.raw, src->raw, 16) : v2) {
 			rdma_put_gid_attr(ga);
 			return i;
 		}
 		rdma_put_gid_attr(ga);
-		if (any < 0)
+		if (!src && any < 0)
 			any = i;
 	}
 	return any;
 }
 
-/* RESET->INIT->RTR->RTS through the core, as a kernel ULP connects an RC QP; up to @upto */
-static int sim_qp_connect(struct ib_qp *qp, u8 tclass, enum ib_qp_state upto)
+/*
+ * RESET->INIT->RTR->RTS through the core, as a kernel ULP connects an RC QP;
+ * up to @upto, with GID index @sgid as the AV's source (an RDMA-CM id's QP is
+ * in INIT already: INIT->INIT is a valid transition)
+ */
+static int sim_qp_connect(struct ib_qp *qp, u8 tclass, enum ib_qp_state upto, int sgid)
 {
 	static const u8 dmac[ETH_ALEN] = {0x52, 0x54, 0x00, 0x00, 0x00, 0x99};
 	struct ib_qp_attr a = {};
 	union ib_gid dgid;
-	int sgid = sim_qp_sgid(), err;
+	int err;
 
-	if (sgid < 0)
-		return sgid;
 	a.qp_state = IB_QPS_INIT;
 	a.port_num = 1;
 	a.qp_access_flags = IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE;
@@ -346,24 +372,71 @@ static int sim_qp_connect(struct ib_qp *qp, u8 tclass, enum ib_qp_state upto)
 				IB_QP_SQ_PSN | IB_QP_MAX_QP_RD_ATOMIC);
 }
 
+/* the kernel's RDMA-CM ids need a handler: ibsim's are bound only, and destroyed by debugfs
+ * before the device goes (DEVICE_REMOVAL would wait for them) */
+static int sim_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
+{
+	return 0;
+}
+
+/* what debugfs asks of a new QP */
+struct sim_qp_req {
+	const char *sub; /* NULL: RC; else the driver QP's kind ("DCI", "DCT") */
+	u8 tclass;
+	enum ib_qp_state upto;
+	bool has_src, cm;
+	struct sockaddr_storage src; /* src=<ip>: the source address (its GID is the AV's sgid) */
+};
+
 /*
- * under qp_lock: an RC QP (@sub NULL) or a driver QP of kind @sub ("DCI",
- * "DCT") connected up to @upto with @tclass in its AV, on ibsim's own PD and CQ
+ * A kernel RDMA-CM id in the writer's netns bound to @src, as a ULP (or
+ * rdma_ucm for a process) binds one: the core picks the device whose RoCE v2
+ * entry for the address has the address's netdev (cma_acquire_dev_by_src_ip),
+ * adds the id to the restrack cm_id dump, and rdma_create_qp makes the QP on
+ * it (RESET->INIT) and names its number in the id
  */
-static int sim_qp_new(const char *sub, u8 tclass, enum ib_qp_state upto)
+static struct rdma_cm_id *sim_cm_bind(const struct sim_qp_req *r, struct ib_qp_init_attr *init)
+{
+	struct rdma_cm_id *id;
+	int err;
+
+	id = rdma_create_id(current->nsproxy->net_ns, sim_cm_handler, NULL, RDMA_PS_TCP, IB_QPT_RC);
+	if (IS_ERR(id))
+		return id;
+	err = rdma_bind_addr(id, (struct sockaddr *)&r->src);
+	if (!err && id->device != &sim->ib)
+		err = -ENODEV; /* the address is another device's */
+	if (!err)
+		err = rdma_create_qp(id, sim->qp_pd, init);
+	if (err) {
+		rdma_destroy_id(id);
+		return ERR_PTR(err);
+	}
+	return id;
+}
+
+/* under qp_lock: a QP as @r asks, connected up to r->upto, on ibsim's own PD and CQ */
+static int sim_qp_new(const struct sim_qp_req *r)
 {
 	struct ib_qp_init_attr init = {
-	    .qp_type = sub ? IB_QPT_DRIVER : IB_QPT_RC,
+	    .qp_type = r->sub ? IB_QPT_DRIVER : IB_QPT_RC,
 	    .sq_sig_type = IB_SIGNAL_REQ_WR,
 	    .cap = {.max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1, .max_recv_sge = 1},
 	};
+	struct rdma_cm_id *cm = NULL;
+	union ib_gid src;
 	struct ib_qp *qp;
-	int i, err;
+	int i, err, sgid;
 
 	for (i = 0; i < SIM_DBG_QPS && sim->dbg_qp[i]; i++)
 		;
 	if (i == SIM_DBG_QPS)
 		return -ENOSPC;
+	if (r->has_src)
+		rdma_ip2gid((struct sockaddr *)&r->src, &src);
+	sgid = sim_qp_sgid(r->has_src ? &src : NULL);
+	if (sgid < 0)
+		return sgid;
 	if (!sim->qp_pd) {
 		struct ib_pd *pd = ib_alloc_pd(&sim->ib, 0);
 		struct ib_cq *cq;
@@ -379,22 +452,44 @@ static int sim_qp_new(const char *sub, u8 tclass, enum ib_qp_state upto)
 		sim->qp_cq = cq;
 	}
 	init.send_cq = init.recv_cq = sim->qp_cq;
-	sim->qp_sub = sub;
-	qp = ib_create_qp(sim->qp_pd, &init);
-	sim->qp_sub = NULL;
-	if (IS_ERR(qp))
-		return PTR_ERR(qp);
-	err = sim_qp_connect(qp, tclass, upto);
+	if (r->cm) {
+		cm = sim_cm_bind(r, &init);
+		if (IS_ERR(cm)) {
+			err = PTR_ERR(cm);
+			pr_err("ibsim: RDMA-CM id bound to %pISc: %d\n", &r->src, err);
+			goto idle;
+		}
+		qp = cm->qp;
+	} else {
+		sim->qp_sub = r->sub;
+		qp = ib_create_qp(sim->qp_pd, &init);
+		sim->qp_sub = NULL;
+		if (IS_ERR(qp)) {
+			err = PTR_ERR(qp);
+			goto idle;
+		}
+	}
+	err = sim_qp_connect(qp, r->tclass, r->upto, sgid);
 	if (err) {
 		pr_err("ibsim: connecting QP %u: %d\n", qp->qp_num, err);
-		ib_destroy_qp(qp);
-		return err;
+		if (cm) {
+			rdma_destroy_qp(cm);
+			rdma_destroy_id(cm);
+		} else {
+			ib_destroy_qp(qp);
+		}
+		goto idle;
 	}
 	sim->dbg_qp[i] = qp;
+	sim->dbg_cm[i] = cm;
 	return 0;
+
+idle:
+	sim_qp_del(-2); /* the PD and CQ, if no QP is left */
+	return err;
 }
 
-/* the PD and CQ go with the last debugfs QP */
+/* the PD and CQ go with the last debugfs QP (-2: none is destroyed, only those) */
 int sim_qp_del(long qpn)
 {
 	int i, n = 0, left = 0;
@@ -402,11 +497,17 @@ int sim_qp_del(long qpn)
 	for (i = 0; i < SIM_DBG_QPS; i++) {
 		if (!sim->dbg_qp[i])
 			continue;
-		if (qpn >= 0 && sim->dbg_qp[i]->qp_num != qpn) {
+		if (qpn != -1 && sim->dbg_qp[i]->qp_num != qpn) {
 			left++;
 			continue;
 		}
-		ib_destroy_qp(sim->dbg_qp[i]);
+		if (sim->dbg_cm[i]) { /* the id's QP first, then the id */
+			rdma_destroy_qp(sim->dbg_cm[i]);
+			rdma_destroy_id(sim->dbg_cm[i]);
+			sim->dbg_cm[i] = NULL;
+		} else {
+			ib_destroy_qp(sim->dbg_qp[i]);
+		}
 		sim->dbg_qp[i] = NULL;
 		n++;
 	}
@@ -419,40 +520,78 @@ int sim_qp_del(long qpn)
 	return n || qpn < 0 ? 0 : -ENOENT;
 }
 
+/* "src=<ip>": IPv4 or IPv6 */
+static int parse_src(const char *s, struct sockaddr_storage *ret)
+{
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ret;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ret;
+
+	memset(ret, 0, sizeof(*ret));
+	if (in4_pton(s, -1, (u8 *)&a4->sin_addr, '\0', NULL)) {
+		a4->sin_family = AF_INET;
+		return 0;
+	}
+	if (in6_pton(s, -1, a6->sin6_addr.s6_addr, '\0', NULL)) {
+		a6->sin6_family = AF_INET6;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 /*
- * debugfs ibsim/qp: "rc <tclass> [rtr]", "dci <tclass>", "dct <tclass> [init]"
- * create, "del <qpn>" destroys one, "clear" all
+ * debugfs ibsim/qp: "rc <tclass> [rtr] [src=<ip>] [cm]", "dci <tclass> [src=<ip>]",
+ * "dct <tclass> [init]" create, "del <qpn>" destroys one, "clear" all
  */
 static ssize_t qp_write(struct file *f, const char __user *ubuf, size_t len, loff_t *pos)
 {
-	char buf[64], kind[8], opt[8];
+	char buf[128], *cur, *tok, *kind;
+	struct sim_qp_req r = {};
 	unsigned int v;
-	int err, n;
+	int err = 0;
 
 	if (len >= sizeof(buf))
 		return -E2BIG;
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = '\0';
-	strim(buf);
+	cur = strim(buf);
+	kind = strsep(&cur, " ");
+	tok = cur ? strsep(&cur, " ") : NULL;
 	mutex_lock(&sim->qp_lock);
-	if (!strcmp(buf, "clear"))
+	if (!strcmp(kind, "clear") && !tok) {
 		err = sim_qp_del(-1);
-	else if ((n = sscanf(buf, "%7s %u %7s", kind, &v, opt)) >= 2 && strcmp(kind, "del")) {
-		const char *sub = !strcmp(kind, "dci") ? "DCI" : !strcmp(kind, "dct") ? "DCT" : NULL;
-		enum ib_qp_state upto = !sub || strcmp(sub, "DCT") ? IB_QPS_RTS : IB_QPS_RTR;
-
-		if (n == 3 && !strcmp(kind, "rc") && !strcmp(opt, "rtr"))
-			upto = IB_QPS_RTR;
-		else if (n == 3 && sub && !strcmp(sub, "DCT") && !strcmp(opt, "init"))
-			upto = IB_QPS_INIT;
-		else if (n == 3)
-			v = 256; /* an option this kind does not take */
-		err = v > 255 || (!sub && strcmp(kind, "rc")) ? -EINVAL : sim_qp_new(sub, v, upto);
-	} else if (sscanf(buf, "del %u", &v) == 1)
-		err = sim_qp_del(v);
-	else
+	} else if (!strcmp(kind, "del") && tok && !cur) {
+		err = kstrtouint(tok, 0, &v);
+		if (!err)
+			err = sim_qp_del(v);
+	} else if (tok && !kstrtouint(tok, 0, &v) && v <= 255) {
+		r.sub = !strcmp(kind, "dci") ? "DCI" : !strcmp(kind, "dct") ? "DCT" : NULL;
+		r.tclass = v;
+		r.upto = r.sub && !strcmp(r.sub, "DCT") ? IB_QPS_RTR : IB_QPS_RTS;
+		if (!r.sub && strcmp(kind, "rc"))
+			err = -EINVAL;
+		/* the options this kind takes: rc rtr, src=, cm; dci src=; dct init */
+		while (!err && cur && (tok = strsep(&cur, " "))) {
+			if (!*tok)
+				continue;
+			if (!r.sub && !strcmp(tok, "rtr"))
+				r.upto = IB_QPS_RTR;
+			else if (r.sub && !strcmp(r.sub, "DCT") && !strcmp(tok, "init"))
+				r.upto = IB_QPS_INIT;
+			else if ((!r.sub || !strcmp(r.sub, "DCI")) && !strncmp(tok, "src=", 4))
+				err = parse_src(tok + 4, &r.src) ?: (r.has_src = true, 0);
+			else if (!r.sub && !strcmp(tok, "cm"))
+				r.cm = true;
+			else
+				err = -EINVAL;
+		}
+		if (!err && r.cm && !r.has_src)
+			err = -EINVAL; /* an RDMA-CM id is bound to an address */
+		if (!err)
+			err = sim_qp_new(&r);
+	} else {
 		err = -EINVAL;
+	}
 	mutex_unlock(&sim->qp_lock);
 	return err ? err : len;
 }
@@ -469,9 +608,14 @@ static int qp_show(struct seq_file *m, void *v)
 			continue;
 		q = container_of(sim->dbg_qp[i], struct sim_qp, ib);
 		spin_lock(&q->lock);
-		seq_printf(m, "%u %s tclass %u %s\n", q->ib.qp_num,
+		seq_printf(m, "%u %s tclass %u %s", q->ib.qp_num,
 			   q->state < ARRAY_SIZE(names) ? names[q->state] : "?",
 			   q->ah.grh.traffic_class, q->sub ? q->sub : "RC");
+		if (q->has_av)
+			seq_printf(m, " sgid %u", q->ah.grh.sgid_index);
+		if (sim->dbg_cm[i])
+			seq_printf(m, " cm %pISc", &sim->dbg_cm[i]->route.addr.src_addr);
+		seq_putc(m, '\n');
 		spin_unlock(&q->lock);
 	}
 	mutex_unlock(&sim->qp_lock);

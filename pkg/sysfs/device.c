@@ -290,7 +290,15 @@ int device_resolve_netdev(const struct rq_root *r, const char *ifname, struct rq
 	if (sysfs_readlink_base(r, path, pf, sizeof(pf)) < 0 || !sysfs_pci_valid(pf))
 		(void)snprintf(pf, sizeof(pf), "%s", pci);
 	(void)snprintf(vf.pf[0].pci, sizeof(vf.pf[0].pci), "%s", pf);
-	pf_fill(r, &vf.pf[0]);
+	if (strcmp(pf, pci) != 0) {
+		pf_fill(r, &vf.pf[0]);
+	} else {
+		/* the PF itself: its netdev is @ifname, no listing of its net/ needed */
+		(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/driver", pf);
+		if (sysfs_readlink_base(r, path, vf.pf[0].driver, sizeof(vf.pf[0].driver)) < 0)
+			vf.pf[0].driver[0] = '\0';
+		(void)snprintf(vf.pf[0].ifname, sizeof(vf.pf[0].ifname), "%s", ifname);
+	}
 	if (!vf.pf[0].ifname[0])
 		return rq_err(e, RQ_ERR_NO_DEVICE, -ENODEV, "PF %s under %s has no netdev", pf,
 			      ifname);

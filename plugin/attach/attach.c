@@ -79,8 +79,12 @@ int attach_load_profile(struct rq_ctx *c)
 				       &c->pf_mode, &c->err);
 }
 
-/* The VF's PCI address from the pod netns interface, and its ifindex there. */
-static int vf_from_netns(struct rq_ctx *c, char *pci, size_t len, int *ret_ifindex)
+/*
+ * The VF's PCI address from the pod netns interface, and its ifindex there. @ret_nsfd (may be
+ * NULL): the pod's netns stays open for the caller (the shared path walks from it).
+ */
+static int vf_from_netns_fd(struct rq_ctx *c, char *pci, size_t len, int *ret_ifindex,
+			    int *ret_nsfd)
 {
 	int nsfd = -1, saved = -1, r, ifindex;
 
@@ -89,7 +93,10 @@ static int vf_from_netns(struct rq_ctx *c, char *pci, size_t len, int *ret_ifind
 		return rq_err(&c->err, RQ_ERR_ENV, r, "CNI_NETNS %s: %s", c->args.netns,
 			      strerror(-r));
 	r = netns_enter(nsfd, &saved);
-	close(nsfd);
+	if (ret_nsfd && r == 0)
+		*ret_nsfd = nsfd;
+	else
+		close(nsfd);
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_ENV, r, "cannot enter %s: %s", c->args.netns,
 			      strerror(-r));
@@ -99,6 +106,11 @@ static int vf_from_netns(struct rq_ctx *c, char *pci, size_t len, int *ret_ifind
 	if (ifindex >= 0 && ret_ifindex)
 		*ret_ifindex = ifindex;
 	return r;
+}
+
+static int vf_from_netns(struct rq_ctx *c, char *pci, size_t len, int *ret_ifindex)
+{
+	return vf_from_netns_fd(c, pci, len, ret_ifindex, NULL);
 }
 
 /*
@@ -244,14 +256,20 @@ int attach_resolve_target(struct rq_ctx *c, struct rq_target *t)
 		if (r < 0)
 			return r;
 	} else {
+		int nsfd = -1;
+
 		if (!c->args.netns)
 			return rq_err(&c->err, RQ_ERR_NO_DEVICE, -ENODEV,
 				      "deviceID: not set and no CNI_NETNS to find the VF in");
-		r = vf_from_netns(c, pci, sizeof(pci), &ifindex);
+		r = vf_from_netns_fd(c, pci, sizeof(pci), &ifindex, &nsfd);
 		if (r < 0 && rq_err_isset(&c->err))
 			return r; /* the netns itself is unusable */
 		/* no PCI device in the pod: a macvlan or ipvlan on a shared RDMA device */
-		if (r < 0 && (r = shared_resolve(c, t)) != -ENOENT)
+		if (r < 0)
+			r = shared_resolve(c, nsfd, t);
+		if (nsfd >= 0)
+			close(nsfd);
+		if (r != -ENOENT && (r < 0 || t->shared))
 			return r;
 		if (r < 0)
 			return rq_err(&c->err, RQ_ERR_NO_DEVICE, r,

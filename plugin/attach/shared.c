@@ -47,25 +47,30 @@ static int shared_rdma(struct rq_ctx *c, struct rq_target *t, int ifindex)
 	return rdma_find_by_ifindex(ifindex, &t->rdma);
 }
 
-int shared_resolve(struct rq_ctx *c, struct rq_target *t)
+int shared_resolve(struct rq_ctx *c, int pod, struct rq_target *t)
 {
 	struct netns_lower low;
-	int pod = -1, host = -1, r;
+	int host = -1, r, own = -1;
 	char chain[160] = "";
 	bool excl = false;
 
-	r = netns_open(c->args.netns, &pod);
-	if (r < 0)
-		return rq_err(&c->err, RQ_ERR_ENV, r, "CNI_NETNS %s: %s", c->args.netns,
-			      strerror(-r));
+	if (pod < 0) {
+		r = netns_open(c->args.netns, &own);
+		if (r < 0)
+			return rq_err(&c->err, RQ_ERR_ENV, r, "CNI_NETNS %s: %s", c->args.netns,
+				      strerror(-r));
+		pod = own;
+	}
 	host = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (host < 0) {
 		r = -errno;
-		close(pod);
+		if (own >= 0)
+			close(own);
 		return rq_err(&c->err, RQ_ERR_ENV, r, "the plugin's own netns: %s", strerror(-r));
 	}
 	r = netns_link_lower(pod, c->args.ifname, host, &low);
-	close(pod);
+	if (own >= 0)
+		close(own);
 	close(host);
 	if (r == -ENOENT)
 		return r;

@@ -134,6 +134,9 @@ static bool member(struct rd *r, struct rq_qp *q, unsigned *seen, bool *has_ctx)
 		q->pid = (uint32_t)v;
 	} else if (!strcmp(key, "comm")) {
 		ok = string(r, q->comm, sizeof(q->comm)) && q->comm[0];
+	} else if (!strcmp(key, "sgid_index")) {
+		ok = number(r, 255, &v); /* mlx5's src_addr_index has 8 bits */
+		q->sgid_index = (int)v;
 	} else if (!strcmp(key, "tclass")) {
 		ok = number(r, 255, &v);
 		q->tclass = (int)v;

@@ -241,8 +241,12 @@ static cJSON *qps_book(const struct tel_sample *s)
 
 	for (size_t i = 0; o && i < s->n_atts; i++) {
 		struct verdict_facts f;
-		char why[160];
-		cJSON *e = cJSON_AddObjectToObject(o, s->atts[i].vf);
+		char why[160], key[600];
+		const struct tel_att *a = &s->atts[i];
+		cJSON *e;
+
+		tel_key(a->vf, a->ns, a->pod, a->ifname, key, sizeof(key));
+		e = cJSON_AddObjectToObject(o, key);
 
 		verdict_qps_facts(&s->atts[i], &f, why, sizeof(why));
 		cJSON_AddNumberToObject(e, "off", f.qps_off);
@@ -298,7 +302,7 @@ static void qps_publish(struct agent_tel *t, cJSON *q)
 		log_warn("agent: raising a pass for the new QP census: %s", strerror(errno));
 }
 
-int agent_tel_qps(struct agent_tel *t, const char *vf, char *why, size_t len)
+int agent_tel_qps(struct agent_tel *t, const char *key, char *why, size_t len)
 {
 	const cJSON *e;
 	int off = -1;
@@ -308,7 +312,7 @@ int agent_tel_qps(struct agent_tel *t, const char *vf, char *why, size_t len)
 		return -1;
 	}
 	pthread_mutex_lock(&t->lock);
-	e = cJSON_GetObjectItemCaseSensitive(t->qps, vf);
+	e = cJSON_GetObjectItemCaseSensitive(t->qps, key);
 	if (e) {
 		off = json_int(e, "off", -1);
 		(void)snprintf(why, len, "%s", json_str(e, "why") ?: "");

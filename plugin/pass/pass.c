@@ -267,6 +267,25 @@ static bool pass_vf_home(struct pass *p, const char *key, const cJSON *rec,
 	return false;
 }
 
+/*
+ * A shared RDMA device's attachment (DESIGN.md "Shared RDMA devices"): no VF
+ * to resolve, repair or look for in its pod. Its QPs are the device's census
+ * attributed to it (telemetry/tel_shared.c) and judged in its verdict as a
+ * VF's are; the device's class (its repair) is the shared ADD path's.
+ */
+static void pass_shared(struct pass *p, const struct stale_book *book, const char *key,
+			const cJSON *rec, const struct rq_profile *prof)
+{
+	const char *pf = json_str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rec, "pfs"), 0),
+				  "ifname");
+
+	if (stale_book_judge_pending(book, key))
+		return; /* the pod is gone: no verdict, nothing to count */
+	verdict_pass_note(p->rep, rec, pf ?: "", false);
+	if (p->a->tel && tel_add_record(&p->rep->targets, rec, prof) < 0)
+		log_warn("agent: %s: out of memory for its QP census", key);
+}
+
 static void pass_record(struct pass *p, struct stale_book *book, const char *key)
 {
 	struct rq_profile prof;
@@ -308,6 +327,11 @@ static void pass_record(struct pass *p, struct stale_book *book, const char *key
 	}
 	c.profile = prof;
 	c.pf_mode = record_pf_mode(rec, p->cat);
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "shared"))) {
+		pass_shared(p, book, key, rec, &prof);
+		cJSON_Delete(rec);
+		return;
+	}
 	numa_metric(p->rep, rec);
 	agent_gdr_record(p->a, p->rep, rec);
 	r = device_resolve_vf(&c.env.root, json_str(rec, "vf") ?: "", &vf, &c.err);

@@ -74,6 +74,9 @@ static void vf_facts(const cJSON *vf, const cJSON *a, struct verdict_facts *f)
 		f->tc_has[k] = cJSON_IsNumber(v);
 		f->tc[k] = f->tc_has[k] ? v->valueint : -1;
 	}
+	/* a shared device's class is the device's, judged on the shared path (ADD's, the agent's) */
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(vf, "shared")) && !f->tc_read)
+		f->vf_why = "a shared device: its class is the device's, not judged by show --pod";
 	if (!f->tc_read && !f->vf_why)
 		f->vf_why = json_str(vf, "rdma") ? "the VF's traffic-class knobs could not be read"
 						 : "the VF has no RDMA device now";
@@ -103,16 +106,29 @@ static void census(struct pod_ctx *p, const struct tel_sample *all)
 	for (size_t i = 0; i < p->cur.n_atts; i++)
 		if (!strcmp(p->cur.atts[i].ns, p->ns) && !strcmp(p->cur.atts[i].pod, p->name))
 			p->cur.atts[k++] = p->cur.atts[i];
+		else
+			tel_att_fini(&p->cur.atts[i]); /* a shared attachment's owner is its own */
 	p->cur.n_atts = k;
 	p->cur.census = true;
 	p->census_ok = tel_collect(p->env, &p->cur, NULL) == 0;
 }
 
-static const struct tel_att *census_of(const struct pod_ctx *p, const char *vf)
+/* The census of the attachment of record @rec (NULL: of VF @vf), by tel_key. */
+static const struct tel_att *census_of(const struct pod_ctx *p, const cJSON *rec, const char *vf)
 {
-	for (size_t i = 0; p->census_ok && i < p->cur.n_atts; i++)
-		if (!strcmp(p->cur.atts[i].vf, vf))
-			return &p->cur.atts[i];
+	char want[600], key[600];
+
+	if (rec)
+		tel_rec_key(rec, want, sizeof(want));
+	else
+		tel_key(vf, NULL, NULL, NULL, want, sizeof(want));
+	for (size_t i = 0; p->census_ok && i < p->cur.n_atts; i++) {
+		const struct tel_att *a = &p->cur.atts[i];
+
+		tel_key(a->vf, a->ns, a->pod, a->ifname, key, sizeof(key));
+		if (!strcmp(key, want))
+			return a;
+	}
 	return NULL;
 }
 
@@ -150,7 +166,7 @@ static void judge_one(struct pod_ctx *p, const cJSON *pf, const cJSON *vf, const
 	vf_facts(vf, a, &f);
 	f.peer = peer_facts(pf, &j, pwhy, sizeof(pwhy));
 	f.peer_why = pwhy;
-	verdict_qps_facts(census_of(p, json_str(vf, "pci") ?: ""), &f, qwhy, sizeof(qwhy));
+	verdict_qps_facts(census_of(p, rec, json_str(vf, "pci") ?: ""), &f, qwhy, sizeof(qwhy));
 	wiring_facts(pf, &f);
 	f.link_reasons = show_link_reasons(p->links, f.pf_name, lr, sizeof(lr), lwhy, sizeof(lwhy));
 	f.link_why = lwhy;
@@ -161,6 +177,10 @@ static void judge_one(struct pod_ctx *p, const cJSON *pf, const cJSON *vf, const
 	if (o) {
 		cJSON_AddStringToObject(o, "interface", json_str(a, "ifname") ?: "");
 		cJSON_AddStringToObject(o, "vf", json_str(vf, "pci") ?: "");
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(vf, "shared"))) {
+			cJSON_AddTrueToObject(o, "shared");
+			cJSON_AddStringToObject(o, "rdmaDev", json_str(vf, "rdmaDev") ?: "");
+		}
 		cJSON_AddStringToObject(o, "pf", f.pf_name ?: "");
 		cJSON_AddStringToObject(o, "profile", json_str(a, "profile") ?: "");
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "adopted")))
@@ -189,9 +209,13 @@ static void print_text(const cJSON *out)
 	{
 		const cJSON *c;
 
-		printf("%s/%s %s: VF %s of PF %s, profile %s%s: %s\n", json_str(out, "namespace"),
-		       json_str(out, "pod"), json_str(a, "interface"), json_str(a, "vf"),
-		       json_str(a, "pf"), json_str(a, "profile"),
+		bool shared = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "shared"));
+
+		printf("%s/%s %s: %s %s of PF %s, profile %s%s: %s\n", json_str(out, "namespace"),
+		       json_str(out, "pod"), json_str(a, "interface"),
+		       shared ? "shared device" : "VF",
+		       shared ? json_str(a, "rdmaDev") : json_str(a, "vf"), json_str(a, "pf"),
+		       json_str(a, "profile"),
 		       cJSON_GetObjectItemCaseSensitive(a, "adopted") ? " (adopted)" : "",
 		       json_str(a, "headline"));
 		cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(a, "checks"))
@@ -207,6 +231,48 @@ static void print_text(const cJSON *out)
 		   "rdma-qos for it: nothing is judged or kept\n",
 		   json_str(out, "namespace"), json_str(out, "pod"), json_str(u, "ifname"),
 		   json_str(u, "vf"), json_str(u, "pf"));
+}
+
+/*
+ * The pod's attachments on a shared RDMA device (records "shared": true, no VF:
+ * records_by_vf keeps them under ""): judged as a VF's, with the device in
+ * place of the VF and its QPs those the census attributed to the attachment.
+ */
+static void judge_shared(struct pod_ctx *p, const cJSON *node, const cJSON *recs)
+{
+	const cJSON *rec, *pf;
+
+	cJSON_ArrayForEach(rec, recs)
+	{
+		const char *pfname = json_str(
+		    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rec, "pfs"), 0), "ifname");
+		cJSON *vf, *a;
+
+		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "shared")) ||
+		    strcmp(json_str(rec, "podNamespace") ?: "", p->ns) != 0 ||
+		    strcmp(json_str(rec, "podName") ?: "", p->name) != 0)
+			continue;
+		cJSON_ArrayForEach(pf, cJSON_GetObjectItemCaseSensitive(node, "pfs"))
+		{
+			if (pfname && !strcmp(json_str(pf, "name") ?: "", pfname))
+				break;
+		}
+		vf = cJSON_CreateObject();
+		a = vf ? cJSON_AddObjectToObject(vf, "attachment") : NULL;
+		if (!a) {
+			cJSON_Delete(vf);
+			continue;
+		}
+		cJSON_AddStringToObject(vf, "pci", "");
+		cJSON_AddTrueToObject(vf, "shared");
+		cJSON_AddStringToObject(vf, "rdmaDev", json_str(rec, "rdmaDev") ?: "");
+		cJSON_AddStringToObject(a, "namespace", p->ns);
+		cJSON_AddStringToObject(a, "pod", p->name);
+		cJSON_AddStringToObject(a, "ifname", json_str(rec, "ifname") ?: "");
+		cJSON_AddStringToObject(a, "profile", json_str(rec, "profileName") ?: "");
+		judge_one(p, pf, vf, rec);
+		cJSON_Delete(vf);
+	}
 }
 
 /* Parse NAMESPACE/NAME into @ns/@name; -EINVAL when it is not one. */
@@ -252,6 +318,7 @@ static cJSON *pod_verdict(struct rq_env *env, const cJSON *node, const cJSON *re
 				    cJSON_GetObjectItemCaseSensitive(recs, json_str(vf, "pci")));
 		}
 	}
+	judge_shared(&p, node, recs);
 	unch = cJSON_AddArrayToObject(out, "unchained");
 	cJSON_ArrayForEach(u, cJSON_GetObjectItemCaseSensitive(node, "unchained"))
 	{

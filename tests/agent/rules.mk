@@ -5,7 +5,7 @@
 # fails it) or, where its checks are timed to the millisecond, on the -O2 build (agent-NAME).
 # make agent-sim-test runs every one on -O2, make asan-agent-sim-test the ASan ones on ASan.
 AGENT_ASAN_QUIET := run lldp unchained
-AGENT_ASAN_SIDE  := fabric ecn verdict reload resets
+AGENT_ASAN_SIDE  := fabric ecn verdict reload resets shared_qps
 # run.sh's sub-suites with no deadline: make test runs them apart, beside the guests (run.sh
 # has a deadline of its own); run.sh alone still runs them all
 AGENT_APART      := telemetry telemetry_meaning who qps bond health

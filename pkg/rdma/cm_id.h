@@ -19,11 +19,11 @@
 #include <stdint.h>
 
 struct rq_cm_id {
-	uint32_t qpn;	/* 0: no QP bound to the id (a listener, an id still resolving) */
-	uint32_t pid;	/* 0: a kernel id, or its process is not visible here */
-	bool has_src;	/* @src holds the source address */
+	uint32_t qpn;	 /* 0: no QP bound to the id (a listener, an id still resolving) */
+	uint32_t pid;	 /* 0: a kernel id, or its process is not visible here */
+	bool has_src;	 /* @src holds the source address */
 	uint8_t src[16]; /* IPv4 as ::ffff:a.b.c.d (as a RoCE GID has it), IPv6 as itself */
-	char comm[32];	/* a kernel id's owner (RES_KERN_NAME); the sim file's "comm" */
+	char comm[32];	 /* a kernel id's owner (RES_KERN_NAME); the sim file's "comm" */
 };
 
 struct rq_cm_id_list {

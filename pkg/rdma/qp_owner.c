@@ -125,8 +125,8 @@ static bool has_uid(const struct own *o, const void *key)
 }
 
 /* The owner of process @pid by its pod UID, memoised in @m (@nm entries used). */
-static int by_cgroup(const struct own *o, size_t n, uint32_t pid, rq_pid_uid_fn uid_of,
-		     void *ctx, struct pid_memo *m, size_t *nm)
+static int by_cgroup(const struct own *o, size_t n, uint32_t pid, rq_pid_uid_fn uid_of, void *ctx,
+		     struct pid_memo *m, size_t *nm)
 {
 	char uid[UID_MAX];
 	int w = -1;

@@ -27,11 +27,11 @@ struct rq_qp {
 	/* "RC" "UC" "UD" "GSI" "SMI" "RAW_PACKET" "XRC_INI" "XRC_TGT"; a driver QP (ib_qp_type
 	 * IB_QPT_DRIVER) by its RES_SUBTYPE: mlx5's "DCI" "DCT" "REG_UMR", else "DRIVER" */
 	char type[12];
-	char state[8]; /* "RESET" "INIT" "RTR" "RTS" "SQD" "SQE" "ERR" */
-	uint32_t pid;  /* 0: a kernel QP, or its process is not visible here */
-	char comm[32]; /* a kernel QP's owner (RES_KERN_NAME); the sim file's "comm"; else "" */
-	int tclass;    /* the ToS byte its primary path sends with; -1: no context dump, or
-			* a type whose context does not carry what it sends (rdma_qp_ctx_class) */
+	char state[8];	/* "RESET" "INIT" "RTR" "RTS" "SQD" "SQE" "ERR" */
+	uint32_t pid;	/* 0: a kernel QP, or its process is not visible here */
+	char comm[32];	/* a kernel QP's owner (RES_KERN_NAME); the sim file's "comm"; else "" */
+	int tclass;	/* the ToS byte its primary path sends with; -1: no context dump, or
+			 * a type whose context does not carry what it sends (rdma_qp_ctx_class) */
 	int sgid_index; /* the source GID index of its primary path (mlx5's src_addr_index),
 			 * -1: no context dump, or a type with none per QP (rdma_qp_ctx_class) */
 };
@@ -110,7 +110,8 @@ bool rdma_qp_ctx_class(const char *type);
  * The simulated node's <root>/rdma/qps/<dev>.json (DESIGN.md "Who"):
  * [{"qpn": 17, "type": "RC", "state": "RTS", "pid": 4242, "comm": "python3",
  * "tclass": 106, "sgid_index": 3}, ...]; "tclass" absent: no context dump
- * (has_ctx is set when any entry has one); "sgid_index" (0..255) absent: -1. -EINVAL names nothing: the caller says which file.
+ * (has_ctx is set when any entry has one); "sgid_index" (0..255) absent: -1. -EINVAL names nothing:
+ * the caller says which file.
  */
 int rdma_qps_parse_json(const char *text, size_t len, struct rq_qp_list *ret);
 

@@ -109,16 +109,19 @@ static void qps_unattributed(FILE *f, const struct tel_sample *cur)
 
 		if (d->census != 1)
 			continue;
-		/* counted by the attachments' own counter, on a stand-in holding the device's QPs */
+		/* counted by the attachments' own counter, on a stand-in holding the device's QPs
+		 */
 		memset(&dev, 0, sizeof(dev));
 		dev.census = 1;
 		dev.qps = d->qps;
 		n = tel_census_by_type(&dev, c, QP_KINDS);
 		if (n)
 			head(f, &done, "rdma_qos_dev_qps_unattributed",
-		     "User QPs of a shared RDMA device that no attachment owns (no RDMA-CM id, "
-		     "source GID or cgroup of a pod on it: host processes, host-network pods "
-		     "without hostPID), by type and state.");
+			     "User QPs of a shared RDMA device that no attachment owns (no RDMA-CM "
+			     "id, "
+			     "source GID or cgroup of a pod on it: host processes, host-network "
+			     "pods "
+			     "without hostPID), by type and state.");
 		(void)prom_label_esc(d->rdma_dev, e[0], sizeof(e[0]));
 		(void)prom_label_esc(d->pf, e[1], sizeof(e[1]));
 		for (size_t k = 0; k < n; k++)

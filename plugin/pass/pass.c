@@ -276,8 +276,8 @@ static bool pass_vf_home(struct pass *p, const char *key, const cJSON *rec,
 static void pass_shared(struct pass *p, const struct stale_book *book, const char *key,
 			const cJSON *rec, const struct rq_profile *prof)
 {
-	const char *pf = json_str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rec, "pfs"), 0),
-				  "ifname");
+	const char *pf =
+	    json_str(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(rec, "pfs"), 0), "ifname");
 
 	if (stale_book_judge_pending(book, key))
 		return; /* the pod is gone: no verdict, nothing to count */

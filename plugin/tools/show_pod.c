@@ -74,7 +74,8 @@ static void vf_facts(const cJSON *vf, const cJSON *a, struct verdict_facts *f)
 		f->tc_has[k] = cJSON_IsNumber(v);
 		f->tc[k] = f->tc_has[k] ? v->valueint : -1;
 	}
-	/* a shared device's class is the device's, judged on the shared path (ADD's, the agent's) */
+	/* a shared device's class is the device's, judged on the shared path (ADD's, the agent's)
+	 */
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(vf, "shared")) && !f->tc_read)
 		f->vf_why = "a shared device: its class is the device's, not judged by show --pod";
 	if (!f->tc_read && !f->vf_why)

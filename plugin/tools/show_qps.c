@@ -152,7 +152,7 @@ static void att_text(const cJSON *a)
 	       json_str(a, "pod"), json_str(a, "interface"),
 	       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "shared")) ? "shared" : "vf",
 	       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "shared")) ? "device"
-									    : json_str(a, "vf"),
+									   : json_str(a, "vf"),
 	       json_str(a, "rdmaDev")[0] ? json_str(a, "rdmaDev") : "-",
 	       json_str(a, "pf")[0] ? json_str(a, "pf") : "-",
 	       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "lossless")) ? "lossless" : "lossy",

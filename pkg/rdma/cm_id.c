@@ -6,7 +6,6 @@
 #include "pkg/rdma/cm_id.h"
 
 #include <arpa/inet.h>
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <linux/netlink.h>
 #include <netinet/in.h>
@@ -20,6 +19,7 @@
 #include <sys/socket.h>
 
 #include "pkg/nlparse/nlparse.h"
+#include "pkg/rdma/json_flat.h"
 #include "pkg/rdma/rdma_nl.h"
 
 void rdma_cm_ids_free(struct rq_cm_id_list *l)
@@ -163,71 +163,84 @@ int rdma_cm_ids_dump(const char *dev, struct rq_cm_id_list *ret)
 	return 0;
 }
 
-static bool json_u32(const cJSON *v, double max, uint32_t *ret)
+/* One member of a sim file's entry; false: outside the format. */
+static bool cm_member(struct rd *r, struct rq_cm_id *c)
 {
-	if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > max ||
-	    v->valuedouble != (double)(uint32_t)v->valuedouble)
-		return false;
-	*ret = (uint32_t)v->valuedouble;
-	return true;
-}
+	char key[16], addr[64];
+	unsigned long v = 0;
+	bool ok;
 
-/* One entry of the sim file; false: outside the format. */
-static bool sim_entry(const cJSON *o, struct rq_cm_id *c)
-{
-	const cJSON *v;
-
-	if (!cJSON_IsObject(o))
+	if (!rd_string(r, key, sizeof(key)) || !rd_eat(r, ':'))
 		return false;
-	if ((v = cJSON_GetObjectItemCaseSensitive(o, "qpn")) && !json_u32(v, 0xffffff, &c->qpn))
-		return false;
-	if ((v = cJSON_GetObjectItemCaseSensitive(o, "pid")) && !json_u32(v, 4194304, &c->pid))
-		return false;
-	if ((v = cJSON_GetObjectItemCaseSensitive(o, "comm"))) {
-		if (!cJSON_IsString(v) || strlen(v->valuestring) >= sizeof(c->comm))
-			return false;
-		memcpy(c->comm, v->valuestring, strlen(v->valuestring) + 1);
-	}
-	if ((v = cJSON_GetObjectItemCaseSensitive(o, "src_addr"))) {
+	if (!strcmp(key, "qpn")) {
+		ok = rd_number(r, 0xffffff, &v); /* a QPN has 24 bits */
+		c->qpn = (uint32_t)v;
+	} else if (!strcmp(key, "pid")) {
+		ok = rd_number(r, 4194304, &v); /* PID_MAX_LIMIT */
+		c->pid = (uint32_t)v;
+	} else if (!strcmp(key, "comm")) {
+		ok = rd_string(r, c->comm, sizeof(c->comm));
+	} else if (!strcmp(key, "src_addr")) {
 		/* any address, as the kernel lists any: which pod holds it is the census's */
-		if (!cJSON_IsString(v))
-			return false;
-		if (inet_pton(AF_INET, v->valuestring, c->src + 12) == 1) {
+		ok = rd_string(r, addr, sizeof(addr));
+		if (ok && inet_pton(AF_INET, addr, c->src + 12) == 1) {
 			memset(c->src, 0, 10);
 			c->src[10] = c->src[11] = 0xff;
-		} else if (inet_pton(AF_INET6, v->valuestring, c->src) != 1) {
-			return false;
+		} else if (ok) {
+			ok = inet_pton(AF_INET6, addr, c->src) == 1;
 		}
-		c->has_src = true;
+		c->has_src = ok;
+	} else if (!strcmp(key, "dst_addr")) {
+		ok = rd_string(r, NULL, 0);
+	} else {
+		ok = rd_skip(r, 0); /* a field of a later format */
 	}
-	v = cJSON_GetObjectItemCaseSensitive(o, "dst_addr");
-	return !v || cJSON_IsString(v);
+	return ok;
+}
+
+/*
+ * The same one-pass reader as qps_json.c's (json_flat.h): the census reads
+ * this file at every collection beside the QP file, and a cJSON tree of it
+ * took longer than the QPs' own reading (docs/benchmarks.md).
+ */
+static int cm_parse(struct rd *r, struct rq_cm_id_list *l)
+{
+	if (!rd_eat(r, '['))
+		return -EINVAL;
+	if (rd_eat(r, ']'))
+		return 0;
+	do {
+		struct rq_cm_id *c;
+
+		if (!rd_eat(r, '{'))
+			return -EINVAL;
+		c = rdma_cm_ids_add(l);
+		if (!c)
+			return -ENOMEM;
+		if (rd_eat(r, '}'))
+			continue;
+		do {
+			if (!cm_member(r, c))
+				return -EINVAL;
+		} while (rd_eat(r, ','));
+		if (!rd_eat(r, '}'))
+			return -EINVAL;
+	} while (rd_eat(r, ','));
+	if (!rd_eat(r, ']'))
+		return -EINVAL;
+	rd_ws(r);
+	return r->p == r->end ? 0 : -EINVAL;
 }
 
 int rdma_cm_ids_parse_json(const char *text, size_t len, struct rq_cm_id_list *ret)
 {
+	struct rd r = {text, text + len};
 	struct rq_cm_id_list l = {0};
-	cJSON *a = cJSON_ParseWithLength(text, len);
-	const cJSON *arr = cJSON_IsArray(a) ? a : NULL, *o;
-	int r = arr ? 0 : -EINVAL;
+	int rr = cm_parse(&r, &l);
 
-	cJSON_ArrayForEach(o, arr)
-	{
-		struct rq_cm_id *c = rdma_cm_ids_add(&l);
-
-		if (!c) {
-			r = -ENOMEM;
-			break;
-		}
-		if (!sim_entry(o, c)) {
-			r = -EINVAL;
-			break;
-		}
-	}
-	cJSON_Delete(a);
-	if (r < 0) {
+	if (rr < 0) {
 		rdma_cm_ids_free(&l);
-		return r;
+		return rr;
 	}
 	rdma_cm_ids_sort(&l);
 	*ret = l;

@@ -55,8 +55,9 @@ int rdma_cm_ids_parse_msg(const struct nlmsghdr *nlh, size_t len, struct rq_cm_i
 /*
  * The simulated node's <root>/rdma/cm_ids/<dev>.json (DESIGN.md "Shared RDMA
  * devices"): [{"qpn": 17, "src_addr": "10.99.0.11", "dst_addr": "10.99.0.21",
- * "pid": 4242, "comm": "rping"}, ...]; "qpn" absent: no QP bound. -EINVAL
- * names nothing: the caller says which file.
+ * "pid": 4242, "comm": "rping"}, ...]; "qpn" absent: no QP bound; strings
+ * without escapes, whole numbers (json_flat.h). -EINVAL names nothing: the
+ * caller says which file.
  */
 int rdma_cm_ids_parse_json(const char *text, size_t len, struct rq_cm_id_list *ret);
 

@@ -124,19 +124,19 @@ static bool has_uid(const struct own *o, const void *key)
 	return o->uid && o->uid[0] && !strcasecmp(o->uid, key);
 }
 
-/* The owner of process @pid by its pod UID, memoised in @m (@nm entries used). */
-static int by_cgroup(const struct own *o, size_t n, uint32_t pid, rq_pid_uid_fn uid_of, void *ctx,
-		     struct pid_memo *m, size_t *nm)
+/* The owner of QP @q's process by its pod UID, memoised by pid in @m (@nm entries used). */
+static int by_cgroup(const struct own *o, size_t n, const struct rq_qp *q, rq_pid_uid_fn uid_of,
+		     void *ctx, struct pid_memo *m, size_t *nm)
 {
 	char uid[UID_MAX];
 	int w = -1;
 
 	for (size_t k = 0; k < *nm; k++)
-		if (m[k].pid == pid)
+		if (m[k].pid == q->pid)
 			return m[k].owner;
-	if (uid_of(ctx, pid, uid, sizeof(uid)) == 0)
+	if (uid_of(ctx, q, uid, sizeof(uid)) == 0)
 		w = only(o, n, has_uid, uid);
-	m[*nm].pid = pid;
+	m[*nm].pid = q->pid;
 	m[(*nm)++].owner = w;
 	return w;
 }
@@ -172,7 +172,7 @@ int rdma_qps_attribute(const struct rq_qp_list *qps, const struct rq_cm_id_list 
 			ret[i] = (struct rq_qp_owner){w, RQ_QP_BY_SGID};
 			continue;
 		}
-		if (q->pid && uid_of && (w = by_cgroup(o, n, q->pid, uid_of, ctx, m, &nm)) >= 0)
+		if (q->pid && uid_of && (w = by_cgroup(o, n, q, uid_of, ctx, m, &nm)) >= 0)
 			ret[i] = (struct rq_qp_owner){w, RQ_QP_BY_CGROUP};
 	}
 	owns_free(o, n);

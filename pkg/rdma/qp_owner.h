@@ -48,8 +48,12 @@ const char *rdma_qp_by_name(enum rq_qp_by by);
  */
 bool rdma_qp_kernel(const struct rq_qp *q);
 
-/* Process @pid's pod UID into @ret (dashes); negative: none known (not a pod's, gone). */
-typedef int (*rq_pid_uid_fn)(void *ctx, uint32_t pid, char *ret, size_t len);
+/*
+ * The pod UID (dashes) of the process of QP @q (its pid, @q->pid != 0) into
+ * @ret; negative: none known (not a pod's, gone). Asked once per pid, for
+ * the first of its QPs no earlier method named.
+ */
+typedef int (*rq_pid_uid_fn)(void *ctx, const struct rq_qp *q, char *ret, size_t len);
 
 struct rq_qp_owner {
 	int owner; /* index into the attachments, -1: none */

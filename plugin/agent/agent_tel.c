@@ -192,17 +192,19 @@ static char *collect(struct agent_tel *t, struct tel_sample *cur)
 	/* a census due, else the last one's QPs (of the same attachments) judged anew */
 	cur->census = !t->have_prev || t->census_t <= 0 || t0 - t->census_t >= t->env->census_s;
 	cur->census_from = cur->census ? NULL : &t->prev;
+	cur->census_prev = cur->census && t->have_prev ? &t->prev : NULL;
 	if (cur->census)
 		t->census_t = t0;
 	(void)tel_collect(t->env, cur, t->cache);
 	cur->census_from = NULL;
+	cur->census_prev = NULL;
 	t1 = mono();
 	if (cur->census_s > 0) {
 		size_t nq = 0;
 
 		for (size_t i = 0; i < cur->n_atts; i++)
 			nq += cur->atts[i].qps.n;
-		log_debug("agent: QP census of %zu attachments (%zu QPs) took %.2f ms", cur->n_atts,
+		log_debug("agent: QP census of %zu attachments (%zu QPs) took %.3f ms", cur->n_atts,
 			  nq, cur->census_s * 1e3);
 	}
 	text = metrics_render_tel(t->have_prev ? &t->prev : NULL, cur);

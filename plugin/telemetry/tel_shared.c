@@ -6,7 +6,8 @@
  * the attachment pkg/rdma/qp_owner.h names, judged there as a VF's QPs are
  * (tel_qps.c). The cgroup method reads /proc/<pid>/cgroup under the host
  * root seam: the PIDs the QP dump gives are in this process's PID namespace,
- * and the simulated node's <root>/proc stands in for it.
+ * and the simulated node's <root>/proc stands in for it; a process still
+ * holding a QP the last census gave by its cgroup is not read again.
  */
 #include "plugin/telemetry/tel_shared.h"
 
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pkg/json/jget.h"
 #include "pkg/kubelet/kubelet.h"
 #include "pkg/log/log.h"
 #include "pkg/rdma/qp_owner.h"
@@ -29,16 +31,54 @@ void tel_devs_fini(struct tel_sample *s)
 	s->n_devs = 0;
 }
 
-/* rq_pid_uid_fn: the pod UID in /proc/<pid>/cgroup (cgroup v1 and v2, both kubelet drivers) */
-static int pid_uid(void *ctx, uint32_t pid, char *ret, size_t len)
+/* What the cgroup method reads with: the host root, and the last census of the device */
+struct uid_ctx {
+	const struct rq_env *env;
+	const struct tel_sample *prev;
+	const char *dev;
+};
+
+/*
+ * The pod the last census gave QP @q to by its process's cgroup, if it was
+ * the same QP of the same process (same QPN, same pid): the process still
+ * holds it, so it is the same process, in the same pod (kubelet never moves a
+ * process to another pod's cgroup), and its cgroup file is not read again.
+ */
+static const char *uid_known(const struct uid_ctx *u, const struct rq_qp *q)
 {
-	const struct rq_env *env = ctx;
+	for (size_t i = 0; u->prev && i < u->prev->n_atts; i++) {
+		const struct tel_att *a = &u->prev->atts[i];
+
+		if (!a->shared || !a->qp_by || strcmp(a->rdma_dev, u->dev) != 0)
+			continue;
+		for (size_t k = 0; k < a->qps.n; k++)
+			if (a->qps.qp[k].qpn == q->qpn && a->qps.qp[k].pid == q->pid)
+				return a->qp_by[k] == RQ_QP_BY_CGROUP ? json_str(a->owner, "podUID")
+								      : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * rq_pid_uid_fn: the pod UID in /proc/<pid>/cgroup (cgroup v1 and v2, both
+ * kubelet drivers), unless the last census knew it (uid_known)
+ */
+static int pid_uid(void *ctx, const struct rq_qp *q, char *ret, size_t len)
+{
+	const struct uid_ctx *u = ctx;
+	const char *known = uid_known(u, q);
 	char path[48], *buf = NULL;
 	size_t n = 0;
 	int r;
 
-	(void)snprintf(path, sizeof(path), "/proc/%u/cgroup", pid);
-	r = sysfs_read_file(&env->root, path, 65536, &buf, &n);
+	if (known) {
+		if (strlen(known) >= len)
+			return -ENAMETOOLONG;
+		memcpy(ret, known, strlen(known) + 1);
+		return 0;
+	}
+	(void)snprintf(path, sizeof(path), "/proc/%u/cgroup", q->pid);
+	r = sysfs_read_file(&u->env->root, path, 65536, &buf, &n);
 	if (r == 0)
 		r = kubelet_cgroup_pod_uid(buf, n, ret, len);
 	free(buf);
@@ -75,11 +115,18 @@ static int distribute(struct tel_sample *s, const size_t *g, size_t ng, struct r
 	size_t *nb = calloc(ng, sizeof(*nb));
 	int r = l && by && nb ? 0 : -ENOMEM;
 
+	/* each list at its size: one allocation, no growing */
+	for (size_t i = 0; r == 0 && i < all->n; i++)
+		if (own[i].owner >= 0)
+			nb[own[i].owner]++;
 	for (size_t k = 0; r == 0 && k < ng; k++) {
-		by[k] = malloc(all->n ? all->n : 1);
+		by[k] = malloc(nb[k] ? nb[k] : 1);
+		l[k].qp = malloc((nb[k] ? nb[k] : 1) * sizeof(*l[k].qp));
+		l[k].cap = nb[k];
+		nb[k] = 0;
 		l[k].has_ctx = all->has_ctx;
 		l[k].drv_hidden = all->drv_hidden;
-		if (!by[k])
+		if (!by[k] || !l[k].qp)
 			r = -ENOMEM;
 	}
 	for (size_t i = 0; r == 0 && i < all->n; i++) {
@@ -132,8 +179,11 @@ static void census_dev(const struct rq_env *env, struct tel_sample *s, const siz
 	}
 	if (r == 0 && !(own = malloc((all.n ? all.n : 1) * sizeof(*own))))
 		r = -ENOMEM;
-	if (r == 0)
-		r = rdma_qps_attribute(&all, &cm, owners, ng, pid_uid, (void *)env, own);
+	if (r == 0) {
+		struct uid_ctx u = {.env = env, .prev = s->census_prev, .dev = d->rdma_dev};
+
+		r = rdma_qps_attribute(&all, &cm, owners, ng, pid_uid, &u, own);
+	}
 	if (r == 0)
 		r = distribute(s, g, ng, &all, own, d);
 	if (r < 0) {

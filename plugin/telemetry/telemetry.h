@@ -105,6 +105,12 @@ struct tel_sample {
 	 * PFs' maps now. NULL: none.
 	 */
 	const struct tel_sample *census_from;
+	/*
+	 * Census: the agent's previous sample (NULL: none). A shared device's QP
+	 * that its process (same QPN, same pid) still holds keeps the pod its
+	 * cgroup named then: its /proc/<pid>/cgroup is not read again.
+	 */
+	const struct tel_sample *census_prev;
 	struct tel_pf *pfs;
 	size_t n_pfs;
 	struct tel_att *atts;

@@ -45,6 +45,7 @@ agent-bench: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_telemetry.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_lldp.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_qps.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_shared_qps.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_unchained.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_link.sh
 

@@ -167,6 +167,29 @@ check "show --qps opens rdma/qps/$DEV.json once (got $(grep -c "rdma/qps/$DEV.js
 check "and rdma/cm_ids/$DEV.json once" [ "$(grep -c "rdma/cm_ids/$DEV.json" "$T/st")" = 1 ]
 check "and each process's cgroup once (4242, 5151, 7777)" [ "$(grep -o 'proc/[0-9]*/cgroup' "$T/st" | sort | uniq -c | awk '{printf "%s:%s ", $2, $1}')" = "proc/4242/cgroup:1 proc/5151/cgroup:1 proc/7777/cgroup:1 " ]
 
+echo "== the agent reads a process's cgroup again only for a QP it did not hold at the last census"
+PORT2=$(free_port)
+strace -f -qq -e trace=openat,openat2 -o "$T/ast" env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	RDMA_QOS_SIM_ROOT="$ROOT" "$SIM" agent --interval 600 --listen "127.0.0.1:$PORT2" --qp-census-interval 0 \
+	2> "$T/agent2.log" &
+SPID=$!
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT2/metrics" > /dev/null && break; sleep 0.2; done
+for _ in 1 2 3; do sleep 1.1; curl -sf "http://127.0.0.1:$PORT2/metrics" > "$T/m2.prom"; done
+# a new process of beta's, with a QP: its cgroup is read, once
+mkdir -p "$ROOT/proc/5152" && cp "$ROOT/proc/5151/cgroup" "$ROOT/proc/5152/cgroup"
+jq -c '. + [{"qpn": 30, "type": "RC", "state": "RTS", "pid": 5152, "comm": "python3", "tclass": 106}]' \
+	"$ROOT/rdma/qps/$DEV.json" > "$T/q.json" && mv "$T/q.json" "$ROOT/rdma/qps/$DEV.json"
+sleep 1.1; curl -sf "http://127.0.0.1:$PORT2/metrics" > "$T/m3.prom"
+# the agent, strace's child (env execs it): strace ends with it
+kill "$(pgrep -P "$SPID")"; wait "$SPID" 2>/dev/null
+ncen=$(grep -c "rdma/qps/$DEV.json" "$T/ast")
+cg=$(grep -o 'proc/[0-9]*/cgroup' "$T/ast" | sort | uniq -c | awk '{printf "%s:%s ", $2, $1}')
+# the host process's QPs are nobody's: nothing to remember, its cgroup is read at each census
+check "$ncen censuses (>= 4): a pod's process's cgroup read once, the new one's too, the host's each time ($cg)" \
+	[ "$ncen" -ge 4 ] && [ "$cg" = "proc/4242/cgroup:1 proc/5151/cgroup:1 proc/5152/cgroup:1 proc/7777/cgroup:$ncen " ]
+check "the new QP 30 is beta's (by cgroup)" [ "$(metric_lit "$T/m3.prom" "rdma_qos_vf_qps{$LB,type=\"RC\",state=\"RTS\"}")" = 4 ]
+jq -c 'map(select(.qpn != 30))' "$ROOT/rdma/qps/$DEV.json" > "$T/q.json" && mv "$T/q.json" "$ROOT/rdma/qps/$DEV.json"
+
 echo "== a malformed cm_id file: the other methods still attribute"
 echo '[{"qpn": "x"}]' > "$ROOT/rdma/cm_ids/$DEV.json"
 RDMA_QOS_SIM_ROOT=$ROOT "$SIM" show --qps --json > "$T/s2.json" 2> /dev/null

@@ -13,11 +13,11 @@ RQ_FUZZ_QPS_MK := 1
 QPS_FUZZ_SECONDS ?= 60
 QPS_FUZZ_FLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
                   -fno-sanitize-recover=undefined -D_GNU_SOURCE -I. $(PKG_CFLAGS)
-QPS_FUZZ_SRC := tests/fuzz/fuzz_qps.c pkg/rdma/qps.c pkg/rdma/qps_json.c pkg/rdma/cm_id.c pkg/rdma/rdma_nl.c \
+QPS_FUZZ_SRC := tests/fuzz/fuzz_qps.c pkg/rdma/qps.c pkg/rdma/qps_json.c pkg/rdma/cm_id.c pkg/rdma/json_flat.c pkg/rdma/rdma_nl.c \
                 pkg/nlparse/nlparse.c
 
 .PHONY: fuzz-qps
-$(B)/fuzz/fuzz-qps: $(QPS_FUZZ_SRC) pkg/rdma/qps.h pkg/rdma/cm_id.h pkg/rdma/rdma_nl.h pkg/nlparse/nlparse.h \
+$(B)/fuzz/fuzz-qps: $(QPS_FUZZ_SRC) pkg/rdma/qps.h pkg/rdma/cm_id.h pkg/rdma/json_flat.h pkg/rdma/rdma_nl.h pkg/nlparse/nlparse.h \
                     tests/fuzz/qps.mk
 	@mkdir -p $(dir $@)
 	clang $(QPS_FUZZ_FLAGS) -o $@ $(QPS_FUZZ_SRC) $(PKG_LIBS)

@@ -254,8 +254,9 @@ static struct rq_qp *qp(struct rq_qp_list *l, uint32_t qpn, const char *type, ui
 struct fake_proc {
 	int reads;
 };
-static int fake_uid(void *ctx, uint32_t pid, char *ret, size_t len)
+static int fake_uid(void *ctx, const struct rq_qp *q, char *ret, size_t len)
 {
+	uint32_t pid = q->pid;
 	static const char a[] = "12:memory:/kubepods/burstable/poda1a1a1a1-0000-1111-2222-333344445555/c1\n";
 	static const char b[] = "0::/kubepods.slice/kubepods-besteffort.slice/"
 				"kubepods-besteffort-podb2b2b2b2_0000_1111_2222_333344445555.slice/"

@@ -44,10 +44,12 @@
 #define RES_SEG_INDEX1 8 /* header, 4 reserved bytes, be32 index1, be32 index2, payload */
 #define RES_SEG_HDR    16
 /* mlx5_ifc query_qp_out: status u8 at 0, the qpc at 0x18; qpc: state in the top 4 bits of
- * byte 0, primary_address_path (ads) at 0x18; ads: tclass at bit 0x64 (dword 0x0c, bits 27..20) */
+ * byte 0, primary_address_path (ads) at 0x18; ads: tclass at bit 0x64 (dword 0x0c, bits 27..20),
+ * src_addr_index at bit 0x48 (byte 0x09) */
 #define QUERY_QP_QPC  0x18
 #define QPC_PRI_PATH  0x18
 #define ADS_TCLASS_DW 0x0c
+#define ADS_SGID      0x09
 #define QUERY_QP_NEED (QUERY_QP_QPC + QPC_PRI_PATH + ADS_TCLASS_DW + 4)
 
 static const char *const qp_types[] = {
@@ -85,6 +87,7 @@ struct rq_qp *rdma_qps_add(struct rq_qp_list *l)
 	q = &l->qp[l->n++];
 	memset(q, 0, sizeof(*q));
 	q->tclass = -1;
+	q->sgid_index = -1;
 	return q;
 }
 
@@ -100,7 +103,7 @@ static uint32_t be32_at(const uint8_t *p)
 
 /* The resource segment's payload: QUERY_QP's output. */
 static int ctx_resource(const uint8_t *seg, size_t seg_len, uint32_t *ret_qpn, int *ret_state,
-			int *ret_tclass)
+			int *ret_tclass, int *ret_sgid)
 {
 	const uint8_t *out = seg + RES_SEG_HDR, *qpc, *path;
 
@@ -113,11 +116,20 @@ static int ctx_resource(const uint8_t *seg, size_t seg_len, uint32_t *ret_qpn, i
 	*ret_qpn = be32_at(seg + RES_SEG_INDEX1);
 	*ret_state = qpc[0] >> 4;
 	*ret_tclass = (int)((be32_at(path + ADS_TCLASS_DW) >> 20) & 0xff);
+	*ret_sgid = path[ADS_SGID];
 	return 0;
 }
 
 int rdma_qp_ctx_parse(const void *raw, size_t len, uint32_t *ret_qpn, int *ret_state,
 		      int *ret_tclass)
+{
+	int sgid;
+
+	return rdma_qp_ctx_parse_sgid(raw, len, ret_qpn, ret_state, ret_tclass, &sgid);
+}
+
+int rdma_qp_ctx_parse_sgid(const void *raw, size_t len, uint32_t *ret_qpn, int *ret_state,
+			   int *ret_tclass, int *ret_sgid)
 {
 	const uint8_t *p = raw;
 	size_t off = 0, seg_len;
@@ -132,7 +144,8 @@ int rdma_qp_ctx_parse(const void *raw, size_t len, uint32_t *ret_qpn, int *ret_s
 		if (type == SEG_TERMINATE)
 			break;
 		if (type < SEG_CONTROL)
-			return ctx_resource(p + off, seg_len, ret_qpn, ret_state, ret_tclass);
+			return ctx_resource(p + off, seg_len, ret_qpn, ret_state, ret_tclass,
+					    ret_sgid);
 		off += seg_len;
 	}
 	return -EBADMSG; /* no resource segment */
@@ -266,7 +279,7 @@ int rdma_qps_parse_raw_msg(const struct nlmsghdr *nlh, size_t len, struct rq_qp_
 	struct rq_qp *q;
 	size_t from = 0;
 	uint32_t qpn;
-	int rem, state, tclass, r = qp_table(nlh, len, &table);
+	int rem, state, tclass, sgid, r = qp_table(nlh, len, &table);
 
 	if (r < 0 || !table)
 		return r;
@@ -281,14 +294,17 @@ int rdma_qps_parse_raw_msg(const struct nlmsghdr *nlh, size_t len, struct rq_qp_
 	{
 		(void)nlparse_nested(e, tb, RQ_NLDEV_ATTR_RES_SUBTYPE, entry_policy);
 		if (!tb[RDMA_NLDEV_ATTR_RES_RAW] ||
-		    rdma_qp_ctx_parse(nla_data(tb[RDMA_NLDEV_ATTR_RES_RAW]),
-				      (size_t)nla_len(tb[RDMA_NLDEV_ATTR_RES_RAW]), &qpn, &state,
-				      &tclass) < 0)
+		    rdma_qp_ctx_parse_sgid(nla_data(tb[RDMA_NLDEV_ATTR_RES_RAW]),
+					   (size_t)nla_len(tb[RDMA_NLDEV_ATTR_RES_RAW]), &qpn,
+					   &state, &tclass, &sgid) < 0)
 			continue;
 		l->has_ctx = true;
 		q = qp_find(l, qpn, &from);
-		if (q && rdma_qp_ctx_class(q->type))
+		/* a UD QP's or a DCI's source GID is per send (address handle, WQE): none here */
+		if (q && rdma_qp_ctx_class(q->type)) {
 			q->tclass = tclass;
+			q->sgid_index = sgid;
+		}
 	}
 	return 0;
 }
@@ -307,7 +323,7 @@ static void ctx_forget(struct rq_qp_list *l)
 {
 	l->has_ctx = false;
 	for (size_t i = 0; i < l->n; i++)
-		l->qp[i].tclass = -1;
+		l->qp[i].tclass = l->qp[i].sgid_index = -1;
 }
 
 /* An error the kernel may answer because of the driver QPs asked for: not ours, not a timeout */

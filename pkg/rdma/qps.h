@@ -27,11 +27,13 @@ struct rq_qp {
 	/* "RC" "UC" "UD" "GSI" "SMI" "RAW_PACKET" "XRC_INI" "XRC_TGT"; a driver QP (ib_qp_type
 	 * IB_QPT_DRIVER) by its RES_SUBTYPE: mlx5's "DCI" "DCT" "REG_UMR", else "DRIVER" */
 	char type[12];
-	char state[8]; /* "RESET" "INIT" "RTR" "RTS" "SQD" "SQE" "ERR" */
-	uint32_t pid;  /* 0: a kernel QP, or its process is not visible here */
-	char comm[32]; /* a kernel QP's owner (RES_KERN_NAME); the sim file's "comm"; else "" */
-	int tclass;    /* the ToS byte its primary path sends with; -1: no context dump, or
-			* a type whose context does not carry what it sends (rdma_qp_ctx_class) */
+	char state[8];	/* "RESET" "INIT" "RTR" "RTS" "SQD" "SQE" "ERR" */
+	uint32_t pid;	/* 0: a kernel QP, or its process is not visible here */
+	char comm[32];	/* a kernel QP's owner (RES_KERN_NAME); the sim file's "comm"; else "" */
+	int tclass;	/* the ToS byte its primary path sends with; -1: no context dump, or
+			 * a type whose context does not carry what it sends (rdma_qp_ctx_class) */
+	int sgid_index; /* the source GID index of its primary path (mlx5's src_addr_index),
+			 * -1: no context dump, or a type with none per QP (rdma_qp_ctx_class) */
 };
 
 struct rq_qp_list {
@@ -42,7 +44,7 @@ struct rq_qp_list {
 };
 
 void rdma_qps_free(struct rq_qp_list *l);
-/* Append a zeroed QP (tclass -1) and return it; NULL: out of memory. */
+/* Append a zeroed QP (tclass and sgid_index -1) and return it; NULL: out of memory. */
 struct rq_qp *rdma_qps_add(struct rq_qp_list *l);
 
 /*
@@ -88,6 +90,13 @@ int rdma_qps_parse_raw_msg(const struct nlmsghdr *nlh, size_t len, struct rq_qp_
 int rdma_qp_ctx_parse(const void *raw, size_t len, uint32_t *ret_qpn, int *ret_state,
 		      int *ret_tclass);
 /*
+ * The same, and *ret_sgid: the path's src_addr_index (mlx5_ifc ads: 8 bits at
+ * bit 0x48, the second byte of its third dword), the GID table entry its
+ * packets carry as their source (a shared device's pod, by its address).
+ */
+int rdma_qp_ctx_parse_sgid(const void *raw, size_t len, uint32_t *ret_qpn, int *ret_state,
+			   int *ret_tclass, int *ret_sgid);
+/*
  * Whether a QP of @type sends with the class of its context's primary path,
  * so the raw dump's tclass is its class: the connected types (RC, UC,
  * XRC_INI, XRC_TGT). Not a DCI (mlx5 takes each send's address vector,
@@ -100,8 +109,9 @@ bool rdma_qp_ctx_class(const char *type);
 /*
  * The simulated node's <root>/rdma/qps/<dev>.json (DESIGN.md "Who"):
  * [{"qpn": 17, "type": "RC", "state": "RTS", "pid": 4242, "comm": "python3",
- * "tclass": 106}, ...]; "tclass" absent: no context dump (has_ctx is set
- * when any entry has one). -EINVAL names nothing: the caller says which file.
+ * "tclass": 106, "sgid_index": 3}, ...]; "tclass" absent: no context dump
+ * (has_ctx is set when any entry has one); "sgid_index" (0..255) absent: -1. -EINVAL names nothing:
+ * the caller says which file.
  */
 int rdma_qps_parse_json(const char *text, size_t len, struct rq_qp_list *ret);
 

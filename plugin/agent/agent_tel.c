@@ -192,17 +192,19 @@ static char *collect(struct agent_tel *t, struct tel_sample *cur)
 	/* a census due, else the last one's QPs (of the same attachments) judged anew */
 	cur->census = !t->have_prev || t->census_t <= 0 || t0 - t->census_t >= t->env->census_s;
 	cur->census_from = cur->census ? NULL : &t->prev;
+	cur->census_prev = cur->census && t->have_prev ? &t->prev : NULL;
 	if (cur->census)
 		t->census_t = t0;
 	(void)tel_collect(t->env, cur, t->cache);
 	cur->census_from = NULL;
+	cur->census_prev = NULL;
 	t1 = mono();
 	if (cur->census_s > 0) {
 		size_t nq = 0;
 
 		for (size_t i = 0; i < cur->n_atts; i++)
 			nq += cur->atts[i].qps.n;
-		log_debug("agent: QP census of %zu attachments (%zu QPs) took %.2f ms", cur->n_atts,
+		log_debug("agent: QP census of %zu attachments (%zu QPs) took %.3f ms", cur->n_atts,
 			  nq, cur->census_s * 1e3);
 	}
 	text = metrics_render_tel(t->have_prev ? &t->prev : NULL, cur);
@@ -241,8 +243,12 @@ static cJSON *qps_book(const struct tel_sample *s)
 
 	for (size_t i = 0; o && i < s->n_atts; i++) {
 		struct verdict_facts f;
-		char why[160];
-		cJSON *e = cJSON_AddObjectToObject(o, s->atts[i].vf);
+		char why[160], key[600];
+		const struct tel_att *a = &s->atts[i];
+		cJSON *e;
+
+		tel_key(a->vf, a->ns, a->pod, a->ifname, key, sizeof(key));
+		e = cJSON_AddObjectToObject(o, key);
 
 		verdict_qps_facts(&s->atts[i], &f, why, sizeof(why));
 		cJSON_AddNumberToObject(e, "off", f.qps_off);
@@ -298,7 +304,7 @@ static void qps_publish(struct agent_tel *t, cJSON *q)
 		log_warn("agent: raising a pass for the new QP census: %s", strerror(errno));
 }
 
-int agent_tel_qps(struct agent_tel *t, const char *vf, char *why, size_t len)
+int agent_tel_qps(struct agent_tel *t, const char *key, char *why, size_t len)
 {
 	const cJSON *e;
 	int off = -1;
@@ -308,7 +314,7 @@ int agent_tel_qps(struct agent_tel *t, const char *vf, char *why, size_t len)
 		return -1;
 	}
 	pthread_mutex_lock(&t->lock);
-	e = cJSON_GetObjectItemCaseSensitive(t->qps, vf);
+	e = cJSON_GetObjectItemCaseSensitive(t->qps, key);
 	if (e) {
 		off = json_int(e, "off", -1);
 		(void)snprintf(why, len, "%s", json_str(e, "why") ?: "");

@@ -36,10 +36,11 @@ void agent_tel_targets(struct agent_tel *t, struct tel_sample *s);
  */
 char *agent_tel_text(struct agent_tel *t, double wait_s);
 /*
- * agent_tel.c: connected QPs of @vf's attachment sending off PFC in the last census;
- * -1 (and @why) when not judged
+ * agent_tel.c: connected QPs of attachment @key (tel_key: its VF, or a shared
+ * attachment's ns/pod/ifname) sending off PFC in the last census; -1 (and
+ * @why) when not judged
  */
-int agent_tel_qps(struct agent_tel *t, const char *vf, char *why, size_t len);
+int agent_tel_qps(struct agent_tel *t, const char *key, char *why, size_t len);
 /*
  * agent_tel.c: a verdict begins to judge the last census (before its agent_tel_qps calls);
  * a collection that publishes a census it has not judged makes agent_tel_raise_fd readable

@@ -4,10 +4,13 @@
  * an attachment whose census was not taken (its device not
  * reachable), no class series where the driver dumps no QP context, and
  * off_lossless only where every sending QP's class is known and its sending
- * QPs are not UD only (tel_census_judges).
+ * QPs are not UD only (tel_census_judges). A shared device's attachments
+ * carry vf="" and the device; its QPs no attachment owns are
+ * rdma_qos_dev_qps_unattributed.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pkg/promtext/promtext.h"
 #include "plugin/agent/agent.h"
@@ -92,6 +95,44 @@ static void qps_off(FILE *f, const struct tel_sample *cur)
 	}
 }
 
+/* A shared device's user QPs no attachment owns (tel_shared.c), by type and state. */
+static void qps_unattributed(FILE *f, const struct tel_sample *cur)
+{
+	struct tel_att dev;
+	struct tel_qp_count c[QP_KINDS];
+	char e[2][520], t[40], st[24];
+	bool done = false;
+
+	for (size_t i = 0; i < cur->n_devs; i++) {
+		const struct tel_dev *d = &cur->devs[i];
+		size_t n;
+
+		if (d->census != 1)
+			continue;
+		/* counted by the attachments' own counter, on a stand-in holding the device's QPs
+		 */
+		memset(&dev, 0, sizeof(dev));
+		dev.census = 1;
+		dev.qps = d->qps;
+		n = tel_census_by_type(&dev, c, QP_KINDS);
+		if (n)
+			head(f, &done, "rdma_qos_dev_qps_unattributed",
+			     "User QPs of a shared RDMA device that no attachment owns (no RDMA-CM "
+			     "id, "
+			     "source GID or cgroup of a pod on it: host processes, host-network "
+			     "pods "
+			     "without hostPID), by type and state.");
+		(void)prom_label_esc(d->rdma_dev, e[0], sizeof(e[0]));
+		(void)prom_label_esc(d->pf, e[1], sizeof(e[1]));
+		for (size_t k = 0; k < n; k++)
+			(void)fprintf(f,
+				      "rdma_qos_dev_qps_unattributed{rdma_dev=\"%s\",pf=\"%s\","
+				      "type=\"%s\",state=\"%s\"} %u\n",
+				      e[0], e[1], prom_label_esc(c[k].type, t, sizeof(t)),
+				      prom_label_esc(c[k].state, st, sizeof(st)), c[k].n);
+	}
+}
+
 char *metrics_render_qps(const struct tel_sample *cur)
 {
 	struct prom_text t;
@@ -102,5 +143,6 @@ char *metrics_render_qps(const struct tel_sample *cur)
 	qps_counts(f, cur, false);
 	qps_counts(f, cur, true);
 	qps_off(f, cur);
+	qps_unattributed(f, cur);
 	return prom_end(&t);
 }

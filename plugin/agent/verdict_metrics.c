@@ -136,7 +136,7 @@ char *verdict_metrics_render(const struct agent *a, const struct pass_report *re
 	{
 		struct verdict_facts fa;
 		struct peer_judgement j;
-		char unmet[512], susp[128], pwhy[160], qwhy[160], lwhy[96], l[2900];
+		char unmet[512], susp[128], pwhy[160], qwhy[160], lwhy[96], l[2900], key[600];
 		int w;
 		const char *pf = json_str(e, "pf") ?: "";
 
@@ -146,13 +146,14 @@ char *verdict_metrics_render(const struct agent *a, const struct pass_report *re
 		vf_facts_of(rep, e, &fa);
 		fa.peer = peer_pass_judge(a, rep, pf, &j, pwhy, sizeof(pwhy));
 		fa.peer_why = pwhy;
-		/* a host-network pod's QPs are the shared device's: never the census's by VF */
-		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fa.rec, "hostNetwork")))
-			fa.qps_off =
-			    hostnet_qps_fact(fa.rec, hostnet_pids_visible(), qwhy, sizeof(qwhy));
+		/* a host-network pod's QPs are the shared device's census's, attributed by cgroup,
+		 * only when the agent sees the host's PIDs; else it cannot tell */
+		tel_rec_key(fa.rec, key, sizeof(key));
+		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(fa.rec, "hostNetwork")) &&
+		    !hostnet_pids_visible())
+			fa.qps_off = hostnet_qps_fact(fa.rec, false, qwhy, sizeof(qwhy));
 		else
-			fa.qps_off =
-			    agent_tel_qps(a->tel, json_str(fa.rec, "vf") ?: "", qwhy, sizeof(qwhy));
+			fa.qps_off = agent_tel_qps(a->tel, key, qwhy, sizeof(qwhy));
 		fa.qps_why = qwhy;
 		fa.gdr_degraded = agent_gdr_degraded(rep, json_str(fa.rec, "vf") ?: "");
 		w = wiring_pf_verdict(a, rep, pf);

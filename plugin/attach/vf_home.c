@@ -27,7 +27,9 @@ int vf_home_judge(const struct rq_env *env, const cJSON *rec, char *why, size_t 
 	int fd = -1, saved = -1, r, lr;
 
 	why[0] = '\0';
-	if (!ns || !ns[0] || !ifn || !ifn[0])
+	/* a shared device's attachment has no VF to be in its pod */
+	if (!ns || !ns[0] || !ifn || !ifn[0] ||
+	    cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "shared")))
 		return -ENOENT;
 	/* gone, another netns at the path, or out of reach: the stale judge's business */
 	r = podns_open(env, rec, NULL, 0, &fd);

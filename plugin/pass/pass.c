@@ -21,6 +21,7 @@
 #include "plugin/attach/pf_require.h"
 #include "plugin/agent/metrics.h"
 #include "plugin/pass/fights.h"
+#include "plugin/attach/hostnet.h"
 #include "plugin/attach/shared.h"
 #include "plugin/pass/pass.h"
 #include "plugin/pass/stale.h"
@@ -417,6 +418,12 @@ static void pass_hostnet_pfs(struct pass *p)
 			acc->any_verify = true;
 		}
 		verdict_pass_note(p->rep, o, pf.ifname, false);
+		/* with the host's PIDs its QPs are the census's, attributed by cgroup only
+		 * (telemetry/tel_shared.c): a target beside the attachments on its device */
+		if (p->a->tel && hostnet_pids_visible() &&
+		    tel_add_record(&p->rep->targets, o, &prof) < 0)
+			log_warn("agent: host-network pod %s/%s: out of memory for its QP census",
+				 json_str(o, "podNamespace") ?: "?", json_str(o, "podName") ?: "?");
 	}
 }
 

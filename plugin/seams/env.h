@@ -17,6 +17,7 @@
 #include "pkg/devlink/devlink.h"
 #include "pkg/ethtool/ethtool.h"
 #include "pkg/ethtool/link.h"
+#include "pkg/rdma/cm_id.h"
 #include "pkg/rdma/qps.h"
 #include "pkg/sysfs/sysfs.h"
 
@@ -104,6 +105,14 @@ struct rq_env {
 	 */
 	int (*qps_read)(const struct rq_env *env, const char *netns, const char *dev,
 			struct rq_qp_list *ret);
+	/*
+	 * The RDMA-CM ids of RDMA device @dev (a shared device's census: which
+	 * pod's address each QP's id is bound to), read where the device is
+	 * (@netns as for qps_read). Prod: RDMA netlink's restrack cm_id dump
+	 * (pkg/rdma/cm_id.h); sim: <root>/rdma/cm_ids/<dev>.json, no file = none.
+	 */
+	int (*cm_ids_read)(const struct rq_env *env, const char *netns, const char *dev,
+			   struct rq_cm_id_list *ret);
 };
 
 int env_init(struct rq_env *env, struct rq_error *e);

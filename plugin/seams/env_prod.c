@@ -57,6 +57,23 @@ static int prod_qps_read(const struct rq_env *env, const char *netns, const char
 	return r;
 }
 
+static int prod_cm_ids_read(const struct rq_env *env, const char *netns, const char *dev,
+			    struct rq_cm_id_list *ret)
+{
+	int saved, r;
+
+	(void)env;
+	if (!netns || !netns[0])
+		return rdma_cm_ids_dump(dev, ret);
+	r = netns_enter_path(netns, &saved);
+	if (r < 0)
+		return r;
+	r = rdma_cm_ids_dump(dev, ret);
+	if (netns_return(saved) < 0)
+		abort(); /* as prod_qps_read */
+	return r;
+}
+
 static int prod_pfc_storm_tout(const struct rq_env *env, const char *ifname, int *ret_ms)
 {
 	return pfc_storm_tout_get(ifname, ret_ms);
@@ -81,6 +98,7 @@ int env_init(struct rq_env *env, struct rq_error *e)
 	env->link_pci = prod_link_pci;
 	env->pfc_storm_tout = prod_pfc_storm_tout;
 	env->qps_read = prod_qps_read;
+	env->cm_ids_read = prod_cm_ids_read;
 	return 0;
 }
 

@@ -152,6 +152,28 @@ static int sim_qps_read(const struct rq_env *env, const char *netns, const char 
 	return r;
 }
 
+/* <root>/rdma/cm_ids/<dev>.json (DESIGN.md "Shared RDMA devices"): no file, no ids */
+static int sim_cm_ids_read(const struct rq_env *env, const char *netns, const char *dev,
+			   struct rq_cm_id_list *ret)
+{
+	char path[128], *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	(void)netns;
+	if (!dev[0] || strchr(dev, '/') || strlen(dev) > 64)
+		return -EINVAL;
+	(void)snprintf(path, sizeof(path), "/rdma/cm_ids/%s.json", dev);
+	r = sysfs_read_file(&env->root, path, 16 << 20, &buf, &len);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	r = rdma_cm_ids_parse_json(buf, len, ret);
+	free(buf);
+	return r;
+}
+
 static void sim_counter_read(const struct rq_env *env)
 {
 	const char *v = getenv("RDMA_QOS_SIM_COUNTER_DELAY_MS");
@@ -210,6 +232,7 @@ int env_init(struct rq_env *env, struct rq_error *e)
 	env->pfc_storm_tout = sim_pfc_storm_tout;
 	env->counter_read = sim_counter_read;
 	env->qps_read = sim_qps_read;
+	env->cm_ids_read = sim_cm_ids_read;
 	return 0;
 }
 

@@ -11,6 +11,7 @@
  */
 #include "plugin/telemetry/telemetry.h"
 #include "plugin/telemetry/tel_qps.h"
+#include "plugin/telemetry/tel_shared.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -244,8 +245,11 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 			a->prio = prio;
 		rdma_counters_fini(&a->ctr);
 		nr = a->podns[0] ? att_podns(env, a, podns, sizeof(podns)) : 0;
-		/* another netns at the pod's path (a PID reused): nothing there is the pod's */
-		if (nr == -ESTALE || !a->rdma_dev[0])
+		/*
+		 * another netns at the pod's path (a PID reused): nothing there is the pod's;
+		 * a shared device's counters count every pod's traffic: none is this pod's
+		 */
+		if (nr == -ESTALE || !a->rdma_dev[0] || a->shared)
 			a->has_ctr = false;
 		else if (cache && !a->netns[0])
 			a->has_ctr = rdma_counters_read_cached(cache, &env->root, a->rdma_dev,
@@ -256,9 +260,11 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 							a->rdma_dev, a->port, &a->ctr) == 0;
 		if (a->has_ctr && !env->tel_vf_all)
 			ctr_keep_essential(&a->ctr);
-		if (nr == 0 && (!a->has_ctr || !ctr_has_traffic(&a->ctr)))
+		if (nr == 0 && !a->shared && (!a->has_ctr || !ctr_has_traffic(&a->ctr)))
 			collect_vport(a, podns, eops, ectx);
-		if (s->census) {
+		if (s->census && a->shared) {
+			/* below: once per shared device */
+		} else if (s->census) {
 			double t0 = mono_now();
 
 			tel_census(env, s, a,
@@ -270,6 +276,14 @@ int tel_collect(const struct rq_env *env, struct tel_sample *s, struct rdma_ctr_
 		} else if (s->census_from) {
 			tel_census_carry(s, a, tel_att_prev(s->census_from, a, i));
 		}
+	}
+	if (s->census) {
+		double t0 = mono_now();
+
+		tel_shared_census(env, s);
+		s->census_s += mono_now() - t0;
+	} else if (s->census_from) {
+		tel_shared_carry(s, s->census_from);
 	}
 	if (eops)
 		eops->free(ectx);

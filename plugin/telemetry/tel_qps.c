@@ -19,6 +19,7 @@ void tel_census_fini(struct tel_att *a)
 	rdma_qps_free(&a->qps);
 	free(a->qp_prio);
 	free(a->qp_off);
+	free(a->qp_by);
 	tel_census_forget(a);
 }
 
@@ -27,6 +28,7 @@ void tel_census_forget(struct tel_att *a)
 	memset(&a->qps, 0, sizeof(a->qps));
 	a->qp_prio = NULL;
 	a->qp_off = NULL;
+	a->qp_by = NULL;
 	a->census = 0;
 }
 
@@ -127,6 +129,20 @@ void tel_census(const struct rq_env *env, const struct tel_sample *s, struct tel
 	}
 }
 
+void tel_census_take(const struct tel_sample *s, struct tel_att *a, struct rq_qp_list *qps,
+		     uint8_t *qp_by)
+{
+	tel_census_fini(a);
+	a->qps = *qps;
+	memset(qps, 0, sizeof(*qps));
+	a->qp_by = qp_by;
+	a->census = 1;
+	if (judge(s, a) < 0) {
+		tel_census_fini(a);
+		a->census = -ENOMEM;
+	}
+}
+
 void tel_census_carry(const struct tel_sample *s, struct tel_att *a, const struct tel_att *p)
 {
 	tel_census_fini(a);
@@ -143,7 +159,12 @@ void tel_census_carry(const struct tel_sample *s, struct tel_att *a, const struc
 		a->qps.has_ctx = p->qps.has_ctx;
 		a->qps.drv_hidden = p->qps.drv_hidden;
 	}
-	if (!a->qps.qp || judge(s, a) < 0) {
+	if (a->qps.qp && p->qp_by) {
+		a->qp_by = malloc(p->qps.n ? p->qps.n : 1);
+		if (a->qp_by && p->qps.n)
+			memcpy(a->qp_by, p->qp_by, p->qps.n);
+	}
+	if (!a->qps.qp || (p->qp_by && !a->qp_by) || judge(s, a) < 0) {
 		tel_census_fini(a);
 		a->census = -ENOMEM;
 	}

@@ -19,6 +19,12 @@
  */
 void tel_census(const struct rq_env *env, const struct tel_sample *s, struct tel_att *a,
 		const char *where);
+/*
+ * @a takes @qps (moved: @qps is left empty) as its census, and @qp_by (owned,
+ * may be NULL): a shared device's QPs attributed to it (tel_shared.c).
+ */
+void tel_census_take(const struct tel_sample *s, struct tel_att *a, struct rq_qp_list *qps,
+		     uint8_t *qp_by);
 /* @a takes @p's census (the same attachment in an earlier sample; NULL: none), judged anew. */
 void tel_census_carry(const struct tel_sample *s, struct tel_att *a, const struct tel_att *p);
 void tel_census_fini(struct tel_att *a);

@@ -9,6 +9,7 @@
  */
 #include "plugin/telemetry/telemetry.h"
 #include "plugin/telemetry/tel_qps.h"
+#include "plugin/telemetry/tel_shared.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -20,15 +21,54 @@ void tel_sample_init(struct tel_sample *s)
 	memset(s, 0, sizeof(*s));
 }
 
+void tel_att_fini(struct tel_att *a)
+{
+	rdma_counters_fini(&a->ctr);
+	tel_census_fini(a);
+	cJSON_Delete(a->owner);
+	a->owner = NULL;
+}
+
 void tel_sample_fini(struct tel_sample *s)
 {
-	for (size_t i = 0; i < s->n_atts; i++) {
-		rdma_counters_fini(&s->atts[i].ctr);
-		tel_census_fini(&s->atts[i]);
-	}
+	for (size_t i = 0; i < s->n_atts; i++)
+		tel_att_fini(&s->atts[i]);
 	free(s->atts);
 	free(s->pfs);
+	tel_devs_fini(s);
 	memset(s, 0, sizeof(*s));
+}
+
+void tel_key(const char *vf, const char *ns, const char *pod, const char *ifname, char *buf,
+	     size_t len)
+{
+	if (vf && vf[0])
+		(void)snprintf(buf, len, "%s", vf);
+	else
+		(void)snprintf(buf, len, "%s/%s/%s", ns ?: "", pod ?: "", ifname ?: "");
+}
+
+void tel_rec_key(const cJSON *rec, char *buf, size_t len)
+{
+	tel_key(json_str(rec, "vf"), json_str(rec, "podNamespace"), json_str(rec, "podName"),
+		json_str(rec, "ifname"), buf, len);
+}
+
+/* A shared attachment's "ips", "gids" and "podUID", for the attribution (pkg/rdma/qp_owner.h) */
+static cJSON *owner_of(const cJSON *rec)
+{
+	static const char *const keys[] = {"ips", "gids", "podUID"};
+	cJSON *o = cJSON_CreateObject();
+
+	for (size_t i = 0; o && i < 3; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(rec, keys[i]);
+
+		if (v && !cJSON_AddItemToObject(o, keys[i], cJSON_Duplicate(v, 1))) {
+			cJSON_Delete(o);
+			return NULL;
+		}
+	}
+	return o;
 }
 
 static int pf_add(struct tel_sample *s, const char *name, const char *pci)
@@ -102,7 +142,12 @@ int tel_add_record(struct tel_sample *s, const cJSON *rec, const struct rq_profi
 	(void)snprintf(a->pod, sizeof(a->pod), "%s", json_str(rec, "podName") ?: "");
 	(void)snprintf(a->ifname, sizeof(a->ifname), "%s", json_str(rec, "ifname") ?: "");
 	(void)snprintf(a->vf, sizeof(a->vf), "%s", json_str(rec, "vf") ?: "");
-	(void)snprintf(a->rdma_dev, sizeof(a->rdma_dev), "%s", json_str(rd, "device") ?: "");
+	/* a host-network pod's object has no "rdma": its "rdmaDev" names the shared device */
+	(void)snprintf(a->rdma_dev, sizeof(a->rdma_dev), "%s",
+		       json_str(rd, "device") ?: json_str(rec, "rdmaDev") ?: "");
+	a->shared = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "shared"));
+	if (a->shared && !(a->owner = owner_of(rec)))
+		return -ENOMEM;
 	cJSON_ArrayForEach(it, pfs)
 	{
 		const char *name = json_str(it, "ifname");
@@ -168,6 +213,13 @@ int tel_copy_targets(const struct tel_sample *from, struct tel_sample *to)
 		memset(&to->atts[i].ctr, 0, sizeof(to->atts[i].ctr));
 		tel_census_forget(&to->atts[i]);
 		to->atts[i].prio = -1;
+		to->atts[i].owner = NULL;
+		to->n_atts = i + 1;
+		if (from->atts[i].owner &&
+		    !(to->atts[i].owner = cJSON_Duplicate(from->atts[i].owner, 1))) {
+			tel_sample_fini(to);
+			return -ENOMEM;
+		}
 	}
 	to->n_atts = from->n_atts;
 	to->census = from->census;
@@ -198,11 +250,15 @@ const struct tel_pf *tel_pf_same(const struct tel_sample *s, const struct tel_pf
 	return tel_pf_find(s, pf->name);
 }
 
-/* The same VF and RDMA device of the same pod: a rate across a move to another pod is no rate. */
+/*
+ * The same VF and RDMA device of the same pod: a rate across a move to another pod is no rate.
+ * Shared attachments have no VF: a pod's two on one device differ by interface.
+ */
 static bool att_same(const struct tel_att *p, const struct tel_att *a)
 {
 	return !strcmp(p->vf, a->vf) && !strcmp(p->rdma_dev, a->rdma_dev) &&
-	       !strcmp(p->ns, a->ns) && !strcmp(p->pod, a->pod);
+	       !strcmp(p->ns, a->ns) && !strcmp(p->pod, a->pod) && p->shared == a->shared &&
+	       (!a->shared || !strcmp(p->ifname, a->ifname));
 }
 
 const struct tel_att *tel_att_prev(const struct tel_sample *prev, const struct tel_att *a,

@@ -55,6 +55,25 @@ struct tel_att {
 	struct rq_qp_list qps;
 	int8_t *qp_prio;
 	bool *qp_off;
+	/*
+	 * A shared RDMA device's attachment (record "shared": true; a
+	 * host-network pod's object of the same shape): the device and its
+	 * counters are every pod's, so it has no counters of its own (has_ctr
+	 * false); its QPs are the device's attributed to it (tel_shared.c):
+	 * qp_by[i] how QP i was (enum rq_qp_by). owner: the record's "ips",
+	 * "gids" and "podUID" the attribution reads (owned).
+	 */
+	bool shared;
+	cJSON *owner;
+	uint8_t *qp_by;
+};
+
+/* A shared RDMA device's census: its user QPs that no attachment owns (tel_shared.c). */
+struct tel_dev {
+	char rdma_dev[64];
+	char pf[IF_NAMESIZE]; /* its first attachment's PF */
+	int census;	      /* 1 read, negative: why not (no series then) */
+	struct rq_qp_list qps;
 };
 
 struct tel_pf {
@@ -86,19 +105,39 @@ struct tel_sample {
 	 * PFs' maps now. NULL: none.
 	 */
 	const struct tel_sample *census_from;
+	/*
+	 * Census: the agent's previous sample (NULL: none). A shared device's QP
+	 * that its process (same QPN, same pid) still holds keeps the pod its
+	 * cgroup named then: its /proc/<pid>/cgroup is not read again.
+	 */
+	const struct tel_sample *census_prev;
 	struct tel_pf *pfs;
 	size_t n_pfs;
 	struct tel_att *atts;
 	size_t n_atts;
+	/* the shared devices of the last census (or carried from census_from) */
+	struct tel_dev *devs;
+	size_t n_devs;
 };
 
 void tel_sample_init(struct tel_sample *s);
 void tel_sample_fini(struct tel_sample *s);
+/* What @a holds (counters, census, owner), freed; @a itself is the sample's. */
+void tel_att_fini(struct tel_att *a);
+/*
+ * The key of an attachment in the agent's QP census book and `show --pod`:
+ * its VF's PCI address; a shared attachment (no VF) "<ns>/<pod>/<ifname>".
+ */
+void tel_key(const char *vf, const char *ns, const char *pod, const char *ifname, char *buf,
+	     size_t len);
+void tel_rec_key(const cJSON *rec, char *buf, size_t len);
 /*
  * One attachment from its record (labels from the record: pod, namespace,
  * interface, VF, RDMA device, first PF), and every PF the record names as
  * a port of the sample (a VF LAG has two); @prof may be NULL (then the
- * record's own profile is parsed).
+ * record's own profile is parsed). A shared attachment's record ("shared":
+ * true, "rdmaDev"), or a host-network pod's object of that shape, joins the
+ * shared census of its device.
  */
 int tel_add_record(struct tel_sample *s, const cJSON *rec, const struct rq_profile *prof);
 /* Every record of the node (the tools; the agent adds its pass's records one by one). */

@@ -75,6 +75,10 @@ static void vf_facts(const cJSON *vf, const cJSON *a, struct verdict_facts *f)
 		f->tc_has[k] = cJSON_IsNumber(v);
 		f->tc[k] = f->tc_has[k] ? v->valueint : -1;
 	}
+	/* a shared device's class is the device's, judged on the shared path (ADD's, the agent's)
+	 */
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(vf, "shared")) && !f->tc_read)
+		f->vf_why = "a shared device: its class is the device's, not judged by show --pod";
 	if (!f->tc_read && !f->vf_why)
 		f->vf_why = json_str(vf, "rdma") ? "the VF's traffic-class knobs could not be read"
 						 : "the VF has no RDMA device now";
@@ -105,21 +109,27 @@ static void census(struct pod_ctx *p, const struct tel_sample *all)
 	for (size_t i = 0; i < p->cur.n_atts; i++)
 		if (!strcmp(p->cur.atts[i].ns, p->ns) && !strcmp(p->cur.atts[i].pod, p->name))
 			p->cur.atts[k++] = p->cur.atts[i];
+		else
+			tel_att_fini(&p->cur.atts[i]); /* a shared attachment's owner is its own */
 	p->cur.n_atts = k;
 	p->cur.census = true;
 	p->census_ok = tel_collect(p->env, &p->cur, NULL) == 0;
 }
 
-/* A VF's census by its PCI address; a shared attachment's (vf "") by its pod and interface. */
-static const struct tel_att *census_of(const struct pod_ctx *p, const char *vf, const cJSON *rec)
+/* The census of the attachment of record @rec (NULL: of VF @vf), by tel_key. */
+static const struct tel_att *census_of(const struct pod_ctx *p, const cJSON *rec, const char *vf)
 {
+	char want[600], key[600];
+
+	if (rec)
+		tel_rec_key(rec, want, sizeof(want));
+	else
+		tel_key(vf, NULL, NULL, NULL, want, sizeof(want));
 	for (size_t i = 0; p->census_ok && i < p->cur.n_atts; i++) {
 		const struct tel_att *a = &p->cur.atts[i];
 
-		if (!strcmp(a->vf, vf) &&
-		    (vf[0] || (!strcmp(a->ns, json_str(rec, "podNamespace") ?: "") &&
-			       !strcmp(a->pod, json_str(rec, "podName") ?: "") &&
-			       !strcmp(a->ifname, json_str(rec, "ifname") ?: ""))))
+		tel_key(a->vf, a->ns, a->pod, a->ifname, key, sizeof(key));
+		if (!strcmp(key, want))
 			return a;
 	}
 	return NULL;
@@ -193,7 +203,7 @@ static void judge_one(struct pod_ctx *p, const cJSON *pf, const cJSON *vf, const
 	vf_facts(vf, a, &f);
 	f.peer = peer_facts(pf, &j, pwhy, sizeof(pwhy));
 	f.peer_why = pwhy;
-	verdict_qps_facts(census_of(p, json_str(vf, "pci") ?: "", rec), &f, qwhy, sizeof(qwhy));
+	verdict_qps_facts(census_of(p, rec, json_str(vf, "pci") ?: ""), &f, qwhy, sizeof(qwhy));
 	wiring_facts(pf, &f);
 	f.link_reasons = show_link_reasons(p->links, f.pf_name, lr, sizeof(lr), lwhy, sizeof(lwhy));
 	f.link_why = lwhy;

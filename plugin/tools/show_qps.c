@@ -4,13 +4,15 @@
  * them now (telemetry/tel_qps.c, the agent's rdma_qos_vf_qps* families): type
  * (mlx5's DCI, REG_UMR, and DCT where the kernel lists it), state, owner, the class a connected QP
  * in RTS or RTR sends with where the driver dumps QP contexts, the priority the PF's DSCP map gives
- * that class, and whether a lossless attachment's QP leaves on a priority without PFC.
+ * that class, and whether a lossless attachment's QP leaves on a priority without PFC; on a
+ * shared device the method that gave each QP to its attachment, and the device's QPs nobody owns.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "pkg/json/jget.h"
+#include "pkg/rdma/qp_owner.h"
 #include "plugin/telemetry/tel_qps.h"
 #include "plugin/tools/tools.h"
 
@@ -65,6 +67,46 @@ static cJSON *qp_json(const struct rq_env *env, const struct tel_att *a, size_t 
 	if (a->qp_prio[i] >= 0)
 		cJSON_AddNumberToObject(o, "prio", a->qp_prio[i]);
 	cJSON_AddBoolToObject(o, "offLossless", a->qp_off[i]);
+	/* a shared device's QP: how the census knew it is this attachment's */
+	if (a->qp_by)
+		cJSON_AddStringToObject(o, "by", rdma_qp_by_name(a->qp_by[i]));
+	return o;
+}
+
+/* A shared device's user QPs that no attachment owns */
+static cJSON *dev_json(const struct rq_env *env, const struct tel_dev *d)
+{
+	cJSON *o = cJSON_CreateObject(), *qps;
+	char comm[64];
+
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "rdmaDev", d->rdma_dev);
+	cJSON_AddStringToObject(o, "pf", d->pf);
+	if (d->census != 1) {
+		cJSON_AddStringToObject(o, "census", strerror(d->census < 0 ? -d->census : EIO));
+		return o;
+	}
+	cJSON_AddStringToObject(o, "census", "ok");
+	qps = cJSON_AddArrayToObject(o, "qps");
+	for (size_t i = 0; qps && i < d->qps.n; i++) {
+		const struct rq_qp *q = &d->qps.qp[i];
+		cJSON *e = cJSON_CreateObject();
+
+		if (!e)
+			break;
+		qp_comm(env, q, comm, sizeof(comm));
+		cJSON_AddNumberToObject(e, "qpn", q->qpn);
+		cJSON_AddStringToObject(e, "type", q->type);
+		cJSON_AddStringToObject(e, "state", q->state);
+		if (q->pid)
+			cJSON_AddNumberToObject(e, "pid", q->pid);
+		if (comm[0])
+			cJSON_AddStringToObject(e, "comm", comm);
+		if (q->tclass >= 0 && tel_qp_connected(q))
+			cJSON_AddNumberToObject(e, "tclass", q->tclass);
+		cJSON_AddItemToArray(qps, e);
+	}
 	return o;
 }
 
@@ -80,6 +122,8 @@ static cJSON *att_json(const struct rq_env *env, const struct tel_att *a)
 	cJSON_AddStringToObject(o, "pod", a->pod);
 	cJSON_AddStringToObject(o, "interface", a->ifname);
 	cJSON_AddStringToObject(o, "vf", a->vf);
+	if (a->shared)
+		cJSON_AddTrueToObject(o, "shared");
 	cJSON_AddStringToObject(o, "rdmaDev", a->rdma_dev);
 	cJSON_AddStringToObject(o, "pf", a->pf);
 	cJSON_AddBoolToObject(o, "lossless", a->pfc_req != 0);
@@ -104,8 +148,11 @@ static void att_text(const cJSON *a)
 	const cJSON *q, *off = cJSON_GetObjectItemCaseSensitive(a, "offLossless");
 	const cJSON *qps = cJSON_GetObjectItemCaseSensitive(a, "qps");
 
-	printf("%s/%s %s vf %s %s pf %s %s: census %s", json_str(a, "namespace"),
-	       json_str(a, "pod"), json_str(a, "interface"), json_str(a, "vf"),
+	printf("%s/%s %s %s %s %s pf %s %s: census %s", json_str(a, "namespace"),
+	       json_str(a, "pod"), json_str(a, "interface"),
+	       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "shared")) ? "shared" : "vf",
+	       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "shared")) ? "device"
+									   : json_str(a, "vf"),
 	       json_str(a, "rdmaDev")[0] ? json_str(a, "rdmaDev") : "-",
 	       json_str(a, "pf")[0] ? json_str(a, "pf") : "-",
 	       cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "lossless")) ? "lossless" : "lossy",
@@ -143,6 +190,34 @@ static void att_text(const cJSON *a)
 			printf(" -> prio %d", prio);
 		if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(q, "offLossless")))
 			printf("  OFF LOSSLESS: no PFC on prio %d", prio);
+		if (json_str(q, "by"))
+			printf("  by %s", json_str(q, "by"));
+		printf("\n");
+	}
+}
+
+static void dev_text(const cJSON *d)
+{
+	const cJSON *q, *qps = cJSON_GetObjectItemCaseSensitive(d, "qps");
+
+	printf("shared device %s pf %s: census %s", json_str(d, "rdmaDev"),
+	       json_str(d, "pf")[0] ? json_str(d, "pf") : "-", json_str(d, "census"));
+	if (qps)
+		printf(", %d QPs of no attachment (a host process, a host-network pod "
+		       "without hostPID)",
+		       cJSON_GetArraySize(qps));
+	printf("\n");
+	cJSON_ArrayForEach(q, qps)
+	{
+		printf("  qpn %-6d %-10s %-5s", json_int(q, "qpn", 0), json_str(q, "type"),
+		       json_str(q, "state"));
+		if (json_int(q, "pid", 0))
+			printf(" pid %d", json_int(q, "pid", 0));
+		if (json_str(q, "comm"))
+			printf(" %s", json_str(q, "comm"));
+		if (json_int(q, "tclass", -1) >= 0)
+			printf("  class %d (dscp %d)", json_int(q, "tclass", -1),
+			       json_int(q, "tclass", -1) >> 2);
 		printf("\n");
 	}
 }
@@ -164,6 +239,12 @@ int cmd_show_qps(struct rq_env *env, bool json)
 	}
 	for (size_t i = 0; r == 0 && i < cur.n_atts; i++)
 		cJSON_AddItemToArray(arr, att_json(env, &cur.atts[i]));
+	if (r == 0 && cur.n_devs) {
+		cJSON *devs = cJSON_AddArrayToObject(o, "unattributed");
+
+		for (size_t i = 0; devs && i < cur.n_devs; i++)
+			cJSON_AddItemToArray(devs, dev_json(env, &cur.devs[i]));
+	}
 	if (r == 0 && json) {
 		char *s = cJSON_Print(o);
 
@@ -174,6 +255,8 @@ int cmd_show_qps(struct rq_env *env, bool json)
 		const cJSON *a;
 
 		cJSON_ArrayForEach(a, arr) att_text(a);
+		cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(o, "unattributed"))
+		    dev_text(a);
 		if (!cJSON_GetArraySize(arr))
 			printf("no attachments\n");
 	}

@@ -5,7 +5,7 @@
 # fails it) or, where its checks are timed to the millisecond, on the -O2 build (agent-NAME).
 # make agent-sim-test runs every one on -O2, make asan-agent-sim-test the ASan ones on ASan.
 AGENT_ASAN_QUIET := run lldp unchained
-AGENT_ASAN_SIDE  := fabric ecn verdict reload resets shared_class hostnet
+AGENT_ASAN_SIDE  := fabric ecn verdict reload resets shared_class hostnet shared_qps
 # run.sh's sub-suites with no deadline: make test runs them apart, beside the guests (run.sh
 # has a deadline of its own); run.sh alone still runs them all
 AGENT_APART      := telemetry telemetry_meaning who qps bond health
@@ -45,6 +45,7 @@ agent-bench: all
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_telemetry.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_lldp.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_qps.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_shared_qps.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_unchained.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/agent/bench_link.sh
 

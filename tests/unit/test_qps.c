@@ -359,6 +359,43 @@ START_TEST(ctx_good)
 }
 END_TEST
 
+/* Where mlx5_dump puts the primary path: the resource segment (36), its header (16), qpc, path */
+#define T_PATH (36 + 16 + 0x18 + 0x18)
+
+/* issue 50 item 3: the source GID index of the primary path, mlx5_ifc ads bit 0x48 */
+START_TEST(ctx_sgid)
+{
+	uint8_t buf[512];
+	uint32_t qpn = 0;
+	int state = -1, tclass = -1, sgid = -1;
+	size_t n = mlx5_dump(buf, 0x1234, 3, 106, 0);
+	uint8_t *c;
+
+	/* ack_timeout in the byte before it, log_rtm/stat_rate and hop_limit after: masked off */
+	buf[T_PATH + 0x08] = 0xff;
+	buf[T_PATH + 0x09] = 5;
+	buf[T_PATH + 0x0a] = 0xff;
+	buf[T_PATH + 0x0b] = 0x40;
+	c = malloc(n);
+	ck_assert_ptr_nonnull(c);
+	memcpy(c, buf, n);
+	ck_assert_int_eq(rdma_qp_ctx_parse_sgid(c, n, &qpn, &state, &tclass, &sgid), 0);
+	ck_assert_uint_eq(qpn, 0x1234);
+	ck_assert_int_eq(tclass, 106);
+	ck_assert_int_eq(sgid, 5);
+	c[T_PATH + 0x09] = 254;
+	ck_assert_int_eq(rdma_qp_ctx_parse_sgid(c, n, &qpn, &state, &tclass, &sgid), 0);
+	ck_assert_int_eq(sgid, 254);
+	ck_assert_int_eq(tclass, 106);
+	/* refused as rdma_qp_ctx_parse refuses: the output untouched */
+	sgid = 7;
+	ck_assert_int_eq(rdma_qp_ctx_parse_sgid(c, T_PATH + 0x0c, &qpn, &state, &tclass, &sgid),
+			 -EBADMSG);
+	ck_assert_int_eq(sgid, 7);
+	free(c);
+}
+END_TEST
+
 /* The dump of QP 0x1234 with @v at byte @at (and @v2 at @at2, when @at2) is refused. */
 static void ctx_refused(size_t at, uint8_t v, size_t at2, uint8_t v2)
 {
@@ -534,6 +571,42 @@ START_TEST(driver_qps)
 }
 END_TEST
 
+/* issue 50 item 3: src_addr_index for the connected QPs only (a UD QP's and a DCI's are per send) */
+START_TEST(raw_sgid)
+{
+	struct rq_qp_list l = {0};
+	struct nl_msg *m = qp_msg(RDMA_NLDEV_CMD_RES_QP_GET), *raw;
+	struct nlattr *t = nest(m, RDMA_NLDEV_ATTR_RES_QP);
+	uint8_t buf[512];
+
+	put_qp_mlx5(m, 30, 2, 3, NULL);	    /* RC */
+	put_qp_mlx5(m, 31, 4, 3, NULL);	    /* UD */
+	put_qp_mlx5(m, 32, 9, 3, NULL);	    /* XRC_INI */
+	put_qp_mlx5(m, 33, 0xff, 3, "DCI"); /* DC initiator */
+	nla_nest_end(m, t);
+	ck_assert_int_eq(parse(m, &l), 0);
+	for (size_t i = 0; i < l.n; i++)
+		ck_assert_int_eq(l.qp[i].sgid_index, -1); /* no context dump yet */
+	raw = qp_msg(RDMA_NLDEV_CMD_RES_QP_GET_RAW);
+	t = nest(raw, RDMA_NLDEV_ATTR_RES_QP);
+	for (uint32_t q = 30; q <= 33; q++) {
+		size_t n = mlx5_dump(buf, q, 3, 106, 0);
+
+		buf[T_PATH + 0x09] = (uint8_t)(q - 27); /* GID 3, 4, 5, 6 */
+		put_raw(raw, buf, n);
+	}
+	nla_nest_end(raw, t);
+	ck_assert_int_eq(parse_raw(raw, &l), 0);
+	ck_assert_int_eq(l.qp[0].sgid_index, 3);
+	ck_assert_int_eq(l.qp[1].sgid_index, -1);
+	ck_assert_int_eq(l.qp[2].sgid_index, 5);
+	ck_assert_int_eq(l.qp[3].sgid_index, -1);
+	nlmsg_free(raw);
+	nlmsg_free(m);
+	rdma_qps_free(&l);
+}
+END_TEST
+
 START_TEST(raw_bad)
 {
 	struct rq_qp_list l = {0};
@@ -631,6 +704,18 @@ START_TEST(json_good)
 	ck_assert_int_eq(json("[]", &l), 0);
 	ck_assert_uint_eq(l.n, 0);
 	rdma_qps_free(&l);
+	/* issue 50: the source GID index of a shared device's QP, beside its class */
+	ck_assert_int_eq(json("[{\"qpn\": 17, \"type\": \"RC\", \"state\": \"RTS\", \"tclass\": 0, "
+			      "\"sgid_index\": 255}, {\"qpn\": 18, \"type\": \"RC\", \"state\": \"RTS\"}]",
+			      &l),
+			 0);
+	ck_assert_int_eq(l.qp[0].sgid_index, 255);
+	ck_assert_int_eq(l.qp[1].sgid_index, -1);
+	rdma_qps_free(&l);
+	ck_assert_int_eq(json("[{\"qpn\": 17, \"type\": \"RC\", \"state\": \"RTS\", \"sgid_index\": 256}]", &l),
+			 -EINVAL);
+	ck_assert_int_eq(json("[{\"qpn\": 17, \"type\": \"RC\", \"state\": \"RTS\", \"sgid_index\": -1}]", &l),
+			 -EINVAL);
 }
 END_TEST
 
@@ -754,11 +839,13 @@ Suite *suite_qps(void)
 	tcase_add_test(nl, raw_match);
 	tcase_add_test(nl, raw_bad);
 	tcase_add_test(nl, driver_qps);
+	tcase_add_test(nl, raw_sgid);
 	tcase_add_test(nl, dump_no_device);
 	tcase_add_test(nl, add_grows);
 	suite_add_tcase(s, nl);
 	tcase_add_test(c, ctx_good);
 	tcase_add_test(c, ctx_bad);
+	tcase_add_test(c, ctx_sgid);
 	suite_add_tcase(s, c);
 	tcase_add_test(j, json_good);
 	tcase_add_test(j, json_bad);

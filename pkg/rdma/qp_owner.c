@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: Apache-2.0
+/* A shared RDMA device's QPs attributed to attachments (qp_owner.h). */
+#include "pkg/rdma/qp_owner.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "pkg/json/jget.h"
+#include "pkg/rdma/gid.h"
+
+#define UID_MAX 80
+
+const char *rdma_qp_by_name(enum rq_qp_by by)
+{
+	switch (by) {
+	case RQ_QP_BY_CM_ID:
+		return "cm_id";
+	case RQ_QP_BY_SGID:
+		return "sgid";
+	case RQ_QP_BY_CGROUP:
+		return "cgroup";
+	case RQ_QP_BY_KERNEL:
+		return "kernel";
+	default:
+		return "";
+	}
+}
+
+bool rdma_qp_kernel(const struct rq_qp *q)
+{
+	if (!strcmp(q->type, "GSI") || !strcmp(q->type, "SMI"))
+		return true;
+	return !q->pid && q->comm[0] && strcmp(q->comm, "ib_uverbs") != 0;
+}
+
+/* One attachment as the methods read it. */
+struct own {
+	uint8_t (*ip)[16];
+	size_t n_ip;
+	int *gid;
+	size_t n_gid;
+	const char *uid;
+};
+
+/* The numbers of a pid's cgroup, read once per attribution. */
+struct pid_memo {
+	uint32_t pid;
+	int owner; /* -1 none */
+};
+
+static void owns_free(struct own *o, size_t n)
+{
+	for (size_t i = 0; o && i < n; i++) {
+		free(o[i].ip);
+		free(o[i].gid);
+	}
+	free(o);
+}
+
+static int own_load(const cJSON *rec, struct own *o)
+{
+	const cJSON *ips = cJSON_GetObjectItemCaseSensitive(rec, "ips");
+	const cJSON *gids = cJSON_GetObjectItemCaseSensitive(rec, "gids"), *it;
+	int n_ips = cJSON_GetArraySize(ips), n_gids = cJSON_GetArraySize(gids);
+
+	o->uid = json_str(rec, "podUID");
+	o->ip = calloc((size_t)(n_ips > 0 ? n_ips : 1), sizeof(*o->ip));
+	o->gid = calloc((size_t)(n_gids > 0 ? n_gids : 1), sizeof(*o->gid));
+	if (!o->ip || !o->gid)
+		return -ENOMEM;
+	cJSON_ArrayForEach(it, ips)
+	{
+		/* prevResult's "10.99.0.11/24" or a bare address; one we do not match is none */
+		if (cJSON_IsString(it) && rdma_gid_from_ip(it->valuestring, o->ip[o->n_ip]) == 0)
+			o->n_ip++;
+	}
+	cJSON_ArrayForEach(it, gids)
+	{
+		int idx = json_int(it, "index", -1);
+
+		if (idx >= 0)
+			o->gid[o->n_gid++] = idx;
+	}
+	return 0;
+}
+
+/* The one owner that @match says holds the QP; -1 none; -2 two of different pods. */
+static int only(const struct own *o, size_t n, bool (*match)(const struct own *, const void *),
+		const void *key)
+{
+	int found = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!o[i].ip || !match(&o[i], key))
+			continue;
+		if (found < 0)
+			found = (int)i;
+		else if (!o[found].uid || !o[i].uid || strcasecmp(o[found].uid, o[i].uid) != 0)
+			return -2;
+	}
+	return found;
+}
+
+static bool has_ip(const struct own *o, const void *key)
+{
+	for (size_t k = 0; k < o->n_ip; k++)
+		if (!memcmp(o->ip[k], key, 16))
+			return true;
+	return false;
+}
+
+static bool has_gid(const struct own *o, const void *key)
+{
+	for (size_t k = 0; k < o->n_gid; k++)
+		if (o->gid[k] == *(const int *)key)
+			return true;
+	return false;
+}
+
+static bool has_uid(const struct own *o, const void *key)
+{
+	return o->uid && o->uid[0] && !strcasecmp(o->uid, key);
+}
+
+/* The owner of QP @q's process by its pod UID, memoised by pid in @m (@nm entries used). */
+static int by_cgroup(const struct own *o, size_t n, const struct rq_qp *q, rq_pid_uid_fn uid_of,
+		     void *ctx, struct pid_memo *m, size_t *nm)
+{
+	char uid[UID_MAX];
+	int w = -1;
+
+	for (size_t k = 0; k < *nm; k++)
+		if (m[k].pid == q->pid)
+			return m[k].owner;
+	if (uid_of(ctx, q, uid, sizeof(uid)) == 0)
+		w = only(o, n, has_uid, uid);
+	m[*nm].pid = q->pid;
+	m[(*nm)++].owner = w;
+	return w;
+}
+
+int rdma_qps_attribute(const struct rq_qp_list *qps, const struct rq_cm_id_list *cm,
+		       const cJSON *const *owners, size_t n, rq_pid_uid_fn uid_of, void *ctx,
+		       struct rq_qp_owner *ret)
+{
+	struct own *o = calloc(n ? n : 1, sizeof(*o));
+	struct pid_memo *m = calloc(qps->n ? qps->n : 1, sizeof(*m));
+	size_t nm = 0;
+	int r = o && m ? 0 : -ENOMEM;
+
+	for (size_t i = 0; r == 0 && i < n; i++)
+		if (owners[i])
+			r = own_load(owners[i], &o[i]);
+	for (size_t i = 0; r == 0 && i < qps->n; i++) {
+		const struct rq_qp *q = &qps->qp[i];
+		const struct rq_cm_id *c = cm ? rdma_cm_id_of_qp(cm, q->qpn) : NULL;
+		int w = -1;
+
+		ret[i] = (struct rq_qp_owner){.owner = -1, .by = RQ_QP_BY_NONE};
+		if (rdma_qp_kernel(q)) {
+			ret[i].by = RQ_QP_BY_KERNEL;
+			continue;
+		}
+		if (c && c->has_src && (w = only(o, n, has_ip, c->src)) >= 0) {
+			ret[i] = (struct rq_qp_owner){w, RQ_QP_BY_CM_ID};
+			continue;
+		}
+		if (rdma_qp_ctx_class(q->type) && q->sgid_index >= 0 &&
+		    (w = only(o, n, has_gid, &q->sgid_index)) >= 0) {
+			ret[i] = (struct rq_qp_owner){w, RQ_QP_BY_SGID};
+			continue;
+		}
+		if (q->pid && uid_of && (w = by_cgroup(o, n, q, uid_of, ctx, m, &nm)) >= 0)
+			ret[i] = (struct rq_qp_owner){w, RQ_QP_BY_CGROUP};
+	}
+	owns_free(o, n);
+	free(m);
+	return r;
+}

@@ -189,6 +189,38 @@ check "rdma -r res show qp: QP $QA src_addr_index $IA (sa's entry), QP $QB src_a
 echo "cm_id dump: $(cat /tmp/shcm.json)"
 check "rdma res show cm_id (host netns): one id on ibsim0, src-addr $IPA, lqpn $QA" \
 	[ "$(jq -r '[.[] | "\(.["src-addr"] | sub(":[0-9]+$"; "")) \(.lqpn)"] | join(";")' /tmp/shcm.json)" = "$IPA $QA" ]
+# the QP census of the shared device on this kernel: sa and sb ADD again, now on ibsim0 (the
+# PF's device: rxep is gone), and each QP goes to its pod, sa's by its RDMA-CM id, sb's by
+# its context's source GID index; sb's QP at class 0 is named in show --pod and the metrics
+rq ADD sa > /tmp/rq-sa2.json 2> /tmp/rq-sa2.log && rq ADD sb > /tmp/rq-sb2.json 2> /tmp/rq-sb2.log; rc=$?
+check "ADD sa, sb again (rc $rc): their records on ibsim0, with sa's GID $IA and sb's $IB" \
+	[ "$rc $(jq -r '.rdmaDev + " " + ([.gids[] | select(.type == "RoCE v2") | .index] | map(tostring) | join(","))' \
+		/run/rdma-qos/state/shared_c-sa_net1.json /run/rdma-qos/state/shared_c-sb_net1.json | tr '\n' ' ')" = \
+	"0 ibsim0 $IA ibsim0 $IB " ] || cat /tmp/rq-sa2.log /tmp/rq-sb2.log
+"$RQ" show --qps --json > /tmp/shq.json 2> /tmp/shq.err || cat /tmp/shq.err
+byof() { jq -c --arg p "$1" '[.attachments[] | select(.pod == $p) | .qps[] | [.qpn, .by]]' /tmp/shq.json; }
+check "show --qps: QP $QA is sa's by cm_id, QP $QB sb's by sgid, none elsewhere" \
+	[ "$(byof sa) $(byof sb)" = "[[$QA,\"cm_id\"]] [[$QB,\"sgid\"]]" ]
+"$RQ" show --pod ai/sb --json > /tmp/shpod.json 2> /dev/null
+check "show --pod ai/sb: the qps check names its QP at class 0 (exit 1)" \
+	[ "$?:$(jq -r '.attachments[0].checks.qps.state' /tmp/shpod.json)" = "1:problem" ]
+URL=http://127.0.0.1:9312/metrics
+"$RQ" agent --interval 3 --qp-census-interval 2 --listen 127.0.0.1:9312 --metrics-file /tmp/sh2.prom \
+	2> /tmp/sh-agent2.log &
+SHAG=$!
+t0=$SECONDS
+until curl -sf "$URL" > /tmp/shm.prom && grep -q 'rdma_qos_attachment_problem{namespace="ai",pod="sb",.*check="qps"} 1' /tmp/shm.prom; do
+	[ $((SECONDS - t0)) -ge 30 ] && break
+	sleep 1
+done
+check "the agent: sb's qps problem within one census interval ($((SECONDS - t0)) s)" \
+	grep -q 'rdma_qos_attachment_problem{namespace="ai",pod="sb",.*check="qps"} 1' /tmp/shm.prom
+check "... sb: rdma_qos_vf_qps_off_lossless 1 with vf=\"\" and the shared device; sa: 0" \
+	eval 'grep -q "^rdma_qos_vf_qps_off_lossless{namespace=\"ai\",pod=\"sb\",.*vf=\"\".*rdma_dev=\"ibsim0\".*} 1" /tmp/shm.prom &&
+	      grep -q "^rdma_qos_vf_qps_off_lossless{namespace=\"ai\",pod=\"sa\",.*} 0" /tmp/shm.prom'
+grep -E '^rdma_qos_(vf_qps_off_lossless|dev_qps_unattributed|attachment_problem)\{.*(ibsim0|check="qps")' /tmp/shm.prom | head -6
+kill $SHAG && wait $SHAG
+rq DEL sa 2> /dev/null && rq DEL sb 2> /dev/null
 echo clear > $QPF
 "$SRDMA" -j res show cm_id link ibsim0 > /tmp/shcm.json 2>&1
 check "cleared: no QP and no cm_id left on ibsim0" [ "$(wc -l < $QPF) $(jq length /tmp/shcm.json)" = "0 0" ]

@@ -80,7 +80,7 @@ int attach_load_profile(struct rq_ctx *c)
 /* The VF's PCI address from the pod netns interface, and its ifindex there. */
 static int vf_from_netns(struct rq_ctx *c, char *pci, size_t len, int *ret_ifindex)
 {
-	int nsfd = -1, saved = -1, r, ifindex;
+	int nsfd = -1, saved = -1, r, lr, ifindex;
 
 	r = netns_open(c->args.netns, &nsfd);
 	if (r < 0)
@@ -91,8 +91,10 @@ static int vf_from_netns(struct rq_ctx *c, char *pci, size_t len, int *ret_ifind
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_ENV, r, "cannot enter %s: %s", c->args.netns,
 			      strerror(-r));
-	ifindex = netns_link_ifindex(c->args.ifname);
-	r = pci ? c->env.link_pci(&c->env, c->args.ifname, pci, len) : 0;
+	/* the index from link_pci's own RTM_GETLINK; asked apart only when it fails */
+	lr = pci ? c->env.link_pci(&c->env, c->args.ifname, pci, len) : -ENOENT;
+	ifindex = lr > 0 ? lr : netns_link_ifindex(c->args.ifname);
+	r = !pci || lr > 0 ? 0 : lr;
 	netns_return(saved);
 	if (ifindex >= 0 && ret_ifindex)
 		*ret_ifindex = ifindex;

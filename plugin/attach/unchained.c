@@ -110,7 +110,7 @@ static bool vf_away(const struct rq_env *env, const char *vf, char *host_name, s
 		 * sysfs is files: the veth standing in for the VF tells) */
 		away =
 		    netns_link_ifindex(names[0]) < 0 ||
-		    (env->link_pci(env, names[0], pci, sizeof(pci)) == 0 && strcmp(pci, vf) != 0);
+		    (env->link_pci(env, names[0], pci, sizeof(pci)) > 0 && strcmp(pci, vf) != 0);
 	}
 	sysfs_list_free(names, n);
 	return away;

@@ -87,6 +87,9 @@ static int vf_from_netns(struct rq_ctx *c, char *pci, size_t len, int *ret_ifind
 		return rq_err(&c->err, RQ_ERR_ENV, r, "CNI_NETNS %s: %s", c->args.netns,
 			      strerror(-r));
 	r = netns_enter(nsfd, &saved);
+	/* the netns entered is the one the record names (podns_record_identity) */
+	if (r == 0 && netns_identity(nsfd, &c->netns_dev, &c->netns_ino) < 0)
+		c->netns_dev = c->netns_ino = 0;
 	close(nsfd);
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_ENV, r, "cannot enter %s: %s", c->args.netns,

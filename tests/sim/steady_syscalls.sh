@@ -6,7 +6,8 @@
 # ifindex comes from the RTM_GETLINK reply that names its device, not from an
 # ioctl socket first; the pod netns is opened once (its identity for the
 # record from the same fd); configfs's port file is looked for first, and
-# rdma_cm and the device's directory only when it is missing.
+# rdma_cm and the device's directory only when it is missing; the VF's
+# directory is not looked up apart when its numa_node reads.
 # Behaviour, not time: counts of calls, no clock.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -44,6 +45,8 @@ check "no socket but netlink ones ($(n 'socket(AF_UNIX\|socket(AF_INET') others)
 	[ "$(n 'socket(AF_UNIX\|socket(AF_INET')" = 0 ]
 check "the pod netns opened once ($(n "openat(AT_FDCWD, \"$NS\"") opens)" \
 	[ "$(n "openat(AT_FDCWD, \"$NS\"")" = 1 ]
+check "the VF's directory not looked up apart from its numa_node ($(n "\"sys/bus/pci/devices/$VFPCI\", {flags=O_RDONLY|O_CLOEXEC|O_PATH,") lookups)" \
+	[ "$(n "\"sys/bus/pci/devices/$VFPCI\", {flags=O_RDONLY|O_CLOEXEC|O_PATH,")" = 0 ]
 check "rdma_cm not probed when the port file is there ($(n '"sys/kernel/config/rdma_cm"') probes)" \
 	[ "$(n '"sys/kernel/config/rdma_cm"')" = 0 ]
 check "the device's rdma_cm directory not probed ($(n '"sys/kernel/config/rdma_cm/[^/"]*"') probes)" \

@@ -7,7 +7,8 @@
 # ioctl socket first; the pod netns is opened once (its identity for the
 # record from the same fd); configfs's port file is looked for first, and
 # rdma_cm and the device's directory only when it is missing; the VF's
-# directory is not looked up apart when its numa_node reads.
+# directory is not looked up apart when its numa_node reads; stdio does not
+# probe stdout (the result is written at exit, from a buffer of main's).
 # Behaviour, not time: counts of calls, no clock.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -43,6 +44,8 @@ check "no ioctl socket for the pod interface's index ($(n SIOCGIFINDEX) SIOCGIFI
 	[ "$(n SIOCGIFINDEX)" = 0 ]
 check "no socket but netlink ones ($(n 'socket(AF_UNIX\|socket(AF_INET') others)" \
 	[ "$(n 'socket(AF_UNIX\|socket(AF_INET')" = 0 ]
+check "stdout not probed by stdio (fstat, isatty): $(n 'newfstatat(1,\|ioctl(1,') calls" \
+	[ "$(n 'newfstatat(1,\|ioctl(1,')" = 0 ]
 check "the pod netns opened once ($(n "openat(AT_FDCWD, \"$NS\"") opens)" \
 	[ "$(n "openat(AT_FDCWD, \"$NS\"")" = 1 ]
 check "the VF's directory not looked up apart from its numa_node ($(n "\"sys/bus/pci/devices/$VFPCI\", {flags=O_RDONLY|O_CLOEXEC|O_PATH,") lookups)" \

@@ -201,6 +201,7 @@ unit: $(B)/unit-tests all
 sim-test: all
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/preflight.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/gdr.sh
+	RQ_BUILD=$(abspath $(B)) bash tests/sim/steady_syscalls.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/demo_check.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/simnode_check.sh
 	RQ_BUILD=$(abspath $(B)) bash tests/sim/kubectl.sh

@@ -38,6 +38,7 @@ int netns_link_ifindex(const char *ifname)
 }
 
 struct parent_ctx {
+	int ifindex; /* the reply's ifi_index: no ifindex lookup of its own (a socket, an ioctl) */
 	char name[64];
 	char bus[16];
 	char alias[64];
@@ -96,6 +97,7 @@ static int parent_cb(struct nl_msg *msg, void *arg)
 	if (nlparse_msg(h, h->nlmsg_len, sizeof(struct ifinfomsg), tb, LINK_ATTR_MAX, link_policy) <
 	    0)
 		return NL_SKIP;
+	p->ifindex = ((const struct ifinfomsg *)nlmsg_data(h))->ifi_index;
 	if (tb[IFLA_IFALIAS])
 		nla_strlcpy(p->alias, tb[IFLA_IFALIAS], sizeof(p->alias));
 	if (tb[IFLA_PARENT_DEV_NAME])
@@ -156,6 +158,8 @@ static int parent_rtnl(const char *ifname, struct parent_ctx *p)
 {
 	int r = getlink_by_name(ifname, 0, parent_cb, p, &p->err);
 
+	if (r == 0 && p->err == 0 && p->ifindex <= 0)
+		return -EBADMSG; /* an answer without the link */
 	return r < 0 ? r : p->err;
 }
 
@@ -200,7 +204,7 @@ int netns_link_alias(const char *ifname, char *buf, size_t len)
 	if (strlen(p.alias) >= len)
 		return -ENAMETOOLONG;
 	(void)snprintf(buf, len, "%s", p.alias);
-	return 0;
+	return p.ifindex;
 }
 
 int netns_link_pci(const char *ifname, char *buf, size_t len)
@@ -216,9 +220,11 @@ int netns_link_pci(const char *ifname, char *buf, size_t len)
 		if (strlen(p.name) >= len)
 			return -ENAMETOOLONG;
 		(void)snprintf(buf, len, "%s", p.name);
-		return 0;
+		return p.ifindex;
 	}
-	return bus_info_ethtool(ifname, buf, len);
+	r = bus_info_ethtool(ifname, buf, len);
+	/* an old kernel (no parent attributes, or no answer by name): the index asked apart */
+	return r < 0 ? r : p.ifindex > 0 ? p.ifindex : netns_link_ifindex(ifname);
 }
 
 /*

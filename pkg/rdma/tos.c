@@ -45,6 +45,16 @@ int rdma_tos_locate(const struct rq_root *r, struct rq_rdma_dev *dev, bool creat
 		dev->has[RQ_KNOB_MOFED] = true;
 		(void)snprintf(dev->path[RQ_KNOB_MOFED], sizeof(dev->path[0]), "%s", path);
 	}
+	(void)snprintf(path, sizeof(path),
+		       "/sys/kernel/config/rdma_cm/%s/ports/%d/default_roce_tos", dev->name,
+		       dev->port);
+	/*
+	 * The port file first: where it is, rdma_cm and the device's directory are
+	 * too (every ADD after the first on a device: two lookups fewer on the
+	 * pod's path); the directories are looked at only to say what is missing.
+	 */
+	if (sysfs_exists(r, path))
+		goto found;
 	/* configfs is one global tree, whichever netns the device is in */
 	if (!sysfs_exists(r, "/sys/kernel/config/rdma_cm"))
 		return dev->has[RQ_KNOB_MOFED] ? 0 : configfs_missing(r, dev, e);
@@ -65,6 +75,7 @@ int rdma_tos_locate(const struct rq_root *r, struct rq_rdma_dev *dev, bool creat
 		return rq_err(e, RQ_ERR_NO_TOS, -ENOENT, "%s does not exist (port %d of %s)", path,
 			      dev->port, dev->name);
 	}
+found:
 	dev->has[RQ_KNOB_CONFIGFS] = true;
 	(void)snprintf(dev->path[RQ_KNOB_CONFIGFS], sizeof(dev->path[0]), "%s", path);
 	return 0;

@@ -185,11 +185,13 @@ int device_resolve_vf(const struct rq_root *r, const char *vf_pci, struct rq_vf_
 			      vf_pci ? vf_pci : "");
 	memset(&vf, 0, sizeof(vf));
 	(void)snprintf(vf.pci, sizeof(vf.pci), "%s", vf_pci);
-	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", vf_pci);
-	if (!sysfs_exists(r, path))
-		return rq_err(e, RQ_ERR_NO_DEVICE, -ENODEV, "VF %s: no such PCI device", vf_pci);
+	/* numa_node first: read, it says the device is there (no lookup of the directory apart) */
 	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/numa_node", vf_pci);
-	vf.numa_node = sysfs_read_int(r, path, &node) == 0 ? (int)node : -1;
+	rr = sysfs_read_int(r, path, &node);
+	vf.numa_node = rr == 0 ? (int)node : -1;
+	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s", vf_pci);
+	if (rr < 0 && !sysfs_exists(r, path))
+		return rq_err(e, RQ_ERR_NO_DEVICE, -ENODEV, "VF %s: no such PCI device", vf_pci);
 	if (pci_netdev(r, vf_pci, vf.ifname, sizeof(vf.ifname)) < 0)
 		vf.ifname[0] = '\0';
 	(void)snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/physfn", vf_pci);

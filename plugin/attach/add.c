@@ -312,7 +312,8 @@ static cJSON *record_build(struct rq_ctx *c, const struct add_tx *tx, bool pendi
 	if (readlink("/proc/self/ns/pid", pidns, sizeof(pidns) - 1) > 0)
 		cJSON_AddStringToObject(rec, "pidns", pidns);
 	/* a path is not an identity: the PID may be another process's after a lost DEL */
-	if (c->args.netns && podns_record_identity(c->args.netns, rec) < 0)
+	if (c->args.netns &&
+	    podns_record_identity(c->args.netns, c->netns_dev, c->netns_ino, rec) < 0)
 		log_debug("%s: no identity of netns %s recorded", c->key, c->args.netns);
 	cJSON_AddStringToObject(rec, "podNamespace", c->args.pod_namespace);
 	cJSON_AddStringToObject(rec, "podName", c->args.pod_name);

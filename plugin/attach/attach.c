@@ -86,13 +86,16 @@ int attach_load_profile(struct rq_ctx *c)
 static int vf_from_netns_fd(struct rq_ctx *c, char *pci, size_t len, int *ret_ifindex,
 			    int *ret_nsfd)
 {
-	int nsfd = -1, saved = -1, r, ifindex;
+	int nsfd = -1, saved = -1, r, lr, ifindex;
 
 	r = netns_open(c->args.netns, &nsfd);
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_ENV, r, "CNI_NETNS %s: %s", c->args.netns,
 			      strerror(-r));
 	r = netns_enter(nsfd, &saved);
+	/* the netns entered is the one the record names (podns_record_identity) */
+	if (r == 0 && netns_identity(nsfd, &c->netns_dev, &c->netns_ino) < 0)
+		c->netns_dev = c->netns_ino = 0;
 	if (ret_nsfd && r == 0)
 		*ret_nsfd = nsfd;
 	else
@@ -100,8 +103,10 @@ static int vf_from_netns_fd(struct rq_ctx *c, char *pci, size_t len, int *ret_if
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_ENV, r, "cannot enter %s: %s", c->args.netns,
 			      strerror(-r));
-	ifindex = netns_link_ifindex(c->args.ifname);
-	r = pci ? c->env.link_pci(&c->env, c->args.ifname, pci, len) : 0;
+	/* the index from link_pci's own RTM_GETLINK; asked apart only when it fails */
+	lr = pci ? c->env.link_pci(&c->env, c->args.ifname, pci, len) : -ENOENT;
+	ifindex = lr > 0 ? lr : netns_link_ifindex(c->args.ifname);
+	r = !pci || lr > 0 ? 0 : lr;
 	netns_return(saved);
 	if (ifindex >= 0 && ret_ifindex)
 		*ret_ifindex = ifindex;

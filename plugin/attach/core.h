@@ -46,6 +46,11 @@ struct rq_ctx {
 	 * (struct pf_undo carrier_*), who waits without the PF lock held.
 	 */
 	bool carrier_defer;
+	/*
+	 * The nsfs identity of the pod netns ADD entered to see its interface
+	 * (0, 0: not entered): the record's, without opening the path again.
+	 */
+	uint64_t netns_dev, netns_ino;
 };
 
 /* The resolved devices of one attachment. */
@@ -96,8 +101,9 @@ int podns_open(const struct rq_env *env, const cJSON *rec, char *ret_path, size_
 /*
  * ADD: the identity of the netns at @path into @rec ("netnsDev", "netnsIno";
  * for a /proc/<pid> path "netnsPidStart", that process's start time); 0 or -errno.
+ * @dev, @ino: the identity of the fd ADD entered it by, or 0, 0 to open @path for it.
  */
-int podns_record_identity(const char *path, cJSON *rec);
+int podns_record_identity(const char *path, uint64_t dev, uint64_t ino, cJSON *rec);
 /*
  * vf_home.c: 1 when the record's pod interface is still its VF; 0 when the VF
  * left the pod (driver reload, firmware reset: @why says how); <0 when it

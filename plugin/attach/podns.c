@@ -40,18 +40,20 @@ int podns_open(const struct rq_env *env, const cJSON *rec, char *ret_path, size_
 	return netns_open_rec(&n, env ? env->host_proc : NULL, ret_path, len, ret_fd);
 }
 
-int podns_record_identity(const char *path, cJSON *rec)
+int podns_record_identity(const char *path, uint64_t dev, uint64_t ino, cJSON *rec)
 {
-	uint64_t dev, ino, start = 0;
+	uint64_t start = 0;
 	int fd = -1, r;
 
-	r = netns_open(path, &fd);
-	if (r < 0)
-		return r;
-	r = netns_identity(fd, &dev, &ino);
-	close(fd);
-	if (r < 0)
-		return r;
+	if (!ino) {
+		r = netns_open(path, &fd);
+		if (r < 0)
+			return r;
+		r = netns_identity(fd, &dev, &ino);
+		close(fd);
+		if (r < 0)
+			return r;
+	}
 	if ((double)dev > ID_MAX || (double)ino > ID_MAX)
 		return -ERANGE;
 	if (!cJSON_AddNumberToObject(rec, "netnsDev", (double)dev) ||

@@ -108,9 +108,8 @@ static bool vf_away(const struct rq_env *env, const char *vf, char *host_name, s
 		(void)snprintf(host_name, len, "%s", names[0]);
 		/* the host's sysfs shows it; the link must be here too (the simulated node's
 		 * sysfs is files: the veth standing in for the VF tells) */
-		away =
-		    netns_link_ifindex(names[0]) < 0 ||
-		    (env->link_pci(env, names[0], pci, sizeof(pci)) == 0 && strcmp(pci, vf) != 0);
+		away = netns_link_ifindex(names[0]) < 0 ||
+		       (env->link_pci(env, names[0], pci, sizeof(pci)) > 0 && strcmp(pci, vf) != 0);
 	}
 	sysfs_list_free(names, n);
 	return away;

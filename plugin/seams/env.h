@@ -66,7 +66,9 @@ struct rq_env {
 	 * The PCI address of netdev @ifname in the current netns (called inside
 	 * the pod netns): its parent device (prod); the sim's veth "VFs" have
 	 * none, so the sim maps the alias host-device leaves on a moved link (the
-	 * name it had on the host) through the simulated sysfs.
+	 * name it had on the host) through the simulated sysfs. Returns the
+	 * link's ifindex (> 0) from the same RTM_GETLINK: a steady ADD asks the
+	 * kernel once, not an ioctl socket first; -ENODEV: no such link.
 	 */
 	int (*link_pci)(const struct rq_env *env, const char *ifname, char *buf, size_t len);
 	/*

@@ -44,10 +44,10 @@ static int sim_ethtool_open(const struct rq_env *env, const struct ethtool_ops *
 static int sim_link_pci(const struct rq_env *env, const char *ifname, char *buf, size_t len)
 {
 	char alias[64], path[128], dev[RQ_PCI_ADDR_MAX];
-	int r = netns_link_alias(ifname, alias, sizeof(alias));
+	int ifindex = netns_link_alias(ifname, alias, sizeof(alias)), r;
 
-	if (r < 0)
-		return r;
+	if (ifindex < 0)
+		return ifindex;
 	/* a VF moved with `ip link set VF netns NS` (no host-device: dranet, a DRA driver's
 	 * own CNI call) keeps the name the simulated sysfs knows it by, and has no alias */
 	if (!alias[0])
@@ -63,7 +63,7 @@ static int sim_link_pci(const struct rq_env *env, const char *ifname, char *buf,
 	if (strlen(dev) >= len)
 		return -ENAMETOOLONG;
 	(void)snprintf(buf, len, "%s", dev);
-	return 0;
+	return ifindex;
 }
 
 /* The fake DCB files change without a dcbnl notification: inotify stands in for RTNLGRP_DCB. */

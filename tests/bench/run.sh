@@ -18,7 +18,7 @@ TUNING=${TUNING:-/usr/lib/cni/tuning}
 die() { echo "bench: $*" >&2; exit 1; }
 why=$(sim_can_run) || die "cannot run: $why"
 [ -x "$TUNING" ] || die "no $TUNING (containernetworking-plugins)"
-for t in bench floor noop chain; do [ -x "$OUT/$t" ] || die "no $OUT/$t (make bench builds it)"; done
+for t in bench floor noop cstart chain; do [ -x "$OUT/$t" ] || die "no $OUT/$t (make bench builds it)"; done
 HOSTDEV=${HOSTDEV:-/usr/lib/cni/host-device}
 [ -x "$HOSTDEV" ] || die "no $HOSTDEV (containernetworking-plugins)"
 command -v strace >/dev/null || die "no strace"
@@ -47,8 +47,9 @@ mount -t tmpfs -o mode=0700,size=1g rqbench "$T" || die "cannot mount a tmpfs on
 # run copies on disk, as /opt/cni/bin is (a concurrent make relinking build/ must not
 # fail or change runs; a tmpfs copy would also map differently and skew peak RSS)
 mkdir "$TB/bin"
-cp "$OUT/bench" "$OUT/floor" "$OUT/noop" "$OUT/chain" "$RQ_BUILD/rdma-qos-sim" "$TB/bin/"
+cp "$OUT/bench" "$OUT/floor" "$OUT/noop" "$OUT/cstart" "$OUT/chain" "$RQ_BUILD/rdma-qos-sim" "$TB/bin/"
 BENCH=$TB/bin/bench FLOOR=$TB/bin/floor NOOP=$TB/bin/noop SIMB=$TB/bin/rdma-qos-sim CHAIN=$TB/bin/chain
+CSTART=$TB/bin/cstart
 trap "exit 130" INT TERM   # so that the EXIT trap cleans up
 mkdir -p "$OUT"
 rm -f "$OUT"/*.json "$OUT/scale.png" "$OUT/node.png"
@@ -193,6 +194,7 @@ prep_script "$T/prep-del.sh" "$T/env.ADD.del" "$T/ours-del.json" "$SIMB"
 prep_script "$T/prep-tdel.sh" "$T/env.ADD.tdel" "$T/tuning.json" "$TUNING"
 {
 	plan_line "exec no-op (static)" - "$T/version.json" "$T/env.VERSION" "$NOOP"
+	plan_line "empty main (static-pie)" - "$T/version.json" "$T/env.VERSION" "$CSTART"
 	plan_line "floor ADD" - "$T/ours.json" "$T/env.ADD" "$FLOOR"
 	plan_line "tuning ADD" - "$T/tuning.json" "$T/env.ADD" "$TUNING"
 	plan_line "rdma-qos ADD steady" - "$T/ours.json" "$T/env.ADD" "$SIMB"

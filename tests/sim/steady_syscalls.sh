@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# What a steady-state ADD (the same attachment ADDed again, the PF already
+# right) asks the kernel, under strace (issue 51: each syscall of the pod's
+# critical path is a kernel entry, several microseconds on a VM): the pod's
+# ifindex comes from the RTM_GETLINK reply that names its device, not from an
+# ioctl socket first; the pod netns is opened once (its identity for the
+# record from the same fd); configfs's port file is looked for first, and
+# rdma_cm and the device's directory only when it is missing; the VF's
+# directory is not looked up apart when its numa_node reads; stdio does not
+# probe stdout (the result is written at exit, from a buffer of main's).
+# Behaviour, not time: counts of calls, no clock.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+sim_suite_start "steady ADD syscalls" rqsys sim_can_run
+command -v strace > /dev/null || { fail "strace missing (tests/sim/packages.txt)"; summary; exit; }
+
+"$MKNODE" --root "$ROOT" --pfs 1 --vfs 2 --numa-nodes 1 --rdma configfs --ecn yes --dcb yes \
+	--pf-prefix sy$$ > /dev/null || { echo "FAIL: mknode"; exit 1; }
+"$MKNODE" --root "$ROOT" pod --uid pod-sys --cpus 0-1 > /dev/null || { echo "FAIL: mknode pod"; exit 1; }
+sim_make_vfs "$ROOT"
+read -r _ VFPCI VF <<< "$(sim_vfs "$ROOT" | head -1)"
+NS=$(newns p)
+ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p-sys;K8S_POD_UID=pod-sys"
+RQ="{\"type\":\"rdma-qos\",\"deviceID\":\"$VFPCI\"}"
+PREV=$(chain_add "$ROOT" sys pod-sys "$NS" net1 "$VF" "$RQ" "$ARGS" 2> "$T/first.err")
+check "first ADD succeeds" [ $? -eq 0 ] || { echo "$PREV"; cat "$T/first.err"; }
+
+# the steady ADD under strace, with the environment a runtime gives it
+conf_for sys 1.0.0 "$RQ" "$PREV" > "$T/conf"
+env -i PATH="$PATH" RDMA_QOS_SIM_ROOT="$ROOT" CNI_COMMAND=ADD CNI_CONTAINERID=pod-sys \
+	CNI_NETNS="$NS" CNI_IFNAME=net1 CNI_PATH="$CNI_BIN_DIR" CNI_ARGS="$ARGS" \
+	strace -f -qq -o "$T/st" "$SIM" < "$T/conf" > "$T/out" 2> "$T/err"
+check "steady ADD succeeds under strace" [ $? -eq 0 ] || cat "$T/out" "$T/err"
+has_result() { jq -e '.interfaces[0].name == "net1"' "$T/out" > /dev/null; }
+check "steady ADD prints its result" has_result
+# the calls of rdma-qos-sim itself (strace's own execve of it counted out)
+sed -n '/execve(.*rdma-qos-sim/,$p' "$T/st" | sed 1d | grep -v -e '+++ exited' > "$T/calls"
+n() { grep -c -e "$1" "$T/calls"; }
+echo "   steady ADD: $(wc -l < "$T/calls") syscalls"
+
+check "no ioctl socket for the pod interface's index ($(n SIOCGIFINDEX) SIOCGIFINDEX)" \
+	[ "$(n SIOCGIFINDEX)" = 0 ]
+check "no socket but netlink ones ($(n 'socket(AF_UNIX\|socket(AF_INET') others)" \
+	[ "$(n 'socket(AF_UNIX\|socket(AF_INET')" = 0 ]
+check "stdout not probed by stdio (fstat, isatty): $(n 'newfstatat(1,\|ioctl(1,') calls" \
+	[ "$(n 'newfstatat(1,\|ioctl(1,')" = 0 ]
+# open(2) or openat(2), as the libc has it
+check "the pod netns opened once ($(n "\(openat(AT_FDCWD, \|open(\)\"$NS\"") opens)" \
+	[ "$(n "\(openat(AT_FDCWD, \|open(\)\"$NS\"")" = 1 ]
+check "the VF's directory not looked up apart from its numa_node ($(n "\"sys/bus/pci/devices/$VFPCI\", {flags=O_RDONLY|O_CLOEXEC|O_PATH,") lookups)" \
+	[ "$(n "\"sys/bus/pci/devices/$VFPCI\", {flags=O_RDONLY|O_CLOEXEC|O_PATH,")" = 0 ]
+check "rdma_cm not probed when the port file is there ($(n '"sys/kernel/config/rdma_cm"') probes)" \
+	[ "$(n '"sys/kernel/config/rdma_cm"')" = 0 ]
+check "the device's rdma_cm directory not probed ($(n '"sys/kernel/config/rdma_cm/[^/"]*"') probes)" \
+	[ "$(n '"sys/kernel/config/rdma_cm/[^/"]*"')" = 0 ]
+check "the port file: found once, read once ($(n 'default_roce_tos"') opens)" \
+	[ "$(n 'default_roce_tos"')" = 2 ]
+chain_del "$ROOT" sys pod-sys "$NS" net1 "$VF" "$RQ" "$ARGS" > /dev/null 2>&1
+summary

@@ -291,7 +291,10 @@ static void judge_hostnet(struct pod_ctx *p, const cJSON *node, const cJSON *o)
 	f.pf_suspended = susp;
 	f.peer = peer_facts(pf, &j, pwhy, sizeof(pwhy));
 	f.peer_why = pwhy;
-	f.qps_off = hostnet_qps_fact(o, hostnet_pids_visible(), qwhy, sizeof(qwhy));
+	if (hostnet_pids_visible() && p->census_ok)
+		verdict_qps_facts(census_of(p, o, ""), &f, qwhy, sizeof(qwhy));
+	else
+		f.qps_off = hostnet_qps_fact(o, hostnet_pids_visible(), qwhy, sizeof(qwhy));
 	f.qps_why = qwhy;
 	wiring_facts(pf, &f);
 	f.link_reasons = show_link_reasons(p->links, pfname, lr, sizeof(lr), lwhy, sizeof(lwhy));
@@ -529,6 +532,10 @@ int cmd_show_pods(struct rq_env *env, const struct show_pod_arg *pods, size_t n,
 	if (hostnet_scan(env, cat, NULL, &hostnet, hwhy, sizeof(hwhy)) < 0 || hwhy[0])
 		fprintf(stderr, "rdma-qos show: host-network pods: %s\n",
 			hwhy[0] ? hwhy : "out of memory");
+	/* seeing the host's PIDs, they join their device's QP census (by cgroup), as the
+	 * agent's pass adds them */
+	if (all_ok && hostnet_pids_visible())
+		show_hostnet_targets(&all, hostnet);
 	for (size_t i = 0; i < n && r == 0; i++) {
 		int st = 0;
 		cJSON *out = pod_verdict(env, cat, node, recs, hostnet, all_ok ? &all : NULL,

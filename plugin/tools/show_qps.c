@@ -13,6 +13,7 @@
 
 #include "pkg/json/jget.h"
 #include "pkg/rdma/qp_owner.h"
+#include "plugin/attach/hostnet.h"
 #include "plugin/telemetry/tel_qps.h"
 #include "plugin/tools/tools.h"
 
@@ -222,6 +223,25 @@ static void dev_text(const cJSON *d)
 	}
 }
 
+/* A host-network pod's object joins @all's targets under the default profile it carries. */
+void show_hostnet_targets(struct tel_sample *all, const cJSON *hostnet)
+{
+	const cJSON *o;
+
+	cJSON_ArrayForEach(o, hostnet)
+	{
+		struct rq_profile prof;
+		struct rq_error e;
+
+		rq_err_clear(&e);
+		if (json_str(o, "noVerdict") || json_str(o, "noDevice") ||
+		    profile_from_json(cJSON_GetObjectItemCaseSensitive(o, "profile"), "profile",
+				      json_str(o, "profileName") ?: "?", &prof, &e) < 0)
+			continue;
+		(void)tel_add_record(all, o, &prof);
+	}
+}
+
 int cmd_show_qps(struct rq_env *env, bool json)
 {
 	struct tel_sample targets, cur;
@@ -231,6 +251,18 @@ int cmd_show_qps(struct rq_env *env, bool json)
 	tel_sample_init(&targets);
 	tel_sample_init(&cur);
 	r = arr ? tel_load_records(env, &targets) : -ENOMEM;
+	/* host-network pods on shared devices join their device's census by cgroup, when this
+	 * process sees the host's PIDs (attach/hostnet.c): one PodResources List */
+	if (r == 0 && hostnet_pids_visible()) {
+		struct rq_catalog *cat = show_catalog(env);
+		cJSON *hostnet = NULL;
+		char why[256];
+
+		if (hostnet_scan(env, cat, NULL, &hostnet, why, sizeof(why)) == 0)
+			show_hostnet_targets(&targets, hostnet);
+		cJSON_Delete(hostnet);
+		catalog_free(cat);
+	}
 	if (r == 0)
 		r = tel_copy_targets(&targets, &cur);
 	if (r == 0) {

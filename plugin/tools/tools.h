@@ -100,4 +100,12 @@ int cmd_resume(int argc, char **argv, const char *binary);
  */
 void show_gids_text(const cJSON *sh, char *buf, size_t len);
 
+/*
+ * show_qps.c: the host-network pods @hostnet (attach/hostnet.c hostnet_scan) join @all's
+ * targets under the default profile each carries (its device's census attributes them by
+ * cgroup); pods without a verdict or a device are left out.
+ */
+struct tel_sample;
+void show_hostnet_targets(struct tel_sample *all, const cJSON *hostnet);
+
 #endif

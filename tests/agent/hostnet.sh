@@ -15,8 +15,8 @@
 # - with hostPID (the test's own PID namespace, the initial one) and without
 #   (the agent and show in a PID namespace of their own, unshare --pid, as a
 #   pod without hostPID): show --pod says, without it, that the pod's QPs
-#   cannot be told from the host's; the qps check is unknown either way in
-#   this build (no per-pod attribution of a shared device's QPs yet);
+#   cannot be told from the host's; with it the pod's QPs are its device's census's,
+#   attributed by cgroup (show --qps, the qps check);
 # - a namespace without a default: listed by show --pod, no verdict, no series;
 # - the pod gone from List: no series, show --pod exit 2.
 set -u
@@ -125,7 +125,7 @@ check "... first line lossless: yes" [ "$(head -1 "$T/pod.txt")" = "lossless: ye
 check "... names the shared device, the PF, the resource and the default" grep -q "^ai/hn-pod host network: shared RDMA device $SDEV of PF $PF0 (rdma/hca_shared_devices_a), profile roce-lossless (the namespace's default): lossless: yes$" "$T/pod.txt"
 check "... pf_profile ok" [ "$(line pf_profile | awk '{ print $2 }')" = ok ]
 check "... vf_class unknown: no VF, nothing asked of the device" has vf_class "unknown *a host-network pod has no VF"
-check "... qps unknown: no per-pod attribution of the shared device's QPs in this build" has qps "unknown *not judged: this build attributes no QP of the shared device $SDEV to a pod"
+check "... qps ok: its device's census holds none of its QPs (none off lossless)" has qps "ok"
 check "... numa ok against the PF's node" has numa "ok *the shared device's PF is on the pod's NUMA node 0"
 check "... no 'cannot tell' line with hostPID" [ "$(grep -c 'cannot tell' "$T/pod.txt")" = 0 ]
 rqs show --pod ai/hn-pod --json > "$T/pod.json"
@@ -144,6 +144,27 @@ nopid agent --once --metrics-file "$M" 2> "$T/log"
 { [ $? -eq 0 ] && [ "$(lossless)" = 1 ] && verdict_series | cmp -s - "$T/with.txt"; }
 check "agent without hostPID: exit 0, the same verdict series as with it (lossless 1)" [ $? -eq 0 ]
 check "... no qps problem series (unknown)" [ -z "$(problem qps)" ]
+
+echo "== with hostPID its QPs are its device's census's, attributed by cgroup"
+# hn-pod's process 6161 (cgroup v2, systemd driver) sends at class 0 on an RC QP; a host
+# process's QP on the same device is nobody's
+mkdir -p "$ROOT/rdma/qps" "$ROOT/proc/6161" "$ROOT/proc/7171"
+printf '0::/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod%s.slice/cri-containerd-1a.scope\n' \
+	"${HNUID//-/_}" > "$ROOT/proc/6161/cgroup"
+echo '0::/system.slice/sshd.service' > "$ROOT/proc/7171/cgroup"
+cat > "$ROOT/rdma/qps/$SDEV.json" << J
+[{"qpn": 31, "type": "RC", "state": "RTS", "pid": 6161, "comm": "all_reduce_perf", "tclass": 0, "sgid_index": 1},
+ {"qpn": 32, "type": "RC", "state": "RTS", "pid": 7171, "comm": "ib_write_bw", "tclass": 106, "sgid_index": 1}]
+J
+rqs show --qps --json > "$T/q.json" 2> /dev/null
+check "show --qps: QP 31 is hn-pod's, by cgroup; QP 32 nobody's" \
+	[ "$(jq -c '[.attachments[] | select(.pod == "hn-pod") | .qps[] | [.qpn, .by]]' "$T/q.json")" = '[[31,"cgroup"]]' ]
+rqs show --pod ai/hn-pod > "$T/pod.txt" 2> /dev/null; rc=$?
+check "show --pod: its qps check names the QP at class 0 (exit $rc)" \
+	eval '[ $rc -eq 1 ] && has qps "PROBLEM"'
+nopid show --pod ai/hn-pod > "$T/pod.txt" 2> /dev/null; rc=$?
+check "... without hostPID: still cannot tell (exit $rc)" eval '[ $rc -eq 0 ] && has qps "unknown *cannot tell"'
+rm -f "$ROOT/rdma/qps/$SDEV.json"
 
 echo "== a namespace without a default: listed, not judged"
 rqs show --pod nodef/nd-pod > "$T/pod.txt" 2> "$T/pod.err"

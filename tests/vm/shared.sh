@@ -196,11 +196,13 @@ rq ADD sa > /tmp/rq-sa2.json 2> /tmp/rq-sa2.log && rq ADD sb > /tmp/rq-sb2.json 
 check "ADD sa, sb again (rc $rc): their records on ibsim0, with sa's GID $IA and sb's $IB" \
 	[ "$rc $(jq -r '.rdmaDev + " " + ([.gids[] | select(.type == "RoCE v2") | .index] | map(tostring) | join(","))' \
 		/run/rdma-qos/state/shared_c-sa_net1.json /run/rdma-qos/state/shared_c-sb_net1.json | tr '\n' ' ')" = \
-	"0 ibsim0 $IA ibsim0 $IB " ] || cat /tmp/rq-sa2.log /tmp/rq-sb2.log
+	"0 ibsim0 $IA ibsim0 $IB " ] ||
+	jq -c '[.rdmaDev, .ips, .gids, .gidsPending]' /run/rdma-qos/state/shared_c-sa_net1.json \
+		/run/rdma-qos/state/shared_c-sb_net1.json
 "$RQ" show --qps --json > /tmp/shq.json 2> /tmp/shq.err || cat /tmp/shq.err
 byof() { jq -c --arg p "$1" '[.attachments[] | select(.pod == $p) | .qps[] | [.qpn, .by]]' /tmp/shq.json; }
 check "show --qps: QP $QA is sa's by cm_id, QP $QB sb's by sgid, none elsewhere" \
-	[ "$(byof sa) $(byof sb)" = "[[$QA,\"cm_id\"]] [[$QB,\"sgid\"]]" ]
+	[ "$(byof sa) $(byof sb)" = "[[$QA,\"cm_id\"]] [[$QB,\"sgid\"]]" ] || jq -c . /tmp/shq.json
 "$RQ" show --pod ai/sb --json > /tmp/shpod.json 2> /dev/null
 check "show --pod ai/sb: the qps check names its QP at class 0 (exit 1)" \
 	[ "$?:$(jq -r '.attachments[0].checks.qps.state' /tmp/shpod.json)" = "1:problem" ]

@@ -170,8 +170,14 @@ probe ibsim0 $IPA; ia=$R IA=$V2
 probe ibsim0 $IPB; ib=$R IB=$V2
 check "ibsim0 (gids=32: $(ls /sys/class/infiniband/ibsim0/ports/1/gids | wc -l) slots): sa's entry '$ia', sb's '$ib'" \
 	eval '[ -n "$IA" ] && [ -n "$IB" ] && [ "$IA" != "$IB" ]'
-nsenter --net=/run/netns/sa sh -c "echo 'rc 106 src=$IPA cm' > $QPF"; r1=$?
-echo "rc 0 src=$IPB" > $QPF; r2=$?
+# each pod's process makes its QP and lives on (a user QP is listed while its task lives)
+nsenter --net=/run/netns/sa sh -c "echo 'rc 106 src=$IPA cm user' > $QPF || exit 1; exec sleep 600" &
+OWN_A=$!
+nsenter --net=/run/netns/sb sh -c "echo 'rc 0 src=$IPB user' > $QPF || exit 1; exec sleep 600" &
+OWN_B=$!
+for _ in $(seq 50); do [ "$(wc -l < $QPF)" = 2 ] && break; sleep 0.1; done
+kill -0 $OWN_A 2> /dev/null; r1=$?
+kill -0 $OWN_B 2> /dev/null; r2=$?
 cat $QPF
 QA=$(awk '$4 == 106 { print $1 }' $QPF) QB=$(awk '$4 == 0 { print $1 }' $QPF)
 check "debugfs: sa's RDMA-CM QP (rc $r1) and sb's QP by source address (rc $r2) in RTS with sgid $IA and $IB" \
@@ -194,7 +200,7 @@ check "rdma res show cm_id (host netns): one id on ibsim0, src-addr $IPA, lqpn $
 # its context's source GID index; sb's QP at class 0 is named in show --pod and the metrics
 rq ADD sa > /tmp/rq-sa2.json 2> /tmp/rq-sa2.log && rq ADD sb > /tmp/rq-sb2.json 2> /tmp/rq-sb2.log; rc=$?
 check "ADD sa, sb again (rc $rc): their records on ibsim0, with sa's GID $IA and sb's $IB" \
-	[ "$rc $(jq -r '.rdmaDev + " " + ([.gids[] | select(.type == "RoCE v2") | .index] | map(tostring) | join(","))' \
+	[ "$rc $(jq -r '.rdmaDev + " " + ([.gids[] | select(.type == "RoCE v2" and (.ip | contains(":") | not)) | .index] | map(tostring) | join(","))' \
 		/run/rdma-qos/state/shared_c-sa_net1.json /run/rdma-qos/state/shared_c-sb_net1.json | tr '\n' ' ')" = \
 	"0 ibsim0 $IA ibsim0 $IB " ] ||
 	jq -c '[.rdmaDev, .ips, .gids, .gidsPending]' /run/rdma-qos/state/shared_c-sa_net1.json \
@@ -224,6 +230,7 @@ grep -E '^rdma_qos_(vf_qps_off_lossless|dev_qps_unattributed|attachment_problem)
 kill $SHAG && wait $SHAG
 rq DEL sa 2> /dev/null && rq DEL sb 2> /dev/null
 echo clear > $QPF
+kill $OWN_A $OWN_B 2> /dev/null; wait $OWN_A $OWN_B 2> /dev/null
 "$SRDMA" -j res show cm_id link ibsim0 > /tmp/shcm.json 2>&1
 check "cleared: no QP and no cm_id left on ibsim0" [ "$(wc -l < $QPF) $(jq length /tmp/shcm.json)" = "0 0" ]
 # a full GID table (gids=4: $PF's own entries and the pods' link-local ones fill it first):

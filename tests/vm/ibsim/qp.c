@@ -49,9 +49,14 @@
  * cm_id dump (`rdma res show cm_id`: src-addr, the QP's number as lqpn,
  * kern-name ibsim), and rdma_create_qp makes the QP. Reading lists
  * " sgid <n>" after a QP's type once it has an AV, and " cm <ip>" for an
- * RDMA-CM id's QP.
+ * RDMA-CM id's QP. "user" lists the QP as the writer's, as a process's QP
+ * made through uverbs is: restrack's owner is the writing task (its pid in
+ * the dump, no kern-name), which must live on (`sh -c "echo ... > qp; exec
+ * sleep ..."`): nldev hides a user entry whose task's PID namespace is gone.
+ * A QP the kernel makes for itself is no pod's (the census never counts it).
  */
 #include <linux/inet.h>
+#include <linux/sched/task.h>
 #include <linux/unaligned.h>
 #include <net/ipv6.h>
 #include <rdma/ib_addr.h>
@@ -384,7 +389,7 @@ struct sim_qp_req {
 	const char *sub; /* NULL: RC; else the driver QP's kind ("DCI", "DCT") */
 	u8 tclass;
 	enum ib_qp_state upto;
-	bool has_src, cm;
+	bool has_src, cm, user;
 	struct sockaddr_storage src; /* src=<ip>: the source address (its GID is the AV's sgid) */
 };
 
@@ -469,6 +474,14 @@ static int sim_qp_new(const struct sim_qp_req *r)
 			goto idle;
 		}
 	}
+	/* the writer's, as ib_uverbs lists a process's QP (core/restrack.c: the task holds a
+	 * reference, put when the entry is released) */
+	if (r->user) {
+		get_task_struct(current);
+		qp->res.kern_name = NULL;
+		qp->res.task = current;
+		qp->res.user = true;
+	}
 	err = sim_qp_connect(qp, r->tclass, r->upto, sgid);
 	if (err) {
 		pr_err("ibsim: connecting QP %u: %d\n", qp->qp_num, err);
@@ -539,7 +552,7 @@ static int parse_src(const char *s, struct sockaddr_storage *ret)
 }
 
 /*
- * debugfs ibsim/qp: "rc <tclass> [rtr] [src=<ip>] [cm]", "dci <tclass> [src=<ip>]",
+ * debugfs ibsim/qp: "rc <tclass> [rtr] [src=<ip>] [cm] [user]", "dci <tclass> [src=<ip>]",
  * "dct <tclass> [init]" create, "del <qpn>" destroys one, "clear" all
  */
 static ssize_t qp_write(struct file *f, const char __user *ubuf, size_t len, loff_t *pos)
@@ -582,6 +595,8 @@ static ssize_t qp_write(struct file *f, const char __user *ubuf, size_t len, lof
 				err = parse_src(tok + 4, &r.src) ?: (r.has_src = true, 0);
 			else if (!r.sub && !strcmp(tok, "cm"))
 				r.cm = true;
+			else if (!r.sub && !strcmp(tok, "user"))
+				r.user = true;
 			else
 				err = -EINVAL;
 		}

@@ -195,8 +195,10 @@ static int getnsid(int sk, int nsfd, int32_t *ret)
 
 	if (!m)
 		return r;
+	/* -1: the caller's own netns, named by its PID (get_net_ns_by_pid: this process) */
 	if (nlmsg_append(m, &g, sizeof(g), NLMSG_ALIGNTO) < 0 ||
-	    nla_put_u32(m, NETNSA_FD, (uint32_t)nsfd) < 0)
+	    (nsfd >= 0 ? nla_put_u32(m, NETNSA_FD, (uint32_t)nsfd)
+		       : nla_put_u32(m, NETNSA_PID, (uint32_t)getpid())) < 0)
 		goto out;
 	r = rtnl_ask(sk, m, nsid_parse, ret);
 out:
@@ -331,7 +333,9 @@ int netns_link_lower(int pod_fd, const char *ifname, int host_fd, struct netns_l
 	static const struct netns_lower_ops ops = {.getlink = rtnl_getlink,
 						   .host_nsid = rtnl_host_nsid};
 	struct rtnl_ctx c = {.pod_fd = pod_fd, .host_fd = host_fd, .pod = -1, .host = -1};
-	bool same = same_netns(pod_fd, host_fd);
+	/* -1: the caller's own netns, never the pod's (CNI_NETNS is not the runtime's): its
+	 * socket is made where the caller is, no netns is opened or entered for it */
+	bool same = host_fd >= 0 && same_netns(pod_fd, host_fd);
 	int r;
 
 	/* the pod is the host: one socket serves both */

@@ -142,7 +142,9 @@ struct netns_lower {
  * Neither caller's netns changes. -ENODEV: no such link in the pod;
  * -ENOENT: it has no lower device in the host netns (lo, a NIC moved in);
  * -EXDEV: the lower device is in another netns (@ret->other_nsid); -ELOOP:
- * more than NETNS_LOWER_MAX devices.
+ * more than NETNS_LOWER_MAX devices. @host_fd -1: the caller's own netns
+ * (which is not the pod's), asked for by this process's PID: no netns is
+ * opened or entered for it.
  */
 int netns_link_lower(int pod_fd, const char *ifname, int host_fd, struct netns_lower *ret);
 /*

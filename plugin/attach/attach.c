@@ -105,7 +105,8 @@ static int vf_from_netns_fd(struct rq_ctx *c, char *pci, size_t len, int *ret_if
 			      strerror(-r));
 	/* the index from link_pci's own RTM_GETLINK; asked apart only when it fails */
 	lr = pci ? c->env.link_pci(&c->env, c->args.ifname, pci, len) : -ENOENT;
-	ifindex = lr > 0 ? lr : netns_link_ifindex(c->args.ifname);
+	/* the shared path's caller (@ret_nsfd) needs no index of a link without a device */
+	ifindex = lr > 0 ? lr : ret_nsfd ? -1 : netns_link_ifindex(c->args.ifname);
 	r = !pci || lr > 0 ? 0 : lr;
 	netns_return(saved);
 	if (ifindex >= 0 && ret_ifindex)

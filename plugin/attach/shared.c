@@ -50,7 +50,7 @@ static int shared_rdma(struct rq_ctx *c, struct rq_target *t, int ifindex)
 int shared_resolve(struct rq_ctx *c, int pod, struct rq_target *t)
 {
 	struct netns_lower low;
-	int host = -1, r, own = -1;
+	int r, own = -1;
 	char chain[160] = "";
 	bool excl = false;
 
@@ -61,17 +61,10 @@ int shared_resolve(struct rq_ctx *c, int pod, struct rq_target *t)
 				      strerror(-r));
 		pod = own;
 	}
-	host = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (host < 0) {
-		r = -errno;
-		if (own >= 0)
-			close(own);
-		return rq_err(&c->err, RQ_ERR_ENV, r, "the plugin's own netns: %s", strerror(-r));
-	}
-	r = netns_link_lower(pod, c->args.ifname, host, &low);
+	/* the host is the plugin's own netns: asked for where it runs (no fd of it needed) */
+	r = netns_link_lower(pod, c->args.ifname, -1, &low);
 	if (own >= 0)
 		close(own);
-	close(host);
 	if (r == -ENOENT)
 		return r;
 	if (r == -EXDEV)
@@ -249,6 +242,15 @@ static bool gids_hinted(struct rq_ctx *c, const struct rq_target *t, const cJSON
 
 			if (strcmp(json_str(h, "ip") ?: "", ip->valuestring) != 0)
 				continue;
+			/* the kernel adds and removes an address's v1 and v2 entries together
+			 * (roce_gid_mgmt): the v2 one read, the v1 one kept as recorded */
+			if (strcmp(type, "RoCE v2") != 0) {
+				o = cJSON_Duplicate(h, true);
+				if (!o)
+					return false;
+				cJSON_AddItemToArray(gids, o);
+				continue;
+			}
 			if (rdma_gid_parse(json_str(h, "gid") ?: "", want) < 0 ||
 			    rdma_gid_slot_read(&c->env.root, t->rdma.name, port,
 					       json_int(h, "index", -1), &g) < 0 ||

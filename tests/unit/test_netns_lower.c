@@ -342,6 +342,19 @@ START_TEST(lower_real)
 	ck_assert_str_eq(l.dev[0].kind, "veth");
 	ck_assert_int_gt(l.dev[0].ifindex, 1);
 	ck_assert_int_eq(l.other_nsid, -1);
+	/* -1: the caller's own netns is the host (the plugin's case): the same answer */
+	{
+		int saved = -1;
+
+		ck_assert_int_eq(netns_enter(host, &saved), 0);
+		memset(&l, 0, sizeof(l));
+		ck_assert_int_eq(netns_link_lower(pod, "net1", -1, &l), 0);
+		ck_assert_int_eq(netns_link_lower(pod, "net3", -1, &l), -EXDEV);
+		ck_assert_int_eq(netns_return(saved), 0);
+		memset(&l, 0, sizeof(l));
+		ck_assert_int_eq(netns_link_lower(pod, "net1", host, &l), 0);
+		ck_assert_str_eq(l.dev[0].ifname, "rqpf");
+	}
 	/* a macvlan whose lower device is in another netns: named by its id, not taken */
 	memset(&l, 0, sizeof(l));
 	ck_assert_int_eq(netns_link_lower(pod, "net3", host, &l), -EXDEV);

@@ -33,8 +33,12 @@ check "ADD pod b (its GID not yet: pending)" \
 echo "== a pending GID the kernel adds later: the agent records it"
 "$MKNODE" --root "$ROOT" gid "$DEV" --ip 10.98.0.12 --ndev net1 > "$T/gid.txt"
 IDX=$(awk '/RoCE v2/ {sub(":", "", $4); print $4}' "$T/gid.txt")
-RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --once --metrics-file "$T/m1.prom" 2> "$T/a1.log"
+mkdir -p "$T/nfd"
+RDMA_QOS_SIM_ROOT=$ROOT "$SIM" agent --once --metrics-file "$T/m1.prom" \
+	--nfd-features-file "$T/nfd/rdma-qos" 2> "$T/a1.log"
 check "agent --once passes" [ $? -eq 0 ]
+check "... the node's NFD label counts the shared attachments: lossless=true" \
+	grep -q 'rdma-qos.lossless=true$' "$T/nfd/rdma-qos" || { cat "$T/nfd/rdma-qos"; grep -i 'drift' "$T/a1.log"; }
 check "... pod b's record has its RoCE v2 GID now (index $IDX), nothing pending" \
 	[ "$(jq -c '[([.gids[] | select(.type == "RoCE v2") | .index]), .gidsPending]' "$SD/sh_b_net1.json")" = "[[$IDX],[]]" ]
 check "... and said so" grep -q "sh_b_net1: RoCE v2 GIDs of ai/trainer-b found (0 still pending)" "$T/a1.log"

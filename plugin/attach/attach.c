@@ -476,3 +476,27 @@ void attach_drop_orphans(struct rq_ctx *c)
 	attach_orphans_drop(&c->env, c->key, c->key);
 	dev_class_orphans(&c->env, c->key, c->key);
 }
+
+cJSON *attach_records_set(const struct rq_env *env,
+			  bool (*key)(const cJSON *rec, char *buf, size_t len))
+{
+	cJSON *set = cJSON_CreateObject();
+	char **keys = NULL, k[520];
+	size_t n = 0;
+
+	if (!set)
+		return NULL;
+	if (state_record_list(&env->root, &keys, &n) < 0)
+		return set;
+	for (size_t i = 0; i < n; i++) {
+		cJSON *rec = NULL;
+
+		if (state_record_read(&env->root, keys[i], &rec) == 0 && key(rec, k, sizeof(k)) &&
+		    !cJSON_GetObjectItemCaseSensitive(set, k))
+			cJSON_AddTrueToObject(set, k);
+		cJSON_Delete(rec);
+		free(keys[i]);
+	}
+	free(keys);
+	return set;
+}

@@ -78,6 +78,12 @@ int attach_release(struct rq_ctx *c, const cJSON *rec, bool restore_tos);
  * says. 1 released, 0 left alone, <0 error.
  */
 int attach_release_checked(struct rq_ctx *c, const cJSON *rec, bool restore_tos);
+/*
+ * The set ({"<key>": true}, NULL on ENOMEM) of what @key says of every record of the node
+ * (false: the record counts for nothing): the VFs, the pods that have a record.
+ */
+cJSON *attach_records_set(const struct rq_env *env,
+			  bool (*key)(const cJSON *rec, char *buf, size_t len));
 /* DEL without a record: drop the attachment from any PF index still listing it. */
 void attach_drop_orphans(struct rq_ctx *c);
 /* orphans.c: PF index entries without a record, @key's only or (NULL) all; @who prefixes logs. */

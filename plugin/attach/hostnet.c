@@ -26,32 +26,16 @@ bool hostnet_pids_visible(void)
 	return rdma_qps_host_pidns();
 }
 
+static bool pod_key(const cJSON *rec, char *buf, size_t len)
+{
+	(void)snprintf(buf, len, "%s/%s", json_str(rec, "podNamespace") ?: "",
+		       json_str(rec, "podName") ?: "");
+	return true;
+}
+
 cJSON *hostnet_recorded_pods(const struct rq_env *env)
 {
-	cJSON *set = cJSON_CreateObject();
-	char **keys = NULL;
-	size_t n = 0;
-
-	if (!set)
-		return NULL;
-	if (state_record_list(&env->root, &keys, &n) < 0)
-		return set;
-	for (size_t i = 0; i < n; i++) {
-		cJSON *rec = NULL;
-		char pod[520];
-
-		if (state_record_read(&env->root, keys[i], &rec) == 0) {
-			(void)snprintf(pod, sizeof(pod), "%s/%s",
-				       json_str(rec, "podNamespace") ?: "",
-				       json_str(rec, "podName") ?: "");
-			if (!cJSON_GetObjectItemCaseSensitive(set, pod))
-				cJSON_AddTrueToObject(set, pod);
-		}
-		cJSON_Delete(rec);
-		free(keys[i]);
-	}
-	free(keys);
-	return set;
+	return attach_records_set(env, pod_key);
 }
 
 /*

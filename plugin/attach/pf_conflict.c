@@ -205,7 +205,10 @@ static int probe_entry(const struct rq_pf_entry *e, void *ctx)
 			      j && cJSON_Compare(j, p->mine, true);
 		cJSON_Delete(j);
 		p->give_up = !p->own_same;
-	} else if (!e->vf || !strcmp(e->vf, p->vf) || !other_req_ok(p, e->req, e->req_len)) {
+	} else if (!e->vf || (p->vf[0] && !strcmp(e->vf, p->vf)) ||
+		   !other_req_ok(p, e->req, e->req_len)) {
+		/* another entry of this VF (a shared attachment's "" names none: pods on one shared
+		 * device keep the steady path), or requirements this one cannot vouch for */
 		p->give_up = true;
 	}
 	return p->give_up ? 1 : 0;

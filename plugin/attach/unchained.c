@@ -61,28 +61,16 @@ int unchained_pf_vfs(const struct rq_env *env, const char *pf_pci, char (**ret)[
 	return 0;
 }
 
+static bool vf_key(const cJSON *rec, char *buf, size_t len)
+{
+	const char *vf = json_str(rec, "vf");
+
+	return vf && snprintf(buf, len, "%s", vf) < (int)len;
+}
+
 cJSON *unchained_recorded_vfs(const struct rq_env *env)
 {
-	cJSON *set = cJSON_CreateObject();
-	char **keys = NULL;
-	size_t n = 0;
-
-	if (!set)
-		return NULL;
-	if (state_record_list(&env->root, &keys, &n) < 0)
-		return set;
-	for (size_t i = 0; i < n; i++) {
-		cJSON *rec = NULL;
-		const char *vf;
-
-		if (state_record_read(&env->root, keys[i], &rec) == 0 &&
-		    (vf = json_str(rec, "vf")) && !cJSON_GetObjectItemCaseSensitive(set, vf))
-			cJSON_AddTrueToObject(set, vf);
-		cJSON_Delete(rec);
-		free(keys[i]);
-	}
-	free(keys);
-	return set;
+	return attach_records_set(env, vf_key);
 }
 
 /*

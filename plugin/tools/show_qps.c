@@ -46,9 +46,10 @@ static void qp_comm(const struct rq_env *env, const struct rq_qp *q, char *buf, 
 	(void)fclose(f);
 }
 
-static cJSON *qp_json(const struct rq_env *env, const struct tel_att *a, size_t i)
+/* What a QP is, whoever holds it: number, type, state, process, and its class where it is what
+ * the QP sends with (not a UD or GSI context's). */
+static cJSON *qp_base_json(const struct rq_env *env, const struct rq_qp *q)
 {
-	const struct rq_qp *q = &a->qps.qp[i];
 	cJSON *o = cJSON_CreateObject();
 	char comm[64];
 
@@ -62,9 +63,18 @@ static cJSON *qp_json(const struct rq_env *env, const struct tel_att *a, size_t 
 		cJSON_AddNumberToObject(o, "pid", q->pid);
 	if (comm[0])
 		cJSON_AddStringToObject(o, "comm", comm);
-	/* only where it is what the QP sends with (not a UD or GSI context's) */
 	if (q->tclass >= 0 && tel_qp_connected(q))
 		cJSON_AddNumberToObject(o, "tclass", q->tclass);
+	return o;
+}
+
+static cJSON *qp_json(const struct rq_env *env, const struct tel_att *a, size_t i)
+{
+	const struct rq_qp *q = &a->qps.qp[i];
+	cJSON *o = qp_base_json(env, q);
+
+	if (!o)
+		return NULL;
 	if (a->qp_prio[i] >= 0)
 		cJSON_AddNumberToObject(o, "prio", a->qp_prio[i]);
 	cJSON_AddBoolToObject(o, "offLossless", a->qp_off[i]);
@@ -78,7 +88,6 @@ static cJSON *qp_json(const struct rq_env *env, const struct tel_att *a, size_t 
 static cJSON *dev_json(const struct rq_env *env, const struct tel_dev *d)
 {
 	cJSON *o = cJSON_CreateObject(), *qps;
-	char comm[64];
 
 	if (!o)
 		return NULL;
@@ -91,21 +100,10 @@ static cJSON *dev_json(const struct rq_env *env, const struct tel_dev *d)
 	cJSON_AddStringToObject(o, "census", "ok");
 	qps = cJSON_AddArrayToObject(o, "qps");
 	for (size_t i = 0; qps && i < d->qps.n; i++) {
-		const struct rq_qp *q = &d->qps.qp[i];
-		cJSON *e = cJSON_CreateObject();
+		cJSON *e = qp_base_json(env, &d->qps.qp[i]);
 
 		if (!e)
 			break;
-		qp_comm(env, q, comm, sizeof(comm));
-		cJSON_AddNumberToObject(e, "qpn", q->qpn);
-		cJSON_AddStringToObject(e, "type", q->type);
-		cJSON_AddStringToObject(e, "state", q->state);
-		if (q->pid)
-			cJSON_AddNumberToObject(e, "pid", q->pid);
-		if (comm[0])
-			cJSON_AddStringToObject(e, "comm", comm);
-		if (q->tclass >= 0 && tel_qp_connected(q))
-			cJSON_AddNumberToObject(e, "tclass", q->tclass);
 		cJSON_AddItemToArray(qps, e);
 	}
 	return o;

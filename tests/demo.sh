@@ -165,6 +165,9 @@ TOP=$!
 echo "\$ rdma-qos top   (one frame: the pods ranked by their share of what the paused port received)"
 sleep 1
 congestion
+# the agent answers /metrics from a collection at most 1 s old (AGENT_TEL_CACHE_S): one a
+# pass asked for just before the write (the QP files above raise one) would not have it
+sleep 1.1
 metrics "$T/m2.prom" # the agent's signals over the window since its last read (5.)
 framed() { grep -q "^NAMESPACE" "$T/top.out"; }
 wait_until 10 framed || echo "(no frame from top within 10 s)"

@@ -58,9 +58,9 @@ int cni_read_stdin(int fd, char **ret, size_t *ret_len, struct rq_error *e);
  */
 cJSON *cni_result_convert(const cJSON *prev, const char *version);
 
-/* The error object {cniVersion, code, msg, details?} as a malloc'd string. */
+/* The error object {cniVersion, code, msg, details?} as a string of cJSON's (cJSON_free). */
 char *cni_error_json(const char *version, const struct rq_error *e);
-/* {"cniVersion", "supportedVersions": [...]} */
+/* {"cniVersion", "supportedVersions": [...]}, a string of cJSON's (cJSON_free) */
 char *cni_version_json(const char *version);
 
 extern const char *const cni_supported_versions[];

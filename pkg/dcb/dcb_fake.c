@@ -56,7 +56,7 @@ static int fake_load(struct fake *f, const char *ifname, cJSON **ret)
 
 	if (r < 0)
 		return r;
-	r = sysfs_read_file(&f->root, path, FAKE_FILE_MAX, &buf, &len);
+	r = sysfs_read_regular(&f->root, path, FAKE_FILE_MAX, &buf, &len);
 	if (r == -ENOENT)
 		return -EOPNOTSUPP;
 	if (r < 0)
@@ -91,7 +91,7 @@ static int fake_store(struct fake *f, const char *ifname, cJSON *o)
 		return -ENOMEM;
 	/* under the PF lock, like the kernel port it stands for: one writer at a time */
 	r = sysfs_write_replace(&f->root, path, s, strlen(s));
-	free(s);
+	cJSON_free(s);
 	return r;
 }
 

@@ -88,7 +88,7 @@ static int json_write(const struct rq_root *r, const char *path, const cJSON *o)
 	 * describes what a reboot undoes anyway (pod netns, VF ToS, DCB settings)
 	 */
 	ret = sysfs_write_replace(r, path, s, strlen(s));
-	free(s);
+	cJSON_free(s);
 	return ret;
 }
 
@@ -99,7 +99,7 @@ static int json_read(const struct rq_root *r, const char *path, cJSON **ret)
 	cJSON *o;
 	int rr;
 
-	rr = sysfs_read_file(r, path, RQ_RECORD_MAX, &buf, &len);
+	rr = sysfs_read_regular(r, path, RQ_RECORD_MAX, &buf, &len);
 	if (rr < 0)
 		return rr;
 	/* cJSON takes ~4 bytes of heap per byte of a state file (a node, a key per member) */

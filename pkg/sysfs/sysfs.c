@@ -136,10 +136,14 @@ static int open_parent(const struct rq_root *r, const char *path, char *buf, siz
 	return fd;
 }
 
-int sysfs_read_file(const struct rq_root *r, const char *path, size_t max, char **ret,
-		    size_t *ret_len)
+/*
+ * @cap: the first read's size; @regular: the caller's own regular file (a
+ * state record, the simulated node's DCB file), where a short read is its end.
+ */
+static int read_file(const struct rq_root *r, const char *path, size_t max, size_t cap,
+		     bool regular, char **ret, size_t *ret_len)
 {
-	size_t cap = 256, len = 0, reg_size = 0;
+	size_t len = 0, reg_size = 0;
 	bool sized = false, first = true;
 	struct stat st;
 	char *buf;
@@ -207,7 +211,7 @@ int sysfs_read_file(const struct rq_root *r, const char *path, size_t max, char 
 		 * replaced by rename, never grown in place; one that grew since is read
 		 * on as before when it is larger).
 		 */
-		if ((first && len < cap) || (reg_size && len == reg_size))
+		if (((first || regular) && len < cap) || (reg_size && len == reg_size))
 			break;
 		first = false;
 	}
@@ -222,6 +226,19 @@ int sysfs_read_file(const struct rq_root *r, const char *path, size_t max, char 
 	*ret = buf;
 	*ret_len = len;
 	return 0;
+}
+
+int sysfs_read_file(const struct rq_root *r, const char *path, size_t max, char **ret,
+		    size_t *ret_len)
+{
+	return read_file(r, path, max, 256, false, ret, ret_len);
+}
+
+int sysfs_read_regular(const struct rq_root *r, const char *path, size_t max, char **ret,
+		       size_t *ret_len)
+{
+	/* a page: a record, the PF index, a DCB file in one read, no fstat */
+	return read_file(r, path, max, 4096, true, ret, ret_len);
 }
 
 int sysfs_read_str(const struct rq_root *r, const char *path, char *buf, size_t len)

@@ -37,6 +37,11 @@ int root_openat(const struct rq_root *r, const char *path, int flags, mode_t mod
  * buffer. */
 int sysfs_read_file(const struct rq_root *r, const char *path, size_t max, char **ret,
 		    size_t *ret_len);
+/* The same for a regular file of the caller's own, which is never grown in place (a
+ * record, replaced by rename): a read shorter than asked is its end. Read whole in one
+ * read(2) when it fits a page (sysfs_read_file: a read, an fstat and a read past 256 B). */
+int sysfs_read_regular(const struct rq_root *r, const char *path, size_t max, char **ret,
+		       size_t *ret_len);
 /* Read the first line (trailing newline stripped) into buf. */
 int sysfs_read_str(const struct rq_root *r, const char *path, char *buf, size_t len);
 int sysfs_read_int(const struct rq_root *r, const char *path, long *ret);

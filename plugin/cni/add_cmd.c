@@ -35,7 +35,7 @@ static int print_result(struct rq_ctx *c, const struct rq_target *t)
 		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
 	fputs(s, stdout);
 	fputc('\n', stdout);
-	free(s);
+	cJSON_free(s);
 	return 0;
 }
 

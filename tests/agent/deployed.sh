@@ -104,6 +104,9 @@ chain_add "$ROOT" roce c3 "$PNS" net1 "$VF2" "$(rq "$VF2PCI")" "$ARGS" > /dev/nu
 check "ADD with CNI_NETNS $PNS" [ $? -eq 0 ]
 ip netns del "${NS_PREFIX}c" # only the process holds the netns now
 check "its record names $PNS" [ "$(jq -r .netns "$(rec_of "$VF2PCI")")" = "$PNS" ]
+# a /proc/<pid> path means something only in the PID namespace ADD ran in: recorded
+check "... and the PID namespace ADD ran in ($(readlink /proc/self/ns/pid))" \
+	[ "$(jq -r .pidns "$(rec_of "$VF2PCI")")" = "$(readlink /proc/self/ns/pid)" ]
 agent_ns --once --metrics-file "$M" --stale-grace 0 2> "$T/a3.log"
 check "without --host-proc: not released (cannot be judged from the agent's PID namespace)" [ -n "$(rec_of "$VF2PCI")" ]
 check "... and the log says it cannot judge it" grep -q "cannot judge" "$T/a3.log"

@@ -55,6 +55,9 @@ check "rdma_cm not probed when the port file is there ($(n '"sys/kernel/config/r
 	[ "$(n '"sys/kernel/config/rdma_cm"')" = 0 ]
 check "the device's rdma_cm directory not probed ($(n '"sys/kernel/config/rdma_cm/[^/"]*"') probes)" \
 	[ "$(n '"sys/kernel/config/rdma_cm/[^/"]*"')" = 0 ]
+# a bind-mount netns path names its netns from any PID namespace: /proc not asked
+check "the PID namespace not read for a bind-mount netns path ($(n 'ns/pid"') reads)" \
+	[ "$(n 'ns/pid"')" = 0 ]
 check "the port file: found once, read once ($(n 'default_roce_tos"') opens)" \
 	[ "$(n 'default_roce_tos"')" = 2 ]
 chain_del "$ROOT" sys pod-sys "$NS" net1 "$VF" "$RQ" "$ARGS" > /dev/null 2>&1

@@ -223,7 +223,7 @@ START_TEST(result_golden)
 	out = cni_result_convert(prev, golden[_i].version);
 	s = cJSON_PrintUnformatted(out);
 	ck_assert_str_eq(s, golden[_i].want);
-	free(s);
+	cJSON_free(s);
 	cJSON_Delete(out);
 	cJSON_Delete(prev);
 }
@@ -245,10 +245,10 @@ START_TEST(error_and_version_json)
 	ck_assert_str_eq(cJSON_GetObjectItem(o, "details")->valuestring, "see docs");
 	ck_assert_str_eq(cJSON_GetObjectItem(o, "cniVersion")->valuestring, "0.4.0");
 	cJSON_Delete(o);
-	free(s);
+	cJSON_free(s);
 	s = cni_version_json("1.0.0");
 	ck_assert_ptr_nonnull(strstr(s, "\"0.3.0\", \"0.3.1\", \"0.4.0\", \"1.0.0\", \"1.1.0\""));
-	free(s);
+	cJSON_free(s);
 }
 END_TEST
 

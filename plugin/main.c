@@ -442,8 +442,8 @@ int main(int argc, char **argv)
 	 * poisons the arena's free blocks, a free() of one is an invalid free).
 	 */
 	if (mem_arena((size_t)32 * 1024) == 0)
-		cJSON_InitHooks(&(cJSON_Hooks){.malloc_fn = mem_arena_alloc,
-						.free_fn = mem_arena_free});
+		cJSON_InitHooks(
+		    &(cJSON_Hooks){.malloc_fn = mem_arena_alloc, .free_fn = mem_arena_free});
 	/*
 	 * The result goes out whole at exit, as it would to the runtime's pipe
 	 * anyway: a buffer of our own spares stdio's fstat and isatty ioctl on

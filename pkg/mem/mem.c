@@ -60,12 +60,12 @@ void mem_prefault(size_t n)
  */
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/asan_interface.h>
-#define ARENA_HDR 16
-#define ARENA_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define ARENA_HDR	     16
+#define ARENA_POISON(p, n)   ASAN_POISON_MEMORY_REGION((p), (n))
 #define ARENA_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
 #else
-#define ARENA_HDR 0
-#define ARENA_POISON(p, n) ((void)(p), (void)(n))
+#define ARENA_HDR	     0
+#define ARENA_POISON(p, n)   ((void)(p), (void)(n))
 #define ARENA_UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 

@@ -101,7 +101,8 @@ CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o) $(B)/gen/pkg/podres/api.pb-c.o
 PLUG_OBJ := $(PLUG_SRC:%.c=$(B)/%.o)
 UNIT_OBJ := $(UNIT_SRC:%.c=$(B)/%.o)
 DEPS     := $(CORE_OBJ:.o=.d) $(PLUG_OBJ:.o=.d) $(UNIT_OBJ:.o=.d) $(B)/plugin/seams/env_prod.d \
-            $(B)/plugin/seams/env_sim.d $(B)/plugin/seams/static_nonss.d
+            $(B)/plugin/seams/env_sim.d $(B)/plugin/seams/static_nonss.d \
+            $(B)/plugin/seams/static_origin.d
 
 .PHONY: demo all test leak-check unit sim-test asan-sim-test clients-test asan-test install clean format format-check bench tidy fuzz
 all: $(B)/rdma-qos $(B)/rdma-qos-sim
@@ -158,13 +159,17 @@ $(B)/librq.a: $(CORE_OBJ)
 CNI_PLUG_OBJ  := $(filter $(B)/plugin/main.o $(B)/plugin/cni/% $(B)/plugin/attach/%,$(PLUG_OBJ))
 REST_PLUG_OBJ := $(filter-out $(CNI_PLUG_OBJ),$(PLUG_OBJ))
 CNI_LIBS      := $(if $(filter 1,$(STATIC)),-lnl-3)
+# plugin/seams/static_origin.c: no /proc lookup in glibc's static start; every exec runs it,
+# so it sits with the CNI path, not at the text's far end
+START_OBJ     := $(if $(filter 1,$(STATIC)),$(B)/plugin/seams/static_origin.o)
 # ... and the libc.a members a CNI command runs (mk/cni_libc.txt, extracted by mk/cni_libc.sh):
 # taken from the archive where they are listed, they sit beside the code that calls them
 CNI_LIBC      := $(if $(filter 1,$(STATIC)),$(B)/cnilibc/.stamp)
 CNI_LIBC_OBJ   = $(if $(CNI_LIBC),$(wildcard $(B)/cnilibc/*.o))
-BIN_LINK = $(CC) $(LDFLAGS) $(BIN_LDFLAGS) -o $@ $(CNI_PLUG_OBJ) $(1) $(B)/librq.a $(CJSON_A) $(CNI_LIBS) \
-	$(CNI_LIBC_OBJ) \
-	$(REST_PLUG_OBJ) $(B)/librq.a $(filter-out $(BIN_LIBS) $(PLUG_OBJ) $(1) $(B)/librq.a $(CNI_LIBC),$^) \
+BIN_LINK = $(CC) $(LDFLAGS) $(BIN_LDFLAGS) -o $@ $(CNI_PLUG_OBJ) $(1) $(START_OBJ) $(B)/librq.a \
+	$(CJSON_A) $(CNI_LIBS) $(CNI_LIBC_OBJ) \
+	$(REST_PLUG_OBJ) $(B)/librq.a \
+	$(filter-out $(BIN_LIBS) $(PLUG_OBJ) $(1) $(START_OBJ) $(B)/librq.a $(CNI_LIBC),$^) \
 	$(BIN_LIBS)
 
 $(B)/cnilibc/.stamp: mk/cni_libc.sh mk/cni_libc.txt
@@ -172,11 +177,11 @@ $(B)/cnilibc/.stamp: mk/cni_libc.sh mk/cni_libc.txt
 	@touch $@
 
 $(B)/rdma-qos: $(PLUG_OBJ) $(B)/plugin/seams/env_prod.o $(B)/librq.a $(filter %.a %.o,$(BIN_LIBS)) \
-		$(CNI_LIBC)
+		$(CNI_LIBC) $(START_OBJ)
 	$(call BIN_LINK,$(B)/plugin/seams/env_prod.o)
 
 $(B)/rdma-qos-sim: $(PLUG_OBJ) $(B)/plugin/seams/env_sim.o $(B)/librq.a $(filter %.a %.o,$(BIN_LIBS)) \
-		$(CNI_LIBC)
+		$(CNI_LIBC) $(START_OBJ)
 	$(call BIN_LINK,$(B)/plugin/seams/env_sim.o)
 
 $(B)/cjson/libcjson.a: tools/cjson.sh tools/deb-src.sh

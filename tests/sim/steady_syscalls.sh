@@ -8,7 +8,8 @@
 # record from the same fd); configfs's port file is looked for first, and
 # rdma_cm and the device's directory only when it is missing; the VF's
 # directory is not looked up apart when its numa_node reads; stdio does not
-# probe stdout (the result is written at exit, from a buffer of main's).
+# probe stdout (the result is written at exit, from a buffer of main's); glibc's start does
+# not read /proc/self/exe, nor ADD /proc/self/ns/pid for a netns path under /run.
 # Behaviour, not time: counts of calls, no clock.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -55,6 +56,10 @@ check "rdma_cm not probed when the port file is there ($(n '"sys/kernel/config/r
 	[ "$(n '"sys/kernel/config/rdma_cm"')" = 0 ]
 check "the device's rdma_cm directory not probed ($(n '"sys/kernel/config/rdma_cm/[^/"]*"') probes)" \
 	[ "$(n '"sys/kernel/config/rdma_cm/[^/"]*"')" = 0 ]
+# glibc's static start asks /proc for the binary's directory, for a dlopen's $ORIGIN that
+# rdma-qos never does (plugin/seams/static_origin.c)
+check "the start-up does not read /proc/self/exe ($(n '"/proc/self/exe"') reads)" \
+	[ "$(n '"/proc/self/exe"')" = 0 ]
 # a bind-mount netns path names its netns from any PID namespace: /proc not asked
 check "the PID namespace not read for a bind-mount netns path ($(n 'ns/pid"') reads)" \
 	[ "$(n 'ns/pid"')" = 0 ]

@@ -207,7 +207,7 @@ int netns_link_alias(const char *ifname, char *buf, size_t len)
 	return p.ifindex;
 }
 
-int netns_link_pci(const char *ifname, char *buf, size_t len)
+int netns_link_pci(const char *ifname, char *buf, size_t len, int *ret_ifindex)
 {
 	struct parent_ctx p;
 	int r;
@@ -216,6 +216,8 @@ int netns_link_pci(const char *ifname, char *buf, size_t len)
 	r = parent_rtnl(ifname, &p);
 	if (r == -ENODEV)
 		return r;
+	if (r == 0 && ret_ifindex && p.ifindex > 0)
+		*ret_ifindex = p.ifindex;
 	if (r == 0 && !strcmp(p.bus, "pci") && sysfs_pci_valid(p.name)) {
 		if (strlen(p.name) >= len)
 			return -ENAMETOOLONG;

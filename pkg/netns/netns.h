@@ -59,9 +59,10 @@ int netns_pid_start(const char *proc, const char *path, uint64_t *ret);
  * Inside the current netns: the PCI address of the device behind @ifname,
  * from IFLA_PARENT_DEV_NAME (bus "pci"), else ethtool bus-info. Returns
  * the link's ifindex (> 0, from the same RTM_GETLINK reply);
- * -ENODEV: no such link; -ENOENT: no PCI parent.
+ * -ENODEV: no such link; -ENOENT: no PCI parent. @ret_ifindex (may be
+ * NULL): the link's ifindex from that reply whenever it named the link.
  */
-int netns_link_pci(const char *ifname, char *buf, size_t len);
+int netns_link_pci(const char *ifname, char *buf, size_t len, int *ret_ifindex);
 /* ifindex of @ifname in the current netns or -ENODEV */
 int netns_link_ifindex(const char *ifname);
 /* IFLA_IFALIAS of @ifname in the current netns ("" when it has none); returns its ifindex (> 0). */

@@ -86,7 +86,7 @@ int attach_load_profile(struct rq_ctx *c)
 static int vf_from_netns_fd(struct rq_ctx *c, char *pci, size_t len, int *ret_ifindex,
 			    int *ret_nsfd)
 {
-	int nsfd = -1, saved = -1, r, lr, ifindex;
+	int nsfd = -1, saved = -1, r, lr, ifindex, seen = -1;
 
 	r = netns_open(c->args.netns, &nsfd);
 	if (r < 0)
@@ -103,10 +103,16 @@ static int vf_from_netns_fd(struct rq_ctx *c, char *pci, size_t len, int *ret_if
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_ENV, r, "cannot enter %s: %s", c->args.netns,
 			      strerror(-r));
-	/* the index from link_pci's own RTM_GETLINK; asked apart only when it fails */
-	lr = pci ? c->env.link_pci(&c->env, c->args.ifname, pci, len) : -ENOENT;
+	/*
+	 * The index from link_pci's own RTM_GETLINK, also for a link that shows no
+	 * device; asked apart only when that could not name the link.
+	 */
+	lr = pci ? c->env.link_pci(&c->env, c->args.ifname, pci, len, &seen) : -ENOENT;
 	/* the shared path's caller (@ret_nsfd) needs no index of a link without a device */
-	ifindex = lr > 0 ? lr : ret_nsfd ? -1 : netns_link_ifindex(c->args.ifname);
+	ifindex = lr > 0     ? lr
+		  : ret_nsfd ? -1
+		  : seen > 0 ? seen
+			     : netns_link_ifindex(c->args.ifname);
 	r = !pci || lr > 0 ? 0 : lr;
 	netns_return(saved);
 	if (ifindex >= 0 && ret_ifindex)

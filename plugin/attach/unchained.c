@@ -97,7 +97,8 @@ static bool vf_away(const struct rq_env *env, const char *vf, char *host_name, s
 		/* the host's sysfs shows it; the link must be here too (the simulated node's
 		 * sysfs is files: the veth standing in for the VF tells) */
 		away = netns_link_ifindex(names[0]) < 0 ||
-		       (env->link_pci(env, names[0], pci, sizeof(pci)) > 0 && strcmp(pci, vf) != 0);
+		       (env->link_pci(env, names[0], pci, sizeof(pci), NULL) > 0 &&
+			strcmp(pci, vf) != 0);
 	}
 	sysfs_list_free(names, n);
 	return away;
@@ -144,7 +145,7 @@ static void scan_links(struct scan *s, const char *path, uint64_t dev, uint64_t 
 		char pci[RQ_PCI_ADDR_MAX] = "";
 
 		if (!strcmp(i->if_name, "lo") ||
-		    s->env->link_pci(s->env, i->if_name, pci, sizeof(pci)) < 0)
+		    s->env->link_pci(s->env, i->if_name, pci, sizeof(pci), NULL) < 0)
 			continue;
 		for (size_t k = 0; k < s->n; k++) {
 			struct rq_unchained *u = &s->u[k];

@@ -40,7 +40,7 @@ int vf_home_judge(const struct rq_env *env, const cJSON *rec, char *why, size_t 
 	if (r < 0)
 		return r;
 	r = netns_link_ifindex(ifn);
-	lr = r >= 0 ? env->link_pci(env, ifn, pci, sizeof(pci)) : r;
+	lr = r >= 0 ? env->link_pci(env, ifn, pci, sizeof(pci), NULL) : r;
 	netns_return(saved);
 	if (r < 0) {
 		(void)snprintf(why, len, "the pod has no interface %s any more", ifn);

@@ -69,8 +69,11 @@ struct rq_env {
 	 * name it had on the host) through the simulated sysfs. Returns the
 	 * link's ifindex (> 0) from the same RTM_GETLINK: a steady ADD asks the
 	 * kernel once, not an ioctl socket first; -ENODEV: no such link.
+	 * @ret_ifindex (may be NULL): the link's ifindex whenever the link was
+	 * found, also when it shows no PCI device (no second question for it).
 	 */
-	int (*link_pci)(const struct rq_env *env, const char *ifname, char *buf, size_t len);
+	int (*link_pci)(const struct rq_env *env, const char *ifname, char *buf, size_t len,
+			int *ret_ifindex);
 	/*
 	 * Agent only, may be NULL: an fd that turns readable when the node
 	 * changes in a way no netlink event reports. The sim's DCB is files, so

@@ -31,9 +31,10 @@ static int prod_ethtool_open(const struct rq_env *env, const struct ethtool_ops 
 	return ethtool_ioctl_new(ret_ops, ret_ctx);
 }
 
-static int prod_link_pci(const struct rq_env *env, const char *ifname, char *buf, size_t len)
+static int prod_link_pci(const struct rq_env *env, const char *ifname, char *buf, size_t len,
+			 int *ret_ifindex)
 {
-	return netns_link_pci(ifname, buf, len);
+	return netns_link_pci(ifname, buf, len, ret_ifindex);
 }
 
 /*

@@ -41,13 +41,16 @@ static int sim_ethtool_open(const struct rq_env *env, const struct ethtool_ops *
 	return ethtool_fake_new(&env->root, ret_ops, ret_ctx);
 }
 
-static int sim_link_pci(const struct rq_env *env, const char *ifname, char *buf, size_t len)
+static int sim_link_pci(const struct rq_env *env, const char *ifname, char *buf, size_t len,
+			int *ret_ifindex)
 {
 	char alias[64], path[128], dev[RQ_PCI_ADDR_MAX];
 	int ifindex = netns_link_alias(ifname, alias, sizeof(alias)), r;
 
 	if (ifindex < 0)
 		return ifindex;
+	if (ret_ifindex)
+		*ret_ifindex = ifindex;
 	/* a VF moved with `ip link set VF netns NS` (no host-device: dranet, a DRA driver's
 	 * own CNI call) keeps the name the simulated sysfs knows it by, and has no alias */
 	if (!alias[0])

@@ -66,4 +66,26 @@ check "the PID namespace not read for a bind-mount netns path ($(n 'ns/pid"') re
 check "the port file: found once, read once ($(n 'default_roce_tos"') opens)" \
 	[ "$(n 'default_roce_tos"')" = 2 ]
 chain_del "$ROOT" sys pod-sys "$NS" net1 "$VF" "$RQ" "$ARGS" > /dev/null 2>&1
+
+# make bench's pod: net1 a bare veth that shows no device, the VF named by deviceID; the
+# link's index comes from the RTM_GETLINK that found no device, not from an ioctl socket
+read -r _ VF2PCI _ <<< "$(sim_vfs "$ROOT" | sed -n 2p)"
+NS2=$(newns q)
+ip link add "rqsy$$" type veth peer name "rqsy$$"p
+ip link set "rqsy$$" netns "${NS2##*/}" name net1 && ip -n "${NS2##*/}" link set net1 up
+PREV2=$(jq -nc --arg ns "$NS2" '{cniVersion: "1.0.0", interfaces: [{name: "net1", sandbox: $ns}]}')
+conf_for sys2 1.0.0 "{\"type\":\"rdma-qos\",\"deviceID\":\"$VF2PCI\"}" "$PREV2" > "$T/conf2"
+ARGS2="IgnoreUnknown=1;K8S_POD_NAMESPACE=ai;K8S_POD_NAME=p-sys2;K8S_POD_UID=pod-sys"
+add2() {
+	env -i PATH="$PATH" RDMA_QOS_SIM_ROOT="$ROOT" CNI_COMMAND="${1:-ADD}" CNI_CONTAINERID=pod-sys2 \
+		CNI_NETNS="$NS2" CNI_IFNAME=net1 CNI_PATH="$CNI_BIN_DIR" CNI_ARGS="$ARGS2" \
+		"${@:2}" "$SIM" < "$T/conf2" > "$T/out2" 2> "$T/err2"
+}
+add2 ADD
+check "ADD on a bare veth with the VF's deviceID" [ $? -eq 0 ] || cat "$T/out2" "$T/err2"
+add2 ADD strace -f -qq -o "$T/st2"
+check "... its steady ADD succeeds under strace" [ $? -eq 0 ] || cat "$T/out2" "$T/err2"
+check "... no ioctl socket for its index ($(grep -c SIOCGIFINDEX "$T/st2") SIOCGIFINDEX)" \
+	[ "$(grep -c SIOCGIFINDEX "$T/st2")" = 0 ]
+add2 DEL
 summary

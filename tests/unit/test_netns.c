@@ -102,15 +102,18 @@ START_TEST(enter_return_errors)
 	{
 		char buf[32] = "keep";
 
-		ck_assert_int_eq(netns_link_pci("rq-no-such-if", buf, sizeof(buf)), -ENODEV);
+		int seen = -7;
+
+		ck_assert_int_eq(netns_link_pci("rq-no-such-if", buf, sizeof(buf), &seen), -ENODEV);
 		ck_assert_str_eq(buf, "keep");
+		ck_assert_int_eq(seen, -7); /* no link: no index */
 	}
 }
 END_TEST
 
 START_TEST(real_netns)
 {
-	int fd = -1, saved = -1;
+	int fd = -1, saved = -1, seen;
 	ino_t host = cur_netns(), inside;
 	char buf[32] = "keep", alias[32] = "x", cmd[256];
 
@@ -122,7 +125,11 @@ START_TEST(real_netns)
 	ck_assert_uint_ne(inside, host);
 	/* a fresh namespace has only lo, with ifindex 1 */
 	ck_assert_int_eq(netns_link_ifindex("lo"), 1);
-	ck_assert_int_eq(netns_link_pci("lo", buf, sizeof(buf)), -ENOENT);
+	ck_assert_int_eq(netns_link_pci("lo", buf, sizeof(buf), NULL), -ENOENT);
+	/* ... its index all the same, from the reply that showed no device */
+	seen = -1;
+	ck_assert_int_eq(netns_link_pci("lo", buf, sizeof(buf), &seen), -ENOENT);
+	ck_assert_int_eq(seen, 1);
 	/* the ifindex from the same RTM_GETLINK that reads the alias (no ioctl socket first) */
 	ck_assert_int_eq(netns_link_alias("lo", alias, sizeof(alias)), 1);
 	ck_assert_str_eq(alias, "");
@@ -133,8 +140,10 @@ START_TEST(real_netns)
 	ck_assert_int_gt(netns_link_ifindex("rqv0"), 1);
 	ck_assert_int_eq(netns_link_alias("rqv0", alias, sizeof(alias)),
 			 netns_link_ifindex("rqv0"));
-	ck_assert_int_eq(netns_link_pci("rqv0", buf, sizeof(buf)), -ENOENT);
+	seen = -1;
+	ck_assert_int_eq(netns_link_pci("rqv0", buf, sizeof(buf), &seen), -ENOENT);
 	ck_assert_str_eq(buf, "keep");
+	ck_assert_int_eq(seen, netns_link_ifindex("rqv0"));
 	/* a link without VFs reports none (the real request, RTEXT_FILTER_VF) */
 	{
 		uint8_t macs[4][6];

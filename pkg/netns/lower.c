@@ -328,10 +328,31 @@ static int rtnl_host_nsid(void *arg, int32_t *ret)
 	return getnsid(c->pod, c->host_fd, ret);
 }
 
+static const struct netns_lower_ops rtnl_ops = {.getlink = rtnl_getlink,
+						.host_nsid = rtnl_host_nsid};
+
+int netns_rtnl_socket(void)
+{
+	return rtnl_socket_in(-1);
+}
+
+int netns_link_lower_sk(int pod_sk, const char *ifname, struct netns_lower *ret)
+{
+	/* the pod's socket the caller's: only the host's is made (where the caller is) and closed
+	 */
+	struct rtnl_ctx c = {.pod_fd = -1, .host_fd = -1, .pod = pod_sk, .host = -1};
+	int r;
+
+	if (pod_sk < 0)
+		return -EBADF;
+	r = netns_lower_walk(&rtnl_ops, &c, false, ifname, ret);
+	if (c.host >= 0)
+		close(c.host);
+	return r;
+}
+
 int netns_link_lower(int pod_fd, const char *ifname, int host_fd, struct netns_lower *ret)
 {
-	static const struct netns_lower_ops ops = {.getlink = rtnl_getlink,
-						   .host_nsid = rtnl_host_nsid};
 	struct rtnl_ctx c = {.pod_fd = pod_fd, .host_fd = host_fd, .pod = -1, .host = -1};
 	/* -1: the caller's own netns, never the pod's (CNI_NETNS is not the runtime's): its
 	 * socket is made where the caller is, no netns is opened or entered for it */
@@ -341,7 +362,7 @@ int netns_link_lower(int pod_fd, const char *ifname, int host_fd, struct netns_l
 	/* the pod is the host: one socket serves both */
 	if (same)
 		c.pod_fd = host_fd;
-	r = netns_lower_walk(&ops, &c, same, ifname, ret);
+	r = netns_lower_walk(&rtnl_ops, &c, same, ifname, ret);
 	if (c.pod >= 0)
 		close(c.pod);
 	if (c.host >= 0)

@@ -149,6 +149,14 @@ struct netns_lower {
  */
 int netns_link_lower(int pod_fd, const char *ifname, int host_fd, struct netns_lower *ret);
 /*
+ * The same walk from a socket the caller made inside the pod's netns
+ * (netns_rtnl_socket, while it was there: no netns entered again); the host
+ * is the caller's own netns. @pod_sk stays the caller's to close.
+ */
+int netns_link_lower_sk(int pod_sk, const char *ifname, struct netns_lower *ret);
+/* An rtnetlink socket in the current netns (for netns_link_lower_sk), or -errno. */
+int netns_rtnl_socket(void);
+/*
  * The walk itself over a seam: @getlink answers RTM_GETLINK in the pod's
  * (@host false) or the host's netns, by @ifindex or (0) by @ifname
  * (-ENODEV: no such link); @host_nsid the id the pod's netns has for the

@@ -80,11 +80,12 @@ int attach_load_profile(struct rq_ctx *c)
 }
 
 /*
- * The VF's PCI address from the pod netns interface, and its ifindex there. @ret_nsfd (may be
- * NULL): the pod's netns stays open for the caller (the shared path walks from it).
+ * The VF's PCI address from the pod netns interface, and its ifindex there. @ret_pod_sk (may
+ * be NULL): when the interface shows no PCI device, an rtnetlink socket made in the pod's
+ * netns while ADD is there, for the shared path's walk (no second entry; -1 if none made).
  */
 static int vf_from_netns_fd(struct rq_ctx *c, char *pci, size_t len, int *ret_ifindex,
-			    int *ret_nsfd)
+			    int *ret_pod_sk)
 {
 	int nsfd = -1, saved = -1, r, lr, ifindex, seen = -1;
 
@@ -96,10 +97,7 @@ static int vf_from_netns_fd(struct rq_ctx *c, char *pci, size_t len, int *ret_if
 	/* the netns entered is the one the record names (podns_record_identity) */
 	if (r == 0 && netns_identity(nsfd, &c->netns_dev, &c->netns_ino) < 0)
 		c->netns_dev = c->netns_ino = 0;
-	if (ret_nsfd && r == 0)
-		*ret_nsfd = nsfd;
-	else
-		close(nsfd);
+	close(nsfd);
 	if (r < 0)
 		return rq_err(&c->err, RQ_ERR_ENV, r, "cannot enter %s: %s", c->args.netns,
 			      strerror(-r));
@@ -108,12 +106,14 @@ static int vf_from_netns_fd(struct rq_ctx *c, char *pci, size_t len, int *ret_if
 	 * device; asked apart only when that could not name the link.
 	 */
 	lr = pci ? c->env.link_pci(&c->env, c->args.ifname, pci, len, &seen) : -ENOENT;
-	/* the shared path's caller (@ret_nsfd) needs no index of a link without a device */
-	ifindex = lr > 0     ? lr
-		  : ret_nsfd ? -1
-		  : seen > 0 ? seen
-			     : netns_link_ifindex(c->args.ifname);
+	/* the shared path's caller (@ret_pod_sk) needs no index of a link without a device */
+	ifindex = lr > 0       ? lr
+		  : ret_pod_sk ? -1
+		  : seen > 0   ? seen
+			       : netns_link_ifindex(c->args.ifname);
 	r = !pci || lr > 0 ? 0 : lr;
+	if (ret_pod_sk && r < 0)
+		*ret_pod_sk = netns_rtnl_socket();
 	netns_return(saved);
 	if (ifindex >= 0 && ret_ifindex)
 		*ret_ifindex = ifindex;
@@ -268,19 +268,22 @@ int attach_resolve_target(struct rq_ctx *c, struct rq_target *t)
 		if (r < 0)
 			return r;
 	} else {
-		int nsfd = -1;
+		int pod_sk = -1;
 
 		if (!c->args.netns)
 			return rq_err(&c->err, RQ_ERR_NO_DEVICE, -ENODEV,
 				      "deviceID: not set and no CNI_NETNS to find the VF in");
-		r = vf_from_netns_fd(c, pci, sizeof(pci), &ifindex, &nsfd);
-		if (r < 0 && rq_err_isset(&c->err))
+		r = vf_from_netns_fd(c, pci, sizeof(pci), &ifindex, &pod_sk);
+		if (r < 0 && rq_err_isset(&c->err)) {
+			if (pod_sk >= 0)
+				close(pod_sk);
 			return r; /* the netns itself is unusable */
+		}
 		/* no PCI device in the pod: a macvlan or ipvlan on a shared RDMA device */
 		if (r < 0)
-			r = shared_resolve(c, nsfd, t);
-		if (nsfd >= 0)
-			close(nsfd);
+			r = shared_resolve(c, pod_sk, t);
+		if (pod_sk >= 0)
+			close(pod_sk);
 		if (r != -ENOENT && (r < 0 || t->shared))
 			return r;
 		if (r < 0)

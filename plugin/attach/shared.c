@@ -47,24 +47,24 @@ static int shared_rdma(struct rq_ctx *c, struct rq_target *t, int ifindex)
 	return rdma_find_by_ifindex(ifindex, &t->rdma);
 }
 
-int shared_resolve(struct rq_ctx *c, int pod, struct rq_target *t)
+int shared_resolve(struct rq_ctx *c, int pod_sk, struct rq_target *t)
 {
 	struct netns_lower low;
 	int r, own = -1;
 	char chain[160] = "";
 	bool excl = false;
 
-	if (pod < 0) {
+	/* the host is the plugin's own netns: asked for where it runs (no fd of it needed) */
+	if (pod_sk >= 0) {
+		r = netns_link_lower_sk(pod_sk, c->args.ifname, &low);
+	} else {
 		r = netns_open(c->args.netns, &own);
 		if (r < 0)
 			return rq_err(&c->err, RQ_ERR_ENV, r, "CNI_NETNS %s: %s", c->args.netns,
 				      strerror(-r));
-		pod = own;
-	}
-	/* the host is the plugin's own netns: asked for where it runs (no fd of it needed) */
-	r = netns_link_lower(pod, c->args.ifname, -1, &low);
-	if (own >= 0)
+		r = netns_link_lower(own, c->args.ifname, -1, &low);
 		close(own);
+	}
 	if (r == -ENOENT)
 		return r;
 	if (r == -EXDEV)

@@ -22,14 +22,14 @@ bool shared_wants_class(const struct rq_profile *p);
 bool shared_record(const cJSON *rec);
 
 /*
- * The shared path of attach_resolve_target: from the pod's interface (in the netns
- * @pod_fd, or -1: CNI_NETNS opened here) to its
+ * The shared path of attach_resolve_target: from the pod's interface (asked on @pod_sk, an
+ * rtnetlink socket made in the pod's netns, or -1: CNI_NETNS opened and entered here) to its
  * lower device in the host netns (through VLANs), the port(s) under it and
  * the RDMA device on it. A lossy profile's class is dropped (-1): it asks
  * nothing of the device. -ENOENT without c->err: the interface has no lower
  * device in the host (the caller says what it expected).
  */
-int shared_resolve(struct rq_ctx *c, int pod_fd, struct rq_target *t);
+int shared_resolve(struct rq_ctx *c, int pod_sk, struct rq_target *t);
 
 /*
  * The pod's addresses (prevResult's IPs of its interface) and their GID

@@ -69,12 +69,15 @@ echo 0000:0000:0000:0000:0000:0000:0000:0000 > "$GD/gids/9" && : > "$GD/gid_attr
 conf_for shared 1.0.0 "$(srq)" "$outa" | RDMA_QOS_SIM_ROOT=$SR run_plugin "$SIM" ADD a "$NSA" net1 "$(sargs a)" > /dev/null 2>&1
 check "... and back (3)" [ "$(jq -c '[.gids[] | select(.type == "RoCE v2") | .index]' "$(srec a)")" = '[3]' ]
 # LeakSanitizer cannot run under ptrace (the ASan build): leaks are the other runs' to find
-strace -f -qq -e trace=openat2,openat -o "$T/shstrace" env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+strace -f -qq -e trace=openat2,openat,setns -o "$T/shstrace" env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 	RDMA_QOS_SIM_ROOT=$SR CNI_COMMAND=ADD CNI_CONTAINERID=a \
 	CNI_NETNS="$NSA" CNI_IFNAME=net1 CNI_PATH="$CNI_BIN_DIR" CNI_ARGS="$(sargs a)" "$SIM" \
 	<<< "$(conf_for shared 1.0.0 "$(srq)" "$outa")" > /dev/null 2>&1
 check "... a steady ADD reads its recorded RoCE v2 slot only, not the GID table (no gids/ listing)" \
 	[ "$(grep -c 'ports/1/gids"' "$T/shstrace")" = 0 -a "$(grep -c 'ports/1/gids/' "$T/shstrace")" = 1 ]
+# the walk's socket in the pod is made while ADD is there for its link: in and out once
+check "... and enters the pod's netns once ($(grep -c 'setns(' "$T/shstrace") setns)" \
+	[ "$(grep -c 'setns(' "$T/shstrace")" = 2 ]
 
 NSB=$(newns shb)
 t0=$(date +%s%N)

@@ -350,6 +350,24 @@ START_TEST(lower_real)
 		memset(&l, 0, sizeof(l));
 		ck_assert_int_eq(netns_link_lower(pod, "net1", -1, &l), 0);
 		ck_assert_int_eq(netns_link_lower(pod, "net3", -1, &l), -EXDEV);
+		/* ... and from a socket made in the pod while there (ADD's shared path) */
+		{
+			int in = -1, sk;
+
+			ck_assert_int_eq(netns_enter(pod, &in), 0);
+			sk = netns_rtnl_socket();
+			ck_assert_int_eq(netns_return(in), 0);
+			ck_assert_int_ge(sk, 0);
+			memset(&l, 0, sizeof(l));
+			ck_assert_int_eq(netns_link_lower_sk(sk, "net1", &l), 0);
+			ck_assert_str_eq(l.kind, "macvlan");
+			ck_assert_uint_eq(l.n, 1);
+			ck_assert_str_eq(l.dev[0].ifname, "rqpf");
+			ck_assert_int_eq(netns_link_lower_sk(sk, "net3", &l), -EXDEV);
+			ck_assert_int_eq(netns_link_lower_sk(sk, "rq-no-such", &l), -ENODEV);
+			close(sk);
+			ck_assert_int_eq(netns_link_lower_sk(-1, "net1", &l), -EBADF);
+		}
 		ck_assert_int_eq(netns_return(saved), 0);
 		memset(&l, 0, sizeof(l));
 		ck_assert_int_eq(netns_link_lower(pod, "net1", host, &l), 0);

@@ -5,6 +5,7 @@
  * IFLA_PARENT_DEV_NAME (kernels >= 5.16), else ethtool's bus-info.
  */
 #include "pkg/netns/netns.h"
+#include "pkg/netns/rtnl.h"
 #include "pkg/nlparse/nlparse.h"
 #include "pkg/sysfs/sysfs.h"
 
@@ -42,7 +43,6 @@ struct parent_ctx {
 	char name[64];
 	char bus[16];
 	char alias[64];
-	int err; /* the kernel's errno for the request (negative), 0 */
 };
 
 /* the strings read from an RTM_NEWLINK: NUL-terminated, or the message is refused */
@@ -88,15 +88,14 @@ int netns_link_msg_parent_pci(const struct nlmsghdr *h, size_t len, char *buf, s
 	return 1;
 }
 
-static int parent_cb(struct nl_msg *msg, void *arg)
+static int parent_parse(const struct nlmsghdr *h, size_t len, void *arg)
 {
 	struct parent_ctx *p = arg;
 	struct nlattr *tb[LINK_ATTR_MAX + 1];
-	struct nlmsghdr *h = nlmsg_hdr(msg);
 
-	if (nlparse_msg(h, h->nlmsg_len, sizeof(struct ifinfomsg), tb, LINK_ATTR_MAX, link_policy) <
-	    0)
-		return NL_SKIP;
+	if (h->nlmsg_type != RTM_NEWLINK ||
+	    nlparse_msg(h, len, sizeof(struct ifinfomsg), tb, LINK_ATTR_MAX, link_policy) < 0)
+		return -EBADMSG;
 	p->ifindex = ((const struct ifinfomsg *)nlmsg_data(h))->ifi_index;
 	if (tb[IFLA_IFALIAS])
 		nla_strlcpy(p->alias, tb[IFLA_IFALIAS], sizeof(p->alias));
@@ -104,7 +103,7 @@ static int parent_cb(struct nl_msg *msg, void *arg)
 		nla_strlcpy(p->name, tb[IFLA_PARENT_DEV_NAME], sizeof(p->name));
 	if (tb[IFLA_PARENT_DEV_BUS_NAME])
 		nla_strlcpy(p->bus, tb[IFLA_PARENT_DEV_BUS_NAME], sizeof(p->bus));
-	return NL_OK;
+	return 0;
 }
 
 static int getlink_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
@@ -115,11 +114,11 @@ static int getlink_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *err, void *a
 }
 
 /*
- * One RTM_GETLINK by name (no ifindex lookup first), each reply to VALID(ARG), the kernel's
- * error (-ENODEV: no such link) in *ERR. EXT_MASK 0 asks for one link's reply, which fits a
- * 32 KiB buffer: no MSG_PEEK round to size it (one recvmsg, not two); with RTEXT_FILTER_VF a
- * PF with many VFs answers with more than a page, so libnl peeks to size its buffer.
- * Returns 0 once the exchange ran (the answer is then in *ERR and ARG), else negative errno.
+ * One RTM_GETLINK by name with EXT_MASK (RTEXT_FILTER_VF: a PF with many VFs answers with
+ * more than a page, so libnl peeks to size its buffer), each reply to VALID(ARG), the
+ * kernel's error (-ENODEV: no such link) in *ERR. Returns 0 once the exchange ran (the
+ * answer is then in *ERR and ARG), else negative errno. One link's plain answer:
+ * parent_rtnl.
  */
 static int getlink_by_name(const char *ifname, uint32_t ext_mask, nl_recvmsg_msg_cb_t valid,
 			   void *arg, int *err)
@@ -135,17 +134,12 @@ static int getlink_by_name(const char *ifname, uint32_t ext_mask, nl_recvmsg_msg
 		r = -ECONNREFUSED;
 		goto out;
 	}
-	if (!ext_mask) {
-		nl_socket_disable_msg_peek(sk);
-		if (nl_socket_set_msg_buf_size(sk, 32768) < 0)
-			goto out;
-	}
 	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, valid, arg);
 	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, getlink_err_cb, err);
 	m = nlmsg_alloc_simple(RTM_GETLINK, 0);
 	if (!m || nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0 ||
 	    nla_put_string(m, IFLA_IFNAME, ifname) < 0 ||
-	    (ext_mask && nla_put_u32(m, IFLA_EXT_MASK, ext_mask) < 0))
+	    nla_put_u32(m, IFLA_EXT_MASK, ext_mask) < 0)
 		goto out;
 	r = (nl_send_auto(sk, m) < 0 || (nl_recvmsgs_default(sk) < 0 && *err == 0)) ? -EIO : 0;
 out:
@@ -154,13 +148,34 @@ out:
 	return r;
 }
 
+/*
+ * One link's RTM_GETLINK by name on a bare socket (pkg/netns/rtnl.c: socket, send,
+ * receive, close; libnl's nl_connect added setsockopt twice, getpid, bind and
+ * getsockname to every ADD). -ENODEV: no such link.
+ */
 static int parent_rtnl(const char *ifname, struct parent_ctx *p)
 {
-	int r = getlink_by_name(ifname, 0, parent_cb, p, &p->err);
+	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC};
+	struct nl_msg *m = nlmsg_alloc_simple(RTM_GETLINK, 0);
+	int sk, r = -ENOMEM;
 
-	if (r == 0 && p->err == 0 && p->ifindex <= 0)
-		return -EBADMSG; /* an answer without the link */
-	return r < 0 ? r : p->err;
+	if (!m)
+		return r;
+	if (nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0 ||
+	    nla_put_string(m, IFLA_IFNAME, ifname) < 0)
+		goto out;
+	sk = rtnl_socket_in(-1);
+	if (sk < 0) {
+		r = sk;
+		goto out;
+	}
+	r = rtnl_ask(sk, m, parent_parse, p);
+	close(sk);
+	if (r == 0 && p->ifindex <= 0)
+		r = -EBADMSG; /* an answer without the link */
+out:
+	nlmsg_free(m);
+	return r;
 }
 
 static int bus_info_ethtool(const char *ifname, char *buf, size_t len)

@@ -10,6 +10,7 @@
  * the thread in the wrong one.
  */
 #include "pkg/netns/netns.h"
+#include "pkg/netns/rtnl.h"
 #include "pkg/nlparse/nlparse.h"
 
 #include <errno.h>
@@ -88,73 +89,6 @@ int netns_nsid_msg(const struct nlmsghdr *h, size_t len, int32_t *ret)
 		return -EBADMSG;
 	*ret = (int32_t)nla_get_u32(tb[NETNSA_NSID]);
 	return 0;
-}
-
-/* An rtnetlink socket of the netns @nsfd (-1: the current one). */
-static int rtnl_socket_in(int nsfd)
-{
-	int saved = -1, fd, r, e;
-
-	if (nsfd >= 0) {
-		r = netns_enter(nsfd, &saved);
-		if (r < 0)
-			return r;
-	}
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	e = errno;
-	if (nsfd >= 0) {
-		r = netns_return(saved);
-		if (r < 0) {
-			if (fd >= 0)
-				close(fd);
-			return r;
-		}
-	}
-	return fd < 0 ? -e : fd;
-}
-
-/*
- * Send @m on @sk and read its one answer: the reply message to @parse (its
- * result returned), or the kernel's error.
- */
-static int rtnl_ask(int sk, struct nl_msg *m, int (*parse)(const struct nlmsghdr *, size_t, void *),
-		    void *arg)
-{
-	static unsigned seq; /* the agent's threads ask too */
-	struct nlmsghdr *req = nlmsg_hdr(m);
-	char buf[32768] __attribute__((aligned(NLMSG_ALIGNTO)));
-	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
-
-	req->nlmsg_flags |= NLM_F_REQUEST;
-	req->nlmsg_seq = __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED);
-	if (sendto(sk, req, req->nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n = recv(sk, buf, sizeof(buf), MSG_TRUNC);
-		size_t left;
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if ((size_t)n > sizeof(buf))
-			return -EMSGSIZE;
-		left = (size_t)n;
-		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, left);
-		     h = NLMSG_NEXT(h, left)) {
-			if (h->nlmsg_seq != req->nlmsg_seq)
-				continue;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e = NLMSG_DATA(h);
-
-				if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
-					return -EBADMSG;
-				return e->error ? e->error : -ENODATA;
-			}
-			return parse(h, left, arg);
-		}
-	}
 }
 
 static int desc_parse(const struct nlmsghdr *h, size_t len, void *arg)
@@ -330,11 +264,6 @@ static int rtnl_host_nsid(void *arg, int32_t *ret)
 
 static const struct netns_lower_ops rtnl_ops = {.getlink = rtnl_getlink,
 						.host_nsid = rtnl_host_nsid};
-
-int netns_rtnl_socket(void)
-{
-	return rtnl_socket_in(-1);
-}
 
 int netns_link_lower_sk(int pod_sk, const char *ifname, struct netns_lower *ret)
 {

@@ -43,6 +43,10 @@ echo "   steady ADD: $(wc -l < "$T/calls") syscalls"
 
 check "no ioctl socket for the pod interface's index ($(n SIOCGIFINDEX) SIOCGIFINDEX)" \
 	[ "$(n SIOCGIFINDEX)" = 0 ]
+# one link's RTM_GETLINK on a bare socket: the kernel binds it at the send (libnl's connect
+# added two setsockopt, a bind and a getsockname)
+check "no netlink socket set up beyond socket(2) ($(n 'setsockopt(\|bind(\|getsockname(') calls)" \
+	[ "$(n 'setsockopt(\|bind(\|getsockname(')" = 0 ]
 check "no socket but netlink ones ($(n 'socket(AF_UNIX\|socket(AF_INET') others)" \
 	[ "$(n 'socket(AF_UNIX\|socket(AF_INET')" = 0 ]
 check "stdout not probed by stdio (fstat, isatty): $(n 'newfstatat(1,\|ioctl(1,') calls" \

@@ -81,7 +81,6 @@ int mem_arena(size_t n)
 	arena.base = malloc(n);
 	if (!arena.base)
 		return -ENOMEM;
-	mem_populate(arena.base, n);
 	ARENA_POISON(arena.base, n);
 	arena.cap = n;
 	arena.top = arena.last = 0;

@@ -447,9 +447,16 @@ struct dirent64_rec {
 	char name[];
 };
 
+/* the largest getdents64 record: its header and a NAME_MAX name, 8-byte aligned */
+#define DIRENT64_MAX ((offsetof(struct dirent64_rec, name) + 256 + 7) & ~(size_t)7)
+
 /*
  * getdents64 on the fd itself, not fdopendir/readdir: no fstat and two fcntl per
  * directory, no 32 KiB DIR buffer on the heap (issue 51: a steady ADD lists five).
+ * Under /sys (sysfs and configfs: the kernel emits a directory's entries until
+ * the next does not fit) an answer that left room for the largest entry is the
+ * whole directory: no second getdents64 to hear 0 (6 calls of a steady ADD).
+ * Other directories (kubelet's, the state's) are read to the 0, as readdir does.
  */
 int sysfs_list(const struct rq_root *r, const char *path, char ***ret, size_t *ret_n)
 {
@@ -457,6 +464,7 @@ int sysfs_list(const struct rq_root *r, const char *path, char ***ret, size_t *r
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	char buf[4096] __attribute__((aligned(8)));
+	bool kernfs = !strncmp(path, "/sys/", 5);
 	ssize_t got;
 
 	if (fd < 0)
@@ -491,7 +499,7 @@ int sysfs_list(const struct rq_root *r, const char *path, char ***ret, size_t *r
 			}
 			n++;
 		}
-		if (rr < 0)
+		if (rr < 0 || (kernfs && (size_t)got <= sizeof(buf) - DIRENT64_MAX))
 			break;
 	}
 	close(fd);

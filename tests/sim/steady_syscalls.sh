@@ -67,6 +67,10 @@ check "the start-up does not read /proc/self/exe ($(n '"/proc/self/exe"') reads)
 # a bind-mount netns path names its netns from any PID namespace: /proc not asked
 check "the PID namespace not read for a bind-mount netns path ($(n 'ns/pid"') reads)" \
 	[ "$(n 'ns/pid"')" = 0 ]
+# sysfs emits a directory's entries until the next does not fit: one answer with room left
+# is the whole directory (the steady ADD lists only directories under /sys)
+check "each /sys directory listed in one getdents64 ($(grep -c 'getdents64(.*) = 0$' "$T/calls") asked again)" \
+	[ "$(grep -c 'getdents64(.*) = 0$' "$T/calls")" = 0 ]
 check "the port file: found once, read once ($(n 'default_roce_tos"') opens)" \
 	[ "$(n 'default_roce_tos"')" = 2 ]
 chain_del "$ROOT" sys pod-sys "$NS" net1 "$VF" "$RQ" "$ARGS" > /dev/null 2>&1

@@ -383,6 +383,31 @@ START_TEST(mkdir_and_list)
 	ck_assert_int_eq(sysfs_list(&root, "/missing", &names, &n), -ENOENT);
 	ck_assert_int_eq(sysfs_list(&root, "/l/a", &names, &n), -ENOTDIR);
 	sysfs_list_free(NULL, 0);
+	/*
+	 * Under /sys a directory answered whole in one getdents64 is not asked again; one
+	 * whose entries take several answers (over 4 KiB of records, names of every
+	 * length up to NAME_MAX) is read to its end
+	 */
+	for (int len = 1; len <= 255; len += 2) {
+		char name[300], p[320];
+
+		memset(name, 'a' + len % 26, (size_t)len);
+		name[len] = '\0';
+		(void)snprintf(p, sizeof(p), "/sys/many/%s", name);
+		put(p, "");
+	}
+	names = NULL;
+	ck_assert_int_eq(sysfs_list(&root, "/sys/many", &names, &n), 0);
+	ck_assert_uint_eq(n, 128);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_uint_eq(strlen(names[i]) % 2, 1);
+	sysfs_list_free(names, n);
+	put("/sys/few/x", "");
+	put("/sys/few/y", "");
+	names = NULL;
+	ck_assert_int_eq(sysfs_list(&root, "/sys/few", &names, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	sysfs_list_free(names, n);
 }
 END_TEST
 

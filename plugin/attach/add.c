@@ -261,7 +261,7 @@ static int carrier_step(struct rq_ctx *c, struct add_tx *tx)
 		if (state_pf_read(&c->env.root, vf->pf[i].pci, &now) < 0)
 			now = NULL;
 		tx->idx_moved[i] =
-		    !(snap[i] == now || (snap[i] && now && cJSON_Compare(snap[i], now, true)));
+		    !(snap[i] == now || (snap[i] && now && json_equal(snap[i], now)));
 		if (tx->idx_moved[i])
 			log_info("%s: PF %s: other attachments came while the carrier was down",
 				 c->key, vf->pf[i].ifname);
@@ -425,7 +425,7 @@ static int commit_step(struct rq_ctx *c, struct add_tx *tx)
 	if (!rec)
 		return rq_err(&c->err, RQ_ERR_IO, -ENOMEM, "out of memory");
 	/* a repeated ADD that changes nothing writes nothing */
-	if (!tx->intent_written && tx->rec_before && cJSON_Compare(tx->rec_before, rec, true))
+	if (!tx->intent_written && tx->rec_before && json_equal(tx->rec_before, rec))
 		r = 0;
 	else
 		r = state_record_write(&c->env.root, c->key, rec);

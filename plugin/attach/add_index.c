@@ -89,7 +89,7 @@ int index_add(struct rq_ctx *c, struct add_tx *tx, size_t i)
 	e = index_entry(att, c->key);
 	/* a repeated ADD of a listed attachment with the same profile changes nothing */
 	if (e && down < 0 && !strcmp(json_str(e, "profileName") ?: "", c->profile.name) &&
-	    cJSON_Compare(cJSON_GetObjectItemCaseSensitive(e, "req"), req, true) &&
+	    json_equal(cJSON_GetObjectItemCaseSensitive(e, "req"), req) &&
 	    !cJSON_GetObjectItemCaseSensitive(idx, "profile")) {
 		cJSON_Delete(req);
 		return 0;

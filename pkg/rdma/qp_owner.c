@@ -30,7 +30,9 @@ const char *rdma_qp_by_name(enum rq_qp_by by)
 
 bool rdma_qp_kernel(const struct rq_qp *q)
 {
-	if (!strcmp(q->type, "GSI") || !strcmp(q->type, "SMI"))
+	/* the first byte first: a census asks it of every QP, nearly all "RC" */
+	if ((q->type[0] == 'G' && !strcmp(q->type, "GSI")) ||
+	    (q->type[0] == 'S' && !strcmp(q->type, "SMI")))
 		return true;
 	return !q->pid && q->comm[0] && strcmp(q->comm, "ib_uverbs") != 0;
 }
@@ -141,13 +143,58 @@ static int by_cgroup(const struct own *o, size_t n, const struct rq_qp *q, rq_pi
 	return w;
 }
 
+/*
+ * The id bound to QP @qpn, as rdma_cm_id_of_qp finds it, looked for at *@at first: the
+ * kernel lists QPs and ids in the order they were made, so after a QP's id the next
+ * QP's is the next id or none. Two ids on one QPN (never the kernel's) are found as
+ * rdma_cm_id_of_qp finds them.
+ */
+static const struct rq_cm_id *cm_next(const struct rq_cm_id_list *l, uint32_t qpn, size_t *at)
+{
+	const struct rq_cm_id *id = l->id;
+	size_t k = *at, lo = 0, hi = l->n;
+
+	if (!qpn || !l->n)
+		return NULL;
+	if (k >= l->n || id[k].qpn != qpn) {
+		/* none between the last one found and the next: no bound id */
+		if ((k == l->n || id[k].qpn > qpn) && (k == 0 || id[k - 1].qpn < qpn))
+			return NULL;
+		while (lo < hi) { /* the first id at or past @qpn */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (id[mid].qpn < qpn)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		k = lo;
+		*at = k;
+		if (k == l->n || id[k].qpn != qpn)
+			return NULL;
+	}
+	*at = k + 1;
+	if ((k > 0 && id[k - 1].qpn == qpn) || (k + 1 < l->n && id[k + 1].qpn == qpn))
+		return rdma_cm_id_of_qp(l, qpn);
+	return &id[k];
+}
+
+/* The last key a method looked up and its answer: a pod's QPs come in runs of one address */
+struct last {
+	bool set;
+	int w;
+};
+
 int rdma_qps_attribute(const struct rq_qp_list *qps, const struct rq_cm_id_list *cm,
 		       const cJSON *const *owners, size_t n, rq_pid_uid_fn uid_of, void *ctx,
 		       struct rq_qp_owner *ret)
 {
 	struct own *o = calloc(n ? n : 1, sizeof(*o));
 	struct pid_memo *m = calloc(qps->n ? qps->n : 1, sizeof(*m));
-	size_t nm = 0;
+	struct last lip = {0}, lgid = {0};
+	const uint8_t *lip_key = NULL;
+	int lgid_key = -1;
+	size_t nm = 0, at = 0;
 	int r = o && m ? 0 : -ENOMEM;
 
 	for (size_t i = 0; r == 0 && i < n; i++)
@@ -155,7 +202,7 @@ int rdma_qps_attribute(const struct rq_qp_list *qps, const struct rq_cm_id_list 
 			r = own_load(owners[i], &o[i]);
 	for (size_t i = 0; r == 0 && i < qps->n; i++) {
 		const struct rq_qp *q = &qps->qp[i];
-		const struct rq_cm_id *c = cm ? rdma_cm_id_of_qp(cm, q->qpn) : NULL;
+		const struct rq_cm_id *c;
 		int w = -1;
 
 		ret[i] = (struct rq_qp_owner){.owner = -1, .by = RQ_QP_BY_NONE};
@@ -163,14 +210,24 @@ int rdma_qps_attribute(const struct rq_qp_list *qps, const struct rq_cm_id_list 
 			ret[i].by = RQ_QP_BY_KERNEL;
 			continue;
 		}
-		if (c && c->has_src && (w = only(o, n, has_ip, c->src)) >= 0) {
-			ret[i] = (struct rq_qp_owner){w, RQ_QP_BY_CM_ID};
-			continue;
+		c = cm ? cm_next(cm, q->qpn, &at) : NULL;
+		if (c && c->has_src) {
+			if (!lip.set || memcmp(lip_key, c->src, 16) != 0)
+				lip = (struct last){true, only(o, n, has_ip, c->src)};
+			lip_key = c->src;
+			if ((w = lip.w) >= 0) {
+				ret[i] = (struct rq_qp_owner){w, RQ_QP_BY_CM_ID};
+				continue;
+			}
 		}
-		if (rdma_qp_ctx_class(q->type) && q->sgid_index >= 0 &&
-		    (w = only(o, n, has_gid, &q->sgid_index)) >= 0) {
-			ret[i] = (struct rq_qp_owner){w, RQ_QP_BY_SGID};
-			continue;
+		if (rdma_qp_ctx_class(q->type) && q->sgid_index >= 0) {
+			if (!lgid.set || lgid_key != q->sgid_index)
+				lgid = (struct last){true, only(o, n, has_gid, &q->sgid_index)};
+			lgid_key = q->sgid_index;
+			if ((w = lgid.w) >= 0) {
+				ret[i] = (struct rq_qp_owner){w, RQ_QP_BY_SGID};
+				continue;
+			}
 		}
 		if (q->pid && uid_of && (w = by_cgroup(o, n, q, uid_of, ctx, m, &nm)) >= 0)
 			ret[i] = (struct rq_qp_owner){w, RQ_QP_BY_CGROUP};

@@ -123,7 +123,6 @@ static int distribute(struct tel_sample *s, const size_t *g, size_t ng, struct r
 		by[k] = malloc(nb[k] ? nb[k] : 1);
 		l[k].qp = malloc((nb[k] ? nb[k] : 1) * sizeof(*l[k].qp));
 		l[k].cap = nb[k];
-		nb[k] = 0;
 		l[k].has_ctx = all->has_ctx;
 		l[k].drv_hidden = all->drv_hidden;
 		if (!by[k] || !l[k].qp)
@@ -132,9 +131,9 @@ static int distribute(struct tel_sample *s, const size_t *g, size_t ng, struct r
 	for (size_t i = 0; r == 0 && i < all->n; i++) {
 		int w = own[i].owner;
 
-		if (w >= 0) {
-			r = qp_append(&l[w], &all->qp[i]);
-			by[w][nb[w]++] = (uint8_t)own[i].by;
+		if (w >= 0) { /* counted above: room for it */
+			by[w][l[w].n] = (uint8_t)own[i].by;
+			l[w].qp[l[w].n++] = all->qp[i];
 		} else if (own[i].by == RQ_QP_BY_NONE) {
 			r = qp_append(&d->qps, &all->qp[i]);
 		}

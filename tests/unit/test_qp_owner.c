@@ -235,6 +235,39 @@ START_TEST(cm_json_sim)
 }
 END_TEST
 
+/* The ids file's source addresses read as inet_pton reads them (a dotted quad as ::ffff:a.b.c.d) */
+START_TEST(cm_json_addrs)
+{
+	static const char *const addrs[] = {
+	    "10.99.0.11", "0.0.0.0", "255.255.255.255", "1.2.3.4", "01.2.3.4", "1.2.3.04",
+	    "1.2.3.0", "256.1.1.1", "1.2.3.256", "1.2.3", "1.2.3.4.5", "1..2.3", ".1.2.3",
+	    "1.2.3.", "1234.1.1.1", "1.2.3.4 ", " 1.2.3.4", "1.2.3.-4", "a.b.c.d", "",
+	    "fd00::11", "::ffff:10.99.0.11", "::", "fe80::1%eth0", "1.2.3.4/24", "0x1.2.3.4",
+	    "99.99.99.99", "100.200.250.255"};
+	struct rq_cm_id_list l = {0};
+
+	for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+		char json[128];
+		uint8_t want[16] = {0};
+		bool ok = true;
+		int r;
+
+		if (inet_pton(AF_INET, addrs[i], want + 12) == 1)
+			want[10] = want[11] = 0xff;
+		else
+			ok = inet_pton(AF_INET6, addrs[i], want) == 1;
+		(void)snprintf(json, sizeof(json), "[{\"qpn\": 17, \"src_addr\": \"%s\"}]", addrs[i]);
+		r = cm_json(json, &l);
+		ck_assert_msg(r == (ok ? 0 : -EINVAL), "%s: %d", addrs[i], r);
+		if (ok) {
+			ck_assert_msg(l.n == 1 && l.id[0].has_src, "%s", addrs[i]);
+			ck_assert_msg(!memcmp(l.id[0].src, want, 16), "%s", addrs[i]);
+		}
+		rdma_cm_ids_free(&l);
+	}
+}
+END_TEST
+
 /* a QP of the shared device */
 static struct rq_qp *qp(struct rq_qp_list *l, uint32_t qpn, const char *type, uint32_t pid,
 			const char *comm, int sgid)
@@ -623,6 +656,7 @@ Suite *suite_qp_owner(void)
 	tcase_add_test(c, cm_msg_good);
 	tcase_add_test(c, cm_msg_bad);
 	tcase_add_test(c, cm_json_sim);
+	tcase_add_test(c, cm_json_addrs);
 	suite_add_tcase(s, c);
 	tcase_add_test(a, attribute_methods);
 	tcase_add_test(a, attribute_ambiguous);

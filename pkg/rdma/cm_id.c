@@ -192,22 +192,24 @@ static bool quad(const char *s, uint8_t ret[16])
 /* One member of a sim file's entry; false: outside the format. */
 static bool cm_member(struct rd *r, struct rq_cm_id *c)
 {
-	char key[16], addr[64];
+	char addr[64];
+	const char *key;
 	unsigned long v = 0;
+	size_t n;
 	bool ok;
 
-	if (!rd_string(r, key, sizeof(key)) || !rd_eat(r, ':'))
+	/* the key read where it is, not copied: a key of 16 bytes or more is outside the format */
+	if (!rd_span(r, &key, &n) || n >= 16 || !rd_eat(r, ':'))
 		return false;
-	/* by the first byte, then the name: five keys, each id has them all */
-	if (key[0] == 'q' && !strcmp(key, "qpn")) {
+	if (RD_KEY(key, n, "qpn")) {
 		ok = rd_number(r, 0xffffff, &v); /* a QPN has 24 bits */
 		c->qpn = (uint32_t)v;
-	} else if (key[0] == 'p' && !strcmp(key, "pid")) {
+	} else if (RD_KEY(key, n, "pid")) {
 		ok = rd_number(r, 4194304, &v); /* PID_MAX_LIMIT */
 		c->pid = (uint32_t)v;
-	} else if (key[0] == 'c' && !strcmp(key, "comm")) {
+	} else if (RD_KEY(key, n, "comm")) {
 		ok = rd_string(r, c->comm, sizeof(c->comm));
-	} else if (key[0] == 's' && !strcmp(key, "src_addr")) {
+	} else if (RD_KEY(key, n, "src_addr")) {
 		/* any address, as the kernel lists any: which pod holds it is the census's */
 		ok = rd_string(r, addr, sizeof(addr));
 		if (ok && quad(addr, c->src)) {
@@ -219,7 +221,7 @@ static bool cm_member(struct rd *r, struct rq_cm_id *c)
 			ok = inet_pton(AF_INET6, addr, c->src) == 1;
 		}
 		c->has_src = ok;
-	} else if (key[0] == 'd' && !strcmp(key, "dst_addr")) {
+	} else if (RD_KEY(key, n, "dst_addr")) {
 		ok = rd_string(r, NULL, 0);
 	} else {
 		ok = rd_skip(r, 0); /* a field of a later format */

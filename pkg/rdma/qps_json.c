@@ -18,31 +18,33 @@
 
 static bool member(struct rd *r, struct rq_qp *q, unsigned *seen, bool *has_ctx)
 {
-	char key[16];
+	const char *key;
 	unsigned long v = 0;
+	size_t n;
 	bool ok;
 
-	if (!rd_string(r, key, sizeof(key)) || !rd_eat(r, ':'))
+	/* the key read where it is, not copied: a key of 16 bytes or more is outside the format */
+	if (!rd_span(r, &key, &n) || n >= 16 || !rd_eat(r, ':'))
 		return false;
-	if (!strcmp(key, "qpn")) {
+	if (RD_KEY(key, n, "qpn")) {
 		ok = rd_number(r, 0xffffff, &v); /* a QPN has 24 bits */
 		q->qpn = (uint32_t)v;
 		*seen |= 1;
-	} else if (!strcmp(key, "type")) {
+	} else if (RD_KEY(key, n, "type")) {
 		ok = rd_string(r, q->type, sizeof(q->type)) && q->type[0];
 		*seen |= 2;
-	} else if (!strcmp(key, "state")) {
+	} else if (RD_KEY(key, n, "state")) {
 		ok = rd_string(r, q->state, sizeof(q->state)) && q->state[0];
 		*seen |= 4;
-	} else if (!strcmp(key, "pid")) {
+	} else if (RD_KEY(key, n, "pid")) {
 		ok = rd_number(r, 4194304, &v); /* PID_MAX_LIMIT */
 		q->pid = (uint32_t)v;
-	} else if (!strcmp(key, "comm")) {
+	} else if (RD_KEY(key, n, "comm")) {
 		ok = rd_string(r, q->comm, sizeof(q->comm)) && q->comm[0];
-	} else if (!strcmp(key, "sgid_index")) {
+	} else if (RD_KEY(key, n, "sgid_index")) {
 		ok = rd_number(r, 255, &v); /* mlx5's src_addr_index has 8 bits */
 		q->sgid_index = (int)v;
-	} else if (!strcmp(key, "tclass")) {
+	} else if (RD_KEY(key, n, "tclass")) {
 		ok = rd_number(r, 255, &v);
 		q->tclass = (int)v;
 		*has_ctx = true;

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pkg/json/jget.h"
 #include "pkg/kubelet/kubelet.h"
 #include "pkg/log/log.h"
 #include "pkg/rdma/qp_owner.h"
@@ -53,8 +52,7 @@ static const char *uid_known(const struct uid_ctx *u, const struct rq_qp *q)
 			continue;
 		for (size_t k = 0; k < a->qps.n; k++)
 			if (a->qps.qp[k].qpn == q->qpn && a->qps.qp[k].pid == q->pid)
-				return a->qp_by[k] == RQ_QP_BY_CGROUP ? json_str(a->owner, "podUID")
-								      : NULL;
+				return a->qp_by[k] == RQ_QP_BY_CGROUP ? a->own.uid : NULL;
 	}
 	return NULL;
 }
@@ -161,13 +159,13 @@ static void census_dev(const struct rq_env *env, struct tel_sample *s, const siz
 	struct rq_qp_list all = {0};
 	struct rq_cm_id_list cm = {0};
 	struct rq_qp_owner *own = NULL;
-	const cJSON **owners = calloc(ng, sizeof(*owners));
+	const struct rq_qp_own **owners = calloc(ng, sizeof(*owners));
 	int r = owners ? 0 : -ENOMEM;
 
 	for (size_t k = 0; k < ng; k++) {
 		tel_census_fini(&s->atts[g[k]]);
 		if (owners)
-			owners[k] = s->atts[g[k]].owner;
+			owners[k] = &s->atts[g[k]].own;
 	}
 	/* a shared device lives in the host's netns: every pod's QPs and ids are listed there */
 	if (r == 0)
@@ -181,7 +179,7 @@ static void census_dev(const struct rq_env *env, struct tel_sample *s, const siz
 	if (r == 0) {
 		struct uid_ctx u = {.env = env, .prev = s->census_prev, .dev = d->rdma_dev};
 
-		r = rdma_qps_attribute(&all, &cm, owners, ng, pid_uid, &u, own);
+		r = rdma_qps_attribute_own(&all, &cm, owners, ng, pid_uid, &u, own);
 	}
 	if (r == 0)
 		r = distribute(s, g, ng, &all, own, d);

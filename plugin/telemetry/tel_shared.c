@@ -50,6 +50,9 @@ static const char *uid_known(const struct uid_ctx *u, const struct rq_qp *q)
 
 		if (!a->shared || !a->qp_by || strcmp(a->rdma_dev, u->dev) != 0)
 			continue;
+		/* a list whose QPNs all lie elsewhere holds no such QP: not read (cold memory) */
+		if (a->qp_range && (q->qpn < a->qpn_lo || q->qpn > a->qpn_hi))
+			continue;
 		for (size_t k = 0; k < a->qps.n; k++)
 			if (a->qps.qp[k].qpn == q->qpn && a->qps.qp[k].pid == q->pid)
 				return a->qp_by[k] == RQ_QP_BY_CGROUP ? a->own.uid : NULL;
@@ -111,7 +114,8 @@ static int distribute(struct tel_sample *s, const size_t *g, size_t ng, struct r
 	struct rq_qp_list *l = calloc(ng, sizeof(*l));
 	uint8_t **by = calloc(ng, sizeof(*by));
 	size_t *nb = calloc(ng, sizeof(*nb));
-	int r = l && by && nb ? 0 : -ENOMEM;
+	uint32_t *lo = calloc(ng, sizeof(*lo)), *hi = calloc(ng, sizeof(*hi));
+	int r = l && by && nb && lo && hi ? 0 : -ENOMEM;
 
 	/* each list at its size: one allocation, no growing */
 	for (size_t i = 0; r == 0 && i < all->n; i++)
@@ -130,6 +134,10 @@ static int distribute(struct tel_sample *s, const size_t *g, size_t ng, struct r
 		int w = own[i].owner;
 
 		if (w >= 0) { /* counted above: room for it */
+			uint32_t qpn = all->qp[i].qpn;
+
+			lo[w] = l[w].n && lo[w] < qpn ? lo[w] : qpn;
+			hi[w] = l[w].n && hi[w] > qpn ? hi[w] : qpn;
 			by[w][l[w].n] = (uint8_t)own[i].by;
 			l[w].qp[l[w].n++] = all->qp[i];
 		} else if (own[i].by == RQ_QP_BY_NONE) {
@@ -138,8 +146,15 @@ static int distribute(struct tel_sample *s, const size_t *g, size_t ng, struct r
 	}
 	for (size_t k = 0; k < ng; k++) {
 		if (r == 0) {
-			tel_census_take(s, &s->atts[g[k]], &l[k], by[k]);
+			struct tel_att *a = &s->atts[g[k]];
+			bool any = l[k].n > 0;
+
+			tel_census_take(s, a, &l[k], by[k]);
 			by[k] = NULL;
+			/* the QPNs it holds: the next census's cgroup memo reads no other list (uid_known) */
+			a->qp_range = a->census == 1 && any;
+			a->qpn_lo = lo[k];
+			a->qpn_hi = hi[k];
 		} else {
 			s->atts[g[k]].census = r;
 		}
@@ -149,6 +164,8 @@ static int distribute(struct tel_sample *s, const size_t *g, size_t ng, struct r
 	free(l);
 	free(by);
 	free(nb);
+	free(lo);
+	free(hi);
 	return r;
 }
 

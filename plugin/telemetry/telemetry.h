@@ -68,6 +68,9 @@ struct tel_att {
 	bool shared;
 	struct rq_qp_own own;
 	uint8_t *qp_by;
+	/* qp_range: every QPN of qps is in [qpn_lo, qpn_hi] (set by the shared census) */
+	bool qp_range;
+	uint32_t qpn_lo, qpn_hi;
 };
 
 /* A shared RDMA device's census: its user QPs that no attachment owns (tel_shared.c). */

@@ -206,7 +206,8 @@ int rdma_qps_attribute_own(const struct rq_qp_list *qps, const struct rq_cm_id_l
 			   const struct rq_qp_own *const *o, size_t n, rq_pid_uid_fn uid_of,
 			   void *ctx, struct rq_qp_owner *ret)
 {
-	struct pid_memo *m = calloc(qps->n ? qps->n : 1, sizeof(*m));
+	/* one entry per pid a cgroup was asked for: on the stack unless there are many */
+	struct pid_memo stack[64], *m = qps->n <= 64 ? stack : malloc(qps->n * sizeof(*m));
 	struct last lip = {0}, lgid = {0};
 	const uint8_t *lip_key = NULL;
 	int lgid_key = -1;
@@ -245,7 +246,8 @@ int rdma_qps_attribute_own(const struct rq_qp_list *qps, const struct rq_cm_id_l
 		if (q->pid && uid_of && (w = by_cgroup(o, n, q, uid_of, ctx, m, &nm)) >= 0)
 			ret[i] = (struct rq_qp_owner){w, RQ_QP_BY_CGROUP};
 	}
-	free(m);
+	if (m != stack)
+		free(m);
 	return r;
 }
 

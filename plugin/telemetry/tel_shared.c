@@ -107,65 +107,70 @@ static size_t group(const struct tel_sample *s, const char *dev, size_t *idx)
 	return n;
 }
 
+/* One attachment's share of its device's QPs while they are given out */
+struct share {
+	struct rq_qp_list l;
+	uint8_t *by;
+	uint32_t lo, hi; /* its lowest and highest QPN */
+};
+
 /* Each QP of @all to its owner of @g (indexes into @s->atts), the rest into @d. */
 static int distribute(struct tel_sample *s, const size_t *g, size_t ng, struct rq_qp_list *all,
 		      const struct rq_qp_owner *own, struct tel_dev *d)
 {
-	struct rq_qp_list *l = calloc(ng, sizeof(*l));
-	uint8_t **by = calloc(ng, sizeof(*by));
-	size_t *nb = calloc(ng, sizeof(*nb));
-	uint32_t *lo = calloc(ng, sizeof(*lo)), *hi = calloc(ng, sizeof(*hi));
-	int r = l && by && nb && lo && hi ? 0 : -ENOMEM;
+	struct share *h = calloc(ng, sizeof(*h));
+	int r = h ? 0 : -ENOMEM;
 
 	/* each list at its size: one allocation, no growing */
 	for (size_t i = 0; r == 0 && i < all->n; i++)
 		if (own[i].owner >= 0)
-			nb[own[i].owner]++;
+			h[own[i].owner].l.cap++;
 	for (size_t k = 0; r == 0 && k < ng; k++) {
-		by[k] = malloc(nb[k] ? nb[k] : 1);
-		l[k].qp = malloc((nb[k] ? nb[k] : 1) * sizeof(*l[k].qp));
-		l[k].cap = nb[k];
-		l[k].has_ctx = all->has_ctx;
-		l[k].drv_hidden = all->drv_hidden;
-		if (!by[k] || !l[k].qp)
+		size_t n = h[k].l.cap ? h[k].l.cap : 1;
+
+		h[k].by = malloc(n);
+		h[k].l.qp = malloc(n * sizeof(*h[k].l.qp));
+		h[k].l.has_ctx = all->has_ctx;
+		h[k].l.drv_hidden = all->drv_hidden;
+		if (!h[k].by || !h[k].l.qp)
 			r = -ENOMEM;
 	}
 	for (size_t i = 0; r == 0 && i < all->n; i++) {
 		int w = own[i].owner;
 
 		if (w >= 0) { /* counted above: room for it */
+			struct share *x = &h[w];
 			uint32_t qpn = all->qp[i].qpn;
 
-			lo[w] = l[w].n && lo[w] < qpn ? lo[w] : qpn;
-			hi[w] = l[w].n && hi[w] > qpn ? hi[w] : qpn;
-			by[w][l[w].n] = (uint8_t)own[i].by;
-			l[w].qp[l[w].n++] = all->qp[i];
+			x->lo = x->l.n && x->lo < qpn ? x->lo : qpn;
+			x->hi = x->l.n && x->hi > qpn ? x->hi : qpn;
+			x->by[x->l.n] = (uint8_t)own[i].by;
+			x->l.qp[x->l.n++] = all->qp[i];
 		} else if (own[i].by == RQ_QP_BY_NONE) {
 			r = qp_append(&d->qps, &all->qp[i]);
 		}
 	}
-	for (size_t k = 0; k < ng; k++) {
+	for (size_t k = 0; h && k < ng; k++) {
 		if (r == 0) {
 			struct tel_att *a = &s->atts[g[k]];
-			bool any = l[k].n > 0;
+			bool any = h[k].l.n > 0;
 
-			tel_census_take(s, a, &l[k], by[k]);
-			by[k] = NULL;
+			tel_census_take(s, a, &h[k].l, h[k].by);
+			h[k].by = NULL;
 			/* the QPNs it holds: the next census's cgroup memo reads no other list (uid_known) */
 			a->qp_range = a->census == 1 && any;
-			a->qpn_lo = lo[k];
-			a->qpn_hi = hi[k];
+			a->qpn_lo = h[k].lo;
+			a->qpn_hi = h[k].hi;
 		} else {
 			s->atts[g[k]].census = r;
 		}
-		rdma_qps_free(l ? &l[k] : NULL);
-		free(by ? by[k] : NULL);
+		rdma_qps_free(&h[k].l);
+		free(h[k].by);
 	}
-	free(l);
-	free(by);
-	free(nb);
-	free(lo);
-	free(hi);
+	if (!h)
+		for (size_t k = 0; k < ng; k++)
+			s->atts[g[k]].census = r;
+	free(h);
 	return r;
 }
 

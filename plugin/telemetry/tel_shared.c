@@ -174,6 +174,23 @@ static int distribute(struct tel_sample *s, const size_t *g, size_t ng, struct r
 	return r;
 }
 
+/*
+ * Whether an RDMA-CM id can give one of @all's QPs to an attachment: only to one
+ * with an address (a host-network pod's object has none), and only a user QP. When
+ * not, the ids are not read (a netlink dump less per census): the cm_id method would
+ * name no QP, and the others attribute them as they would.
+ */
+static bool ids_may_own(const struct rq_qp_own *const *o, size_t n, const struct rq_qp_list *all)
+{
+	bool addr = false, user = false;
+
+	for (size_t k = 0; k < n && !addr; k++)
+		addr = o[k] && o[k]->ip && o[k]->n_ip > 0;
+	for (size_t i = 0; addr && i < all->n && !user; i++)
+		user = !rdma_qp_kernel(&all->qp[i]);
+	return addr && user;
+}
+
 /* One shared device's census: its attachments @g (of @ng) and its entry @d. */
 static void census_dev(const struct rq_env *env, struct tel_sample *s, const size_t *g, size_t ng,
 		       struct tel_dev *d)
@@ -192,7 +209,8 @@ static void census_dev(const struct rq_env *env, struct tel_sample *s, const siz
 	/* a shared device lives in the host's netns: every pod's QPs and ids are listed there */
 	if (r == 0)
 		r = env->qps_read(env, "", d->rdma_dev, &all);
-	if (r == 0 && env->cm_ids_read && env->cm_ids_read(env, "", d->rdma_dev, &cm) < 0) {
+	if (r == 0 && env->cm_ids_read && ids_may_own(owners, ng, &all) &&
+	    env->cm_ids_read(env, "", d->rdma_dev, &cm) < 0) {
 		/* no cm_id dump (an old kernel): the other methods still attribute */
 		rdma_cm_ids_free(&cm);
 	}

@@ -178,7 +178,8 @@ static bool quad(const char *s, uint8_t ret[16])
 
 		while (n < 4 && s[n] >= '0' && s[n] <= '9')
 			v = v * 10 + (unsigned)(s[n++] - '0');
-		if (!n || n > 3 || v > 255 || (n > 1 && s[0] == '0') || s[n] != (i < 3 ? '.' : '\0'))
+		if (!n || n > 3 || v > 255 || (n > 1 && s[0] == '0') ||
+		    s[n] != (i < 3 ? '.' : '\0'))
 			return false;
 		b[i] = (uint8_t)v;
 		s += n + 1;

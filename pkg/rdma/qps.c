@@ -269,7 +269,7 @@ static struct rq_qp *qp_find(struct rq_qp_list *l, uint32_t qpn, size_t *from)
 
 bool rdma_qp_ctx_class(const char *type)
 {
-	/* by the first byte: asked of every QP at each census (the judge, a shared device's owners) */
+	/* by the first byte: asked of every QP at each census (the judge, the attribution) */
 	switch (type[0]) {
 	case 'R':
 	case 'U':

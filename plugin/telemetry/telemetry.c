@@ -128,7 +128,7 @@ int tel_add_record(struct tel_sample *s, const cJSON *rec, const struct rq_profi
 	(void)snprintf(a->rdma_dev, sizeof(a->rdma_dev), "%s",
 		       json_str(rd, "device") ?: json_str(rec, "rdmaDev") ?: "");
 	a->shared = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "shared"));
-	/* the attribution's view of its "ips", "gids" and "podUID": made once, not at each census */
+	/* its "ips", "gids" and "podUID" as the attribution reads them: once, not per census */
 	if (a->shared && (r = rdma_qp_own_load(rec, &a->own)) < 0)
 		return r;
 	cJSON_ArrayForEach(it, pfs)

@@ -157,7 +157,7 @@ static int distribute(struct tel_sample *s, const size_t *g, size_t ng, struct r
 
 			tel_census_take(s, a, &h[k].l, h[k].by);
 			h[k].by = NULL;
-			/* its QPNs: the next census's cgroup memo reads no other list (uid_known) */
+			/* its QPNs: the next census reads no other list for it (uid_known) */
 			a->qp_range = a->census == 1 && any;
 			a->qpn_lo = h[k].lo;
 			a->qpn_hi = h[k].hi;

@@ -163,34 +163,66 @@ int rdma_cm_ids_dump(const char *dev, struct rq_cm_id_list *ret)
 	return 0;
 }
 
+/*
+ * A dotted quad as inet_pton(AF_INET) reads it (four decimal bytes, none with a
+ * leading zero) into @ret as ::ffff:a.b.c.d; false: anything else, which the caller
+ * gives to inet_pton itself. The census reads one per id: inet_pton took as long as
+ * the rest of the id's parsing.
+ */
+static bool quad(const char *s, uint8_t ret[16])
+{
+	uint8_t b[4];
+
+	for (int i = 0; i < 4; i++) {
+		unsigned v = 0, n = 0;
+
+		while (n < 4 && s[n] >= '0' && s[n] <= '9')
+			v = v * 10 + (unsigned)(s[n++] - '0');
+		if (!n || n > 3 || v > 255 || (n > 1 && s[0] == '0') ||
+		    s[n] != (i < 3 ? '.' : '\0'))
+			return false;
+		b[i] = (uint8_t)v;
+		s += n + 1;
+	}
+	memset(ret, 0, 10);
+	ret[10] = ret[11] = 0xff;
+	memcpy(ret + 12, b, 4);
+	return true;
+}
+
 /* One member of a sim file's entry; false: outside the format. */
 static bool cm_member(struct rd *r, struct rq_cm_id *c)
 {
-	char key[16], addr[64];
+	char addr[64];
+	const char *key;
 	unsigned long v = 0;
+	size_t n;
 	bool ok;
 
-	if (!rd_string(r, key, sizeof(key)) || !rd_eat(r, ':'))
+	/* the key read where it is, not copied: a key of 16 bytes or more is outside the format */
+	if (!rd_span(r, &key, &n) || n >= 16 || !rd_eat(r, ':'))
 		return false;
-	if (!strcmp(key, "qpn")) {
+	if (RD_KEY(key, n, "qpn")) {
 		ok = rd_number(r, 0xffffff, &v); /* a QPN has 24 bits */
 		c->qpn = (uint32_t)v;
-	} else if (!strcmp(key, "pid")) {
+	} else if (RD_KEY(key, n, "pid")) {
 		ok = rd_number(r, 4194304, &v); /* PID_MAX_LIMIT */
 		c->pid = (uint32_t)v;
-	} else if (!strcmp(key, "comm")) {
+	} else if (RD_KEY(key, n, "comm")) {
 		ok = rd_string(r, c->comm, sizeof(c->comm));
-	} else if (!strcmp(key, "src_addr")) {
+	} else if (RD_KEY(key, n, "src_addr")) {
 		/* any address, as the kernel lists any: which pod holds it is the census's */
 		ok = rd_string(r, addr, sizeof(addr));
-		if (ok && inet_pton(AF_INET, addr, c->src + 12) == 1) {
+		if (ok && quad(addr, c->src)) {
+			/* as inet_pton(AF_INET) below */
+		} else if (ok && inet_pton(AF_INET, addr, c->src + 12) == 1) {
 			memset(c->src, 0, 10);
 			c->src[10] = c->src[11] = 0xff;
 		} else if (ok) {
 			ok = inet_pton(AF_INET6, addr, c->src) == 1;
 		}
 		c->has_src = ok;
-	} else if (!strcmp(key, "dst_addr")) {
+	} else if (RD_KEY(key, n, "dst_addr")) {
 		ok = rd_string(r, NULL, 0);
 	} else {
 		ok = rd_skip(r, 0); /* a field of a later format */
@@ -236,7 +268,18 @@ int rdma_cm_ids_parse_json(const char *text, size_t len, struct rq_cm_id_list *r
 {
 	struct rd r = {text, text + len};
 	struct rq_cm_id_list l = {0};
-	int rr = cm_parse(&r, &l);
+	const char *p = text, *end = text + len;
+	size_t n = 0, most = len / 3 + 1; /* "{}," */
+	int rr;
+
+	/* the list at its size at once: one '{' per id (memchr), no doubling from 16 */
+	while (n < most && p < end && (p = memchr(p, '{', (size_t)(end - p))) != NULL) {
+		n++;
+		p++;
+	}
+	if (n && n <= SIZE_MAX / sizeof(*l.id) && (l.id = malloc(n * sizeof(*l.id))) != NULL)
+		l.cap = n;
+	rr = cm_parse(&r, &l);
 
 	if (rr < 0) {
 		rdma_cm_ids_free(&l);
@@ -256,7 +299,12 @@ static int by_qpn(const void *a, const void *b)
 
 void rdma_cm_ids_sort(struct rq_cm_id_list *l)
 {
-	if (l->n > 1)
+	size_t k = 1;
+
+	/* the kernel lists ids in the order they were made, mostly their QPs' order too */
+	while (k < l->n && l->id[k - 1].qpn < l->id[k].qpn)
+		k++;
+	if (k < l->n)
 		qsort(l->id, l->n, sizeof(*l->id), by_qpn);
 }
 

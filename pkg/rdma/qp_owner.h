@@ -70,4 +70,25 @@ int rdma_qps_attribute(const struct rq_qp_list *qps, const struct rq_cm_id_list 
 		       const cJSON *const *owners, size_t n, rq_pid_uid_fn uid_of, void *ctx,
 		       struct rq_qp_owner *ret);
 
+/*
+ * One attachment as the methods read it, made from its record once (the agent
+ * keeps it with the record's target, not rebuilt at each census): its "ips" as
+ * GIDs (rdma_gid_from_ip; an address it cannot read is left out), its "gids"
+ * indexes, its "podUID" (NULL none). ip NULL: none loaded.
+ */
+struct rq_qp_own {
+	uint8_t (*ip)[16];
+	size_t n_ip;
+	int *gid;
+	size_t n_gid;
+	char *uid;
+};
+int rdma_qp_own_load(const cJSON *rec, struct rq_qp_own *ret);
+int rdma_qp_own_copy(const struct rq_qp_own *from, struct rq_qp_own *to);
+void rdma_qp_own_free(struct rq_qp_own *o);
+/* rdma_qps_attribute with the owners loaded (NULL or not loaded: skipped) */
+int rdma_qps_attribute_own(const struct rq_qp_list *qps, const struct rq_cm_id_list *cm,
+			   const struct rq_qp_own *const *owners, size_t n, rq_pid_uid_fn uid_of,
+			   void *ctx, struct rq_qp_owner *ret);
+
 #endif

@@ -269,8 +269,16 @@ static struct rq_qp *qp_find(struct rq_qp_list *l, uint32_t qpn, size_t *from)
 
 bool rdma_qp_ctx_class(const char *type)
 {
-	return !strcmp(type, "RC") || !strcmp(type, "UC") || !strcmp(type, "XRC_INI") ||
-	       !strcmp(type, "XRC_TGT");
+	/* by the first byte: asked of every QP at each census (the judge, the attribution) */
+	switch (type[0]) {
+	case 'R':
+	case 'U':
+		return type[1] == 'C' && !type[2];
+	case 'X':
+		return !strcmp(type, "XRC_INI") || !strcmp(type, "XRC_TGT");
+	default:
+		return false;
+	}
 }
 
 int rdma_qps_parse_raw_msg(const struct nlmsghdr *nlh, size_t len, struct rq_qp_list *l)

@@ -29,6 +29,7 @@ void tel_census_forget(struct tel_att *a)
 	a->qp_prio = NULL;
 	a->qp_off = NULL;
 	a->qp_by = NULL;
+	a->qp_range = false;
 	a->census = 0;
 }
 
@@ -164,6 +165,9 @@ void tel_census_carry(const struct tel_sample *s, struct tel_att *a, const struc
 		if (a->qp_by && p->qps.n)
 			memcpy(a->qp_by, p->qp_by, p->qps.n);
 	}
+	a->qp_range = p->qp_range;
+	a->qpn_lo = p->qpn_lo;
+	a->qpn_hi = p->qpn_hi;
 	if (!a->qps.qp || (p->qp_by && !a->qp_by) || judge(s, a) < 0) {
 		tel_census_fini(a);
 		a->census = -ENOMEM;

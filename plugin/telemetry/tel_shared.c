@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pkg/json/jget.h"
 #include "pkg/kubelet/kubelet.h"
 #include "pkg/log/log.h"
 #include "pkg/rdma/qp_owner.h"
@@ -51,10 +50,12 @@ static const char *uid_known(const struct uid_ctx *u, const struct rq_qp *q)
 
 		if (!a->shared || !a->qp_by || strcmp(a->rdma_dev, u->dev) != 0)
 			continue;
+		/* a list whose QPNs all lie elsewhere holds no such QP: not read (cold memory) */
+		if (a->qp_range && (q->qpn < a->qpn_lo || q->qpn > a->qpn_hi))
+			continue;
 		for (size_t k = 0; k < a->qps.n; k++)
 			if (a->qps.qp[k].qpn == q->qpn && a->qps.qp[k].pid == q->pid)
-				return a->qp_by[k] == RQ_QP_BY_CGROUP ? json_str(a->owner, "podUID")
-								      : NULL;
+				return a->qp_by[k] == RQ_QP_BY_CGROUP ? a->own.uid : NULL;
 	}
 	return NULL;
 }
@@ -106,53 +107,88 @@ static size_t group(const struct tel_sample *s, const char *dev, size_t *idx)
 	return n;
 }
 
+/* One attachment's share of its device's QPs while they are given out */
+struct share {
+	struct rq_qp_list l;
+	uint8_t *by;
+	uint32_t lo, hi; /* its lowest and highest QPN */
+};
+
 /* Each QP of @all to its owner of @g (indexes into @s->atts), the rest into @d. */
 static int distribute(struct tel_sample *s, const size_t *g, size_t ng, struct rq_qp_list *all,
 		      const struct rq_qp_owner *own, struct tel_dev *d)
 {
-	struct rq_qp_list *l = calloc(ng, sizeof(*l));
-	uint8_t **by = calloc(ng, sizeof(*by));
-	size_t *nb = calloc(ng, sizeof(*nb));
-	int r = l && by && nb ? 0 : -ENOMEM;
+	struct share *h = calloc(ng, sizeof(*h));
+	int r = h ? 0 : -ENOMEM;
 
 	/* each list at its size: one allocation, no growing */
 	for (size_t i = 0; r == 0 && i < all->n; i++)
 		if (own[i].owner >= 0)
-			nb[own[i].owner]++;
+			h[own[i].owner].l.cap++;
 	for (size_t k = 0; r == 0 && k < ng; k++) {
-		by[k] = malloc(nb[k] ? nb[k] : 1);
-		l[k].qp = malloc((nb[k] ? nb[k] : 1) * sizeof(*l[k].qp));
-		l[k].cap = nb[k];
-		nb[k] = 0;
-		l[k].has_ctx = all->has_ctx;
-		l[k].drv_hidden = all->drv_hidden;
-		if (!by[k] || !l[k].qp)
+		size_t n = h[k].l.cap ? h[k].l.cap : 1;
+
+		h[k].by = malloc(n);
+		h[k].l.qp = malloc(n * sizeof(*h[k].l.qp));
+		h[k].l.has_ctx = all->has_ctx;
+		h[k].l.drv_hidden = all->drv_hidden;
+		if (!h[k].by || !h[k].l.qp)
 			r = -ENOMEM;
 	}
 	for (size_t i = 0; r == 0 && i < all->n; i++) {
 		int w = own[i].owner;
 
-		if (w >= 0) {
-			r = qp_append(&l[w], &all->qp[i]);
-			by[w][nb[w]++] = (uint8_t)own[i].by;
+		if (w >= 0) { /* counted above: room for it */
+			struct share *x = &h[w];
+			uint32_t qpn = all->qp[i].qpn;
+
+			x->lo = x->l.n && x->lo < qpn ? x->lo : qpn;
+			x->hi = x->l.n && x->hi > qpn ? x->hi : qpn;
+			x->by[x->l.n] = (uint8_t)own[i].by;
+			x->l.qp[x->l.n++] = all->qp[i];
 		} else if (own[i].by == RQ_QP_BY_NONE) {
 			r = qp_append(&d->qps, &all->qp[i]);
 		}
 	}
-	for (size_t k = 0; k < ng; k++) {
+	for (size_t k = 0; h && k < ng; k++) {
 		if (r == 0) {
-			tel_census_take(s, &s->atts[g[k]], &l[k], by[k]);
-			by[k] = NULL;
+			struct tel_att *a = &s->atts[g[k]];
+			bool any = h[k].l.n > 0;
+
+			tel_census_take(s, a, &h[k].l, h[k].by);
+			h[k].by = NULL;
+			/* its QPNs: the next census reads no other list for it (uid_known) */
+			a->qp_range = a->census == 1 && any;
+			a->qpn_lo = h[k].lo;
+			a->qpn_hi = h[k].hi;
 		} else {
 			s->atts[g[k]].census = r;
 		}
-		rdma_qps_free(l ? &l[k] : NULL);
-		free(by ? by[k] : NULL);
+		rdma_qps_free(&h[k].l);
+		free(h[k].by);
 	}
-	free(l);
-	free(by);
-	free(nb);
+	if (!h)
+		for (size_t k = 0; k < ng; k++)
+			s->atts[g[k]].census = r;
+	free(h);
 	return r;
+}
+
+/*
+ * Whether an RDMA-CM id can give one of @all's QPs to an attachment: only to one
+ * with an address (a host-network pod's object has none), and only a user QP. When
+ * not, the ids are not read (a netlink dump less per census): the cm_id method would
+ * name no QP, and the others attribute them as they would.
+ */
+static bool ids_may_own(const struct rq_qp_own *const *o, size_t n, const struct rq_qp_list *all)
+{
+	bool addr = false, user = false;
+
+	for (size_t k = 0; k < n && !addr; k++)
+		addr = o[k] && o[k]->ip && o[k]->n_ip > 0;
+	for (size_t i = 0; addr && i < all->n && !user; i++)
+		user = !rdma_qp_kernel(&all->qp[i]);
+	return addr && user;
 }
 
 /* One shared device's census: its attachments @g (of @ng) and its entry @d. */
@@ -162,18 +198,19 @@ static void census_dev(const struct rq_env *env, struct tel_sample *s, const siz
 	struct rq_qp_list all = {0};
 	struct rq_cm_id_list cm = {0};
 	struct rq_qp_owner *own = NULL;
-	const cJSON **owners = calloc(ng, sizeof(*owners));
+	const struct rq_qp_own **owners = calloc(ng, sizeof(*owners));
 	int r = owners ? 0 : -ENOMEM;
 
 	for (size_t k = 0; k < ng; k++) {
 		tel_census_fini(&s->atts[g[k]]);
 		if (owners)
-			owners[k] = s->atts[g[k]].owner;
+			owners[k] = &s->atts[g[k]].own;
 	}
 	/* a shared device lives in the host's netns: every pod's QPs and ids are listed there */
 	if (r == 0)
 		r = env->qps_read(env, "", d->rdma_dev, &all);
-	if (r == 0 && env->cm_ids_read && env->cm_ids_read(env, "", d->rdma_dev, &cm) < 0) {
+	if (r == 0 && env->cm_ids_read && ids_may_own(owners, ng, &all) &&
+	    env->cm_ids_read(env, "", d->rdma_dev, &cm) < 0) {
 		/* no cm_id dump (an old kernel): the other methods still attribute */
 		rdma_cm_ids_free(&cm);
 	}
@@ -182,7 +219,7 @@ static void census_dev(const struct rq_env *env, struct tel_sample *s, const siz
 	if (r == 0) {
 		struct uid_ctx u = {.env = env, .prev = s->census_prev, .dev = d->rdma_dev};
 
-		r = rdma_qps_attribute(&all, &cm, owners, ng, pid_uid, &u, own);
+		r = rdma_qps_attribute_own(&all, &cm, owners, ng, pid_uid, &u, own);
 	}
 	if (r == 0)
 		r = distribute(s, g, ng, &all, own, d);

@@ -25,8 +25,7 @@ void tel_att_fini(struct tel_att *a)
 {
 	rdma_counters_fini(&a->ctr);
 	tel_census_fini(a);
-	cJSON_Delete(a->owner);
-	a->owner = NULL;
+	rdma_qp_own_free(&a->own);
 }
 
 void tel_sample_fini(struct tel_sample *s)
@@ -52,23 +51,6 @@ void tel_rec_key(const cJSON *rec, char *buf, size_t len)
 {
 	tel_key(json_str(rec, "vf"), json_str(rec, "podNamespace"), json_str(rec, "podName"),
 		json_str(rec, "ifname"), buf, len);
-}
-
-/* A shared attachment's "ips", "gids" and "podUID", for the attribution (pkg/rdma/qp_owner.h) */
-static cJSON *owner_of(const cJSON *rec)
-{
-	static const char *const keys[] = {"ips", "gids", "podUID"};
-	cJSON *o = cJSON_CreateObject();
-
-	for (size_t i = 0; o && i < 3; i++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(rec, keys[i]);
-
-		if (v && !cJSON_AddItemToObject(o, keys[i], cJSON_Duplicate(v, 1))) {
-			cJSON_Delete(o);
-			return NULL;
-		}
-	}
-	return o;
 }
 
 static int pf_add(struct tel_sample *s, const char *name, const char *pci)
@@ -146,8 +128,9 @@ int tel_add_record(struct tel_sample *s, const cJSON *rec, const struct rq_profi
 	(void)snprintf(a->rdma_dev, sizeof(a->rdma_dev), "%s",
 		       json_str(rd, "device") ?: json_str(rec, "rdmaDev") ?: "");
 	a->shared = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rec, "shared"));
-	if (a->shared && !(a->owner = owner_of(rec)))
-		return -ENOMEM;
+	/* its "ips", "gids" and "podUID" as the attribution reads them: once, not per census */
+	if (a->shared && (r = rdma_qp_own_load(rec, &a->own)) < 0)
+		return r;
 	cJSON_ArrayForEach(it, pfs)
 	{
 		const char *name = json_str(it, "ifname");
@@ -213,10 +196,9 @@ int tel_copy_targets(const struct tel_sample *from, struct tel_sample *to)
 		memset(&to->atts[i].ctr, 0, sizeof(to->atts[i].ctr));
 		tel_census_forget(&to->atts[i]);
 		to->atts[i].prio = -1;
-		to->atts[i].owner = NULL;
+		memset(&to->atts[i].own, 0, sizeof(to->atts[i].own));
 		to->n_atts = i + 1;
-		if (from->atts[i].owner &&
-		    !(to->atts[i].owner = cJSON_Duplicate(from->atts[i].owner, 1))) {
+		if (rdma_qp_own_copy(&from->atts[i].own, &to->atts[i].own) < 0) {
 			tel_sample_fini(to);
 			return -ENOMEM;
 		}

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "pkg/ethtool/ethtool.h"
+#include "pkg/rdma/qp_owner.h"
 #include "pkg/rdma/qps.h"
 #include "pkg/rdma/rdma.h"
 #include "plugin/attach/core.h"
@@ -60,12 +61,16 @@ struct tel_att {
 	 * host-network pod's object of the same shape): the device and its
 	 * counters are every pod's, so it has no counters of its own (has_ctr
 	 * false); its QPs are the device's attributed to it (tel_shared.c):
-	 * qp_by[i] how QP i was (enum rq_qp_by). owner: the record's "ips",
-	 * "gids" and "podUID" the attribution reads (owned).
+	 * qp_by[i] how QP i was (enum rq_qp_by). own: the record's "ips",
+	 * "gids" and "podUID" as the attribution reads them, made once with the
+	 * target (owned).
 	 */
 	bool shared;
-	cJSON *owner;
+	struct rq_qp_own own;
 	uint8_t *qp_by;
+	/* qp_range: every QPN of qps is in [qpn_lo, qpn_hi] (set by the shared census) */
+	bool qp_range;
+	uint32_t qpn_lo, qpn_hi;
 };
 
 /* A shared RDMA device's census: its user QPs that no attachment owns (tel_shared.c). */

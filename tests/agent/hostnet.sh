@@ -159,6 +159,18 @@ J
 rqs show --qps --json > "$T/q.json" 2> /dev/null
 check "show --qps: QP 31 is hn-pod's, by cgroup; QP 32 nobody's" \
 	[ "$(jq -c '[.attachments[] | select(.pod == "hn-pod") | .qps[] | [.qpn, .by]]' "$T/q.json")" = '[[31,"cgroup"]]' ]
+# an RDMA-CM id on the host's address: no attachment of the device has an address (a
+# host-network pod's object has none), so the ids can give no QP: the census does not read them
+mkdir -p "$ROOT/rdma/cm_ids"
+echo '[{"qpn": 31, "src_addr": "10.0.0.5", "dst_addr": "10.0.0.6", "pid": 6161, "comm": "all_reduce_perf"}]' \
+	> "$ROOT/rdma/cm_ids/$SDEV.json"
+strace -f -qq -e trace=openat,openat2 -o "$T/st" env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	RDMA_QOS_SIM_ROOT="$ROOT" "$SIM" show --qps --json > "$T/q2.json" 2> /dev/null
+check "show --qps: the device's QPs read, its RDMA-CM ids not (no address to give a QP to: $(grep -c "rdma/qps/$SDEV.json" "$T/st") $(grep -c "rdma/cm_ids/$SDEV.json" "$T/st"))" \
+	[ "$(grep -c "rdma/qps/$SDEV.json" "$T/st") $(grep -c "rdma/cm_ids/$SDEV.json" "$T/st")" = "1 0" ]
+check "... QP 31 still hn-pod's by cgroup" \
+	[ "$(jq -c '[.attachments[] | select(.pod == "hn-pod") | .qps[] | [.qpn, .by]]' "$T/q2.json")" = '[[31,"cgroup"]]' ]
+rm -f "$ROOT/rdma/cm_ids/$SDEV.json"
 rqs show --pod ai/hn-pod > "$T/pod.txt" 2> /dev/null; rc=$?
 check "show --pod: its qps check names the QP at class 0 (exit $rc)" \
 	eval '[ $rc -eq 1 ] && has qps "PROBLEM"'

@@ -17,10 +17,12 @@
 #include <rdma/rdma_netlink.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include "pkg/kubelet/kubelet.h"
 #include "pkg/rdma/cm_id.h"
+#include "pkg/rdma/gid.h"
 #include "pkg/rdma/qp_owner.h"
 
 static struct nlattr *nest(struct nl_msg *m, int type)
@@ -233,6 +235,39 @@ START_TEST(cm_json_sim)
 }
 END_TEST
 
+/* The ids file's source addresses read as inet_pton reads them (a dotted quad as ::ffff:a.b.c.d) */
+START_TEST(cm_json_addrs)
+{
+	static const char *const addrs[] = {
+	    "10.99.0.11", "0.0.0.0", "255.255.255.255", "1.2.3.4", "01.2.3.4", "1.2.3.04",
+	    "1.2.3.0", "256.1.1.1", "1.2.3.256", "1.2.3", "1.2.3.4.5", "1..2.3", ".1.2.3",
+	    "1.2.3.", "1234.1.1.1", "1.2.3.4 ", " 1.2.3.4", "1.2.3.-4", "a.b.c.d", "",
+	    "fd00::11", "::ffff:10.99.0.11", "::", "fe80::1%eth0", "1.2.3.4/24", "0x1.2.3.4",
+	    "99.99.99.99", "100.200.250.255"};
+	struct rq_cm_id_list l = {0};
+
+	for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+		char json[128];
+		uint8_t want[16] = {0};
+		bool ok = true;
+		int r;
+
+		if (inet_pton(AF_INET, addrs[i], want + 12) == 1)
+			want[10] = want[11] = 0xff;
+		else
+			ok = inet_pton(AF_INET6, addrs[i], want) == 1;
+		(void)snprintf(json, sizeof(json), "[{\"qpn\": 17, \"src_addr\": \"%s\"}]", addrs[i]);
+		r = cm_json(json, &l);
+		ck_assert_msg(r == (ok ? 0 : -EINVAL), "%s: %d", addrs[i], r);
+		if (ok) {
+			ck_assert_msg(l.n == 1 && l.id[0].has_src, "%s", addrs[i]);
+			ck_assert_msg(!memcmp(l.id[0].src, want, 16), "%s", addrs[i]);
+		}
+		rdma_cm_ids_free(&l);
+	}
+}
+END_TEST
+
 /* a QP of the shared device */
 static struct rq_qp *qp(struct rq_qp_list *l, uint32_t qpn, const char *type, uint32_t pid,
 			const char *comm, int sgid)
@@ -439,6 +474,178 @@ START_TEST(cgroup_layouts)
 }
 END_TEST
 
+/*
+ * The attribution as DESIGN.md words it, each QP on its own, every method asking every
+ * record (rdma_qps_attribute looks ids up from where the last one was and remembers the
+ * last address and GID index it resolved): the census must name the same owner by the
+ * same method for every QP, whatever the order of the QPs and ids, duplicates included.
+ */
+static bool ref_match(const cJSON *rec, int kind, const void *key)
+{
+	const cJSON *it;
+	const char *uid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "podUID"));
+	uint8_t ip[16];
+
+	if (kind == 2)
+		return uid && uid[0] && !strcasecmp(uid, key);
+	it = cJSON_GetObjectItemCaseSensitive(rec, kind == 0 ? "ips" : "gids");
+	for (it = it ? it->child : NULL; it; it = it->next) {
+		const cJSON *idx = cJSON_GetObjectItemCaseSensitive(it, "index");
+
+		if (kind == 0 && cJSON_IsString(it) && rdma_gid_from_ip(it->valuestring, ip) == 0 &&
+		    !memcmp(ip, key, 16))
+			return true;
+		if (kind == 1 && cJSON_IsNumber(idx) && idx->valueint == *(const int *)key)
+			return true;
+	}
+	return false;
+}
+
+static int ref_only(const cJSON *const *o, size_t n, int kind, const void *key)
+{
+	int found = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *u, *f;
+
+		if (!o[i] || !ref_match(o[i], kind, key))
+			continue;
+		if (found < 0) {
+			found = (int)i;
+			continue;
+		}
+		f = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o[found], "podUID"));
+		u = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o[i], "podUID"));
+		if (!f || !u || strcasecmp(f, u) != 0)
+			return -2;
+	}
+	return found;
+}
+
+/* pids 100..500: pods a, b, the host-network pod, a host process, pod d */
+static int rand_uid(void *ctx, const struct rq_qp *q, char *ret, size_t len)
+{
+	static const char *const uid[] = {"a1a1a1a1-0000-1111-2222-333344445555",
+					  "b2b2b2b2-0000-1111-2222-333344445555",
+					  "c3c3c3c3-0000-1111-2222-333344445555", NULL,
+					  "d4d4d4d4-0000-1111-2222-333344445555"};
+	unsigned k = q->pid / 100 - 1;
+
+	(void)ctx;
+	if (q->pid % 100 || k >= 5 || !uid[k] || strlen(uid[k]) >= len)
+		return -ENOENT;
+	memcpy(ret, uid[k], strlen(uid[k]) + 1);
+	return 0;
+}
+
+static struct rq_qp_owner ref_owner(const struct rq_qp *q, const struct rq_cm_id_list *cm,
+				    const cJSON *const *o, size_t n)
+{
+	static const char *const conn[] = {"RC", "UC", "XRC_INI", "XRC_TGT"};
+	const struct rq_cm_id *c = rdma_cm_id_of_qp(cm, q->qpn);
+	char uid[80];
+	bool connected = false;
+	int w;
+
+	if (!strcmp(q->type, "GSI") || !strcmp(q->type, "SMI") ||
+	    (!q->pid && q->comm[0] && strcmp(q->comm, "ib_uverbs") != 0))
+		return (struct rq_qp_owner){-1, RQ_QP_BY_KERNEL};
+	if (c && c->has_src && (w = ref_only(o, n, 0, c->src)) >= 0)
+		return (struct rq_qp_owner){w, RQ_QP_BY_CM_ID};
+	for (size_t k = 0; k < 4; k++)
+		connected = connected || !strcmp(q->type, conn[k]);
+	if (connected && q->sgid_index >= 0 && (w = ref_only(o, n, 1, &q->sgid_index)) >= 0)
+		return (struct rq_qp_owner){w, RQ_QP_BY_SGID};
+	if (q->pid && rand_uid(NULL, q, uid, sizeof(uid)) == 0 && (w = ref_only(o, n, 2, uid)) >= 0)
+		return (struct rq_qp_owner){w, RQ_QP_BY_CGROUP};
+	return (struct rq_qp_owner){-1, RQ_QP_BY_NONE};
+}
+
+static uint32_t rnd(uint32_t *seed, uint32_t m)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return (*seed >> 16) % m;
+}
+#define RND(m) rnd(&seed, (m))
+
+START_TEST(attribute_same_as_each_alone)
+{
+	/* b and d both claim 10.99.0.13 and GID 5 (a stale record); a and a2 are one pod */
+	const char *const recs[] = {
+	    "{\"podUID\": \"a1a1a1a1-0000-1111-2222-333344445555\", \"ips\": [\"10.99.0.11/24\", "
+	    "\"fd00::11\"], \"gids\": [{\"index\": 2}, {\"index\": 3}]}",
+	    "{\"podUID\": \"b2b2b2b2-0000-1111-2222-333344445555\", \"ips\": [\"10.99.0.12\", "
+	    "\"10.99.0.13\"], \"gids\": [{\"index\": 4}, {\"index\": 5}]}",
+	    "{\"podUID\": \"c3c3c3c3-0000-1111-2222-333344445555\", \"hostNetwork\": true, \"ips\": []}",
+	    "{\"podUID\": \"d4d4d4d4-0000-1111-2222-333344445555\", \"ips\": [\"10.99.0.13\"], "
+	    "\"gids\": [{\"index\": 5}, {\"index\": 6}]}",
+	    "{\"podUID\": \"A1A1A1A1-0000-1111-2222-333344445555\", \"ips\": [\"10.99.1.11\"], "
+	    "\"gids\": [{\"index\": 7}, {\"index\": 3}]}",
+	};
+	static const char *const types[] = {"RC", "RC", "RC", "UC", "UD", "GSI", "XRC_TGT", "DCI",
+					    "REG_UMR", "XRC_INI", "SMI"};
+	static const char *const comms[] = {"python3", "", "ib_uverbs", "mlx5_ib"};
+	static const char *const addrs[] = {"10.99.0.11", "10.99.0.12", "10.99.0.13", "10.99.1.11",
+					    "192.168.1.5", "fd00::11"};
+	cJSON *rec[5];
+	const cJSON *owners[6];
+	uint32_t seed = 50;
+	size_t checked = 0;
+
+	for (size_t i = 0; i < 5; i++)
+		owners[i] = rec[i] = owner(recs[i]);
+	owners[5] = NULL; /* a record the census could not use */
+	for (int round = 0; round < 400; round++) {
+		struct rq_qp_list l = {0};
+		struct rq_cm_id_list cm = {0};
+		struct rq_qp_owner own[96];
+		size_t nq = RND(96), nc = RND(64);
+		uint32_t qpn = 1 + RND(4);
+
+		for (size_t i = 0; i < nq; i++) {
+			/* mostly ascending, as the kernel lists them; now and then out of order or twice */
+			uint32_t r = RND(16), n = r == 0 ? 1 + RND(200) : r == 1 ? qpn : (qpn += 1 + RND(3));
+
+			const char *type = types[RND(11)];
+			uint32_t pid = RND(4) ? 100 * RND(6) : 0;
+			const char *comm = comms[RND(4)];
+
+			qp(&l, n, type, pid, comm, (int)RND(9) - 1);
+		}
+		for (size_t i = 0; i < nc; i++) {
+			struct rq_cm_id *c = rdma_cm_ids_add(&cm);
+
+			ck_assert_ptr_nonnull(c);
+			c->qpn = RND(8) == 0 ? 0 : nq && RND(4) ? l.qp[RND(nq)].qpn : 1 + RND(250);
+			c->has_src = RND(6) != 0;
+			if (c->has_src)
+				ck_assert_int_eq(rdma_gid_from_ip(addrs[RND(6)], c->src), 0);
+		}
+		rdma_cm_ids_sort(&cm);
+		ck_assert_int_eq(rdma_qps_attribute(&l, round % 7 ? &cm : NULL, owners, 6, rand_uid,
+						    NULL, own),
+				 0);
+		for (size_t i = 0; i < l.n; i++) {
+			struct rq_qp_owner w = ref_owner(&l.qp[i], round % 7 ? &cm : &(struct rq_cm_id_list){0},
+							 owners, 6);
+
+			ck_assert_msg(own[i].owner == w.owner && own[i].by == w.by,
+				      "round %d qpn %u (%s pid %u sgid %d): owner %d by %s, want %d by %s",
+				      round, l.qp[i].qpn, l.qp[i].type, l.qp[i].pid, l.qp[i].sgid_index,
+				      own[i].owner, rdma_qp_by_name(own[i].by), w.owner,
+				      rdma_qp_by_name(w.by));
+			checked += w.by == RQ_QP_BY_CM_ID;
+		}
+		rdma_cm_ids_free(&cm);
+		rdma_qps_free(&l);
+	}
+	ck_assert_uint_gt(checked, 1000); /* the cm_id method was asked, not only the others */
+	for (size_t i = 0; i < 5; i++)
+		cJSON_Delete(rec[i]);
+}
+END_TEST
+#undef RND
+
 Suite *suite_qp_owner(void);
 Suite *suite_qp_owner(void)
 {
@@ -449,10 +656,12 @@ Suite *suite_qp_owner(void)
 	tcase_add_test(c, cm_msg_good);
 	tcase_add_test(c, cm_msg_bad);
 	tcase_add_test(c, cm_json_sim);
+	tcase_add_test(c, cm_json_addrs);
 	suite_add_tcase(s, c);
 	tcase_add_test(a, attribute_methods);
 	tcase_add_test(a, attribute_ambiguous);
 	tcase_add_test(a, cgroup_layouts);
+	tcase_add_test(a, attribute_same_as_each_alone);
 	suite_add_tcase(s, a);
 	return s;
 }

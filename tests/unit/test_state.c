@@ -231,6 +231,31 @@ START_TEST(lock_attachment_liveness)
 	ck_assert_int_ge(fd, 0);
 	lock_release(fd);
 	ck_assert_int_eq(lock_attachment(&root, "../x", 0), -EINVAL);
+	/*
+	 * A waiter whose file is removed (DEL) while it waits gets the lock on the file made
+	 * again at the path, never on the unlinked one
+	 */
+	fd = lock_attachment(&root, "net_c1_eth0", 0);
+	ck_assert_int_ge(fd, 0);
+	pid = fork();
+	if (pid == 0) {
+		int w = lock_attachment(&root, "net_c1_eth0", 5000);
+		struct stat a, b;
+		char p[4200];
+		bool ok;
+
+		(void)snprintf(p, sizeof(p), "%s" RQ_ATT_LOCK_DIR "/net_c1_eth0.lock", tmpl);
+		ok = w >= 0 && fstat(w, &a) == 0 && a.st_nlink == 1 && stat(p, &b) == 0 &&
+		     a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+		(void)!write(pipefd[1], ok ? "y" : "n", 1);
+		_exit(0);
+	}
+	usleep(100 * 1000); /* the child waits on the held lock */
+	ck_assert_int_eq(lock_attachment_remove(&root, "net_c1_eth0"), 0);
+	lock_release(fd);
+	ck_assert_int_eq(read(pipefd[0], &c, 1), 1);
+	ck_assert_int_eq(c, 'y');
+	waitpid(pid, &st, 0);
 	close(pipefd[0]);
 	close(pipefd[1]);
 }

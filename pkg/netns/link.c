@@ -155,26 +155,14 @@ out:
  */
 static int parent_rtnl(const char *ifname, struct parent_ctx *p)
 {
-	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC};
-	struct nl_msg *m = nlmsg_alloc_simple(RTM_GETLINK, 0);
-	int sk, r = -ENOMEM;
+	int sk = rtnl_socket_in(-1), r;
 
-	if (!m)
-		return r;
-	if (nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0 ||
-	    nla_put_string(m, IFLA_IFNAME, ifname) < 0)
-		goto out;
-	sk = rtnl_socket_in(-1);
-	if (sk < 0) {
-		r = sk;
-		goto out;
-	}
-	r = rtnl_ask(sk, m, parent_parse, p);
+	if (sk < 0)
+		return sk;
+	r = rtnl_ask_link(sk, 0, ifname, parent_parse, p);
 	close(sk);
 	if (r == 0 && p->ifindex <= 0)
 		r = -EBADMSG; /* an answer without the link */
-out:
-	nlmsg_free(m);
 	return r;
 }
 

@@ -104,20 +104,7 @@ static int nsid_parse(const struct nlmsghdr *h, size_t len, void *arg)
 /* RTM_GETLINK by @ifindex (or by @ifname when 0) on @sk. -ENODEV: no such link. */
 static int getlink(int sk, int ifindex, const char *ifname, struct netns_link_desc *ret)
 {
-	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC, .ifi_index = ifindex};
-	struct nl_msg *m = nlmsg_alloc_simple(RTM_GETLINK, 0);
-	int r = -ENOMEM;
-
-	if (!m)
-		return r;
-	if (nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0 ||
-	    (!ifindex && nla_put_string(m, IFLA_IFNAME, ifname) < 0) ||
-	    nla_put_u32(m, IFLA_EXT_MASK, 0) < 0)
-		goto out;
-	r = rtnl_ask(sk, m, desc_parse, ret);
-out:
-	nlmsg_free(m);
-	return r;
+	return rtnl_ask_link(sk, ifindex, ifname, desc_parse, ret);
 }
 
 /* The id the netns of @sk has for the netns @nsfd (-1: none assigned). */

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <linux/rtnetlink.h>
+#include <netlink/attr.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -69,6 +70,23 @@ int rtnl_ask(int sk, struct nl_msg *m, int (*parse)(const struct nlmsghdr *, siz
 			return parse(h, left, arg);
 		}
 	}
+}
+
+int rtnl_ask_link(int sk, int ifindex, const char *ifname,
+		  int (*parse)(const struct nlmsghdr *, size_t, void *), void *arg)
+{
+	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC, .ifi_index = ifindex};
+	struct nl_msg *m = nlmsg_alloc_simple(RTM_GETLINK, 0);
+	int r = -ENOMEM;
+
+	if (!m)
+		return r;
+	if (nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO) == 0 &&
+	    (ifindex || nla_put_string(m, IFLA_IFNAME, ifname) == 0) &&
+	    nla_put_u32(m, IFLA_EXT_MASK, 0) == 0)
+		r = rtnl_ask(sk, m, parse, arg);
+	nlmsg_free(m);
+	return r;
 }
 
 int netns_rtnl_socket(void)

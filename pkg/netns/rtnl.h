@@ -20,4 +20,11 @@ int rtnl_socket_in(int nsfd);
 int rtnl_ask(int sk, struct nl_msg *m, int (*parse)(const struct nlmsghdr *, size_t, void *),
 	     void *arg);
 
+/*
+ * One link's RTM_GETLINK on @sk, by @ifindex (or by @ifname when 0), its
+ * reply to @parse: rtnl_ask's result. -ENODEV: no such link.
+ */
+int rtnl_ask_link(int sk, int ifindex, const char *ifname,
+		  int (*parse)(const struct nlmsghdr *, size_t, void *), void *arg);
+
 #endif

@@ -32,7 +32,6 @@ struct rq_cni_args {
 	char pod_namespace[256];
 	char pod_name[256];
 	char pod_uid[128];
-	char args_buf[4096];
 };
 
 /*

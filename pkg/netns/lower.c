@@ -111,7 +111,7 @@ static int getlink(int sk, int ifindex, const char *ifname, struct netns_link_de
 static int getnsid(int sk, int nsfd, int32_t *ret)
 {
 	struct rtgenmsg g = {.rtgen_family = AF_UNSPEC};
-	struct nl_msg *m = nlmsg_alloc_simple(RTM_GETNSID, 0);
+	struct nl_msg *m = rtnl_msg(RTM_GETNSID);
 	int r = -ENOMEM;
 
 	if (!m)

@@ -20,6 +20,9 @@ int rtnl_socket_in(int nsfd);
 int rtnl_ask(int sk, struct nl_msg *m, int (*parse)(const struct nlmsghdr *, size_t, void *),
 	     void *arg);
 
+/* A request of @type with room for a small payload, or NULL (no memory). */
+struct nl_msg *rtnl_msg(int type);
+
 /*
  * One link's RTM_GETLINK on @sk, by @ifindex (or by @ifname when 0), its
  * reply to @parse: rtnl_ask's result. -ENODEV: no such link.

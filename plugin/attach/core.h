@@ -39,8 +39,6 @@ struct rq_ctx {
 	struct rq_catalog *cat;
 	struct rq_profile profile;
 	enum rq_pf_mode pf_mode;
-	char key[RQ_STATE_KEY_MAX];
-	struct rq_error err;
 	/*
 	 * pfqos_ensure leaves the carrier wait after a PFC change to its caller
 	 * (struct pf_undo carrier_*), who waits without the PF lock held.
@@ -51,6 +49,12 @@ struct rq_ctx {
 	 * (0, 0: not entered): the record's, without opening the path again.
 	 */
 	uint64_t netns_dev, netns_ino;
+	char key[RQ_STATE_KEY_MAX];
+	/*
+	 * Last: a command that succeeds never writes it, and the pages of a
+	 * static rq_ctx that nothing writes are never faulted in (issue 51).
+	 */
+	struct rq_error err;
 };
 
 /* The resolved devices of one attachment. */

@@ -144,6 +144,21 @@ START_TEST(real_netns)
 	ck_assert_int_eq(netns_link_pci("rqv0", buf, sizeof(buf), &seen), -ENOENT);
 	ck_assert_str_eq(buf, "keep");
 	ck_assert_int_eq(seen, netns_link_ifindex("rqv0"));
+	/*
+	 * a reply longer than the exchange's stack buffer (pkg/netns/rtnl.c, 8 KiB): 80
+	 * altnames of ~110 bytes make rqv0's RTM_NEWLINK ~10 KiB; the kernel cuts it and the
+	 * request is asked again with room for it
+	 */
+	ck_assert_int_eq(system("i=0; while [ $i -lt 80 ]; do i=$((i+1)); "
+				"ip link property add dev rqv0 altname rq-alt-$i-"
+				"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+				"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx || exit 1; done"),
+			 0);
+	ck_assert_int_eq(netns_link_alias("rqv0", alias, sizeof(alias)),
+			 netns_link_ifindex("rqv0"));
+	seen = -1;
+	ck_assert_int_eq(netns_link_pci("rqv0", buf, sizeof(buf), &seen), -ENOENT);
+	ck_assert_int_eq(seen, netns_link_ifindex("rqv0"));
 	/* a link without VFs reports none (the real request, RTEXT_FILTER_VF) */
 	{
 		uint8_t macs[4][6];

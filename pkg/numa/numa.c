@@ -35,33 +35,60 @@ int numa_pci_node(const struct rq_root *r, const char *pci, int *ret)
 	return 0;
 }
 
-/* Bitmap of the nodes whose cpulist intersects @cpus. */
-static uint64_t nodes_of_cpus(const struct rq_root *r, const uint64_t *cpus)
+/* Node @n's CPUs from its cpulist into @bits. */
+static int node_cpus(const struct rq_root *r, const char *name, uint64_t *bits)
 {
-	uint64_t nodes = 0, bits[RQ_CPU_WORDS] = {0};
+	char path[128], *buf = NULL;
+	size_t len = 0;
+	int rr;
+
+	(void)snprintf(path, sizeof(path), "/sys/devices/system/node/%s/cpulist", name);
+	/* a cpulist of scattered CPUs on a big machine outgrows any small buffer */
+	rr = sysfs_read_file(r, path, (size_t)64 * 1024, &buf, &len);
+	if (rr == 0)
+		rr = kubelet_cpuset_parse(buf, bits);
+	free(buf);
+	return rr;
+}
+
+/*
+ * Bitmap of the nodes whose cpulist intersects @cpus. A CPU is on one node:
+ * when the cpulist of @hint (the VF's node, -1: none) holds every CPU of the
+ * pod, that node alone is the answer, from one read instead of the listing
+ * and every node's cpulist (issue 51; the aligned pod is the common case).
+ */
+static uint64_t nodes_of_cpus(const struct rq_root *r, const uint64_t *cpus, int hint)
+{
+	uint64_t nodes = 0, bits[RQ_CPU_WORDS] = {0}, any = 0;
 	char **names = NULL;
 	size_t nn = 0;
 
+	for (int w = 0; w < RQ_CPU_WORDS; w++)
+		any |= cpus[w];
+	if (any && hint >= 0 && hint < RQ_MAX_NODES) {
+		char name[32];
+		bool all = true;
+
+		(void)snprintf(name, sizeof(name), "node%d", hint);
+		if (node_cpus(r, name, bits) == 0) {
+			for (int w = 0; w < RQ_CPU_WORDS; w++)
+				all = all && (cpus[w] & ~bits[w]) == 0;
+			if (all)
+				return 1ULL << hint;
+		}
+	}
 	if (sysfs_list(r, "/sys/devices/system/node", &names, &nn) < 0)
 		return 0;
 	for (size_t k = 0; k < nn; k++) {
-		char path[128], *buf = NULL, *end;
-		size_t len = 0;
+		char *end;
 		long n;
-		int rr;
 
 		if (strncmp(names[k], "node", 4) != 0)
 			continue;
 		n = strtol(names[k] + 4, &end, 10);
 		if (*end || end == names[k] + 4 || n < 0 || n >= RQ_MAX_NODES)
 			continue;
-		(void)snprintf(path, sizeof(path), "/sys/devices/system/node/%s/cpulist", names[k]);
-		/* a cpulist of scattered CPUs on a big machine outgrows any small buffer */
-		rr = sysfs_read_file(r, path, (size_t)64 * 1024, &buf, &len);
-		if (rr == 0)
-			rr = kubelet_cpuset_parse(buf, bits);
-		free(buf);
-		if (rr < 0)
+		if (node_cpus(r, names[k], bits) < 0)
 			continue;
 		for (int w = 0; w < RQ_CPU_WORDS; w++)
 			if (bits[w] & cpus[w]) {
@@ -180,7 +207,7 @@ static int parse_cpus(struct rq_jsrc src, void *arg)
 static bool judge_cpus(const struct rq_root *r, const uint64_t *cpus, struct rq_numa_result *res)
 {
 	char text[256], ntext[128];
-	uint64_t nodes = nodes_of_cpus(r, cpus);
+	uint64_t nodes = nodes_of_cpus(r, cpus, res->vf_node);
 
 	cpus_text(cpus, text, sizeof(text));
 	if (!nodes) {

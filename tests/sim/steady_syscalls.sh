@@ -32,7 +32,7 @@ check "first ADD succeeds" [ $? -eq 0 ] || { echo "$PREV"; cat "$T/first.err"; }
 conf_for sys 1.0.0 "$RQ" "$PREV" > "$T/conf"
 env -i PATH="$PATH" RDMA_QOS_SIM_ROOT="$ROOT" CNI_COMMAND=ADD CNI_CONTAINERID=pod-sys \
 	CNI_NETNS="$NS" CNI_IFNAME=net1 CNI_PATH="$CNI_BIN_DIR" CNI_ARGS="$ARGS" \
-	strace -f -qq -o "$T/st" "$SIM" < "$T/conf" > "$T/out" 2> "$T/err"
+	strace -f -qq -s 128 -o "$T/st" "$SIM" < "$T/conf" > "$T/out" 2> "$T/err"
 check "steady ADD succeeds under strace" [ $? -eq 0 ] || cat "$T/out" "$T/err"
 has_result() { jq -e '.interfaces[0].name == "net1"' "$T/out" > /dev/null; }
 check "steady ADD prints its result" has_result
@@ -77,6 +77,15 @@ check "each /sys directory listed in one getdents64 ($(grep -c 'getdents64(.*) =
 	[ "$(grep -c 'getdents64(.*) = 0$' "$T/calls")" = 0 ]
 check "the port file: found once, read once ($(n 'default_roce_tos"') opens)" \
 	[ "$(n 'default_roce_tos"')" = 2 ]
+# the pod's CPUs on the VF's node: that node's cpulist read alone, the nodes not listed
+check "the VF's node's cpulist alone read ($(n 'cpulist"') reads, $(n '"sys/devices/system/node"') listings)" \
+	[ "$(n 'cpulist"')" = 1 -a "$(n '"sys/devices/system/node"')" = 0 ]
+# the pod side's RTM_GETLINK asks for no counters (RTEXT_FILTER_SKIP_STATS: IPv6's per-CPU
+# statistics not folded into the reply): the request's IFLA_EXT_MASK attribute (length 8,
+# type 29) carries 8, as strace prints a request it does not decode
+skip_stats='\\x08\\x00\\x1d\\x00\\x08\\x00\\x00\\x00'
+check "the pod's link asked without statistics ($(grep -c "sendto(.*$skip_stats" "$T/calls") requests)" \
+	[ "$(grep -c "sendto(.*$skip_stats" "$T/calls")" -ge 1 ]
 chain_del "$ROOT" sys pod-sys "$NS" net1 "$VF" "$RQ" "$ARGS" > /dev/null 2>&1
 
 # make bench's pod: net1 a bare veth that shows no device, the VF named by deviceID; the

@@ -353,6 +353,31 @@ START_TEST(broken_node_cpulists)
 }
 END_TEST
 
+/*
+ * A CPU is on one node: when the VF's node lists every CPU of the pod, that
+ * node is the answer and no other cpulist is read (one read on the pod's
+ * path, issue 51). Shown with a node1 that (wrongly) repeats CPU 0: not read
+ * for a pod on node 0's CPUs; read, with the others, for one that is not.
+ */
+START_TEST(vf_node_read_first)
+{
+	struct rq_numa_result r;
+
+	pod("--uid pod-a --cpus 0-1");
+	pod("--uid pod-far --cpus 0,4");
+	ck_assert_int_eq(sim_sh(&node, "echo 0,4-7 > $R/sys/devices/system/node/node1/cpulist"), 0);
+	r = eval("pod-a", "0000:81:00.1");
+	ck_assert_int_eq(r.verdict, RQ_NUMA_ALIGNED);
+	ck_assert_uint_eq(r.pod_nodes, 0x1);
+	ck_assert_str_eq(r.evidence,
+			 "VF 0000:81:00.1 is on NUMA node 0; pod CPUs 0-1 are on node 0");
+	r = eval("pod-far", "0000:81:00.1");
+	ck_assert_uint_eq(r.pod_nodes, 0x3);
+	ck_assert_str_eq(r.evidence,
+			 "VF 0000:81:00.1 is on NUMA node 0; pod CPUs 0,4 are on node 0,1");
+}
+END_TEST
+
 /* Every other CPU of 4096 on node 0: a cpulist of about 9 KiB. */
 START_TEST(long_node_cpulist)
 {
@@ -390,6 +415,7 @@ Suite *suite_numa(void)
 	tcase_add_test(tc, huge_and_looping_files);
 	tcase_add_test(tc, broken_node_cpulists);
 	tcase_add_test(tc, long_node_cpulist);
+	tcase_add_test(tc, vf_node_read_first);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -428,13 +428,14 @@ int main(int argc, char **argv)
 	}
 	/*
 	 * A CNI command lives for milliseconds: freed heap is kept for reuse, so
-	 * that pages populated in bulk (pkg/mem) are not given back at a free
-	 * (the agent, which lives for days, keeps glibc's defaults). Then most of
-	 * the heap a steady ADD uses (~56 KiB) in one call instead of a fault per
-	 * page: 3% of the ADD here (make bench); those pages are used anyway.
+	 * that pages populated in bulk for a large file (pkg/mem) are not given
+	 * back at a free (the agent, which lives for days, keeps glibc's
+	 * defaults). The heap is not populated ahead of a steady ADD: it would
+	 * touch the untouched tails of blocks sized for the worst case (the pod's
+	 * device list, the PodResources placement) too, a page or two more in
+	 * all, and measured no faster (docs/benchmarks.md, issue 51's fourth round).
 	 */
 	mem_init((size_t)8 * 1024 * 1024);
-	mem_prefault((size_t)64 * 1024);
 	/*
 	 * cJSON's many small blocks from a bump arena (pkg/mem): ~1000 of them in a
 	 * steady ADD, whose malloc and free cost more than the parsing. Every string
@@ -478,5 +479,14 @@ int main(int argc, char **argv)
 	env_fini(&ctx.env);
 	free(buf);
 	fflush(stdout);
+#ifndef __SANITIZE_ADDRESS__
+	/*
+	 * Nothing is left for exit's handlers (gcc's and libnl's destructors,
+	 * stdio's flush, done): _exit spares a steady ADD the text page of
+	 * _fini at the far end of the binary (issue 51). The sanitizer build
+	 * exits normally, for LeakSanitizer's check at exit.
+	 */
+	_exit(r < 0 ? 1 : 0);
+#endif
 	return r < 0 ? 1 : 0;
 }

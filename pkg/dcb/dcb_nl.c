@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The kernel backend: dcbnl over NETLINK_ROUTE with libnl-3 core messages
- * (libnl-route has no DCB objects). The socket is opened by dcb_nl_new in
- * the caller's netns: VFs have no dcbnl, all traffic goes to the PF in the
- * host netns. libnl's NLE_* codes stay in this file (nlparse_errno turns
- * them into -errno); callers see -errno:
- * the kernel's own errno from its error message (-EOPNOTSUPP: the netdev has
- * no dcbnl ops, -ENODEV: no such netdev), and for a SET the status byte of
- * the dcbnl reply, which carries the driver's error while netlink itself
- * reports success.
+ * The kernel backend: dcbnl over NETLINK_ROUTE, its messages built with
+ * libnl-3's message API (pkg/dcb/dcb_msg.c; libnl-route has no DCB objects)
+ * and exchanged over a bare socket (pkg/nlparse/ask.h: socket(2) alone, the
+ * kernel binds it at the first send; libnl's nl_connect added two setsockopt,
+ * a bind and a getsockname, and its peeked receive a second recvmsg, to every
+ * ADD's DCB read, issue 51). The socket is opened by dcb_nl_new in the
+ * caller's netns: VFs have no dcbnl, all traffic goes to the PF in the host
+ * netns. Callers see -errno: the kernel's own errno from its error message
+ * (-EOPNOTSUPP: the netdev has no dcbnl ops, -ENODEV: no such netdev), and
+ * for a SET the status byte of the dcbnl reply, which carries the driver's
+ * error while netlink itself reports success.
  *
  * No NLM_F_ACK: dcbnl answers every request with a reply message of its own
  * (or an error message), so one request is one message back and nothing is
@@ -16,77 +18,45 @@
  */
 #include <errno.h>
 #include <netlink/msg.h>
-#include <netlink/netlink.h>
-#include <netlink/socket.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "pkg/dcb/dcb_msg.h"
-#include "pkg/nlparse/nlparse.h"
+#include "pkg/nlparse/ask.h"
 
 struct nlctx {
-	struct nl_sock *sk;
+	int fd;
 };
 
-struct reply {
-	struct dcb_port_state *state; /* GET */
-	int status;		      /* SET: status byte, or the netlink error */
-	int parse;		      /* decode error */
-	bool got;
-};
-
-static int valid_cb(struct nl_msg *msg, void *arg)
+static int get_parse(const struct nlmsghdr *h, size_t len, void *arg)
 {
-	struct reply *r = arg;
-	struct nlmsghdr *h = nlmsg_hdr(msg);
-
-	r->got = true;
-	if (r->state)
-		r->parse = dcb_msg_parse_get(h, h->nlmsg_len, r->state);
-	else
-		r->status = dcb_msg_parse_status(h, h->nlmsg_len);
-	return NL_STOP;
+	return dcb_msg_parse_get(h, len, arg);
 }
 
-static int error_cb(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
+static int set_parse(const struct nlmsghdr *h, size_t len, void *arg)
 {
-	struct reply *r = arg;
-
-	r->got = true;
-	r->status = err->error; /* the kernel's own errno, negative */
-	return NL_STOP;
+	(void)arg;
+	return dcb_msg_parse_status(h, len);
 }
 
-static int transact(struct nlctx *c, struct nl_msg *msg, struct reply *r)
+/* @msg sent and freed; the reply to @parse, or the kernel's error */
+static int transact(struct nlctx *c, struct nl_msg *msg,
+		    int (*parse)(const struct nlmsghdr *, size_t, void *), void *arg)
 {
-	struct nl_cb *cb;
 	int e;
 
 	if (!msg)
 		return -ENOMEM;
-	cb = nl_cb_alloc(NL_CB_DEFAULT);
-	if (!cb) {
-		nlmsg_free(msg);
-		return -ENOMEM;
-	}
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, valid_cb, r);
-	nl_cb_err(cb, NL_CB_CUSTOM, error_cb, r);
-	e = nl_send_auto(c->sk, msg);
+	e = rtnl_ask(c->fd, msg, parse, arg);
 	nlmsg_free(msg);
-	while (e >= 0 && !r->got)
-		e = nl_recvmsgs(c->sk, cb);
-	nl_cb_put(cb);
-	if (!r->got)
-		return e < 0 ? nlparse_errno(e) : -EIO;
-	if (r->parse < 0)
-		return r->parse;
-	return r->status;
+	return e;
 }
 
 static int nl_get(void *ctx, const char *ifname, struct dcb_port_state *ret)
 {
 	struct dcb_port_state *st;
-	struct reply r = {0};
 	int e;
 
 	if (!dcb_msg_ifname_ok(ifname))
@@ -94,8 +64,7 @@ static int nl_get(void *ctx, const char *ifname, struct dcb_port_state *ret)
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return -ENOMEM;
-	r.state = st;
-	e = transact(ctx, dcb_msg_ieee_get(ifname), &r);
+	e = transact(ctx, dcb_msg_ieee_get(ifname), get_parse, st);
 	if (e == 0)
 		*ret = *st;
 	free(st);
@@ -104,13 +73,11 @@ static int nl_get(void *ctx, const char *ifname, struct dcb_port_state *ret)
 
 static int nl_set(void *ctx, const char *ifname, struct nl_msg *msg)
 {
-	struct reply r = {0};
-
 	if (!dcb_msg_ifname_ok(ifname)) {
 		nlmsg_free(msg);
 		return -EINVAL;
 	}
-	return transact(ctx, msg, &r);
+	return transact(ctx, msg, set_parse, NULL);
 }
 
 static int nl_set_pfc(void *ctx, const char *ifname, const struct dcb_port_state *cur,
@@ -146,7 +113,8 @@ static void nl_free(void *ctx)
 
 	if (!c)
 		return;
-	nl_socket_free(c->sk);
+	if (c->fd >= 0)
+		close(c->fd);
 	free(c);
 }
 
@@ -168,19 +136,11 @@ int dcb_nl_new(const struct dcb_ops **ret_ops, void **ret_ctx)
 
 	if (!c)
 		return -ENOMEM;
-	c->sk = nl_socket_alloc();
-	if (!c->sk) {
+	c->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (c->fd < 0) {
+		e = -errno;
 		free(c);
-		return -ENOMEM;
-	}
-	/* dcbnl answers every request with a message of its own; no ACK needed */
-	nl_socket_disable_auto_ack(c->sk);
-	/* a GET reply with a full APP table can exceed a page: let libnl size the read */
-	nl_socket_enable_msg_peek(c->sk);
-	e = nl_connect(c->sk, NETLINK_ROUTE);
-	if (e < 0) {
-		nl_free(c);
-		return nlparse_errno(e);
+		return e;
 	}
 	*ret_ops = &nl_ops;
 	*ret_ctx = c;

@@ -4,7 +4,7 @@
 # backend, so it builds even while other packages are mid-change.
 .PHONY: dcb-test
 $(B)/tests/dcb/dcb-encode: $(B)/tests/dcb/dcb_encode.o $(B)/pkg/dcb/dcb_msg.o $(B)/pkg/dcb/dcb_nl.o \
-                           $(B)/pkg/nlparse/nlparse.o
+                           $(B)/pkg/nlparse/nlparse.o $(B)/pkg/nlparse/ask.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 dcb-test: $(B)/tests/dcb/dcb-encode

@@ -25,7 +25,7 @@ LANE_GUEST += $(VM_SUITES:%=vm-%-test)
 $(B)/tests/vm/shared-probe: $(B)/tests/vm/shared_probe.o $(B)/pkg/netns/lower.o $(B)/pkg/rdma/gid.o \
                             $(B)/pkg/sysfs/sysfs.o $(B)/pkg/nlparse/nlparse.o \
                             $(B)/pkg/netns/resolve.o $(B)/pkg/netns/netns.o $(B)/pkg/mem/mem.o \
-                            $(B)/pkg/netns/rtnl.o
+                            $(B)/pkg/netns/rtnl.o $(B)/pkg/nlparse/ask.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 vm-%-test: all $(B)/tests/vm/shared-probe
 	RQ_BUILD=$(abspath $(B)) bash tests/vm/run.sh tests/vm/$*.sh

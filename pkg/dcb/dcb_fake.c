@@ -30,6 +30,7 @@
 
 #include "pkg/dcb/dcb.h"
 #include "pkg/dcb/dcb_faults.h"
+#include "pkg/mem/mem.h"
 #include "pkg/sysfs/carrier.h"
 
 #define FAKE_FILE_MAX ((size_t)1024 * 1024)
@@ -273,17 +274,27 @@ static int get_fill(const cJSON *o, struct dcb_port_state *st)
 	return 0;
 }
 
+/*
+ * The file's tree is read into @ret and dropped here whole: in a CNI command
+ * its blocks of cJSON's arena (pkg/mem; the 64-entry APP table alone is
+ * ~20 KiB of nodes) serve the rest of the command instead of fresh pages
+ * (issue 51).
+ */
 static int fake_get(void *ctx, const char *ifname, struct dcb_port_state *ret)
 {
 	struct dcb_port_state *st;
+	size_t mark = mem_arena_mark();
 	cJSON *o = NULL;
 	int r = fake_load(ctx, ifname, &o);
 
-	if (r < 0)
+	if (r < 0) {
+		mem_arena_release(mark); /* a parse that failed freed what it took */
 		return r;
+	}
 	st = calloc(1, sizeof(*st));
 	if (!st) {
 		cJSON_Delete(o);
+		mem_arena_release(mark);
 		return -ENOMEM;
 	}
 	r = get_fill(o, st);
@@ -291,6 +302,7 @@ static int fake_get(void *ctx, const char *ifname, struct dcb_port_state *ret)
 		*ret = *st;
 	free(st);
 	cJSON_Delete(o);
+	mem_arena_release(mark);
 	return r;
 }
 

@@ -127,3 +127,16 @@ void mem_arena_free(void *p)
 	}
 	free(p);
 }
+
+size_t mem_arena_mark(void)
+{
+	return arena.base ? arena.top : 0;
+}
+
+void mem_arena_release(size_t mark)
+{
+	if (!arena.base || mark > arena.top)
+		return;
+	ARENA_POISON(arena.base + mark, arena.top - mark);
+	arena.top = arena.last = mark;
+}

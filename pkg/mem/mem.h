@@ -46,5 +46,15 @@ void mem_populate(void *buf, size_t n);
 int mem_arena(size_t n);
 void *mem_arena_alloc(size_t n);
 void mem_arena_free(void *p);
+/*
+ * A scope over the arena: mem_arena_mark() is where it stands now, and
+ * mem_arena_release(@mark) makes every block handed out since free again at
+ * once. For a scope that parses a document, reads it and deletes the whole
+ * tree (every block it took is freed by then; under ASan the released span is
+ * poisoned, so a block kept past the scope fails at its next use). Without an
+ * arena (the agent) both do nothing.
+ */
+size_t mem_arena_mark(void);
+void mem_arena_release(size_t mark);
 
 #endif

@@ -67,6 +67,41 @@ START_TEST(arena_without_init_is_malloc)
 }
 END_TEST
 
+/* A scope that parses and deletes a tree: its blocks serve what comes after it. */
+START_TEST(arena_scope_released)
+{
+	static const char doc[] = "{\"app\": [{\"selector\": 5, \"protocol\": 26, \"priority\": 3}]}";
+	char *keep, *after;
+	size_t mark, top;
+	cJSON *o;
+
+	ck_assert_uint_eq(mem_arena_mark(), 0); /* no arena: nothing to mark */
+	mem_arena_release(0);
+	ck_assert_int_eq(mem_arena(8 * 1024), 0);
+	cJSON_InitHooks(&(cJSON_Hooks){.malloc_fn = mem_arena_alloc, .free_fn = mem_arena_free});
+	keep = mem_arena_alloc(32); /* taken before the scope: untouched by its release */
+	memset(keep, 0x5a, 32);
+	mark = mem_arena_mark();
+	ck_assert_uint_ge(mark, 32);
+	o = cJSON_Parse(doc);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_uint_gt(mem_arena_mark(), mark);
+	cJSON_Delete(o);
+	mem_arena_release(mark);
+	ck_assert_uint_eq(mem_arena_mark(), mark);
+	after = mem_arena_alloc(16);
+	ck_assert_ptr_eq(after, keep + mark); /* keep is the arena's first block */
+	for (int i = 0; i < 32; i++)
+		ck_assert_int_eq((unsigned char)keep[i], 0x5a);
+	/* a mark past the arena's top (a stale one) changes nothing */
+	top = mem_arena_mark();
+	ck_assert_uint_gt(top, mark);
+	mem_arena_release(top + 4096);
+	ck_assert_uint_eq(mem_arena_mark(), top);
+	cJSON_InitHooks(NULL);
+}
+END_TEST
+
 START_TEST(cjson_on_the_arena)
 {
 	static const char doc[] = "{\"a\": [1, 2.5, -3e2], \"b\": {\"c\": \"d\"}, \"n\": null}";
@@ -102,6 +137,7 @@ Suite *suite_mem(void)
 	tcase_add_test(tc, arena_full_falls_back_to_malloc);
 	tcase_add_test(tc, arena_without_init_is_malloc);
 	tcase_add_test(tc, cjson_on_the_arena);
+	tcase_add_test(tc, arena_scope_released);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -35,8 +35,8 @@ void mem_populate(void *buf, size_t n);
  * A bump arena for a short-lived command's many small allocations (cJSON's:
  * a node, a key and a value per member, and a temporary per number, ~1000 for a
  * steady ADD, where glibc's malloc and free were ~4% of the run). mem_arena()
- * takes @n bytes from the heap once (after mem_prefault, from the pages it made
- * resident); later calls return what it has.
+ * takes @n bytes from the heap once (its pages fault in as blocks are handed
+ * out); later calls return what it has.
  * mem_arena_alloc() hands out 16-byte aligned blocks from it and falls back to
  * malloc() when it is full; mem_arena_free() gives back the latest block only
  * (an allocate-use-free temporary), ignores the arena's others (they go at

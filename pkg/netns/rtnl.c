@@ -4,7 +4,6 @@
 #include "pkg/netns/rtnl.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <linux/rtnetlink.h>
 #include <netlink/attr.h>
 #include <sys/socket.h>

@@ -35,7 +35,7 @@ int numa_pci_node(const struct rq_root *r, const char *pci, int *ret)
 	return 0;
 }
 
-/* Node @n's CPUs from its cpulist into @bits. */
+/* The CPUs of node @name ("node0") from its cpulist into @bits. */
 static int node_cpus(const struct rq_root *r, const char *name, uint64_t *bits)
 {
 	char path[128], *buf = NULL;

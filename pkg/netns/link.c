@@ -17,7 +17,6 @@
 #include <net/if.h>
 #include <netlink/attr.h>
 #include <netlink/msg.h>
-#include <netlink/netlink.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -106,61 +105,28 @@ static int parent_parse(const struct nlmsghdr *h, size_t len, void *arg)
 	return 0;
 }
 
-static int getlink_err_cb(struct sockaddr_nl *nla, struct nlmsgerr *err, void *arg)
-{
-	(void)nla;
-	*(int *)arg = err->error;
-	return NL_STOP;
-}
-
 /*
- * One RTM_GETLINK by name with EXT_MASK (RTEXT_FILTER_VF: a PF with many VFs answers with
- * more than a page, so libnl peeks to size its buffer), each reply to VALID(ARG), the
- * kernel's error (-ENODEV: no such link) in *ERR. Returns 0 once the exchange ran (the
- * answer is then in *ERR and ARG), else negative errno. One link's plain answer:
- * parent_rtnl.
+ * One link's RTM_GETLINK by name in the current netns on a bare socket
+ * (pkg/netns/rtnl.c: socket, send, receive, close; libnl's nl_connect added
+ * setsockopt twice, getpid, bind and getsockname to every ADD), its reply to
+ * @parse. -ENODEV: no such link.
  */
-static int getlink_by_name(const char *ifname, uint32_t ext_mask, nl_recvmsg_msg_cb_t valid,
-			   void *arg, int *err)
-{
-	struct nl_sock *sk = nl_socket_alloc();
-	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC};
-	struct nl_msg *m = NULL;
-	int r = -ENOMEM;
-
-	if (!sk)
-		return r;
-	if (nl_connect(sk, NETLINK_ROUTE) < 0) {
-		r = -ECONNREFUSED;
-		goto out;
-	}
-	nl_socket_modify_cb(sk, NL_CB_VALID, NL_CB_CUSTOM, valid, arg);
-	nl_socket_modify_err_cb(sk, NL_CB_CUSTOM, getlink_err_cb, err);
-	m = nlmsg_alloc_simple(RTM_GETLINK, 0);
-	if (!m || nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO) < 0 ||
-	    nla_put_string(m, IFLA_IFNAME, ifname) < 0 ||
-	    nla_put_u32(m, IFLA_EXT_MASK, ext_mask) < 0)
-		goto out;
-	r = (nl_send_auto(sk, m) < 0 || (nl_recvmsgs_default(sk) < 0 && *err == 0)) ? -EIO : 0;
-out:
-	nlmsg_free(m);
-	nl_socket_free(sk);
-	return r;
-}
-
-/*
- * One link's RTM_GETLINK by name on a bare socket (pkg/netns/rtnl.c: socket, send,
- * receive, close; libnl's nl_connect added setsockopt twice, getpid, bind and
- * getsockname to every ADD). -ENODEV: no such link.
- */
-static int parent_rtnl(const char *ifname, struct parent_ctx *p)
+static int getlink_by_name(const char *ifname, uint32_t ext_mask,
+			   int (*parse)(const struct nlmsghdr *, size_t, void *), void *arg)
 {
 	int sk = rtnl_socket_in(-1), r;
 
 	if (sk < 0)
 		return sk;
-	r = rtnl_ask_link(sk, 0, ifname, parent_parse, p);
+	r = rtnl_ask_link(sk, 0, ifname, ext_mask, parse, arg);
 	close(sk);
+	return r;
+}
+
+static int parent_rtnl(const char *ifname, struct parent_ctx *p)
+{
+	int r = getlink_by_name(ifname, RTNL_LINK_MASK, parent_parse, p);
+
 	if (r == 0 && p->ifindex <= 0)
 		r = -EBADMSG; /* an answer without the link */
 	return r;
@@ -239,9 +205,6 @@ int netns_link_pci(const char *ifname, char *buf, size_t len, int *ret_ifindex)
  * pod's netns has no netdev in the host's sysfs; this is how the host knows
  * its MAC. An all-zero MAC (none set) is skipped.
  */
-#ifndef RTEXT_FILTER_SKIP_STATS
-#define RTEXT_FILTER_SKIP_STATS (1 << 3)
-#endif
 
 static const struct nla_policy vf_policy[IFLA_VF_MAX + 1] = {
     [IFLA_VF_MAC] = {.minlen = sizeof(struct ifla_vf_mac)},
@@ -277,7 +240,7 @@ static int vf_each(const struct nlmsghdr *h, size_t len, void (*fn)(struct nlatt
 struct vfmac_ctx {
 	uint8_t (*macs)[6];
 	size_t max;
-	int n, err;
+	int n;
 };
 
 static void vf_mac_one(struct nlattr **vt, void *arg)
@@ -320,56 +283,29 @@ int netns_link_msg_vf_vlans(const struct nlmsghdr *h, size_t len)
 	return r < 0 ? r : n;
 }
 
-static int vfmac_cb(struct nl_msg *msg, void *arg)
+static int vfmac_parse(const struct nlmsghdr *h, size_t len, void *arg)
 {
 	struct vfmac_ctx *c = arg;
-	struct nlmsghdr *h = nlmsg_hdr(msg);
-	int r = netns_link_msg_vf_macs(h, h->nlmsg_len, c->macs, c->max);
 
-	if (r < 0)
-		c->err = r;
-	else
-		c->n = r;
-	return NL_OK;
+	return netns_link_msg_vf_macs(h, len, c->macs, c->max);
 }
 
-struct vfvlan_ctx {
-	int n, err;
-};
-
-static int vfvlan_cb(struct nl_msg *msg, void *arg)
+static int vfvlan_parse(const struct nlmsghdr *h, size_t len, void *arg)
 {
-	struct vfvlan_ctx *c = arg;
-	struct nlmsghdr *h = nlmsg_hdr(msg);
-	int r = netns_link_msg_vf_vlans(h, h->nlmsg_len);
-
-	if (r < 0)
-		c->err = r;
-	else
-		c->n = r;
-	return NL_OK;
+	(void)arg;
+	return netns_link_msg_vf_vlans(h, len);
 }
 
 int netns_link_vf_vlans(const char *ifname)
 {
-	struct vfvlan_ctx c = {0};
-	int r = getlink_by_name(ifname, RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS, vfvlan_cb, &c,
-				&c.err);
-
-	if (r < 0)
-		return r;
-	return c.err < 0 ? c.err : c.n;
+	return getlink_by_name(ifname, RTNL_LINK_MASK | RTEXT_FILTER_VF, vfvlan_parse, NULL);
 }
 
 int netns_link_vf_macs(const char *ifname, uint8_t (*ret)[6], size_t max)
 {
 	struct vfmac_ctx c = {.macs = ret, .max = max};
-	int r = getlink_by_name(ifname, RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS, vfmac_cb, &c,
-				&c.err);
 
-	if (r < 0)
-		return r;
-	return c.err < 0 ? c.err : c.n;
+	return getlink_by_name(ifname, RTNL_LINK_MASK | RTEXT_FILTER_VF, vfmac_parse, &c);
 }
 
 int netns_link_mac(const char *ifname, uint8_t ret[6])

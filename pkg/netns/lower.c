@@ -104,7 +104,7 @@ static int nsid_parse(const struct nlmsghdr *h, size_t len, void *arg)
 /* RTM_GETLINK by @ifindex (or by @ifname when 0) on @sk. -ENODEV: no such link. */
 static int getlink(int sk, int ifindex, const char *ifname, struct netns_link_desc *ret)
 {
-	return rtnl_ask_link(sk, ifindex, ifname, desc_parse, ret);
+	return rtnl_ask_link(sk, ifindex, ifname, RTNL_LINK_MASK, desc_parse, ret);
 }
 
 /* The id the netns of @sk has for the netns @nsfd (-1: none assigned). */

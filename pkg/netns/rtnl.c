@@ -32,17 +32,7 @@ int rtnl_socket_in(int nsfd)
 	return fd < 0 ? -e : fd;
 }
 
-/*
- * RTEXT_FILTER_SKIP_STATS: no reader here wants a counter, and the kernel
- * then skips folding IPv6's per-CPU statistics into the reply (IFLA_AF_SPEC:
- * 816 -> 448 bytes of a veth's 1.5 KiB here; the folding grows with the CPUs
- * of a GPU node). Kernels before the flag ignore the bit.
- */
-#ifndef RTEXT_FILTER_SKIP_STATS
-#define RTEXT_FILTER_SKIP_STATS (1 << 3)
-#endif
-
-int rtnl_ask_link(int sk, int ifindex, const char *ifname,
+int rtnl_ask_link(int sk, int ifindex, const char *ifname, uint32_t ext_mask,
 		  int (*parse)(const struct nlmsghdr *, size_t, void *), void *arg)
 {
 	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC, .ifi_index = ifindex};
@@ -53,7 +43,7 @@ int rtnl_ask_link(int sk, int ifindex, const char *ifname,
 		return r;
 	if (nlmsg_append(m, &ifi, sizeof(ifi), NLMSG_ALIGNTO) == 0 &&
 	    (ifindex || nla_put_string(m, IFLA_IFNAME, ifname) == 0) &&
-	    nla_put_u32(m, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS) == 0)
+	    nla_put_u32(m, IFLA_EXT_MASK, ext_mask) == 0)
 		r = rtnl_ask(sk, m, parse, arg);
 	nlmsg_free(m);
 	return r;
